@@ -1,0 +1,101 @@
+"""Expected deltas per action and post-verification (S5).
+
+Only changes inside the expected set count as progress; focus moves,
+spinners and hover styles do not (seed 003 S5).  Outcomes: as expected /
+changed unexpectedly / unchanged.
+"""
+from __future__ import annotations
+
+from core.domain import Observation, Step, Verdict
+
+__all__ = ["expected_delta", "observed_deltas", "judge", "NOISE_DELTAS"]
+
+#: Deltas that never count as progress (S5: hover styles, spinners, caret blinks).
+NOISE_DELTAS = frozenset({"focus", "loading"})
+
+_SOFT_KEYS = {"Tab": "focus", "Escape": "overlay_close"}
+
+
+def expected_delta(step: Step) -> str:
+    """Expected delta kind of a step.
+
+    Returns one of ``"navigation"``, ``"value"``, ``"overlay_open"``,
+    ``"overlay_close"``, ``"content"``, ``"scroll"``, ``"focus"``, ``"any"``
+    (some real change) or ``"none"`` (no change needed).
+    """
+    if step.expect != "auto":
+        return step.expect
+    kind = step.action.kind
+    if kind in ("input", "select", "check", "uncheck", "upload"):
+        return "value"
+    if kind in ("navigate", "back"):
+        return "navigation"
+    if kind == "scroll":
+        return "scroll"
+    if kind == "press":
+        return _SOFT_KEYS.get(step.action.value, "any")
+    if kind in ("hover", "wait", "assert", "screenshot"):
+        return "none"
+    return "any"  # click, dblclick
+
+
+def observed_deltas(before: Observation, after: Observation) -> tuple[str, ...]:
+    """Names of the differences between two observations, in a fixed order."""
+    b, a = before.signature, after.signature
+    out: list[str] = []
+    if a.url != b.url:
+        out.append("navigation")
+    if a.modal_count > b.modal_count:
+        out.append("overlay_open")
+    elif a.modal_count < b.modal_count:
+        out.append("overlay_close")
+    elif before.modal_titles != after.modal_titles:
+        out.append("overlay_open")
+    if a.values_digest != b.values_digest:
+        out.append("value")
+    if a.elements_digest != b.elements_digest or a.interactive_count != b.interactive_count:
+        out.append("elements")
+    if a.text_digest != b.text_digest or a.title != b.title:
+        out.append("content")
+    if a.error_count > b.error_count:
+        out.append("errors_up")
+    if tuple(round(v) for v in after.scroll) != tuple(round(v) for v in before.scroll):
+        out.append("scroll")
+    if a.focus != b.focus:
+        out.append("focus")
+    if a.loading != b.loading:
+        out.append("loading")
+    return tuple(out)
+
+
+def judge(expected: str, observed: tuple[str, ...]) -> Verdict:
+    """Classify an action's effect (S5).
+
+    Parameters
+    ----------
+    expected : str
+        From :func:`expected_delta`.
+    observed : tuple[str, ...]
+        From :func:`observed_deltas`.
+    """
+    real = tuple(d for d in observed if d not in NOISE_DELTAS)
+    if expected == "none":
+        return Verdict("as_expected", expected, observed, "no change was required")
+    if expected == "focus":
+        ok = "focus" in observed or bool(real)
+        return Verdict("as_expected" if ok else "unchanged", expected, observed,
+                       "focus moved" if ok else "focus did not move")
+    if not real:
+        return Verdict("unchanged", expected, observed, f"expected {expected} but nothing but noise changed")
+    if expected == "any":
+        if real == ("errors_up",):
+            return Verdict("changed_unexpectedly", expected, observed, "only validation errors appeared")
+        return Verdict("as_expected", expected, observed, "the page changed: " + ", ".join(real))
+    if expected == "content" and any(d in real for d in ("content", "elements", "value", "overlay_open", "overlay_close", "navigation")):
+        return Verdict("as_expected", expected, observed, "content changed")
+    if expected in real:
+        return Verdict("as_expected", expected, observed, f"{expected} changed as expected")
+    if expected == "navigation" and "content" in real:
+        return Verdict("as_expected", expected, observed, "page content was replaced")
+    return Verdict("changed_unexpectedly", expected, observed,
+                   f"expected {expected} but saw " + ", ".join(real))

@@ -1,0 +1,378 @@
+"""Similo benchmark: relocate web elements after real website changes.
+
+Reads the Similo replication-package format (Nass, Alégroth, Feldt et al.,
+"Similo: A Similarity-based Web Element Locator", ACM TOSEM 2023; see
+``benchmarks/README.md``)::
+
+    <dataset>/<App>/N.properties                  old_xpath=..., new_xpath=...
+    <dataset>/<App>/target_widgets/*.properties   widgets of the OLD page
+    <dataset>/<App>/candidate_widgets/*.properties widgets of the NEW page
+
+Each widget becomes an :class:`~core.domain.ElementDescriptor` (targets) or
+:class:`~core.domain.Candidate`; every target of a pair is resolved by
+:func:`core.locate.resolve` against all candidates of its app.  A pick is
+correct when its xpath equals ``new_xpath`` after removing ``[1]`` indexes
+(the paper's "almost identical").  Geometry in the files is in CSS px of the
+recorded page.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from core.domain import BBox, Candidate, ElementDescriptor
+from core.locate import LocatorConfig, resolve
+from core.locate.features import strip_indexes
+
+__all__ = [
+    "read_properties", "widget_descriptor", "AppData", "load_app", "load_dataset",
+    "PairOutcome", "AppRow", "BenchReport", "run_similo_benchmark", "format_report",
+    "SIMILO_REFERENCE",
+]
+
+#: Published reference on the same 318 dev pairs (benchmarks/README.md):
+#: a faithful port of Similo, weights 1.5/0.5, no abstention.
+SIMILO_REFERENCE: Mapping[str, float] = {
+    "pairs": 318, "located": 295, "wrong": 23, "abstained": 0, "accuracy": 295 / 318,
+    "ms_per_target": 13.0,
+}
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.\-]*)\s*[=:]\s?(.*)$")
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_UNICODE_ESC = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+_WS = re.compile(r"\s+")
+
+
+def _unescape(value: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        s = m.group(1)
+        if s[0] == "u" and len(s) == 5:
+            return chr(int(s[1:], 16))
+        return _ESCAPES.get(s, s)
+
+    return _UNICODE_ESC.sub(sub, value) if "\\" in value else value
+
+
+def read_properties(path: Path) -> dict[str, str]:
+    """Parse a Java-properties file into a dict.
+
+    ``key=value`` or ``key:value`` lines; ``#``/``!`` comments; backslash
+    escapes and trailing-backslash continuations.  The package's writer did
+    not escape multi-line values (class attributes spanning lines), so a line
+    that does not start with ``key=`` continues the previous value (joined
+    with a space).
+    """
+    out: dict[str, str] = {}
+    last: str | None = None
+    pending = ""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for raw in text.splitlines():
+        line = pending + raw if pending else raw
+        pending = ""
+        stripped = line.lstrip()
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            pending = line[:-1]
+            continue
+        if not stripped or (stripped[0] in "#!" and not pending and last is None):
+            continue
+        m = _KEY_LINE.match(line)
+        if m:
+            last = m.group(1)
+            out[last] = _unescape(m.group(2))
+        elif last is not None:
+            extra = _unescape(stripped.strip())
+            if extra:
+                out[last] = f"{out[last]} {extra}".strip()
+    if pending:
+        m = _KEY_LINE.match(pending)
+        if m:
+            out[m.group(1)] = _unescape(m.group(2))
+    return out
+
+
+def _clean(text: str, limit: int = 200) -> str:
+    return _WS.sub(" ", text).strip()[:limit]
+
+
+def _num(props: Mapping[str, str], key: str) -> float | None:
+    try:
+        return float(props[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def widget_descriptor(props: Mapping[str, str]) -> ElementDescriptor:
+    """Convert one Similo widget (properties) into an :class:`ElementDescriptor`.
+
+    ``visible_text`` (else ``text``) becomes ``text``; the ``value`` of a
+    submit/button input becomes its accessible ``name``; ``is_button=yes``
+    gives role ``button``; ``x, y, width, height`` give the box (CSS px);
+    ``neighbor_text*`` give the neighbours.  ``idxpath``, ``area`` and
+    ``shape`` are derivable or have no slot and are dropped.
+    """
+    tag = props.get("tag", "").strip().lower()
+    type_ = props.get("type", "").strip().lower()
+    text = _clean(props.get("visible_text", "") or props.get("text", ""))
+    name = ""
+    if tag == "input" and type_ in ("submit", "button", "reset") and props.get("value", "").strip():
+        name = _clean(props["value"])
+    role = "button" if props.get("is_button", "").strip().lower() == "yes" else ""
+    x, y, w, h = (_num(props, k) for k in ("x", "y", "width", "height"))
+    bbox = BBox(x, y, w, h) if None not in (x, y, w, h) else None  # type: ignore[arg-type]
+    neighbours: list[str] = []
+    for key in ("neighbor_text_left", "neighbor_text_above", "neighbor_text_right",
+                "neighbor_text_below", "neighbor_text"):
+        v = _clean(props.get(key, ""))
+        if v and v not in neighbours:
+            neighbours.append(v)
+    return ElementDescriptor(
+        tag=tag,
+        role=role,
+        name=name,
+        text=text,
+        placeholder=_clean(props.get("placeholder", "")),
+        id=props.get("id", "").strip(),
+        name_attr=props.get("name", "").strip(),
+        type=type_,
+        classes=tuple(props.get("class", "").split()),
+        href=props.get("href", "").strip(),
+        alt=_clean(props.get("alt", "")),
+        title=_clean(props.get("title", "")),
+        xpath=props.get("xpath", "").strip(),
+        bbox=bbox,
+        neighbours=tuple(neighbours),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AppData:
+    """One app of the dataset: its countable pairs, targets and candidates."""
+
+    name: str
+    pairs: tuple[tuple[str, str], ...]
+    targets: Mapping[str, ElementDescriptor]
+    candidates: tuple[Candidate, ...]
+
+
+def _widgets(folder: Path) -> list[tuple[str, dict[str, str]]]:
+    if not folder.is_dir():
+        return []
+    return [(p.stem, read_properties(p)) for p in sorted(folder.glob("*.properties"))]
+
+
+def load_app(folder: Path) -> AppData:
+    """Read one app folder; only pairs whose both xpaths have widgets count.
+
+    Candidate widgets with the same xpath (a few apps recorded an element
+    twice) are one element: the first file (by name) is kept.
+    """
+    targets: dict[str, ElementDescriptor] = {}
+    for _, props in _widgets(folder / "target_widgets"):
+        d = widget_descriptor(props)
+        if d.xpath:
+            targets.setdefault(d.xpath, d)
+    cands: dict[str, Candidate] = {}
+    for stem, props in _widgets(folder / "candidate_widgets"):
+        d = widget_descriptor(props)
+        key = d.xpath or stem
+        if key not in cands:  # the same element recorded twice is one candidate
+            cands[key] = Candidate(ref=f"{folder.name}:{stem}", descriptor=d)
+    candidates = tuple(cands.values())
+    cand_xpaths = set(cands)
+    pair_files = sorted((p for p in folder.glob("*.properties") if p.stem.isdigit()), key=lambda p: int(p.stem))
+    pairs = []
+    for p in pair_files:
+        props = read_properties(p)
+        old, new = props.get("old_xpath", "").strip(), props.get("new_xpath", "").strip()
+        if old in targets and new in cand_xpaths:
+            pairs.append((old, new))
+    return AppData(folder.name, tuple(pairs), targets, candidates)
+
+
+def load_dataset(dataset: Path) -> list[AppData]:
+    """Every app folder of ``dataset``, sorted by name."""
+    dataset = Path(dataset)
+    if not dataset.is_dir():
+        raise FileNotFoundError(f"no Similo dataset folder at {dataset}")
+    return [load_app(p) for p in sorted(dataset.iterdir()) if p.is_dir()]
+
+
+@dataclass(frozen=True, slots=True)
+class PairOutcome:
+    """Result of one target: ``located`` (right), ``wrong`` or ``abstained``."""
+
+    app: str
+    old_xpath: str
+    new_xpath: str
+    outcome: str
+    strategy: str
+    picked_xpath: str
+    score: float
+    margin: float
+    ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class AppRow:
+    """Per-app counts."""
+
+    app: str
+    pairs: int
+    located: int
+    wrong: int
+    abstained: int
+    ms_per_target: float
+
+
+@dataclass(frozen=True, slots=True)
+class BenchReport:
+    """Counts over all pairs of a dataset.
+
+    Attributes
+    ----------
+    pairs, located, wrong, abstained : int
+        Targets resolved right, wrong, or not at all (``located + wrong +
+        abstained == pairs``).
+    accuracy : float
+        ``located / pairs`` (0..1).
+    ms_per_target : float
+        Mean time of :func:`core.locate.resolve` per target, ms.
+    apps : tuple[AppRow, ...]
+        Per-app rows (apps with no countable pair are left out).
+    outcomes : tuple[PairOutcome, ...]
+        Every pair's result, for analysis.
+    by_strategy : Mapping[str, tuple[int, int]]
+        ``strategy -> (located, wrong)``.
+    margin : float
+        The locator margin used.
+    dataset : str
+        Dataset folder.
+    """
+
+    pairs: int
+    located: int
+    wrong: int
+    abstained: int
+    accuracy: float
+    ms_per_target: float
+    apps: tuple[AppRow, ...] = ()
+    outcomes: tuple[PairOutcome, ...] = ()
+    by_strategy: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    margin: float = 0.0
+    dataset: str = ""
+
+    def to_json_dict(self) -> dict[str, float | int]:
+        """``{"pairs", "located", "wrong", "abstained", "accuracy", "ms_per_target"}``."""
+        return {
+            "pairs": self.pairs,
+            "located": self.located,
+            "wrong": self.wrong,
+            "abstained": self.abstained,
+            "accuracy": round(self.accuracy, 4),
+            "ms_per_target": round(self.ms_per_target, 3),
+        }
+
+
+def run_similo_benchmark(dataset: Path, *, config: LocatorConfig = LocatorConfig()) -> BenchReport:
+    """Resolve every countable pair of ``dataset`` and count the outcomes.
+
+    Parameters
+    ----------
+    dataset : Path
+        Folder with one sub-folder per app in the Similo format.
+    config : LocatorConfig
+        Locator settings.
+
+    Returns
+    -------
+    BenchReport
+        Located / wrong / abstained counts, accuracy (located / pairs) and
+        mean ms per target (time spent inside :func:`~core.locate.resolve`).
+    """
+    outcomes: list[PairOutcome] = []
+    rows: list[AppRow] = []
+    for app in load_dataset(Path(dataset)):
+        if not app.pairs:
+            continue
+        by_ref = {c.ref: c for c in app.candidates}
+        app_out: list[PairOutcome] = []
+        for old, new in app.pairs:
+            res = resolve(app.targets[old], app.candidates, config=config)
+            if res.abstained or res.ref is None:
+                kind, picked = "abstained", ""
+            else:
+                picked = by_ref[res.ref].descriptor.xpath
+                kind = "located" if strip_indexes(picked) == strip_indexes(new) else "wrong"
+            app_out.append(PairOutcome(app.name, old, new, kind, res.strategy, picked,
+                                       res.score, res.margin, res.ms))
+        outcomes.extend(app_out)
+        rows.append(AppRow(
+            app.name, len(app_out),
+            sum(o.outcome == "located" for o in app_out),
+            sum(o.outcome == "wrong" for o in app_out),
+            sum(o.outcome == "abstained" for o in app_out),
+            sum(o.ms for o in app_out) / len(app_out),
+        ))
+    n = len(outcomes)
+    located = sum(o.outcome == "located" for o in outcomes)
+    wrong = sum(o.outcome == "wrong" for o in outcomes)
+    by_strategy: dict[str, tuple[int, int]] = {}
+    for o in outcomes:
+        if o.outcome == "abstained":
+            continue
+        a, b = by_strategy.get(o.strategy, (0, 0))
+        by_strategy[o.strategy] = (a + (o.outcome == "located"), b + (o.outcome == "wrong"))
+    return BenchReport(
+        pairs=n, located=located, wrong=wrong, abstained=n - located - wrong,
+        accuracy=located / n if n else 0.0,
+        ms_per_target=sum(o.ms for o in outcomes) / n if n else 0.0,
+        apps=tuple(rows), outcomes=tuple(outcomes), by_strategy=by_strategy,
+        margin=config.margin, dataset=str(dataset),
+    )
+
+
+def _pct(k: float, n: int) -> str:
+    return f"{100.0 * k / n:5.1f}%" if n else "  -  "
+
+
+def format_report(report: BenchReport) -> str:
+    """Printable table: per app, totals, and the published Similo reference line."""
+    n = report.pairs
+    lines = [
+        f"Similo benchmark - {report.dataset} ({len(report.apps)} apps, {n} pairs), "
+        f"locator margin {report.margin:.2f}",
+        "",
+        f"{'app':<14}{'pairs':>6}{'located':>9}{'wrong':>7}{'abstained':>11}{'ms/target':>11}",
+    ]
+    for r in report.apps:
+        lines.append(f"{r.app:<14}{r.pairs:>6}{r.located:>9}{r.wrong:>7}{r.abstained:>11}{r.ms_per_target:>11.2f}")
+    lines.append("")
+    head = f"{'locator':<44}{'located':>15}{'wrong pick':>15}{'abstained':>15}{'accuracy':>10}{'ms/target':>11}"
+    lines.append(head)
+    lines.append("-" * len(head))
+    lines.append(
+        f"{'Steadyhand chain (this run)':<44}"
+        f"{report.located:>6} ({_pct(report.located, n)})"
+        f"{report.wrong:>6} ({_pct(report.wrong, n)})"
+        f"{report.abstained:>6} ({_pct(report.abstained, n)})"
+        f"{_pct(report.located, n):>10}{report.ms_per_target:>11.2f}"
+    )
+    ref = SIMILO_REFERENCE
+    rn = int(ref["pairs"])
+    lines.append(
+        f"{'Similo, published reference (same 318 pairs)':<44}"
+        f"{int(ref['located']):>6} ({_pct(ref['located'], rn)})"
+        f"{int(ref['wrong']):>6} ({_pct(ref['wrong'], rn)})"
+        f"{int(ref['abstained']):>6} ({_pct(ref['abstained'], rn)})"
+        f"{_pct(ref['located'], rn):>10}{'~13 (Py)':>11}"
+    )
+    if report.by_strategy:
+        parts = ", ".join(f"{k or '-'} {a} right / {b} wrong" for k, (a, b) in sorted(report.by_strategy.items()))
+        lines.append("")
+        lines.append(f"by strategy: {parts}")
+    lines.append("Similo reference: faithful port of the published weights (1.5/0.5), no abstention, "
+                 "measured on the same 318 pairs (benchmarks/README.md).")
+    return "\n".join(lines)

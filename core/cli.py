@@ -1,0 +1,234 @@
+"""The ``steadyhand`` command: run, studio, bench.
+
+Exit codes: 0 all flows passed; 1 a flow failed; 3 a flow escalated (needs a
+human) and none failed; 2 bad input (project, flow or argument); 4 the
+environment is broken (Chromium missing, target unreachable).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT"]
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ESCALATED, EXIT_ENVIRONMENT = 0, 1, 2, 3, 4
+
+
+def _err(msg: str) -> None:
+    print(f"steadyhand: error: {msg}", file=sys.stderr)
+
+
+@dataclass
+class _FlowStats:
+    flow: str
+    episodes: int = 0
+    passed_runs: int = 0
+    steps: int = 0
+    heals: int = 0
+    invalid: int = 0
+    seconds: float = 0.0
+    statuses: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    heals_by: dict[str, int] = field(default_factory=dict)
+    wrong_clicks: int = 0
+    task: str = ""
+
+    def add(self, r: Any) -> None:
+        self.episodes += 1
+        success = r.status == "passed" and (r.reward is None or r.reward > 0)
+        self.passed_runs += int(success)
+        self.steps += len(r.steps)
+        self.heals += r.heals
+        self.invalid += r.invalid_actions
+        self.seconds += r.seconds
+        self.statuses.append(r.status)
+        if r.error:
+            self.errors.append(r.error)
+        if r.reward is not None:
+            self.rewards.append(r.reward)
+            if r.status == "passed" and r.reward <= 0:
+                self.wrong_clicks += 1  # the engine believed it completed; the reward says otherwise
+        for k, v in r.heals_by_strategy.items():
+            self.heals_by[k] = self.heals_by.get(k, 0) + v
+
+    @property
+    def passed(self) -> bool:
+        return self.episodes > 0 and self.passed_runs == self.episodes
+
+    @property
+    def result(self) -> str:
+        if self.passed:
+            return "passed"
+        for s in ("error", "failed", "escalated", "stopped"):
+            if s in self.statuses:
+                return s
+        return "failed"  # engine passed but the reward said no
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    lines = [fmt.format(*header), fmt.format(*["-" * w for w in widths])]
+    lines += [fmt.format(*[str(c) for c in r]) for r in rows]
+    return "\n".join(lines)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from core.engine.session import ProjectSession, SessionError
+    from core.perception.browser import BrowserLaunchError
+    from core.project import ProjectError, load_project
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    names = args.flow or list(project.flows)
+    unknown = [n for n in names if n not in project.flows]
+    if unknown:
+        _err(f"{project.root}: no flow named {', '.join(unknown)} (flows: {', '.join(project.flows) or 'none'})")
+        return EXIT_INPUT
+    if not names:
+        _err(f"{project.root}: the project has no flows (add files under flows/)")
+        return EXIT_INPUT
+    params = dict(p.split("=", 1) for p in args.param or [])
+    stats: dict[str, _FlowStats] = {n: _FlowStats(n) for n in names}
+    try:
+        with ProjectSession(project, headless=True if args.headless else None,
+                            use_store=not args.no_store, screenshots=not args.no_screenshots) as session:
+            for name in names:
+                flow = project.flows[name]
+                st = stats[name]
+                st.task = flow.episode.task if flow.episode else ""
+                episodes = args.episodes if flow.episode else 1
+                for ep in range(episodes):
+                    seed = args.seed + ep if flow.episode else None
+                    result = session.run_flow(flow, params=params, seed=seed)
+                    st.add(result)
+                    if not args.quiet:
+                        extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
+                        err = f" - {result.error}" if result.error else ""
+                        tag = f"{name}#{seed}" if flow.episode else name
+                        print(f"  {tag}: {result.status}{extra} ({len(result.steps)} steps, "
+                              f"{result.seconds:.1f}s){err}", file=sys.stderr, flush=True)
+    except BrowserLaunchError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT
+    except SessionError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    rows = [[s.flow, s.result if s.episodes == 1 else f"{s.result} ({s.passed_runs}/{s.episodes})", s.steps,
+             s.heals, s.invalid, f"{s.seconds:.1f}"] for s in stats.values()]
+    print(_table(rows, ["flow", "result", "steps", "heals", "invalid actions", "seconds"]))
+    for s in stats.values():
+        for e in sorted(set(s.errors))[:3]:
+            print(f"  {s.flow}: {e}")
+    tasks = [s for s in stats.values() if s.task]
+    if tasks:
+        print()
+        trows = [[s.task, s.episodes, f"{100.0 * s.passed_runs / s.episodes:.0f}%",
+                  f"{sum(s.rewards) / max(1, len(s.rewards)):+.2f}",
+                  ", ".join(f"{k}:{v}" for k, v in sorted(s.heals_by.items())) or "-", s.wrong_clicks] for s in tasks]
+        print(_table(trows, ["task", "episodes", "success", "mean raw reward", "heals by strategy", "wrong clicks"]))
+    passed = all(s.passed for s in stats.values())
+    if args.json:
+        doc: dict[str, Any] = {
+            "passed": passed,
+            "flows": [{"flow": s.flow, "passed": s.passed, "steps": s.steps, "heals": s.heals,
+                       "invalid_actions": s.invalid, "seconds": round(s.seconds, 3)} for s in stats.values()],
+        }
+        if tasks:
+            doc["tasks"] = [{"task": s.task, "episodes": s.episodes,
+                             "success_rate": s.passed_runs / s.episodes,
+                             "mean_raw_reward": sum(s.rewards) / max(1, len(s.rewards)),
+                             "heals_by_strategy": dict(sorted(s.heals_by.items())),
+                             "wrong_clicks": s.wrong_clicks} for s in tasks]
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    if passed:
+        return EXIT_OK
+    results = {s.result for s in stats.values()}
+    if "error" in results and any("cannot load" in e for s in stats.values() for e in s.errors):
+        return EXIT_ENVIRONMENT
+    if results <= {"passed", "escalated"}:
+        return EXIT_ESCALATED
+    return EXIT_FAILED
+
+
+def _cmd_studio(args: argparse.Namespace) -> int:
+    from core.project import ProjectError, load_project
+
+    try:
+        load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    app = importlib.import_module("studio.app")  # the studio is a front end of core, never imported by it
+    return int(app.main(Path(args.project), run=args.run, headed=args.headed))
+
+
+def _cmd_bench_locate(args: argparse.Namespace) -> int:
+    from core.bench.similo import format_report, run_similo_benchmark
+
+    dataset = Path(args.dataset)
+    if not dataset.is_dir():
+        _err(f"{dataset}: dataset folder not found")
+        return EXIT_INPUT
+    report = run_similo_benchmark(dataset)
+    print(format_report(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="steadyhand", description="Build, replay and debug self-healing GUI agents.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="replay a project's flows (headless-capable)")
+    r.add_argument("project", help="project folder (holds steadyhand.yaml)")
+    r.add_argument("--flow", action="append", help="flow name (repeatable; default: all)")
+    r.add_argument("--headless", action="store_true", help="run Chromium headless")
+    r.add_argument("--json", metavar="PATH", help="write a JSON summary")
+    r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
+    r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
+    r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
+    r.add_argument("--no-store", action="store_true", help="do not record the run in the project store")
+    r.add_argument("--no-screenshots", action="store_true", help="skip screenshots (faster)")
+    r.add_argument("-q", "--quiet", action="store_true", help="no per-flow progress lines")
+    r.set_defaults(func=_cmd_run)
+
+    s = sub.add_parser("studio", help="open the studio on a project")
+    s.add_argument("project")
+    s.add_argument("--run", action="store_true", help="start replaying all flows at once")
+    s.add_argument("--headed", action="store_true", help="show the Chromium window too")
+    s.set_defaults(func=_cmd_studio)
+
+    b = sub.add_parser("bench", help="benchmarks")
+    bsub = b.add_subparsers(dest="bench", required=True)
+    bl = bsub.add_parser("locate", help="locator accuracy on a Similo-format dataset")
+    bl.add_argument("--dataset", required=True)
+    bl.add_argument("--json", metavar="PATH")
+    bl.set_defaults(func=_cmd_bench_locate)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``steadyhand`` console command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Element descriptors: what Steadyhand remembers about a target element.
+
+An element is remembered by its meaning (role, accessible name, label, text,
+neighbours, container) and only secondarily by its position (ARCHITECTURE
+rule 5).  All geometry is in CSS pixels relative to the top-left corner of
+the top-level viewport; multiply by ``device_pixel_ratio`` to get device
+pixels (screenshot pixels).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Mapping
+
+__all__ = ["BBox", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES"]
+
+#: Attributes that carry the demo app's hidden ground-truth identity.  The
+#: engine, the locator and the recorder must never read them; the in-page
+#: observer skips them and :meth:`ElementDescriptor.from_mapping` drops them.
+GROUND_TRUTH_ATTRIBUTES = ("data-gt", "data-gt-id")
+
+
+@dataclass(frozen=True, slots=True)
+class BBox:
+    """Axis-aligned bounding box in CSS pixels (viewport coordinates).
+
+    Attributes
+    ----------
+    x, y : float
+        Top-left corner, CSS px from the viewport's top-left corner.
+    width, height : float
+        Size in CSS px.
+    """
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre point ``(cx, cy)`` in CSS px."""
+        return (self.x + self.width / 2.0, self.y + self.height / 2.0)
+
+    @property
+    def area(self) -> float:
+        """Area in CSS px squared."""
+        return max(0.0, self.width) * max(0.0, self.height)
+
+    def scaled(self, factor: float) -> "BBox":
+        """Return the box multiplied by ``factor`` (e.g. the device pixel ratio)."""
+        return BBox(self.x * factor, self.y * factor, self.width * factor, self.height * factor)
+
+    def intersection_area(self, other: "BBox") -> float:
+        """Area of overlap with ``other`` in px squared (0 when disjoint)."""
+        w = min(self.x + self.width, other.x + other.width) - max(self.x, other.x)
+        h = min(self.y + self.height, other.y + other.height) - max(self.y, other.y)
+        return w * h if w > 0 and h > 0 else 0.0
+
+    def to_list(self) -> list[float]:
+        """``[x, y, width, height]`` rounded to 0.1 px, for files."""
+        return [round(self.x, 1), round(self.y, 1), round(self.width, 1), round(self.height, 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class ElementDescriptor:
+    """Everything known about one element, as stored in a flow step.
+
+    Every field is optional: a step authored by hand may carry only a
+    ``selector`` in the step and an empty descriptor; its first successful
+    run fills the descriptor in.
+
+    Attributes
+    ----------
+    tag : str
+        Lower-case tag name (``"button"``).
+    role : str
+        ARIA role, explicit or implicit (``"button"``, ``"textbox"``).
+    name : str
+        Accessible name (aria-label, aria-labelledby, label, text, title...).
+    label : str
+        Text of the associated ``<label>``, if any.
+    text : str
+        Visible text content, whitespace-collapsed, at most 200 chars.
+    placeholder, id, name_attr, type, href, test_id, alt, title : str
+        The element's attributes of those names (``name_attr`` is the HTML
+        ``name`` attribute; ``test_id`` is ``data-testid``).
+    classes : tuple[str, ...]
+        CSS classes.
+    css_path, xpath : str
+        Absolute CSS path and XPath from the document root of its frame.
+    bbox : BBox | None
+        Box in CSS px in top-level viewport coordinates at capture time.
+    viewport : tuple[int, int] | None
+        Viewport ``(width, height)`` in CSS px at capture time.
+    device_pixel_ratio : float
+        Device pixels per CSS pixel at capture time.
+    neighbours : tuple[str, ...]
+        Texts of the nearest visible labelled elements, nearest first.
+    container : str
+        Title of the enclosing dialog or form (``"Confirm export"``).
+    frame : str
+        Frame path: ``""`` for the main frame, else the iframe names/urls
+        joined by ``" > "``.
+    """
+
+    tag: str = ""
+    role: str = ""
+    name: str = ""
+    label: str = ""
+    text: str = ""
+    placeholder: str = ""
+    id: str = ""
+    name_attr: str = ""
+    type: str = ""
+    classes: tuple[str, ...] = ()
+    href: str = ""
+    test_id: str = ""
+    alt: str = ""
+    title: str = ""
+    css_path: str = ""
+    xpath: str = ""
+    bbox: BBox | None = None
+    viewport: tuple[int, int] | None = None
+    device_pixel_ratio: float = 1.0
+    neighbours: tuple[str, ...] = ()
+    container: str = ""
+    frame: str = ""
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no identifying field is set."""
+        return not any((self.tag, self.role, self.name, self.text, self.id, self.css_path, self.xpath))
+
+    @property
+    def label_text(self) -> str:
+        """The best human label: accessible name, else label, text, placeholder."""
+        return self.name or self.label or self.text or self.placeholder or self.alt or self.title
+
+    def to_mapping(self) -> dict[str, Any]:
+        """Plain dict for files, omitting empty fields; key order is stable."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v in ("", (), None) or (f.name == "device_pixel_ratio" and v == 1.0 and self.bbox is None):
+                continue
+            if isinstance(v, BBox):
+                v = v.to_list()
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[f.name] = v
+        return out
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "ElementDescriptor":
+        """Build from a dict (file or in-page observer output).
+
+        Unknown keys and ground-truth attributes are ignored.
+        """
+        kw: dict[str, Any] = {}
+        names = {f.name for f in fields(cls)}
+        for k, v in data.items():
+            if k not in names or v is None:
+                continue
+            if k == "bbox":
+                if isinstance(v, Mapping):
+                    v = BBox(float(v["x"]), float(v["y"]), float(v["width"]), float(v["height"]))
+                else:
+                    v = BBox(*(float(c) for c in v))
+            elif k == "viewport":
+                v = (int(v[0]), int(v[1]))
+            elif k in ("classes", "neighbours"):
+                v = tuple(str(c) for c in v)
+            elif k == "device_pixel_ratio":
+                v = float(v)
+            else:
+                v = str(v)
+            kw[k] = v
+        return cls(**kw)
+
+    def with_(self, **changes: Any) -> "ElementDescriptor":
+        """Copy with some fields replaced."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One interactive element of an observation, addressable for acting.
+
+    Attributes
+    ----------
+    ref : str
+        Ephemeral handle valid for the observation it came from:
+        ``"<frame index>:<element index>"``.
+    descriptor : ElementDescriptor
+        What the element is.
+    enabled, visible, editable, checked : bool | None
+        Live state at observation time.
+    value : str
+        Current value of a form control (masked for secrets).
+    covered : bool
+        True when the centre point is covered by another element (mask,
+        overlay) - S4 pre-check.
+    grid_cell : str
+        Grid cell (``"C5"``) of the box centre - P2.
+    """
+
+    ref: str
+    descriptor: ElementDescriptor
+    enabled: bool = True
+    visible: bool = True
+    editable: bool = False
+    checked: bool | None = None
+    value: str = ""
+    covered: bool = False
+    grid_cell: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)

@@ -1,0 +1,190 @@
+"""Flows, steps, actions and assertions: the in-memory model of a flow file.
+
+The action space is closed (P5 plus navigate, double click, check/uncheck,
+hover, upload and press; seed 002 P5): nothing outside :data:`ACTION_KINDS`
+can be executed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+from .element import ElementDescriptor
+
+__all__ = [
+    "ActionKind", "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion",
+    "AssertionKind", "Step", "Flow", "EpisodeSpec",
+]
+
+ActionKind = Literal[
+    "click", "dblclick", "input", "select", "check", "uncheck", "hover",
+    "press", "scroll", "wait", "assert", "back", "screenshot", "navigate",
+    "upload",
+]
+#: The closed action space (P5 + navigate, dblclick, check/uncheck, hover, upload, press).
+ACTION_KINDS: tuple[str, ...] = ActionKind.__args__  # type: ignore[attr-defined]
+#: Actions that never need a target element.
+TARGETLESS_ACTIONS = frozenset({"scroll", "wait", "back", "screenshot", "navigate", "assert"})
+
+AssertionKind = Literal[
+    "visible", "hidden", "text_equals", "text_contains", "enabled", "disabled",
+    "value", "count", "text_appears", "text_absent", "url_contains",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action of the closed action space.
+
+    Attributes
+    ----------
+    kind : ActionKind
+        What to do.
+    value : str
+        Text to type (``input``), option to pick (``select``), key to press
+        (``press``, e.g. ``"Enter"``), URL for ``navigate`` (relative to the
+        project's base URL), file path for ``upload``, condition text for
+        ``wait``.  May contain ``{param}`` placeholders.
+    direction : str
+        ``"down"``/``"up"``/``"left"``/``"right"`` for ``scroll``.
+    distance : int
+        Scroll distance in CSS px.
+    timeout_ms : int
+        Per-action timeout in ms (5000, seed 002 P6).
+    """
+
+    kind: ActionKind
+    value: str = ""
+    direction: str = "down"
+    distance: int = 400
+    timeout_ms: int = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """A check on the page after a step (P7).
+
+    Attributes
+    ----------
+    kind : AssertionKind
+        ``text_appears`` / ``text_absent`` / ``url_contains`` are page level;
+        the others apply to ``selector`` (or, when empty, to the step's target).
+    expected : str
+        Expected text / value / count (as text).  May contain ``{param}``.
+    selector : str
+        Playwright selector of the asserted element; empty = the step target.
+    """
+
+    kind: AssertionKind
+    expected: str = ""
+    selector: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a flow.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier within the flow (``"s3"``).
+    name : str
+        Human title (``"Click Sign in"``).
+    action : Action
+        What to do.
+    selector : str
+        Optional Playwright selector given by the author; used as the EXACT
+        level when present.
+    target : ElementDescriptor
+        The remembered element (empty for targetless actions, or before the
+        first run of a selector-only step).
+    assertions : tuple[Assertion, ...]
+        Checked after the action; all must hold.
+    expect : str
+        Expected delta kind for post-verification (S5): ``"auto"`` derives
+        it from the action; others: ``"navigation"``, ``"value"``,
+        ``"overlay_open"``, ``"overlay_close"``, ``"content"``, ``"none"``.
+    reversible : bool
+        False for network writes (S6); a failed verification of an
+        irreversible step stops the run instead of retrying.
+    read_only : bool
+        True for actions without side effects; the breaker tolerates more
+        failures of those (R4).
+    optional : bool
+        When True a failure to locate skips the step instead of escalating.
+    """
+
+    id: str
+    action: Action
+    name: str = ""
+    selector: str = ""
+    target: ElementDescriptor = field(default_factory=ElementDescriptor)
+    assertions: tuple[Assertion, ...] = ()
+    expect: str = "auto"
+    reversible: bool = True
+    read_only: bool = False
+    optional: bool = False
+
+    @property
+    def needs_target(self) -> bool:
+        """True when the action acts on an element."""
+        return self.action.kind not in TARGETLESS_ACTIONS
+
+    @property
+    def title(self) -> str:
+        """Name, or a generated one from action and target."""
+        if self.name:
+            return self.name
+        what = self.target.label_text or self.selector or self.action.value
+        return f"{self.action.kind} {what}".strip()
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeSpec:
+    """How a flow binds to a MiniWoB++-style episodic task.
+
+    Attributes
+    ----------
+    task : str
+        Task name (``"login-user"``); the page is ``miniwob/<task>.html``.
+    utterance_regex : str
+        Python regex with named groups; each group becomes a parameter.
+    """
+
+    task: str
+    utterance_regex: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """A named sequence of steps starting at a URL.
+
+    Attributes
+    ----------
+    name : str
+        Flow name (file stem).
+    start_url : str
+        URL relative to the project's base URL (``"/login"``).
+    steps : tuple[Step, ...]
+        Steps in order.
+    params : Mapping[str, str]
+        Default parameter values; ``{name}`` in step values is replaced.
+    secrets : tuple[str, ...]
+        Names of parameters that are secret in this flow (in addition to
+        the project's declared secrets).
+    episode : EpisodeSpec | None
+        Set for episodic tasks (MiniWoB++).
+    description : str
+        Free text.
+    source : str
+        Path of the file the flow was loaded from ("" when built in code).
+    """
+
+    name: str
+    start_url: str
+    steps: tuple[Step, ...]
+    params: Mapping[str, str] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    episode: EpisodeSpec | None = None
+    description: str = ""
+    source: str = ""

@@ -1,0 +1,229 @@
+"""Observations of the page, state signatures, locator resolutions, verdicts."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .element import Candidate
+
+__all__ = [
+    "Observation", "StateSignature", "ScoredCandidate", "Resolution",
+    "VerdictKind", "Verdict", "StepOutcome", "RunResult",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StateSignature:
+    """Light state signature of a page (S2, P4).
+
+    Attributes
+    ----------
+    url : str
+        URL without fragment.
+    title : str
+        Document title.
+    interactive_count : int
+        Number of visible interactive elements.
+    modal_count : int
+        Depth of the open dialog / overlay stack.
+    text_digest : str
+        SHA1 of the first 500 chars of normalized visible text (P4).
+    elements_digest : str
+        SHA1 of interactive elements' tag + role + first 20 chars of
+        normalized text (P4).
+    values_digest : str
+        SHA1 of form controls' values and checked states.
+    loading : bool
+        A loading indicator (spinner, ``aria-busy``, progressbar) is visible.
+    error_count : int
+        Visible validation / error messages.
+    focus : str
+        Short description of the active element.
+    digest : str
+        SHA1 over all the above: equal digests mean the same light state.
+    """
+
+    url: str
+    title: str
+    interactive_count: int
+    modal_count: int
+    text_digest: str
+    elements_digest: str
+    values_digest: str
+    loading: bool
+    error_count: int
+    focus: str
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What the engine saw at one moment (P1).
+
+    Attributes
+    ----------
+    url, title : str
+        Page URL and title.
+    viewport : tuple[int, int]
+        Viewport size in CSS px.
+    device_pixel_ratio : float
+        Device pixels per CSS px; screenshot pixels = CSS px * ratio.
+    scroll : tuple[float, float]
+        ``(scrollX, scrollY)`` of the main frame in CSS px.
+    candidates : tuple[Candidate, ...]
+        Visible interactive elements with boxes in viewport CSS px.
+    visible_text : str
+        Visible text of the page (secrets masked), at most 5000 chars.
+    signature : StateSignature
+        Light signature of this state.
+    screenshot_png : bytes
+        Viewport screenshot, PNG, device pixels, secrets masked ("" when
+        not taken).
+    modal_titles : tuple[str, ...]
+        Titles of open dialogs, outermost first.
+    timestamp_ms : float
+        Wall-clock time of the observation in ms since the epoch.
+    """
+
+    url: str
+    title: str
+    viewport: tuple[int, int]
+    device_pixel_ratio: float
+    scroll: tuple[float, float]
+    candidates: tuple[Candidate, ...]
+    visible_text: str
+    signature: StateSignature
+    screenshot_png: bytes = b""
+    modal_titles: tuple[str, ...] = ()
+    timestamp_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredCandidate:
+    """A candidate and the score one locator strategy gave it (0..1)."""
+
+    ref: str
+    score: float
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Outcome of resolving a step's target (R2).
+
+    Attributes
+    ----------
+    strategy : str
+        Winning strategy (``"exact"``, ``"fuzzy_text"``, ``"semantic"``,
+        ``"selector"``) or ``""`` when abstained.
+    ref : str | None
+        Chosen candidate's ref; None when the chain abstained.
+    score : float
+        Score of the chosen candidate, 0..1.
+    margin : float
+        Score of the best minus the runner-up at the winning level.
+    ms : float
+        Time spent resolving, ms.
+    abstained : bool
+        True when no level produced a clear winner.
+    reason : str
+        Human explanation (why each level fell through).
+    top : tuple[ScoredCandidate, ...]
+        Best candidates of the last level tried, best first (at most 5).
+    """
+
+    strategy: str
+    ref: str | None
+    score: float
+    margin: float
+    ms: float
+    abstained: bool = False
+    reason: str = ""
+    top: tuple[ScoredCandidate, ...] = ()
+
+    @property
+    def healed(self) -> bool:
+        """A heal: resolved by any strategy other than exact (issue 2)."""
+        return not self.abstained and self.strategy not in ("exact", "")
+
+
+VerdictKind = Literal["as_expected", "changed_unexpectedly", "unchanged", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Post-verification of one action (S5).
+
+    Attributes
+    ----------
+    kind : VerdictKind
+        ``as_expected`` / ``changed_unexpectedly`` / ``unchanged``; ``failed``
+        when the action itself raised or an assertion failed.
+    expected : str
+        The expected delta that was checked (``"value"``, ``"navigation"``...).
+    observed : tuple[str, ...]
+        Deltas observed between before and after.
+    reason : str
+        Why it was judged so, in one sentence.
+    """
+
+    kind: VerdictKind
+    expected: str
+    observed: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def invalid(self) -> bool:
+        """An invalid action (seed 003's measure): unchanged or changed unexpectedly."""
+        return self.kind in ("unchanged", "changed_unexpectedly")
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """Result of one executed step."""
+
+    index: int
+    step_id: str
+    title: str
+    status: Literal["passed", "failed", "escalated", "skipped"]
+    resolution: Resolution | None
+    verdict: Verdict | None
+    attempts: int
+    ms: float
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """Result of one flow run (one independent job, ARCHITECTURE rule 8).
+
+    Attributes
+    ----------
+    status : str
+        ``passed`` / ``failed`` / ``escalated`` / ``stopped`` / ``error``.
+    steps : tuple[StepOutcome, ...]
+        Executed steps in order.
+    heals : int
+        Steps whose target was resolved by a strategy other than exact.
+    invalid_actions : int
+        Steps whose verdict was unchanged or changed unexpectedly.
+    seconds : float
+        Wall-clock duration in s.
+    reward : float | None
+        Raw reward of an episodic task (MiniWoB++), else None.
+    """
+
+    run_id: str
+    flow: str
+    status: str
+    steps: tuple[StepOutcome, ...]
+    heals: int
+    invalid_actions: int
+    seconds: float
+    error: str = ""
+    reward: float | None = None
+    heals_by_strategy: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"

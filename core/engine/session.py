@@ -1,0 +1,202 @@
+"""A project session: site, browser, store and executor wired together.
+
+One session = one thread's worth of Playwright: the CLI uses it on the main
+thread, the studio's engine thread uses it on its own.  A run of one flow is
+an independent job (ARCHITECTURE rule 8): project, flow, parameters and
+browser settings in; a :class:`~core.domain.RunResult` out.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from core.domain import Candidate, Flow, RunResult, Step
+from core.engine.events import EngineEvent
+from core.engine.executor import ExecutorConfig, FlowExecutor, HeadlessControl, RunControl, bind_params
+from core.engine.sites import SiteAdapter, open_site
+from core.locate import LocatorConfig
+from core.perception.driver import PlaywrightDriver
+from core.project import Project, save_flow
+from core.secrets import MissingSecretError, Redactor, resolve_secret
+
+__all__ = ["ProjectSession", "SessionError", "resolve_params"]
+
+
+class SessionError(RuntimeError):
+    """The session could not start (secret missing, site failed); message says why."""
+
+
+def resolve_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Parameters for a flow run and the list of secret values.
+
+    Order of precedence: run overrides > flow params > project params;
+    secrets (project-declared and flow-declared) come from the environment
+    or keyring (:func:`core.secrets.resolve_secret`).
+
+    Raises
+    ------
+    SessionError
+        When a declared secret has no value.
+    """
+    params: dict[str, str] = {**project.settings.params, **flow.params, **overrides}
+    secret_values: list[str] = []
+    names = list(project.settings.secrets) + [s for s in flow.secrets if s not in project.settings.secrets]
+    episode_bound = set(re.compile(flow.episode.utterance_regex).groupindex) if flow.episode else set()
+    for name in names:
+        if name in episode_bound:
+            continue  # bound from the episode's utterance; masked when bound
+        if name in overrides:
+            secret_values.append(overrides[name])
+            continue
+        spec = project.settings.secrets.get(name)
+        try:
+            value = resolve_secret(name, project=project.name, default=spec.default if spec else None)
+        except MissingSecretError as exc:
+            raise SessionError(str(exc)) from None
+        params[name] = value
+        secret_values.append(value)
+    return params, secret_values
+
+
+class ProjectSession:
+    """Owns the bundled site, the browser and the store for one project.
+
+    Parameters
+    ----------
+    project : Project
+        The loaded project.
+    emit : Callable[[EngineEvent], None]
+        Event sink (called on the owning thread).
+    headless : bool | None
+        Override the project's browser setting.
+    control : RunControl | None
+        Pause / escalation policy; headless by default.
+    use_store : bool
+        Record runs in ``<project>/.steadyhand/store.sqlite``.
+    """
+
+    def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
+                 headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
+                 screenshots: bool = True) -> None:
+        self.project = project
+        self.emit = emit
+        self.headless = headless
+        self.control = control or HeadlessControl()
+        self.use_store = use_store
+        self.screenshots = screenshots
+        self.site: SiteAdapter | None = None
+        self.driver: PlaywrightDriver | None = None
+        self.store: Any = None
+        self.redactor = Redactor(())
+        self._secret_values: list[str] = []
+
+    def __enter__(self) -> "ProjectSession":
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Start the site, the store and the browser.
+
+        Raises
+        ------
+        core.perception.browser.BrowserLaunchError, SessionError
+        """
+        self.site = open_site(self.project)
+        secrets: list[str] = []
+        for flow in self.project.flows.values():
+            secrets.extend(resolve_params(self.project, flow, {})[1])
+        self._secret_values = list(secrets)
+        self.redactor = Redactor(self._secret_values)
+        if self.use_store:
+            from core.store import Store
+
+            self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
+        self.driver = PlaywrightDriver(self.project.settings.browser, base_url=self.site.base_url,
+                                       redactor=self.redactor, headless=self.headless)
+        self.driver.secret_values = list(self._secret_values)
+        try:
+            self.driver.open()
+        except Exception:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close browser, store and site; never raises."""
+        for obj in (self.driver, self.store, self.site):
+            if obj is None:
+                continue
+            try:
+                obj.close()  # type: ignore[union-attr]
+            except Exception:
+                pass
+        self.driver = self.store = self.site = None
+
+    def _executor(self) -> FlowExecutor:
+        s = self.project.settings
+        cfg = ExecutorConfig(
+            locator=LocatorConfig(margin=s.locator.margin, fuzzy_threshold=s.locator.fuzzy_threshold,
+                                  position_tolerance_px=s.locator.position_tolerance_px),
+            breaker_threshold=s.breaker.threshold, read_only_threshold=s.breaker.read_only_threshold,
+            recovery_timeout_s=s.breaker.recovery_timeout_s, screenshots=self.screenshots,
+        )
+        assert self.driver is not None
+        return FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store, config=cfg,
+                            project_name=self.project.name, on_descriptor_captured=self._store_back)
+
+    def _store_back(self, flow: Flow, step: Step, cand: Candidate) -> None:
+        """First successful run of a selector-only step: save its full descriptor (issue 2 item 3)."""
+        if not flow.source:
+            return
+        try:
+            from core.project import load_flow
+
+            current = load_flow(flow.source)
+            steps = tuple(replace(s, target=cand.descriptor) if s.id == step.id and s.target.is_empty else s
+                          for s in current.steps)
+            save_flow(replace(current, steps=steps), Path(flow.source))
+        except Exception:
+            pass  # the flow file is the user's; never fail a run over it
+
+    def run_flow(self, flow: Flow, *, params: Mapping[str, str] | None = None, seed: int | None = None) -> RunResult:
+        """Run one flow (one episode for episodic flows) and return its result."""
+        assert self.site is not None and self.driver is not None
+        all_params, secret_values = resolve_params(self.project, flow, params or {})
+        self._add_secrets(secret_values)
+        executor = self._executor()
+        self.site.before_flow(flow, self.driver)
+        setup = (lambda: self._start_episode(flow, seed)) if flow.episode else None
+        result = executor.run_flow(flow, params=all_params, setup=setup)
+        reward = self.site.after_flow(flow, self.driver) if flow.episode else None
+        if reward is not None:
+            result = replace(result, reward=reward)
+        executor.finish(result)
+        return result
+
+    def _start_episode(self, flow: Flow, seed: int | None) -> Mapping[str, str]:
+        assert self.site is not None and self.driver is not None
+        bound = dict(self.site.start_episode(flow, self.driver, seed))
+        self._add_secrets([v for k, v in bound.items() if k in flow.secrets or k in self.project.settings.secrets])
+        return bound
+
+    def _add_secrets(self, values: Sequence[str]) -> None:
+        new = [v for v in values if v and v not in self._secret_values]
+        if not new:
+            return
+        self._secret_values.extend(new)
+        self.redactor = Redactor(self._secret_values)
+        if self.driver is not None:
+            self.driver.redactor = self.redactor
+            self.driver.secret_values = list(self._secret_values)
+        if self.store is not None:
+            self.store.add_secrets(new)
+
+    def run(self, flows: Sequence[str] = (), *, params: Mapping[str, str] | None = None) -> list[RunResult]:
+        """Run the named flows (all when empty) in file order."""
+        names = list(flows) or list(self.project.flows)
+        return [self.run_flow(self.project.flows[n], params=params) for n in names]

@@ -1,0 +1,11 @@
+"""Locator fallback chain (R2): find a remembered element among candidates.
+
+Pure logic, no browser: :func:`resolve` takes an
+:class:`~core.domain.ElementDescriptor` and the candidates of an
+observation and returns a :class:`~core.domain.Resolution`.
+"""
+from .chain import LEVELS, resolve
+from .config import STRATEGIES, LocatorConfig
+from .semantic import WEIGHTS
+
+__all__ = ["resolve", "LocatorConfig", "STRATEGIES", "LEVELS", "WEIGHTS"]

@@ -1,0 +1,76 @@
+"""EXACT level (R2, seed 000): same role/tag, same label, same place.
+
+A candidate matches exactly when
+
+* its role equals the target's (when both have one) and its tag equals the
+  target's (when both have one), and
+* its normalised label (accessible name, else label, text, placeholder...)
+  equals the target's, and
+* its box centre lies within ``position_tolerance_px`` (5 px, seed 000 R2)
+  of the target's when both boxes are known - or, instead of the position,
+  it carries the same strong identifier (``id``, ``data-testid`` or the
+  ``name`` attribute).
+
+A target without any label matches only through a strong identifier or a
+known position.  Matches score 1, the rest 0; the margin rule then needs a
+single match.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .config import LocatorConfig
+from .features import CandidatePool, Features
+from .level import LevelResult, decide
+
+__all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
+
+
+def strong_id_equal(t: Features, c: Features) -> bool:
+    """Same non-empty ``id``, ``data-testid`` or ``name`` attribute."""
+    return bool(
+        (t.test_id and t.test_id == c.test_id)
+        or (t.id and t.id == c.id)
+        or (t.name_attr and t.name_attr == c.name_attr)
+    )
+
+
+def within_tolerance(t: Features, c: Features, tol_px: float) -> bool | None:
+    """Centre distance <= ``tol_px`` (CSS px); None when a box is unknown."""
+    if t.bbox is None or c.bbox is None:
+        return None
+    (tx, ty), (cx, cy) = t.bbox.center, c.bbox.center
+    return math.hypot(tx - cx, ty - cy) <= tol_px
+
+
+def _matches(t: Features, c: Features, tol_px: float) -> bool:
+    if t.role and c.role and t.role != c.role:
+        return False
+    if t.tag and c.tag and t.tag != c.tag:
+        return False
+    if t.label != c.label:
+        return False
+    if t.frame != c.frame:
+        return False
+    near = within_tolerance(t, c, tol_px)
+    if not t.label:
+        return near is True or strong_id_equal(t, c)
+    return near is not False or strong_id_equal(t, c)
+
+
+def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
+    """Score every candidate 1 (exact match) or 0 and apply the margin rule."""
+    tol = config.position_tolerance_px
+    scores = np.zeros(len(pool))
+    for i in pool.by_label().get(t.label, ()):
+        if _matches(t, pool.features[i], tol):
+            scores[i] = 1.0
+    res = decide("exact", scores, pool, margin=config.margin, minimum=1.0)
+    if res.winner is None and res.reason == "no candidate scored":
+        what = f"label '{t.raw_label[:40]}'" if t.label else "no label, so a strong id or position"
+        res = LevelResult("exact", scores, None, 0.0, 0.0,
+                          f"no candidate with the same role/tag and {what} within "
+                          f"{config.position_tolerance_px:g} px")
+    return res

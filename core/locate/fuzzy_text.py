@@ -1,0 +1,67 @@
+"""FUZZY_TEXT level (R2, seed 000): a similar label on a compatible element.
+
+The score is :func:`~core.locate.textsim.text_similarity_many` of the
+labels times :func:`~core.locate.roles.kind_factor` (1 same kind, 0.9 same
+family, 0.8 otherwise - such a candidate never wins, it only blocks): 1 for equal
+labels, 0.95 for labels equal without decorations ("Query" / "Query (Q)",
+the regex part of R2), else the best of the indel ratio, the word-order
+insensitive ratio and a containment score for words added at either end.
+The best must exceed ``fuzzy_threshold`` (0.8, seed 000 R2) and lead the
+runner-up - any candidate, even below the threshold - by the
+margin, so "Export report" is never taken for "Save report" (0.67).  A
+text part (``span``) matching the label hands its score to the enclosing
+link or button when that fits the target's kind better.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .config import LocatorConfig
+from .features import CandidatePool, Features
+from .level import LevelResult, decide
+from .roles import kind_factor
+from .textsim import text_similarity_many
+
+__all__ = ["fuzzy_level", "kind_factors"]
+
+
+def kind_factors(t: Features, pool: CandidatePool) -> np.ndarray:
+    """:func:`~core.locate.roles.kind_factor` of every candidate (0 in another frame)."""
+    return np.fromiter(
+        (kind_factor(t.tag, t.role, t.family, c.tag, c.role, c.family) if c.frame == t.frame else 0.0
+         for c in pool.features),
+        dtype=np.float64, count=len(pool),
+    )
+
+
+def _promote_parts(scores: np.ndarray, sims: np.ndarray, factors: np.ndarray, pool: CandidatePool) -> None:
+    """Let an enclosing candidate of the target's kind take its text part's match.
+
+    A label is often the text of a ``span`` inside the link or button that
+    was recorded ("Facebook" inside the link "Facebook (Opens Overlay)").
+    When the nearest enclosing candidate (by XPath) is of a better-fitting
+    kind than the part, it gets the part's label similarity times its own
+    kind factor - so it leads the part instead of tying with it.
+    """
+    parents = pool.parents()
+    for i in np.flatnonzero(sims > 0.0):
+        p = parents[i]
+        if p >= 0 and factors[p] > factors[i]:
+            scores[p] = max(scores[p], sims[i] * factors[p])
+
+
+def fuzzy_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
+    """Score label similarity among compatible candidates and apply the margin rule."""
+    n = len(pool)
+    if not t.label:
+        return LevelResult("fuzzy_text", np.zeros(n), None, 0.0, 0.0, "the target has no label")
+    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores)
+    factors = kind_factors(t, pool)
+    scores = sims * factors
+    _promote_parts(scores, sims, factors, pool)
+    res = decide("fuzzy_text", scores, pool, margin=config.margin,
+                 minimum=config.fuzzy_threshold, strict_minimum=True)
+    if res.winner is None and res.reason == "no candidate scored":
+        res = LevelResult("fuzzy_text", scores, None, 0.0, 0.0,
+                          f"no compatible candidate has a label like '{t.raw_label[:40]}'")
+    return res

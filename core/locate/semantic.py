@@ -1,0 +1,297 @@
+"""SEMANTIC level (R2, seed 000): multi-attribute weighted similarity.
+
+After Similo (Nass, Alégroth, Feldt et al., ACM TOSEM 2023): every
+attribute the target has contributes ``weight * similarity`` (0..1); the sum
+is divided by the total weight of the attributes the target has, so
+missing target attributes do not count and a candidate lacking an attribute
+the target has scores 0 on it.  Weights and similarity functions are in
+:data:`WEIGHTS` and below; they were tuned on the Similo dev half (24 apps,
+318 pairs, ``core/bench/similo.py``), never per app.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Mapping
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from .config import LocatorConfig
+from .features import CandidatePool, Features
+from .level import LevelResult, decide, describe
+from .roles import GENERIC
+from .textsim import text_similarity_many
+
+__all__ = ["WEIGHTS", "IDENTITY", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
+
+#: Attribute weights (relative; normalised over the attributes the target
+#: has).  Identity-like attributes (label, id, test id, name) weigh most,
+#: structure (xpath, classes, neighbours) and geometry less.
+WEIGHTS: Mapping[str, float] = {
+    "tag": 1.5,
+    "role": 1.0,
+    "label": 2.0,
+    "text": 1.0,
+    "placeholder": 1.0,
+    "alt": 0.5,
+    "title": 0.5,
+    "id": 1.5,
+    "name_attr": 1.5,
+    "test_id": 2.0,
+    "type": 0.5,
+    "classes": 0.5,
+    "href": 0.5,
+    "xpath": 0.5,
+    "region": 0.5,
+    "neighbours": 1.0,
+    "container": 1.0,
+    "position": 0.5,
+    "size": 0.5,
+}
+
+#: Distance (CSS px) at which the position similarity halves:
+#: ``1 / (1 + d / POSITION_SCALE_PX)``; a 20 px move (seed 000) scores 0.83.
+POSITION_SCALE_PX = 100.0
+
+#: The place tie-break applies to at most this many tied candidates (a
+#: duplicated control, not a list of look-alikes).
+MAX_TIED = 3
+
+
+def _ratio(query: str, choices: list[str]) -> np.ndarray:
+    """Indel ratio 0..1 of ``query`` against non-empty choices (empty -> 0)."""
+    out = process.cdist([query], choices, scorer=fuzz.ratio, dtype=np.float32, workers=1)[0]
+    out = out.astype(np.float64) / 100.0
+    for i, c in enumerate(choices):
+        if not c:
+            out[i] = 0.0
+    return out
+
+
+def _equal(query: str, choices: list[str]) -> np.ndarray:
+    return np.fromiter((1.0 if c == query else 0.0 for c in choices), dtype=np.float64, count=len(choices))
+
+
+def _jaccard(a: frozenset[str], sets: list[frozenset[str]]) -> np.ndarray:
+    return np.fromiter(
+        (len(a & s) / len(a | s) if s else 0.0 for s in sets), dtype=np.float64, count=len(sets),
+    )
+
+
+#: Text similarity below this is what unrelated labels reach by chance
+#: (shared letters); text similarities are rescaled so it counts as 0:
+#: ``max(0, (s - floor) / (1 - floor))``.
+TEXT_FLOOR = 0.4
+
+
+def _sharpen(s: np.ndarray) -> np.ndarray:
+    return np.clip((s - TEXT_FLOOR) / (1.0 - TEXT_FLOOR), 0.0, 1.0)
+
+
+def _text(t: Features, pool: CandidatePool, name: str) -> np.ndarray:
+    col = pool.column(name)
+    return _sharpen(text_similarity_many(getattr(t, name), getattr(t, name), col, col))
+
+
+def _sim_tag(t: Features, pool: CandidatePool) -> np.ndarray:
+    return _equal(t.tag, pool.column("tag"))
+
+
+def _sim_role(t: Features, pool: CandidatePool) -> np.ndarray:
+    fam = t.family
+    return np.fromiter(
+        (1.0 if f.role == t.role else 0.5 if (f.family == fam and fam != GENERIC) else 0.0
+         for f in pool.features), dtype=np.float64, count=len(pool),
+    )
+
+
+def _sim_label(t: Features, pool: CandidatePool) -> np.ndarray:
+    return _sharpen(text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores))
+
+
+def _sim_id(t: Features, pool: CandidatePool) -> np.ndarray:
+    exact = _equal(t.id, pool.column("id"))
+    loose = 0.8 * _ratio(t.id_core, pool.column("id_core"))
+    return np.maximum(exact, loose)
+
+
+def _sim_name_attr(t: Features, pool: CandidatePool) -> np.ndarray:
+    return np.maximum(_equal(t.name_attr, pool.column("name_attr")),
+                      0.8 * _ratio(t.name_attr, pool.column("name_attr")))
+
+
+def _sim_href(t: Features, pool: CandidatePool) -> np.ndarray:
+    return np.maximum(_equal(t.href, pool.column("href")), _ratio(t.href, pool.column("href")))
+
+
+def _sim_xpath(t: Features, pool: CandidatePool) -> np.ndarray:
+    return _ratio(t.xpath, pool.column("xpath"))
+
+
+def _sim_region(t: Features, pool: CandidatePool) -> np.ndarray:
+    """Jaccard of the landmark sets above the elements (both empty = 1)."""
+    a = t.landmarks
+    return np.fromiter(
+        ((len(a & s) / len(a | s)) if (a or s) else 1.0 for s in pool.column("landmarks")),
+        dtype=np.float64, count=len(pool),
+    )
+
+
+def _sim_classes(t: Features, pool: CandidatePool) -> np.ndarray:
+    return _jaccard(t.classes, pool.column("classes"))
+
+
+def _sim_neighbours(t: Features, pool: CandidatePool) -> np.ndarray:
+    return _jaccard(t.neighbour_tokens, pool.column("neighbour_tokens"))
+
+
+def _sim_position(t: Features, pool: CandidatePool) -> np.ndarray:
+    assert t.bbox is not None
+    tx, ty = t.bbox.center
+    cx, cy, _, _, known = pool.boxes()
+    d = np.hypot(cx - tx, cy - ty)
+    return np.where(known, 1.0 / (1.0 + d / POSITION_SCALE_PX), 0.0)
+
+
+def _size_ratio(a: float, b: np.ndarray) -> np.ndarray:
+    hi = np.maximum(a, b)
+    return np.where(hi > 0, np.minimum(a, b) / np.where(hi > 0, hi, 1.0), 1.0)
+
+
+def _sim_size(t: Features, pool: CandidatePool) -> np.ndarray:
+    assert t.bbox is not None
+    _, _, w, h, known = pool.boxes()
+    tw, th = max(t.bbox.width, 0.0), max(t.bbox.height, 0.0)
+    return np.where(known, 0.5 * (_size_ratio(tw, w) + _size_ratio(th, h)), 0.0)
+
+
+def _present(name: str) -> Callable[[Features], bool]:
+    return lambda t: bool(getattr(t, name))
+
+
+#: attribute -> (is the target's attribute present?, similarity to every candidate)
+_ATTRIBUTES: dict[str, tuple[Callable[[Features], bool], Callable[[Features, CandidatePool], np.ndarray]]] = {
+    "tag": (_present("tag"), _sim_tag),
+    "role": (_present("role"), _sim_role),
+    "label": (_present("label"), _sim_label),
+    "text": (lambda t: bool(t.text) and t.text != t.label, lambda t, p: _text(t, p, "text")),
+    "placeholder": (_present("placeholder"), lambda t, p: _text(t, p, "placeholder")),
+    "alt": (_present("alt"), lambda t, p: _text(t, p, "alt")),
+    "title": (_present("title"), lambda t, p: _text(t, p, "title")),
+    "id": (_present("id"), _sim_id),
+    "name_attr": (_present("name_attr"), _sim_name_attr),
+    "test_id": (_present("test_id"), lambda t, p: _equal(t.test_id, p.column("test_id"))),
+    "type": (_present("type"), lambda t, p: _equal(t.type, p.column("type"))),
+    "classes": (_present("classes"), _sim_classes),
+    "href": (_present("href"), _sim_href),
+    "xpath": (_present("xpath"), _sim_xpath),
+    "region": (lambda t: bool(t.xpath_steps), _sim_region),
+    "neighbours": (_present("neighbour_tokens"), _sim_neighbours),
+    "container": (_present("container"), lambda t, p: _text(t, p, "container")),
+    "position": (lambda t: t.bbox is not None, _sim_position),
+    "size": (lambda t: t.bbox is not None, _sim_size),
+}
+
+
+#: Attributes that identify an element by itself (what it says or is called),
+#: as opposed to its kind (tag, role, type) or place (xpath, position, size).
+IDENTITY = frozenset({
+    "label", "text", "placeholder", "alt", "title", "id", "name_attr", "test_id", "href",
+    "classes", "neighbours", "container",
+})
+
+
+def semantic_scores(
+    t: Features, pool: CandidatePool, weights: Mapping[str, float] = WEIGHTS,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Weighted similarity (0..1) of every candidate to the target.
+
+    Returns
+    -------
+    scores : numpy.ndarray
+        Weighted mean over the attributes the target has.
+    evidence : numpy.ndarray | None
+        Best similarity among the :data:`IDENTITY` attributes; None when the
+        target has none of them.
+    """
+    total = np.zeros(len(pool))
+    ident = np.zeros(len(pool))
+    best = np.zeros(len(pool))
+    wsum = isum = 0.0
+    for name, w in weights.items():
+        if w <= 0:
+            continue
+        present, sim = _ATTRIBUTES[name]
+        if not present(t):
+            continue
+        s = sim(t, pool)
+        total += w * s
+        wsum += w
+        if name in IDENTITY:
+            ident += w * s
+            isum += w
+            np.maximum(best, s, out=best)
+    scores = total / wsum if wsum > 0 else total
+    return scores, (best if isum > 0 else None)
+
+
+def _place_similarity(t: Features, pool: CandidatePool, idx: np.ndarray) -> np.ndarray:
+    """Mean of XPath, region and position similarity (those known) for ``idx``."""
+    parts = []
+    if t.xpath:
+        col = pool.column("xpath")
+        parts.append(_ratio(t.xpath, [col[i] for i in idx]))
+    if t.xpath_steps:
+        parts.append(_sim_region(t, pool)[idx])
+    if t.bbox is not None:
+        parts.append(_sim_position(t, pool)[idx])
+    if not parts:
+        return np.zeros(len(idx))
+    return np.mean(parts, axis=0)
+
+
+def _break_tie_by_place(
+    t: Features, pool: CandidatePool, scores: np.ndarray, res: LevelResult, config: LocatorConfig,
+) -> LevelResult:
+    """Among candidates tied within the margin, the one clearly in the target's place.
+
+    The same link often appears twice (header and footer, desktop and
+    mobile menu).  When the candidates within ``margin`` of the best differ
+    in place - XPath and position similarity - by at least ``margin``, the
+    one in the target's place wins.  Siblings of one list differ only by an
+    index and stay tied, so the chain abstains on them.
+    """
+    group = np.flatnonzero(scores >= res.score - config.margin)
+    if not 2 <= len(group) <= MAX_TIED:
+        return res
+    place = _place_similarity(t, pool, group)
+    order = np.argsort(-place)
+    lead = float(place[order[0]] - place[order[1]])
+    if lead < config.margin or lead <= 0:
+        return res
+    w = int(group[order[0]])
+    return LevelResult(
+        "semantic", scores, w, float(scores[w]), float(scores[w] - max(scores[j] for j in group if j != w)),
+        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
+        f"{len(group) - 1} other(s) but {lead:.2f} closer to the target's place in the page",
+    )
+
+
+def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
+    """Score all candidates semantically and apply the margin rule.
+
+    A winner must also reach ``semantic_min_evidence`` on the identity
+    attributes when the target has any: sharing only tag, role and place is
+    not enough to claim an element.
+    """
+    scores, evidence = semantic_scores(t, pool)
+    res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
+    if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
+        res = _break_tie_by_place(t, pool, scores, res, config)
+    if res.winner is not None and evidence is not None and evidence[res.winner] < config.semantic_min_evidence:
+        return LevelResult(
+            "semantic", scores, None, res.score, res.margin,
+            f"best {describe(pool, res.winner)} scored {res.score:.2f} but its name, text and ids "
+            f"agree only {evidence[res.winner]:.2f} < {config.semantic_min_evidence:.2f}",
+        )
+    return res

@@ -1,0 +1,568 @@
+"""The browser driver: Playwright + Chromium behind one small interface.
+
+Only the engine thread may call a driver (Playwright pages are bound to the
+thread that created them; STACK.md).  :class:`PlaywrightDriver` is the real
+one; :mod:`core.perception.fake` holds a fake for unit tests of pure logic.
+
+Coordinates: candidate boxes are CSS px in top-level viewport coordinates
+(iframe offsets accumulated); screenshots are device px (CSS px x device
+pixel ratio).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Protocol
+from urllib.parse import urljoin
+
+from core.domain import Action, Assertion, BBox, Candidate, ElementDescriptor, Observation
+from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
+from core.perception.grid import Grid
+from core.project.schema import BrowserModel
+from core.secrets import Redactor, mask_boxes_png
+from core.state.signature import light_signature
+
+__all__ = ["Driver", "PlaywrightDriver", "ActionError", "NavigationError", "PAGE_LIB"]
+
+PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
+
+#: P6: 500 ms is an upper bound for the ordinary wait after an action.
+SETTLE_MAX_MS = 500
+#: S7: while a loading indicator / request is pending keep waiting up to 30 s.
+LOADING_MAX_MS = 30000
+#: The page counts as quiet after this many ms without DOM mutations.
+QUIET_MS = 120
+
+
+class ActionError(RuntimeError):
+    """An action could not be performed (element gone, covered, timeout...)."""
+
+
+class NavigationError(RuntimeError):
+    """A page could not be loaded (unreachable URL, HTTP error, timeout)."""
+
+
+class Driver(Protocol):
+    """What the engine needs from a browser."""
+
+    def open(self) -> None: ...
+    def close(self) -> None: ...
+    def goto(self, url: str) -> None: ...
+    def observe(self, *, screenshot: bool = True) -> Observation: ...
+    def _redact_item(self, item: dict[str, Any]) -> None:
+        """Mask secret values in every text field of an observed element (in place)."""
+        for key in ("text", "name", "label", "value", "title", "placeholder", "container"):
+            item[key] = self.redactor.text(str(item.get(key, "")))
+        item["neighbours"] = [self.redactor.text(str(n)) for n in item.get("neighbours", ())]
+
+    def refs_for_selector(self, selector: str) -> list[Candidate]: ...
+    def perform(self, action: Action, ref: str | None, value: str) -> None: ...
+    def wait_settled(self, *, long: bool = False) -> dict[str, Any]: ...
+    def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]: ...
+    def evaluate(self, script: str, arg: Any = None) -> Any: ...
+
+
+def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport: tuple[int, int],
+               dpr: float, frame: str, grid: Grid) -> Candidate:
+    x, y, w, h = item["bbox"]
+    box = BBox(x + dx, y + dy, w, h)
+    desc = ElementDescriptor.from_mapping({**item, "bbox": None, "viewport": None}).with_(
+        bbox=box, viewport=viewport, device_pixel_ratio=dpr, frame=frame)
+    return Candidate(
+        ref=ref, descriptor=desc, enabled=bool(item.get("enabled", True)), visible=bool(item.get("visible", True)),
+        editable=bool(item.get("editable", False)), checked=item.get("checked"), value=str(item.get("value", "")),
+        covered=bool(item.get("covered", False)), grid_cell=grid.cell_of_box(box),
+        extra={"is_password": bool(item.get("is_password")), "in_viewport": bool(item.get("in_viewport", True)),
+               "focused": bool(item.get("focused"))},
+    )
+
+
+class PlaywrightDriver:
+    """Real Chromium through Playwright's sync API.
+
+    Parameters
+    ----------
+    settings : BrowserModel
+        Browser settings of the project.
+    base_url : str
+        Relative URLs are joined to this.
+    redactor : Redactor
+        Masks secret values in text; password fields and fields holding a
+        secret are painted over in screenshots.
+    headless : bool | None
+        Overrides ``settings.headless`` when given.
+    """
+
+    def __init__(self, settings: BrowserModel, *, base_url: str, redactor: Redactor | None = None,
+                 headless: bool | None = None) -> None:
+        self.settings = settings
+        self.base_url = base_url.rstrip("/") + "/"
+        self.redactor = redactor or Redactor(())
+        self.headless = settings.headless if headless is None else headless
+        self._pw: Any = None
+        self._browser: Any = None
+        self._context: Any = None
+        self.page: Any = None
+        self._frames: list[Any] = []
+        self.console_errors: list[str] = []
+        #: Secret values whose text occurrences are painted over in screenshots.
+        self.secret_values: list[str] = []
+
+    # --- life cycle -----------------------------------------------------------------
+    def open(self) -> None:
+        """Start Playwright and Chromium and open one page.
+
+        Raises
+        ------
+        BrowserLaunchError
+            When Chromium is missing or fails to start (message says what to do).
+        """
+        from playwright.sync_api import Error as PwError
+        from playwright.sync_api import sync_playwright
+
+        exe = find_chromium(self.settings.executable_path)
+        self._pw = sync_playwright().start()
+        try:
+            self._browser = self._pw.chromium.launch(
+                executable_path=exe, headless=self.headless, args=list(CHROMIUM_ARGS),
+                slow_mo=self.settings.slow_mo_ms or None)
+        except PwError as exc:
+            self._pw.stop()
+            self._pw = None
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            where = exe or "Playwright's bundled browser"
+            raise BrowserLaunchError(
+                f"Chromium could not be started ({where}): {first}. Install Debian's chromium "
+                "(apt-get install chromium) or set STEADYHAND_CHROMIUM to a Chromium executable.") from None
+        vp = self.settings.viewport
+        self._context = self._browser.new_context(
+            viewport={"width": vp.width, "height": vp.height}, device_scale_factor=self.settings.device_scale_factor,
+            locale=self.settings.locale, timezone_id=self.settings.timezone)
+        self._context.add_init_script(PAGE_LIB)
+        self._context.set_default_timeout(self.settings.action_timeout_ms)
+        self._context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
+        self.page = self._context.new_page()
+        self.page.on("console", self._on_console)
+
+    def _on_console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.console_errors.append(self.redactor.text(msg.text)[:300])
+
+    def close(self) -> None:
+        """Close the page, browser and Playwright; never raises."""
+        for closer in (lambda: self._context and self._context.close(), lambda: self._browser and self._browser.close(),
+                       lambda: self._pw and self._pw.stop()):
+            try:
+                closer()
+            except Exception:
+                pass
+        self._pw = self._browser = self._context = self.page = None
+
+    def new_context_page(self) -> None:
+        """Replace the page with a fresh one in a fresh context (clean cookies)."""
+        vp = self.settings.viewport
+        if self._context is not None:
+            try:
+                self._context.close()
+            except Exception:
+                pass
+        self._context = self._browser.new_context(
+            viewport={"width": vp.width, "height": vp.height}, device_scale_factor=self.settings.device_scale_factor,
+            locale=self.settings.locale, timezone_id=self.settings.timezone)
+        self._context.add_init_script(PAGE_LIB)
+        self._context.set_default_timeout(self.settings.action_timeout_ms)
+        self._context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
+        self.page = self._context.new_page()
+        self.page.on("console", self._on_console)
+
+    # --- navigation -----------------------------------------------------------------
+    def absolute(self, url: str) -> str:
+        """Join a flow URL (relative to the base URL) to the base URL."""
+        if url.startswith(("http://", "https://", "file:", "about:", "data:")):
+            return url
+        return urljoin(self.base_url, url.lstrip("/"))
+
+    def goto(self, url: str) -> None:
+        """Load ``url`` (relative to the base URL).
+
+        Raises
+        ------
+        NavigationError
+            Unreachable host, HTTP status >= 400, or timeout.
+        """
+        from playwright.sync_api import Error as PwError
+
+        target = self.absolute(url)
+        try:
+            resp = self.page.goto(target, wait_until="domcontentloaded")
+        except PwError as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise NavigationError(f"cannot load {target}: {first}") from None
+        if resp is not None and resp.status >= 400:
+            raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
+        self.wait_settled()
+
+    def evaluate(self, script: str, arg: Any = None) -> Any:
+        return self.page.evaluate(script, arg)
+
+    # --- observation ----------------------------------------------------------------
+    def _ensure_lib(self, frame: Any) -> None:
+        if not frame.evaluate("() => !!(window.__steadyhand && window.__steadyhand.version === 1)"):
+            frame.evaluate(PAGE_LIB)
+
+    def _frame_offset(self, frame: Any) -> tuple[float, float] | None:
+        if frame == self.page.main_frame:
+            return (0.0, 0.0)
+        try:
+            el = frame.frame_element()
+            box = el.bounding_box()
+            if not box:
+                return None
+            border = el.evaluate("e => [e.clientLeft, e.clientTop]")
+            return (box["x"] + border[0], box["y"] + border[1])
+        except Exception:
+            return None
+
+    def _frame_label(self, frame: Any) -> str:
+        parts = []
+        f = frame
+        while f is not None and f != self.page.main_frame:
+            parts.append(f.name or f.url.rsplit("/", 1)[-1] or "frame")
+            f = f.parent_frame
+        return " > ".join(reversed(parts))
+
+    def observe(self, *, screenshot: bool = True, neighbours: bool = True) -> Observation:
+        """Observe the page: interactive elements with boxes, text, signature, screenshot.
+
+        Secrets are masked: password values never leave the page, values of
+        declared secrets are replaced in text, and both kinds of fields are
+        painted over in the screenshot.
+        """
+        page = self.page
+        raw_main: dict[str, Any] | None = None
+        candidates: list[Candidate] = []
+        items_all: list[dict[str, Any]] = []
+        self._frames = []
+        secret_boxes: list[tuple[float, float, float, float]] = []
+        for attempt in range(3):
+            try:
+                raw_main = None
+                candidates, items_all, self._frames, secret_boxes = [], [], [], []
+                frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
+                for frame in frames:
+                    offset = self._frame_offset(frame)
+                    if offset is None:
+                        continue
+                    self._ensure_lib(frame)
+                    raw = frame.evaluate("o => window.__steadyhand.collect(o)", {"neighbours": neighbours})
+                    fi = len(self._frames)
+                    self._frames.append(frame)
+                    if raw_main is None:
+                        raw_main = raw
+                    vp = tuple(raw_main["viewport"])
+                    dpr = float(raw_main["dpr"])
+                    grid = Grid(max(1, vp[0]), max(1, vp[1]))
+                    label = self._frame_label(frame)
+                    if self.secret_values and screenshot:
+                        for x, y, w, h in frame.evaluate("v => window.__steadyhand.secretRects(v)", self.secret_values):
+                            secret_boxes.append(((x + offset[0]) * dpr - 2, (y + offset[1]) * dpr - 2,
+                                                 w * dpr + 4, h * dpr + 4))
+                    for idx, item in enumerate(raw["items"]):
+                        value = str(item.get("value", ""))
+                        masked = self.redactor.text(value)
+                        if masked != value:
+                            item["value"] = masked
+                        self._redact_item(item)
+                        cand = _candidate(f"{fi}:{idx}", item, dx=offset[0], dy=offset[1], viewport=vp, dpr=dpr,
+                                          frame=label, grid=grid)
+                        if item.get("is_password") or masked != value:
+                            b = cand.descriptor.bbox
+                            assert b is not None
+                            secret_boxes.append((b.x * dpr, b.y * dpr, b.width * dpr, b.height * dpr))
+                        candidates.append(cand)
+                        items_all.append(item)
+                break
+            except Exception as exc:  # navigation in progress destroys the context: retry
+                if attempt == 2 or "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
+                    if attempt == 2:
+                        raise
+                page.wait_for_load_state("domcontentloaded")
+        assert raw_main is not None
+        raw_sig = dict(raw_main)
+        raw_sig["items"] = items_all
+        raw_sig["text"] = self.redactor.text(str(raw_main.get("text", "")))
+        sig = light_signature(raw_sig)
+        png = b""
+        if screenshot:
+            png = page.screenshot(type="png")
+            if secret_boxes:
+                png = mask_boxes_png(png, secret_boxes)
+        return Observation(
+            url=str(raw_main["url"]), title=self.redactor.text(str(raw_main["title"])),
+            viewport=tuple(raw_main["viewport"]), device_pixel_ratio=float(raw_main["dpr"]),  # type: ignore[arg-type]
+            scroll=tuple(raw_main["scroll"]), candidates=tuple(candidates),  # type: ignore[arg-type]
+            visible_text=raw_sig["text"], signature=sig, screenshot_png=png,
+            modal_titles=tuple(self.redactor.text(m) for m in raw_main.get("modals", ())),
+            timestamp_ms=time.time() * 1000.0,
+        )
+
+    def _redact_item(self, item: dict[str, Any]) -> None:
+        """Mask secret values in every text field of an observed element (in place)."""
+        for key in ("text", "name", "label", "value", "title", "placeholder", "container"):
+            item[key] = self.redactor.text(str(item.get(key, "")))
+        item["neighbours"] = [self.redactor.text(str(n)) for n in item.get("neighbours", ())]
+
+    def refs_for_selector(self, selector: str) -> list[Candidate]:
+        """Candidates matched by a Playwright selector, in the frames of the last observation.
+
+        Elements that the observer did not list (not considered interactive)
+        are described on the fly and get a fresh ref.
+        """
+        out: list[Candidate] = []
+        for fi, frame in enumerate(self._frames):
+            offset = self._frame_offset(frame)
+            if offset is None:
+                continue
+            try:
+                handles = frame.locator(selector).element_handles()
+            except Exception:
+                handles = []
+            for h in handles:
+                info = h.evaluate("e => ({i: window.__steadyhand.refIndex(e), d: window.__steadyhand.describe(e, true)})")
+                item = info["d"]
+                self._redact_item(item)
+                vp = tuple(self.page.viewport_size.values()) if self.page.viewport_size else (1280, 800)
+                out.append(_candidate(f"{fi}:{info['i']}", item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
+                                      dpr=self.settings.device_scale_factor, frame=self._frame_label(frame),
+                                      grid=Grid(vp[0], vp[1])))
+        return out
+
+    # --- acting ---------------------------------------------------------------------
+    def _handle(self, ref: str) -> Any:
+        try:
+            fi_s, idx_s = ref.split(":")
+            frame = self._frames[int(fi_s)]
+            handle = frame.evaluate_handle("i => window.__steadyhand.ref(i)", int(idx_s)).as_element()
+        except Exception as exc:
+            raise ActionError(f"element {ref} is gone: {exc}") from None
+        if handle is None:
+            raise ActionError(f"element {ref} is gone")
+        return handle
+
+    def perform(self, action: Action, ref: str | None, value: str) -> None:
+        """Perform one action of the closed action space.
+
+        Parameters
+        ----------
+        action : Action
+            What to do.
+        ref : str | None
+            Target candidate ref from the latest observation (None for
+            targetless actions).
+        value : str
+            The action's value with parameters already bound.
+
+        Raises
+        ------
+        ActionError
+            When the element is gone, not actionable within the timeout, or
+            the action fails.
+        """
+        from playwright.sync_api import Error as PwError
+
+        page = self.page
+        t = action.timeout_ms
+        kind = action.kind
+        try:
+            if kind == "navigate":
+                self.goto(value)
+                return
+            if kind == "back":
+                page.go_back(wait_until="domcontentloaded")
+                return
+            if kind == "scroll":
+                dx, dy = {"down": (0, action.distance), "up": (0, -action.distance),
+                          "right": (action.distance, 0), "left": (-action.distance, 0)}[action.direction]
+                if ref:
+                    self._handle(ref).hover(timeout=t)
+                page.mouse.wheel(dx, dy)
+                return
+            if kind in ("wait", "screenshot", "assert"):
+                if kind == "wait" and value:
+                    page.get_by_text(value).first.wait_for(state="visible", timeout=t)
+                return
+            if kind == "press" and not ref:
+                page.keyboard.press(value)
+                return
+            if ref is None:
+                raise ActionError(f"{kind} needs a target element")
+            h = self._handle(ref)
+            if kind == "click":
+                h.click(timeout=t)
+            elif kind == "dblclick":
+                h.dblclick(timeout=t)
+            elif kind == "hover":
+                h.hover(timeout=t)
+            elif kind == "check":
+                h.check(timeout=t)
+            elif kind == "uncheck":
+                h.uncheck(timeout=t)
+            elif kind == "press":
+                h.press(value, timeout=t)
+            elif kind == "upload":
+                h.set_input_files(value, timeout=t)
+            elif kind == "input":
+                self._fill(h, value, t)
+            elif kind == "select":
+                self._select(h, value, t)
+            else:  # pragma: no cover - the action space is closed by the schema
+                raise ActionError(f"unknown action {kind!r}")
+        except ActionError:
+            raise
+        except PwError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ActionError(self.redactor.text(f"{kind} failed: {first}")) from None
+
+    def _fill(self, h: Any, value: str, timeout: int) -> None:
+        from playwright.sync_api import Error as PwError
+
+        try:
+            h.fill(value, timeout=timeout)  # clears existing content first (P5)
+            return
+        except PwError as exc:
+            if "not an <input>" not in str(exc) and "not editable" not in str(exc).lower():
+                raise
+        # a custom widget: focus it, select all, type
+        h.click(timeout=timeout)
+        self.page.keyboard.press("Control+A")
+        self.page.keyboard.press("Delete")
+        self.page.keyboard.type(value)
+
+    def _select(self, h: Any, value: str, timeout: int) -> None:
+        tag = h.evaluate("e => e.tagName.toLowerCase()")
+        if tag == "select":
+            try:
+                h.select_option(label=value, timeout=timeout)
+            except Exception:
+                h.select_option(value=value, timeout=timeout)
+            return
+        # a custom listbox / combobox: open it and click the option by accessible name
+        h.click(timeout=timeout)
+        option = self.page.get_by_role("option", name=value, exact=True)
+        if option.count() == 0:
+            option = self.page.get_by_role("option", name=value)
+        option.first.click(timeout=timeout)
+
+    # --- waiting (P6, S7) -------------------------------------------------------------
+    def probe(self) -> dict[str, Any] | None:
+        """Cheap quiet-ness probe of the main frame; None while navigating."""
+        try:
+            return self.page.evaluate("() => window.__steadyhand ? window.__steadyhand.probe() : null")
+        except Exception:
+            return None
+
+    def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Wait until the page is quiet (P6: 500 ms is an upper bound, not a sleep).
+
+        Returns as soon as a change was seen and the page is quiet (no DOM
+        mutation for 120 ms, no request in flight, no loading indicator);
+        else after 500 ms when nothing is pending.  While a loading
+        indicator or request is pending it keeps waiting up to 30 s (S7).
+
+        Returns
+        -------
+        dict
+            ``{"ms": waited ms, "changed": bool, "timed_out": bool}``.
+        """
+        t0 = time.monotonic()
+        start = start or {}
+        start_mut = start.get("mutations")
+        start_url = start.get("url")
+        limit = LOADING_MAX_MS * (2 if long else 1)
+        changed = False
+        while True:
+            elapsed = (time.monotonic() - t0) * 1000.0
+            p = self.probe()
+            if p is None:
+                changed = True
+                try:
+                    self.page.wait_for_load_state("domcontentloaded", timeout=5000)
+                except Exception:
+                    pass
+            else:
+                if start_url is not None and p["url"] != start_url:
+                    changed = True
+                if start_mut is not None and p["mutations"] != start_mut:
+                    changed = True
+                pending = p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
+                quiet = p["quietMs"] >= QUIET_MS
+                if not pending and quiet and (changed or start_mut is None):
+                    return {"ms": elapsed, "changed": changed, "timed_out": False}
+                if not pending and elapsed >= SETTLE_MAX_MS:
+                    return {"ms": elapsed, "changed": changed, "timed_out": False}
+                if elapsed >= limit:
+                    return {"ms": elapsed, "changed": changed, "timed_out": True}
+            time.sleep(0.03)
+
+    # --- assertions (P7) ------------------------------------------------------------
+    def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
+        """Check one assertion, polling up to its timeout (2 s).
+
+        Returns
+        -------
+        (bool, str)
+            Whether it holds and a one-line explanation (secrets masked).
+        """
+        deadline = time.monotonic() + 2.0
+        ok, why = False, ""
+        while True:
+            try:
+                ok, why = self._check_once(assertion, ref, expected)
+            except Exception as exc:
+                ok, why = False, f"cannot check: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+            if ok or time.monotonic() >= deadline:
+                return ok, self.redactor.text(why)
+            time.sleep(0.1)
+
+    def _check_once(self, a: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
+        page = self.page
+        kind = a.kind
+        if kind in ("text_appears", "text_absent"):
+            texts = [f.evaluate("() => document.body ? document.body.innerText : ''") for f in page.frames]
+            present = any(expected in t for t in texts)
+            if kind == "text_appears":
+                return present, f"text {expected!r} {'appears' if present else 'does not appear'}"
+            return (not present), f"text {expected!r} {'is present' if present else 'is absent'}"
+        if kind == "url_contains":
+            return expected in page.url, f"URL is {page.url}"
+        if a.selector:
+            loc = page.locator(a.selector)
+            if kind == "count":
+                n = loc.count()
+                return str(n) == expected, f"{n} elements match {a.selector!r}"
+            if loc.count() == 0:
+                return kind == "hidden", f"no element matches {a.selector!r}"
+            h = loc.first.element_handle()
+        elif ref:
+            h = self._handle(ref)
+        else:
+            return False, "no element to assert on"
+        info = h.evaluate("e => ({d: window.__steadyhand.describe(e, false), t: (e.innerText || e.value || '').trim()})")
+        d, text = info["d"], " ".join(str(info["t"]).split())
+        if kind == "visible":
+            return bool(d["visible"]), "visible" if d["visible"] else "not visible"
+        if kind == "hidden":
+            return not d["visible"], "hidden" if not d["visible"] else "visible"
+        if kind == "enabled":
+            return bool(d["enabled"]), "enabled" if d["enabled"] else "disabled"
+        if kind == "disabled":
+            return not d["enabled"], "disabled" if not d["enabled"] else "enabled"
+        if kind == "text_equals":
+            return text == expected, f"text is {text[:80]!r}"
+        if kind == "text_contains":
+            return expected in text, f"text is {text[:80]!r}"
+        if kind == "value":
+            return str(d["value"]) == expected, f"value is {str(d['value'])[:80]!r}"
+        if kind == "count":
+            return False, "count needs a selector"
+        return False, f"unknown assertion {kind}"

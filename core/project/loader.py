@@ -1,0 +1,286 @@
+"""Load, validate and save project folders and flow files.
+
+A project folder holds ``steadyhand.yaml`` (settings) and ``flows/*.yaml``
+(one flow per file).  Run data lives in ``.steadyhand/`` inside the project
+(git-ignored).  Files are validated on load; a bad file raises one
+:class:`ProjectError` naming the file, the step and the field.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+from pydantic import ValidationError
+
+from core.domain import Action, Assertion, ElementDescriptor, EpisodeSpec, Flow, Step
+
+from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
+
+__all__ = [
+    "ProjectError", "Project", "SETTINGS_FILE", "FLOWS_DIR", "DATA_DIR",
+    "load_project", "load_flow", "flow_to_mapping", "save_flow", "run_data_dir",
+]
+
+SETTINGS_FILE = "steadyhand.yaml"
+FLOWS_DIR = "flows"
+DATA_DIR = ".steadyhand"
+
+
+class ProjectError(Exception):
+    """A project or flow file is missing or invalid.
+
+    The message names the file, the location (step and field) and what was
+    expected, in one line.
+    """
+
+    def __init__(self, path: Path | str, message: str, *, location: str = "") -> None:
+        self.path = str(path)
+        self.location = location
+        self.detail = message
+        where = f" at {location}" if location else ""
+        super().__init__(f"{self.path}{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """A loaded project.
+
+    Attributes
+    ----------
+    root : Path
+        Project folder.
+    settings : ProjectModel
+        Validated settings (read-only use).
+    flows : Mapping[str, Flow]
+        Flows by name, in file-name order.
+    """
+
+    root: Path
+    settings: ProjectModel
+    flows: Mapping[str, Flow] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    @property
+    def data_dir(self) -> Path:
+        """``<root>/.steadyhand`` (created on demand)."""
+        return run_data_dir(self.root)
+
+    @property
+    def secret_names(self) -> tuple[str, ...]:
+        return tuple(self.settings.secrets)
+
+
+def run_data_dir(root: Path) -> Path:
+    """Return (and create) the git-ignored run-data folder of a project."""
+    d = Path(root) / DATA_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    gi = d / ".gitignore"
+    if not gi.exists():
+        gi.write_text("*\n", encoding="utf-8")
+    return d
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProjectError(path, "file not found") from None
+    except OSError as exc:
+        raise ProjectError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        loc = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ProjectError(path, f"not valid YAML: {problem}", location=loc) from None
+
+
+def _location(err: Mapping[str, Any], data: Any) -> str:
+    """Human location like ``step 's3' (#3), field 'action'``."""
+    loc = list(err.get("loc", ()))
+    parts: list[str] = []
+    if len(loc) >= 2 and loc[0] == "steps" and isinstance(loc[1], int):
+        idx = loc[1]
+        sid = ""
+        try:
+            sid = str(data["steps"][idx].get("id", ""))
+        except Exception:
+            pass
+        parts.append(f"step {sid!r} (#{idx + 1})" if sid else f"step #{idx + 1}")
+        loc = loc[2:]
+    if loc:
+        parts.append("field '" + ".".join(str(p) for p in loc) + "'")
+    return ", ".join(parts)
+
+
+def _validation_error(path: Path, exc: ValidationError, data: Any) -> ProjectError:
+    err = exc.errors()[0]
+    msg = err.get("msg", "invalid")
+    if err.get("type") == "extra_forbidden":
+        msg = "unknown field (check the spelling)"
+    elif err.get("type") == "missing":
+        msg = "required field is missing"
+    more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
+    return ProjectError(path, f"{msg}{more}", location=_location(err, data))
+
+
+def _check_version(path: Path, data: Mapping[str, Any]) -> None:
+    v = data.get("schema_version", SCHEMA_VERSION)
+    if isinstance(v, int) and v > SCHEMA_VERSION:
+        raise ProjectError(
+            path, f"schema_version {v} is newer than this Steadyhand supports ({SCHEMA_VERSION}); upgrade Steadyhand",
+            location="field 'schema_version'")
+
+
+def load_flow(path: Path | str) -> Flow:
+    """Load and validate one flow file.
+
+    Raises
+    ------
+    ProjectError
+        Naming the file, the step and the field when the file is invalid.
+    """
+    path = Path(path)
+    data = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise ProjectError(path, "expected a mapping with 'name' and 'steps' at the top level")
+    _check_version(path, data)
+    try:
+        model = FlowModel.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(path, exc, data) from None
+    seen: set[str] = set()
+    steps: list[Step] = []
+    for i, sm in enumerate(model.steps):
+        where = f"step {sm.id!r} (#{i + 1})"
+        if sm.id in seen:
+            raise ProjectError(path, f"duplicate step id {sm.id!r}", location=f"{where}, field 'id'")
+        seen.add(sm.id)
+        try:
+            target = ElementDescriptor.from_mapping(sm.target)
+        except (TypeError, ValueError, KeyError, IndexError) as exc:
+            raise ProjectError(path, f"invalid element descriptor: {exc}", location=f"{where}, field 'target'") from None
+        step = Step(
+            id=sm.id, name=sm.name,
+            action=Action(kind=sm.action, value=sm.value, direction=sm.direction,  # type: ignore[arg-type]
+                          distance=sm.distance, timeout_ms=sm.timeout_ms),
+            selector=sm.selector, target=target,
+            assertions=tuple(Assertion(kind=a.kind, expected=a.expected, selector=a.selector) for a in sm.assertions),
+            expect=sm.expect, reversible=sm.reversible, read_only=sm.read_only, optional=sm.optional,
+        )
+        if step.needs_target and not step.selector and target.is_empty:
+            raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
+        if sm.action in ("input", "select", "press", "navigate", "upload") and sm.value == "" and sm.action != "input":
+            raise ProjectError(path, f"action {sm.action!r} needs a 'value'", location=f"{where}, field 'value'")
+        steps.append(step)
+    episode = EpisodeSpec(model.episode.task, model.episode.utterance_regex) if model.episode else None
+    return Flow(
+        name=model.name, start_url=model.start_url, steps=tuple(steps), params=dict(model.params),
+        secrets=tuple(model.secrets), episode=episode, description=model.description, source=str(path),
+    )
+
+
+def load_project(path: Path | str) -> Project:
+    """Load a project folder (settings and every flow).
+
+    Raises
+    ------
+    ProjectError
+        When the folder, its settings file or any flow file is missing or invalid.
+    """
+    root = Path(path).expanduser().resolve()
+    if not root.is_dir():
+        raise ProjectError(root, "project folder not found")
+    settings_path = root / SETTINGS_FILE
+    data = _read_yaml(settings_path)
+    if not isinstance(data, dict):
+        raise ProjectError(settings_path, "expected a mapping of settings at the top level")
+    _check_version(settings_path, data)
+    try:
+        settings = ProjectModel.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(settings_path, exc, data) from None
+    if not settings.site and not settings.base_url:
+        raise ProjectError(settings_path, "set either 'site' (bundled) or 'base_url'", location="field 'base_url'")
+    flows: dict[str, Flow] = {}
+    flow_dir = root / FLOWS_DIR
+    for fp in sorted(flow_dir.glob("*.yaml")) if flow_dir.is_dir() else []:
+        flow = load_flow(fp)
+        if flow.name in flows:
+            raise ProjectError(fp, f"flow name {flow.name!r} is already used by another file", location="field 'name'")
+        flows[flow.name] = flow
+    return Project(root=root, settings=settings, flows=flows)
+
+
+def flow_to_mapping(flow: Flow) -> dict[str, Any]:
+    """Serialize a flow with stable key order (readable diffs, ARCHITECTURE rule 9)."""
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "name": flow.name}
+    if flow.description:
+        out["description"] = flow.description
+    out["start_url"] = flow.start_url
+    if flow.params:
+        out["params"] = dict(flow.params)
+    if flow.secrets:
+        out["secrets"] = list(flow.secrets)
+    if flow.episode:
+        ep = {"task": flow.episode.task}
+        if flow.episode.utterance_regex:
+            ep["utterance_regex"] = flow.episode.utterance_regex
+        out["episode"] = ep
+    steps = []
+    for s in flow.steps:
+        d: dict[str, Any] = {"id": s.id}
+        if s.name:
+            d["name"] = s.name
+        d["action"] = s.action.kind
+        if s.action.value:
+            d["value"] = s.action.value
+        if s.action.kind == "scroll":
+            d["direction"] = s.action.direction
+            d["distance"] = s.action.distance
+        if s.action.timeout_ms != 5000:
+            d["timeout_ms"] = s.action.timeout_ms
+        if s.selector:
+            d["selector"] = s.selector
+        if not s.target.is_empty:
+            d["target"] = s.target.to_mapping()
+        if s.assertions:
+            d["assertions"] = [
+                {k: v for k, v in (("kind", a.kind), ("expected", a.expected), ("selector", a.selector)) if v}
+                for a in s.assertions
+            ]
+        if s.expect != "auto":
+            d["expect"] = s.expect
+        if not s.reversible:
+            d["reversible"] = False
+        if s.read_only:
+            d["read_only"] = True
+        if s.optional:
+            d["optional"] = True
+        steps.append(d)
+    out["steps"] = steps
+    return out
+
+
+def save_flow(flow: Flow, path: Path | str) -> Path:
+    """Write a flow file atomically (temp file + rename); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(flow_to_mapping(flow), sort_keys=False, allow_unicode=True, width=100)
+    fd, tmp = tempfile.mkstemp(prefix=".flow-", suffix=".yaml", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

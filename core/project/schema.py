@@ -1,0 +1,130 @@
+"""Pydantic schemas of project and flow files (validation at the edges only).
+
+The in-memory model stays the frozen dataclasses of :mod:`core.domain`;
+these models exist to validate files and to publish JSON Schemas
+(``resources/schemas/``).
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.domain.flow import ACTION_KINDS
+
+__all__ = [
+    "SCHEMA_VERSION", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel",
+    "ProjectModel", "AssertionModel", "StepModel", "EpisodeModel", "FlowModel",
+]
+
+#: Current schema version of project and flow files.
+SCHEMA_VERSION = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ViewportModel(_Strict):
+    width: int = Field(1280, ge=200, le=7680, description="CSS px")
+    height: int = Field(800, ge=200, le=4320, description="CSS px")
+
+
+class BrowserModel(_Strict):
+    headless: bool = True
+    executable_path: Optional[str] = Field(None, description="Chromium binary; env STEADYHAND_CHROMIUM overrides")
+    viewport: ViewportModel = Field(default_factory=ViewportModel)
+    device_scale_factor: float = Field(1.0, gt=0, le=4)
+    slow_mo_ms: int = Field(0, ge=0, le=5000)
+    locale: str = "en-US"
+    timezone: str = "UTC"
+    action_timeout_ms: int = Field(5000, ge=100, le=120000, description="per action, 5 s (seed 002 P6)")
+    navigation_timeout_ms: int = Field(15000, ge=100, le=300000)
+
+
+class SecretModel(_Strict):
+    default: Optional[str] = Field(None, description="public demo value only; real secrets come from env or keyring")
+    description: str = ""
+
+
+class BreakerModel(_Strict):
+    threshold: int = Field(3, ge=1, le=50, description="consecutive failures that open the breaker (seed 000 R4)")
+    read_only_threshold: int = Field(5, ge=1, le=50, description="read-only actions tolerate more (R4)")
+    recovery_timeout_s: float = Field(300.0, ge=0, description="open -> half_open after this (R4)")
+
+
+class LocatorModel(_Strict):
+    margin: float = Field(0.1, ge=0, le=1, description="best must lead runner-up by this")
+    fuzzy_threshold: float = Field(0.8, ge=0, le=1, description="seed 000 R2")
+    position_tolerance_px: float = Field(5.0, ge=0, description="CSS px, seed 000 R2")
+
+
+class ProjectModel(_Strict):
+    schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
+    name: str = Field(min_length=1)
+    description: str = ""
+    site: Optional[str] = Field(None, description="bundled site served on loopback: 'demo' or 'miniwob'")
+    site_options: dict[str, str] = Field(default_factory=dict)
+    base_url: Optional[str] = Field(None, description="external base URL when no bundled site")
+    browser: BrowserModel = Field(default_factory=BrowserModel)
+    params: dict[str, str] = Field(default_factory=dict)
+    secrets: dict[str, SecretModel] = Field(default_factory=dict)
+    breaker: BreakerModel = Field(default_factory=BreakerModel)
+    locator: LocatorModel = Field(default_factory=LocatorModel)
+    max_steps: int = Field(30, ge=1, le=1000, description="per flow, P95 of seed 002 P6")
+
+    @field_validator("site")
+    @classmethod
+    def _known_site(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and v not in ("demo", "miniwob"):
+            raise ValueError("must be 'demo' or 'miniwob'")
+        return v
+
+
+class AssertionModel(_Strict):
+    kind: Literal[
+        "visible", "hidden", "text_equals", "text_contains", "enabled", "disabled",
+        "value", "count", "text_appears", "text_absent", "url_contains",
+    ]
+    expected: str = ""
+    selector: str = ""
+
+
+class StepModel(_Strict):
+    id: str = Field(min_length=1)
+    name: str = ""
+    action: str
+    value: str = ""
+    direction: Literal["down", "up", "left", "right"] = "down"
+    distance: int = Field(400, ge=0, le=100000, description="CSS px")
+    timeout_ms: int = Field(5000, ge=0, le=120000)
+    selector: str = ""
+    target: dict = Field(default_factory=dict)
+    assertions: list[AssertionModel] = Field(default_factory=list)
+    expect: Literal["auto", "navigation", "value", "overlay_open", "overlay_close", "content", "none", "any"] = "auto"
+    reversible: bool = True
+    read_only: bool = False
+    optional: bool = False
+
+    @field_validator("action")
+    @classmethod
+    def _closed_action(cls, v: str) -> str:
+        if v not in ACTION_KINDS:
+            raise ValueError(f"unknown action {v!r}; expected one of {', '.join(ACTION_KINDS)}")
+        return v
+
+
+class EpisodeModel(_Strict):
+    task: str = Field(min_length=1)
+    utterance_regex: str = ""
+
+
+class FlowModel(_Strict):
+    schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
+    name: str = Field(min_length=1)
+    description: str = ""
+    start_url: str = "/"
+    params: dict[str, str] = Field(default_factory=dict)
+    secrets: list[str] = Field(default_factory=list)
+    episode: Optional[EpisodeModel] = None
+    steps: list[StepModel] = Field(default_factory=list)

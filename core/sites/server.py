@@ -1,0 +1,477 @@
+"""A small loopback HTTP server: static files plus JSON routes.
+
+Bundled sites (the demo app, MiniWoB++ pages) are served by one
+:class:`LoopbackServer` each, bound to ``127.0.0.1`` on a free port (port 0,
+CONTRACTS "Servers bind 127.0.0.1 only") and run in a daemon thread.
+:class:`StaticSite` adds static files from one folder: correct MIME types,
+no directory listing, path traversal refused, ``Cache-Control: no-store``
+(a site variant switched between runs must never be served from cache).
+
+Routes are the hook for APIs: ``server.route("POST", "/api/items/{id}",
+handler)`` where ``handler(request) -> Response`` and ``request.params``
+holds the ``{name}`` segments.  Routes are tried before static files.
+
+The server is quiet: no per-request log lines; a handler that raises gets a
+500 JSON answer and one ``logging`` record on the ``core.sites`` logger.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import mimetypes
+import re
+import threading
+from dataclasses import dataclass, field, replace
+from http import HTTPStatus
+from http.cookies import SimpleCookie
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Mapping
+from urllib.parse import parse_qs, unquote, urlsplit
+
+__all__ = [
+    "Request", "Response", "Handler", "LoopbackServer", "StaticSite",
+    "file_response", "content_type_for",
+]
+
+log = logging.getLogger("core.sites")
+
+#: Largest request body accepted, bytes.
+MAX_BODY_BYTES = 1_000_000
+
+#: MIME types of web files, fixed here so that they do not depend on the
+#: host's ``/etc/mime.types`` (Debian maps ``.js`` differently across releases).
+_MIME = {
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".txt": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".ico": "image/x-icon",
+    ".woff": "font/woff",
+    ".woff2": "font/woff2",
+    ".ttf": "font/ttf",
+    ".wav": "audio/wav",
+    ".mp3": "audio/mpeg",
+    ".xml": "application/xml",
+}
+
+
+def content_type_for(path: Path | str) -> str:
+    """MIME type (with charset for text) of a file, from its suffix.
+
+    Unknown suffixes fall back to :mod:`mimetypes`, then
+    ``application/octet-stream``.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix in _MIME:
+        return _MIME[suffix]
+    guessed, _ = mimetypes.guess_type(str(path))
+    return guessed or "application/octet-stream"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One HTTP request as seen by a route handler.
+
+    Attributes
+    ----------
+    method : str
+        Upper-case method (``"GET"``; ``HEAD`` is dispatched as ``GET``).
+    path : str
+        URL path, percent-decoded, without query.
+    query : Mapping[str, list[str]]
+        Parsed query string.
+    headers : Mapping[str, str]
+        Request headers, keys lower-case.
+    body : bytes
+        Raw body (at most :data:`MAX_BODY_BYTES`).
+    cookies : Mapping[str, str]
+        Cookies sent by the client.
+    params : Mapping[str, str]
+        Values of the ``{name}`` segments of the matched route pattern.
+    """
+
+    method: str
+    path: str
+    query: Mapping[str, list[str]] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    cookies: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, str] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        """Body parsed as JSON; ``{}`` when empty.
+
+        Raises
+        ------
+        ValueError
+            The body is not valid JSON.
+        """
+        if not self.body.strip():
+            return {}
+        return json.loads(self.body.decode("utf-8"))
+
+    def arg(self, name: str, default: str = "") -> str:
+        """First value of query parameter ``name`` (``default`` if absent)."""
+        values = self.query.get(name)
+        return values[0] if values else default
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What a handler returns.
+
+    Attributes
+    ----------
+    status : int
+        HTTP status code.
+    body : bytes
+        Response body (dropped for ``HEAD``).
+    content_type : str
+        ``Content-Type`` header value.
+    headers : tuple[tuple[str, str], ...]
+        Extra headers (``Set-Cookie`` may repeat).
+    """
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "text/plain; charset=utf-8"
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def json(cls, data: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> "Response":
+        """JSON response (UTF-8, compact)."""
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return cls(status, body, "application/json", headers)
+
+    @classmethod
+    def text(cls, text: str, status: int = 200, content_type: str = "text/plain; charset=utf-8",
+             headers: tuple[tuple[str, str], ...] = ()) -> "Response":
+        """Text response encoded as UTF-8."""
+        return cls(status, text.encode("utf-8"), content_type, headers)
+
+    @classmethod
+    def redirect(cls, location: str, status: int = 302) -> "Response":
+        """Redirect to ``location`` (a path on the same server)."""
+        return cls(status, b"", "text/plain; charset=utf-8", (("Location", location),))
+
+    @classmethod
+    def empty(cls, status: int = 204) -> "Response":
+        """Response without a body."""
+        return cls(status)
+
+    @classmethod
+    def error(cls, status: int, message: str, **extra: Any) -> "Response":
+        """JSON error ``{"error": message, ...extra}``."""
+        return cls.json({"error": message, **extra}, status)
+
+    def with_headers(self, *headers: tuple[str, str]) -> "Response":
+        """Copy with extra headers appended."""
+        return replace(self, headers=self.headers + tuple(headers))
+
+
+Handler = Callable[[Request], Response]
+
+_NOT_FOUND_HTML = (
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
+    "<body><h1>Not found</h1><p>There is nothing at this address.</p></body></html>"
+)
+
+
+def file_response(path: Path) -> Response:
+    """Serve one existing regular file with its MIME type; 404 otherwise."""
+    if not path.is_file():
+        return Response.text(_NOT_FOUND_HTML, 404, "text/html; charset=utf-8")
+    return Response(200, path.read_bytes(), content_type_for(path))
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    method: str
+    pattern: str
+    regex: re.Pattern[str]
+    handler: Handler
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    """``/api/items/{id}`` -> regex with named groups; a segment never spans ``/``."""
+    out, pos = [], 0
+    for m in re.finditer(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", pattern):
+        out.append(re.escape(pattern[pos:m.start()]))
+        out.append(f"(?P<{m.group(1)}>[^/]+)")
+        pos = m.end()
+    out.append(re.escape(pattern[pos:]))
+    return re.compile("^" + "".join(out) + "$")
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer that never prints tracebacks of dropped clients."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 64
+
+    def __init__(self, address: tuple[str, int], owner: "LoopbackServer") -> None:
+        self.owner = owner
+        super().__init__(address, _RequestHandler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: D102
+        log.debug("connection error from %s", client_address, exc_info=True)
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    """Parses the request, asks the owner for a Response, writes it."""
+
+    server: _QuietHTTPServer
+    protocol_version = "HTTP/1.0"  # one request per connection: no idle threads
+    server_version = "SteadyhandSite/1.0"
+    sys_version = ""
+    timeout = 30  # s; a silent client is dropped
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+        return
+
+    def _dispatch(self) -> None:
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            self._write(Response.error(413, "Request body too large"))
+            return
+        body = self.rfile.read(length) if length > 0 else b""
+        cookies: dict[str, str] = {}
+        if self.headers.get("Cookie"):
+            jar = SimpleCookie()
+            try:
+                jar.load(self.headers["Cookie"])
+            except Exception:  # malformed cookie header: ignore it
+                jar = SimpleCookie()
+            cookies = {k: v.value for k, v in jar.items()}
+        method = "GET" if self.command == "HEAD" else self.command
+        request = Request(
+            method=method,
+            path=unquote(parts.path) or "/",
+            query=parse_qs(parts.query, keep_blank_values=True),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+            cookies=cookies,
+        )
+        try:
+            response = self.server.owner.handle(request)
+        except Exception as exc:  # a bug in a handler must not kill the server
+            log.exception("handler failed for %s %s", self.command, self.path)
+            response = Response.error(500, f"Internal error: {type(exc).__name__}")
+        self._write(response)
+
+    def _write(self, response: Response) -> None:
+        try:
+            self.send_response(response.status)
+            self.send_header("Content-Type", response.content_type)
+            self.send_header("Content-Length", str(len(response.body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            for name, value in response.headers:
+                self.send_header(name, value)
+            self.end_headers()
+            if self.command != "HEAD" and response.body:
+                self.wfile.write(response.body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = _dispatch
+
+
+class LoopbackServer:
+    """HTTP server on ``127.0.0.1`` (free port) in a daemon thread, with routes.
+
+    Parameters
+    ----------
+    port : int
+        TCP port; 0 (default) picks a free one.
+
+    Examples
+    --------
+    >>> srv = LoopbackServer()
+    >>> srv.route("GET", "/api/ping", lambda req: Response.json({"ok": True}))
+    >>> with srv:
+    ...     url = srv.base_url + "/api/ping"
+    """
+
+    host = "127.0.0.1"
+
+    def __init__(self, *, port: int = 0) -> None:
+        self._port = port
+        self._routes: list[_Route] = []
+        self._httpd: _QuietHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- routes -------------------------------------------------------------
+    def route(self, method: str, pattern: str, handler: Handler) -> None:
+        """Register ``handler`` for ``method`` on URL paths matching ``pattern``.
+
+        ``pattern`` is a path with ``{name}`` segments (``/api/items/{id}``);
+        routes are tried in registration order, before static files.
+        """
+        self._routes.append(_Route(method.upper(), pattern, _compile(pattern), handler))
+
+    def handle(self, request: Request) -> Response:
+        """Answer one request: the first matching route, else :meth:`fallback`.
+
+        A path matched by a route of another method gets 405.
+        """
+        allowed: list[str] = []
+        for r in self._routes:
+            m = r.regex.match(request.path)
+            if not m:
+                continue
+            if r.method != request.method:
+                allowed.append(r.method)
+                continue
+            return r.handler(replace(request, params=m.groupdict()))
+        if allowed:
+            return Response.error(405, "Method not allowed").with_headers(("Allow", ", ".join(sorted(set(allowed)))))
+        return self.fallback(request)
+
+    def fallback(self, request: Request) -> Response:
+        """Answer a request no route matched (404 here; static files in subclasses)."""
+        return Response.error(404, "Not found")
+
+    # -- lifecycle ------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """True between :meth:`start` and :meth:`stop`."""
+        return self._httpd is not None
+
+    @property
+    def port(self) -> int:
+        """Bound TCP port.
+
+        Raises
+        ------
+        RuntimeError
+            The server is not started.
+        """
+        if self._httpd is None:
+            raise RuntimeError("server not started")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>`` (no trailing slash).
+
+        Raises
+        ------
+        RuntimeError
+            The server is not started.
+        """
+        return f"http://{self.host}:{self.port}"
+
+    def url(self, path: str = "/") -> str:
+        """Absolute URL of ``path`` on this server."""
+        return self.base_url + (path if path.startswith("/") else "/" + path)
+
+    def start(self) -> "LoopbackServer":
+        """Bind and serve in a daemon thread; returns ``self``.  Idempotent."""
+        if self._httpd is not None:
+            return self
+        self._httpd = _QuietHTTPServer((self.host, self._port), self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
+            name=f"{type(self).__name__}:{self.port}", daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket.  Idempotent."""
+        httpd, thread = self._httpd, self._thread
+        self._httpd = self._thread = None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> "LoopbackServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class StaticSite(LoopbackServer):
+    """Loopback server of the files under ``root``, plus routes.
+
+    Parameters
+    ----------
+    root : Path
+        Folder served.  Only regular files inside it (after resolving
+        symlinks) are served; anything else is 404.
+    mount : str
+        URL prefix the folder is served under (``"/"`` or ``"/static/"``).
+    index : str
+        File served for a directory URL, if present; directories are never
+        listed.
+    port : int
+        TCP port; 0 (default) picks a free one.
+    """
+
+    def __init__(self, root: Path, *, mount: str = "/", index: str = "index.html", port: int = 0) -> None:
+        super().__init__(port=port)
+        self._root = Path(root).resolve()
+        if not self._root.is_dir():
+            raise FileNotFoundError(f"not a folder: {root}")
+        self._mount = "/" + mount.strip("/") + "/" if mount.strip("/") else "/"
+        self._index = index
+
+    @property
+    def root(self) -> Path:
+        """Resolved folder served."""
+        return self._root
+
+    def resolve(self, relpath: str) -> Path | None:
+        """File under :attr:`root` for a relative URL path, or None.
+
+        None when the path climbs out of the root (``..``, absolute parts,
+        symlinks pointing outside), names a hidden file, or does not exist.
+        A directory maps to its index file.
+        """
+        parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]
+        if any(p == ".." or p.startswith(".") or "\x00" in p for p in parts):
+            return None
+        candidate = self._root.joinpath(*parts) if parts else self._root
+        try:
+            candidate = candidate.resolve()
+        except (OSError, RuntimeError):
+            return None
+        if not candidate.is_relative_to(self._root):
+            return None
+        if candidate.is_dir():
+            candidate = candidate / self._index
+        return candidate if candidate.is_file() else None
+
+    def serve(self, relpath: str) -> Response:
+        """Response for the file at ``relpath`` under the root (404 if refused)."""
+        path = self.resolve(relpath)
+        if path is None:
+            return Response.text(_NOT_FOUND_HTML, 404, "text/html; charset=utf-8")
+        return file_response(path)
+
+    def fallback(self, request: Request) -> Response:
+        """Static files for ``GET`` under the mount point; else 404/405."""
+        if not request.path.startswith(self._mount) and request.path + "/" != self._mount:
+            return super().fallback(request)
+        if request.method != "GET":
+            return Response.error(405, "Method not allowed").with_headers(("Allow", "GET, HEAD"))
+        return self.serve(request.path[len(self._mount):])

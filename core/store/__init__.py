@@ -1,0 +1,26 @@
+"""Run store: SQLAlchemy models, the :class:`Store` repository, schema migrations.
+
+One SQLite database per project at ``<project>/.steadyhand/store.sqlite``;
+screenshots are PNG files under ``<project>/.steadyhand/screenshots/<run_id>/``
+referenced by rows with paths relative to ``.steadyhand/``.
+"""
+from .media import SCREENSHOTS_DIR
+from .migrations import MIGRATIONS, SchemaVersionError, current_version, migrate
+from .models import SCHEMA_VERSION
+from .records import (
+    EscalationRecord, ObservationRecord, ResolutionRecord, RunDetail, RunSummary, StepRecord,
+    VerdictRecord,
+)
+from .recovery import INTERRUPTED, recover_interrupted
+from .repository import (
+    DB_FILENAME, STORE_DIRNAME, Store, StoreClosedError, StoreError, StoreReadOnlyError,
+    UnknownRunError, store_path,
+)
+
+__all__ = [
+    "Store", "store_path", "STORE_DIRNAME", "DB_FILENAME", "SCREENSHOTS_DIR", "SCHEMA_VERSION",
+    "MIGRATIONS", "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
+    "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError",
+    "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
+    "ResolutionRecord", "VerdictRecord", "EscalationRecord",
+]

@@ -1,0 +1,478 @@
+"""The run store: record runs as they happen, read them back.
+
+One :class:`Store` per database.  The engine thread owns a writable store;
+a front end (the studio) may open a second, read-only store on the same
+file from another thread or process and read while the engine writes
+(SQLite WAL; see :mod:`core.store.database`).  Every call uses its own
+session and short transaction, so:
+
+* a run row is inserted as ``running`` by :meth:`Store.begin_run` and
+  completed by :meth:`Store.finish_run`; each record in between is one
+  committed transaction - a killed process leaves whole records and a
+  ``running`` row, which :meth:`Store.recover_interrupted` (called on a
+  writable open) marks ``interrupted`` once its process is gone;
+* readers always see whole records.
+
+Secrets: every text written (including JSON contents) goes through the
+store's :class:`~core.secrets.Redactor`; screenshots must arrive already
+masked (``core.secrets.mask_boxes_png``), and their file names contain only
+the run id, the step index and the moment.
+"""
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.orm import Session
+
+from core.domain import Observation, Resolution, RunResult, StepOutcome, Verdict
+from core.secrets import Redactor
+
+from . import database
+from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
+from .migrations import check_version, migrate
+from .models import (
+    SCHEMA_VERSION, EscalationRow, ObservationRow, ResolutionRow, RunRow, StepRow, VerdictRow,
+    utcnow,
+)
+from .owner import current_owner
+from .records import (
+    EscalationRecord, ObservationRecord, ResolutionRecord, RunDetail, RunSummary, StepRecord,
+    VerdictRecord,
+)
+from .recovery import mark_interrupted
+
+if TYPE_CHECKING:  # not at run time: core.engine will import the store
+    from core.engine.events import EscalationRaised
+
+__all__ = [
+    "STORE_DIRNAME", "DB_FILENAME", "StoreError", "StoreReadOnlyError", "StoreClosedError",
+    "UnknownRunError", "store_path", "Store",
+]
+
+#: Folder of a project's run data (git-ignored).
+STORE_DIRNAME = ".steadyhand"
+#: Database file name inside it.
+DB_FILENAME = "store.sqlite"
+
+
+class StoreError(RuntimeError):
+    """Base class of store errors."""
+
+
+class StoreReadOnlyError(StoreError):
+    """A write was attempted on a store opened read-only."""
+
+
+class StoreClosedError(StoreError):
+    """The store was used after :meth:`Store.close`."""
+
+
+class UnknownRunError(StoreError, KeyError):
+    """A record names a run id that was never begun in this store."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown run"
+
+
+def store_path(project_dir: Path) -> Path:
+    """Database path of a project folder: ``<project>/.steadyhand/store.sqlite``."""
+    return Path(project_dir) / STORE_DIRNAME / DB_FILENAME
+
+
+def _utc(dt: datetime | None) -> datetime | None:
+    if dt is None:
+        return None
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
+
+
+class Store:
+    """Repository of runs, steps, observations, resolutions, verdicts and escalations.
+
+    Do not construct directly: use :meth:`open` (SQLite file or project
+    folder) or :meth:`from_url` (any SQLAlchemy URL, e.g. PostgreSQL).
+
+    Attributes
+    ----------
+    media_root : Path
+        Folder that screenshot paths are relative to (``.steadyhand/``).
+    read_only : bool
+        True when opened read-only; writes raise :class:`StoreReadOnlyError`.
+    path : Path | None
+        The SQLite file, None for a URL store.
+    """
+
+    def __init__(self, engine: Engine, *, media_root: Path, redactor: Redactor | None,
+                 read_only: bool, path: Path | None) -> None:
+        self._engine = engine
+        self._wengine = database.writer(engine)
+        self._redactor = redactor if redactor is not None else Redactor(())
+        self._closed = False
+        self._owner = current_owner()
+        self._last_start = datetime.min.replace(tzinfo=timezone.utc)
+        self.media_root = Path(media_root)
+        self.read_only = read_only
+        self.path = path
+
+    # -- opening and closing ---------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path, *, redactor: Redactor | None = None, read_only: bool = False,
+             recover: bool = True) -> "Store":
+        """Open (and create or migrate, when writable) a SQLite store.
+
+        Parameters
+        ----------
+        path : Path
+            The database file (``<project>/.steadyhand/store.sqlite``), or an
+            existing project folder (the file is then
+            :func:`store_path` of it), or an existing ``.steadyhand`` folder.
+        redactor : Redactor | None
+            Masks secrets in every text written; None masks nothing.
+        read_only : bool
+            Open for reading only (the file must exist and be at the current
+            schema version); for a second store next to the engine's.
+        recover : bool
+            When writable, mark runs left ``running`` by dead processes
+            ``interrupted`` (:meth:`recover_interrupted`).
+
+        Raises
+        ------
+        FileNotFoundError
+            Read-only open of a missing file.
+        core.store.SchemaVersionError
+            The file is from a newer Steadyhand, or (read-only) needs a migration.
+        """
+        path = Path(path)
+        if path.is_dir():
+            path = path / DB_FILENAME if path.name == STORE_DIRNAME else store_path(path)
+        if read_only and not path.is_file():
+            raise FileNotFoundError(f"no store at {path}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        engine = database.sqlite_engine(path, read_only=read_only)
+        store = cls(engine, media_root=path.parent, redactor=redactor, read_only=read_only,
+                    path=path)
+        store._prepare(recover=recover)
+        return store
+
+    @classmethod
+    def from_url(cls, url: str, *, media_root: Path, redactor: Redactor | None = None,
+                 read_only: bool = False, recover: bool = True) -> "Store":
+        """Open a store on a server database (e.g. ``postgresql+psycopg://...``).
+
+        ``media_root`` is the folder for screenshots.  ``read_only`` here is
+        enforced by the store, not the database.
+        """
+        engine = database.url_engine(url)
+        store = cls(engine, media_root=Path(media_root), redactor=redactor,
+                    read_only=read_only, path=None)
+        store._prepare(recover=recover)
+        return store
+
+    def _prepare(self, *, recover: bool) -> None:
+        try:
+            if self.read_only:
+                with self._engine.connect() as conn:
+                    check_version(conn)
+            else:
+                with self._wengine.begin() as conn:
+                    migrate(conn)
+                if recover:
+                    self.recover_interrupted()
+        except BaseException:
+            self._engine.dispose()
+            self._closed = True
+            raise
+
+    def close(self) -> None:
+        """Release the database connections (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- secrets ------------------------------------------------------------------------
+
+    @property
+    def redactor(self) -> Redactor:
+        """The redactor applied to every text written."""
+        return self._redactor
+
+    def add_secrets(self, values: Iterable[str]) -> None:
+        """Also mask these secret values from now on (e.g. a flow's resolved secrets)."""
+        self._redactor = self._redactor.extended(values)
+
+    def _t(self, s: str | None) -> str:
+        return self._redactor.text(s or "")
+
+    def _j(self, value: Any) -> Any:
+        return self._redactor.mapping(value)
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError("the store is closed")
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        self._check_open()
+        with Session(self._engine, expire_on_commit=False) as s, s.begin():
+            yield s
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        self._check_open()
+        if self.read_only:
+            raise StoreReadOnlyError("this store was opened read-only")
+        with Session(self._wengine, expire_on_commit=False) as s, s.begin():
+            yield s
+
+    def _touch(self, s: Session, run_id: str) -> None:
+        """Update the run's last-write time; raise UnknownRunError for an unknown run."""
+        done = s.execute(update(RunRow).where(RunRow.id == run_id).values(updated_at=utcnow()))
+        if not done.rowcount:
+            raise UnknownRunError(f"unknown run {run_id!r}")
+
+    # -- writing --------------------------------------------------------------------------
+
+    def begin_run(self, project: str, flow: str, *, run_id: str | None = None) -> str:
+        """Insert a run row with status ``running``; return its id.
+
+        Parameters
+        ----------
+        project, flow : str
+            Project and flow names.
+        run_id : str | None
+            Id to use (letters, digits, ``_``, ``-``; at most 64 chars);
+            a new UUID4 string when None.
+        """
+        run_id = check_run_id(run_id) if run_id is not None else str(uuid.uuid4())
+        # Strictly increasing start times per writer, so list_runs orders runs
+        # begun within the clock's resolution in the order they began.
+        now = max(utcnow(), self._last_start + timedelta(microseconds=1))
+        self._last_start = now
+        with self._write() as s:
+            s.add(RunRow(id=run_id, project=self._t(project), flow=self._t(flow),
+                         status="running", started_at=now, updated_at=now, heals=0,
+                         invalid_actions=0, error="", heals_by_strategy={},
+                         owner=self._owner, schema_version=SCHEMA_VERSION))
+        return run_id
+
+    def record_observation(self, run_id: str, index: int, when: str,
+                           observation: Observation) -> Path | None:
+        """Record an observation of step ``index`` ``"before"``/``"after"`` its action.
+
+        Writes ``observation.screenshot_png`` (must be a PNG, already masked)
+        to ``screenshots/<run_id>/<index>_<when>_<n>.png`` under
+        :attr:`media_root` and references it by relative path.
+
+        Returns
+        -------
+        Path | None
+            Absolute path of the PNG written, None when there was none.
+        """
+        if when not in ("before", "after"):
+            raise ValueError(f"when must be 'before' or 'after', not {when!r}")
+        png = observation.screenshot_png or b""
+        if png and not png.startswith(PNG_MAGIC):
+            raise ValueError("screenshot_png is not a PNG")
+        written: Path | None = None
+        with self._write() as s:
+            self._touch(s, run_id)
+            rel: str | None = None
+            if png:
+                n = s.scalar(select(func.count()).select_from(ObservationRow).where(
+                    ObservationRow.run_id == run_id, ObservationRow.step_index == index,
+                    ObservationRow.moment == when)) or 0
+                rel = screenshot_relpath(run_id, index, when, n + 1)
+                written = write_atomic(self.media_root, rel, png)
+            vw, vh = (tuple(observation.viewport) + (0, 0))[:2]
+            s.add(ObservationRow(
+                run_id=run_id, step_index=int(index), moment=when,
+                url=self._t(observation.url), title=self._t(observation.title),
+                signature_digest=self._t(observation.signature.digest if observation.signature else ""),
+                element_count=len(observation.candidates), viewport_w=int(vw), viewport_h=int(vh),
+                device_pixel_ratio=float(observation.device_pixel_ratio),
+                timestamp_ms=float(observation.timestamp_ms), screenshot=rel))
+        return written
+
+    def _resolution_row(self, run_id: str, index: int, r: Resolution) -> ResolutionRow:
+        return ResolutionRow(
+            run_id=run_id, step_index=int(index), strategy=self._t(r.strategy),
+            ref=self._t(r.ref) if r.ref is not None else None, score=float(r.score),
+            margin=float(r.margin), ms=float(r.ms), abstained=bool(r.abstained),
+            reason=self._t(r.reason),
+            top=self._j([{"ref": c.ref, "score": float(c.score), "label": c.label} for c in r.top]))
+
+    def _verdict_row(self, run_id: str, index: int, v: Verdict) -> VerdictRow:
+        return VerdictRow(run_id=run_id, step_index=int(index), kind=self._t(v.kind),
+                          expected=self._t(v.expected), observed=self._j(list(v.observed)),
+                          reason=self._t(v.reason))
+
+    def record_resolution(self, run_id: str, index: int, resolution: Resolution) -> None:
+        """Record how step ``index``'s target was resolved (one row per call/attempt)."""
+        with self._write() as s:
+            self._touch(s, run_id)
+            s.add(self._resolution_row(run_id, index, resolution))
+
+    def record_verdict(self, run_id: str, index: int, verdict: Verdict) -> None:
+        """Record the post-verification of step ``index``'s action (one row per call/attempt)."""
+        with self._write() as s:
+            self._touch(s, run_id)
+            s.add(self._verdict_row(run_id, index, verdict))
+
+    def _upsert_step(self, s: Session, run_id: str, o: StepOutcome) -> None:
+        row = s.scalar(select(StepRow).where(StepRow.run_id == run_id,
+                                             StepRow.step_index == o.index))
+        if row is None:
+            row = StepRow(run_id=run_id, step_index=int(o.index))
+            s.add(row)
+        row.step_id = self._t(o.step_id)
+        row.title = self._t(o.title)
+        row.status = self._t(o.status)
+        row.attempts = int(o.attempts)
+        row.ms = float(o.ms)
+        row.error = self._t(o.error)
+
+    def record_step(self, run_id: str, outcome: StepOutcome) -> None:
+        """Record (or replace) the outcome of step ``outcome.index``.
+
+        Only the step row: resolutions and verdicts are recorded by
+        :meth:`record_resolution` / :meth:`record_verdict` (per attempt);
+        :meth:`finish_run` fills in those of the outcome when none was recorded.
+        """
+        with self._write() as s:
+            self._touch(s, run_id)
+            self._upsert_step(s, run_id, outcome)
+
+    def record_escalation(self, run_id: str, event: EscalationRaised) -> None:
+        """Record an escalation to a human (the event's flow, step, reason, context)."""
+        with self._write() as s:
+            self._touch(s, run_id)
+            s.add(EscalationRow(
+                run_id=run_id, flow=self._t(event.flow), step_index=int(event.index),
+                step_title=self._t(event.step_title), reason=self._t(event.reason),
+                candidates=self._j(list(event.candidates)),
+                side_effects=self._j(list(event.side_effects)), created_at=utcnow()))
+
+    def finish_run(self, run_id: str, result: RunResult) -> None:
+        """Complete a run: status, duration, counts, reward, error - in one transaction.
+
+        Also writes the step rows of ``result.steps`` (replacing earlier
+        ones of the same index), and each step's resolution and verdict
+        when none was recorded for that step, so a run recorded only at
+        the end is complete too.
+        """
+        now = utcnow()
+        with self._write() as s:
+            row = s.get(RunRow, run_id)
+            if row is None:
+                raise UnknownRunError(f"unknown run {run_id!r}")
+            for o in result.steps:
+                self._upsert_step(s, run_id, o)
+            s.flush()
+            have_res = set(s.scalars(select(ResolutionRow.step_index)
+                                     .where(ResolutionRow.run_id == run_id)))
+            have_ver = set(s.scalars(select(VerdictRow.step_index)
+                                     .where(VerdictRow.run_id == run_id)))
+            for o in result.steps:
+                if o.resolution is not None and o.index not in have_res:
+                    s.add(self._resolution_row(run_id, o.index, o.resolution))
+                if o.verdict is not None and o.index not in have_ver:
+                    s.add(self._verdict_row(run_id, o.index, o.verdict))
+            row.status = self._t(result.status)
+            row.finished_at = now
+            row.updated_at = now
+            row.seconds = float(result.seconds)
+            row.heals = int(result.heals)
+            row.invalid_actions = int(result.invalid_actions)
+            row.reward = None if result.reward is None else float(result.reward)
+            row.error = self._t(result.error)
+            row.heals_by_strategy = self._j(dict(result.heals_by_strategy))
+
+    def recover_interrupted(self, *, older_than: timedelta | None = None) -> list[str]:
+        """Mark runs left ``running`` by dead processes ``interrupted``; return their ids.
+
+        See :func:`core.store.recovery.mark_interrupted` (``older_than``
+        also marks runs of other hosts idle for longer than that).
+        """
+        with self._write() as s:
+            return mark_interrupted(s, older_than=older_than)
+
+    # -- reading --------------------------------------------------------------------------
+
+    @staticmethod
+    def _summary(r: RunRow) -> RunSummary:
+        return RunSummary(
+            id=r.id, project=r.project, flow=r.flow, status=r.status,
+            started_at=_utc(r.started_at), finished_at=_utc(r.finished_at),  # type: ignore[arg-type]
+            seconds=r.seconds, heals=r.heals, invalid_actions=r.invalid_actions,
+            reward=r.reward, error=r.error or "",
+            heals_by_strategy=dict(r.heals_by_strategy or {}), schema_version=r.schema_version)
+
+    def list_runs(self, limit: int = 50, *, flow: str | None = None,
+                  status: str | None = None) -> list[RunSummary]:
+        """Most recent runs first (by start time), at most ``limit``, optionally filtered."""
+        q = select(RunRow).order_by(RunRow.started_at.desc(), RunRow.id.desc()).limit(int(limit))
+        if flow is not None:
+            q = q.where(RunRow.flow == flow)
+        if status is not None:
+            q = q.where(RunRow.status == status)
+        with self._read() as s:
+            return [self._summary(r) for r in s.scalars(q)]
+
+    def get_run(self, run_id: str) -> RunSummary | None:
+        """One run's summary, None when unknown."""
+        with self._read() as s:
+            row = s.get(RunRow, run_id)
+            return self._summary(row) if row is not None else None
+
+    def run_detail(self, run_id: str) -> RunDetail | None:
+        """A run and all its records (one consistent snapshot), None when unknown."""
+        with self._read() as s:
+            row = s.get(RunRow, run_id)
+            if row is None:
+                return None
+
+            def rows(model: Any) -> list[Any]:
+                return list(s.scalars(select(model).where(model.run_id == run_id)
+                                      .order_by(model.id)))
+
+            steps = sorted(rows(StepRow), key=lambda r: r.step_index)
+            return RunDetail(
+                run=self._summary(row),
+                steps=tuple(StepRecord(r.step_index, r.step_id, r.title, r.status, r.attempts,
+                                       r.ms, r.error) for r in steps),
+                observations=tuple(ObservationRecord(
+                    r.step_index, r.moment, r.url, r.title, r.signature_digest, r.element_count,
+                    (r.viewport_w, r.viewport_h), r.device_pixel_ratio, r.timestamp_ms,
+                    r.screenshot) for r in rows(ObservationRow)),
+                resolutions=tuple(ResolutionRecord(
+                    r.step_index, r.strategy, r.ref, r.score, r.margin, r.ms, r.abstained,
+                    r.reason, tuple(dict(c) for c in (r.top or ()))) for r in rows(ResolutionRow)),
+                verdicts=tuple(VerdictRecord(r.step_index, r.kind, r.expected,
+                                             tuple(r.observed or ()), r.reason)
+                               for r in rows(VerdictRow)),
+                escalations=tuple(EscalationRecord(
+                    r.step_index, r.flow, r.step_title, r.reason, tuple(r.candidates or ()),
+                    tuple(r.side_effects or ()), _utc(r.created_at))  # type: ignore[arg-type]
+                    for r in rows(EscalationRow)),
+            )
+
+    def media_path(self, relpath: str) -> Path:
+        """Absolute path of a screenshot path stored in a row."""
+        return Path(self.media_root, *relpath.split("/"))

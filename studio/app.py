@@ -1,0 +1,66 @@
+"""Entry point of the studio: ``steadyhand studio PROJECT [--run]`` calls :func:`main`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from .bridge import EngineFactory
+from .main_window import MainWindow, ProjectLoader
+from .theme import apply_theme
+
+__all__ = ["main", "create_app"]
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    """The running ``QApplication`` (created when needed) with the studio theme applied."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Steadyhand Studio")
+    app.setOrganizationName("Steadyhand")
+    apply_theme(app)
+    return app
+
+
+def main(project: Path, *, run: bool = False, engine_factory: EngineFactory | None = None,
+         project_loader: ProjectLoader | None = None) -> int:
+    """Open the studio on ``project`` and run the Qt event loop.
+
+    Parameters
+    ----------
+    project : Path
+        Project folder.
+    run : bool
+        Start all flows as soon as the window is shown.
+    engine_factory, project_loader
+        Injected for tests and previews; default the real engine and loader.
+
+    Returns
+    -------
+    int
+        The event loop's exit code; 2 when the project cannot be opened.
+    """
+    app = create_app()
+    try:
+        window = MainWindow(project, run_on_show=run, engine_factory=engine_factory,
+                            project_loader=project_loader)
+    except Exception as exc:  # noqa: BLE001 - report any load failure as a message, not a traceback
+        print(f"steadyhand studio: cannot open {project}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    window.resize(1400, 900)
+    window.show()
+    code = app.exec()
+    window.shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m studio.app", description="Steadyhand Studio")
+    parser.add_argument("project", type=Path)
+    parser.add_argument("--run", action="store_true", help="start all flows when the window opens")
+    ns = parser.parse_args()
+    sys.exit(main(ns.project, run=ns.run))

@@ -1,0 +1,247 @@
+"""The bridge between the engine thread and the GUI thread (ARCHITECTURE rule 1).
+
+The engine calls :meth:`EngineBridge.post` on ITS thread.  ``post`` only
+emits a private signal; Qt queues it to the thread the bridge lives in (the
+GUI thread), where :meth:`EngineBridge._dispatch` drops stale events and
+re-emits each one on a typed per-event signal.  Screenshots are decoded into
+a ``QImage`` there, on the GUI thread; no ``QPixmap`` is ever built off it.
+
+Commands go the other way: :meth:`start`, :meth:`pause`, :meth:`resume`,
+:meth:`step`, :meth:`stop` put typed commands of ``core.engine.events`` on
+the engine's queue (``engine.send``), which is thread-safe by contract.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Callable, Mapping, Protocol
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QImage
+
+from core.domain import Flow
+from core.engine.events import (
+    ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised,
+    FlowFinished, FlowStarted, ObservationMade, Pause, Paused, PhaseChanged, Resume, Resumed,
+    RunFinished, RunStarted, Start, StepFinished, StepOnce, StepStarted, Stop, TargetResolved,
+    VerdictReached,
+)
+
+__all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "default_engine_factory"]
+
+_log = logging.getLogger(__name__)
+
+OnEvent = Callable[[EngineEvent], None]
+
+
+class ProjectLike(Protocol):
+    """What the studio needs of a loaded project (``core.project.Project``)."""
+
+    name: str
+    root: Path
+    flows: Mapping[str, Flow]
+
+
+class EngineLike(Protocol):
+    """What the studio needs of an engine (``core.engine.runner.EngineRunner``).
+
+    ``on_event`` given at construction is called on the engine thread;
+    ``send`` must be callable from any thread.
+    """
+
+    def start(self) -> None: ...
+
+    def send(self, command: Command) -> None: ...
+
+    def close(self, timeout: float = 10.0) -> None: ...
+
+
+#: Builds an engine for a project, wired to ``on_event``.
+EngineFactory = Callable[[ProjectLike, OnEvent], EngineLike]
+
+
+def default_engine_factory(project: ProjectLike, on_event: OnEvent) -> EngineLike:
+    """The real engine: ``EngineRunner(project, on_event=..., headless=True)``.
+
+    Imported lazily so that the studio (and its previews) load without it.
+    """
+    from core.engine.runner import EngineRunner  # noqa: PLC0415 - optional until the runner exists
+
+    return EngineRunner(project, on_event=on_event, headless=True)
+
+
+class EngineBridge(QObject):
+    """Owns one engine; turns its events into queued, typed Qt signals.
+
+    Every signal is emitted on the bridge's (GUI) thread and carries the
+    event dataclass (``object``); ``observation_made`` also carries the
+    decoded screenshot (a null ``QImage`` when the PNG was superseded by a
+    newer observation already queued, or was empty/unreadable).
+
+    Stale events: the bridge follows one run at a time.  A ``RunStarted``
+    makes its ``run_id`` current; events of any other run are dropped
+    (counted in :attr:`dropped_count`).  :meth:`start` forgets the current
+    run, so late events of a stopped run never reach the views.
+    ``EngineError`` with an empty ``run_id`` (not tied to a run) always
+    passes.
+    """
+
+    event_received = Signal(object)
+    run_started = Signal(object)
+    flow_started = Signal(object)
+    step_started = Signal(object)
+    phase_changed = Signal(object)
+    observation_made = Signal(object, QImage)
+    target_resolved = Signal(object)
+    action_performed = Signal(object)
+    verdict_reached = Signal(object)
+    step_finished = Signal(object)
+    breaker_changed = Signal(object)
+    escalation_raised = Signal(object)
+    flow_finished = Signal(object)
+    run_finished = Signal(object)
+    engine_error = Signal(object)
+    paused = Signal(object)
+    resumed = Signal(object)
+    #: A command was sent to the engine (GUI thread): the command dataclass.
+    command_sent = Signal(object)
+
+    _incoming = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._engine: EngineLike | None = None
+        self._run_id: str | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        self._pending_observations = 0
+        self.dropped_count = 0
+        self._incoming.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+        self._signals: dict[type, Signal] = {
+            RunStarted: self.run_started, FlowStarted: self.flow_started,
+            StepStarted: self.step_started, PhaseChanged: self.phase_changed,
+            TargetResolved: self.target_resolved, ActionPerformed: self.action_performed,
+            VerdictReached: self.verdict_reached, StepFinished: self.step_finished,
+            BreakerChanged: self.breaker_changed, EscalationRaised: self.escalation_raised,
+            FlowFinished: self.flow_finished, RunFinished: self.run_finished,
+            EngineError: self.engine_error, Paused: self.paused, Resumed: self.resumed,
+        }
+
+    # --- engine side (any thread) ---------------------------------------------------------
+
+    def post(self, event: EngineEvent) -> None:
+        """Hand an engine event to the GUI thread; safe to call from any thread.
+
+        This is the ``on_event`` callback given to the engine.
+        """
+        if self._closed:
+            return
+        if isinstance(event, ObservationMade):
+            with self._lock:
+                self._pending_observations += 1
+        self._incoming.emit(event)
+
+    # --- GUI side -------------------------------------------------------------------------
+
+    @property
+    def engine(self) -> EngineLike | None:
+        """The engine, once :meth:`attach` or :meth:`open` gave one."""
+        return self._engine
+
+    @property
+    def run_id(self) -> str | None:
+        """The run whose events are passed on; None before the first ``RunStarted``."""
+        return self._run_id
+
+    def open(self, project: ProjectLike, factory: EngineFactory) -> EngineLike:
+        """Build the engine with ``factory(project, self.post)``, start its thread, attach it."""
+        engine = factory(project, self.post)
+        engine.start()
+        self.attach(engine)
+        return engine
+
+    def attach(self, engine: EngineLike) -> None:
+        """Use ``engine`` (already wired to :meth:`post`) for commands."""
+        self._engine = engine
+
+    def send(self, command: Command) -> None:
+        """Send a command to the engine.
+
+        Raises
+        ------
+        RuntimeError
+            When no engine is attached or the bridge is closed.
+        """
+        if self._engine is None or self._closed:
+            raise RuntimeError("no engine attached to the bridge")
+        if isinstance(command, Start):
+            self._run_id = None  # everything of the previous run is stale from now on
+        self._engine.send(command)
+        self.command_sent.emit(command)
+
+    def start(self, flows: tuple[str, ...] = (), *, params: Mapping[str, str] | None = None,
+              paused: bool = False) -> None:
+        """Start a run of ``flows`` (all when empty); ``paused`` stops before the first step."""
+        self.send(Start(flows=tuple(flows), params=dict(params or {}), paused=paused))
+
+    def pause(self) -> None:
+        """Ask the engine to pause at the next phase boundary."""
+        self.send(Pause())
+
+    def resume(self) -> None:
+        """Resume a paused run."""
+        self.send(Resume())
+
+    def step(self) -> None:
+        """Run exactly one more step, then pause again."""
+        self.send(StepOnce())
+
+    def stop(self) -> None:
+        """Stop the run."""
+        self.send(Stop())
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop and join the engine (blocks up to ``timeout`` s); later events are ignored.
+
+        Idempotent.  Errors of the engine's ``close`` are logged, not raised,
+        so that a window can always close.
+        """
+        if self._closed:
+            return
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            try:
+                engine.close(timeout=timeout)
+            except Exception:  # noqa: BLE001 - closing must never fail the window
+                _log.exception("engine close failed")
+        self._closed = True
+
+    @Slot(object)
+    def _dispatch(self, event: EngineEvent) -> None:
+        image = QImage()
+        superseded = False
+        if isinstance(event, ObservationMade):
+            with self._lock:
+                self._pending_observations -= 1
+                superseded = self._pending_observations > 0
+        if self._closed or not self._accept(event):
+            self.dropped_count += 1
+            return
+        self.event_received.emit(event)
+        if isinstance(event, ObservationMade):
+            if not superseded and event.observation.screenshot_png:
+                image = QImage.fromData(event.observation.screenshot_png, "PNG")
+            self.observation_made.emit(event, image)
+            return
+        signal = self._signals.get(type(event))
+        if signal is not None:
+            signal.emit(event)
+
+    def _accept(self, event: EngineEvent) -> bool:
+        if isinstance(event, RunStarted):
+            self._run_id = event.run_id
+            return True
+        if isinstance(event, EngineError) and not event.run_id:
+            return True
+        return self._run_id is not None and getattr(event, "run_id", None) == self._run_id

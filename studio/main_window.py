@@ -1,0 +1,491 @@
+"""The studio's main window: flows, live view, steps, escalations and run controls.
+
+Thin by design: it loads a project, hands commands to the engine through an
+:class:`~studio.bridge.EngineBridge`, and lets each panel render the events
+it receives.  The engine comes from an injected factory, so tests can use
+:class:`studio.testing.FakeEngine` or the real ``EngineRunner``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QSizePolicy, QStyle,
+    QToolBar, QToolButton, QVBoxLayout, QWidget,
+)
+
+from core.engine.events import (
+    Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, Paused,
+    PhaseChanged, Resumed, RunFinished, RunStarted, Start, StepStarted, TargetResolved,
+)
+
+from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_factory
+from .run_state import RunState, RunStateMachine, controls_for
+from .views.breaker import BreakerIndicator
+from .views.escalations import EscalationsPanel
+from .views.event_log import EventLog
+from .views.live_view import LiveView
+from .views.steps import StepsPanel
+
+__all__ = ["MainWindow", "ProjectLoader", "default_project_loader"]
+
+ProjectLoader = Callable[[Path], ProjectLike]
+
+
+def default_project_loader(path: Path) -> ProjectLike:
+    """``core.project.load_project(path)``, imported lazily."""
+    from core.project import load_project  # noqa: PLC0415 - the studio loads without it
+
+    return load_project(path)
+
+
+class MainWindow(QMainWindow):
+    """Studio window for one project.
+
+    Parameters
+    ----------
+    project_path : Path | str
+        Project folder (holding ``steadyhand.yaml``).
+    engine_factory : EngineFactory | None
+        ``factory(project, on_event) -> engine``; default the real
+        ``EngineRunner`` (headless).  The engine is built on the first run.
+    project_loader : ProjectLoader | None
+        ``loader(path) -> project``; default ``core.project.load_project``.
+    run_on_show : bool
+        Start all flows as soon as the window is first shown.
+    close_timeout : float
+        Seconds to wait for the engine to stop when the window closes.
+
+    Signals
+    -------
+    run_state_changed(str)
+        The :class:`~studio.run_state.RunState` value after each change.
+
+    Raises
+    ------
+    Exception
+        Whatever the project loader raises for an unreadable project.
+    """
+
+    run_state_changed = Signal(str)
+
+    def __init__(self, project_path: Path | str, *, engine_factory: EngineFactory | None = None,
+                 project_loader: ProjectLoader | None = None, run_on_show: bool = False,
+                 close_timeout: float = 10.0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project_path = Path(project_path)
+        self.project: ProjectLike = (project_loader or default_project_loader)(self.project_path)
+        self._engine_factory = engine_factory or default_engine_factory
+        self._run_on_show = run_on_show
+        self._auto_started = False
+        self._close_timeout = close_timeout
+        self.run_state = RunStateMachine()
+        self.bridge = EngineBridge(self)
+        self._flow = ""
+        self._step_count = 0
+        self._step_index = -1
+        self._phase = ""
+        self._last_results = ""
+
+        self.setWindowTitle(f"Steadyhand Studio \u2014 {self.project.name}")
+        self.setObjectName("MainWindow")
+        self.setDockNestingEnabled(True)
+        self._build_actions()
+        self._build_central()
+        self._build_docks()
+        self._build_status_bar()
+        self._connect_bridge()
+        self._update_controls()
+        self._update_status()
+
+    # --- building -------------------------------------------------------------------------
+
+    def _build_actions(self) -> None:
+        style = self.style()
+        sp = QStyle.StandardPixmap
+
+        def action(text: str, icon: QStyle.StandardPixmap, key: QKeySequence | str, tip: str,
+                   slot: Callable[[], None]) -> QAction:
+            a = QAction(style.standardIcon(icon), text, self)
+            a.setShortcut(QKeySequence(key))
+            a.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+            a.setToolTip(f"{tip} ({QKeySequence(key).toString()})")
+            a.triggered.connect(slot)
+            return a
+
+        self.action_start = action("Start", sp.SP_MediaPlay, "F5", "Start the checked flows, or resume",
+                                   self.start_or_resume)
+        self.action_pause = action("Pause", sp.SP_MediaPause, "F6", "Pause at the next phase boundary", self.pause)
+        self.action_step = action("Step", sp.SP_MediaSkipForward, "F10",
+                                  "Run one step, then pause (from idle: start paused)", self.step)
+        self.action_stop = action("Stop", sp.SP_MediaStop, "Shift+F5", "Stop the run", self.stop)
+        self.action_grid = QAction("Grid", self)
+        self.action_grid.setCheckable(True)
+        self.action_grid.setShortcut(QKeySequence("Ctrl+G"))
+        self.action_grid.setToolTip("Show the A1..J10 grid over the screenshot (Ctrl+G)")
+        self.action_boxes = QAction("Boxes", self)
+        self.action_boxes.setCheckable(True)
+        self.action_boxes.setChecked(True)
+        self.action_boxes.setShortcut(QKeySequence("Ctrl+B"))
+        self.action_boxes.setToolTip("Show the DOM boxes of the candidates (Ctrl+B)")
+
+        tb = QToolBar("Run", self)
+        tb.setObjectName("runToolbar")
+        tb.setMovable(False)
+        tb.setIconSize(QSize(18, 18))
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for a in (self.action_start, self.action_pause, self.action_step, self.action_stop):
+            tb.addAction(a)
+        tb.addSeparator()
+        tb.addAction(self.action_grid)
+        tb.addAction(self.action_boxes)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        self.project_label = QLabel(f"{self.project.name}  \u00b7  {self.project_path}")
+        self.project_label.setObjectName("panelTitle")
+        tb.addWidget(self.project_label)
+        self.toolbar = tb
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+
+    def _build_central(self) -> None:
+        self.live_view = LiveView()
+        self.caption = QLabel("No observation yet")
+        self.caption.setObjectName("liveCaption")
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.banner = QFrame()
+        self.banner.setObjectName("escalationBanner")
+        self.banner_text = QLabel()
+        self.banner_text.setWordWrap(True)
+        self.banner_text.setTextFormat(Qt.TextFormat.RichText)
+        row = QHBoxLayout(self.banner)
+        row.setContentsMargins(12, 8, 8, 8)
+        row.addWidget(self.banner_text, 1)
+        for a in (self.action_start, self.action_step, self.action_stop):
+            b = QToolButton()
+            b.setDefaultAction(a)
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            row.addWidget(b)
+        self.banner.hide()
+
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.caption)
+        banner_box = QVBoxLayout()
+        banner_box.setContentsMargins(8, 8, 8, 0)
+        banner_box.addWidget(self.banner)
+        lay.addLayout(banner_box)
+        lay.addWidget(self.live_view, 1)
+        self.setCentralWidget(central)
+
+        self.action_grid.toggled.connect(self.live_view.set_grid_visible)
+        self.action_boxes.toggled.connect(self._on_boxes_toggled)
+
+    def _build_docks(self) -> None:
+        self.flows_list = QListWidget()
+        self.flows_list.setObjectName("flowsList")
+        self.flows_list.setSpacing(2)
+        self.flows_list.setWordWrap(True)
+        for name, flow in self.project.flows.items():
+            item = QListWidgetItem(name)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            desc = flow.description or ""
+            item.setToolTip(f"{desc}\n{len(flow.steps)} steps \u00b7 starts at {flow.start_url}".strip())
+            item.setText(f"{name}\n{len(flow.steps)} steps" + (f" \u00b7 {desc}" if desc else ""))
+            self.flows_list.addItem(item)
+        self.flows_list.itemChanged.connect(lambda _item: self._update_controls())
+        self.flows_list.currentItemChanged.connect(self._on_flow_clicked)
+        self.flows_dock = self._dock("Flows", "flowsDock", self.flows_list, Qt.DockWidgetArea.LeftDockWidgetArea)
+
+        self.escalations_panel = EscalationsPanel()
+        self.escalations_dock = self._dock("Escalations", "escalationsDock", self.escalations_panel,
+                                           Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.splitDockWidget(self.flows_dock, self.escalations_dock, Qt.Orientation.Vertical)
+
+        self.steps_panel = StepsPanel()
+        self.steps_dock = self._dock("Steps", "stepsDock", self.steps_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.event_log = EventLog()
+        self.log_dock = self._dock("Event log", "eventLogDock", self.event_log, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.steps_dock, self.log_dock)
+        self.steps_dock.raise_()
+
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.resizeDocks([self.flows_dock], [300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.flows_dock, self.escalations_dock], [260, 420], Qt.Orientation.Vertical)
+        self.resizeDocks([self.steps_dock], [300], Qt.Orientation.Vertical)
+        if self.flows_list.count():
+            self.flows_list.setCurrentRow(0)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.state_label = QLabel()
+        self.state_label.setObjectName("runStateLabel")
+        sb.addWidget(self.state_label, 1)
+        self.breaker = BreakerIndicator()
+        sb.addPermanentWidget(self.breaker)
+        self.run_label = QLabel()
+        self.run_label.setObjectName("panelTitle")
+        sb.addPermanentWidget(self.run_label)
+
+    def _connect_bridge(self) -> None:
+        b = self.bridge
+        b.event_received.connect(self._on_event)
+        b.command_sent.connect(self._on_command)
+        b.observation_made.connect(self._on_observation)
+        b.target_resolved.connect(self._on_target)
+        b.step_started.connect(lambda _e: self.live_view.set_target(None))
+        b.escalation_raised.connect(self._on_escalation)
+        b.paused.connect(self._on_paused)
+        b.engine_error.connect(self._on_engine_error)
+
+    # --- public API -----------------------------------------------------------------------
+
+    def flow_names(self) -> list[str]:
+        """All flows of the project, in list order."""
+        return [self.flows_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.flows_list.count())]
+
+    def checked_flows(self) -> tuple[str, ...]:
+        """Flows checked in the list, in list order."""
+        return tuple(self.flows_list.item(i).data(Qt.ItemDataRole.UserRole)
+                     for i in range(self.flows_list.count())
+                     if self.flows_list.item(i).checkState() == Qt.CheckState.Checked)
+
+    def set_checked_flows(self, names: tuple[str, ...] | list[str]) -> None:
+        """Check exactly ``names``."""
+        for i in range(self.flows_list.count()):
+            item = self.flows_list.item(i)
+            on = item.data(Qt.ItemDataRole.UserRole) in names
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    @property
+    def state(self) -> RunState:
+        """Current run state as shown."""
+        return self.run_state.state
+
+    def start_run(self, flows: tuple[str, ...] | None = None, *, paused: bool = False) -> bool:
+        """Start a run of ``flows`` (default: the checked ones); False when it cannot start."""
+        flows = self.checked_flows() if flows is None else tuple(flows)
+        if not flows or not self._ensure_engine():
+            return False
+        self.escalations_panel.model.clear()
+        self.breaker.reset()
+        self.live_view.set_target(None)
+        self.bridge.start(flows, paused=paused)
+        return True
+
+    def start_all(self) -> bool:
+        """Start a run of every flow of the project."""
+        return self.start_run(tuple(self.flow_names()))
+
+    def start_or_resume(self) -> None:
+        """F5: resume when paused, else start the checked flows."""
+        if not self.action_start.isEnabled():
+            return
+        if self.state is RunState.PAUSED:
+            self.bridge.resume()
+        else:
+            self.start_run()
+
+    def pause(self) -> None:
+        """F6: pause at the next phase boundary."""
+        if self.action_pause.isEnabled():
+            self.bridge.pause()
+
+    def step(self) -> None:
+        """F10: one step when paused; from idle, start paused before the first step."""
+        if not self.action_step.isEnabled():
+            return
+        if self.state is RunState.PAUSED:
+            self.bridge.step()
+        else:
+            self.start_run(paused=True)
+
+    def stop(self) -> None:
+        """Shift+F5: stop the run."""
+        if self.action_stop.isEnabled():
+            self.bridge.stop()
+
+    def shutdown(self) -> None:
+        """Stop and join the engine (blocks up to ``close_timeout`` s). Idempotent."""
+        self.bridge.close(timeout=self._close_timeout)
+
+    # --- Qt -------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._run_on_show and not self._auto_started:
+            self._auto_started = True
+            QTimer.singleShot(0, self.start_all)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.shutdown()
+        super().closeEvent(event)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(1400, 900)
+
+    # --- handlers -------------------------------------------------------------------------
+
+    def _ensure_engine(self) -> bool:
+        if self.bridge.engine is not None:
+            return True
+        try:
+            self.bridge.open(self.project, self._engine_factory)
+        except Exception as exc:  # noqa: BLE001 - any engine start failure is shown, not raised
+            msg = f"Could not start the engine: {type(exc).__name__}: {exc}"
+            self.event_log.log(msg)
+            self.statusBar().showMessage(msg, 15000)
+            return False
+        return True
+
+    def _on_command(self, command: Command) -> None:
+        if isinstance(command, Start):
+            self.banner.hide()
+            self._flow, self._step_index, self._phase, self._step_count = "", -1, "", 0
+        self.event_log.log(f"\u2192 {type(command).__name__}"
+                           + (f" {', '.join(command.flows)}" if isinstance(command, Start) else ""))
+        if self.run_state.on_command(command):
+            self._state_changed()
+
+    def _on_event(self, event: EngineEvent) -> None:
+        self.steps_panel.apply(event)
+        self.escalations_panel.apply(event)
+        self.breaker.apply(event)
+        if not isinstance(event, PhaseChanged):
+            self.event_log.apply(event)
+        if isinstance(event, RunStarted):
+            self.run_label.setText(f"run {event.run_id}")
+        elif isinstance(event, FlowStarted):
+            self._flow, self._step_count, self._step_index, self._phase = event.flow, len(event.step_titles), -1, ""
+            self._select_flow_item(event.flow)
+        elif isinstance(event, StepStarted):
+            self._step_index, self._phase = event.index, ""
+            self.banner.hide()
+        elif isinstance(event, PhaseChanged):
+            self._phase = event.phase
+        elif isinstance(event, Paused):
+            self._step_index, self._phase = event.index, ""
+        elif isinstance(event, Resumed):
+            self.banner.hide()
+        elif isinstance(event, RunFinished):
+            self.banner.hide()
+            self._last_results = ", ".join(f"{r.flow} {r.status}" for r in event.results)
+        if self.run_state.on_event(event):
+            self._state_changed()
+        else:
+            self._update_status()
+
+    def _on_observation(self, event: ObservationMade, image: QImage) -> None:
+        self.live_view.set_observation(event.observation, image)
+        o = event.observation
+        self.caption.setText(f"{o.url}   \u00b7   {o.title}   \u00b7   {event.when} step {event.index + 1}"
+                             f"   \u00b7   {len(o.candidates)} candidates   \u00b7   dpr {o.device_pixel_ratio:g}")
+
+    def _on_target(self, event: TargetResolved) -> None:
+        r = event.resolution
+        if event.candidate is None or r.abstained:
+            self.live_view.set_target(None)
+            return
+        self.live_view.set_target(event.candidate, f"{r.strategy} {r.score:.2f}")
+
+    def _on_escalation(self, event: EscalationRaised) -> None:
+        self.escalations_dock.raise_()
+        self.escalations_dock.show()
+
+    def _on_paused(self, event: Paused) -> None:
+        esc = self.escalations_panel.selected()
+        if esc is not None and esc.state == "open":
+            text = (f"<b>Escalated at step {esc.event.index + 1} \u2014 {_esc(esc.event.step_title)}</b><br>"
+                    f"{_esc(esc.event.reason)}")
+        else:
+            text = (f"<b>Paused before step {event.index + 1}</b>"
+                    + (f" \u2014 {_esc(event.reason)}" if event.reason else ""))
+        self.banner_text.setText(text)
+        self.banner.show()
+
+    def _on_engine_error(self, event: EngineError) -> None:
+        self.statusBar().showMessage(f"Engine error: {event.message}", 15000)
+
+    def _on_flow_clicked(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        if current is None:
+            return
+        name = current.data(Qt.ItemDataRole.UserRole)
+        flow = self.project.flows.get(name)
+        if flow is not None:
+            self.steps_panel.model.set_flow(name, [s.title for s in flow.steps])
+        self.steps_panel.model.show_flow(name)
+
+    def _select_flow_item(self, name: str) -> None:
+        for i in range(self.flows_list.count()):
+            if self.flows_list.item(i).data(Qt.ItemDataRole.UserRole) == name:
+                self.flows_list.blockSignals(True)
+                self.flows_list.setCurrentRow(i)
+                self.flows_list.blockSignals(False)
+
+    def _on_boxes_toggled(self, on: bool) -> None:
+        self.live_view.set_boxes_visible(on)
+
+    def _state_changed(self) -> None:
+        self._update_controls()
+        self._update_status()
+        self.run_state_changed.emit(self.state.value)
+
+    def _update_controls(self) -> None:
+        c = controls_for(self.state, has_flows=bool(self.checked_flows()))
+        self.action_start.setEnabled(c.start)
+        self.action_start.setText(c.start_text)
+        self.action_start.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.action_pause.setEnabled(c.pause)
+        self.action_step.setEnabled(c.step)
+        self.action_stop.setEnabled(c.stop)
+        self.flows_list.setEnabled(True)
+        for i in range(self.flows_list.count()):
+            item = self.flows_list.item(i)
+            flags = item.flags()
+            if c.flows_editable:
+                flags |= Qt.ItemFlag.ItemIsUserCheckable
+            else:
+                flags &= ~Qt.ItemFlag.ItemIsUserCheckable
+            self.flows_list.blockSignals(True)
+            item.setFlags(flags)
+            self.flows_list.blockSignals(False)
+
+    def _update_status(self) -> None:
+        s = self.state
+        parts = [s.label]
+        if s in (RunState.IDLE,):
+            n = len(self.checked_flows())
+            parts.append(f"{n} of {self.flows_list.count()} flows checked \u00b7 F5 to start")
+        elif s is RunState.FINISHED:
+            parts.append(self._last_results or "no results")
+        elif self._flow:
+            parts.append(self._flow)
+            if self._step_index >= 0:
+                where = f"step {self._step_index + 1}/{self._step_count}"
+                if s is RunState.PAUSED:
+                    where = f"at step {self._step_index + 1}/{self._step_count}"
+                parts.append(where)
+            if self._phase and s in (RunState.RUNNING, RunState.PAUSING):
+                parts.append(self._phase)
+        self.state_label.setText("   \u00b7   ".join(parts))
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

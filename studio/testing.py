@@ -1,0 +1,502 @@
+"""Fake engines for developing and testing the studio without a browser.
+
+- :class:`FakeEngine` has the shape of ``core.engine.runner.EngineRunner``:
+  it runs a scripted, realistic sequence of events on its own thread, with
+  screenshots rendered by :mod:`studio.samples`, and obeys Start / Pause /
+  Resume / StepOnce / Stop like the real one (pauses between steps; an
+  abstaining step escalates, then pauses for the user).
+- :class:`RecordingEngine` does nothing by itself: it records commands, and
+  the test emits the events it wants with :meth:`RecordingEngine.emit`.
+
+Both ship in the package so that tests and previews share them (the
+``mitmproxy.test`` habit).
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from core.domain import Candidate, Resolution, RunResult, ScoredCandidate, StepOutcome, Verdict
+from core.domain.observation import VerdictKind
+from core.engine.events import (
+    ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised,
+    FlowFinished, FlowStarted, ObservationMade, Pause, Paused, PhaseChanged, Resume, Resumed,
+    RunFinished, RunStarted, Start, StepFinished, StepOnce, StepStarted, Stop, TargetResolved,
+    VerdictReached,
+)
+
+from .bridge import EngineFactory, OnEvent, ProjectLike
+from .samples import find_candidate, sample_observation
+
+__all__ = [
+    "ScriptedStep", "SAMPLE_SCRIPTS", "FakeEngine", "RecordingEngine", "BREAKER_THRESHOLD",
+    "sample_run_events",
+]
+
+#: Consecutive failures that open the fake breaker (default 3, seed 000 R4).
+BREAKER_THRESHOLD = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedStep:
+    """How the fake engine plays one step.
+
+    Attributes
+    ----------
+    page_before, page_after : str
+        Sample page keys (:func:`studio.samples.sample_page`) seen before and
+        after the action.
+    target : tuple[str, str] | None
+        ``(accessible name, role)`` of the target on ``page_before``; None
+        for targetless actions.
+    strategy : str
+        Winning locator strategy (ignored when ``abstain``).
+    score, margin : float
+        Score of the winner and its margin over the runner-up, 0..1.
+    reason : str
+        Resolution reason.
+    top : tuple[tuple[str, str, float], ...]
+        ``(name, role, score)`` of the best candidates; a repeated
+        ``(name, role)`` takes the next such candidate.
+    abstain : str
+        Non-empty: the chain abstains with this reason; the step escalates
+        and the run pauses for the user.
+    verdict, expected, observed, verdict_reason
+        Post-verification (S5).
+    ms : float
+        Reported step time, ms.
+    """
+
+    page_before: str
+    page_after: str
+    target: tuple[str, str] | None = None
+    strategy: str = "exact"
+    score: float = 1.0
+    margin: float = 1.0
+    reason: str = ""
+    top: tuple[tuple[str, str, float], ...] = ()
+    abstain: str = ""
+    verdict: VerdictKind = "as_expected"
+    expected: str = "value"
+    observed: tuple[str, ...] = ()
+    verdict_reason: str = ""
+    ms: float = 150.0
+
+
+#: Scripts of the two sample flows of :func:`studio.samples.sample_project`.
+SAMPLE_SCRIPTS: Mapping[str, tuple[ScriptedStep, ...]] = {
+    "login_lockout": (
+        ScriptedStep("login", "login", None, "", expected="navigation", observed=("url",),
+                     verdict_reason="The URL is /login, as expected after navigating.", ms=420),
+        ScriptedStep("login", "login_user", ("User name", "textbox"),
+                     reason="EXACT: selector #username matched one visible textbox.",
+                     top=(("User name", "textbox", 1.0), ("Password", "textbox", 0.31)),
+                     observed=("value",), verdict_reason="The field's value changed to 'alice'.", ms=160),
+        ScriptedStep("login_user", "login_filled", ("Password", "textbox"),
+                     reason="EXACT: selector #password matched one visible textbox.",
+                     top=(("Password", "textbox", 1.0), ("User name", "textbox", 0.29)),
+                     observed=("value",), verdict_reason="The field's value changed (masked secret).", ms=150),
+        ScriptedStep("login_filled", "login_error", ("Log in", "button"), "semantic", 0.84, 0.41,
+                     reason="EXACT: no button named 'Sign in'. FUZZY_TEXT: best 'Log in' 0.55 < 0.80. "
+                            "SEMANTIC: the submit button of the form 'Sign in to your account' -> 'Log in'.",
+                     top=(("Log in", "button", 0.84), ("Sign up", "button", 0.43),
+                          ("Forgot password?", "link", 0.21)),
+                     expected="content", observed=("content", "error_count"),
+                     verdict_reason="An error message appeared, as expected after a wrong password.", ms=610),
+        ScriptedStep("login_error", "login_locked", ("Log in", "button"), "semantic", 0.86, 0.44,
+                     reason="SEMANTIC: same submit button as step 4 ('Log in'), form unchanged.",
+                     top=(("Log in", "button", 0.86), ("Sign up", "button", 0.42)),
+                     expected="content", observed=("content", "enabled"),
+                     verdict_reason="The page now says 'Account locked'; the form is disabled.", ms=1240),
+        ScriptedStep("login_locked", "login_locked", ("Unlock account", "link"),
+                     top=(("Unlock account", "link", 0.78), ("Unlock account", "button", 0.76),
+                          ("Forgot password?", "link", 0.31)),
+                     abstain="Two elements named 'Unlock account' (a link in the form, a button in the "
+                             "footer) score 0.78 and 0.76: the margin 0.02 is below 0.10, so the locator "
+                             "abstained.", ms=380),
+        ScriptedStep("login_locked", "login_locked", None, "", expected="text_appears",
+                     observed=("text: Account locked",), verdict_reason="'Account locked' is visible.", ms=90),
+    ),
+    "export_report": (
+        ScriptedStep("reports", "reports", None, "", expected="navigation", observed=("url",),
+                     verdict_reason="The URL is /reports, as expected after navigating.", ms=380),
+        ScriptedStep("reports", "reports_csv", ("Format", "combobox"), "fuzzy_text", 0.91, 0.52,
+                     reason="EXACT: no select named 'Report format'. FUZZY_TEXT: 'Format' ~ 'Report format' 0.91.",
+                     top=(("Format", "combobox", 0.91), ("Export", "button", 0.39)),
+                     observed=("value",), verdict_reason="The select now shows CSV.", ms=240),
+        ScriptedStep("reports_csv", "reports_exported", ("Export", "button"),
+                     reason="EXACT: button 'Export' within 5 px of its remembered box.",
+                     top=(("Export", "button", 1.0), ("Download", "button", 0.35)),
+                     expected="content", observed=("content", "enabled"),
+                     verdict_reason="'Export ready' appeared and Download became enabled.", ms=870),
+        ScriptedStep("reports_exported", "reports_exported", ("Download", "button"),
+                     reason="EXACT: button 'Download' within 5 px of its remembered box.",
+                     top=(("Download", "button", 1.0), ("Export", "button", 0.35)),
+                     expected="download", observed=("download",),
+                     verdict_reason="A download of q3-report.csv started.", ms=330),
+    ),
+}
+
+
+class _Stopped(Exception):
+    """Stop command received during a run."""
+
+
+class _Closed(Exception):
+    """close() called during a run."""
+
+
+_CLOSE = object()
+
+
+class FakeEngine:
+    """A scripted engine thread with the ``EngineRunner`` API.
+
+    Parameters
+    ----------
+    project : ProjectLike
+        Its ``flows`` give the step titles and, for flows without a script,
+        the steps to play (each passes exactly).
+    on_event : callable
+        Called with each event ON THE ENGINE THREAD.
+    headless : bool
+        Accepted for API compatibility; ignored.
+    scripts : Mapping[str, Sequence[ScriptedStep]] | None
+        Scripts by flow name; default :data:`SAMPLE_SCRIPTS`.
+    phase_delay_s : float
+        Sleep between phases, s (0 in tests; about 0.1 for a watchable preview).
+    """
+
+    def __init__(self, project: ProjectLike, on_event: OnEvent, *, headless: bool = True,
+                 scripts: Mapping[str, Sequence[ScriptedStep]] | None = None,
+                 phase_delay_s: float = 0.0) -> None:
+        self.project = project
+        self.headless = headless
+        self._on_event = on_event
+        self._scripts = dict(SAMPLE_SCRIPTS if scripts is None else scripts)
+        self._delay = phase_delay_s
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._commands: list[Command] = []
+        self._runs = 0
+        self._pause_reason = ""
+        self._step_mode = False
+        self._failures = 0
+        self.closed = False
+
+    @classmethod
+    def factory(cls, **options: object) -> EngineFactory:
+        """An engine factory for :class:`studio.main_window.MainWindow` with these options."""
+        def make(project: ProjectLike, on_event: OnEvent) -> FakeEngine:
+            return cls(project, on_event, **options)  # type: ignore[arg-type]
+        return make
+
+    # --- EngineRunner API -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the engine thread; it idles until a ``Start`` command."""
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._serve, name="fake-engine", daemon=True)
+        self._thread.start()
+
+    def send(self, command: Command) -> None:
+        """Queue a command (any thread)."""
+        with self._lock:
+            self._commands.append(command)
+        self._queue.put(command)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop any run and join the thread."""
+        self._queue.put(_CLOSE)
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.closed = True
+
+    @property
+    def commands(self) -> list[Command]:
+        """Commands received so far, in order."""
+        with self._lock:
+            return list(self._commands)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # --- engine thread --------------------------------------------------------------------
+
+    def _emit(self, event: EngineEvent) -> None:
+        self._on_event(event)
+
+    def _serve(self) -> None:
+        while True:
+            cmd = self._queue.get()
+            if cmd is _CLOSE:
+                return
+            if isinstance(cmd, Start):
+                try:
+                    self._run(cmd)
+                except _Closed:
+                    return
+
+    def _run(self, cmd: Start) -> None:
+        self._runs += 1
+        run_id = f"fake-{self._runs}"
+        names = cmd.flows or tuple(self.project.flows)
+        self._pause_reason = "started paused" if cmd.paused else ""
+        self._step_mode = False
+        self._failures = 0
+        self._emit(RunStarted(run_id, self.project.name, tuple(names)))
+        self._emit(BreakerChanged(run_id, "closed", 0, BREAKER_THRESHOLD))
+        results: list[RunResult] = []
+        try:
+            for name in names:
+                if name not in self.project.flows:
+                    self._emit(EngineError(run_id, f"unknown flow {name!r}"))
+                    continue
+                results.append(self._run_flow(run_id, name))
+        except _Stopped as stopped:
+            result = stopped.args[0]
+            results.append(result)
+            self._emit(FlowFinished(run_id, result))
+        self._emit(RunFinished(run_id, tuple(results)))
+
+    def _script_for(self, name: str) -> tuple[ScriptedStep, ...]:
+        flow = self.project.flows[name]
+        script = tuple(self._scripts.get(name, ()))
+        if len(script) >= len(flow.steps):
+            return script[: len(flow.steps)]
+        generic = []
+        for step in flow.steps[len(script):]:
+            if step.needs_target:
+                generic.append(ScriptedStep("login", "login", ("Log in", "button"),
+                                            reason="EXACT: remembered element found.", expected="content",
+                                            observed=("content",), verdict_reason="The page changed as expected."))
+            else:
+                generic.append(ScriptedStep("login", "login", None, "", expected="none",
+                                            verdict_reason="Nothing to verify."))
+        return script + tuple(generic)
+
+    def _run_flow(self, run_id: str, name: str) -> RunResult:
+        flow = self.project.flows[name]
+        script = self._script_for(name)
+        titles = tuple(s.title for s in flow.steps)
+        started = time.monotonic()
+        outcomes: list[StepOutcome] = []
+        side_effects: list[str] = []
+        self._emit(FlowStarted(run_id, name, titles))
+        status = "passed"
+        for i, (step, play) in enumerate(zip(flow.steps, script)):
+            try:
+                self._boundary(run_id, name, i)
+                outcome = self._run_step(run_id, name, i, step.title, play, side_effects)
+            except _Stopped:
+                raise _Stopped(self._result(run_id, name, "stopped", outcomes, started)) from None
+            outcomes.append(outcome)
+            if outcome.status == "passed" and not step.reversible:
+                side_effects.append(f"step {i + 1}: {step.title} (irreversible, done)")
+            if outcome.status == "escalated":
+                status = "escalated"
+        result = self._result(run_id, name, status, outcomes, started)
+        self._emit(FlowFinished(run_id, result))
+        return result
+
+    def _result(self, run_id: str, name: str, status: str, outcomes: list[StepOutcome],
+                started: float) -> RunResult:
+        heals = sum(1 for o in outcomes if o.resolution is not None and o.resolution.healed)
+        invalid = sum(1 for o in outcomes if o.verdict is not None and o.verdict.invalid)
+        return RunResult(run_id=run_id, flow=name, status=status, steps=tuple(outcomes), heals=heals,
+                         invalid_actions=invalid, seconds=time.monotonic() - started)
+
+    def _run_step(self, run_id: str, flow: str, i: int, title: str, play: ScriptedStep,
+                  side_effects: list[str]) -> StepOutcome:
+        self._emit(StepStarted(run_id, flow, i, title, 1))
+        self._phase(run_id, flow, i, "observe")
+        before = sample_observation(play.page_before, timestamp_ms=time.time() * 1000)
+        self._emit(ObservationMade(run_id, flow, i, "before", before))
+        self._phase(run_id, flow, i, "signature")
+        resolution: Resolution | None = None
+        if play.target is not None:
+            self._phase(run_id, flow, i, "resolve")
+            resolution, candidate = self._resolve(before.candidates, play)
+            self._emit(TargetResolved(run_id, flow, i, resolution, candidate))
+            if resolution.abstained:
+                return self._escalate(run_id, flow, i, title, play, resolution, before.candidates, side_effects)
+            self._phase(run_id, flow, i, "precheck")
+        self._phase(run_id, flow, i, "act")
+        kind = self.project.flows[flow].steps[i].action.kind
+        self._emit(ActionPerformed(run_id, flow, i, kind, True))
+        self._phase(run_id, flow, i, "wait")
+        self._phase(run_id, flow, i, "verify")
+        after = sample_observation(play.page_after, timestamp_ms=time.time() * 1000)
+        self._emit(ObservationMade(run_id, flow, i, "after", after))
+        verdict = Verdict(play.verdict, play.expected, play.observed, play.verdict_reason)
+        self._emit(VerdictReached(run_id, flow, i, verdict))
+        self._phase(run_id, flow, i, "record")
+        status = "passed" if play.verdict == "as_expected" else "failed"
+        self._breaker(run_id, ok=status == "passed")
+        self._emit(StepFinished(run_id, flow, i, status, resolution.healed if resolution else False, play.ms))
+        return StepOutcome(i, f"s{i + 1}", title, status, resolution, verdict, 1, play.ms)  # type: ignore[arg-type]
+
+    def _resolve(self, candidates: tuple[Candidate, ...],
+                 play: ScriptedStep) -> tuple[Resolution, Candidate | None]:
+        used: dict[tuple[str, str], int] = {}
+        top: list[ScoredCandidate] = []
+        for name, role, score in play.top:
+            matches = [c for c in candidates if c.descriptor.name == name and (not role or c.descriptor.role == role)]
+            n = used.get((name, role), 0)
+            used[(name, role)] = n + 1
+            ref = matches[n].ref if n < len(matches) else "?"
+            top.append(ScoredCandidate(ref, score, f"{role} \u201c{name}\u201d"))
+        if play.abstain:
+            best = play.top[0][2] if play.top else 0.0
+            second = play.top[1][2] if len(play.top) > 1 else 0.0
+            return Resolution("", None, best, round(best - second, 4), play.ms * 0.6, True, play.abstain, tuple(top)), None
+        assert play.target is not None
+        cand = find_candidate(candidates, *play.target)
+        return Resolution(play.strategy, cand.ref, play.score, play.margin, play.ms * 0.2, False,
+                          play.reason, tuple(top)), cand
+
+    def _escalate(self, run_id: str, flow: str, i: int, title: str, play: ScriptedStep, resolution: Resolution,
+                  candidates: tuple[Candidate, ...], side_effects: list[str]) -> StepOutcome:
+        by_ref = {c.ref: c for c in candidates}
+        offered = tuple(
+            f"{s.label} in {by_ref[s.ref].grid_cell if s.ref in by_ref else '?'} \u00b7 score {s.score:.2f}"
+            for s in resolution.top)
+        self._breaker(run_id, ok=False)
+        self._emit(EscalationRaised(run_id, flow, i, title, play.abstain, offered, tuple(side_effects)))
+        self._pause_reason = "escalation"
+        self._boundary(run_id, flow, i)
+        self._emit(StepFinished(run_id, flow, i, "escalated", False, play.ms, "locator abstained"))
+        return StepOutcome(i, f"s{i + 1}", title, "escalated", resolution, None, 1, play.ms, "locator abstained")
+
+    def _breaker(self, run_id: str, *, ok: bool) -> None:
+        before = self._failures
+        self._failures = 0 if ok else self._failures + 1
+        if self._failures != before:
+            state = "open" if self._failures >= BREAKER_THRESHOLD else "closed"
+            self._emit(BreakerChanged(run_id, state, self._failures, BREAKER_THRESHOLD))
+
+    def _phase(self, run_id: str, flow: str, i: int, phase: str) -> None:
+        self._emit(PhaseChanged(run_id, flow, i, phase))  # type: ignore[arg-type]
+        if self._delay:
+            time.sleep(self._delay)
+        self._poll(run_id)
+
+    def _poll(self, run_id: str) -> None:
+        """Handle commands that arrived while running (between phases)."""
+        while True:
+            try:
+                cmd = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            self._handle_running(run_id, cmd)
+
+    def _handle_running(self, run_id: str, cmd: object) -> None:
+        if cmd is _CLOSE:
+            raise _Closed
+        if isinstance(cmd, Stop):
+            raise _Stopped(None)
+        if isinstance(cmd, Pause):
+            self._pause_reason = self._pause_reason or "paused by the user"
+        elif isinstance(cmd, Start):
+            self._emit(EngineError(run_id, "a run is already in progress"))
+
+    def _boundary(self, run_id: str, flow: str, i: int) -> None:
+        """Between steps: pause when asked (or after a single step), wait for the user."""
+        self._poll(run_id)
+        if self._step_mode and not self._pause_reason:
+            self._pause_reason = "stepped one step"
+        if not self._pause_reason:
+            return
+        self._emit(Paused(run_id, flow, i, self._pause_reason))
+        while True:
+            cmd = self._queue.get()
+            if isinstance(cmd, Resume):
+                self._pause_reason, self._step_mode = "", False
+                self._emit(Resumed(run_id))
+                return
+            if isinstance(cmd, StepOnce):
+                self._pause_reason, self._step_mode = "", True
+                return
+            self._handle_running(run_id, cmd)
+
+
+class RecordingEngine:
+    """An engine that records commands and emits only what the test tells it to.
+
+    ``emit`` calls ``on_event`` on the caller's thread (or from a helper
+    thread with ``emit_from_thread``), so a test controls every event.
+    """
+
+    def __init__(self, project: ProjectLike, on_event: OnEvent, *, headless: bool = True) -> None:
+        self.project = project
+        self.headless = headless
+        self.on_event = on_event
+        self.commands: list[Command] = []
+        self.started = False
+        self.closed = False
+
+    @classmethod
+    def factory(cls, created: list["RecordingEngine"] | None = None) -> EngineFactory:
+        """Factory that also appends each engine it makes to ``created``."""
+        def make(project: ProjectLike, on_event: OnEvent) -> RecordingEngine:
+            engine = cls(project, on_event)
+            if created is not None:
+                created.append(engine)
+            return engine
+        return make
+
+    def start(self) -> None:
+        self.started = True
+
+    def send(self, command: Command) -> None:
+        self.commands.append(command)
+
+    def close(self, timeout: float = 10.0) -> None:
+        self.closed = True
+
+    def emit(self, *events: EngineEvent) -> None:
+        """Deliver ``events`` through ``on_event`` from this thread."""
+        for e in events:
+            self.on_event(e)
+
+    def emit_from_thread(self, *events: EngineEvent) -> None:
+        """Deliver ``events`` from a fresh thread (like the real engine) and wait for it."""
+        t = threading.Thread(target=self.emit, args=events)
+        t.start()
+        t.join()
+
+
+def sample_run_events(project: ProjectLike | None = None, *, flow: str = "login_lockout",
+                      until_escalation: bool = True) -> list[EngineEvent]:
+    """Events of a fake run of ``flow``, collected synchronously (for previews and tests).
+
+    With ``until_escalation`` the list ends at the first ``Paused`` after an
+    escalation (the state the studio shows when it waits for the user);
+    otherwise the run is resumed to its end.
+    """
+    from .samples import sample_project  # noqa: PLC0415
+
+    events: list[EngineEvent] = []
+    done = threading.Event()
+
+    def collect(event: EngineEvent) -> None:
+        events.append(event)
+        if isinstance(event, Paused) and until_escalation:
+            done.set()
+        elif isinstance(event, Paused):
+            engine.send(Resume())
+        if isinstance(event, RunFinished):
+            done.set()
+
+    engine = FakeEngine(project or sample_project(), collect)
+    engine.start()
+    engine.send(Start(flows=(flow,)))
+    done.wait(30.0)
+    engine.close(timeout=5.0)
+    return events

@@ -1,0 +1,99 @@
+"""The studio's look: a dark Fusion palette, one style sheet, status colours."""
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["STATUS_COLORS", "BREAKER_COLORS", "COLORS", "status_color", "apply_theme"]
+
+#: Base colours of the dark theme.
+COLORS = {
+    "window": "#1f2125",
+    "panel": "#26282d",
+    "base": "#1b1d21",
+    "alt": "#22252a",
+    "border": "#3a3d44",
+    "text": "#e3e5e8",
+    "muted": "#9aa0aa",
+    "accent": "#4c8dff",
+    "canvas": "#141518",
+}
+
+#: Step status -> colour (pending grey, running blue, passed green, failed red, escalated amber).
+STATUS_COLORS = {
+    "pending": "#7d838d",
+    "running": "#4c8dff",
+    "passed": "#3fb96b",
+    "failed": "#f0524f",
+    "escalated": "#f5a524",
+    "skipped": "#7d838d",
+    "stopped": "#7d838d",
+    "error": "#f0524f",
+}
+
+#: Circuit breaker state -> colour (R4).
+BREAKER_COLORS = {"closed": "#3fb96b", "half_open": "#f5a524", "open": "#f0524f"}
+
+
+def status_color(status: str) -> QColor:
+    """Colour of a step / run status (grey for unknown ones)."""
+    return QColor(STATUS_COLORS.get(status, STATUS_COLORS["pending"]))
+
+
+_STYLE = """
+QMainWindow, QDockWidget {{ background: {window}; }}
+QDockWidget {{ color: {text}; font-weight: bold; titlebar-close-icon: none; }}
+QDockWidget::title {{ background: {panel}; padding: 6px 8px; border-bottom: 1px solid {border}; }}
+QToolBar {{ background: {panel}; border: none; border-bottom: 1px solid {border}; spacing: 4px; padding: 4px 6px; }}
+QToolBar QToolButton {{ color: {text}; padding: 4px 10px; border-radius: 4px; }}
+QToolBar QToolButton:hover {{ background: #33363c; }}
+QToolBar QToolButton:checked {{ background: #2f3a52; border: 1px solid {accent}; }}
+QToolBar QToolButton:disabled {{ color: #5d626b; }}
+QStatusBar {{ background: {panel}; color: {muted}; border-top: 1px solid {border}; }}
+QStatusBar QLabel {{ padding: 0 8px; }}
+QTableView, QListView, QTreeView, QTextBrowser, QPlainTextEdit {{
+    background: {base}; alternate-background-color: {alt}; color: {text};
+    border: none; selection-background-color: #2f4a7a; selection-color: #ffffff;
+}}
+QHeaderView::section {{
+    background: {panel}; color: {muted}; border: none; border-right: 1px solid {border};
+    border-bottom: 1px solid {border}; padding: 4px 6px;
+}}
+QSplitter::handle {{ background: {border}; }}
+QLabel#panelTitle {{ color: {muted}; font-weight: bold; padding: 4px 2px; }}
+QLabel#liveCaption {{ color: {muted}; padding: 6px 10px; background: {panel}; border-bottom: 1px solid {border}; }}
+QFrame#escalationBanner {{ background: #3a2e14; border: 1px solid #8a6420; border-radius: 4px; }}
+QFrame#escalationBanner QLabel {{ color: #ffd79a; }}
+QPushButton {{ background: #33363c; color: {text}; border: 1px solid {border}; border-radius: 4px; padding: 4px 12px; }}
+QPushButton:hover {{ background: #3c4047; }}
+QPushButton:disabled {{ color: #5d626b; }}
+QComboBox {{ background: #2c2f35; color: {text}; border: 1px solid {border}; border-radius: 4px; padding: 2px 8px; }}
+QToolTip {{ background: #2c2f35; color: {text}; border: 1px solid {border}; padding: 4px; }}
+"""
+
+
+def apply_theme(app: QApplication) -> None:
+    """Apply the Fusion style, the dark palette, DejaVu Sans 10 pt and the style sheet."""
+    app.setStyle("Fusion")
+    pal = QPalette()
+    c = {k: QColor(v) for k, v in COLORS.items()}
+    pal.setColor(QPalette.ColorRole.Window, c["window"])
+    pal.setColor(QPalette.ColorRole.WindowText, c["text"])
+    pal.setColor(QPalette.ColorRole.Base, c["base"])
+    pal.setColor(QPalette.ColorRole.AlternateBase, c["alt"])
+    pal.setColor(QPalette.ColorRole.Text, c["text"])
+    pal.setColor(QPalette.ColorRole.Button, c["panel"])
+    pal.setColor(QPalette.ColorRole.ButtonText, c["text"])
+    pal.setColor(QPalette.ColorRole.Highlight, QColor("#2f4a7a"))
+    pal.setColor(QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
+    pal.setColor(QPalette.ColorRole.ToolTipBase, QColor("#2c2f35"))
+    pal.setColor(QPalette.ColorRole.ToolTipText, c["text"])
+    pal.setColor(QPalette.ColorRole.PlaceholderText, c["muted"])
+    pal.setColor(QPalette.ColorRole.Link, c["accent"])
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#5d626b"))
+    app.setPalette(pal)
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(9.5)
+    app.setFont(font)
+    app.setStyleSheet(_STYLE.format(**COLORS))

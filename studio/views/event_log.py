@@ -1,0 +1,67 @@
+"""Event log: one line per engine event, for following a run closely."""
+from __future__ import annotations
+
+import time
+from dataclasses import fields, is_dataclass
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from core.engine.events import EngineEvent, FlowFinished, ObservationMade, RunFinished, TargetResolved
+
+__all__ = ["EventLog", "describe_event"]
+
+
+def describe_event(event: EngineEvent) -> str:
+    """One readable line for ``event`` (no screenshot bytes, no long texts)."""
+    name = type(event).__name__
+    if isinstance(event, ObservationMade):
+        o = event.observation
+        return (f"{name} {event.when} step {event.index + 1}: {o.url} \u00b7 {len(o.candidates)} candidates"
+                f" \u00b7 dpr {o.device_pixel_ratio:g}")
+    if isinstance(event, TargetResolved):
+        r = event.resolution
+        what = "abstained" if r.abstained else f"{r.strategy} {r.score:.2f} (margin {r.margin:.2f})"
+        return f"{name} step {event.index + 1}: {what} in {r.ms:.0f} ms"
+    if isinstance(event, FlowFinished):
+        r = event.result
+        return f"{name} {r.flow}: {r.status} \u00b7 {len(r.steps)} steps \u00b7 {r.heals} heals \u00b7 {r.seconds:.1f} s"
+    if isinstance(event, RunFinished):
+        return f"{name}: " + ", ".join(f"{r.flow} {r.status}" for r in event.results)
+    parts = []
+    if is_dataclass(event):
+        for f in fields(event):
+            if f.name == "run_id":
+                continue
+            v = getattr(event, f.name)
+            if f.name == "index" and isinstance(v, int):
+                v = v + 1
+                parts.append(f"step={v}")
+                continue
+            if isinstance(v, tuple):
+                v = f"[{len(v)}]" if len(v) > 3 else ", ".join(map(str, v))
+            text = str(v)
+            if text:
+                parts.append(f"{f.name}={text[:80]}")
+    return f"{name} " + " ".join(parts)
+
+
+class EventLog(QPlainTextEdit):
+    """Read-only log of engine events with wall-clock times; keeps the last 5000 lines."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setMaximumBlockCount(5000)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        font = QFont("DejaVu Sans Mono")
+        font.setPointSizeF(8.5)
+        self.setFont(font)
+
+    def apply(self, event: EngineEvent) -> None:
+        """Append a line for ``event``."""
+        self.log(describe_event(event))
+
+    def log(self, text: str) -> None:
+        """Append a line of free text."""
+        self.appendPlainText(f"{time.strftime('%H:%M:%S')}  {text}")

@@ -1,0 +1,330 @@
+"""Live view: the latest screenshot with DOM boxes, the resolved target and the grid (P1, P2).
+
+Three coordinate systems meet here:
+
+- CSS px: candidate boxes (``descriptor.bbox``), viewport coordinates;
+- image px: the screenshot, device px = CSS px * ``device_pixel_ratio``;
+- widget px: the image scaled to fit the widget (aspect kept, centred).
+
+:meth:`LiveView.map_to_widget` goes from the first to the last; painting,
+hit testing and tests all use it.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from core.domain import BBox, Candidate, Observation
+from core.perception.grid import Grid
+
+from ..theme import COLORS
+
+__all__ = ["LiveView", "GRID_PEN_WIDTH", "GRID_COLOR", "BOX_COLOR", "TARGET_COLOR"]
+
+#: Grid lines: 2 px semi-transparent red (seed 002 P2: "2 px semi-transparent red lines").
+GRID_PEN_WIDTH = 2
+GRID_COLOR = QColor(255, 0, 0, 150)
+#: Outline of candidate boxes, and of the hovered one.
+BOX_COLOR = QColor(76, 141, 255, 210)
+HOVER_COLOR = QColor(120, 180, 255, 255)
+#: Outline of the resolved target of the current step.
+TARGET_COLOR = QColor(245, 165, 36, 255)
+
+
+class LiveView(QWidget):
+    """Screenshot canvas with candidate boxes, target highlight and grid overlay.
+
+    Signals
+    -------
+    candidate_hovered(object)
+        The candidate under the mouse, or None.
+    """
+
+    candidate_hovered = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._image = QImage()
+        self._scaled = QImage()
+        self._dpr = 1.0
+        self._candidates: tuple[Candidate, ...] = ()
+        self._target: Candidate | None = None
+        self._target_label = ""
+        self._hover: Candidate | None = None
+        self._grid_visible = False
+        self._boxes_visible = True
+        self._grid_rows = 10
+        self._grid_cols = 10
+        self._placeholder = "No screenshot yet \u2014 press Start (F5)"
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+
+    # --- content ---------------------------------------------------------------------------
+
+    def set_observation(self, observation: Observation, image: QImage) -> None:
+        """Show ``image`` (the decoded ``observation.screenshot_png``) and its candidates.
+
+        A null ``image`` (a superseded or missing screenshot) is ignored: the
+        view keeps showing the previous observation rather than boxes
+        without their picture.
+        """
+        if image.isNull():
+            return
+        self.set_image(image, device_pixel_ratio=observation.device_pixel_ratio,
+                       candidates=observation.candidates)
+
+    def set_image(self, image: QImage, *, device_pixel_ratio: float = 1.0,
+                  candidates: tuple[Candidate, ...] = ()) -> None:
+        """Show ``image`` (device px) with ``candidates`` (boxes in CSS px)."""
+        self._image = image
+        self._scaled = QImage()
+        self._dpr = float(device_pixel_ratio) or 1.0
+        self._candidates = tuple(candidates)
+        self._hover = None
+        self.update()
+
+    def set_target(self, candidate: Candidate | None, label: str = "") -> None:
+        """Highlight ``candidate`` (the resolved target of the current step); None clears it."""
+        self._target = candidate
+        self._target_label = label
+        self.update()
+
+    def clear(self) -> None:
+        """Forget image, candidates and target."""
+        self.set_image(QImage())
+        self.set_target(None)
+
+    def set_placeholder(self, text: str) -> None:
+        """Text shown when there is no screenshot."""
+        self._placeholder = text
+        self.update()
+
+    @property
+    def image(self) -> QImage:
+        return self._image
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        return self._candidates
+
+    @property
+    def target(self) -> Candidate | None:
+        return self._target
+
+    @property
+    def device_pixel_ratio(self) -> float:
+        """Device px per CSS px of the shown screenshot."""
+        return self._dpr
+
+    def boxes_visible(self) -> bool:
+        return self._boxes_visible
+
+    def set_boxes_visible(self, visible: bool) -> None:
+        """Show or hide the candidates' DOM boxes (the target stays highlighted)."""
+        self._boxes_visible = bool(visible)
+        self.update()
+
+    # --- grid -----------------------------------------------------------------------------
+
+    def grid_visible(self) -> bool:
+        return self._grid_visible
+
+    def set_grid_visible(self, visible: bool) -> None:
+        """Show or hide the A1..J10 grid overlay (P2)."""
+        self._grid_visible = bool(visible)
+        self.update()
+
+    def grid_cells(self) -> list[tuple[str, QRectF]]:
+        """Cells of the grid over the shown image, in widget px, row by row (A1..J10).
+
+        Empty when there is no image.
+        """
+        rect = self.image_rect()
+        if rect.isEmpty():
+            return []
+        grid = Grid(rect.width(), rect.height(), rows=self._grid_rows, cols=self._grid_cols)
+        out = []
+        for label in grid.labels():
+            b = grid.cell_box(label)
+            out.append((label, QRectF(rect.x() + b.x, rect.y() + b.y, b.width, b.height)))
+        return out
+
+    # --- geometry -------------------------------------------------------------------------
+
+    def image_rect(self) -> QRectF:
+        """Where the image is drawn, in widget px (scaled to fit, aspect kept, centred)."""
+        if self._image.isNull() or self.width() <= 0 or self.height() <= 0:
+            return QRectF()
+        iw, ih = self._image.width(), self._image.height()
+        s = min(self.width() / iw, self.height() / ih)
+        w, h = iw * s, ih * s
+        return QRectF((self.width() - w) / 2.0, (self.height() - h) / 2.0, w, h)
+
+    def scale(self) -> float:
+        """Widget px per image (device) px; 0 without an image."""
+        rect = self.image_rect()
+        return rect.width() / self._image.width() if not rect.isEmpty() else 0.0
+
+    def map_to_widget(self, bbox: BBox) -> QRectF:
+        """Map a box in CSS px to widget px: ``css * dpr`` (image px) ``* scale + offset``."""
+        rect = self.image_rect()
+        k = self._dpr * self.scale()
+        return QRectF(rect.x() + bbox.x * k, rect.y() + bbox.y * k, bbox.width * k, bbox.height * k)
+
+    def candidate_at(self, pos: QPointF) -> Candidate | None:
+        """The smallest candidate box under ``pos`` (widget px), or None."""
+        best: Candidate | None = None
+        best_area = float("inf")
+        for c in self._candidates:
+            if c.descriptor.bbox is None:
+                continue
+            r = self.map_to_widget(c.descriptor.bbox)
+            if r.contains(pos) and r.width() * r.height() < best_area:
+                best, best_area = c, r.width() * r.height()
+        return best
+
+    @staticmethod
+    def tooltip_text(candidate: Candidate) -> str:
+        """Tooltip of a box: role, accessible name, grid cell, and flags."""
+        d = candidate.descriptor
+        name = d.label_text or d.tag or "?"
+        lines = [f"<b>{_esc(d.role or d.tag or 'element')}</b> \u201c{_esc(name)}\u201d",
+                 f"grid cell <b>{_esc(candidate.grid_cell or '?')}</b> \u00b7 ref {_esc(candidate.ref)}"]
+        flags = [f for f, on in (("disabled", not candidate.enabled), ("covered", candidate.covered),
+                                 ("hidden", not candidate.visible)) if on]
+        if flags:
+            lines.append(", ".join(flags))
+        return "<br>".join(lines)
+
+    # --- Qt -------------------------------------------------------------------------------
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(960, 540)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(320, 180)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            c = self.candidate_at(QPointF(event.pos()))
+            if c is not None:
+                QToolTip.showText(event.globalPos(), self.tooltip_text(c), self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        c = self.candidate_at(event.position())
+        if c is not self._hover:
+            self._hover = c
+            self.candidate_hovered.emit(c)
+            self.update()
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+        if self._hover is not None:
+            self._hover = None
+            self.candidate_hovered.emit(None)
+            self.update()
+        super().leaveEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        self._scaled = QImage()
+        super().resizeEvent(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor(COLORS["canvas"]))
+        rect = self.image_rect()
+        if rect.isEmpty():
+            p.setPen(QColor(COLORS["muted"]))
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._placeholder)
+            p.end()
+            return
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.drawImage(rect.topLeft(), self._scaled_image(rect))
+        if self._boxes_visible:
+            self._paint_boxes(p)
+        if self._grid_visible:
+            self._paint_grid(p, rect)
+        self._paint_target(p)
+        p.end()
+
+    # --- painting -------------------------------------------------------------------------
+
+    def _scaled_image(self, rect: QRectF) -> QImage:
+        size = QSize(round(rect.width()), round(rect.height()))
+        if self._scaled.isNull() or self._scaled.size() != size:
+            self._scaled = self._image.scaled(size, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                              Qt.TransformationMode.SmoothTransformation)
+        return self._scaled
+
+    def _paint_boxes(self, p: QPainter) -> None:
+        for c in self._candidates:
+            if c.descriptor.bbox is None:
+                continue
+            r = self.map_to_widget(c.descriptor.bbox)
+            hovered = c is self._hover
+            pen = QPen(HOVER_COLOR if hovered else BOX_COLOR, 2.0 if hovered else 1.25)
+            p.setPen(pen)
+            fill = QColor(HOVER_COLOR if hovered else BOX_COLOR)
+            fill.setAlpha(60 if hovered else 22)
+            p.setBrush(fill)
+            p.drawRect(r)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+
+    def _paint_grid(self, p: QPainter, rect: QRectF) -> None:
+        cells = self.grid_cells()
+        pen = QPen(GRID_COLOR, GRID_PEN_WIDTH)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        p.setPen(pen)
+        cw, ch = rect.width() / self._grid_cols, rect.height() / self._grid_rows
+        for i in range(1, self._grid_cols):
+            x = rect.x() + i * cw
+            p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+        for j in range(1, self._grid_rows):
+            y = rect.y() + j * ch
+            p.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
+        p.drawRect(rect.adjusted(1, 1, -1, -1))
+        font = QFont(self.font())
+        font.setPixelSize(max(8, min(13, round(ch * 0.16))))
+        font.setBold(True)
+        p.setFont(font)
+        fm = p.fontMetrics()
+        for label, cell in cells:
+            w = fm.horizontalAdvance(label) + 6
+            chip = QRectF(cell.x() + 3, cell.y() + 3, w, fm.height() + 2)
+            p.fillRect(chip, QColor(255, 255, 255, 190))
+            p.setPen(QColor(200, 0, 0))
+            p.drawText(chip, Qt.AlignmentFlag.AlignCenter, label)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+
+    def _paint_target(self, p: QPainter) -> None:
+        if self._target is None or self._target.descriptor.bbox is None:
+            return
+        r = self.map_to_widget(self._target.descriptor.bbox).adjusted(-3, -3, 3, 3)
+        p.setPen(QPen(TARGET_COLOR, 3))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRoundedRect(r, 3, 3)
+        text = self._target_label or "target"
+        font = QFont(self.font())
+        font.setBold(True)
+        p.setFont(font)
+        fm = p.fontMetrics()
+        chip = QRectF(r.x(), r.y() - fm.height() - 6, fm.horizontalAdvance(text) + 12, fm.height() + 4)
+        if chip.top() < 0:
+            chip.moveTop(r.bottom() + 2)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(TARGET_COLOR)
+        p.drawRoundedRect(chip, 3, 3)
+        p.setPen(QColor(30, 22, 0))
+        p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
