@@ -114,7 +114,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     st.add(result)
                     if not args.quiet:
                         extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
-                        err = f" - {result.error}" if result.error else ""
+                        err = ""
                         tag = f"{name}#{seed}" if flow.episode else name
                         print(f"  {tag}: {result.status}{extra} ({len(result.steps)} steps, "
                               f"{result.seconds:.1f}s){err}", file=sys.stderr, flush=True)

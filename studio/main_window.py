@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
 
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.resizeDocks([self.flows_dock], [300], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.flows_dock, self.escalations_dock], [260, 420], Qt.Orientation.Vertical)
+        self.resizeDocks([self.flows_dock, self.escalations_dock], [190, 500], Qt.Orientation.Vertical)
         self.resizeDocks([self.steps_dock], [300], Qt.Orientation.Vertical)
         if self.flows_list.count():
             self.flows_list.setCurrentRow(0)

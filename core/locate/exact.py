@@ -6,6 +6,7 @@ A candidate matches exactly when
   target's (when both have one), and
 * its normalised label (accessible name, else label, text, placeholder...)
   equals the target's, and
+* it is in the same frame and dialog/form (when both are known), and
 * its box centre lies within ``position_tolerance_px`` (5 px, seed 000 R2)
   of the target's when both boxes are known - or, instead of the position,
   it carries the same strong identifier (``id``, ``data-testid`` or the
@@ -22,7 +23,7 @@ import math
 import numpy as np
 
 from .config import LocatorConfig
-from .features import CandidatePool, Features
+from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
 
 __all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
@@ -52,7 +53,7 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
         return False
     if t.label != c.label:
         return False
-    if t.frame != c.frame:
+    if not same_context(t, c):
         return False
     near = within_tolerance(t, c, tol_px)
     if not t.label:

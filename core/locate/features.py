@@ -19,11 +19,17 @@ import numpy as np
 from core.domain import BBox, Candidate, ElementDescriptor
 
 from .roles import effective_role, role_family
-from .textsim import core_label, normalize, tokens
+from .textsim import core_label, normalize, text_similarity, tokens
 
 __all__ = [
     "Features", "CandidatePool", "features_of", "pool_of", "xpath_steps", "strip_indexes", "LANDMARKS",
+    "same_context", "CONTEXT_MIN_SIMILARITY",
 ]
+
+#: Two known containers (dialog / form titles) count as the same context
+#: from this text similarity on ("Export" vs "Export options" yes, "Confirm
+#: export" vs "Delete account" no).
+CONTEXT_MIN_SIMILARITY = 0.5
 
 #: Tags that name a region of the page; the set of them above an element
 #: (from its XPath) says where it lives (header vs footer...).
@@ -151,6 +157,19 @@ def features_of(d: ElementDescriptor) -> Features:
         bbox=d.bbox,
         raw_label=raw_label,
     )
+
+
+def same_context(t: Features, c: Features) -> bool:
+    """Same frame, and a compatible container when both are known.
+
+    EXACT and FUZZY_TEXT never match across frames or dialogs: an "OK" in
+    the "Delete account" dialog is not the "OK" of "Confirm export".
+    """
+    if t.frame != c.frame:
+        return False
+    if t.container and c.container:
+        return text_similarity(t.container, c.container) >= CONTEXT_MIN_SIMILARITY
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,23 +1,25 @@
-"""FUZZY_TEXT level (R2, seed 000): a similar label on a compatible element.
+"""FUZZY_TEXT level (R2, seed 000): a similar label on an element of the same kind.
 
-The score is :func:`~core.locate.textsim.text_similarity_many` of the
-labels times :func:`~core.locate.roles.kind_factor` (1 same kind, 0.9 same
-family, 0.8 otherwise - such a candidate never wins, it only blocks): 1 for equal
-labels, 0.95 for labels equal without decorations ("Query" / "Query (Q)",
-the regex part of R2), else the best of the indel ratio, the word-order
-insensitive ratio and a containment score for words added at either end.
+Score = label similarity (:func:`~core.locate.textsim.text_similarity_many`:
+1 for equal labels, 0.95 for labels equal without decorations - "Query" /
+"Query (Q)", the regex part of R2 - else the best of the indel ratio, the
+word-order insensitive ratio and a containment score for words added at
+either end) times :func:`~core.locate.roles.kind_factor` (1 same kind, 0.9
+same family, 0.8 otherwise: such a candidate never wins, it only blocks).
+Candidates in another frame or dialog score 0.
+
 The best must exceed ``fuzzy_threshold`` (0.8, seed 000 R2) and lead the
-runner-up - any candidate, even below the threshold - by the
-margin, so "Export report" is never taken for "Save report" (0.67).  A
-text part (``span``) matching the label hands its score to the enclosing
-link or button when that fits the target's kind better.
+runner-up - any candidate, even below the threshold - by the margin, so
+"Export report" is never taken for "Save report" (0.67).  A text part
+(``span``) matching the label hands its score to the enclosing link or
+button when that fits the target's kind better.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .config import LocatorConfig
-from .features import CandidatePool, Features
+from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
 from .roles import kind_factor
 from .textsim import text_similarity_many
@@ -26,9 +28,9 @@ __all__ = ["fuzzy_level", "kind_factors"]
 
 
 def kind_factors(t: Features, pool: CandidatePool) -> np.ndarray:
-    """:func:`~core.locate.roles.kind_factor` of every candidate (0 in another frame)."""
+    """:func:`~core.locate.roles.kind_factor` of every candidate (0 in another frame or dialog)."""
     return np.fromiter(
-        (kind_factor(t.tag, t.role, t.family, c.tag, c.role, c.family) if c.frame == t.frame else 0.0
+        (kind_factor(t.tag, t.role, t.family, c.tag, c.role, c.family) if same_context(t, c) else 0.0
          for c in pool.features),
         dtype=np.float64, count=len(pool),
     )

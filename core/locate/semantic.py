@@ -17,7 +17,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from .config import LocatorConfig
-from .features import CandidatePool, Features
+from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
 from .roles import GENERIC
 from .textsim import text_similarity_many
@@ -28,7 +28,7 @@ __all__ = ["WEIGHTS", "IDENTITY", "semantic_scores", "semantic_level", "POSITION
 #: has).  Identity-like attributes (label, id, test id, name) weigh most,
 #: structure (xpath, classes, neighbours) and geometry less.
 WEIGHTS: Mapping[str, float] = {
-    "tag": 1.5,
+    "tag": 1.0,
     "role": 1.0,
     "label": 2.0,
     "text": 1.0,
@@ -97,12 +97,23 @@ def _sim_tag(t: Features, pool: CandidatePool) -> np.ndarray:
     return _equal(t.tag, pool.column("tag"))
 
 
+#: Families whose members take a value from the user: a text box that
+#: became a combo box (a custom widget, seed 000) keeps half the role credit.
+_VALUE_FAMILIES = frozenset({"text", "choice"})
+
+
+def _role_similarity(t: Features, f: Features) -> float:
+    if f.role == t.role:
+        return 1.0
+    if f.family == t.family and t.family != GENERIC:
+        return 0.5
+    if {f.family, t.family} <= _VALUE_FAMILIES:
+        return 0.5
+    return 0.0
+
+
 def _sim_role(t: Features, pool: CandidatePool) -> np.ndarray:
-    fam = t.family
-    return np.fromiter(
-        (1.0 if f.role == t.role else 0.5 if (f.family == fam and fam != GENERIC) else 0.0
-         for f in pool.features), dtype=np.float64, count=len(pool),
-    )
+    return np.fromiter((_role_similarity(t, f) for f in pool.features), dtype=np.float64, count=len(pool))
 
 
 def _sim_label(t: Features, pool: CandidatePool) -> np.ndarray:
@@ -121,7 +132,7 @@ def _sim_name_attr(t: Features, pool: CandidatePool) -> np.ndarray:
 
 
 def _sim_href(t: Features, pool: CandidatePool) -> np.ndarray:
-    return np.maximum(_equal(t.href, pool.column("href")), _ratio(t.href, pool.column("href")))
+    return np.maximum(_equal(t.href, pool.column("href")), _sharpen(_ratio(t.href, pool.column("href"))))
 
 
 def _sim_xpath(t: Features, pool: CandidatePool) -> np.ndarray:
@@ -197,7 +208,6 @@ _ATTRIBUTES: dict[str, tuple[Callable[[Features], bool], Callable[[Features, Can
 #: as opposed to its kind (tag, role, type) or place (xpath, position, size).
 IDENTITY = frozenset({
     "label", "text", "placeholder", "alt", "title", "id", "name_attr", "test_id", "href",
-    "classes", "neighbours", "container",
 })
 
 
@@ -215,9 +225,9 @@ def semantic_scores(
         target has none of them.
     """
     total = np.zeros(len(pool))
-    ident = np.zeros(len(pool))
     best = np.zeros(len(pool))
-    wsum = isum = 0.0
+    wsum = 0.0
+    has_identity = False
     for name, w in weights.items():
         if w <= 0:
             continue
@@ -228,11 +238,10 @@ def semantic_scores(
         total += w * s
         wsum += w
         if name in IDENTITY:
-            ident += w * s
-            isum += w
+            has_identity = True
             np.maximum(best, s, out=best)
     scores = total / wsum if wsum > 0 else total
-    return scores, (best if isum > 0 else None)
+    return scores, (best if has_identity else None)
 
 
 def _place_similarity(t: Features, pool: CandidatePool, idx: np.ndarray) -> np.ndarray:
@@ -277,21 +286,50 @@ def _break_tie_by_place(
     )
 
 
+def _foreign_context(t: Features, pool: CandidatePool) -> np.ndarray | None:
+    """Mask of candidates in another frame, or in another dialog while the target's is gone.
+
+    When no candidate is in a dialog/form like the target's, the page shows
+    another one ("Delete account" instead of "Confirm export") and nothing in
+    it may stand for the target.  When the target's dialog is still there,
+    candidates in other containers stay eligible (a dialog split into two
+    nested ones, seed 000) and only lose the container weight.
+    """
+    other_frame = np.fromiter((f.frame != t.frame for f in pool.features), dtype=bool, count=len(pool))
+    if not t.container:
+        return other_frame if other_frame.any() else None
+    same = np.fromiter((same_context(t, f) for f in pool.features), dtype=bool, count=len(pool))
+    if (same & ~other_frame).any():
+        return other_frame if other_frame.any() else None
+    return ~same | other_frame
+
+
 def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
     """Score all candidates semantically and apply the margin rule.
 
-    A winner must also reach ``semantic_min_evidence`` on the identity
-    attributes when the target has any: sharing only tag, role and place is
-    not enough to claim an element.
+    When the target has identity attributes (:data:`IDENTITY`), only
+    candidates agreeing on one of them by at least ``semantic_min_evidence``
+    may win or block: sharing tag, role, style and place is not enough to
+    claim an element ("Save report" next to a vanished "Export report").
+    Candidates in a foreign frame or dialog are out too
+    (:func:`_foreign_context`).
     """
     scores, evidence = semantic_scores(t, pool)
+    foreign = _foreign_context(t, pool)
+    if foreign is not None:
+        scores = np.where(foreign, 0.0, scores)
+    if evidence is not None:
+        eligible = evidence >= config.semantic_min_evidence
+        if not eligible.any():
+            best = int(np.argmax(scores)) if len(scores) else 0
+            return LevelResult(
+                "semantic", scores, None, float(scores.max(initial=0.0)), 0.0,
+                f"no candidate agrees with the target's name, text or ids by "
+                f"{config.semantic_min_evidence:.2f} (best overall {describe(pool, best)}, "
+                f"agreeing {evidence[best]:.2f})" if len(scores) else "no candidates",
+            )
+        scores = np.where(eligible, scores, 0.0)
     res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
     if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
         res = _break_tie_by_place(t, pool, scores, res, config)
-    if res.winner is not None and evidence is not None and evidence[res.winner] < config.semantic_min_evidence:
-        return LevelResult(
-            "semantic", scores, None, res.score, res.margin,
-            f"best {describe(pool, res.winner)} scored {res.score:.2f} but its name, text and ids "
-            f"agree only {evidence[res.winner]:.2f} < {config.semantic_min_evidence:.2f}",
-        )
     return res

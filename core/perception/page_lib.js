@@ -89,6 +89,8 @@
       let q = cell.previousElementSibling;
       if (q && (q.tagName === 'TH' || q.tagName === 'TD')) { const t = short(q); if (t) return t; }
     }
+    let nx = el.nextElementSibling;
+    if (nx && !nx.matches('input,select,textarea,button') && !el.previousElementSibling) { const t = short(nx); if (t) return t; }
     const parent = el.parentElement;
     if (parent && parent.children.length <= 3) {
       let q = parent.previousElementSibling;

@@ -123,7 +123,7 @@ def _location(err: Mapping[str, Any], data: Any) -> str:
 
 def _validation_error(path: Path, exc: ValidationError, data: Any) -> ProjectError:
     err = exc.errors()[0]
-    msg = err.get("msg", "invalid")
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     if err.get("type") == "extra_forbidden":
         msg = "unknown field (check the spelling)"
     elif err.get("type") == "missing":

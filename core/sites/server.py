@@ -172,9 +172,9 @@ class Response:
         return cls(status)
 
     @classmethod
-    def error(cls, status: int, message: str, **extra: Any) -> "Response":
-        """JSON error ``{"error": message, ...extra}``."""
-        return cls.json({"error": message, **extra}, status)
+    def error(cls, status: int, text: str, /, **extra: Any) -> "Response":
+        """JSON error ``{"error": text, ...extra}``."""
+        return cls.json({"error": text, **extra}, status)
 
     def with_headers(self, *headers: tuple[str, str]) -> "Response":
         """Copy with extra headers appended."""

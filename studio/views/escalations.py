@@ -96,10 +96,9 @@ class EscalationsModel(QAbstractListModel):
         item = self._items[index.row()]
         ev = item.event
         if role == Qt.ItemDataRole.DisplayRole:
-            head = f"{ev.flow} \u00b7 step {ev.index + 1}: {ev.step_title}"
-            return f"{head}\n{ev.reason}"
+            return f"Step {ev.index + 1} \u00b7 {ev.step_title}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return ev.reason
+            return f"{ev.flow}: {ev.reason}"
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(item.state)
         if role == Qt.ItemDataRole.ForegroundRole and item.state != "open":
@@ -178,8 +177,8 @@ class EscalationsPanel(QWidget):
         self.list = QListView()
         self.list.setModel(self.model)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.setWordWrap(True)
         self.list.setSpacing(2)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setIconSize(QSize(14, 14))
         self.list.setUniformItemSizes(False)
         self.details = QTextBrowser()
@@ -189,7 +188,8 @@ class EscalationsPanel(QWidget):
         split.addWidget(self.list)
         split.addWidget(self.details)
         split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([90, 400])
         split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

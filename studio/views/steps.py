@@ -334,7 +334,7 @@ class StepsTable(QTableView):
         h.setHighlightSections(False)
         h.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         h.setSectionResizeMode(StepsModel.COL_TITLE, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 36), (2, 130), (3, 96), (4, 56), (5, 170), (6, 64)):
+        for col, width in ((0, 34), (2, 118), (3, 92), (4, 54), (5, 150), (6, 60)):
             self.setColumnWidth(col, width)
 
 
@@ -457,6 +457,7 @@ class StepsPanel(QWidget):
         self.splitter.addWidget(self.details)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([700, 380])
         self.splitter.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
