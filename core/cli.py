@@ -175,13 +175,15 @@ def _cmd_studio(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_locate(args: argparse.Namespace) -> int:
+    from core.bench.dataset import DatasetError, open_dataset
     from core.bench.similo import format_report, run_similo_benchmark
 
-    dataset = Path(args.dataset)
-    if not dataset.is_dir():
-        _err(f"{dataset}: dataset folder not found")
+    try:
+        with open_dataset(Path(args.dataset)) as folder:
+            report = run_similo_benchmark(folder)
+    except DatasetError as exc:
+        _err(str(exc))
         return EXIT_INPUT
-    report = run_similo_benchmark(dataset)
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
@@ -214,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     bl = bsub.add_parser("locate", help="locator accuracy on a Similo-format dataset")
-    bl.add_argument("--dataset", required=True)
+    bl.add_argument("--dataset", required=True,
+                    help="folder or .tar.xz (the dev half ships as resources/benchmarks/similo-dev.tar.xz)")
     bl.add_argument("--json", metavar="PATH")
     bl.set_defaults(func=_cmd_bench_locate)
     return p

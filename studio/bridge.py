@@ -80,11 +80,14 @@ class EngineBridge(QObject):
     newer observation already queued, or was empty/unreadable).
 
     Stale events: the bridge follows one run at a time.  A ``RunStarted``
-    makes its ``run_id`` current; events of any other run are dropped
-    (counted in :attr:`dropped_count`).  :meth:`start` forgets the current
+    makes its ``run_id`` current, and each ``FlowStarted`` that follows it
+    adds the flow run's ``run_id`` (a flow may run as its own job with its
+    own id); events of any other run are dropped (counted in
+    :attr:`dropped_count`).  :meth:`start` forgets the current
     run, so late events of a stopped run never reach the views.
-    ``EngineError`` with an empty ``run_id`` (not tied to a run) always
-    passes.
+    An ``EngineError`` passes when it has no ``run_id`` (not tied to a run)
+    or arrives before any ``RunStarted`` of the run asked for (that run
+    could not start, e.g. an unknown flow).
     """
 
     event_received = Signal(object)
@@ -113,6 +116,7 @@ class EngineBridge(QObject):
         super().__init__(parent)
         self._engine: EngineLike | None = None
         self._run_id: str | None = None
+        self._run_ids: set[str] = set()
         self._closed = False
         self._lock = threading.Lock()
         self._pending_observations = 0
@@ -176,7 +180,7 @@ class EngineBridge(QObject):
         if self._engine is None or self._closed:
             raise RuntimeError("no engine attached to the bridge")
         if isinstance(command, Start):
-            self._run_id = None  # everything of the previous run is stale from now on
+            self._run_id, self._run_ids = None, set()  # everything of the previous run is stale from now on
         self._engine.send(command)
         self.command_sent.emit(command)
 
@@ -209,13 +213,13 @@ class EngineBridge(QObject):
         """
         if self._closed:
             return
+        self._closed = True  # from now on post() drops events: nothing reaches closing views
         engine, self._engine = self._engine, None
         if engine is not None:
             try:
                 engine.close(timeout=timeout)
             except Exception:  # noqa: BLE001 - closing must never fail the window
                 _log.exception("engine close failed")
-        self._closed = True
 
     @Slot(object)
     def _dispatch(self, event: EngineEvent) -> None:
@@ -241,7 +245,15 @@ class EngineBridge(QObject):
     def _accept(self, event: EngineEvent) -> bool:
         if isinstance(event, RunStarted):
             self._run_id = event.run_id
+            self._run_ids = {event.run_id}
             return True
-        if isinstance(event, EngineError) and not event.run_id:
+        if isinstance(event, EngineError) and (not event.run_id or self._run_id is None):
+            return True  # not tied to a run, or the run we asked for failed before RunStarted
+        if self._run_id is None:
+            return False
+        if isinstance(event, FlowStarted):
+            # A flow may run under its own id (one flow run = one job, ARCHITECTURE rule 8).
+            # The engine is sequential, so a FlowStarted after our RunStarted belongs to our run.
+            self._run_ids.add(event.run_id)
             return True
-        return self._run_id is not None and getattr(event, "run_id", None) == self._run_id
+        return getattr(event, "run_id", None) in self._run_ids

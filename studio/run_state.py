@@ -88,8 +88,8 @@ class RunStateMachine:
         stopping = self.state is RunState.STOPPING
         if isinstance(event, RunFinished):
             self.state = RunState.FINISHED
-        elif isinstance(event, EngineError) and self.state is RunState.STARTING and not event.run_id:
-            self.state = RunState.FINISHED  # the run could not start
+        elif isinstance(event, EngineError) and self.state is RunState.STARTING:
+            self.state = RunState.FINISHED  # the run could not start (no RunStarted came)
         elif stopping:
             pass
         elif isinstance(event, RunStarted) and self.state is not RunState.PAUSING:

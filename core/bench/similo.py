@@ -18,7 +18,6 @@ recorded page.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -67,29 +66,28 @@ def read_properties(path: Path) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     last: str | None = None
+    logical: list[str] = []
     pending = ""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for raw in text.splitlines():
-        line = pending + raw if pending else raw
-        pending = ""
-        stripped = line.lstrip()
-        if line.endswith("\\") and not line.endswith("\\\\"):
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = pending + raw.lstrip() if pending else raw
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2 == 1:  # an odd number of trailing backslashes continues the line
             pending = line[:-1]
             continue
-        if not stripped or (stripped[0] in "#!" and not pending and last is None):
+        pending = ""
+        logical.append(line)
+    if pending:
+        logical.append(pending)
+    for line in logical:
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#!":
             continue
         m = _KEY_LINE.match(line)
         if m:
             last = m.group(1)
             out[last] = _unescape(m.group(2))
         elif last is not None:
-            extra = _unescape(stripped.strip())
-            if extra:
-                out[last] = f"{out[last]} {extra}".strip()
-    if pending:
-        m = _KEY_LINE.match(pending)
-        if m:
-            out[m.group(1)] = _unescape(m.group(2))
+            out[last] = f"{out[last]} {_unescape(stripped)}".strip()
     return out
 
 

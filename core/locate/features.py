@@ -33,7 +33,9 @@ CONTEXT_MIN_SIMILARITY = 0.5
 
 #: Tags that name a region of the page; the set of them above an element
 #: (from its XPath) says where it lives (header vs footer...).
-LANDMARKS = frozenset({"header", "nav", "main", "footer", "aside", "form", "dialog", "table", "section", "article"})
+LANDMARKS = frozenset({
+    "header", "nav", "main", "footer", "aside", "form", "dialog", "table", "section", "article",
+})
 
 _INDEX_ONE = re.compile(r"\[1\]")
 _XPATH_STEP = re.compile(r"([^/\[]+)(?:\[(\d+)\])?")
@@ -57,7 +59,8 @@ def xpath_steps(path: str) -> tuple[tuple[str, int], ...]:
         for part in path.split(">"):
             part = part.strip()
             m = re.search(r":nth-(?:child|of-type)\((\d+)\)", part)
-            out.append((re.split(r"[:.#\[]", part, 1)[0].lower() or part.lower(), int(m.group(1)) if m else 1))
+            tag = re.split(r"[:.#\[]", part, maxsplit=1)[0].lower() or part.lower()
+            out.append((tag, int(m.group(1)) if m else 1))
         return tuple(out)
     out2 = []
     for part in path.split("/"):

@@ -1,14 +1,15 @@
 """Roles and role families: which candidates may stand for a target.
 
 An element's effective role is its ARIA role, else the implicit role of its
-tag (HTML-AAM, simplified).  Roles fall into families; FUZZY_TEXT only
-compares candidates whose family is compatible with the target's, so a
-label that moved from a button to a text box is never taken for it.
+tag (HTML-AAM, simplified).  Roles fall into families (action, text,
+choice, check, generic); FUZZY_TEXT trusts a label match fully only on the
+same kind of element (:func:`kind_factor`), so a label that moved from a
+button to a text box is never taken for it on its text alone.
 """
 from __future__ import annotations
 
 __all__ = [
-    "implicit_role", "effective_role", "role_family", "families_compatible", "kind_factor", "GENERIC",
+    "implicit_role", "effective_role", "role_family", "kind_factor", "GENERIC",
 ]
 
 #: Family of elements with no interactive meaning (div, span, li...).
@@ -52,19 +53,6 @@ def effective_role(role: str, tag: str, type_: str = "") -> str:
 def role_family(role: str) -> str:
     """Family of an effective role: action, text, choice, check, or generic."""
     return _FAMILIES.get(role, GENERIC)
-
-
-def families_compatible(a: str, b: str) -> bool:
-    """True when an element of family ``a`` may have become one of family ``b``.
-
-    Same family, or either is generic and the other an action (a link turned
-    into a clickable ``span``, a heading that became a button).  Text boxes,
-    choices and check boxes are never interchangeable here: such a change is
-    left to SEMANTIC.
-    """
-    if a == b:
-        return True
-    return {a, b} <= {GENERIC, "action"}
 
 
 def kind_factor(t_tag: str, t_role: str, t_family: str, c_tag: str, c_role: str, c_family: str) -> float:

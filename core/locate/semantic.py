@@ -5,12 +5,24 @@ attribute the target has contributes ``weight * similarity`` (0..1); the sum
 is divided by the total weight of the attributes the target has, so
 missing target attributes do not count and a candidate lacking an attribute
 the target has scores 0 on it.  Weights and similarity functions are in
-:data:`WEIGHTS` and below; they were tuned on the Similo dev half (24 apps,
-318 pairs, ``core/bench/similo.py``), never per app.
+:data:`WEIGHTS` and below.
+
+Three guards keep it from guessing (a wrong pick is worse than abstaining):
+
+* evidence - when the target has identity attributes (:data:`IDENTITY`),
+  only candidates agreeing on one of them by ``semantic_min_evidence`` may
+  win or block;
+* context - candidates in another frame, or in another dialog while the
+  target's dialog is gone, are out;
+* margin - the usual rule, with one tie-break: among 2-3 candidates tied
+  within the margin, the one clearly in the target's place wins.
+
+Checked on the Similo dev half (24 apps, 318 pairs, ``core/bench/similo.py``):
+halving or doubling any single weight moves the result by at most two pairs,
+the guards matter more than the weights.  Nothing is tuned per app.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable, Mapping
 
 import numpy as np
@@ -25,8 +37,9 @@ from .textsim import text_similarity_many
 __all__ = ["WEIGHTS", "IDENTITY", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
 
 #: Attribute weights (relative; normalised over the attributes the target
-#: has).  Identity-like attributes (label, id, test id, name) weigh most,
-#: structure (xpath, classes, neighbours) and geometry less.
+#: has).  What an element says or is called (label, test id, id, name)
+#: weighs most; its kind (tag, role), context (neighbours, container),
+#: structure (XPath, page region, classes) and geometry less.
 WEIGHTS: Mapping[str, float] = {
     "tag": 1.0,
     "role": 1.0,

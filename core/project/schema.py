@@ -93,7 +93,7 @@ class AssertionModel(_Strict):
 class StepModel(_Strict):
     id: str = Field(min_length=1)
     name: str = ""
-    action: str
+    action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="closed action space (P5+)")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
     distance: int = Field(400, ge=0, le=100000, description="CSS px")
@@ -128,3 +128,22 @@ class FlowModel(_Strict):
     secrets: list[str] = Field(default_factory=list)
     episode: Optional[EpisodeModel] = None
     steps: list[StepModel] = Field(default_factory=list)
+
+
+def json_schemas() -> dict[str, dict]:
+    """JSON Schemas of the project and flow files, by published file name."""
+    return {
+        "project.schema.json": ProjectModel.model_json_schema(),
+        "flow.schema.json": FlowModel.model_json_schema(),
+    }
+
+
+if __name__ == "__main__":  # python -m core.project.schema  -> rewrites resources/schemas/
+    import json
+    from pathlib import Path
+
+    out = Path(__file__).resolve().parents[2] / "resources" / "schemas"
+    out.mkdir(parents=True, exist_ok=True)
+    for name, schema in json_schemas().items():
+        (out / name).write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(out / name)

@@ -142,7 +142,7 @@ class DemoSite:
         spinner meanwhile).
     variant : str
         ``"baseline"`` or ``"tweaked"`` (seed-000 UI tweaks: Sign in moved
-        28 px, "Export report (E)", custom listbox instead of the Leave type
+        28 px to the right, "Export report (E)", custom listbox instead of the Leave type
         ``<select>``, two nested delete dialogs, reordered table columns,
         renamed ids).
     port : int

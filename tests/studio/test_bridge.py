@@ -8,7 +8,7 @@ from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QApplication
 
 from core.engine.events import (
-    EngineError, ObservationMade, Pause, RunStarted, Start, StepOnce, StepStarted, Stop,
+    EngineError, FlowStarted, ObservationMade, Pause, RunStarted, Start, StepOnce, StepStarted, Stop,
 )
 from studio.bridge import EngineBridge
 from studio.samples import SAMPLE_DPR, SAMPLE_VIEWPORT, sample_observation
@@ -81,11 +81,42 @@ def test_events_of_a_previous_run_are_dropped(qtbot, bridge) -> None:  # noqa: A
     assert b.dropped_count == 2
 
 
+def test_flow_runs_with_their_own_ids_belong_to_the_current_run(qtbot, bridge) -> None:  # noqa: ANN001
+    b, engine = bridge
+    steps: list[StepStarted] = []
+    b.step_started.connect(steps.append)
+    b.start()
+    engine.emit(RunStarted("batch", "demo", ("a", "b")), FlowStarted("job-a", "a", ("x",)),
+                StepStarted("job-a", "a", 0, "x", 1), FlowStarted("job-b", "b", ("y",)),
+                StepStarted("job-b", "b", 0, "y", 1))
+    qtbot.waitUntil(lambda: len(steps) == 2, timeout=5000)
+    b.start()
+    engine.emit(StepStarted("job-b", "b", 0, "stale", 1), RunStarted("batch2", "demo", ("a",)),
+                StepStarted("job-a", "a", 0, "stale too", 1), FlowStarted("job-c", "a", ("x",)),
+                StepStarted("job-c", "a", 0, "fresh", 1))
+    qtbot.waitUntil(lambda: len(steps) == 3, timeout=5000)
+    assert [s.title for s in steps] == ["x", "y", "fresh"]
+
+
 def test_engine_errors_outside_a_run_pass(qtbot, bridge) -> None:  # noqa: ANN001
     b, engine = bridge
     with qtbot.waitSignal(b.engine_error, timeout=5000) as sig:
         engine.emit(EngineError("", "chromium not found"))
     assert sig.args[0].message == "chromium not found"
+
+
+def test_an_error_of_a_run_that_never_started_passes(qtbot, bridge) -> None:  # noqa: ANN001
+    b, engine = bridge
+    b.start(("nope",))
+    with qtbot.waitSignal(b.engine_error, timeout=5000) as sig:
+        engine.emit(EngineError("3f2a", "unknown flow(s): nope"))  # the real runner: no RunStarted
+    assert "nope" in sig.args[0].message
+    engine.emit(RunStarted("r2", "demo", ()))
+    errors: list[EngineError] = []
+    b.engine_error.connect(errors.append)
+    with qtbot.waitSignal(b.run_started, timeout=5000):
+        engine.emit(EngineError("3f2a", "late error of another run"), RunStarted("r3", "demo", ()))
+    assert errors == []
 
 
 def test_screenshot_is_decoded_to_a_qimage_in_device_px(qtbot, bridge) -> None:  # noqa: ANN001

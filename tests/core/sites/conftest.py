@@ -58,10 +58,14 @@ class _SharedChromium:
 _SHARED = _SharedChromium()
 
 
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Close the shared Chromium when the next test is outside this folder."""
-    if nextitem is None or not Path(str(nextitem.path)).resolve().is_relative_to(_HERE):
-        _SHARED.close()
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After the test's own teardown: close the shared Chromium when the next test is elsewhere."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or not Path(str(nextitem.path)).resolve().is_relative_to(_HERE):
+            _SHARED.close()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,121 @@
+"""The main window driven end to end by the scripted FakeEngine on its own thread."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from core.engine.events import Start, Stop
+from studio.app import main
+from studio.main_window import MainWindow
+from studio.run_state import RunState
+from studio.samples import SAMPLE_DPR
+from studio.testing import FakeEngine
+
+TIMEOUT_MS = 20000
+
+
+def _activate(qtbot, w: MainWindow) -> None:  # noqa: ANN001
+    w.show()
+    with qtbot.waitActive(w):
+        w.activateWindow()
+
+
+def test_run_escalates_then_resumes_to_the_end(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory(), run_on_show=True)
+    _activate(qtbot, w)
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED, timeout=TIMEOUT_MS)
+    engine = w.bridge.engine
+    assert isinstance(engine, FakeEngine) and engine.alive
+    assert engine.commands == [Start(flows=("login_lockout", "export_report"))]
+
+    # paused at the escalation of step 6
+    rows = w.steps_panel.model.rows("login_lockout")
+    assert [r.status for r in rows] == ["passed"] * 5 + ["escalated", "pending"]
+    assert rows[3].strategy == "semantic" and rows[3].healed
+    assert rows[5].strategy == "abstained"
+    esc = w.escalations_panel.model.items
+    assert len(esc) == 1 and esc[0].state == "open" and esc[0].event.index == 5
+    assert "Escalated at step 6" in w.banner_text.text()
+    assert w.breaker.text() == "Breaker closed \u00b7 1/3"
+    assert _actions(w) == (True, False, True, True) and w.action_start.text() == "Resume"
+    img = w.live_view.image
+    assert (img.width(), img.height()) == (round(1280 * SAMPLE_DPR), round(720 * SAMPLE_DPR))
+    assert len(w.live_view.candidates) == 11
+    assert "before step 6" in w.caption.text()
+
+    qtbot.keyClick(w, Qt.Key.Key_F5)  # resume
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    assert [r.status for r in w.steps_panel.model.rows("login_lockout")][-2:] == ["escalated", "passed"]
+    assert [r.status for r in w.steps_panel.model.rows("export_report")] == ["passed"] * 4
+    assert w.steps_panel.model.current_flow == "export_report"
+    assert w.escalations_panel.model.items[0].state == "resumed"
+    assert "login_lockout escalated, export_report passed" in w.state_label.text()
+    assert _actions(w) == (True, False, True, False)
+
+    w.close()
+    assert not engine.alive and engine.closed
+
+
+def test_step_by_step_then_stop(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory())
+    w.set_checked_flows(["export_report"])
+    _activate(qtbot, w)
+    qtbot.keyClick(w, Qt.Key.Key_F10)  # from idle: start paused before step 1
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED, timeout=TIMEOUT_MS)
+    rows = lambda: [r.status for r in w.steps_panel.model.rows("export_report")]  # noqa: E731
+    assert rows() == ["pending"] * 4
+    assert "Paused before step 1" in w.banner_text.text()
+
+    qtbot.keyClick(w, Qt.Key.Key_F10)
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED and rows()[0] == "passed", timeout=TIMEOUT_MS)
+    assert rows() == ["passed", "pending", "pending", "pending"]
+    assert "step 2/4" in w.state_label.text()
+
+    qtbot.keyClick(w, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # stop
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    assert w.bridge.engine.commands[-1] == Stop()
+    assert "export_report stopped" in w.state_label.text()
+
+
+def test_a_second_run_replaces_the_first(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory())
+    w.set_checked_flows(["export_report"])
+    w.start_run()
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    first = w.bridge.run_id
+    w.start_run()
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED and w.bridge.run_id != first, timeout=TIMEOUT_MS)
+    assert w.bridge.run_id == "fake-2" and w.run_label.text() == "run fake-2"
+    assert [r.status for r in w.steps_panel.model.rows("export_report")] == ["passed"] * 4
+
+
+def test_app_main_runs_the_studio_until_its_window_closes(qtbot, project) -> None:  # noqa: ANN001
+    def drive() -> None:
+        wins = [x for x in QApplication.topLevelWidgets() if isinstance(x, MainWindow)]
+        if wins and wins[0].state is RunState.PAUSED:
+            wins[0].start_or_resume()
+        if wins and wins[0].state is RunState.FINISHED:
+            seen.append(wins[0].state_label.text())
+            wins[0].close()
+            return
+        QTimer.singleShot(20, drive)
+
+    seen: list[str] = []
+    QTimer.singleShot(0, drive)
+    code = main(project.root, run=True, engine_factory=FakeEngine.factory(), project_loader=lambda _p: project)
+    assert code == 0
+    assert "export_report passed" in seen[0]
+
+
+def test_app_main_reports_an_unreadable_project(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # noqa: ANN001
+    def loader(path):  # noqa: ANN001, ANN202
+        raise FileNotFoundError(f"{path}/steadyhand.yaml")
+
+    assert main(tmp_path, project_loader=loader) == 2
+    assert "cannot open" in capsys.readouterr().err
+
+
+def _actions(w: MainWindow) -> tuple[bool, bool, bool, bool]:
+    return (w.action_start.isEnabled(), w.action_pause.isEnabled(), w.action_step.isEnabled(),
+            w.action_stop.isEnabled())

@@ -1,0 +1,136 @@
+"""Steps model and panel: rows follow engine events; selecting a row shows its details."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from core.domain import (
+    BBox, Candidate, ElementDescriptor, Resolution, RunResult, ScoredCandidate, StepOutcome, Verdict,
+)
+from core.engine.events import (
+    EscalationRaised, FlowFinished, FlowStarted, PhaseChanged, StepFinished, StepStarted, TargetResolved,
+    VerdictReached,
+)
+from studio.testing import sample_run_events
+from studio.theme import STATUS_COLORS
+from studio.views.steps import StepsModel, StepsPanel, step_details_html
+
+M = StepsModel
+RUN = "r1"
+
+
+def _flow_started(n: int = 3) -> FlowStarted:
+    return FlowStarted(RUN, "login", tuple(f"Step {i + 1}" for i in range(n)))
+
+
+def _cell(model: StepsModel, row: int, col: int, role: Qt.ItemDataRole = Qt.ItemDataRole.DisplayRole) -> object:
+    return model.data(model.index(row, col), role)
+
+
+@pytest.fixture
+def model(qtbot) -> StepsModel:  # noqa: ANN001
+    m = StepsModel()
+    m.apply(_flow_started())
+    return m
+
+
+def test_flow_started_lists_pending_steps(model: StepsModel) -> None:
+    assert model.current_flow == "login" and model.rowCount() == 3
+    assert [_cell(model, r, M.COL_INDEX) for r in range(3)] == ["1", "2", "3"]
+    assert _cell(model, 1, M.COL_TITLE) == "Step 2"
+    assert _cell(model, 0, M.COL_STATUS) == "pending"
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)] == [
+        "#", "Step", "Status", "Strategy", "Score", "Verdict", "ms"]
+
+
+def test_rows_update_through_a_step(qtbot, model: StepsModel) -> None:  # noqa: ANN001
+    with qtbot.waitSignal(model.dataChanged, timeout=1000):
+        model.apply(StepStarted(RUN, "login", 1, "Step 2", 1))
+    assert _cell(model, 1, M.COL_STATUS) == "running"
+    model.apply(PhaseChanged(RUN, "login", 1, "resolve"))
+    assert _cell(model, 1, M.COL_STATUS) == "running \u00b7 resolve"
+    cand = Candidate("0:3", ElementDescriptor(role="button", name="Log in", bbox=BBox(1, 2, 3, 4)))
+    res = Resolution("fuzzy_text", "0:3", 0.874, 0.4, 3.0, reason="label similarity 0.87",
+                     top=(ScoredCandidate("0:3", 0.874, "Log in"),))
+    model.apply(TargetResolved(RUN, "login", 1, res, cand))
+    assert (_cell(model, 1, M.COL_STRATEGY), _cell(model, 1, M.COL_SCORE)) == ("fuzzy_text", "0.87")
+    model.apply(VerdictReached(RUN, "login", 1, Verdict("changed_unexpectedly", "value", ("url",), "navigated away")))
+    assert _cell(model, 1, M.COL_VERDICT) == "changed_unexpectedly"
+    model.apply(StepFinished(RUN, "login", 1, "failed", True, 1234.4))
+    assert _cell(model, 1, M.COL_STATUS) == "failed"
+    assert _cell(model, 1, M.COL_MS) == "1,234"
+    assert _cell(model, 1, M.COL_STATUS, Qt.ItemDataRole.ForegroundRole).color().name() == STATUS_COLORS["failed"]
+    row = model.row(1)
+    assert row.healed and row.target_label == "Log in" and row.verdict_reason == "navigated away"
+
+
+def test_abstained_and_escalated(model: StepsModel) -> None:
+    res = Resolution("", None, 0.78, 0.02, 9.0, abstained=True, reason="two equal candidates")
+    model.apply(TargetResolved(RUN, "login", 2, res, None))
+    model.apply(EscalationRaised(RUN, "login", 2, "Step 3", "locator abstained"))
+    assert _cell(model, 2, M.COL_STRATEGY) == "abstained"
+    assert _cell(model, 2, M.COL_STATUS) == "escalated"
+    assert _cell(model, 2, M.COL_STATUS, Qt.ItemDataRole.ForegroundRole).color().name() == STATUS_COLORS["escalated"]
+
+
+def test_targetless_finished_step_shows_a_dash_for_strategy(model: StepsModel) -> None:
+    model.apply(StepStarted(RUN, "login", 0, "Step 1", 1))
+    assert _cell(model, 0, M.COL_STRATEGY) == ""
+    model.apply(StepFinished(RUN, "login", 0, "passed", False, 10))
+    assert _cell(model, 0, M.COL_STRATEGY) == "\u2014"
+
+
+def test_flow_finished_marks_an_interrupted_step_stopped(model: StepsModel) -> None:
+    model.apply(StepStarted(RUN, "login", 0, "Step 1", 1))
+    model.apply(StepFinished(RUN, "login", 0, "passed", False, 10))
+    model.apply(StepStarted(RUN, "login", 1, "Step 2", 1))
+    out = StepOutcome(0, "s1", "Step 1", "passed", None, None, 1, 12.0)
+    model.apply(FlowFinished(RUN, RunResult(RUN, "login", "stopped", (out,), 0, 0, 1.0)))
+    assert [model.row(i).status for i in range(3)] == ["passed", "stopped", "pending"]
+
+
+def test_events_of_another_flow_do_not_touch_the_shown_rows(model: StepsModel) -> None:
+    model.apply(StepStarted(RUN, "other", 0, "Elsewhere", 1))
+    assert model.rowCount() == 3 and model.row(0).status == "pending"
+    assert model.rows("other")[0].status == "running"
+    assert model.flow_names() == ["login", "other"]
+
+
+def test_details_html_explains_resolution_and_verdict() -> None:
+    events = sample_run_events()
+    m = StepsModel()
+    for e in events:
+        m.apply(e)
+    html = step_details_html(m.row(3))
+    assert "semantic" in html and "0.84" in html and "SEMANTIC" in html
+    assert "Log in" in html and "Sign up" in html  # top candidates
+    assert "An error message appeared" in html  # verdict reason
+    escalated = step_details_html(m.row(5))
+    assert "Escalated:" in escalated and "the margin 0.02 is below 0.10" in escalated
+
+
+def test_selecting_a_row_shows_its_details_and_stops_following(qtbot) -> None:  # noqa: ANN001
+    panel = StepsPanel()
+    qtbot.addWidget(panel)
+    panel.apply(_flow_started())
+    panel.apply(StepStarted(RUN, "login", 0, "Step 1", 1))
+    assert panel.selected_row().index == 0  # follows the running step
+    with qtbot.waitSignal(panel.step_selected, timeout=1000) as sig:
+        panel.table.selectRow(2)
+    assert sig.args[0].index == 2
+    assert "Step 3" in panel.details.toPlainText()
+    panel.apply(StepStarted(RUN, "login", 1, "Step 2", 1))
+    assert panel.selected_row().index == 2  # the user's choice stays
+    panel.apply(VerdictReached(RUN, "login", 2, Verdict("unchanged", "value", (), "nothing changed")))
+    assert "nothing changed" in panel.details.toPlainText()  # the details pane refreshes
+    assert panel.summary.text() == "0/3 done"
+
+
+def test_flow_combo_switches_the_shown_flow(qtbot) -> None:  # noqa: ANN001
+    panel = StepsPanel()
+    qtbot.addWidget(panel)
+    panel.apply(_flow_started())
+    panel.apply(FlowStarted(RUN, "export", ("A", "B")))
+    assert panel.flow_combo.currentText() == "export" and panel.model.rowCount() == 2
+    panel.flow_combo.setCurrentText("login")
+    assert panel.model.current_flow == "login" and panel.model.rowCount() == 3
