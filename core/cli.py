@@ -39,6 +39,7 @@ class _FlowStats:
     heals_by: dict[str, int] = field(default_factory=dict)
     wrong_clicks: int = 0
     task: str = ""
+    ground_truth: dict[str, Any] = field(default_factory=dict)
 
     def add(self, r: Any) -> None:
         self.episodes += 1
@@ -112,6 +113,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     seed = args.seed + ep if flow.episode else None
                     result = session.run_flow(flow, params=params, seed=seed)
                     st.add(result)
+                    gt = getattr(session.site, "ground_truth", None)
+                    if gt is not None:
+                        st.ground_truth = gt()
                     if not args.quiet:
                         extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
                         err = ""
@@ -130,6 +134,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for s in stats.values():
         for e in sorted(set(s.errors))[:3]:
             print(f"  {s.flow}: {e}")
+    if any(s.ground_truth for s in stats.values()):
+        print("\nserver log (ground truth, read after each flow):")
+        for s in stats.values():
+            g = s.ground_truth
+            if g:
+                print(f"  {s.flow}: {g.get('activations', 0)} activations, {g.get('writes', 0)} writes, "
+                      f"{g.get('duplicate_writes', 0)} duplicate writes")
     tasks = [s for s in stats.values() if s.task]
     if tasks:
         print()

@@ -402,6 +402,9 @@ class MainWindow(QMainWindow):
         r = event.resolution
         if event.candidate is None or r.abstained:
             self.live_view.set_target(None)
+            by_ref = {c.ref: c for c in self.live_view.candidates}
+            self.live_view.set_alternatives(
+                [(by_ref[s.ref], f"#{i + 1} {s.score:.2f}") for i, s in enumerate(r.top[:3]) if s.ref in by_ref])
             return
         self.live_view.set_target(event.candidate, f"{r.strategy} {r.score:.2f}")
 
@@ -455,7 +458,6 @@ class MainWindow(QMainWindow):
         self.action_pause.setEnabled(c.pause)
         self.action_step.setEnabled(c.step)
         self.action_stop.setEnabled(c.stop)
-        self.flows_list.setEnabled(True)
         for i in range(self.flows_list.count()):
             item = self.flows_list.item(i)
             flags = item.flags()

@@ -17,9 +17,10 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSize
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
-from core.engine.events import EngineEvent, ObservationMade, Paused, TargetResolved
+from core.engine.events import EngineEvent, ObservationMade, TargetResolved
 
 from .main_window import MainWindow
+from .run_state import RunState
 from .samples import sample_project
 from .testing import FakeEngine, RecordingEngine, sample_run_events
 from .views.breaker import BreakerIndicator
@@ -101,7 +102,7 @@ def populated_window(project_root: Path | None = None) -> MainWindow:
     window.start_run()
     events = sample_run_events(project)
     engines[0].emit_from_thread(*events)
-    _drain(lambda: window.state.value == "paused" and any(isinstance(e, Paused) for e in events))
+    _drain(lambda: window.state is RunState.PAUSED)
     window.steps_panel.select_row(3)
     return window
 

@@ -290,7 +290,7 @@ class FakeEngine:
         side_effects: list[str] = []
         self._emit(FlowStarted(run_id, name, titles))
         status = "passed"
-        for i, (step, play) in enumerate(zip(flow.steps, script)):
+        for i, (step, play) in enumerate(zip(flow.steps, script, strict=True)):
             try:
                 self._boundary(run_id, name, i)
                 outcome = self._run_step(run_id, name, i, step.title, play, side_effects)
@@ -355,7 +355,8 @@ class FakeEngine:
         if play.abstain:
             best = play.top[0][2] if play.top else 0.0
             second = play.top[1][2] if len(play.top) > 1 else 0.0
-            return Resolution("", None, best, round(best - second, 4), play.ms * 0.6, True, play.abstain, tuple(top)), None
+            margin = round(best - second, 4)
+            return Resolution("", None, best, margin, play.ms * 0.6, True, play.abstain, tuple(top)), None
         assert play.target is not None
         cand = find_candidate(candidates, *play.target)
         return Resolution(play.strategy, cand.ref, play.score, play.margin, play.ms * 0.2, False,

@@ -1,10 +1,11 @@
 """The studio's look: a dark Fusion palette, one style sheet, status colours."""
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
-__all__ = ["STATUS_COLORS", "BREAKER_COLORS", "COLORS", "status_color", "apply_theme"]
+__all__ = ["STATUS_COLORS", "BREAKER_COLORS", "COLORS", "status_color", "apply_theme", "StudioStyle"]
 
 #: Base colours of the dark theme.
 COLORS = {
@@ -72,9 +73,50 @@ QToolTip {{ background: #2c2f35; color: {text}; border: 1px solid {border}; padd
 """
 
 
+class StudioStyle(QProxyStyle):
+    """Fusion, with check boxes that stay visible on the dark palette.
+
+    Fusion outlines check boxes with a darker shade of the window colour,
+    which vanishes on a dark window; these are drawn with a light outline
+    and an accent fill with a white tick when checked.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("Fusion")
+
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption,  # noqa: N802 - Qt API
+                      painter: QPainter, widget: QWidget | None = None) -> None:
+        if element not in (QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+                           QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck):
+            super().drawPrimitive(element, option, painter, widget)
+            return
+        r = QRectF(option.rect).adjusted(1.5, 1.5, -1.5, -1.5)
+        side = min(r.width(), r.height(), 14.0)
+        box = QRectF(r.center().x() - side / 2, r.center().y() - side / 2, side, side)
+        on = bool(option.state & QStyle.StateFlag.State_On)
+        enabled = bool(option.state & QStyle.StateFlag.State_Enabled)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        accent = QColor(COLORS["accent"] if enabled else COLORS["muted"])
+        painter.setPen(QPen(accent if on else QColor("#8a909a" if enabled else "#5d626b"), 1.2))
+        painter.setBrush(accent if on else QColor(COLORS["base"]))
+        painter.drawRoundedRect(box, 3, 3)
+        if on:
+            tick = QPainterPath(QPointF(box.left() + side * 0.22, box.top() + side * 0.52))
+            tick.lineTo(QPointF(box.left() + side * 0.42, box.top() + side * 0.72))
+            tick.lineTo(QPointF(box.left() + side * 0.78, box.top() + side * 0.3))
+            pen = QPen(QColor("#ffffff"), 1.8)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(tick)
+        painter.restore()
+
+
 def apply_theme(app: QApplication) -> None:
-    """Apply the Fusion style, the dark palette, DejaVu Sans 10 pt and the style sheet."""
-    app.setStyle("Fusion")
+    """Apply the studio style (Fusion), the dark palette, DejaVu Sans 9.5 pt and the style sheet."""
+    app.setStyle(StudioStyle())
     pal = QPalette()
     c = {k: QColor(v) for k, v in COLORS.items()}
     pal.setColor(QPalette.ColorRole.Window, c["window"])

@@ -308,7 +308,8 @@ class FlowExecutor:
                 if why:
                     raise _StepFailure(f"precondition not met: {why}")
                 already = cand is not None and (
-                    (step.action.kind == "input" and cand.value == value and not cand.extra.get("is_password"))
+                    (step.action.kind in ("input", "select") and cand.value == value and value != ""
+                     and not cand.extra.get("is_password"))
                     or (step.action.kind == "check" and cand.checked is True)
                     or (step.action.kind == "uncheck" and cand.checked is False))
                 self.control.checkpoint(run_id, flow.name, index)
@@ -341,8 +342,14 @@ class FlowExecutor:
                     if not ok:
                         failed_assertions.append(f"{a.kind} {a.expected!r}: {why_a}")
                 if failed_assertions:
+                    acted_ok = verdict.kind == "as_expected" and acted
                     verdict = Verdict("failed", verdict.expected, verdict.observed,
                                       "assertion failed: " + "; ".join(failed_assertions))
+                    if acted_ok:
+                        # the action had its expected effect: doing it again would act twice
+                        self._store("record_verdict", run_id, index, verdict)
+                        self.emit(VerdictReached(run_id, flow.name, index, verdict))
+                        raise _StepFailure(verdict.reason, escalate=True, acted=True, verdict=verdict)
                 elif step.assertions and verdict.kind == "unchanged" and step.action.kind in ("assert", "wait"):
                     verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold")
                 self._store("record_verdict", run_id, index, verdict)

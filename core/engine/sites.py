@@ -70,6 +70,13 @@ class DemoAdapter(SiteAdapter):
         self.site.reset()
         driver.new_context_page()
 
+    def ground_truth(self) -> dict[str, Any]:
+        """The demo server's own log since the last reset (activations, writes, duplicates).
+
+        For harnesses and reports only: the engine never reads the ground truth.
+        """
+        return self.site.ground_truth_report()
+
     def close(self) -> None:
         self.site.stop()
 

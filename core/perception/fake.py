@@ -204,7 +204,7 @@ class FakeDriver:
     actions : list[Performed]
         Every :meth:`perform` call, in order.
     visits : list[str]
-        Every page loaded, in order (paths).
+        Every page loaded, in order (paths); ``history`` is the back stack.
     mutations : int
         Bumped on every state change (what :meth:`probe` reports).
     """
@@ -214,6 +214,7 @@ class FakeDriver:
     scripts: Mapping[str, Any] = field(default_factory=dict)
     actions: list[Performed] = field(default_factory=list)
     visits: list[str] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
     mutations: int = 0
     is_open: bool = False
     # live state of the current page
@@ -257,6 +258,7 @@ class FakeDriver:
         self.elements = [self.make_element(spec, i) for i, spec in enumerate(page.elements)]
         self.modals, self.focus, self.loading, self.errors, self.scroll = [], "", False, 0, (0.0, 0.0)
         self.visits.append(path)
+        self.history.append(path)
         self.mutations += 1
 
     # --- elements ------------------------------------------------------------------
@@ -360,9 +362,9 @@ class FakeDriver:
             self.mutations += 1
         elif kind == "navigate":
             self.goto(value)
-        elif kind == "back" and len(self.visits) > 1:
-            self.visits.pop()
-            self.goto(self.visits.pop())
+        elif kind == "back" and len(self.history) > 1:
+            self.history.pop()
+            self.goto(self.history.pop())
         elif kind == "scroll":
             dx, dy = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}[action.direction]
             self.scroll = (self.scroll[0] + dx * action.distance, max(0.0, self.scroll[1] + dy * action.distance))

@@ -15,7 +15,7 @@ __all__ = ["Grid", "DEFAULT_ROWS", "DEFAULT_COLS"]
 
 DEFAULT_ROWS = 10  # seed 002 P2
 DEFAULT_COLS = 10  # seed 002 P2
-_CELL_RE = re.compile(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$")
+_CELL_RE = re.compile(r"^\s*([A-Za-z])\s*(\d+)\s*$")
 
 
 @dataclass(frozen=True, slots=True)

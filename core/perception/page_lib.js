@@ -252,6 +252,12 @@
     if ('value' in el && typeof el.value === 'string' && tag !== 'button' && tag !== 'option') value = el.value;
     else if (el.isContentEditable) value = el.innerText;
     if (tag === 'select' && el.selectedIndex >= 0) value = el.options[el.selectedIndex].text;
+    // ARIA value of custom widgets (a combobox drawn with divs shows its value as text)
+    const role = roleOf(el);
+    if (!value && tag !== 'input' && tag !== 'textarea' && tag !== 'select') {
+      if (el.hasAttribute('aria-valuenow')) value = el.getAttribute('aria-valuenow');
+      else if (role === 'combobox' || role === 'listbox' || role === 'spinbutton') value = clean(el.innerText || el.textContent, 200);
+    }
     const classes = Array.from(el.classList || []).slice(0, 12);
     const cx = r.x + r.width / 2, cy = r.y + r.height / 2;
     let covered = false;

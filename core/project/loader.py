@@ -270,11 +270,23 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
     return out
 
 
+class _FlowDumper(yaml.SafeDumper):
+    """Lists of numbers (boxes, viewport sizes) on one line: shorter, readable diffs."""
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
+    flow_style = bool(data) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow_style)
+
+
+_FlowDumper.add_representer(list, _represent_list)
+
+
 def save_flow(flow: Flow, path: Path | str) -> Path:
     """Write a flow file atomically (temp file + rename); returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(flow_to_mapping(flow), sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.dump(flow_to_mapping(flow), Dumper=_FlowDumper, sort_keys=False, allow_unicode=True, width=100)
     fd, tmp = tempfile.mkstemp(prefix=".flow-", suffix=".yaml", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

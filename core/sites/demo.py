@@ -43,7 +43,7 @@ from .server import Request, Response, StaticSite, file_response
 
 __all__ = [
     "DemoSite", "DEMO_ROOT", "DEMO_USERS", "DEMO_PASSWORD", "LEAVE_TYPES", "VARIANTS",
-    "MAX_FAILED_LOGINS", "DEFAULT_TODAY", "main",
+    "MAX_FAILED_LOGINS", "DEFAULT_TODAY", "working_days", "main",
 ]
 
 #: Folder of the demo's pages and static files.

@@ -22,7 +22,6 @@ import mimetypes
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from http import HTTPStatus
 from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path

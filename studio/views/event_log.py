@@ -7,7 +7,9 @@ from dataclasses import fields, is_dataclass
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from core.engine.events import EngineEvent, FlowFinished, ObservationMade, RunFinished, TargetResolved
+from core.engine.events import (
+    EngineEvent, FlowFinished, ObservationMade, RunFinished, StepFinished, TargetResolved, VerdictReached,
+)
 
 __all__ = ["EventLog", "describe_event"]
 
@@ -23,9 +25,18 @@ def describe_event(event: EngineEvent) -> str:
         r = event.resolution
         what = "abstained" if r.abstained else f"{r.strategy} {r.score:.2f} (margin {r.margin:.2f})"
         return f"{name} step {event.index + 1}: {what} in {r.ms:.0f} ms"
+    if isinstance(event, VerdictReached):
+        v = event.verdict
+        observed = ", ".join(v.observed) or "nothing"
+        return f"{name} step {event.index + 1}: {v.kind} (expected {v.expected or '?'}; observed {observed})"
+    if isinstance(event, StepFinished):
+        extra = " \u00b7 healed" if event.healed else ""
+        error = f" \u00b7 {event.error}" if event.error else ""
+        return f"{name} step {event.index + 1}: {event.status} in {event.ms:,.0f} ms{extra}{error}"
     if isinstance(event, FlowFinished):
         r = event.result
-        return f"{name} {r.flow}: {r.status} \u00b7 {len(r.steps)} steps \u00b7 {r.heals} heals \u00b7 {r.seconds:.1f} s"
+        return (f"{name} {r.flow}: {r.status} \u00b7 {len(r.steps)} steps \u00b7 {r.heals} heals"
+                f" \u00b7 {r.seconds:.1f} s")
     if isinstance(event, RunFinished):
         return f"{name}: " + ", ".join(f"{r.flow} {r.status}" for r in event.results)
     parts = []

@@ -11,6 +11,8 @@ hit testing and tests all use it.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
@@ -51,6 +53,7 @@ class LiveView(QWidget):
         self._candidates: tuple[Candidate, ...] = ()
         self._target: Candidate | None = None
         self._target_label = ""
+        self._alternatives: tuple[tuple[Candidate, str], ...] = ()
         self._hover: Candidate | None = None
         self._grid_visible = False
         self._boxes_visible = True
@@ -86,10 +89,27 @@ class LiveView(QWidget):
         self.update()
 
     def set_target(self, candidate: Candidate | None, label: str = "") -> None:
-        """Highlight ``candidate`` (the resolved target of the current step); None clears it."""
+        """Highlight ``candidate`` (the resolved target of the current step); None clears it.
+
+        Also clears the alternatives of an abstained step.
+        """
         self._target = candidate
         self._target_label = label
+        self._alternatives = ()
         self.update()
+
+    def set_alternatives(self, items: Sequence[tuple[Candidate, str]]) -> None:
+        """Outline (dashed) the candidates the locator could not tell apart, each with a label.
+
+        Shown when a step abstains, so that the user sees which elements
+        were ambiguous; :meth:`set_target` clears them.
+        """
+        self._alternatives = tuple(items)
+        self.update()
+
+    @property
+    def alternatives(self) -> tuple[tuple[Candidate, str], ...]:
+        return self._alternatives
 
     def clear(self) -> None:
         """Forget image, candidates and target."""
@@ -251,6 +271,7 @@ class LiveView(QWidget):
             self._paint_boxes(p)
         if self._grid_visible:
             self._paint_grid(p, rect)
+        self._paint_alternatives(p)
         self._paint_target(p)
         p.end()
 
@@ -304,6 +325,17 @@ class LiveView(QWidget):
             p.drawText(chip, Qt.AlignmentFlag.AlignCenter, label)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
+    def _paint_alternatives(self, p: QPainter) -> None:
+        for cand, label in self._alternatives:
+            if cand.descriptor.bbox is None:
+                continue
+            r = self.map_to_widget(cand.descriptor.bbox).adjusted(-3, -3, 3, 3)
+            pen = QPen(TARGET_COLOR, 2, Qt.PenStyle.DashLine)
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRoundedRect(r, 3, 3)
+            self._paint_chip(p, r, label, dashed=True)
+
     def _paint_target(self, p: QPainter) -> None:
         if self._target is None or self._target.descriptor.bbox is None:
             return
@@ -311,7 +343,9 @@ class LiveView(QWidget):
         p.setPen(QPen(TARGET_COLOR, 3))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRoundedRect(r, 3, 3)
-        text = self._target_label or "target"
+        self._paint_chip(p, r, self._target_label or "target")
+
+    def _paint_chip(self, p: QPainter, r: QRectF, text: str, *, dashed: bool = False) -> None:
         font = QFont(self.font())
         font.setBold(True)
         p.setFont(font)
@@ -320,9 +354,9 @@ class LiveView(QWidget):
         if chip.top() < 0:
             chip.moveTop(r.bottom() + 2)
         p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(TARGET_COLOR)
+        p.setBrush(QColor(40, 30, 8, 230) if dashed else TARGET_COLOR)
         p.drawRoundedRect(chip, 3, 3)
-        p.setPen(QColor(30, 22, 0))
+        p.setPen(TARGET_COLOR if dashed else QColor(30, 22, 0))
         p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
 
 

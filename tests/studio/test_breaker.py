@@ -23,3 +23,4 @@ def test_breaker_shows_state_and_failures(qtbot, state: str, n: int, text: str) 
     assert b.color().name() == BREAKER_COLORS[state]
     assert (b.state, b.failures, b.threshold) == (state, n, 3)
     assert not b.grab().isNull()
+

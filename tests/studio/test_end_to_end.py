@@ -43,6 +43,10 @@ def test_run_escalates_then_resumes_to_the_end(qtbot, make_window) -> None:  # n
     assert (img.width(), img.height()) == (round(1280 * SAMPLE_DPR), round(720 * SAMPLE_DPR))
     assert len(w.live_view.candidates) == 11
     assert "before step 6" in w.caption.text()
+    # the ambiguous candidates of the abstained step are outlined for the user
+    alternatives = [(c.descriptor.role, c.descriptor.name, label) for c, label in w.live_view.alternatives]
+    assert alternatives == [("link", "Unlock account", "#1 0.78"), ("button", "Unlock account", "#2 0.76"),
+                            ("link", "Forgot password?", "#3 0.31")]
 
     qtbot.keyClick(w, Qt.Key.Key_F5)  # resume
     qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)

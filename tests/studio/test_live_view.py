@@ -122,6 +122,19 @@ def test_target_is_highlighted(view: LiveView) -> None:
     assert view.target is cand
 
 
+def test_alternatives_are_outlined_until_a_target_is_set(view: LiveView) -> None:
+    a = _candidate("0:1", BBox(100, 100, 100, 30))
+    view.set_image(_white(1600, 900), device_pixel_ratio=2.0, candidates=(a,))
+    view.set_alternatives([(a, "#1 0.78")])
+    img = _render(view)
+    r = view.map_to_widget(a.descriptor.bbox)
+    x, y = round(r.left()) - 3, round(r.center().y())
+    edge = [img.pixelColor(x + dx, y + dy) for dx in (-1, 0, 1) for dy in range(-6, 7)]
+    assert any(c.red() > 200 and c.blue() < 90 for c in edge)  # dashed amber outline
+    view.set_target(None)
+    assert view.alternatives == ()
+
+
 def test_candidate_at_prefers_the_smallest_box_and_tooltip_names_it(qtbot, view: LiveView) -> None:  # noqa: ANN001
     outer = _candidate("0:0", BBox(0, 0, 400, 300), role="dialog", name="Confirm", cell="B2")
     inner = _candidate("0:1", BBox(100, 100, 50, 20), role="button", name="OK", cell="D3")

@@ -30,6 +30,9 @@
     opts.button.setAttribute("aria-controls", id);
     opts.button.addEventListener("click", function () { if (self.isOpen()) self.close(true); else self.open(); });
     this.el.addEventListener("keydown", function (e) { self.onKey(e); });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && self.isOpen()) { e.preventDefault(); self.close(self.el.contains(document.activeElement)); }
+    });
     document.addEventListener("mousedown", function (e) {
       if (self.isOpen() && !self.el.contains(e.target) && !opts.button.contains(e.target)) self.close(false);
     }, true);
@@ -104,7 +107,6 @@
   };
 
   DatePicker.prototype.onKey = function (e) {
-    if (e.key === "Escape") { e.preventDefault(); this.close(true); return; }
     var t = e.target;
     if (!t.classList || !t.classList.contains("dp-day")) return;
     var step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[e.key];

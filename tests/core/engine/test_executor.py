@@ -1,0 +1,533 @@
+"""FlowExecutor on a FakeDriver: phases, heals, retries, escalations, breaker, parameters, stop.
+
+No browser and no Qt: the page is scripted with :mod:`core.perception.fake`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import pytest
+
+import core.engine.executor as executor_module
+from core.domain import Action, Assertion, Candidate, ElementDescriptor, Flow, RunResult, Step
+from core.engine.events import (
+    ActionPerformed, BreakerChanged, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, PhaseChanged,
+    StepFinished, StepStarted, TargetResolved, VerdictReached,
+)
+from core.engine.executor import (
+    ExecutorConfig, FlowExecutor, HeadlessControl, StopRequested, bind_params, ParameterError,
+)
+from core.perception.fake import FakeDriver, FakePage, change_text, fail, navigate, nothing, set_value, update
+
+
+@pytest.fixture(autouse=True)
+def no_retry_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries wait 300 ms (P6) on a real page; the fake page needs no settling."""
+    monkeypatch.setattr(executor_module, "RETRY_DELAY_S", 0.0)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def button(element_id: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {"id": element_id, "role": "button", "text": text, **extra}
+
+
+def textbox(element_id: str, label: str, **extra: Any) -> dict[str, Any]:
+    return {"id": element_id, "role": "textbox", "label": label, **extra}
+
+
+def target(label: str, role: str = "button") -> ElementDescriptor:
+    tag = {"button": "button", "textbox": "input"}[role]
+    if role == "textbox":
+        return ElementDescriptor(tag=tag, role=role, name=label, label=label)
+    return ElementDescriptor(tag=tag, role=role, name=label, text=label)
+
+
+def click(step_id: str, label: str, **kw: Any) -> Step:
+    return Step(id=step_id, action=Action("click"), target=target(label), **kw)
+
+
+def type_into(step_id: str, label: str, value: str, **kw: Any) -> Step:
+    return Step(id=step_id, action=Action("input", value), target=target(label, "textbox"), **kw)
+
+
+class Recorder:
+    """Collects events; ``of(type)`` filters them."""
+
+    def __init__(self) -> None:
+        self.events: list[EngineEvent] = []
+
+    def __call__(self, event: EngineEvent) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    def phases(self, index: int | None = None) -> list[str]:
+        return [e.phase for e in self.of(PhaseChanged) if index is None or e.index == index]
+
+
+def execute(fake: FakeDriver, steps: Sequence[Step], *, params: Mapping[str, str] | None = None,
+            start_url: str = "/", control: Any = None, config: ExecutorConfig | None = None,
+            on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
+            flow_params: Mapping[str, str] | None = None) -> tuple[RunResult, Recorder]:
+    rec = Recorder()
+    ex = FlowExecutor(fake, emit=rec, control=control, config=config or ExecutorConfig(screenshots=False),
+                      project_name="test", on_descriptor_captured=on_descriptor_captured)
+    flow = Flow("checkout", start_url, tuple(steps), params=dict(flow_params or {}))
+    result = ex.run_flow(flow, params=params or {})
+    return result, rec
+
+
+LOGIN = {
+    "/": FakePage([textbox("user", "User name"), textbox("pw", "Password"), button("go", "Sign in")],
+                  title="Login", text="Please sign in"),
+    "/home": FakePage([button("q", "Query"), button("save", "Save"), button("submit", "Submit")],
+                      title="Home", text="Welcome"),
+}
+
+
+# --- the happy path and its phases -----------------------------------------------------------
+
+
+def test_a_flow_passes_with_phases_in_order() -> None:
+    fake = FakeDriver(pages=LOGIN, reactions={("/", "go", "click"): navigate("/home")})
+    steps = [type_into("s1", "User name", "alice"), click("s2", "Sign in",
+                                                          assertions=(Assertion("url_contains", "/home"),))]
+    result, rec = execute(fake, steps)
+
+    assert result.status == "passed", result.error
+    assert [o.status for o in result.steps] == ["passed", "passed"]
+    assert result.heals == 0 and result.invalid_actions == 0
+    assert [(a.element, a.kind, a.value) for a in fake.actions] == [("user", "input", "alice"), ("go", "click", "")]
+    expected = ["observe", "signature", "resolve", "precheck", "act", "wait", "observe", "verify", "record"]
+    assert rec.phases(0) == expected
+    assert rec.phases(1) == expected
+    assert {e.run_id for e in rec.events} == {result.run_id}
+
+
+def test_events_sit_between_the_right_phases() -> None:
+    fake = FakeDriver(pages=LOGIN)
+    _, rec = execute(fake, [type_into("s1", "User name", "alice")])
+
+    def label(e: EngineEvent) -> str:
+        if isinstance(e, PhaseChanged):
+            return e.phase
+        if isinstance(e, ObservationMade):
+            return f"observation:{e.when}"
+        return type(e).__name__
+
+    assert [label(e) for e in rec.events] == [
+        "FlowStarted", "BreakerChanged",
+        "StepStarted", "observe", "observation:before", "signature", "resolve", "TargetResolved", "precheck",
+        "act", "ActionPerformed", "wait", "observe", "observation:after", "verify", "VerdictReached",
+        "BreakerChanged", "record", "StepFinished",
+    ]
+    assert rec.of(FlowStarted)[0].step_titles == ("input User name",)
+    assert rec.of(StepStarted)[0].attempt == 1
+    assert rec.of(VerdictReached)[0].verdict.kind == "as_expected"
+    assert rec.of(VerdictReached)[0].verdict.observed == ("value",)
+    finished = rec.of(StepFinished)[0]
+    assert (finished.index, finished.status, finished.healed) == (0, "passed", False)
+
+
+def test_targetless_step_skips_resolve() -> None:
+    fake = FakeDriver(pages=LOGIN)
+    result, rec = execute(fake, [Step(id="n", action=Action("navigate", "/home"))])
+    assert result.status == "passed"
+    assert rec.phases() == ["observe", "signature", "precheck", "act", "wait", "observe", "verify", "record"]
+    assert fake.actions[0].ref is None and fake.path == "/home"
+
+
+def test_start_url_that_cannot_load_ends_in_error() -> None:
+    result, _ = execute(FakeDriver(pages=LOGIN), [click("s1", "Sign in")], start_url="/missing")
+    assert result.status == "error"
+    assert "cannot load" in result.error and result.steps == ()
+
+
+def test_a_value_already_in_place_is_not_typed_again() -> None:
+    pages = {"/": [textbox("user", "User name", value="alice")]}
+    fake = FakeDriver(pages=pages)
+    result, rec = execute(fake, [type_into("s1", "User name", "alice")])
+    assert result.status == "passed"
+    assert fake.actions == []
+    assert rec.of(ActionPerformed)[0].error == "already in the wanted state"
+
+
+# --- heals ---------------------------------------------------------------------------------
+
+
+def test_a_renamed_target_is_healed_and_counted() -> None:
+    pages = {"/": [button("q", "Query (Q)"), button("r", "Reset")]}
+    fake = FakeDriver(pages=pages, reactions={("/", "q", "click"): change_text("3 results")})
+    result, rec = execute(fake, [click("s1", "Query")])
+    assert result.status == "passed", result.error
+    assert result.heals == 1
+    assert result.heals_by_strategy == {"fuzzy_text": 1}
+    resolution = result.steps[0].resolution
+    assert resolution is not None and resolution.healed and resolution.strategy == "fuzzy_text"
+    assert rec.of(TargetResolved)[0].candidate.descriptor.id == "q"
+    assert rec.of(StepFinished)[0].healed is True
+    assert [a.element for a in fake.actions] == ["q"]
+
+
+def test_an_unchanged_target_is_not_a_heal() -> None:
+    fake = FakeDriver(pages={"/": [button("q", "Query")]}, reactions={("/", "q", "click"): change_text("done")})
+    result, _ = execute(fake, [click("s1", "Query")])
+    assert result.status == "passed"
+    assert result.heals == 0 and result.heals_by_strategy == {}
+    assert result.steps[0].resolution.strategy == "exact"
+
+
+def test_a_broken_selector_falls_back_to_the_descriptor() -> None:
+    fake = FakeDriver(pages={"/": [button("query-btn", "Query (Q)")]},
+                      reactions={("/", "query-btn", "click"): change_text("done")})
+    result, _ = execute(fake, [click("s1", "Query", selector="#old-query")])
+    assert result.status == "passed", result.error
+    assert result.heals_by_strategy == {"fuzzy_text": 1}
+
+
+# --- invalid actions and retries (P6) -------------------------------------------------------
+
+
+def test_an_invalid_click_is_retried_twice_then_escalated() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    result, rec = execute(fake, [click("s1", "Go")])
+    assert [a.element for a in fake.actions] == ["go", "go", "go"]  # 1 + 2 retries (P6)
+    assert result.invalid_actions == 3
+    assert result.status == "escalated"
+    assert result.steps[0].attempts == 3
+    assert [v.verdict.kind for v in rec.of(VerdictReached)] == ["unchanged"] * 3
+    assert [s.attempt for s in rec.of(StepStarted)] == [1, 2, 3]
+    assert len(rec.of(EscalationRaised)) == 1
+
+
+def test_a_retry_that_works_passes() -> None:
+    calls = {"n": 0}
+
+    def flaky(d: FakeDriver, el: dict | None, value: str) -> None:
+        calls["n"] += 1
+        if calls["n"] >= 2:
+            change_text("loaded")(d, el, value)
+
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): flaky})
+    result, rec = execute(fake, [click("s1", "Go")])
+    assert result.status == "passed"
+    assert result.steps[0].attempts == 2
+    assert result.invalid_actions == 1
+    assert [b.state for b in rec.of(BreakerChanged)] == ["closed", "closed", "closed"]
+    assert rec.of(BreakerChanged)[-1].consecutive_failures == 0
+
+
+def test_retries_are_configurable() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    result, _ = execute(fake, [click("s1", "Go")], config=ExecutorConfig(screenshots=False, retries=0))
+    assert len(fake.actions) == 1 and result.status == "escalated"
+    assert "failed after 1 attempt(s)" in result.error
+
+
+def test_action_error_is_a_failed_attempt() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): fail("element is covered")})
+    result, rec = execute(fake, [click("s1", "Go", read_only=True)])
+    assert len(fake.actions) == 3
+    assert result.status == "escalated"
+    assert result.error == "failed after 3 attempt(s): element is covered"  # read-only: breaker still closed
+    assert [a.ok for a in rec.of(ActionPerformed)] == [False] * 3
+    assert result.invalid_actions == 0  # the action did not run, so it is not an invalid action
+
+
+# --- irreversible steps (S6) -----------------------------------------------------------------
+
+
+def irreversible_pages() -> FakeDriver:
+    return FakeDriver(pages={"/": [button("save", "Save"), button("submit", "Submit")]},
+                      reactions={("/", "save", "click"): change_text("Saved draft"),
+                                 ("/", "submit", "click"): nothing()})
+
+
+def test_an_irreversible_step_that_fails_verification_runs_once_and_escalates() -> None:
+    fake = irreversible_pages()
+    result, rec = execute(fake, [click("s1", "Save", reversible=False), click("s2", "Submit", reversible=False)])
+    assert [a.element for a in fake.actions] == ["save", "submit"]  # Submit performed ONCE
+    assert result.status == "escalated"
+    assert result.steps[1].attempts == 1
+    assert "irreversible step failed verification" in result.error
+    (esc,) = rec.of(EscalationRaised)
+    assert esc.index == 1
+    assert esc.side_effects == ("step 1 'click Save' wrote data",)
+
+
+def test_an_irreversible_step_is_not_retried_even_when_a_human_says_retry() -> None:
+    class Retry(HeadlessControl):
+        def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
+            return "retry"
+
+    fake = irreversible_pages()
+    result, _ = execute(fake, [click("s2", "Submit", reversible=False)], control=Retry())
+    assert [a.element for a in fake.actions] == ["submit"]
+    assert result.status == "escalated"
+
+
+def test_an_irreversible_step_whose_assertion_fails_runs_once() -> None:
+    fake = irreversible_pages()
+    step = click("s1", "Save", reversible=False, assertions=(Assertion("text_appears", "Saved for good"),))
+    result, rec = execute(fake, [step])
+    assert [a.element for a in fake.actions] == ["save"]
+    assert result.status == "escalated"
+    assert rec.of(VerdictReached)[0].verdict.kind == "failed"
+    assert "Saved for good" in rec.of(VerdictReached)[0].verdict.reason
+
+
+def test_reversible_steps_leave_no_side_effects() -> None:
+    fake = irreversible_pages()
+    result, rec = execute(fake, [click("s1", "Save"), click("s2", "Submit")])
+    assert result.status == "escalated"
+    assert rec.of(EscalationRaised)[0].side_effects == ()
+
+
+# --- ambiguity, breaker, pre-check ---------------------------------------------------------------
+
+
+def test_an_ambiguous_target_abstains_and_escalates_with_candidates() -> None:
+    fake = FakeDriver(pages={"/": [button("d1", "Delete"), button("d2", "Delete"), button("k", "Keep")]})
+    result, rec = execute(fake, [click("s1", "Delete")])
+    assert fake.actions == []  # a silent wrong pick is worse than asking
+    assert result.status == "escalated"
+    resolution = result.steps[0].resolution
+    assert resolution is not None and resolution.abstained and resolution.ref is None
+    assert "tie" in resolution.reason
+    (esc,) = rec.of(EscalationRaised)
+    assert esc.reason.startswith("locator abstained")
+    assert len(esc.candidates) >= 2 and all("Delete" in c for c in esc.candidates[:2])
+
+
+def test_a_human_can_resolve_an_escalation_and_retry() -> None:
+    class FixThePage(HeadlessControl):
+        def __init__(self, fake: FakeDriver) -> None:
+            self.fake = fake
+            self.asked = 0
+
+        def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
+            self.asked += 1
+            self.fake.elements = [e for e in self.fake.elements if e["id"] != "d2"]
+            return "retry"
+
+    fake = FakeDriver(pages={"/": [button("d1", "Delete"), button("d2", "Delete")]},
+                      reactions={("/", "d1", "click"): change_text("deleted")})
+    control = FixThePage(fake)
+    result, _ = execute(fake, [click("s1", "Delete")], control=control)
+    assert result.status == "passed" and control.asked == 1
+    assert result.steps[0].attempts == 2
+
+
+def test_an_optional_step_whose_target_is_missing_is_skipped() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): change_text("ok")})
+    result, _ = execute(fake, [click("s1", "Accept cookies", optional=True), click("s2", "Go")])
+    assert result.status == "passed"
+    assert [o.status for o in result.steps] == ["skipped", "passed"]
+
+
+def test_the_breaker_opens_after_three_consecutive_failures_and_escalates() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    config = ExecutorConfig(screenshots=False, retries=10)  # the breaker, not the retry budget, stops it
+    result, rec = execute(fake, [click("s1", "Go")], config=config)
+    assert len(fake.actions) == 3
+    assert result.status == "escalated"
+    states = [(b.state, b.consecutive_failures) for b in rec.of(BreakerChanged)]
+    assert states == [("closed", 0), ("closed", 1), ("closed", 2), ("open", 3)]
+    assert rec.of(BreakerChanged)[-1].threshold == 3
+    assert len(rec.of(EscalationRaised)) == 1
+
+
+def test_read_only_steps_get_five_failures_before_the_breaker_opens() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    config = ExecutorConfig(screenshots=False, retries=10)
+    result, rec = execute(fake, [click("s1", "Go", read_only=True)], config=config)
+    assert len(fake.actions) == 5
+    assert rec.of(BreakerChanged)[-1].state == "open"
+
+
+def test_after_a_human_resume_the_open_breaker_lets_one_probe_through() -> None:
+    class RetryOnce(HeadlessControl):
+        def __init__(self) -> None:
+            self.asked = 0
+
+        def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
+            self.asked += 1
+            return "retry" if self.asked == 1 else "stop"
+
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    control = RetryOnce()
+    result, rec = execute(fake, [click("s1", "Go")], control=control)
+    assert len(fake.actions) == 4  # 3 until the breaker opens, then exactly one probe
+    assert control.asked == 2
+    assert [b.state for b in rec.of(BreakerChanged)][-3:] == ["open", "half_open", "open"]
+    assert result.status == "escalated"
+
+
+def test_a_disabled_target_is_a_precondition_failure() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go", enabled=False)]})
+    result, rec = execute(fake, [click("s1", "Go")])
+    assert fake.actions == []  # never clicked
+    assert result.status == "escalated"
+    assert "precondition not met: target is disabled" in result.error
+    assert rec.of(ActionPerformed) == []
+    assert result.steps[0].verdict is not None and result.steps[0].verdict.kind == "failed"
+    assert "act" not in rec.phases()
+
+
+def test_typing_into_a_non_editable_target_is_a_precondition_failure() -> None:
+    fake = FakeDriver(pages={"/": [{"id": "n", "role": "status", "tag": "div", "label": "Name"}]})
+    step = Step(id="s1", action=Action("input", "x"),
+                target=ElementDescriptor(tag="div", role="status", name="Name", label="Name"))
+    result, _ = execute(fake, [step], config=ExecutorConfig(screenshots=False, retries=0))
+    assert "precondition not met: target is not an editable field" in result.error
+    assert fake.actions == []
+
+
+# --- selector-only steps and descriptor capture ------------------------------------------------
+
+
+def test_a_selector_only_step_captures_its_descriptor() -> None:
+    captured: list[tuple[Flow, Step, Candidate]] = []
+    fake = FakeDriver(pages={**LOGIN, "/": [textbox("email", "E-mail"), button("go", "Continue")]},
+                      reactions={("/", "go", "click"): navigate("/home")})
+    step = Step(id="s1", action=Action("click"), selector="#go")
+    result, _ = execute(fake, [step], on_descriptor_captured=lambda f, s, c: captured.append((f, s, c)))
+    assert result.status == "passed", result.error
+    assert result.steps[0].resolution.strategy == "exact" and result.heals == 0
+    ((flow, got_step, cand),) = captured
+    assert flow.name == "checkout" and got_step is step
+    d = cand.descriptor
+    assert (d.id, d.tag, d.role, d.name, d.text) == ("go", "button", "button", "Continue", "Continue")
+    assert d.bbox is not None and d.viewport == (1280, 800)
+
+
+def test_a_step_with_a_descriptor_is_not_captured_again() -> None:
+    captured: list[Candidate] = []
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): change_text("ok")})
+    result, _ = execute(fake, [click("s1", "Go", selector="#go")],
+                        on_descriptor_captured=lambda f, s, c: captured.append(c))
+    assert result.status == "passed" and captured == []
+
+
+def test_a_selector_only_step_that_matches_nothing_escalates() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]})
+    result, rec = execute(fake, [Step(id="s1", action=Action("click"), selector="#gone")])
+    assert result.status == "escalated"
+    assert "'#gone' matched nothing" in rec.of(EscalationRaised)[0].reason
+
+
+def test_a_selector_matching_two_elements_without_descriptor_escalates() -> None:
+    fake = FakeDriver(pages={"/": [button("a", "Delete"), button("b", "Delete")]})
+    result, rec = execute(fake, [Step(id="s1", action=Action("click"), selector="text=Delete")])
+    assert result.status == "escalated" and fake.actions == []
+    assert "matched 2 elements" in rec.of(EscalationRaised)[0].reason
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+
+def test_parameters_are_bound() -> None:
+    fake = FakeDriver(pages=LOGIN)
+    steps = [type_into("s1", "User name", "{user}",
+                       assertions=(Assertion("value", "{user}"),)),
+             type_into("s2", "Password", "{password}")]
+    result, _ = execute(fake, steps, params={"user": "alice", "password": "s3cret"})
+    assert result.status == "passed", result.error
+    assert [a.value for a in fake.actions] == ["alice", "s3cret"]
+    assert fake.element("user")["value"] == "alice"
+
+
+def test_an_unknown_parameter_ends_the_flow_with_error_naming_the_step() -> None:
+    fake = FakeDriver(pages=LOGIN)
+    result, _ = execute(fake, [type_into("s1", "User name", "{user}"), type_into("s2", "Password", "{pasword}")],
+                        params={"user": "alice", "password": "x"})
+    assert result.status == "error"
+    assert "step 's2'" in result.error and "{pasword}" in result.error
+    assert "known: password, user" in result.error
+    assert [a.element for a in fake.actions] == ["user"]
+
+
+def test_bind_params() -> None:
+    assert bind_params("{a}-{b}", {"a": "1", "b": "2"}) == "1-2"
+    assert bind_params("no params", {}) == "no params"
+    with pytest.raises(ParameterError, match=r"where: parameter \{x\} has no value \(known: none\)"):
+        bind_params("{x}", {}, where="where")
+
+
+# --- stopping ------------------------------------------------------------------------------
+
+
+class StopAt(HeadlessControl):
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def checkpoint(self, run_id: str, flow: str, index: int) -> None:
+        if index == self.index:
+            raise StopRequested()
+
+
+def test_a_stop_request_ends_the_flow_as_stopped() -> None:
+    fake = FakeDriver(pages=LOGIN)
+    result, _ = execute(fake, [type_into("s1", "User name", "a"), type_into("s2", "Password", "b")],
+                        control=StopAt(1))
+    assert result.status == "stopped"
+    assert result.error == "stopped by the user"
+    assert [o.step_id for o in result.steps] == ["s1"]
+    assert [a.element for a in fake.actions] == ["user"]
+
+
+def test_a_stop_before_the_first_page_loads() -> None:
+    fake = FakeDriver(pages=LOGIN)
+    result, _ = execute(fake, [type_into("s1", "User name", "a")], control=StopAt(-1))
+    assert result.status == "stopped" and fake.visits == [] and fake.actions == []
+
+
+# --- counting -----------------------------------------------------------------------------
+
+
+def test_heals_only_count_passed_steps() -> None:
+    pages = {"/": [button("q", "Query (Q)")]}
+    fake = FakeDriver(pages=pages, reactions={("/", "q", "click"): nothing()})
+    result, _ = execute(fake, [click("s1", "Query")])
+    assert result.status == "escalated"
+    assert result.heals == 0 and result.heals_by_strategy == {}
+
+
+def test_invalid_actions_are_counted_per_run() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    rec = Recorder()
+    ex = FlowExecutor(fake, emit=rec, config=ExecutorConfig(screenshots=False, retries=0))
+    flow = Flow("f", "/", (click("s1", "Go"),))
+    first = ex.run_flow(flow, params={})
+    second = ex.run_flow(flow, params={})
+    assert first.invalid_actions == 1 and second.invalid_actions == 1
+    assert first.run_id != second.run_id
+
+
+def test_a_changed_unexpectedly_verdict_is_invalid() -> None:
+    fake = FakeDriver(pages={"/": [textbox("f", "Name"), button("go", "Go")]},
+                      reactions={("/", "f", "input"): change_text("Oops")})
+    result, rec = execute(fake, [type_into("s1", "Name", "x")], config=ExecutorConfig(screenshots=False, retries=0))
+    assert rec.of(VerdictReached)[0].verdict.kind == "changed_unexpectedly"
+    assert result.invalid_actions == 1 and result.status == "escalated"
+
+
+def test_a_later_update_disabling_a_button_is_seen_by_the_precheck() -> None:
+    fake = FakeDriver(pages={"/": [button("a", "Apply"), button("b", "Buy")]},
+                      reactions={("/", "a", "click"): [change_text("applied"), update("b", enabled=False)]})
+    result, _ = execute(fake, [click("s1", "Apply"), click("s2", "Buy")],
+                        config=ExecutorConfig(screenshots=False, retries=0))
+    assert [o.status for o in result.steps] == ["passed", "escalated"]
+    assert "target is disabled" in result.error
+    assert [a.element for a in fake.actions] == ["a"]
+
+
+def test_set_value_reaction_keeps_state_across_steps() -> None:
+    fake = FakeDriver(pages={"/": [textbox("f", "Name"), button("copy", "Copy")]},
+                      reactions={("/", "copy", "click"): set_value("copied", element="f")})
+    result, _ = execute(fake, [click("s1", "Copy"), Step(id="s2", action=Action("assert"),
+                                                         assertions=(Assertion("value", "copied", "#f"),))])
+    assert result.status == "passed", result.error
