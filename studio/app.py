@@ -26,7 +26,7 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def main(project: Path, *, run: bool = False, engine_factory: EngineFactory | None = None,
+def main(project: Path, *, run: bool = False, headed: bool = False, engine_factory: EngineFactory | None = None,
          project_loader: ProjectLoader | None = None) -> int:
     """Open the studio on ``project`` and run the Qt event loop.
 
@@ -36,6 +36,9 @@ def main(project: Path, *, run: bool = False, engine_factory: EngineFactory | No
         Project folder.
     run : bool
         Start all flows as soon as the window is shown.
+    headed : bool
+        Show the Chromium window as well (needs a display); the live view
+        shows screenshots either way.
     engine_factory, project_loader
         Injected for tests and previews; default the real engine and loader.
 
@@ -45,6 +48,11 @@ def main(project: Path, *, run: bool = False, engine_factory: EngineFactory | No
         The event loop's exit code; 2 when the project cannot be opened.
     """
     app = create_app()
+    if engine_factory is None and headed:
+        from core.engine.runner import EngineRunner
+
+        def engine_factory(p, on_event):  # type: ignore[no-redef]
+            return EngineRunner(p, on_event=on_event, headless=False)
     try:
         window = MainWindow(project, run_on_show=run, engine_factory=engine_factory,
                             project_loader=project_loader)

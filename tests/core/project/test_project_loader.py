@@ -36,14 +36,8 @@ steps:
     id: username
     classes:
     - form-control
-    bbox:
-    - 10.0
-    - 20.5
-    - 200.0
-    - 30.0
-    viewport:
-    - 1280
-    - 800
+    bbox: [10.0, 20.5, 200.0, 30.0]
+    viewport: [1280, 800]
     device_pixel_ratio: 1.0
     neighbours:
     - Password
