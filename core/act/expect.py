@@ -39,6 +39,17 @@ def expected_delta(step: Step) -> str:
     return "any"  # click, dblclick
 
 
+def _control_states(obs: Observation) -> dict[tuple, tuple]:
+    return {(c.descriptor.frame, c.descriptor.id, c.descriptor.name_attr, c.descriptor.role,
+             c.descriptor.label_text): (c.value, c.checked, c.enabled) for c in obs.candidates}
+
+
+def _control_changed(before: Observation, after: Observation) -> bool:
+    """True when a control present in both observations changed value, checked or enabled state."""
+    b, a = _control_states(before), _control_states(after)
+    return any(k in a and a[k] != v for k, v in b.items())
+
+
 def observed_deltas(before: Observation, after: Observation) -> tuple[str, ...]:
     """Names of the differences between two observations, in a fixed order."""
     b, a = before.signature, after.signature
@@ -51,7 +62,8 @@ def observed_deltas(before: Observation, after: Observation) -> tuple[str, ...]:
         out.append("overlay_close")
     elif before.modal_titles != after.modal_titles:
         out.append("overlay_open")
-    if a.values_digest != b.values_digest:
+    if a.values_digest != b.values_digest and (
+            a.elements_digest == b.elements_digest or _control_changed(before, after)):
         out.append("value")
     if a.elements_digest != b.elements_digest or a.interactive_count != b.interactive_count:
         out.append("elements")

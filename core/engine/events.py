@@ -1,8 +1,10 @@
 """Typed engine events and commands (ARCHITECTURE rule 1).
 
-Every event carries the ``run_id`` of the run it belongs to and, where it
-concerns a step, the step ``index``; front ends drop events of runs they no
-longer show.  Events are emitted on the engine thread: a front end must
+Every event carries a ``run_id`` and, where it concerns a step, the step
+``index``; front ends drop events of runs they no longer show.  A batch
+(``RunStarted`` ... ``RunFinished``) has its own id; each flow of the batch is
+an independent job with its own run id (one row in the store), announced by
+``FlowStarted`` and carried by every event of that flow.  Events are emitted on the engine thread: a front end must
 marshal them to its own thread (the studio uses queued Qt signals).
 """
 from __future__ import annotations

@@ -335,6 +335,9 @@ class FlowExecutor:
                     verdict = Verdict("as_expected", expected, (), "the element was already in the wanted state")
                 else:
                     verdict = judge(expected, observed_deltas(before, after))
+                    if (verdict.kind == "unchanged" and cand is not None
+                            and step.action.kind in ("input", "select") and cand.value == value):
+                        verdict = Verdict("as_expected", expected, verdict.observed, "the field already held the value")
                 failed_assertions = []
                 for a in step.assertions:
                     ok, why_a = self.driver.check_assertion(a, cand.ref if cand else None,
@@ -381,7 +384,7 @@ class FlowExecutor:
                 if not must_escalate:
                     must_escalate = True
                     last_error = f"failed after {attempt} attempt(s): {failure.reason}"
-                top = tuple(f"{c.label or c.ref} ({c.score:.2f})" for c in (resolution.top if resolution else ()))
+                top = tuple(f"{c.label or '?'} [{c.ref}] ({c.score:.2f})" for c in (resolution.top if resolution else ()))
                 event = EscalationRaised(run_id, flow.name, index, step.title, last_error, top, tuple(side_effects))
                 self._store("record_escalation", run_id, event)
                 self.emit(event)

@@ -49,15 +49,9 @@ class Driver(Protocol):
     def close(self) -> None: ...
     def goto(self, url: str) -> None: ...
     def observe(self, *, screenshot: bool = True) -> Observation: ...
-    def _redact_item(self, item: dict[str, Any]) -> None:
-        """Mask secret values in every text field of an observed element (in place)."""
-        for key in ("text", "name", "label", "value", "title", "placeholder", "container"):
-            item[key] = self.redactor.text(str(item.get(key, "")))
-        item["neighbours"] = [self.redactor.text(str(n)) for n in item.get("neighbours", ())]
-
     def refs_for_selector(self, selector: str) -> list[Candidate]: ...
     def perform(self, action: Action, ref: str | None, value: str) -> None: ...
-    def wait_settled(self, *, long: bool = False) -> dict[str, Any]: ...
+    def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None) -> dict[str, Any]: ...
     def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]: ...
     def evaluate(self, script: str, arg: Any = None) -> Any: ...
 
@@ -134,6 +128,10 @@ class PlaywrightDriver:
             raise BrowserLaunchError(
                 f"Chromium could not be started ({where}): {first}. Install Debian's chromium "
                 "(apt-get install chromium) or set STEADYHAND_CHROMIUM to a Chromium executable.") from None
+        self._new_context()
+
+    def _new_context(self) -> None:
+        """A fresh browser context (no cookies) with the page library and one page."""
         vp = self.settings.viewport
         self._context = self._browser.new_context(
             viewport={"width": vp.width, "height": vp.height}, device_scale_factor=self.settings.device_scale_factor,
@@ -160,20 +158,12 @@ class PlaywrightDriver:
 
     def new_context_page(self) -> None:
         """Replace the page with a fresh one in a fresh context (clean cookies)."""
-        vp = self.settings.viewport
         if self._context is not None:
             try:
                 self._context.close()
             except Exception:
                 pass
-        self._context = self._browser.new_context(
-            viewport={"width": vp.width, "height": vp.height}, device_scale_factor=self.settings.device_scale_factor,
-            locale=self.settings.locale, timezone_id=self.settings.timezone)
-        self._context.add_init_script(PAGE_LIB)
-        self._context.set_default_timeout(self.settings.action_timeout_ms)
-        self._context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-        self.page = self._context.new_page()
-        self.page.on("console", self._on_console)
+        self._new_context()
 
     # --- navigation -----------------------------------------------------------------
     def absolute(self, url: str) -> str:

@@ -152,10 +152,6 @@ def test_modal_delta() -> None:
     assert judge("overlay_open", deltas).kind == "as_expected"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG core/act/expect.py observed_deltas: values_digest hashes every item, so any change of the element "
-    "list is reported as a 'value' delta; a check/input that only opened a dialog or navigated is then "
-    "judged as_expected (S5 false positive). See the report for the proposed fix."))
 def test_a_check_that_only_opened_a_dialog_is_not_a_value_change() -> None:
     fake = FakeDriver(
         pages={"/": [{"id": "agree", "role": "checkbox", "label": "I agree", "checked": False}]},

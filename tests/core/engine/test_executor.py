@@ -550,10 +550,6 @@ def test_an_empty_input_clears_a_filled_field() -> None:
     assert result.status == "passed" and fake.element("f")["value"] == ""
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (regression of 3de6231) core/engine/executor.py: 'already' now excludes value == '' so an empty "
-    "input is performed on an already empty field, nothing changes, the verdict is 'unchanged' and the step "
-    "is retried 3 times and escalated. See the report for the proposed fix."))
 def test_clearing_an_already_empty_field_passes() -> None:
     fake = FakeDriver(pages={"/": [textbox("f", "Name")]})
     result, _ = execute(fake, [type_into("s1", "Name", "")])

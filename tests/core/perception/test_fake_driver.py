@@ -54,11 +54,6 @@ def test_implements_every_public_driver_method() -> None:
         assert want <= got, f"{name}: FakeDriver lacks {want - got}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG core/perception/driver.py Driver protocol: it declares a private _redact_item method with a body "
-    "(pasted from PlaywrightDriver; it uses self.redactor, which the protocol does not declare) and its "
-    "wait_settled lacks the 'start' keyword FlowExecutor passes, so no fake or alternative driver can "
-    "satisfy it statically. See the report for the patch."))
 def test_driver_protocol_declares_what_the_executor_calls() -> None:
     assert "_redact_item" not in vars(Driver)
     assert "start" in inspect.signature(Driver.wait_settled).parameters
