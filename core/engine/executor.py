@@ -110,9 +110,10 @@ class ExecutorConfig:
 
 class _StepFailure(Exception):
     def __init__(self, reason: str, *, escalate: bool = False, acted: bool = False,
-                 verdict: Verdict | None = None) -> None:
+                 verdict: Verdict | None = None, assertion: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.assertion = assertion
         self.escalate = escalate
         self.acted = acted
         self.verdict = verdict
@@ -352,7 +353,7 @@ class FlowExecutor:
                         # the action had its expected effect: doing it again would act twice
                         self._store("record_verdict", run_id, index, verdict)
                         self.emit(VerdictReached(run_id, flow.name, index, verdict))
-                        raise _StepFailure(verdict.reason, escalate=True, acted=True, verdict=verdict)
+                        raise _StepFailure(verdict.reason, escalate=True, acted=True, verdict=verdict, assertion=True)
                 elif step.assertions and verdict.kind == "unchanged" and step.action.kind in ("assert", "wait"):
                     verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold")
                 self._store("record_verdict", run_id, index, verdict)
@@ -393,7 +394,10 @@ class FlowExecutor:
                     self.breaker.half_open()
                     self._emit_breaker(run_id)
                     continue
-                return self._finish_step(run_id, flow, index, step, "escalated", resolution, verdict, attempt, t0,
+                # an assertion that does not hold is a failed flow (the app misbehaved); anything
+                # else the engine could not do on its own is an escalation
+                status = "failed" if failure.assertion else "escalated"
+                return self._finish_step(run_id, flow, index, step, status, resolution, verdict, attempt, t0,
                                          last_error)
 
     def _finish_step(self, run_id: str, flow: Flow, index: int, step: Step, status: str,

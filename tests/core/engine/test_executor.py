@@ -274,7 +274,7 @@ def test_an_irreversible_step_whose_assertion_fails_runs_once() -> None:
     step = click("s1", "Save", reversible=False, assertions=(Assertion("text_appears", "Saved for good"),))
     result, rec = execute(fake, [step])
     assert [a.element for a in fake.actions] == ["save"]
-    assert result.status == "escalated"
+    assert result.status == "failed"
     assert rec.of(VerdictReached)[0].verdict.kind == "failed"
     assert "Saved for good" in rec.of(VerdictReached)[0].verdict.reason
 
@@ -538,7 +538,7 @@ def test_a_working_action_whose_assertion_fails_is_not_performed_again() -> None
     step = click("s1", "Go", assertions=(Assertion("text_appears", "Published"),))  # reversible
     result, rec = execute(fake, [step])
     assert [a.element for a in fake.actions] == ["go"]  # the click worked: doing it again would act twice
-    assert result.status == "escalated" and result.steps[0].attempts == 1
+    assert result.status == "failed" and result.steps[0].attempts == 1
     assert rec.of(VerdictReached)[0].verdict.kind == "failed"
     assert "Published" in rec.of(EscalationRaised)[0].reason
 
