@@ -73,6 +73,17 @@ class _FlowStats:
         return "failed"  # engine passed but the reward said no
 
 
+def _writable(path: Path) -> bool:
+    """True when ``path`` can be written (its folder is created when missing)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8"):
+            pass
+        return True
+    except OSError:
+        return False
+
+
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     fmt = "  ".join("{:<%d}" % w for w in widths)
@@ -99,7 +110,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not names:
         _err(f"{project.root}: the project has no flows (add files under flows/)")
         return EXIT_INPUT
+    bad = [p for p in args.param or [] if "=" not in p or not p.split("=", 1)[0]]
+    if bad:
+        _err(f"--param expects NAME=VALUE, got {bad[0]!r}")
+        return EXIT_INPUT
+    if args.episodes < 1:
+        _err(f"--episodes must be at least 1, got {args.episodes}")
+        return EXIT_INPUT
     params = dict(p.split("=", 1) for p in args.param or [])
+    from core.engine.session import check_params
+
+    for name in names:
+        problem = check_params(project, project.flows[name], params)
+        if problem:
+            _err(problem)
+            return EXIT_INPUT
+    if args.json and not _writable(Path(args.json)):
+        _err(f"{args.json}: cannot write the JSON summary there")
+        return EXIT_INPUT
     stats: dict[str, _FlowStats] = {n: _FlowStats(n) for n in names}
     try:
         with ProjectSession(project, headless=True if args.headless else None,
@@ -112,6 +140,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 for ep in range(episodes):
                     seed = args.seed + ep if flow.episode else None
                     result = session.run_flow(flow, params=params, seed=seed)
+                    if result.status == "error" and result.error.startswith("cannot load"):
+                        _err(result.error)  # the target is unreachable: every other flow would say the same
+                        return EXIT_ENVIRONMENT
                     st.add(result)
                     gt = getattr(session.site, "ground_truth", None)
                     if gt is not None:
@@ -188,6 +219,10 @@ def _cmd_studio(args: argparse.Namespace) -> int:
 def _cmd_bench_locate(args: argparse.Namespace) -> int:
     from core.bench.dataset import DatasetError, open_dataset
     from core.bench.similo import format_report, run_similo_benchmark
+
+    if args.json and not _writable(Path(args.json)):
+        _err(f"{args.json}: cannot write the JSON summary there")
+        return EXIT_INPUT
 
     try:
         with open_dataset(Path(args.dataset)) as folder:

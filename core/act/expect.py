@@ -99,6 +99,9 @@ def judge(expected: str, observed: tuple[str, ...]) -> Verdict:
                        "focus moved" if ok else "focus did not move")
     if not real:
         return Verdict("unchanged", expected, observed, f"expected {expected} but nothing but noise changed")
+    if "errors_up" in real and expected not in ("any", "content") and expected not in real:
+        return Verdict("changed_unexpectedly", expected, observed,
+                       f"expected {expected} but error messages appeared instead")
     if expected == "any":
         if real == ("errors_up",):
             return Verdict("changed_unexpectedly", expected, observed, "only validation errors appeared")

@@ -22,7 +22,7 @@ from core.perception.driver import PlaywrightDriver
 from core.project import Project, save_flow
 from core.secrets import MissingSecretError, Redactor, resolve_secret
 
-__all__ = ["ProjectSession", "SessionError", "resolve_params"]
+__all__ = ["ProjectSession", "SessionError", "resolve_params", "check_params"]
 
 
 class SessionError(RuntimeError):
@@ -59,6 +59,31 @@ def resolve_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -
         params[name] = value
         secret_values.append(value)
     return params, secret_values
+
+
+def check_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -> str:
+    """Return "" when every ``{name}`` of the flow has a source, else a message naming file and step.
+
+    Sources: project and flow params, declared secrets, run overrides, the
+    episode's utterance groups (and ``utterance``).
+    """
+    known = set(project.settings.params) | set(flow.params) | set(project.settings.secrets) | set(flow.secrets)
+    known |= set(overrides)
+    if flow.episode:
+        known |= {"utterance"} | set(re.compile(flow.episode.utterance_regex).groupindex)
+    texts = [("start_url", flow.start_url, "")]
+    for i, st in enumerate(flow.steps):
+        texts.append(("value", st.action.value, f"step {st.id!r} (#{i + 1}), "))
+        texts += [("assertions.expected", a.expected, f"step {st.id!r} (#{i + 1}), ") for a in st.assertions]
+    for fieldname, text, where in texts:
+        for name in _PLACEHOLDER.findall(text):
+            if name not in known:
+                return (f"{flow.source or flow.name} at {where}field '{fieldname}': parameter {{{name}}} has no "
+                        f"value (known: {', '.join(sorted(known)) or 'none'})")
+    return ""
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 class ProjectSession:

@@ -47,13 +47,23 @@ def test_malformed_flow_names_file_step_and_field(tmp_path):
 def test_unreachable_target_url_is_one_clear_message(tmp_path):
     port = _free_port()
     p = _project(tmp_path, f"http://127.0.0.1:{port}", [{"id": "a", "action": "click", "selector": "#x"}])
-    r = _run("run", str(p), "--headless", "--json", str(tmp_path / "out.json"))
+    r = _run("run", str(p), "--headless", "-q")
     assert r.returncode == 4
     assert "Traceback" not in r.stderr + r.stdout
-    assert f"cannot load http://127.0.0.1:{port}/" in r.stdout
-    assert "ERR_CONNECTION_REFUSED" in r.stdout
-    doc = json.loads((tmp_path / "out.json").read_text())
-    assert doc["passed"] is False and doc["flows"][0]["flow"] == "f"
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1
+    assert f"cannot load http://127.0.0.1:{port}/" in lines[0] and "ERR_CONNECTION_REFUSED" in lines[0]
+
+
+def test_bad_params_and_json_path_are_input_errors(tmp_path):
+    demo = str(ROOT / "projects" / "demo")
+    r = _run("run", demo, "--param", "user", "--headless")
+    assert r.returncode == 2 and "--param expects NAME=VALUE" in r.stderr and "Traceback" not in r.stderr
+    p = _project(tmp_path, "http://127.0.0.1:1", [{"id": "a", "action": "input", "value": "{usr}", "selector": "#x"}])
+    r = _run("run", str(p), "--headless")
+    assert r.returncode == 2 and "step 'a' (#1)" in r.stderr and "{usr}" in r.stderr
+    r = _run("run", demo, "--headless", "--json", "/proc/no/such.json")
+    assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_missing_chromium_is_one_clear_message(tmp_path):
