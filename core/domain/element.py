@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-__all__ = ["BBox", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES"]
+__all__ = ["BBox", "Anchor", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES"]
 
 #: Attributes that carry the demo app's hidden ground-truth identity.  The
 #: engine, the locator and the recorder must never read them; the in-page
@@ -62,6 +62,40 @@ class BBox:
 
 
 @dataclass(frozen=True, slots=True)
+class Anchor:
+    """The nearest stable labelled element of a target, and the offset to it.
+
+    Recorded with every step (issue "record by demonstration"): when the
+    target's own label changes, the anchor (a field label, a heading, a
+    column header) still says where it is.
+
+    Attributes
+    ----------
+    text : str
+        The anchor's visible text or accessible name (at most 80 chars).
+    role : str
+        Its ARIA role or lower-case tag (``"heading"``, ``"label"``).
+    dx, dy : float
+        Offset from the anchor's box centre to the target's box centre, CSS px.
+    """
+
+    text: str
+    role: str = ""
+    dx: float = 0.0
+    dy: float = 0.0
+
+    def to_mapping(self) -> dict[str, Any]:
+        """``{"text", "role", "dx", "dy"}`` with offsets rounded to 0.1 px."""
+        return {"text": self.text, "role": self.role, "dx": round(self.dx, 1), "dy": round(self.dy, 1)}
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "Anchor":
+        """Build from a mapping; raises ``KeyError``/``ValueError`` on bad fields."""
+        return cls(text=str(data["text"]), role=str(data.get("role", "")),
+                   dx=float(data.get("dx", 0.0)), dy=float(data.get("dy", 0.0)))
+
+
+@dataclass(frozen=True, slots=True)
 class ElementDescriptor:
     """Everything known about one element, as stored in a flow step.
 
@@ -101,6 +135,14 @@ class ElementDescriptor:
     frame : str
         Frame path: ``""`` for the main frame, else the iframe names/urls
         joined by ``" > "``.
+    shadow : str
+        CSS paths of the shadow hosts enclosing the element, outermost
+        first, joined by ``" >> "`` (``""`` outside shadow roots).
+    anchor : Anchor | None
+        Nearest stable labelled element and the offset to it (recorded).
+    crop : str
+        PNG crop of the element (device px) at record time: a path relative
+        to the flow file's folder (``"leave_request.crops/s3.png"``).
     """
 
     tag: str = ""
@@ -125,6 +167,9 @@ class ElementDescriptor:
     neighbours: tuple[str, ...] = ()
     container: str = ""
     frame: str = ""
+    shadow: str = ""
+    anchor: Anchor | None = None
+    crop: str = ""
 
     @property
     def is_empty(self) -> bool:
@@ -143,8 +188,10 @@ class ElementDescriptor:
             v = getattr(self, f.name)
             if v in ("", (), None) or (f.name == "device_pixel_ratio" and v == 1.0 and self.bbox is None):
                 continue
-            if isinstance(v, BBox):
+            if isinstance(v, (BBox,)):
                 v = v.to_list()
+            elif isinstance(v, Anchor):
+                v = v.to_mapping()
             elif isinstance(v, tuple):
                 v = list(v)
             out[f.name] = v
@@ -166,6 +213,8 @@ class ElementDescriptor:
                     v = BBox(float(v["x"]), float(v["y"]), float(v["width"]), float(v["height"]))
                 else:
                     v = BBox(*(float(c) for c in v))
+            elif k == "anchor":
+                v = v if isinstance(v, Anchor) else Anchor.from_mapping(v)
             elif k == "viewport":
                 v = (int(v[0]), int(v[1]))
             elif k in ("classes", "neighbours"):

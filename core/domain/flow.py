@@ -13,7 +13,7 @@ from .element import ElementDescriptor
 
 __all__ = [
     "ActionKind", "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion",
-    "AssertionKind", "Step", "Flow", "EpisodeSpec",
+    "AssertionKind", "Step", "StepEvidence", "Flow", "EpisodeSpec",
 ]
 
 ActionKind = Literal[
@@ -81,6 +81,26 @@ class Assertion:
 
 
 @dataclass(frozen=True, slots=True)
+class StepEvidence:
+    """What the recorder saw around a step (issue "record by demonstration").
+
+    Attributes
+    ----------
+    state_before, state_after : str
+        Light-signature digests (S2, SHA1 hex) of the page before and after
+        the action, as recorded.
+    observed : tuple[str, ...]
+        The deltas observed while recording (:func:`core.act.expect.observed_deltas`
+        names, e.g. ``("navigation", "content")``); the step's ``expect`` is
+        derived from them so that replay verifies the same effect (S5).
+    """
+
+    state_before: str = ""
+    state_after: str = ""
+    observed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One step of a flow.
 
@@ -112,6 +132,8 @@ class Step:
         failures of those (R4).
     optional : bool
         When True a failure to locate skips the step instead of escalating.
+    recorded : StepEvidence | None
+        Signatures and deltas seen when the step was recorded.
     """
 
     id: str
@@ -124,10 +146,13 @@ class Step:
     reversible: bool = True
     read_only: bool = False
     optional: bool = False
+    recorded: StepEvidence | None = None
 
     @property
     def needs_target(self) -> bool:
-        """True when the action acts on an element."""
+        """True when the action acts on an element (an ``assert`` step with a target does too)."""
+        if self.action.kind == "assert":
+            return bool(self.selector) or not self.target.is_empty
         return self.action.kind not in TARGETLESS_ACTIONS
 
     @property

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import yaml
 from pydantic import ValidationError
 
-from core.domain import Action, Assertion, ElementDescriptor, EpisodeSpec, Flow, Step
+from core.domain import Action, Assertion, ElementDescriptor, EpisodeSpec, Flow, Step, StepEvidence
 
 from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
 
@@ -175,6 +175,8 @@ def load_flow(path: Path | str) -> Flow:
             selector=sm.selector, target=target,
             assertions=tuple(Assertion(kind=a.kind, expected=a.expected, selector=a.selector) for a in sm.assertions),
             expect=sm.expect, reversible=sm.reversible, read_only=sm.read_only, optional=sm.optional,
+            recorded=StepEvidence(sm.recorded.state_before, sm.recorded.state_after, tuple(sm.recorded.observed))
+            if sm.recorded else None,
         )
         if step.needs_target and not step.selector and target.is_empty:
             raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
@@ -265,6 +267,9 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
             d["read_only"] = True
         if s.optional:
             d["optional"] = True
+        if s.recorded is not None:
+            d["recorded"] = {"state_before": s.recorded.state_before, "state_after": s.recorded.state_after,
+                             "observed": list(s.recorded.observed)}
         steps.append(d)
     out["steps"] = steps
     return out

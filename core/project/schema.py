@@ -90,6 +90,12 @@ class AssertionModel(_Strict):
     selector: str = ""
 
 
+class EvidenceModel(_Strict):
+    state_before: str = Field("", description="light signature digest before the action (S2), as recorded")
+    state_after: str = Field("", description="light signature digest after the action (S2), as recorded")
+    observed: list[str] = Field(default_factory=list, description="deltas observed while recording (S5)")
+
+
 class StepModel(_Strict):
     id: str = Field(min_length=1)
     name: str = ""
@@ -105,6 +111,7 @@ class StepModel(_Strict):
     reversible: bool = True
     read_only: bool = False
     optional: bool = False
+    recorded: Optional[EvidenceModel] = None
 
     @field_validator("action")
     @classmethod
