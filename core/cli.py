@@ -1,4 +1,4 @@
-"""The ``steadyhand`` command: run, studio, bench.
+"""The ``steadyhand`` command: run, record, studio, bench.
 
 Exit codes: 0 all flows passed; 1 a flow failed; 3 a flow escalated (needs a
 human) and none failed; 2 bad input (project, flow or argument); 4 the
@@ -236,6 +236,65 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_import_codegen(args: argparse.Namespace) -> int:
+    """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
+    import re
+    from urllib.parse import urlsplit
+
+    from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
+    from core.record.codegen import import_codegen
+    from core.secrets import env_var_name
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", args.flow):
+        _err(f"--flow {args.flow!r}: use letters, digits, '_', '-' and '.' (it becomes the file name)")
+        return EXIT_INPUT
+    rel = f"{FLOWS_DIR}/{args.flow}.yaml"
+    path = project.root / FLOWS_DIR / f"{args.flow}.yaml"
+    existing = project.flows.get(args.flow)
+    if existing is not None and Path(existing.source).resolve() != path.resolve():
+        _err(f"{existing.source}: already defines flow {args.flow!r}; choose another --flow name")
+        return EXIT_INPUT
+    if path.exists() and not args.force:
+        _err(f"{path}: the flow file already exists; pass --force to overwrite it")
+        return EXIT_INPUT
+    try:
+        source = Path(args.script).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _err(f"{args.script}: cannot read the script: {getattr(exc, 'strerror', None) or exc}")
+        return EXIT_INPUT
+    # Known secret values, without side effects: the environment and the declared defaults (the keyring is
+    # not asked: it may prompt to unlock).  A typed literal equal to one becomes its {name}.
+    values = {name: value for name, spec in project.settings.secrets.items()
+              if (value := os.environ.get(env_var_name(name)) or spec.default)}
+    base_url = project.settings.base_url or ""
+    options = dict(flow_name=args.flow, filename=args.script, secret_names=tuple(project.settings.secrets),
+                   secret_values=values)
+    try:
+        result = import_codegen(source, base_url=base_url, **options)
+        start = urlsplit(result.flow.start_url)
+        if project.settings.site and start.hostname in ("127.0.0.1", "localhost", "::1"):
+            # the bundled site is served on a loopback port chosen at run time: the recorded origin is that site
+            result = import_codegen(source, base_url=f"{start.scheme}://{start.netloc}", **options)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    try:
+        save_flow(result.flow, path)
+    except OSError as exc:
+        _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
+        return EXIT_INPUT
+    for note in result.notes:
+        print(f"  note: {note}")
+    print(f"imported {len(result.flow.steps)} steps into {rel}; run `steadyhand run {args.project} --flow {args.flow}` "
+          f"to replay (the first run captures full element descriptors)")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="steadyhand", description="Build, replay and debug self-healing GUI agents.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -259,6 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--headed", action="store_true", help="show the Chromium window too")
     s.set_defaults(func=_cmd_studio)
 
+    from core.record.command import add_record_parser, record_command
+
+    add_record_parser(sub).set_defaults(func=record_command)
+
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     bl = bsub.add_parser("locate", help="locator accuracy on a Similo-format dataset")
@@ -266,6 +329,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="folder or .tar.xz (the dev half ships as resources/benchmarks/similo-dev.tar.xz)")
     bl.add_argument("--json", metavar="PATH")
     bl.set_defaults(func=_cmd_bench_locate)
+
+    ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
+    ic.add_argument("script", help="script written by `playwright codegen --target python`")
+    ic.add_argument("--project", required=True, help="project folder (holds steadyhand.yaml)")
+    ic.add_argument("--flow", required=True, help="flow name; written to flows/NAME.yaml")
+    ic.add_argument("--force", action="store_true", help="overwrite an existing flow file")
+    ic.set_defaults(func=_cmd_import_codegen)
     return p
 
 

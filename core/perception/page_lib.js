@@ -241,6 +241,17 @@
     return out;
   }
 
+  // CSS paths of the open shadow hosts around el, outermost first, joined by ' >> '.
+  function shadowPath(el) {
+    const hosts = [];
+    let root = el.getRootNode ? el.getRootNode() : null;
+    while (root && root.host && hosts.length < 10) {
+      hosts.unshift(cssPath(root.host));
+      root = root.host.getRootNode();
+    }
+    return hosts.join(' >> ');
+  }
+
   function describe(el, withNeighbours = true) {
     const r = el.getBoundingClientRect();
     const tag = el.tagName.toLowerCase();
@@ -276,7 +287,7 @@
       alt: clean(el.getAttribute('alt'), 120), title: clean(el.getAttribute('title'), 120),
       css_path: cssPath(el), xpath: xPath(el),
       bbox: [r.x, r.y, r.width, r.height],
-      neighbours: withNeighbours ? textNodesNear(el, r) : [], container: containerOf(el),
+      neighbours: withNeighbours ? textNodesNear(el, r) : [], container: containerOf(el), shadow: shadowPath(el),
       enabled: !disabled, visible: isVisible(el),
       editable: (tag === 'input' && !['button', 'submit', 'reset', 'checkbox', 'radio', 'file', 'image', 'range', 'color'].includes(type)) || tag === 'textarea' || el.isContentEditable,
       checked, value: isPassword ? (value ? '\u2022'.repeat(6) : '') : value.slice(0, 500), is_password: isPassword, covered,
@@ -373,5 +384,8 @@
     return i;
   }
 
-  window.__steadyhand = { version: 1, collect, describe, probe, refIndex, secretRects, ref: (i) => state.refs[i] || null, state };
+  window.__steadyhand = {
+    version: 1, collect, describe, probe, refIndex, secretRects, ref: (i) => state.refs[i] || null, state,
+    isInteractive, isVisible, roleOf, cssPath, clean, modals,
+  };
 })();

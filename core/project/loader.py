@@ -22,7 +22,7 @@ from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
 
 __all__ = [
     "ProjectError", "Project", "SETTINGS_FILE", "FLOWS_DIR", "DATA_DIR",
-    "load_project", "load_flow", "flow_to_mapping", "save_flow", "run_data_dir",
+    "load_project", "load_flow", "flow_from_mapping", "flow_to_mapping", "save_flow", "run_data_dir",
 ]
 
 SETTINGS_FILE = "steadyhand.yaml"
@@ -149,7 +149,18 @@ def load_flow(path: Path | str) -> Flow:
         Naming the file, the step and the field when the file is invalid.
     """
     path = Path(path)
-    data = _read_yaml(path)
+    return flow_from_mapping(_read_yaml(path), path)
+
+
+def flow_from_mapping(data: Any, path: Path | str) -> Flow:
+    """Validate a flow given as a plain mapping (as read from YAML); ``path`` names it in errors.
+
+    Raises
+    ------
+    ProjectError
+        Naming the file, the step and the field when the data is invalid.
+    """
+    path = Path(path)
     if not isinstance(data, dict):
         raise ProjectError(path, "expected a mapping with 'name' and 'steps' at the top level")
     _check_version(path, data)

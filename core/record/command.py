@@ -1,0 +1,162 @@
+"""``steadyhand record``: record a flow in Chromium and save it into the project."""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from .events import ElementPicked, RecorderError, RecorderEvent, RecordingStarted, StepRecorded, StepRemoved
+from .save import flow_path, save_recording
+
+__all__ = ["add_record_parser", "record_command", "FLOW_NAME"]
+
+#: A flow name is a file stem: letters, digits, ``_``, ``-``, ``.``; it starts with a letter, digit or ``_``.
+FLOW_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,79}$")
+
+
+def add_record_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add the ``record`` subcommand to an ``argparse`` subparsers object."""
+    p = sub.add_parser("record", help="record a new flow by demonstration",
+                       description="Open Chromium on URL (default: the project's bundled site), record what you do, "
+                                   "and save it as flows/NAME.yaml when you close the page or press Ctrl-C.")
+    p.add_argument("url", nargs="?", help="start URL, absolute or relative to the project's site (default: its base URL)")
+    p.add_argument("--project", required=True, help="project folder (holds steadyhand.yaml)")
+    p.add_argument("--flow", required=True, help="name of the new flow (file stem)")
+    p.add_argument("--headless", action="store_true",
+                   help="no browser window (drive it over CDP); the default when there is no display")
+    p.add_argument("--cdp-port", type=int, metavar="N",
+                   help="CDP endpoint on 127.0.0.1:N for scripts (headless without it: a free port is chosen)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing flow of that name")
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per recorded step")
+    return p
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _err(msg: str) -> None:
+    print(f"steadyhand: error: {msg}", file=sys.stderr)
+
+
+def _has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+class _Printer:
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def __call__(self, event: RecorderEvent) -> None:
+        if isinstance(event, StepRecorded) and not self.quiet:
+            s = event.step
+            what = f" = {s.action.value!r}" if s.action.value and s.action.kind not in ("press", "navigate") else ""
+            effect = f"  -> {s.expect}" if s.expect not in ("auto", "none") else ""
+            print(f"  {s.id:<4} {s.name}{what}{effect}", flush=True)
+        elif isinstance(event, StepRemoved) and not self.quiet:
+            print(f"  (step s{event.index + 1} merged into the next one)", flush=True)
+        elif isinstance(event, ElementPicked) and not self.quiet:
+            print(f"  picked {event.descriptor.label_text or event.text[:40]!r} to assert on", flush=True)
+        elif isinstance(event, RecorderError):
+            print(f"steadyhand: {'error' if event.fatal else 'warning'}: {event.message}", file=sys.stderr, flush=True)
+
+
+def record_command(args: argparse.Namespace) -> int:
+    """Run ``steadyhand record``; returns the exit code (0 saved, 2 bad input, 4 broken environment)."""
+    from core.engine.sites import SiteAdapter, open_site
+    from core.perception.browser import BrowserLaunchError
+    from core.perception.driver import NavigationError
+    from core.project import ProjectError, load_project
+
+    from .recorder import Recorder, run_until_stopped
+    from .runner import project_secrets, spool_dir_for
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return 2
+    if not FLOW_NAME.match(args.flow or ""):
+        _err(f"--flow {args.flow!r}: expected a file stem (letters, digits, '_', '-', '.'; at most 80 characters)")
+        return 2
+    target = flow_path(project.root, args.flow)
+    if (target.exists() or args.flow in project.flows) and not args.force:
+        _err(f"{target}: a flow named {args.flow!r} exists; pass --force to overwrite it or choose another --flow")
+        return 2
+    if args.cdp_port is not None and not 1 <= args.cdp_port <= 65535:
+        _err(f"--cdp-port must be between 1 and 65535, got {args.cdp_port}")
+        return 2
+    headless = bool(args.headless) or not _has_display()
+    cdp_port = args.cdp_port or (_free_port() if headless else None)
+
+    stop = {"signal": ""}
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop["signal"] = signal.Signals(signum).name
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    site: SiteAdapter | None = None
+    recorder: Recorder | None = None
+    try:
+        try:
+            site = open_site(project)
+        except Exception as exc:
+            _err(f"cannot serve the project's site: {exc}")
+            return 4
+        if project.settings.site == "demo" and hasattr(site, "site"):
+            site.site.reset()  # type: ignore[attr-defined]
+        start = args.url or "/"
+        printer = _Printer(args.quiet)
+        recorder = Recorder(flow_name=args.flow, settings=project.settings.browser, base_url=site.base_url,
+                            start_url=start, spool_dir=spool_dir_for(project, args.flow), on_event=printer,
+                            headless=headless, cdp_port=cdp_port, secrets=project_secrets(project), auto_assert=True)
+        try:
+            recorder.start()
+        except (BrowserLaunchError, NavigationError) as exc:
+            _err(str(exc))
+            recorder.driver.close()
+            recorder.discard_spool()
+            return 4
+        page_url = recorder.driver.page.url
+        print(f"Recording flow {args.flow!r} at {page_url}", flush=True)
+        if cdp_port:
+            print(f"CDP endpoint: http://127.0.0.1:{cdp_port}  (playwright: chromium.connect_over_cdp)", flush=True)
+        if not headless:
+            print("Act in the Chromium window. Alt+Shift+A toggles assert mode (click an element or select "
+                  "text to add a check).", flush=True)
+        print("Close the page or press Ctrl-C to stop and save.", flush=True)
+        result = run_until_stopped(recorder, lambda: bool(stop["signal"]))
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+        if site is not None:
+            try:
+                site.close()
+            except Exception:
+                pass
+    flow = result.flow
+    try:
+        path = save_recording(project.root, flow, result.crops)
+    except OSError as exc:
+        _err(f"could not save {target}: {exc}; the recorded steps are kept in {recorder.spool.folder}")
+        return 4
+    recorder.discard_spool()
+    why = {"page closed": "the page was closed", "signal": f"{stop['signal'] or 'a signal'} received"}.get(
+        result.reason, result.reason)
+    rel = path.relative_to(project.root)
+    print(f"Stopped ({why}). Saved {len(flow.steps)} steps to {rel}"
+          + (f" (element crops in {rel.parent / (flow.name + '.crops')})" if result.crops else ""), flush=True)
+    secret = sorted({s.action.value.strip("{}") for s in flow.steps if s.action.value.startswith("{")
+                     and s.action.value.strip("{}") in set(flow.secrets) | set(project.settings.secrets)})
+    if secret:
+        print(f"Secret parameters (values not saved): {', '.join(secret)}; set STEADYHAND_SECRET_<NAME> or the "
+              "keyring before replaying.", flush=True)
+    print(f"Replay: steadyhand run {args.project} --flow {flow.name} --headless", flush=True)
+    return 0

@@ -1,0 +1,304 @@
+"""From recorded browser events to flow steps: pure functions, tested without a browser.
+
+The in-page recorder (``recorder_lib.js``) reports one event per user
+action (``{"kind", "desc", "value", ...}``); :class:`StepBuilder` turns each
+into a :class:`~core.domain.Step` with a name, a secret-safe value and the
+expected delta observed while recording (S5), and merges two clicks and a
+double click into one ``dblclick`` step.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+from urllib.parse import urlsplit
+
+from core.domain import Action, Assertion, ElementDescriptor, Step, StepEvidence
+
+__all__ = [
+    "SecretPolicy", "StepBuilder", "slug", "expect_from_observed", "relative_url", "step_name",
+    "assertion_step", "SUGGESTED_ASSERTIONS",
+]
+
+#: Deltas that say clearly what an action does; others leave ``expect: auto`` (S5).
+_DECISIVE = ("navigation", "overlay_open", "overlay_close")
+#: Seconds within which two clicks and a double click on one element merge.
+DOUBLE_CLICK_S = 1.0
+
+
+def slug(text: str, default: str = "value") -> str:
+    """A parameter name from a label: ``"User name"`` -> ``"user_name"``; ``default`` when empty."""
+    s = re.sub(r"[^0-9a-zA-Z]+", "_", text.strip().lower()).strip("_")
+    if s and s[0].isdigit():
+        s = "p_" + s
+    return s[:40] or default
+
+
+def relative_url(url: str, base_url: str) -> str:
+    """``url`` relative to ``base_url`` (``"/login"``) when it is under it, else unchanged."""
+    base = base_url.rstrip("/")
+    if base and (url == base or url.startswith(base + "/")):
+        return url[len(base):] or "/"
+    return url
+
+
+def expect_from_observed(kind: str, observed: Iterable[str], *, reliable: bool = True) -> str:
+    """The ``expect`` of a recorded step from the deltas observed while recording (S5).
+
+    Only decisive deltas (navigation, an overlay opening or closing) are
+    written down; for anything else, or when the after-state was taken too
+    late to be trusted (the user acted again first), ``"auto"`` lets replay
+    use the action's default expectation.  A click that changed nothing
+    real gets ``"none"``.
+    """
+    obs = tuple(observed)
+    if not reliable or kind not in ("click", "dblclick", "press"):
+        return "auto"
+    for d in _DECISIVE:
+        if d in obs:
+            return d
+    real = [d for d in obs if d not in ("focus", "loading")]
+    if not real and kind in ("click", "dblclick"):
+        return "none"
+    return "auto"
+
+
+def step_name(kind: str, desc: ElementDescriptor, value: str = "") -> str:
+    """A readable step title: ``"Click Sign in"``, ``"Fill User name"``, ``"Press Enter in Password"``."""
+    label = desc.label_text or desc.anchor.text if desc.anchor else desc.label_text
+    label = label or desc.tag or "the page"
+    if kind == "click":
+        return f"Click {label}"
+    if kind == "dblclick":
+        return f"Double-click {label}"
+    if kind == "input":
+        return f"Fill {label}"
+    if kind == "select":
+        return f"Choose {value} in {label}" if value and not value.startswith("{") else f"Choose {label}"
+    if kind in ("check", "uncheck"):
+        return f"{kind.capitalize()} {label}"
+    if kind == "press":
+        return f"Press {value} in {label}" if not desc.is_empty else f"Press {value}"
+    if kind == "hover":
+        return f"Hover {label}"
+    if kind == "upload":
+        return f"Upload to {label}"
+    if kind == "navigate":
+        return f"Go to {value}"
+    if kind == "scroll":
+        return f"Scroll {value}" if value else "Scroll"
+    return f"{kind} {label}"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPolicy:
+    """Which typed values become secret parameters.
+
+    Attributes
+    ----------
+    declared : Mapping[str, str]
+        Declared secrets of the project: name -> resolved value.  A typed
+        value equal to one becomes ``{name}``.
+    password_param : str
+        The parameter a password field's value becomes when no declared
+        secret is named after the field: the only declared secret when the
+        project declares exactly one, else the field label's slug.
+    """
+
+    declared: Mapping[str, str]
+
+    def for_password(self, desc: ElementDescriptor) -> str:
+        """Parameter name for a password field."""
+        label = slug(desc.label_text, "password")
+        if label in self.declared:
+            return label
+        if len(self.declared) == 1:
+            return next(iter(self.declared))
+        return label
+
+    def for_value(self, value: str) -> str | None:
+        """Name of the declared secret whose value is ``value``, if any."""
+        if not value:
+            return None
+        for name, secret in self.declared.items():
+            if secret and value == secret:
+                return name
+        return None
+
+
+SUGGESTED_ASSERTIONS = {
+    "textbox": ("value", "visible", "enabled", "disabled"),
+    "combobox": ("value", "visible", "enabled"),
+    "button": ("visible", "enabled", "disabled", "text_equals"),
+    "link": ("visible", "text_equals"),
+    "checkbox": ("visible", "enabled"),
+}
+
+
+def assertion_step(step_id: str, kind: str, expected: str, desc: ElementDescriptor, *,
+                   count_selector: str = "") -> Step:
+    """An ``assert`` step added in inspect mode (P7).
+
+    ``text_appears`` / ``text_absent`` / ``url_contains`` are page level
+    (no target); ``count`` counts the elements matching ``count_selector``;
+    the other kinds check the picked element.
+
+    Raises
+    ------
+    ValueError
+        For an unknown assertion kind.
+    """
+    page_level = kind in ("text_appears", "text_absent", "url_contains")
+    if kind not in ("visible", "hidden", "text_equals", "text_contains", "enabled", "disabled", "value", "count",
+                    "text_appears", "text_absent", "url_contains"):
+        raise ValueError(f"unknown assertion kind {kind!r}")
+    label = desc.label_text or "the element"
+    words = {"visible": f"{label} is visible", "hidden": f"{label} is hidden",
+             "text_equals": f"{label} reads {expected!r}", "text_contains": f"{label} contains {expected!r}",
+             "enabled": f"{label} is enabled", "disabled": f"{label} is disabled",
+             "value": f"{label} holds {expected!r}", "count": f"{expected} items like {label}",
+             "text_appears": f"{expected!r} appears", "text_absent": f"{expected!r} is absent",
+             "url_contains": f"URL contains {expected!r}"}
+    return Step(
+        id=step_id, name="Check that " + words[kind], action=Action("assert"),
+        target=ElementDescriptor() if page_level or kind == "count" else desc,
+        assertions=(Assertion(kind, expected, count_selector if kind == "count" else ""),),  # type: ignore[arg-type]
+        read_only=True,
+    )
+
+
+@dataclass
+class _Tail:
+    step: Step
+    t: float
+    key: tuple[str, str]
+
+
+class StepBuilder:
+    """Turns recorder events into steps; holds only the last few steps (flat memory).
+
+    Parameters
+    ----------
+    base_url : str
+        Navigation URLs are stored relative to it.
+    secrets : SecretPolicy
+        Which values become secret parameters.
+    """
+
+    def __init__(self, *, base_url: str, secrets: SecretPolicy) -> None:
+        self.base_url = base_url
+        self.secrets = secrets
+        self.count = 0
+        self.params: dict[str, str] = {}
+        self.flow_secrets: list[str] = []
+        self._tail: list[_Tail] = []
+
+    def next_id(self) -> str:
+        """Id of the next step (``"s<n>"``, 1-based, contiguous)."""
+        return f"s{self.count + 1}"
+
+    def _value(self, kind: str, event: Mapping[str, Any], desc: ElementDescriptor) -> str:
+        if kind == "input":
+            if event.get("is_password"):
+                name = self.secrets.for_password(desc)
+                if name not in self.secrets.declared and name not in self.flow_secrets:
+                    self.flow_secrets.append(name)
+                return "{" + name + "}"
+            raw = str(event.get("value", ""))
+            declared = self.secrets.for_value(raw)
+            return "{" + declared + "}" if declared else raw
+        if kind == "select":
+            raw = str(event.get("value", ""))
+            declared = self.secrets.for_value(raw)
+            return "{" + declared + "}" if declared else raw
+        if kind == "press":
+            return str(event.get("value", ""))
+        if kind == "upload":
+            files = [str(f) for f in event.get("files", ()) if f]
+            name = slug(desc.label_text, "file")
+            self.params.setdefault(name, files[0] if files else "")
+            return "{" + name + "}"
+        if kind == "navigate":
+            return relative_url(str(event.get("url", "")), self.base_url)
+        return ""
+
+    def build(self, event: Mapping[str, Any], desc: ElementDescriptor, *, evidence: StepEvidence | None,
+              observed: tuple[str, ...] | None = None, reliable: bool = True, wrote: bool = False,
+              t: float = 0.0) -> tuple[Step, list[int]]:
+        """Build the step for one event.
+
+        Parameters
+        ----------
+        event : Mapping
+            The recorder event (``kind`` one of click, dblclick, input,
+            select, check, uncheck, hover, press, scroll, upload, navigate).
+        desc : ElementDescriptor
+            Its target (empty for targetless events).
+        evidence : StepEvidence | None
+            Signatures and deltas observed around it.
+        observed : tuple[str, ...] | None
+            Deltas to derive ``expect`` from (default: ``evidence.observed``).
+        reliable : bool
+            False when the after-state was taken after the user acted again.
+        wrote : bool
+            A network write (non-GET request) happened during the step: the
+            step is irreversible (S6).
+        t : float
+            Event time in seconds (any monotonic origin).
+
+        Returns
+        -------
+        (Step, list[int])
+            The step and the indexes of earlier steps it replaces (two
+            clicks merged into a double click), highest first.
+        """
+        kind = str(event["kind"])
+        removed: list[int] = []
+        key = (desc.frame, desc.shadow + "|" + desc.css_path)
+        if kind == "dblclick":  # two clicks and a double click on one element: one step
+            removed, evidence = self._merge(evidence, lambda x: x.step.action.kind == "click" and x.key == key
+                                            and t - x.t <= DOUBLE_CLICK_S, limit=2)
+        elif kind == "input":  # typing resumed in the same field: one step with the final value
+            removed, evidence = self._merge(evidence, lambda x: x.step.action.kind == "input" and x.key == key,
+                                            limit=1)
+        value = self._value(kind, event, desc)
+        action = Action(kind)  # type: ignore[arg-type]
+        if kind == "scroll":
+            dx, dy = float(event.get("dx", 0)), float(event.get("dy", 0))
+            direction = ("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left")
+            action = Action("scroll", direction=direction, distance=int(round(max(abs(dx), abs(dy)))))
+            value = ""
+        elif value:
+            action = Action(kind, value=value)  # type: ignore[arg-type]
+        if observed is None:
+            observed = evidence.observed if evidence else ()
+        name_value = action.direction if kind == "scroll" else value
+        step = Step(
+            id=self.next_id(), name=step_name(kind, desc, name_value), action=action, target=desc,
+            expect=expect_from_observed(kind, observed, reliable=reliable),
+            reversible=not wrote, read_only=kind in ("hover", "scroll") or (kind == "press" and value in ("Tab", "Shift+Tab")),
+            recorded=evidence,
+        )
+        self.count += 1
+        self._tail.append(_Tail(step, t, key))
+        del self._tail[:-3]
+        return step, removed
+
+    def _merge(self, evidence: StepEvidence | None, same: Any, *, limit: int) -> tuple[list[int], StepEvidence | None]:
+        """Withdraw up to ``limit`` trailing steps for which ``same(tail)`` holds; keep the first one's before-state."""
+        removed: list[int] = []
+        while self._tail and same(self._tail[-1]) and len(removed) < limit:
+            gone = self._tail.pop()
+            self.count -= 1
+            removed.append(self.count)
+            if evidence is not None and gone.step.recorded is not None:
+                evidence = replace(evidence, state_before=gone.step.recorded.state_before)
+        return removed, evidence
+
+    def add(self, step: Step) -> Step:
+        """Append a step built elsewhere (an assertion) and return it with its id."""
+        step = replace(step, id=self.next_id())
+        self.count += 1
+        self._tail.append(_Tail(step, 0.0, ("", "")))
+        del self._tail[:-3]
+        return step
