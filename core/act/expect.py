@@ -67,7 +67,7 @@ def observed_deltas(before: Observation, after: Observation) -> tuple[str, ...]:
         out.append("value")
     if a.elements_digest != b.elements_digest or a.interactive_count != b.interactive_count:
         out.append("elements")
-    if a.text_digest != b.text_digest or a.title != b.title:
+    if a.text_digest != b.text_digest or a.content_digest != b.content_digest or a.title != b.title:
         out.append("content")
     if a.error_count > b.error_count:
         out.append("errors_up")

@@ -41,6 +41,11 @@ class StateSignature:
         Short description of the active element.
     digest : str
         SHA1 over all the above: equal digests mean the same light state.
+    content_digest : str
+        SHA1 of all visible text, not only the first 500 chars: the main
+        page, its iframes and its open shadow roots.  Post-verification (S5)
+        sees a change anywhere with it; the P4 state identity keeps using
+        ``text_digest``.
     """
 
     url: str
@@ -54,6 +59,7 @@ class StateSignature:
     error_count: int
     focus: str
     digest: str
+    content_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,6 +238,7 @@ class PlaywrightDriver:
             try:
                 raw_main = None
                 candidates, items_all, self._frames, secret_boxes = [], [], [], []
+                extra_texts: list[str] = []
                 frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
                 for frame in frames:
                     offset = self._frame_offset(frame)
@@ -249,6 +250,9 @@ class PlaywrightDriver:
                     self._frames.append(frame)
                     if raw_main is None:
                         raw_main = raw
+                        extra_texts.append(str(raw.get("shadow_text", "")))
+                    else:
+                        extra_texts.append(f"{raw.get('text', '')} {raw.get('shadow_text', '')}")
                     vp = tuple(raw_main["viewport"])
                     dpr = float(raw_main["dpr"])
                     grid = Grid(max(1, vp[0]), max(1, vp[1]))
@@ -281,6 +285,7 @@ class PlaywrightDriver:
         raw_sig = dict(raw_main)
         raw_sig["items"] = items_all
         raw_sig["text"] = self.redactor.text(str(raw_main.get("text", "")))
+        raw_sig["extra_text"] = self.redactor.text(" ".join(t for t in extra_texts if t.strip()))
         sig = light_signature(raw_sig)
         png = b""
         if screenshot:
@@ -306,24 +311,35 @@ class PlaywrightDriver:
         """Candidates matched by a Playwright selector, in the frames of the last observation.
 
         Elements that the observer did not list (not considered interactive)
-        are described on the fly and get a fresh ref.
+        are described on the fly and get a fresh ref.  A selector that enters
+        an iframe (``iframe >> internal:control=enter-frame >> ...``) matches
+        from the parent frame; its elements get refs of the frame they live in.
         """
         out: list[Candidate] = []
-        for fi, frame in enumerate(self._frames):
-            offset = self._frame_offset(frame)
-            if offset is None:
-                continue
+        seen: set[str] = set()
+        for frame in self._frames:
             try:
                 handles = frame.locator(selector).element_handles()
             except Exception:
                 handles = []
             for h in handles:
+                owner = h.owner_frame()
+                if owner not in self._frames:
+                    continue
+                fi = self._frames.index(owner)
+                offset = self._frame_offset(owner)
+                if offset is None:
+                    continue
                 info = h.evaluate("e => ({i: window.__steadyhand.refIndex(e), d: window.__steadyhand.describe(e, true)})")
+                ref = f"{fi}:{info['i']}"
+                if ref in seen:
+                    continue
+                seen.add(ref)
                 item = info["d"]
                 self._redact_item(item)
                 vp = tuple(self.page.viewport_size.values()) if self.page.viewport_size else (1280, 800)
-                out.append(_candidate(f"{fi}:{info['i']}", item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
-                                      dpr=self.settings.device_scale_factor, frame=self._frame_label(frame),
+                out.append(_candidate(ref, item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
+                                      dpr=self.settings.device_scale_factor, frame=self._frame_label(owner),
                                       grid=Grid(vp[0], vp[1])))
         return out
 
@@ -518,7 +534,10 @@ class PlaywrightDriver:
         page = self.page
         kind = a.kind
         if kind in ("text_appears", "text_absent"):
-            texts = [f.evaluate("() => document.body ? document.body.innerText : ''") for f in page.frames]
+            texts = []
+            for f in page.frames:
+                self._ensure_lib(f)
+                texts.append(f.evaluate("() => window.__steadyhand.allText()"))
             present = any(expected in t for t in texts)
             if kind == "text_appears":
                 return present, f"text {expected!r} {'appears' if present else 'does not appear'}"

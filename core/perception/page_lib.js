@@ -322,6 +322,22 @@
     return clean(document.body ? document.body.innerText : '', 5000);
   }
 
+  // Text inside open shadow roots (innerText of the page does not include it).
+  function shadowText() {
+    const out = [];
+    let total = 0;
+    if (!document.body) return '';
+    for (const el of walk(document.body)) {
+      if (!el.shadowRoot) continue;
+      for (const c of el.shadowRoot.children) {
+        const t = c.innerText || '';
+        if (t.trim()) { out.push(t); total += t.length; }
+      }
+      if (total > 5000) break;
+    }
+    return clean(out.join(' '), 5000);
+  }
+
   function collect(opts) {
     const withNeighbours = !opts || opts.neighbours !== false;
     const refs = [];
@@ -337,7 +353,7 @@
     return {
       url: location.href, title: document.title, items,
       viewport: [innerWidth, innerHeight], dpr: devicePixelRatio, scroll: [scrollX, scrollY],
-      text: visibleText(), modals: modals(), loading: isLoading(), errors: errorCount(), focus: focusDesc(),
+      text: visibleText(), shadow_text: shadowText(), modals: modals(), loading: isLoading(), errors: errorCount(), focus: focusDesc(),
     };
   }
 
@@ -386,6 +402,6 @@
 
   window.__steadyhand = {
     version: 1, collect, describe, probe, refIndex, secretRects, ref: (i) => state.refs[i] || null, state,
-    isInteractive, isVisible, roleOf, cssPath, clean, modals,
+    isInteractive, isVisible, roleOf, cssPath, clean, modals, allText: () => visibleText() + ' ' + shadowText(),
   };
 })();

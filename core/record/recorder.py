@@ -598,6 +598,15 @@ class Recorder:
             raw = event.get("desc") or {}
             if raw.get("is_password"):
                 value = ""
+            if not event.get("interactive", True):
+                # plain text (a status line, a cell): replay finds it by its text on the page (P7)
+                pick = ElementPicked(pid, ElementDescriptor(), text=text, suggested=("text_appears",) if text else (),
+                                     page_text=True)
+                self._picks[pid] = {"pick": pick}
+                self.on_event(pick)
+                if self.auto_assert and pick.suggested:
+                    self.add_assertion(pid, "text_appears", text)
+                return
             suggested = SUGGESTED_ASSERTIONS.get(desc.role, ("text_equals", "visible", "text_contains")
                                                  if text else ("visible",))
             if int(event.get("count", 1)) > 1:
@@ -609,7 +618,7 @@ class Recorder:
         while len(self._picks) > 50:
             del self._picks[min(self._picks)]
         self.on_event(pick)
-        if self.auto_assert:
+        if self.auto_assert and pick.suggested:
             kind = pick.suggested[0]
             self.add_assertion(pid, kind, self.default_expected(pick, kind))
 
@@ -637,6 +646,13 @@ class Recorder:
             self.on_event(RecorderError(f"no picked element #{pick_id} to assert on"))
             return None
         pick: ElementPicked = entry["pick"]
+        p = self._pending
+        if p is not None and not self._closed_page:  # the action before the check comes first
+            self._settle(p.t, p.before)
+            self._snapshot()
+            self._finalize(after=self._snap, end=self._snap_time)
+        elif p is not None:
+            self._finalize(end=time.monotonic())
         declared = self.builder.secrets.for_value(expected)
         expected = "{" + declared + "}" if declared else expected
         step = assertion_step(self.builder.next_id(), kind, expected, pick.descriptor,

@@ -138,7 +138,7 @@
     try { count = (el.getRootNode().querySelectorAll ? el.getRootNode() : document).querySelectorAll(sel).length; } catch (e) { /* keep 1 */ }
     const text = L().clean(el.innerText || el.textContent, 500);
     send({ kind: 'pick', desc: d, text, value: d.is_password ? '' : String(d.value || ''), enabled: d.enabled,
-      visible: d.visible, count, count_selector: sel, t: Date.now() });
+      visible: d.visible, count, count_selector: sel, interactive: !!actionable(el), t: Date.now() });
   }
 
   // --- listeners --------------------------------------------------------------------
@@ -160,7 +160,7 @@
     if (S.inspect) {
       e.preventDefault(); e.stopImmediatePropagation();
       const sel = String(window.getSelection ? window.getSelection() : '').trim();
-      if (!sel) pick(raw);
+      if (!sel) pick(actionable(raw) || raw);
       return;
     }
     if (e.detail === 0 && Date.now() < S.suppressClickUntil) return;  // synthetic click of a key press
@@ -206,7 +206,24 @@
     S.idleTimer = setTimeout(flush, IDLE_FLUSH_MS);
   }, opts);
 
-  window.addEventListener('change', (e) => {
+  // 'change' and 'submit' are not composed: they never leave a shadow root. Listen on every
+  // open shadow root an interaction passes through (once per root).
+  const shadowRoots = new WeakSet();
+  function watchShadowRoots(e) {
+    if (!e.composedPath) return;
+    for (const n of e.composedPath()) {
+      if (n instanceof ShadowRoot && !shadowRoots.has(n)) {
+        shadowRoots.add(n);
+        n.addEventListener('change', onChange, true);
+      }
+    }
+  }
+  for (const type of ['pointerdown', 'focusin', 'keydown']) {
+    window.addEventListener(type, watchShadowRoots, { capture: true, passive: true });
+  }
+
+  window.addEventListener('change', onChange, opts);
+  function onChange(e) {
     if (S.inspect) return;
     const el = realTarget(e);
     if (!el) return;
@@ -226,7 +243,7 @@
     } else if (tag === 'input' && type === 'file') {
       emit('upload', el, { files: Array.from(el.files || []).map((f) => f.name) });
     }
-  }, opts);
+  }
 
   window.addEventListener('focusout', (e) => {
     if (S.pending && realTarget(e) === S.pending.el) flush();

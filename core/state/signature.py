@@ -32,7 +32,8 @@ def light_signature(raw: Mapping[str, Any]) -> StateSignature:
     ----------
     raw : Mapping
         ``{"url", "title", "items": [...], "text", "modals", "loading",
-        "errors", "focus"}`` as returned by the in-page ``collect()``; each
+        "errors", "focus"}`` and optionally ``"extra_text"`` (the text of
+        iframes and open shadow roots) as returned by the in-page ``collect()``; each
         item has ``tag``, ``role``, ``text``, ``name``, ``value``, ``checked``.
 
     Returns
@@ -54,11 +55,13 @@ def light_signature(raw: Mapping[str, Any]) -> StateSignature:
     errors = int(raw.get("errors", 0))
     focus = str(raw.get("focus", ""))
     text_digest = _sha1([text])
+    # everything visible, for post-verification (S5): the whole main text, iframes, open shadow roots
+    content_digest = _sha1([normalize_text(str(raw.get("text", ""))), normalize_text(str(raw.get("extra_text", "")))])
     digest = _sha1([url, title, str(len(items)), str(len(modals)), text_digest, elements, values, str(loading), str(errors)])
     return StateSignature(
         url=url, title=title, interactive_count=len(items), modal_count=len(modals),
         text_digest=text_digest, elements_digest=elements, values_digest=values,
-        loading=loading, error_count=errors, focus=focus, digest=digest,
+        loading=loading, error_count=errors, focus=focus, digest=digest, content_digest=content_digest,
     )
 
 
