@@ -236,6 +236,25 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_bench_record(args: argparse.Namespace) -> int:
+    """``steadyhand bench record``: recorder memory under minutes of scripted activity (exit 0: figures are the output)."""
+    from core.bench.record_memory import BenchSetupError, format_report, run_record_memory_benchmark
+
+    if args.json and not _writable(Path(args.json)):
+        _err(f"{args.json}: cannot write the JSON summary there")
+        return EXIT_INPUT
+    try:
+        report = run_record_memory_benchmark(args.project, args.minutes, args.rate, args.sample_s,
+                                             progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except BenchSetupError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
+    print(format_report(report), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
     import re
@@ -274,12 +293,14 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     base_url = project.settings.base_url or ""
     options = dict(flow_name=args.flow, filename=args.script, secret_names=tuple(project.settings.secrets),
                    secret_values=values)
+    origin = ""
     try:
         result = import_codegen(source, base_url=base_url, **options)
         start = urlsplit(result.flow.start_url)
         if project.settings.site and start.hostname in ("127.0.0.1", "localhost", "::1"):
             # the bundled site is served on a loopback port chosen at run time: the recorded origin is that site
-            result = import_codegen(source, base_url=f"{start.scheme}://{start.netloc}", **options)
+            origin = f"{start.scheme}://{start.netloc}"
+            result = import_codegen(source, base_url=origin, **options)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -288,6 +309,9 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     except OSError as exc:
         _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
         return EXIT_INPUT
+    if origin:
+        print(f"  note: URLs on {origin} were made relative (the bundled site {project.settings.site!r} gets its "
+              f"port at run time)")
     for note in result.notes:
         print(f"  note: {note}")
     print(f"imported {len(result.flow.steps)} steps into {rel}; run `steadyhand run {args.project} --flow {args.flow}` "
@@ -329,6 +353,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="folder or .tar.xz (the dev half ships as resources/benchmarks/similo-dev.tar.xz)")
     bl.add_argument("--json", metavar="PATH")
     bl.set_defaults(func=_cmd_bench_locate)
+    br = bsub.add_parser("record", help="recorder memory while a script drives the demo app for minutes")
+    br.add_argument("--minutes", type=float, default=10.0, help="how long to drive (default 10)")
+    br.add_argument("--rate", type=float, default=5.0, help="user events per second (default 5)")
+    br.add_argument("--project", default="projects/demo", help="a project on the bundled demo site (default projects/demo)")
+    br.add_argument("--sample-s", type=float, default=10.0, help="seconds between memory samples (default 10)")
+    br.add_argument("--json", metavar="PATH")
+    br.set_defaults(func=_cmd_bench_record)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")
@@ -341,7 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``steadyhand`` console command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

@@ -68,8 +68,44 @@ class _Printer:
             print(f"steadyhand: {'error' if event.fatal else 'warning'}: {event.message}", file=sys.stderr, flush=True)
 
 
+CHILD_ENV = "STEADYHAND_RECORD_CHILD"
+
+
+def _run_in_own_session(argv: list[str]) -> int:
+    """Re-run this command in a child process of its own session and relay stop signals to it.
+
+    Ctrl-C in a terminal signals the whole foreground process group: Playwright's
+    driver and Chromium would die with us before the typing still pending in the
+    page could be flushed.  The child (and its browser) never see the terminal's
+    signals; we pass Ctrl-C on as SIGINT and SIGTERM or SIGHUP as SIGTERM to the
+    child alone, and it stops, flushes and saves.
+    """
+    import subprocess
+
+    child = subprocess.Popen([sys.executable, "-m", "core.cli", *argv], env={**os.environ, CHILD_ENV: "1"},
+                             start_new_session=True)
+
+    def relay(signum: int, _frame: Any) -> None:
+        if child.poll() is None:
+            child.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+
+    previous = {s: signal.signal(s, relay) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:  # pragma: no cover - the relay handler replaced SIGINT's default
+                relay(signal.SIGINT, None)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 def record_command(args: argparse.Namespace) -> int:
     """Run ``steadyhand record``; returns the exit code (0 saved, 2 bad input, 4 broken environment)."""
+    if os.name == "posix" and not os.environ.get(CHILD_ENV) and getattr(args, "argv", None) is not None:
+        return _run_in_own_session(list(args.argv))
+    parent = os.getppid()
     from core.engine.sites import SiteAdapter, open_site
     from core.perception.browser import BrowserLaunchError
     from core.perception.driver import NavigationError
@@ -132,7 +168,8 @@ def record_command(args: argparse.Namespace) -> int:
             print("Act in the Chromium window. Alt+Shift+A toggles assert mode (click an element or select "
                   "text to add a check).", flush=True)
         print("Close the page or press Ctrl-C to stop and save.", flush=True)
-        result = run_until_stopped(recorder, lambda: bool(stop["signal"]))
+        orphaned = (lambda: os.getppid() != parent) if os.environ.get(CHILD_ENV) else (lambda: False)
+        result = run_until_stopped(recorder, lambda: bool(stop["signal"]) or orphaned())
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
@@ -148,7 +185,8 @@ def record_command(args: argparse.Namespace) -> int:
         _err(f"could not save {target}: {exc}; the recorded steps are kept in {recorder.spool.folder}")
         return 4
     recorder.discard_spool()
-    why = {"page closed": "the page was closed", "signal": f"{stop['signal'] or 'a signal'} received"}.get(
+    got = {"SIGINT": "Ctrl-C"}.get(stop["signal"], stop["signal"]) or "a signal"
+    why = {"page closed": "the page was closed", "signal": f"{got} received"}.get(
         result.reason, result.reason)
     rel = path.relative_to(project.root)
     print(f"Stopped ({why}). Saved {len(flow.steps)} steps to {rel}"

@@ -691,7 +691,7 @@ def run_until_stopped(recorder: Recorder, should_stop: Callable[[], bool],
             reason = "signal"
             break
         if not recorder.pump(50):
-            reason = "page closed"
+            reason = "signal" if should_stop() else "page closed"
             break
     return recorder.stop(reason)
 
