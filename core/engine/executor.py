@@ -11,6 +11,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Protocol
 
 from core.act.expect import expected_delta, judge, observed_deltas
@@ -276,6 +277,10 @@ class FlowExecutor:
         t0 = time.monotonic()
         where = f"{flow.name} step {step.id!r}"
         value = bind_params(step.action.value, params, where=where)
+        if step.action.kind == "upload" and value and flow.source and not Path(value).is_absolute():
+            beside = Path(flow.source).parent / value  # recorded uploads live next to the flow file
+            if beside.is_file():
+                value = str(beside)
         max_attempts = 1 + (self.config.retries if step.reversible else 0)
         attempt = 0
         resolution: Resolution | None = None

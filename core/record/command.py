@@ -180,7 +180,7 @@ def record_command(args: argparse.Namespace) -> int:
                 pass
     flow = result.flow
     try:
-        path = save_recording(project.root, flow, result.crops)
+        path = save_recording(project.root, flow, result.crops, result.files)
     except OSError as exc:
         _err(f"could not save {target}: {exc}; the recorded steps are kept in {recorder.spool.folder}")
         return 4

@@ -108,12 +108,15 @@ class LiveFrame:
 class RecordingStopped:
     """Recording ended; ``flow`` holds every recorded step, ``crops`` the PNGs by step id.
 
-    ``reason`` is ``"stopped"``, ``"page closed"``, ``"signal"`` or ``"error: ..."``.
+    ``files`` are uploaded files to keep beside the flow, by path relative to
+    the flows folder (``"<flow>.files/note.txt"``).  ``reason`` is
+    ``"stopped"``, ``"page closed"``, ``"signal"`` or ``"error: ..."``.
     """
 
     flow: Flow
     crops: dict[str, bytes] = field(default_factory=dict)
     reason: str = "stopped"
+    files: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

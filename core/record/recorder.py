@@ -12,6 +12,7 @@ sessions and a crash loses nothing already recorded.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 import threading
@@ -40,8 +41,9 @@ from .steps import SUGGESTED_ASSERTIONS, SecretPolicy, StepBuilder, assertion_st
 __all__ = ["Recorder", "RecordingDriver", "RecordingSpool", "RECORDER_LIB", "crop_png"]
 
 RECORDER_LIB = (Path(__file__).with_name("recorder_lib.js")).read_text(encoding="utf-8")
-#: A main-frame navigation this long (s) after the last user action is the user's own (address bar).
-NAVIGATION_GRACE_S = 3.0
+#: A main-frame navigation request starting this long (s) after the last user action is the user's
+#: own (address bar, reload), not an effect of that action.
+NAVIGATION_GRACE_S = 2.0
 #: Wait at least this long (ms) after an action before judging the page settled.
 MIN_EFFECT_MS = 150
 #: Margin around the element in its crop, CSS px.
@@ -405,7 +407,13 @@ class Recorder:
         flow = Flow(name=self.flow_name, start_url=relative_url(self._absolute(self.start_url), self.base_url),
                     steps=tuple(steps), params=dict(self.builder.params), secrets=tuple(self.builder.flow_secrets),
                     description="Recorded by demonstration.")
-        self._stopped = RecordingStopped(flow, crops, reason)
+        files = {}
+        used = {s.action.value for s in steps} | set(flow.params.values())
+        for f in sorted((self.spool.folder / "files").glob("*")) if (self.spool.folder / "files").is_dir() else []:
+            rel = f"{self.flow_name}.files/{f.name}"
+            if rel in used:
+                files[rel] = f.read_bytes()
+        self._stopped = RecordingStopped(flow, crops, reason, files)
         self.on_event(self._stopped)
         return self._stopped
 
@@ -425,6 +433,10 @@ class Recorder:
                 self._requests.append((time.monotonic(), request.method))
             if request.is_navigation_request() and request.frame == self.driver.page.main_frame:
                 self._navigations.add(request)
+                now = time.monotonic()
+                # no user action just before: the user typed the URL (or a script called goto)
+                if request.redirected_from is None and now - self._last_action > NAVIGATION_GRACE_S:
+                    self._queue.append((None, {"kind": "navigate", "url": request.url}, now))
         except Exception:
             pass
 
@@ -433,15 +445,10 @@ class Recorder:
 
     def _on_navigated(self, frame: Any) -> None:
         try:
-            if frame != self.driver.page.main_frame:
-                return
-            url = frame.url
+            if frame == self.driver.page.main_frame:
+                self._navigations.clear()  # committed: the page is loading now
         except Exception:
-            return
-        now = time.monotonic()
-        self._navigations.clear()
-        if now - self._last_action > NAVIGATION_GRACE_S:
-            self._queue.append((None, {"kind": "navigate", "url": url}, now))
+            pass
 
     # --- processing -------------------------------------------------------------------
     def _absolute(self, url: str) -> str:
@@ -503,6 +510,8 @@ class Recorder:
             return
         if kind != "navigate":
             self._last_action = t
+        if kind == "upload" and event.get("data"):
+            event = self._keep_uploads(event)
         desc = self._descriptor(frame, event.get("desc"))
         if self._snap is None or self._snap_time < self._last_event_t:
             self._snapshot()  # the last snapshot predates the previous action: too old to crop from
@@ -516,6 +525,20 @@ class Recorder:
         before = snap if self._snap_time <= t else None
         self._pending = _Pending(event, desc, crop, t, before)
         self._last_event_t = t
+
+    def _keep_uploads(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Write uploaded files (sent base64 by the page) to the spool; the step refers to their saved place."""
+        import base64
+
+        stored = []
+        for name, data in zip(event.get("files", ()), event.get("data", ())):
+            safe = re.sub(r"[^\w.-]+", "_", str(name)).lstrip(".") or "upload"
+            if not data:
+                continue
+            (self.spool.folder / "files").mkdir(exist_ok=True)
+            (self.spool.folder / "files" / safe).write_bytes(base64.b64decode(data))
+            stored.append(f"{self.flow_name}.files/{safe}")
+        return {**{k: v for k, v in event.items() if k != "data"}, "stored": stored}
 
     def _finish_idle(self) -> None:
         """The user paused: let the pending action take effect, then take the after-state."""

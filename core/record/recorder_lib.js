@@ -10,7 +10,7 @@
   const send = (p) => { try { if (window.__steadyhandRecord) window.__steadyhandRecord(p); } catch (e) { /* page closing */ } };
   const S = {
     inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
-    hoverEl: null, hoverTimer: 0, overlay: null, badge: null, lastInput: 0,
+    hoverEl: null, hoverTimer: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
   };
   const IDLE_FLUSH_MS = 800;
   const EDIT_TYPES = new Set(['', 'text', 'search', 'email', 'tel', 'url', 'password', 'number', 'date',
@@ -206,6 +206,24 @@
     S.idleTimer = setTimeout(flush, IDLE_FLUSH_MS);
   }, opts);
 
+  // An upload is replayed with the same file: small files (<= 2 MB in all) travel with the step.
+  const UPLOAD_MAX_BYTES = 2 * 1024 * 1024;
+  function uploadFiles(el) {
+    const files = Array.from(el.files || []);
+    const total = files.reduce((n, f) => n + f.size, 0);
+    const names = files.map((f) => f.name);
+    if (!files.length || total > UPLOAD_MAX_BYTES) { emit('upload', el, { files: names }); return; }
+    const desc = describe(el);
+    const before = pre();
+    flush();
+    Promise.all(files.map((f) => new Promise((ok) => {
+      const r = new FileReader();
+      r.onload = () => ok(String(r.result).replace(/^data:[^,]*,/, ''));
+      r.onerror = () => ok('');
+      r.readAsDataURL(f);
+    }))).then((data) => send({ kind: 'upload', desc, t: Date.now(), pre: before, files: names, data }));
+  }
+
   // 'change' and 'submit' are not composed: they never leave a shadow root. Listen on every
   // open shadow root an interaction passes through (once per root).
   const shadowRoots = new WeakSet();
@@ -241,7 +259,7 @@
     } else if (tag === 'input' && (type === 'checkbox' || type === 'radio')) {
       emit(el.checked || type === 'radio' ? 'check' : 'uncheck', el);
     } else if (tag === 'input' && type === 'file') {
-      emit('upload', el, { files: Array.from(el.files || []).map((f) => f.name) });
+      uploadFiles(el);
     }
   }
 
@@ -310,20 +328,31 @@
     }
     return n;
   }
+  // CSS :hover applies before 'mouseover' is dispatched, so the count to compare with is taken
+  // while the pointer was elsewhere (refreshed at most every 300 ms).
+  function refreshBase(force) {
+    const now = Date.now();
+    if (!force && now - S.baseAt < 300) return;
+    S.baseAt = now;
+    S.baseCount = visibleInteractiveCount();
+  }
   window.addEventListener('mouseover', (e) => {
     if (S.inspect || !e.isTrusted) return;
     const raw = realTarget(e);
     const el = raw && actionable(raw);
-    const host = el || (raw && raw.closest && raw.closest('[aria-haspopup],li,nav *,.menu,.dropdown'));
-    if (!host || host === S.hoverEl) return;
+    const host = el || (raw && raw.closest && raw.closest('[aria-haspopup],nav *,.menu,.dropdown'));
+    if (!host) { S.hoverEl = null; clearTimeout(S.hoverTimer); refreshBase(); return; }
+    if (host === S.hoverEl) return;
     S.hoverEl = host;
     clearTimeout(S.hoverTimer);
-    const before = visibleInteractiveCount();
+    const before = S.baseCount >= 0 && Date.now() - S.baseAt < 10000 ? S.baseCount : visibleInteractiveCount();
     const since = Date.now();
     S.hoverTimer = setTimeout(() => {
       // a click or key press since the pointer arrived explains whatever opened
       if (S.hoverEl !== host || !host.matches(':hover') || S.lastInput >= since) return;
-      if (visibleInteractiveCount() > before) emit('hover', host);
+      const now = visibleInteractiveCount();
+      S.baseCount = now; S.baseAt = Date.now();
+      if (now > before) emit('hover', host);
     }, 350);
   }, { capture: true, passive: true });
   window.addEventListener('mouseout', (e) => {
@@ -331,7 +360,11 @@
     if (S.hoverEl && raw && !S.hoverEl.contains(e.relatedTarget)) { S.hoverEl = null; clearTimeout(S.hoverTimer); }
   }, { capture: true, passive: true });
 
-  const touched = () => { S.lastInput = Date.now(); };
+  // the baseline also follows the page: at load, and after each action has taken effect
+  const settledBase = () => { if (!S.hoverEl) refreshBase(true); };
+  if (document.readyState === 'complete') setTimeout(settledBase, 0);
+  else window.addEventListener('load', () => setTimeout(settledBase, 0));
+  const touched = () => { S.lastInput = Date.now(); setTimeout(settledBase, 400); };
   window.addEventListener('pointerdown', touched, { capture: true, passive: true });
   window.addEventListener('keydown', touched, { capture: true, passive: true });
   window.addEventListener('pagehide', flush, { capture: true });

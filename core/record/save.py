@@ -34,20 +34,35 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, bytes]) -> Path:
+def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, bytes],
+                   files: Mapping[str, bytes] | None = None) -> Path:
     """Write ``flow`` to ``flows/<name>.yaml`` and its crops to ``flows/<name>.crops/<step id>.png``.
 
     Each step's ``target.crop`` is set to the relative path of its crop
     (steps without a crop keep ``""``).  Crops of steps no longer in the
     flow are removed.  Every file is written atomically (temp file + rename).
 
+    ``files`` (uploaded files, by path relative to the flows folder) are
+    written beside the flow so that its upload steps replay with them.
+
     Returns
     -------
     Path
         The flow file.
+
+    Raises
+    ------
+    ValueError
+        When a file path of ``files`` leaves the flows folder.
     """
     root = Path(project_root)
     path = flow_path(root, flow.name)
+    for rel, data in (files or {}).items():
+        dest = (path.parent / rel).resolve()
+        if path.parent.resolve() not in dest.parents:
+            raise ValueError(f"uploaded file path {rel!r} leaves the flows folder")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(dest, data)
     cdir = path.parent / crops_dir_name(flow.name)
     steps = []
     keep: set[str] = set()

@@ -214,9 +214,9 @@ class StepBuilder:
         if kind == "press":
             return str(event.get("value", ""))
         if kind == "upload":
-            files = [str(f) for f in event.get("files", ()) if f]
+            files = [str(f) for f in event.get("stored") or event.get("files", ()) if f]
             name = slug(desc.label_text, "file")
-            self.params.setdefault(name, files[0] if files else "")
+            self.params[name] = files[0] if files else ""
             return "{" + name + "}"
         if kind == "navigate":
             return relative_url(str(event.get("url", "")), self.base_url)

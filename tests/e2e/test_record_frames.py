@@ -33,13 +33,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _record(project: Path, flow: str, drive) -> tuple[int, str, str]:
+def _record(project: Path, flow: str, drive, *url: str) -> tuple[int, str, str]:
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("DISPLAY", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "core.cli", "record", "--project", str(project), "--flow", flow, "--headless",
-         "--cdp-port", str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--cdp-port", str(port), *url], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         head = []
         while True:
@@ -107,6 +107,72 @@ def test_iframe_and_shadow_root_steps_record_and_replay(tmp_path):
         assert (check.kind, check.expected) == ("text_appears", "Order A-1042 placed: 3 item(s) to EH1 1AA, gift wrapped")
         # the frame's box is in top-level viewport coordinates (iframe offset added)
         assert flow.steps[2].target.bbox is not None and flow.steps[2].target.bbox.y > 150
+
+        run = subprocess.run([sys.executable, "-m", "core.cli", "run", str(project), "--headless", "--no-store"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=180)
+        assert run.returncode == 0, run.stdout + run.stderr
+    finally:
+        site.stop()
+
+
+def test_hover_enter_escape_upload_scroll_navigation_record_and_replay(tmp_path):
+    site = StaticSite(FIXTURE)
+    site.start()
+    try:
+        project = tmp_path / "work"
+        (project / "flows").mkdir(parents=True)
+        (project / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "Work", "base_url": site.base_url}))
+
+        def drive(page):
+            box = page.get_by_role("button", name="Account").bounding_box()
+            page.mouse.move(box["x"] + 5, box["y"] + 5)
+            time.sleep(0.8)  # the menu opens on hover
+            page.get_by_role("link", name="Settings").click()
+            time.sleep(PAUSE_S)
+            page.get_by_label("Search").fill("quarterly report")
+            page.get_by_label("Search").press("Enter")
+            time.sleep(PAUSE_S)
+            page.get_by_label("Attachment").set_input_files(
+                files=[{"name": "note.txt", "mimeType": "text/plain", "buffer": b"hello from the recorder"}])
+            time.sleep(PAUSE_S)
+            page.get_by_role("button", name="Open help").click()
+            time.sleep(PAUSE_S)
+            page.keyboard.press("Escape")
+            time.sleep(PAUSE_S)
+            page.mouse.move(600, 400)
+            page.mouse.wheel(0, 900)
+            time.sleep(0.8)
+            page.get_by_role("button", name="Load more").click()
+            time.sleep(PAUSE_S)
+            page.keyboard.press("Alt+Shift+A")
+            page.locator("#loaded").click()
+            page.keyboard.press("Escape")  # leaves inspect mode; not a step
+            time.sleep(2.5)
+            page.goto(site.base_url + "/index.html")  # the address bar
+            time.sleep(1.0)
+
+        code, out, err = _record(project, "workspace", drive, "/more.html")
+        assert code == 0, out + err
+        flow = load_flow(project / "flows" / "workspace.yaml")
+        got = [(s.action.kind, s.target.label_text, s.action.value) for s in flow.steps]
+        assert got == [
+            ("hover", "Account", ""),
+            ("click", "Settings", ""),
+            ("input", "Search", "quarterly report"),
+            ("press", "Search", "Enter"),
+            ("upload", "Attachment", "{attachment}"),
+            ("click", "Open help", ""),
+            ("press", "Open help", "Escape"),
+            ("scroll", "", ""),
+            ("click", "Load more", ""),
+            ("assert", "", ""),
+            ("navigate", "", "/index.html"),
+        ], got
+        assert flow.steps[7].action.direction == "down" and flow.steps[7].action.distance >= 300
+        assert flow.steps[5].expect == "overlay_open" and flow.steps[6].expect == "overlay_close"
+        assert flow.steps[9].assertions[0].expected == "Loaded 10 more"
+        assert flow.params["attachment"] == "workspace.files/note.txt"
+        assert (project / "flows" / "workspace.files" / "note.txt").read_bytes() == b"hello from the recorder"
 
         run = subprocess.run([sys.executable, "-m", "core.cli", "run", str(project), "--headless", "--no-store"],
                              cwd=ROOT, capture_output=True, text=True, timeout=180)
