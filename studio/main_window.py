@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QSizePolicy, QStyle,
     QToolBar, QToolButton, QVBoxLayout, QWidget,
@@ -21,13 +21,16 @@ from core.engine.events import (
     Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, Paused,
     PhaseChanged, Resumed, RunFinished, RunStarted, Start, StepStarted, TargetResolved,
 )
+from core.record.events import LiveFrame, RecordingStarted
 
 from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_factory
+from .recorder_bridge import RecorderFactory
 from .run_state import RunState, RunStateMachine, controls_for
 from .views.breaker import BreakerIndicator
 from .views.escalations import EscalationsPanel
 from .views.event_log import EventLog
 from .views.live_view import LiveView
+from .views.recorder import RecorderDock
 from .views.steps import StepsPanel
 
 __all__ = ["MainWindow", "ProjectLoader", "default_project_loader"]
@@ -58,6 +61,11 @@ class MainWindow(QMainWindow):
         Start all flows as soon as the window is first shown.
     close_timeout : float
         Seconds to wait for the engine to stop when the window closes.
+    recorder_factory : RecorderFactory | None
+        ``factory(project, flow_name, url, on_event, headless) -> recorder``
+        for the Recorder dock; default the real ``RecorderRunner``.
+    record_headless : bool
+        Record on a headless Chromium (input comes from the live view).
 
     Signals
     -------
@@ -74,10 +82,14 @@ class MainWindow(QMainWindow):
 
     def __init__(self, project_path: Path | str, *, engine_factory: EngineFactory | None = None,
                  project_loader: ProjectLoader | None = None, run_on_show: bool = False,
-                 close_timeout: float = 10.0, parent: QWidget | None = None) -> None:
+                 close_timeout: float = 10.0, recorder_factory: RecorderFactory | None = None,
+                 record_headless: bool = True, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.project_path = Path(project_path)
-        self.project: ProjectLike = (project_loader or default_project_loader)(self.project_path)
+        self._project_loader = project_loader or default_project_loader
+        self.project: ProjectLike = self._project_loader(self.project_path)
+        self._recorder_factory = recorder_factory
+        self._record_headless = record_headless
         self._engine_factory = engine_factory or default_engine_factory
         self._run_on_show = run_on_show
         self._auto_started = False
@@ -96,6 +108,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_central()
         self._build_docks()
+        self._build_recorder()
         self._build_status_bar()
         self._connect_bridge()
         self._update_controls()
@@ -192,15 +205,7 @@ class MainWindow(QMainWindow):
         self.flows_list.setObjectName("flowsList")
         self.flows_list.setSpacing(2)
         self.flows_list.setWordWrap(True)
-        for name, flow in self.project.flows.items():
-            item = QListWidgetItem(name)
-            item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
-            desc = flow.description or ""
-            item.setToolTip(f"{desc}\n{len(flow.steps)} steps \u00b7 starts at {flow.start_url}".strip())
-            item.setText(f"{name}\n{len(flow.steps)} steps" + (f" \u00b7 {desc}" if desc else ""))
-            self.flows_list.addItem(item)
+        self._populate_flows()
         self.flows_list.itemChanged.connect(lambda _item: self._update_controls())
         self.flows_list.currentItemChanged.connect(self._on_flow_clicked)
         self.flows_dock = self._dock("Flows", "flowsDock", self.flows_list, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -223,6 +228,59 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.steps_dock], [300], Qt.Orientation.Vertical)
         if self.flows_list.count():
             self.flows_list.setCurrentRow(0)
+
+    def _populate_flows(self, unchecked: frozenset[str] = frozenset()) -> None:
+        """Fill the flows list from ``self.project`` (every flow checked except ``unchecked``)."""
+        self.flows_list.blockSignals(True)
+        self.flows_list.clear()
+        for name, flow in self.project.flows.items():
+            item = QListWidgetItem(name)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked if name in unchecked else Qt.CheckState.Checked)
+            desc = flow.description or ""
+            item.setToolTip(f"{desc}\n{len(flow.steps)} steps \u00b7 starts at {flow.start_url}".strip())
+            item.setText(f"{name}\n{len(flow.steps)} steps" + (f" \u00b7 {desc}" if desc else ""))
+            self.flows_list.addItem(item)
+        self.flows_list.blockSignals(False)
+
+    def _build_recorder(self) -> None:
+        self.recorder_dock = RecorderDock(self.project, recorder_factory=self._recorder_factory,
+                                          headless=self._record_headless, close_timeout=self._close_timeout,
+                                          parent=self)
+        self.recorder_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                       | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                                       | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.recorder_dock)
+        self.tabifyDockWidget(self.log_dock, self.recorder_dock)
+        self.recorder_dock.hide()
+        self.steps_dock.raise_()
+        self.recorder_dock.replay_handler = self.replay_recorded
+        self._recording = False
+        self._project_stale = False
+
+        a = self.recorder_dock.toggleViewAction()
+        a.setText("Record")
+        a.setIcon(_record_icon())
+        a.setShortcut(QKeySequence("Ctrl+R"))
+        a.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        a.setToolTip("Show the Recorder: record a new flow by demonstration (Ctrl+R)")
+        a.triggered.connect(self._on_record_toggled)  # after the dock's own handler showed it
+        self.action_record = a
+        self.toolbar.insertAction(self.action_grid, a)
+        self.toolbar.insertSeparator(self.action_grid)
+
+        d = self.recorder_dock
+        d.recording_changed.connect(self._on_recording_changed)
+        d.inspect_changed.connect(self._on_inspect_changed)
+        d.flow_saved.connect(self._on_flow_saved)
+        d.bridge.recording_started.connect(self._on_recording_started)
+        d.bridge.live_frame.connect(self._on_live_frame)
+        lv = self.live_view
+        lv.page_clicked.connect(d.forward_click)
+        lv.page_scrolled.connect(d.forward_scroll)
+        lv.text_typed.connect(d.forward_text)
+        lv.key_pressed.connect(d.forward_key)
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -254,6 +312,7 @@ class MainWindow(QMainWindow):
         b.escalation_raised.connect(self._on_escalation)
         b.paused.connect(self._on_paused)
         b.engine_error.connect(self._on_engine_error)
+        b.event_received.connect(self.recorder_dock.apply_engine_event)
 
     # --- public API -----------------------------------------------------------------------
 
@@ -282,6 +341,9 @@ class MainWindow(QMainWindow):
     def start_run(self, flows: tuple[str, ...] | None = None, *, paused: bool = False) -> bool:
         """Start a run of ``flows`` (default: the checked ones); False when it cannot start."""
         flows = self.checked_flows() if flows is None else tuple(flows)
+        if self._recording:
+            self.statusBar().showMessage("Stop the recording before starting a run", 8000)
+            return False
         if not flows or not self._ensure_engine():
             return False
         self.escalations_panel.model.clear()
@@ -323,8 +385,68 @@ class MainWindow(QMainWindow):
             self.bridge.stop()
 
     def shutdown(self) -> None:
-        """Stop and join the engine (blocks up to ``close_timeout`` s). Idempotent."""
+        """Stop and join the recorder and the engine (each blocks up to ``close_timeout`` s). Idempotent."""
+        self.recorder_dock.shutdown(self._close_timeout)
         self.bridge.close(timeout=self._close_timeout)
+
+    def reload_project(self) -> bool:
+        """Load the project again from disk (e.g. after the Recorder saved a flow).
+
+        Refreshes the flows list (check marks kept, new flows checked), the
+        steps of flows whose steps changed, and the Recorder's project.  The
+        engine holds the project it was built with, so an idle engine is
+        closed; the next run builds a new one.  Refused (False) while a run
+        is in progress; a project that no longer loads is reported and the
+        previous one kept (False).
+        """
+        if self.state not in (RunState.IDLE, RunState.FINISHED):
+            self.statusBar().showMessage("Cannot reload the project while a run is in progress", 8000)
+            return False
+        try:
+            project = self._project_loader(self.project_path)
+        except Exception as exc:  # noqa: BLE001 - a broken file is shown, the loaded project kept
+            msg = f"Could not reload the project: {type(exc).__name__}: {exc}"
+            self.event_log.log(msg)
+            self.statusBar().showMessage(msg, 15000)
+            return False
+        unchecked = frozenset(n for n in self.flow_names() if n not in self.checked_flows())
+        current = self.flows_list.currentItem()
+        current_name = current.data(Qt.ItemDataRole.UserRole) if current is not None else ""
+        self.project = project
+        engine = self.bridge.engine
+        if engine is not None:
+            try:
+                engine.close(timeout=self._close_timeout)
+            except Exception as exc:  # noqa: BLE001 - a failing close must not block the reload
+                self.event_log.log(f"engine close failed: {type(exc).__name__}: {exc}")
+            self.bridge.attach(None)  # type: ignore[arg-type] - the next run builds an engine for the new project
+        model = self.steps_panel.model
+        for name, flow in project.flows.items():
+            titles = [s.title for s in flow.steps]
+            if name in model.flow_names() and [r.title for r in model.rows(name)] != titles:
+                model.set_flow(name, titles, reset=True)
+        self._populate_flows(unchecked)
+        self.recorder_dock.set_project(project)
+        self.setWindowTitle(f"Steadyhand Studio \u2014 {project.name}")
+        self.project_label.setText(f"{project.name}  \u00b7  {self.project_path}")
+        names = self.flow_names()
+        if names:
+            self.flows_list.setCurrentRow(names.index(current_name) if current_name in names else 0)
+        self._update_controls()
+        self._update_status()
+        self.event_log.log(f"project reloaded: {len(names)} flows")
+        self._project_stale = False
+        return True
+
+    def replay_recorded(self, name: str) -> bool:
+        """Run the (saved) flow ``name`` alone, reloading the project first when it is not known yet."""
+        if (name not in self.project.flows or self._project_stale) and not self.reload_project():
+            return False
+        if name not in self.project.flows:
+            self.statusBar().showMessage(f"No flow named {name!r} in the project", 8000)
+            return False
+        self._select_flow_item(name)
+        return self.start_run((name,))  # the Recorder stays in front: its Replay column follows the run
 
     # --- Qt -------------------------------------------------------------------------------
 
@@ -393,6 +515,8 @@ class MainWindow(QMainWindow):
             self._update_status()
 
     def _on_observation(self, event: ObservationMade, image: QImage) -> None:
+        if self._recording:
+            return  # the live view shows the recorder's page meanwhile
         self.live_view.set_observation(event.observation, image)
         o = event.observation
         self.caption.setText(f"{o.url}   \u00b7   {o.title}   \u00b7   {event.when} step {event.index + 1}"
@@ -445,13 +569,65 @@ class MainWindow(QMainWindow):
     def _on_boxes_toggled(self, on: bool) -> None:
         self.live_view.set_boxes_visible(on)
 
+    def _on_record_toggled(self, on: bool) -> None:
+        if on:
+            self.show_recorder()
+
+    def show_recorder(self) -> None:
+        """Show the Recorder dock and make it the current tab of its dock area."""
+        d = self.recorder_dock
+        d.show()
+        d.lower()  # raise_() only switches tabs when it changes the z-order (Qt raises a tab on ZOrderChange)
+        d.raise_()
+        if not d.is_recording:
+            d.name_edit.setFocus()
+
+    def _on_recording_changed(self, on: bool) -> None:
+        self._recording = on
+        self.live_view.set_interactive(on, picking=on and self.recorder_dock.inspecting)
+        if on:
+            self.live_view.set_target(None)
+            self.live_view.clear()
+            self.live_view.set_placeholder("Starting Chromium for the recording\u2026")
+            self.caption.setText(f"\u25cf Recording {self.recorder_dock.flow_name()} \u2014 starting the browser")
+        else:
+            self.live_view.set_placeholder("No screenshot yet \u2014 press Start (F5)")
+            self.caption.setText("Recording ended \u2014 edit the steps in the Recorder, then Save")
+        self._update_controls()
+        self._update_status()
+
+    def _on_inspect_changed(self, on: bool) -> None:
+        self.live_view.set_interactive(self._recording, picking=on)
+
+    def _on_recording_started(self, event: RecordingStarted) -> None:
+        self.caption.setText(f"\u25cf Recording {event.flow}   \u00b7   {event.url}   \u00b7   "
+                             "click, scroll and type in the view")
+
+    def _on_live_frame(self, event: LiveFrame, image: QImage) -> None:
+        if not self._recording:
+            return
+        self.live_view.set_image(image, device_pixel_ratio=event.device_pixel_ratio, candidates=event.candidates)
+        mode = "pick an element to assert" if self.recorder_dock.inspecting else "click, scroll and type in the view"
+        self.caption.setText(f"\u25cf Recording {self.recorder_dock.flow_name()}   \u00b7   {event.url}   \u00b7   "
+                             f"{len(event.candidates)} candidates   \u00b7   dpr {event.device_pixel_ratio:g}"
+                             f"   \u00b7   {mode}")
+
+    def _on_flow_saved(self, name: str, path: str) -> None:
+        self._project_stale = True
+        if self.reload_project() and name in self.flow_names():
+            self.flows_list.setCurrentRow(self.flow_names().index(name))  # shows its steps
+        self.event_log.log(f"recorder saved flow {name} to {path}")  # the Recorder shows it too
+
     def _state_changed(self) -> None:
+        self.recorder_dock.set_run_active(self.state not in (RunState.IDLE, RunState.FINISHED))
         self._update_controls()
         self._update_status()
         self.run_state_changed.emit(self.state.value)
 
     def _update_controls(self) -> None:
         c = controls_for(self.state, has_flows=bool(self.checked_flows()))
+        if getattr(self, "_recording", False) and self.state in (RunState.IDLE, RunState.FINISHED):
+            c = controls_for(self.state, has_flows=False)  # one browser at a time in the live view
         self.action_start.setEnabled(c.start)
         self.action_start.setText(c.start_text)
         self.action_start.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
@@ -472,7 +648,9 @@ class MainWindow(QMainWindow):
     def _update_status(self) -> None:
         s = self.state
         parts = [s.label]
-        if s in (RunState.IDLE,):
+        if getattr(self, "_recording", False) and s in (RunState.IDLE, RunState.FINISHED):
+            parts = ["Recording", f"{self.recorder_dock.flow_name()} \u00b7 stop it in the Recorder to run flows"]
+        elif s in (RunState.IDLE,):
             n = len(self.checked_flows())
             parts.append(f"{n} of {self.flows_list.count()} flows checked \u00b7 F5 to start")
         elif s is RunState.FINISHED:
@@ -487,6 +665,18 @@ class MainWindow(QMainWindow):
             if self._phase and s in (RunState.RUNNING, RunState.PAUSING):
                 parts.append(self._phase)
         self.state_label.setText("   \u00b7   ".join(parts))
+
+
+def _record_icon() -> QIcon:
+    pm = QPixmap(18, 18)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(QColor("#f0524f"))
+    p.drawEllipse(3, 3, 12, 12)
+    p.end()
+    return QIcon(pm)
 
 
 def _esc(text: str) -> str:

@@ -1,10 +1,13 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|window [--grab out.png]``
+``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
 finished set of sample events instead and saves a PNG (works offscreen).
+``recorder`` is the Recorder dock alone after a recording and a replay;
+``recording`` the whole studio while a :class:`~studio.testing.FakeRecorder`
+records the sample steps (the live view shows the recorded page).
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QSize
+from PySide6.QtCore import QCoreApplication, QEventLoop, QSize, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
@@ -22,14 +25,15 @@ from core.engine.events import EngineEvent, ObservationMade, TargetResolved
 from .main_window import MainWindow
 from .run_state import RunState
 from .samples import sample_project
-from .testing import FakeEngine, RecordingEngine, sample_run_events
+from .testing import FakeEngine, FakeRecorder, RecordingEngine, sample_run_events
 from .views.breaker import BreakerIndicator
 from .views.escalations import EscalationsPanel
 from .views.event_log import EventLog
 from .views.live_view import LiveView
+from .views.recorder import RecorderDock, RecorderState
 from .views.steps import StepsPanel
 
-__all__ = ["PANELS", "build_panel", "populated_window", "live_window", "grab"]
+__all__ = ["PANELS", "WINDOWS", "build_panel", "populated_window", "live_window", "recording_window", "grab"]
 
 
 def _events() -> list[EngineEvent]:
@@ -88,6 +92,58 @@ def _log() -> EventLog:
     return log
 
 
+def _recorder() -> RecorderDock:
+    """The Recorder dock after recording the sample steps, one renamed, and a replay with a heal."""
+    recorders: list[FakeRecorder] = []
+    dock = RecorderDock(sample_project(), recorder_factory=FakeRecorder.factory(recorders))
+    dock.name_edit.setText("export_csv_report")
+    dock.start_recording()
+    _drain(lambda: dock.state is RecorderState.RECORDING)
+    recorders[0].play_sample()
+    _drain(lambda: dock.model.rowCount() == 7)
+    dock.stop_recording()
+    _drain(lambda: dock.state is RecorderState.STOPPED)
+    m = dock.model
+    m.make_parameter(0, "user_name")
+    m.set_irreversible(5, True)
+    m.set_read_only(6, True)
+    m.start_replay()
+    for i, (status, verdict, strategy) in enumerate((
+            ("passed", "as_expected", "exact"), ("passed", "as_expected", "exact"),
+            ("passed", "as_expected", "semantic"), ("passed", "as_expected", "exact"),
+            ("passed", "as_expected", "fuzzy_text"), ("failed", "unchanged", "exact"), ("running", "", ""))):
+        res = m.replay_result(i)
+        assert res is not None
+        res.status, res.verdict, res.strategy = status, verdict, strategy
+        res.healed = strategy not in ("exact", "")
+        m.replay_changed(i)
+    dock.select_row(2)
+    dock.resize(1180, 380)
+    return dock
+
+
+def recording_window(project_root: Path | None = None, steps: int = 5) -> MainWindow:
+    """The studio while a FakeRecorder records: ``steps`` sample steps, the live view on the recorded page."""
+    project = sample_project(project_root)
+    recorders: list[FakeRecorder] = []
+    engines: list[RecordingEngine] = []
+    window = MainWindow(project.root, engine_factory=RecordingEngine.factory(engines),
+                        project_loader=lambda _p: project, recorder_factory=FakeRecorder.factory(recorders))
+    window.resize(1400, 900)
+    window.show()  # the dock tabs are laid out once shown
+    _drain(lambda: False, rounds=5)
+    window.action_record.trigger()
+    dock = window.recorder_dock
+    dock.name_edit.setText("export_csv_report")
+    dock.start_recording()
+    _drain(lambda: dock.state is RecorderState.RECORDING)
+    recorders[0].play_sample(steps)
+    _drain(lambda: dock.model.rowCount() == steps)
+    dock.select_row(steps - 1)
+    window.resizeDocks([dock], [330], Qt.Orientation.Vertical)
+    return window
+
+
 def populated_window(project_root: Path | None = None) -> MainWindow:
     """A main window over the sample project, fed with a sample run up to its escalation.
 
@@ -118,13 +174,15 @@ def live_window(phase_delay_s: float = 0.12) -> MainWindow:
 
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
-    "window": populated_window,
+    "recorder": _recorder, "window": populated_window,
 }
+#: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
+WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window}
 
 
 def build_panel(name: str) -> QWidget:
-    """Build the preview ``name`` (a key of :data:`PANELS`) with sample data."""
-    return PANELS[name]()
+    """Build the preview ``name`` (a key of :data:`PANELS` or :data:`WINDOWS`) with sample data."""
+    return PANELS[name]() if name in PANELS else WINDOWS[name]()
 
 
 def _drain(done: Callable[[], bool], rounds: int = 200) -> None:
@@ -148,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     from .app import create_app  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(prog="python -m studio.preview", description=__doc__.splitlines()[0])
-    parser.add_argument("panel", choices=sorted(PANELS))
+    parser.add_argument("panel", choices=sorted(PANELS) + sorted(WINDOWS))
     parser.add_argument("--grab", type=Path, help="save a PNG of the panel with sample data and exit")
     ns = parser.parse_args(argv)
     app = create_app()

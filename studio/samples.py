@@ -19,12 +19,14 @@ from PIL import Image, ImageDraw, ImageFont
 from core.domain import (
     Action, Assertion, BBox, Candidate, ElementDescriptor, Flow, Observation, StateSignature, Step,
 )
+from core.domain.element import Anchor
+from core.domain.flow import StepEvidence
 from core.perception.grid import Grid
 
 __all__ = [
     "SAMPLE_VIEWPORT", "SAMPLE_DPR", "PageElement", "SamplePage", "SampleProject",
     "sample_project", "sample_page", "render_page", "page_candidates", "find_candidate",
-    "sample_observation",
+    "sample_observation", "RecordedSample", "crop_element", "sample_recording", "SAMPLE_RECORDING_NAME",
 ]
 
 #: Viewport of the sample pages in CSS px.
@@ -391,3 +393,83 @@ def sample_project(root: Path | None = None) -> SampleProject:
     )
     return SampleProject(name="demo", root=root or Path("projects/demo"),
                          flows={login.name: login, export.name: export})
+
+
+# --- recording ------------------------------------------------------------------------------
+
+#: Name of the sample recorded flow (:func:`sample_recording`).
+SAMPLE_RECORDING_NAME = "export_csv_report"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedSample:
+    """One step of the sample recording: the step, its element crop and the page it left."""
+
+    step: Step
+    crop_png: bytes
+    page_after: str
+
+
+def crop_element(page_key: str, box: tuple[float, float, float, float], *, dpr: float = SAMPLE_DPR,
+                 pad: float = 4.0) -> bytes:
+    """PNG crop (device px) of ``box`` (CSS px) on the rendered sample page ``page_key``, padded."""
+    img = Image.open(io.BytesIO(render_page(sample_page(page_key), dpr=dpr)))
+    x, y, w, h = box
+    area = (max(0, round((x - pad) * dpr)), max(0, round((y - pad) * dpr)),
+            min(img.width, round((x + w + pad) * dpr)), min(img.height, round((y + h + pad) * dpr)))
+    out = io.BytesIO()
+    img.crop(area).save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def _element(page_key: str, kind: str, text: str) -> PageElement:
+    for el in sample_page(page_key).elements:
+        if el.kind == kind and el.text.startswith(text):
+            return el
+    raise LookupError(f"no {kind} {text!r} on {page_key}")
+
+
+def _recorded(sid: str, page_key: str, kind: str, text: str, action: Action, *, name: str, after: str,
+              expect: str, observed: tuple[str, ...], anchor: Anchor | None = None,
+              assertions: tuple[Assertion, ...] = ()) -> RecordedSample:
+    el = _element(page_key, kind, text)
+    role = _ROLES.get(kind, "alert" if kind == "alert" else "")
+    desc = ElementDescriptor(
+        tag=_TAGS.get(kind, "div"), role=role, name=el.text,
+        label=el.text if kind in ("input", "checkbox") else "",
+        text=el.text if kind not in ("input", "checkbox") else "",
+        type="password" if el.secret else "", bbox=BBox(*el.box), viewport=SAMPLE_VIEWPORT,
+        device_pixel_ratio=SAMPLE_DPR, anchor=anchor, crop=f"{SAMPLE_RECORDING_NAME}.crops/{sid}.png",
+    )
+    step = Step(sid, action, name=name, target=desc, expect=expect, assertions=assertions,
+                recorded=StepEvidence(f"sig-{page_key}", f"sig-{after}", observed))
+    return RecordedSample(step, crop_element(page_key, el.box), after)
+
+
+@lru_cache(maxsize=1)
+def sample_recording() -> tuple[RecordedSample, ...]:
+    """Seven steps as the recorder would report them: log in, open Reports, export as CSV, check.
+
+    The password step carries ``{password}`` (secret values are never
+    recorded); crops are cut from the rendered sample pages.
+    """
+    form = Anchor("Sign in to your account", "heading")
+    return (
+        _recorded("s1", "login_user", "input", "User name", Action("input", "alice"), name="Type the user name",
+                  after="login_user", expect="value", observed=("value",), anchor=form),
+        _recorded("s2", "login_filled", "input", "Password", Action("input", "{password}"),
+                  name="Type the password", after="login_filled", expect="value", observed=("value",),
+                  anchor=form),
+        _recorded("s3", "login_filled", "primary", "Log in", Action("click"), name="Click Log in",
+                  after="reports", expect="navigation", observed=("navigation", "content"), anchor=form),
+        _recorded("s4", "reports", "navlink", "Reports", Action("click"), name="Click Reports",
+                  after="reports", expect="none", observed=()),
+        _recorded("s5", "reports", "select", "Format", Action("select", "CSV"), name="Choose Format CSV",
+                  after="reports_csv", expect="value", observed=("value",),
+                  anchor=Anchor("Quarterly reports", "heading")),
+        _recorded("s6", "reports_csv", "primary", "Export", Action("click"), name="Click Export",
+                  after="reports_exported", expect="content", observed=("content", "enabled")),
+        _recorded("s7", "reports_exported", "alert", "Export ready", Action("assert"),
+                  name="Check 'Export ready' is shown", after="reports_exported", expect="none", observed=(),
+                  assertions=(Assertion("text_contains", "Export ready"),)),
+    )

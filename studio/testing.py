@@ -7,6 +7,11 @@
   abstaining step escalates, then pauses for the user).
 - :class:`RecordingEngine` does nothing by itself: it records commands, and
   the test emits the events it wants with :meth:`RecordingEngine.emit`.
+- :class:`FakeRecorder` has the shape of ``core.record.runner.RecorderRunner``:
+  it announces the recording, records every command, emits the steps a test
+  (or the sample script) gives it from a helper thread, answers
+  ``AddAssertion`` with an assert step and ``StopRecording`` with
+  ``RecordingStopped``.
 
 Both ship in the package so that tests and previews share them (the
 ``mitmproxy.test`` habit).
@@ -19,7 +24,10 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from core.domain import Candidate, Resolution, RunResult, ScoredCandidate, StepOutcome, Verdict
+from core.domain import (
+    Action, Assertion, Candidate, ElementDescriptor, Flow, Resolution, RunResult, ScoredCandidate, Step,
+    StepOutcome, Verdict,
+)
 from core.domain.observation import VerdictKind
 from core.engine.events import (
     ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised,
@@ -28,12 +36,20 @@ from core.engine.events import (
     VerdictReached,
 )
 
+from core.record.events import (
+    AddAssertion, ElementPicked, LiveFrame, RecorderCommand, RecorderEvent, RecordingStarted, RecordingStopped,
+    StepRecorded, StepRemoved, StopRecording,
+)
+
 from .bridge import EngineFactory, OnEvent, ProjectLike
-from .samples import find_candidate, sample_observation
+from .recorder_bridge import OnRecorderEvent, RecorderFactory
+from .samples import (
+    SAMPLE_DPR, find_candidate, page_candidates, render_page, sample_observation, sample_page, sample_recording,
+)
 
 __all__ = [
     "ScriptedStep", "SAMPLE_SCRIPTS", "FakeEngine", "RecordingEngine", "BREAKER_THRESHOLD",
-    "sample_run_events",
+    "sample_run_events", "FakeRecorder", "FAKE_RECORDER_URL",
 ]
 
 #: Consecutive failures that open the fake breaker (default 3, seed 000 R4).
@@ -501,3 +517,174 @@ def sample_run_events(project: ProjectLike | None = None, *, flow: str = "login_
     done.wait(30.0)
     engine.close(timeout=5.0)
     return events
+
+
+#: Where the fake recorder says it started when no URL was given (the sample login page).
+FAKE_RECORDER_URL = "http://127.0.0.1:8765/login"
+
+
+class FakeRecorder:
+    """A recorder with the ``RecorderRunner`` API: scripted events, recorded commands.
+
+    ``start`` announces ``RecordingStarted`` (and a live frame of the sample
+    login page) from a helper thread; the test then plays the user with
+    :meth:`record`, :meth:`remove`, :meth:`pick`, :meth:`frame` or any
+    event through :meth:`emit_from_thread` - each call delivers its events
+    from a fresh thread, like the real recorder, and returns when they are
+    posted.  ``send`` records every command; ``AddAssertion`` of a known pick
+    records an assert step, ``StopRecording`` answers with
+    ``RecordingStopped`` (the steps so far, their crops).
+
+    Parameters
+    ----------
+    project, flow_name, url, on_event, headless
+        As for ``RecorderRunner`` (``on_event`` is called on a non-GUI thread).
+    start_url : str
+        ``start_url`` of the flow it reports when stopped.
+    announce : bool
+        Emit ``RecordingStarted`` on ``start`` (False: the test does it).
+    """
+
+    def __init__(self, project: ProjectLike, flow_name: str, url: str | None, on_event: OnRecorderEvent,
+                 headless: bool = True, *, start_url: str = "/login", announce: bool = True) -> None:
+        self.project = project
+        self.flow_name = flow_name
+        self.url = url
+        self.headless = headless
+        self.on_event = on_event
+        self.start_url = start_url
+        self._announce = announce
+        self._lock = threading.Lock()
+        self._commands: list[RecorderCommand] = []
+        self._steps: list[Step] = []
+        self._crops: dict[str, bytes] = {}
+        self._picks: dict[int, ElementPicked] = {}
+        self._next_id = 1
+        self.started = False
+        self.closed = False
+        self.stopped = False
+
+    @classmethod
+    def factory(cls, created: list["FakeRecorder"] | None = None, **options: object) -> RecorderFactory:
+        """Recorder factory (``RecorderDock`` / ``MainWindow``) appending each recorder it makes to ``created``."""
+        def make(project: ProjectLike, flow_name: str, url: str | None, on_event: OnRecorderEvent,
+                 headless: bool) -> FakeRecorder:
+            rec = cls(project, flow_name, url, on_event, headless, **options)  # type: ignore[arg-type]
+            if created is not None:
+                created.append(rec)
+            return rec
+        return make
+
+    # --- RecorderRunner API ---------------------------------------------------------------
+
+    def start(self) -> None:
+        self.started = True
+        if self._announce:
+            self.emit_from_thread(RecordingStarted(self.flow_name, self.url or FAKE_RECORDER_URL,
+                                                   headless=self.headless), self._frame_event("login"))
+
+    def send(self, command: RecorderCommand) -> None:
+        """Record ``command`` (any thread) and answer it like the recorder would."""
+        with self._lock:
+            self._commands.append(command)
+            pick = self._picks.get(command.pick_id) if isinstance(command, AddAssertion) else None
+        if isinstance(command, StopRecording):
+            with self._lock:
+                if self.stopped:
+                    return
+                self.stopped = True
+                flow = Flow(self.flow_name, self.start_url, tuple(self._steps))
+                crops = dict(self._crops)
+            self.emit_from_thread(RecordingStopped(flow, crops, "stopped"))
+        elif isinstance(command, AddAssertion) and pick is not None:
+            kind = command.kind
+            step = Step(self._new_id(), Action("assert"), name=f"Check {kind} of {pick.descriptor.label_text}",
+                        target=pick.descriptor, assertions=(Assertion(kind, command.expected),))  # type: ignore[arg-type]
+            self.record(step)
+
+    def close(self, timeout: float = 10.0) -> None:
+        self.closed = True
+
+    # --- test side ------------------------------------------------------------------------
+
+    @property
+    def commands(self) -> list[RecorderCommand]:
+        """Commands received so far, in order."""
+        with self._lock:
+            return list(self._commands)
+
+    @property
+    def steps(self) -> list[Step]:
+        """The steps as the recorder holds them."""
+        with self._lock:
+            return list(self._steps)
+
+    def emit(self, *events: RecorderEvent) -> None:
+        """Deliver ``events`` through ``on_event`` from this thread."""
+        for e in events:
+            self.on_event(e)
+
+    def emit_from_thread(self, *events: RecorderEvent) -> None:
+        """Deliver ``events`` from a fresh thread (like the real recorder) and wait for it."""
+        t = threading.Thread(target=self.emit, args=events, name="fake-recorder")
+        t.start()
+        t.join()
+
+    def record(self, step: Step, crop_png: bytes = b"", *, index: int | None = None) -> StepRecorded:
+        """Record ``step`` at ``index`` (default: appended; an existing index replaces that step)."""
+        with self._lock:
+            i = len(self._steps) if index is None else index
+            if i < len(self._steps):
+                self._steps[i] = step
+            else:
+                self._steps.append(step)
+            if crop_png:
+                self._crops[step.id] = crop_png
+        event = StepRecorded(i, step, crop_png)
+        self.emit_from_thread(event)
+        return event
+
+    def remove(self, index: int) -> StepRemoved:
+        """Withdraw the step at ``index``."""
+        with self._lock:
+            step = self._steps.pop(index)
+            self._crops.pop(step.id, None)
+        event = StepRemoved(index)
+        self.emit_from_thread(event)
+        return event
+
+    def pick(self, descriptor: ElementDescriptor, **fields: object) -> ElementPicked:
+        """The user picked ``descriptor`` in inspect mode (fields as for ``ElementPicked``)."""
+        with self._lock:
+            pick_id = len(self._picks) + 1
+            event = ElementPicked(pick_id, descriptor, **fields)  # type: ignore[arg-type]
+            self._picks[pick_id] = event
+        self.emit_from_thread(event)
+        return event
+
+    def frame(self, page_key: str = "login", *, dpr: float = SAMPLE_DPR) -> LiveFrame:
+        """Emit a live frame of the sample page ``page_key``."""
+        event = self._frame_event(page_key, dpr=dpr)
+        self.emit_from_thread(event)
+        return event
+
+    def play_sample(self, count: int | None = None) -> list[StepRecorded]:
+        """Record the first ``count`` steps of :func:`studio.samples.sample_recording` (all by default)."""
+        out = []
+        for sample in sample_recording()[:count]:
+            out.append(self.record(sample.step, sample.crop_png))
+            self.frame(sample.page_after)
+        return out
+
+    def _frame_event(self, page_key: str, *, dpr: float = SAMPLE_DPR) -> LiveFrame:
+        page = sample_page(page_key)
+        return LiveFrame(render_page(page, dpr=dpr), dpr, page.url, page_candidates(page, dpr=dpr))
+
+    def _new_id(self) -> str:
+        with self._lock:
+            ids = {s.id for s in self._steps}
+            while f"a{self._next_id}" in ids:
+                self._next_id += 1
+            sid = f"a{self._next_id}"
+            self._next_id += 1
+            return sid

@@ -7,22 +7,33 @@ Three coordinate systems meet here:
 - widget px: the image scaled to fit the widget (aspect kept, centred).
 
 :meth:`LiveView.map_to_widget` goes from the first to the last; painting,
-hit testing and tests all use it.
+hit testing and tests all use it; :meth:`LiveView.map_to_css` goes back from
+widget px to CSS px.
+
+Interactive mode (:meth:`LiveView.set_interactive`, used while recording on a
+headless Chromium): clicks, double clicks, wheel turns and key presses on the
+view are reported as signals in CSS px / Playwright key names, for the
+recorder to replay on the page; the view paints a red "REC" frame.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor, QFont, QHelpEvent, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent,
+)
+from PySide6.QtWidgets import QApplication, QSizePolicy, QToolTip, QWidget
 
 from core.domain import BBox, Candidate, Observation
 from core.perception.grid import Grid
 
 from ..theme import COLORS
 
-__all__ = ["LiveView", "GRID_PEN_WIDTH", "GRID_COLOR", "BOX_COLOR", "TARGET_COLOR"]
+__all__ = [
+    "LiveView", "GRID_PEN_WIDTH", "GRID_COLOR", "BOX_COLOR", "TARGET_COLOR", "REC_COLOR", "WHEEL_STEP_CSS",
+    "playwright_key",
+]
 
 #: Grid lines: 2 px semi-transparent red (seed 002 P2: "2 px semi-transparent red lines").
 GRID_PEN_WIDTH = 2
@@ -32,6 +43,52 @@ BOX_COLOR = QColor(76, 141, 255, 210)
 HOVER_COLOR = QColor(120, 180, 255, 255)
 #: Outline of the resolved target of the current step.
 TARGET_COLOR = QColor(245, 165, 36, 255)
+#: Frame of the view in interactive (recording) mode.
+REC_COLOR = QColor(240, 82, 79, 230)
+#: CSS px scrolled per wheel notch (120 eighths of a degree), as Chromium does.
+WHEEL_STEP_CSS = 100.0
+
+_NAMED_KEYS: dict[Qt.Key, str] = {
+    Qt.Key.Key_Return: "Enter", Qt.Key.Key_Enter: "Enter", Qt.Key.Key_Tab: "Tab", Qt.Key.Key_Backtab: "Tab",
+    Qt.Key.Key_Escape: "Escape", Qt.Key.Key_Backspace: "Backspace", Qt.Key.Key_Delete: "Delete",
+    Qt.Key.Key_Left: "ArrowLeft", Qt.Key.Key_Right: "ArrowRight", Qt.Key.Key_Up: "ArrowUp",
+    Qt.Key.Key_Down: "ArrowDown", Qt.Key.Key_Home: "Home", Qt.Key.Key_End: "End",
+    Qt.Key.Key_PageUp: "PageUp", Qt.Key.Key_PageDown: "PageDown",
+}
+
+
+def playwright_key(key: int, modifiers: Qt.KeyboardModifier, text: str) -> tuple[str, str] | None:
+    """Translate a Qt key press into ``("type", text)``, ``("key", playwright_name)`` or None.
+
+    Printable text without Ctrl/Alt/Meta is typed; Enter, Tab, Escape,
+    Backspace, Delete, arrows, Home/End and PageUp/PageDown become Playwright
+    key names with their modifiers (``"Shift+Tab"``); Ctrl (or Meta) with a
+    letter or digit becomes ``"Control+a"``.  Anything else (a lone
+    modifier, function keys) is None.
+    """
+    mods = Qt.KeyboardModifier(modifiers)
+    ctrl = bool(mods & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier))
+    alt = bool(mods & Qt.KeyboardModifier.AltModifier)
+    shift = bool(mods & Qt.KeyboardModifier.ShiftModifier) or key == Qt.Key.Key_Backtab
+    try:
+        qkey = Qt.Key(key)
+    except ValueError:
+        qkey = None
+    name = _NAMED_KEYS.get(qkey) if qkey is not None else None
+    if name is not None:
+        prefix = "".join(p for p, on in (("Control+", ctrl), ("Alt+", alt), ("Shift+", shift)) if on)
+        return ("key", prefix + name)
+    if ctrl and alt and text and text.isprintable():
+        return ("type", text)  # AltGr (reported as Ctrl+Alt on some platforms) typing "@", "{"...
+    if ctrl or alt:
+        if Qt.Key.Key_A <= key <= Qt.Key.Key_Z or Qt.Key.Key_0 <= key <= Qt.Key.Key_9:
+            char = chr(key).lower()
+            prefix = "".join(p for p, on in (("Control+", ctrl), ("Alt+", alt), ("Shift+", shift)) if on)
+            return ("key", prefix + char)
+        return None
+    if text and text.isprintable():
+        return ("type", text)
+    return None
 
 
 class LiveView(QWidget):
@@ -41,9 +98,27 @@ class LiveView(QWidget):
     -------
     candidate_hovered(object)
         The candidate under the mouse, or None.
+    page_clicked(float, float, bool)
+        Interactive mode: a left click (``False``) or a double click
+        (``True``) at ``(x, y)`` CSS px of the page - one signal per gesture:
+        a single click is reported once the double-click interval has passed
+        without a second click (or at once when other input follows), so a
+        double click is never preceded by a separate single click.
+    page_scrolled(float, float, float, float)
+        Interactive mode: the wheel turned over ``(x, y)`` CSS px; scroll by
+        ``(dx, dy)`` CSS px (positive = right / down, Playwright's sign).
+    text_typed(str)
+        Interactive mode: printable text typed while the view has focus.
+    key_pressed(str)
+        Interactive mode: a special key, as a Playwright key name
+        (``"Enter"``, ``"Shift+Tab"``, ``"ArrowLeft"``, ``"Control+a"``).
     """
 
     candidate_hovered = Signal(object)
+    page_clicked = Signal(float, float, bool)
+    page_scrolled = Signal(float, float, float, float)
+    text_typed = Signal(str)
+    key_pressed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -60,6 +135,13 @@ class LiveView(QWidget):
         self._grid_rows = 10
         self._grid_cols = 10
         self._placeholder = "No screenshot yet \u2014 press Start (F5)"
+        self._interactive = False
+        self._picking = False
+        self._press: QPointF | None = None
+        self._pending_click: tuple[float, float] | None = None
+        self._click_timer = QTimer(self)
+        self._click_timer.setSingleShot(True)
+        self._click_timer.timeout.connect(self.flush_click)
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -146,6 +228,47 @@ class LiveView(QWidget):
         self._boxes_visible = bool(visible)
         self.update()
 
+    # --- interactive mode ------------------------------------------------------------------
+
+    def interactive(self) -> bool:
+        """True while clicks, wheel and keys are forwarded to the page (recording)."""
+        return self._interactive
+
+    def set_interactive(self, on: bool, *, picking: bool = False) -> None:
+        """Forward input as signals (and take keyboard focus on click); ``picking`` shows a cross cursor.
+
+        Off (the default) the view is a passive canvas, exactly as before.
+        """
+        self.flush_click()
+        self._interactive = bool(on)
+        self._picking = bool(on and picking)
+        self._press = None
+        if self._interactive:
+            self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            self.setCursor(Qt.CursorShape.CrossCursor if self._picking else Qt.CursorShape.PointingHandCursor)
+        else:
+            self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.unsetCursor()
+        self.update()
+
+    def flush_click(self) -> None:
+        """Report a single click still waiting to see whether it becomes a double click."""
+        self._click_timer.stop()
+        pending, self._pending_click = self._pending_click, None
+        if pending is not None:
+            self.page_clicked.emit(pending[0], pending[1], False)
+
+    def map_to_css(self, pos: QPointF) -> tuple[float, float] | None:
+        """Map a point in widget px to CSS px of the page; None outside the image.
+
+        The inverse of :meth:`map_to_widget`: ``(widget - offset) / scale / dpr``.
+        """
+        rect = self.image_rect()
+        if rect.isEmpty() or not rect.contains(pos):
+            return None
+        k = self._dpr * self.scale()
+        return ((pos.x() - rect.x()) / k, (pos.y() - rect.y()) / k)
+
     # --- grid -----------------------------------------------------------------------------
 
     def grid_visible(self) -> bool:
@@ -227,6 +350,13 @@ class LiveView(QWidget):
         return QSize(320, 180)
 
     def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            what = self._forwarded(event)
+            # Plain typing and editing keys belong to the page, not to the window's shortcuts;
+            # Ctrl+letter stays with the shortcuts (it reaches the page only when no shortcut wants it).
+            if what is not None and not what[1].startswith(("Control+", "Alt+")):
+                event.accept()
+                return True
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             c = self.candidate_at(QPointF(event.pos()))
             if c is not None:
@@ -244,6 +374,79 @@ class LiveView(QWidget):
             self.candidate_hovered.emit(c)
             self.update()
         super().mouseMoveEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if self._interactive and event.button() == Qt.MouseButton.LeftButton:
+            self.setFocus(Qt.FocusReason.MouseFocusReason)
+            self._press = event.position() if self.map_to_css(event.position()) is not None else None
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if self._interactive and event.button() == Qt.MouseButton.LeftButton:
+            press, self._press = self._press, None
+            if press is not None and (event.position() - press).manhattanLength() < QApplication.startDragDistance():
+                css = self.map_to_css(press)
+                if css is not None:
+                    self.flush_click()  # an earlier click elsewhere: it was a single one
+                    self._pending_click = css
+                    self._click_timer.start(QApplication.doubleClickInterval())
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if self._interactive and event.button() == Qt.MouseButton.LeftButton:
+            self._press = None  # the release that follows is not another click
+            self._click_timer.stop()
+            self._pending_click = None  # the first click of the pair is part of the double click
+            css = self.map_to_css(event.position())
+            if css is not None:
+                self.page_clicked.emit(css[0], css[1], True)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        css = self.map_to_css(event.position()) if self._interactive else None
+        if css is None:
+            super().wheelEvent(event)
+            return
+        self.flush_click()  # keep the order: the click happened before the scroll
+        pixel = event.pixelDelta()
+        if not pixel.isNull():  # a touchpad: device px of the view, roughly CSS px of the page
+            k = self._dpr * self.scale() or 1.0
+            dx, dy = -pixel.x() / k, -pixel.y() / k
+        else:
+            angle = event.angleDelta()
+            dx, dy = -angle.x() / 120.0 * WHEEL_STEP_CSS, -angle.y() / 120.0 * WHEEL_STEP_CSS
+        if dx or dy:
+            self.page_scrolled.emit(css[0], css[1], float(dx), float(dy))
+        event.accept()
+
+    def _forwarded(self, event: QKeyEvent) -> tuple[str, str] | None:
+        if not self._interactive:
+            return None
+        return playwright_key(event.key(), event.modifiers(), event.text())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
+        what = self._forwarded(event)
+        if what is None:
+            super().keyPressEvent(event)
+            return
+        self.flush_click()  # keep the order: click a field, then type into it
+        kind, value = what
+        if kind == "type":
+            self.text_typed.emit(value)
+        else:
+            self.key_pressed.emit(value)
+        event.accept()
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt API
+        if self._interactive:
+            return False  # Tab / Shift+Tab go to the page, not to the next widget
+        return super().focusNextPrevChild(next)
 
     def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         if self._hover is not None:
@@ -273,6 +476,8 @@ class LiveView(QWidget):
             self._paint_grid(p, rect)
         self._paint_alternatives(p)
         self._paint_target(p)
+        if self._interactive:
+            self._paint_rec(p, rect)
         p.end()
 
     # --- painting -------------------------------------------------------------------------
@@ -344,6 +549,29 @@ class LiveView(QWidget):
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRoundedRect(r, 3, 3)
         self._paint_chip(p, r, self._target_label or "target")
+
+    def _paint_rec(self, p: QPainter, rect: QRectF) -> None:
+        p.setPen(QPen(REC_COLOR, 2))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(rect.adjusted(1, 1, -1, -1))
+        font = QFont(self.font())
+        font.setBold(True)
+        p.setFont(font)
+        fm = p.fontMetrics()
+        text = "\u25cf PICK" if self._picking else "\u25cf REC"
+        w, h = fm.horizontalAdvance(text) + 14, fm.height() + 6
+        # In the canvas margin when there is one: the page itself stays clickable and visible.
+        if rect.left() >= w + 12:
+            chip = QRectF(rect.left() - w - 8, rect.top(), w, h)
+        elif rect.top() >= h + 8:
+            chip = QRectF(rect.left(), rect.top() - h - 4, w, h)
+        else:
+            chip = QRectF(rect.left() + 6, rect.bottom() - h - 6, w, h)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(REC_COLOR)
+        p.drawRoundedRect(chip, 4, 4)
+        p.setPen(QColor(255, 255, 255))
+        p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_chip(self, p: QPainter, r: QRectF, text: str, *, dashed: bool = False) -> None:
         font = QFont(self.font())
