@@ -279,6 +279,7 @@ class MainWindow(QMainWindow):
         lv = self.live_view
         lv.page_clicked.connect(d.forward_click)
         lv.page_scrolled.connect(d.forward_scroll)
+        lv.pointer_moved.connect(d.forward_move)
         lv.text_typed.connect(d.forward_text)
         lv.key_pressed.connect(d.forward_key)
 

@@ -318,6 +318,15 @@ class FlowExecutor:
                      and not cand.extra.get("is_password"))
                     or (step.action.kind == "check" and cand.checked is True)
                     or (step.action.kind == "uncheck" and cand.checked is False))
+                # element assertions are checked after the action, on this very element: pin it, since
+                # the next observation renumbers the page's elements
+                held = cand.ref if cand else None
+                hold = getattr(self.driver, "hold", None)
+                if cand is not None and hold is not None and any(not a.selector for a in step.assertions):
+                    try:
+                        held = hold(cand.ref)
+                    except ActionError:
+                        held = cand.ref
                 self.control.checkpoint(run_id, flow.name, index)
                 self.emit(PhaseChanged(run_id, flow.name, index, "act"))
                 start_probe = getattr(self.driver, "probe", lambda: None)() or {}
@@ -346,7 +355,7 @@ class FlowExecutor:
                         verdict = Verdict("as_expected", expected, verdict.observed, "the field already held the value")
                 failed_assertions = []
                 for a in step.assertions:
-                    ok, why_a = self.driver.check_assertion(a, cand.ref if cand else None,
+                    ok, why_a = self.driver.check_assertion(a, held,
                                                             bind_params(a.expected, params, where=where))
                     if not ok:
                         failed_assertions.append(f"{a.kind} {a.expected!r}: {why_a}")

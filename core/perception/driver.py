@@ -101,6 +101,8 @@ class PlaywrightDriver:
         self.console_errors: list[str] = []
         #: Secret values whose text occurrences are painted over in screenshots.
         self.secret_values: list[str] = []
+        self._held: dict[str, Any] = {}
+        self._held_seq = 0
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -132,6 +134,7 @@ class PlaywrightDriver:
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
+        self._held.clear()
         vp = self.settings.viewport
         self._context = self._browser.new_context(
             viewport={"width": vp.width, "height": vp.height}, device_scale_factor=self.settings.device_scale_factor,
@@ -344,7 +347,34 @@ class PlaywrightDriver:
         return out
 
     # --- acting ---------------------------------------------------------------------
+    def hold(self, ref: str) -> str:
+        """Pin the element behind ``ref`` so that it stays addressable after later observations.
+
+        Returns a ref (``"held:<n>"``) usable wherever a candidate ref is; the
+        last 8 are kept.
+
+        Raises
+        ------
+        ActionError
+            When the element is gone.
+        """
+        handle = self._handle(ref)
+        self._held_seq += 1
+        key = f"held:{self._held_seq}"
+        self._held[key] = handle
+        while len(self._held) > 8:
+            old = self._held.pop(next(iter(self._held)))
+            try:
+                old.dispose()
+            except Exception:
+                pass
+        return key
+
     def _handle(self, ref: str) -> Any:
+        if ref.startswith("held:"):
+            if ref not in self._held:
+                raise ActionError(f"element {ref} is no longer held")
+            return self._held[ref]
         try:
             fi_s, idx_s = ref.split(":")
             frame = self._frames[int(fi_s)]
@@ -447,10 +477,14 @@ class PlaywrightDriver:
     def _select(self, h: Any, value: str, timeout: int) -> None:
         tag = h.evaluate("e => e.tagName.toLowerCase()")
         if tag == "select":
-            try:
-                h.select_option(label=value, timeout=timeout)
-            except Exception:
+            # by visible text, else by option value (codegen scripts record values), without waiting
+            by = h.evaluate("(e, v) => { const o = Array.from(e.options); "
+                            "return o.some(x => x.label === v || x.text.trim() === v) ? 'label' "
+                            ": o.some(x => x.value === v) ? 'value' : 'label'; }", value)
+            if by == "value":
                 h.select_option(value=value, timeout=timeout)
+            else:
+                h.select_option(label=value, timeout=timeout)
             return
         # a custom listbox / combobox: open it and click the option by accessible name
         h.click(timeout=timeout)

@@ -14,7 +14,7 @@ from core.domain import Candidate, ElementDescriptor, Flow, Step
 __all__ = [
     "RecordingStarted", "StepRecorded", "StepRemoved", "ElementPicked", "LiveFrame", "RecordingStopped",
     "RecorderError", "RecorderEvent",
-    "StopRecording", "SetInspect", "ForwardClick", "ForwardType", "ForwardKey", "ForwardScroll",
+    "StopRecording", "SetInspect", "ForwardClick", "ForwardMove", "ForwardType", "ForwardKey", "ForwardScroll",
     "AddAssertion", "RecorderCommand",
 ]
 
@@ -153,6 +153,14 @@ class ForwardClick:
 
 
 @dataclass(frozen=True, slots=True)
+class ForwardMove:
+    """Move the pointer to ``(x, y)`` CSS px (hover menus open from the live view too)."""
+
+    x: float
+    y: float
+
+
+@dataclass(frozen=True, slots=True)
 class ForwardType:
     """Type ``text`` into the focused element."""
 
@@ -190,4 +198,5 @@ class AddAssertion:
     expected: str = ""
 
 
-RecorderCommand = Union[StopRecording, SetInspect, ForwardClick, ForwardType, ForwardKey, ForwardScroll, AddAssertion]
+RecorderCommand = Union[StopRecording, SetInspect, ForwardClick, ForwardMove, ForwardType, ForwardKey, ForwardScroll,
+                        AddAssertion]

@@ -32,7 +32,7 @@ from core.project.schema import BrowserModel
 from core.secrets import Redactor
 
 from .events import (
-    AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardScroll, ForwardType, LiveFrame, RecorderCommand,
+    AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderCommand,
     RecorderError, RecorderEvent, RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
     StopRecording,
 )
@@ -311,6 +311,7 @@ class Recorder:
         self.driver.goto(self.start_url)
         self._last_action = time.monotonic()
         self._snapshot()
+        self.start_url = self.driver.page.url  # where the user began (after any redirect)
         self.on_event(RecordingStarted(self.flow_name, self.driver.page.url, self.driver.cdp_endpoint,
                                        bool(self.driver.headless)))
 
@@ -353,6 +354,8 @@ class Recorder:
     def handle(self, command: RecorderCommand) -> None:
         """Apply one command from a front end (forwarded input, inspect mode, assertions)."""
         page = self.driver.page
+        if isinstance(command, (ForwardClick, ForwardType, ForwardKey, ForwardScroll)):
+            self._last_action = time.monotonic()  # forwarded input is the user's: what it loads is not a step
         if isinstance(command, SetInspect):
             self.set_inspect(command.on)
         elif isinstance(command, ForwardClick):
@@ -360,6 +363,8 @@ class Recorder:
                 page.mouse.dblclick(command.x, command.y)
             else:
                 page.mouse.click(command.x, command.y)
+        elif isinstance(command, ForwardMove):
+            page.mouse.move(command.x, command.y)
         elif isinstance(command, ForwardType):
             page.keyboard.type(command.text)
         elif isinstance(command, ForwardKey):
@@ -424,7 +429,10 @@ class Recorder:
     # --- callbacks (run inside Playwright's dispatch: only queue) -----------------------
     def _on_binding(self, source: Mapping[str, Any], payload: Any) -> None:
         if isinstance(payload, dict) and "kind" in payload:
-            self._queue.append((source.get("frame"), payload, time.monotonic()))
+            now = time.monotonic()
+            if payload["kind"] not in ("mode", "pick", "pick_text"):
+                self._last_action = now  # before the page loads that this action may start
+            self._queue.append((source.get("frame"), payload, now))
 
     def _on_request(self, request: Any) -> None:
         try:
@@ -513,18 +521,52 @@ class Recorder:
         if kind == "upload" and event.get("data"):
             event = self._keep_uploads(event)
         desc = self._descriptor(frame, event.get("desc"))
-        if self._snap is None or self._snap_time < self._last_event_t:
-            self._snapshot()  # the last snapshot predates the previous action: too old to crop from
+        pre = event.get("pre") or {}
+        # Crop from the latest snapshot when it shows the page the user acted on (same URL, same
+        # dialogs); else take one now, which may already show the action's effect: no crop then.
+        if not self._shows(self._snap, pre) and (self._snap is None or self._snap_time <= t):
+            self._snapshot()
         snap = self._snap
         assert snap is not None
         crop = b""
         if desc.bbox is not None and kind not in ("scroll", "navigate"):
-            crop = crop_png(snap.screenshot_png, desc.bbox, snap.device_pixel_ratio)
+            if not self._shows(snap, pre) and self._still_there(frame, event.get("desc") or {}):
+                if self._snap_time <= t:
+                    snap = self._snapshot()
+                pre = {}  # the element is where it was and uncovered: the newer picture shows it
+            if self._shows(snap, pre):
+                crop = crop_png(snap.screenshot_png, desc.bbox, snap.device_pixel_ratio)
         if self._pending is not None:
             self._finalize(after_pre=event.get("pre"), end=t)
         before = snap if self._snap_time <= t else None
         self._pending = _Pending(event, desc, crop, t, before)
         self._last_event_t = t
+
+    @staticmethod
+    def _still_there(frame: Any, raw: Mapping[str, Any]) -> bool:
+        """Whether the element is still at its recorded box (2 px) and on top at its centre."""
+        if frame is None or not raw.get("css_path") or raw.get("shadow") or not raw.get("bbox"):
+            return False
+        try:
+            return bool(frame.evaluate(
+                "([css, b]) => { const e = document.querySelector(css); if (!e) return false;"
+                " const r = e.getBoundingClientRect();"
+                " if (Math.abs(r.x - b[0]) > 2 || Math.abs(r.y - b[1]) > 2 || Math.abs(r.width - b[2]) > 2"
+                " || Math.abs(r.height - b[3]) > 2) return false;"
+                " const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+                " return !!top && (top === e || e.contains(top)); }", [raw["css_path"], list(raw["bbox"])]))
+        except Exception:
+            return False
+
+    @staticmethod
+    def _shows(snap: Observation | None, pre: Mapping[str, Any]) -> bool:
+        """Whether ``snap`` shows the page of pre-state ``pre`` (URL and open dialogs; frames: any)."""
+        if snap is None:
+            return False
+        if not pre or not pre.get("top", True):
+            return True
+        return (urldefrag(str(pre.get("url", "")))[0] == urldefrag(snap.url)[0]
+                and int(pre.get("modals", 0)) == len(snap.modal_titles))
 
     def _keep_uploads(self, event: dict[str, Any]) -> dict[str, Any]:
         """Write uploaded files (sent base64 by the page) to the spool; the step refers to their saved place."""

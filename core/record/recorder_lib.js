@@ -345,7 +345,7 @@
     if (host === S.hoverEl) return;
     S.hoverEl = host;
     clearTimeout(S.hoverTimer);
-    const before = S.baseCount >= 0 && Date.now() - S.baseAt < 10000 ? S.baseCount : visibleInteractiveCount();
+    const before = S.baseCount >= 0 ? S.baseCount : visibleInteractiveCount();
     const since = Date.now();
     S.hoverTimer = setTimeout(() => {
       // a click or key press since the pointer arrived explains whatever opened

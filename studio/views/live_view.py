@@ -118,6 +118,7 @@ class LiveView(QWidget):
     page_clicked = Signal(float, float, bool)
     page_scrolled = Signal(float, float, float, float)
     text_typed = Signal(str)
+    pointer_moved = Signal(float, float)
     key_pressed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -368,6 +369,10 @@ class LiveView(QWidget):
         return super().event(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if self._interactive:
+            css = self.map_to_css(event.position())
+            if css is not None:
+                self.pointer_moved.emit(css[0], css[1])
         c = self.candidate_at(event.position())
         if c is not self._hover:
             self._hover = c

@@ -14,6 +14,7 @@ recording stops (:meth:`RecordedStepsModel.finish`).  What is saved is
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -36,7 +37,7 @@ from core.engine.events import (
     TargetResolved, VerdictReached,
 )
 from core.record.events import (
-    AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardScroll, ForwardType, LiveFrame, RecorderError,
+    AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
 )
 from core.record.save import flow_path, save_recording
@@ -841,6 +842,7 @@ class RecorderDock(QDockWidget):
         self._saved_name = ""
         self._replay_flow = ""
         self._replay_running = False
+        self._last_move = 0.0
         self.last_saved: Path | None = None
         self._stop_timer = QTimer(self)
         self._stop_timer.setSingleShot(True)
@@ -1091,6 +1093,14 @@ class RecorderDock(QDockWidget):
     def forward_click(self, x: float, y: float, double: bool = False) -> bool:
         """Forward a click of the live view (CSS px); False when not recording."""
         return self._forward(ForwardClick(x, y, double))
+
+    def forward_move(self, x: float, y: float) -> bool:
+        """Forward the pointer position (CSS px), at most every 100 ms, so hover menus open."""
+        now = time.monotonic()
+        if now - self._last_move < 0.1:
+            return False
+        self._last_move = now
+        return self._forward(ForwardMove(x, y))
 
     def forward_scroll(self, x: float, y: float, dx: float, dy: float) -> bool:
         return self._forward(ForwardScroll(x, y, dx, dy))

@@ -27,7 +27,7 @@ from core.project import load_flow
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SECRET = "demo-pass"  # the demo app's public sign-in secret (projects/demo/steadyhand.yaml default)
-PAUSE_S = 0.4  # a user's pace between actions
+PAUSE_S = 0.7  # a user's pace between actions
 
 
 def _free_port() -> int:

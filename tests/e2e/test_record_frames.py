@@ -24,7 +24,7 @@ from core.sites.server import StaticSite
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).with_name("fixtures") / "widgets"
-PAUSE_S = 0.4
+PAUSE_S = 0.7  # a user's pace between actions
 
 
 def _free_port() -> int:

@@ -588,7 +588,6 @@ def test_values_of_password_fields_never_show_but_keys_pressed_in_them_do(qtbot)
 @pytest.mark.browser
 def test_a_real_recording_is_saved_and_replayed(qtbot, demo_root: Path) -> None:  # noqa: ANN001
     """Real RecorderRunner (headless Chromium, demo app) driven through the live view, then the real engine."""
-    pytest.importorskip("core.record.runner")
     for f in (demo_root / "flows").glob("*.yaml"):
         f.unlink()
     w = MainWindow(demo_root, close_timeout=15.0)
