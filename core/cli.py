@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("studio", help="open the studio on a project")
     s.add_argument("project")
     s.add_argument("--run", action="store_true", help="start replaying all flows at once")
-    s.add_argument("--headed", action="store_true", help="show the Chromium window too")
+    s.add_argument("--headed", action="store_true", help="show the Chromium window too (replays and recordings)")
     s.set_defaults(func=_cmd_studio)
 
     from core.record.command import add_record_parser, record_command

@@ -55,7 +55,7 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
             return EngineRunner(p, on_event=on_event, headless=False)
     try:
         window = MainWindow(project, run_on_show=run, engine_factory=engine_factory,
-                            project_loader=project_loader)
+                            project_loader=project_loader, record_headless=not headed)
     except Exception as exc:  # noqa: BLE001 - report any load failure as a message, not a traceback
         print(f"steadyhand studio: cannot open {project}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

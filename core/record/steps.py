@@ -116,6 +116,13 @@ class SecretPolicy:
             return next(iter(self.declared))
         return label
 
+    def mask_within(self, value: str) -> str:
+        """``value`` with every declared secret of 3+ chars inside it replaced by ``{name}``."""
+        for name, secret in sorted(self.declared.items(), key=lambda kv: -len(kv[1] or "")):
+            if secret and len(secret) >= 3 and secret in value:
+                value = value.replace(secret, "{" + name + "}")
+        return value
+
     def for_value(self, value: str) -> str | None:
         """Name of the declared secret whose value is ``value``, if any."""
         if not value:
@@ -206,7 +213,7 @@ class StepBuilder:
                 return "{" + name + "}"
             raw = str(event.get("value", ""))
             declared = self.secrets.for_value(raw)
-            return "{" + declared + "}" if declared else raw
+            return "{" + declared + "}" if declared else self.secrets.mask_within(raw)
         if kind == "select":
             raw = str(event.get("value", ""))
             declared = self.secrets.for_value(raw)

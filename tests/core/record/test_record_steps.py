@@ -72,6 +72,12 @@ def test_typed_value_equal_to_a_declared_secret_is_replaced():
     assert SECRET_VALUE not in text
 
 
+def test_a_declared_secret_inside_typed_text_is_replaced_too():
+    b = _builder(api_key=SECRET_VALUE)
+    step, _ = b.build({"kind": "input", "value": f"key={SECRET_VALUE};"}, FIELD, evidence=None)
+    assert step.action.value == "key={api_key};"
+
+
 def test_two_clicks_and_a_dblclick_merge_into_one_step_keeping_the_first_before_state():
     b = _builder()
     ev1 = StepEvidence("before-1", "after-1", ())
