@@ -257,11 +257,11 @@ def _cmd_bench_record(args: argparse.Namespace) -> int:
 
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
-    import re
     from urllib.parse import urlsplit
 
     from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
     from core.record.codegen import import_codegen
+    from core.record.save import valid_flow_name
     from core.secrets import env_var_name
 
     try:
@@ -269,8 +269,8 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", args.flow):
-        _err(f"--flow {args.flow!r}: use letters, digits, '_', '-' and '.' (it becomes the file name)")
+    if not valid_flow_name(args.flow):
+        _err(f"--flow {args.flow!r}: use letters, digits, '_' and '-' (it becomes the file name)")
         return EXIT_INPUT
     rel = f"{FLOWS_DIR}/{args.flow}.yaml"
     path = project.root / FLOWS_DIR / f"{args.flow}.yaml"

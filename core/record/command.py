@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import signal
 import socket
 import sys
@@ -11,12 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .events import ElementPicked, RecorderError, RecorderEvent, RecordingStarted, StepRecorded, StepRemoved
-from .save import flow_path, save_recording
+from .save import flow_path, save_recording, valid_flow_name
 
-__all__ = ["add_record_parser", "record_command", "FLOW_NAME"]
-
-#: A flow name is a file stem: letters, digits, ``_``, ``-``, ``.``; it starts with a letter, digit or ``_``.
-FLOW_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,79}$")
+__all__ = ["add_record_parser", "record_command"]
 
 
 def add_record_parser(sub: Any) -> argparse.ArgumentParser:
@@ -119,8 +115,8 @@ def record_command(args: argparse.Namespace) -> int:
     except ProjectError as exc:
         _err(str(exc))
         return 2
-    if not FLOW_NAME.match(args.flow or ""):
-        _err(f"--flow {args.flow!r}: expected a file stem (letters, digits, '_', '-', '.'; at most 80 characters)")
+    if not valid_flow_name(args.flow):
+        _err(f"--flow {args.flow!r}: expected a file stem (letters, digits, '_' and '-'; at most 80 characters)")
         return 2
     target = flow_path(project.root, args.flow)
     if (target.exists() or args.flow in project.flows) and not args.force:

@@ -40,7 +40,8 @@ from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
 )
-from core.record.save import flow_path, save_recording
+from core.record.save import FLOW_NAME, flow_path, save_recording, valid_flow_name
+from core.record.steps import slug
 
 from ..bridge import ProjectLike
 from ..recorder_bridge import RecorderBridge, RecorderFactory, default_recorder_factory
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 #: A flow name is a file stem: letters, digits, ``_`` and ``-`` (no dots, no separators), 1..64 chars.
-FLOW_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+FLOW_NAME_RE = FLOW_NAME
 #: A parameter name as ``{name}`` placeholders accept it.
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLACEHOLDER_RE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -68,17 +69,9 @@ _PARAM_ACTIONS = ("input", "select")
 _GREEN, _AMBER, _RED = STATUS_COLORS["passed"], STATUS_COLORS["escalated"], STATUS_COLORS["failed"]
 
 
-def valid_flow_name(name: str) -> bool:
-    """True when ``name`` can be a flow file stem (see :data:`FLOW_NAME_RE`)."""
-    return bool(FLOW_NAME_RE.match(name))
-
-
 def param_slug(label: str, default: str = "value") -> str:
-    """A parameter name from a field label: ``"User name"`` -> ``"user_name"``."""
-    slug = re.sub(r"[^0-9a-z]+", "_", label.lower()).strip("_")[:40].strip("_")
-    if not slug:
-        return default
-    return f"p_{slug}" if slug[0].isdigit() else slug
+    """A parameter name from a field label: ``"User name"`` -> ``"user_name"`` (:func:`core.record.steps.slug`)."""
+    return slug(label, default)
 
 
 class RecorderState(Enum):
