@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -26,6 +27,13 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def _has_display() -> bool:
+    """A desktop to show a Chromium window on (recordings then use a visible browser)."""
+    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
+        return False
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def main(project: Path, *, run: bool = False, headed: bool = False, engine_factory: EngineFactory | None = None,
          project_loader: ProjectLoader | None = None) -> int:
     """Open the studio on ``project`` and run the Qt event loop.
@@ -37,8 +45,10 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
     run : bool
         Start all flows as soon as the window is shown.
     headed : bool
-        Show the Chromium window as well (needs a display); the live view
-        shows screenshots either way.
+        Show the Chromium window of replays as well (needs a display); the
+        live view shows screenshots either way.  Recordings use a visible
+        Chromium window whenever there is a display, else headless Chromium
+        driven through the live view.
     engine_factory, project_loader
         Injected for tests and previews; default the real engine and loader.
 
@@ -55,7 +65,7 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
             return EngineRunner(p, on_event=on_event, headless=False)
     try:
         window = MainWindow(project, run_on_show=run, engine_factory=engine_factory,
-                            project_loader=project_loader, record_headless=not headed)
+                            project_loader=project_loader, record_headless=not (headed or _has_display()))
     except Exception as exc:  # noqa: BLE001 - report any load failure as a message, not a traceback
         print(f"steadyhand studio: cannot open {project}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
