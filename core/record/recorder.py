@@ -273,7 +273,10 @@ class Recorder:
         self.spool = RecordingSpool(spool_dir)
         self._queue: deque[tuple[Any, dict[str, Any], float]] = deque()
         self._requests: deque[tuple[float, str]] = deque(maxlen=200)
-        self._navigations: set[Any] = set()
+        self._navigations: set[str] = set()  # CDP request ids of main-frame navigations in flight
+        self._main_frame_id = ""
+        self._frames_to_watch: list[Any] = []  # iframes that navigated: out-of-process ones get a CDP session
+        self._frame_sessions: dict[Any, Any] = {}
         self._snap: Observation | None = None
         self._snap_time = 0.0
         self._last_action = 0.0
@@ -301,11 +304,10 @@ class Recorder:
         ctx = self.driver._context
         ctx.add_init_script(RECORDER_LIB)
         ctx.expose_binding("__steadyhandRecord", self._on_binding)
-        ctx.on("request", self._on_request)
-        ctx.on("requestfinished", self._on_request_done)
-        ctx.on("requestfailed", self._on_request_done)
         page = self.driver.page
+        self._watch_network(page)
         page.on("framenavigated", self._on_navigated)
+        page.on("framedetached", lambda f: self._frame_sessions.pop(f, None))
         page.on("close", lambda *_: setattr(self, "_closed_page", True))
         self._last_action = time.monotonic() + 3600.0  # the start page's own navigations are not steps
         self.driver.goto(self.start_url)
@@ -332,6 +334,8 @@ class Recorder:
         except Exception:
             self._closed_page = True
             return False
+        while self._frames_to_watch and not self._closed_page:
+            self._watch_frame(self._frames_to_watch.pop())
         while self._queue and not self._closed_page:
             frame, event, t = self._queue.popleft()
             try:
@@ -434,27 +438,68 @@ class Recorder:
                 self._last_action = now  # before the page loads that this action may start
             self._queue.append((source.get("frame"), payload, now))
 
-    def _on_request(self, request: Any) -> None:
+    def _watch_network(self, page: Any) -> None:
+        """Follow the page's requests through a CDP session of its own: writes (S6) and main-frame navigations.
+
+        Not Playwright's ``request`` events: subscribing to them makes Playwright keep every Request and
+        Response object of the page alive (in this process and in its driver) until 10,000 of each have
+        piled up, ~14 KB per request here.  CDP events are plain dicts, dropped once handled.  An
+        out-of-process (cross-site) iframe has a session of its own once it has navigated (:meth:`pump`).
+        """
+        cdp = self._network_session(page)
+        self._main_frame_id = str(cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"])
+
+    def _network_session(self, page_or_frame: Any) -> Any:
+        cdp = self.driver._context.new_cdp_session(page_or_frame)
+        cdp.on("Network.requestWillBeSent", self._on_request)
+        cdp.on("Network.loadingFinished", self._on_request_done)
+        cdp.on("Network.loadingFailed", self._on_request_done)
+        # no response bodies kept for this session (Playwright's own session keeps what it needs)
+        cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
+        return cdp
+
+    def _watch_frame(self, frame: Any) -> None:
+        """Follow the requests of an iframe that navigated when it runs out of process (its own CDP target)."""
+        old = self._frame_sessions.pop(frame, None)
+        if old is not None:
+            try:
+                old.detach()
+            except Exception:
+                pass
         try:
-            # beacons ("ping") are analytics, not writes of the application (S6)
-            if request.method not in ("GET", "HEAD", "OPTIONS") and request.resource_type != "ping":
-                self._requests.append((time.monotonic(), request.method))
-            if request.is_navigation_request() and request.frame == self.driver.page.main_frame:
-                self._navigations.add(request)
+            if frame.is_detached():
+                return
+            self._frame_sessions[frame] = self._network_session(frame)
+        except Exception:
+            pass  # an in-process frame: the page's session sees its requests
+
+    def _on_request(self, event: Mapping[str, Any]) -> None:
+        try:
+            request = event["request"]
+            # beacons ("Ping") are analytics, not writes of the application (S6)
+            if request["method"] not in ("GET", "HEAD", "OPTIONS") and event.get("type") != "Ping":
+                self._requests.append((time.monotonic(), request["method"]))
+            # a navigation request's id is its loader's id (as Playwright tells navigation requests)
+            if (event.get("type") == "Document" and event["requestId"] == event.get("loaderId")
+                    and event.get("frameId") == self._main_frame_id):
+                self._navigations.add(event["requestId"])
                 now = time.monotonic()
                 # no user action just before: the user typed the URL (or a script called goto)
-                if request.redirected_from is None and now - self._last_action > NAVIGATION_GRACE_S:
-                    self._queue.append((None, {"kind": "navigate", "url": request.url}, now))
+                if "redirectResponse" not in event and now - self._last_action > NAVIGATION_GRACE_S:
+                    url = str(request["url"]) + str(request.get("urlFragment", ""))
+                    self._queue.append((None, {"kind": "navigate", "url": url}, now))
         except Exception:
             pass
 
-    def _on_request_done(self, request: Any) -> None:
-        self._navigations.discard(request)
+    def _on_request_done(self, event: Mapping[str, Any]) -> None:
+        self._navigations.discard(event.get("requestId"))
 
     def _on_navigated(self, frame: Any) -> None:
         try:
             if frame == self.driver.page.main_frame:
                 self._navigations.clear()  # committed: the page is loading now
+            else:
+                self._frames_to_watch.append(frame)
         except Exception:
             pass
 
@@ -471,6 +516,23 @@ class Recorder:
             self._last_live = self._snap_time
             self.on_event(LiveFrame(obs.screenshot_png, obs.device_pixel_ratio, obs.url, obs.candidates))
         return obs
+
+    def _try_snapshot(self) -> Observation | None:
+        """A snapshot, or None when the page cannot be captured now (mid-navigation, closing).
+
+        A step is never lost for want of a picture: it is then recorded without crop or after-state.
+        """
+        for attempt in range(2):
+            try:
+                return self._snapshot()
+            except Exception:
+                if self._closed_page or attempt:
+                    return None
+                try:
+                    self.driver.page.wait_for_load_state("domcontentloaded", timeout=5000)
+                except Exception:
+                    return None
+        return None
 
     def _maybe_live_frame(self) -> None:
         now = time.monotonic()
@@ -525,20 +587,19 @@ class Recorder:
         # Crop from the latest snapshot when it shows the page the user acted on (same URL, same
         # dialogs); else take one now, which may already show the action's effect: no crop then.
         if not self._shows(self._snap, pre) and (self._snap is None or self._snap_time <= t):
-            self._snapshot()
+            self._try_snapshot()
         snap = self._snap
-        assert snap is not None
         crop = b""
-        if desc.bbox is not None and kind not in ("scroll", "navigate"):
+        if snap is not None and desc.bbox is not None and kind not in ("scroll", "navigate"):
             if not self._shows(snap, pre) and self._still_there(frame, event.get("desc") or {}):
                 if self._snap_time <= t:
-                    snap = self._snapshot()
+                    snap = self._try_snapshot() or snap
                 pre = {}  # the element is where it was and uncovered: the newer picture shows it
             if self._shows(snap, pre):
                 crop = crop_png(snap.screenshot_png, desc.bbox, snap.device_pixel_ratio)
         if self._pending is not None:
             self._finalize(after_pre=event.get("pre"), end=t)
-        before = snap if self._snap_time <= t else None
+        before = snap if snap is not None and self._snap_time <= t else None
         self._pending = _Pending(event, desc, crop, t, before)
         self._last_event_t = t
 
@@ -590,8 +651,8 @@ class Recorder:
         self._settle(p.t, p.before, value_only=p.event.get("kind") in ("input", "select", "check", "uncheck"))
         if self._queue or self._closed_page or self._pending is not p:
             return  # the user acted again meanwhile: that action's pre-state ends this step
-        self._snapshot()
-        self._finalize(after=self._snap, end=self._snap_time)
+        after = self._try_snapshot()
+        self._finalize(after=after, end=self._snap_time if after is not None else time.monotonic())
 
     def _finalize(self, *, after_pre: Mapping[str, Any] | None = None, after: Observation | None = None,
                   end: float) -> None:
@@ -714,8 +775,8 @@ class Recorder:
         p = self._pending
         if p is not None and not self._closed_page:  # the action before the check comes first
             self._settle(p.t, p.before)
-            self._snapshot()
-            self._finalize(after=self._snap, end=self._snap_time)
+            after = self._try_snapshot()
+            self._finalize(after=after, end=time.monotonic())
         elif p is not None:
             self._finalize(end=time.monotonic())
         declared = self.builder.secrets.for_value(expected)
