@@ -307,8 +307,29 @@ def save_flow(flow: Flow, path: Path | str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, regular_file_mode())  # mkstemp makes 0600; a flow file is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def regular_file_mode() -> int:
+    """Mode of an ordinary new file: 0o666 less the process umask.
+
+    The umask is read from /proc (setting it to read it would race other
+    threads); 0o022 is assumed where /proc is missing.
+    """
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -53,7 +54,7 @@ class _Printer:
     def __call__(self, event: RecorderEvent) -> None:
         if isinstance(event, StepRecorded) and not self.quiet:
             s = event.step
-            what = f" = {s.action.value!r}" if s.action.value and s.action.kind not in ("press", "navigate") else ""
+            what = f" = {s.action.value!r}" if s.action.value and s.action.kind in ("input", "upload") else ""
             effect = f"  -> {s.expect}" if s.expect not in ("auto", "none") else ""
             print(f"  {s.id:<4} {s.name}{what}{effect}", flush=True)
         elif isinstance(event, StepRemoved) and not self.quiet:
@@ -67,7 +68,7 @@ class _Printer:
 CHILD_ENV = "STEADYHAND_RECORD_CHILD"
 
 
-def _run_in_own_session(argv: list[str]) -> int:
+def _run_in_own_session(argv: list[str], args: argparse.Namespace) -> int:
     """Re-run this command in a child process of its own session and relay stop signals to it.
 
     Ctrl-C in a terminal signals the whole foreground process group: Playwright's
@@ -89,25 +90,65 @@ def _run_in_own_session(argv: list[str]) -> int:
     try:
         while True:
             try:
-                return child.wait()
+                code = child.wait()
+                break
             except KeyboardInterrupt:  # pragma: no cover - the relay handler replaced SIGINT's default
                 relay(signal.SIGINT, None)
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+    if code >= 0:
+        return code
+    # the recording process was killed (out of memory, SIGKILL): save what its journal holds
+    what = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else f"signal {-code}"
+    _err(f"the recording process was killed ({what})")
+    return _recover(args)
+
+
+def _recover(args: argparse.Namespace) -> int:
+    """Save the newest journal of ``args.flow`` left in the project by a killed recording."""
+    from core.project import ProjectError, load_project
+
+    from .recorder import recover_journal
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return 4
+    folders = sorted((project.data_dir / "recordings").glob(f"{args.flow}-*"), key=lambda p: p.stat().st_mtime)
+    if not folders:
+        _err("no journal of it was found; nothing could be saved")
+        return 4
+    try:
+        got = recover_journal(folders[-1])
+    except ProjectError as exc:
+        _err(f"its journal cannot be read ({exc}); it is kept in {folders[-1]}")
+        return 4
+    if got is None:
+        _err("nothing had been recorded yet; no flow was saved")
+        shutil.rmtree(folders[-1], ignore_errors=True)
+        return 4
+    flow, crops, files = got
+    path = save_recording(project.root, flow, crops, files)
+    shutil.rmtree(folders[-1], ignore_errors=True)
+    n = len(flow.steps)
+    print(f"Recovered {n} step{'s' if n != 1 else ''} from its journal into {path.relative_to(project.root)}",
+          flush=True)
+    return 0
 
 
 def record_command(args: argparse.Namespace) -> int:
     """Run ``steadyhand record``; returns the exit code (0 saved, 2 bad input, 4 broken environment)."""
     if os.name == "posix" and not os.environ.get(CHILD_ENV) and getattr(args, "argv", None) is not None:
-        return _run_in_own_session(list(args.argv))
+        return _run_in_own_session(list(args.argv), args)
     parent = os.getppid()
     from core.engine.sites import SiteAdapter, open_site
     from core.perception.browser import BrowserLaunchError
     from core.perception.driver import NavigationError
     from core.project import ProjectError, load_project
 
-    from .recorder import Recorder, run_until_stopped
+    from .recorder import CdpPortInUse, Recorder, run_until_stopped
     from .runner import project_secrets, spool_dir_for
 
     try:
@@ -148,9 +189,15 @@ def record_command(args: argparse.Namespace) -> int:
         printer = _Printer(args.quiet)
         recorder = Recorder(flow_name=args.flow, settings=project.settings.browser, base_url=site.base_url,
                             start_url=start, spool_dir=spool_dir_for(project, args.flow), on_event=printer,
-                            headless=headless, cdp_port=cdp_port, secrets=project_secrets(project), auto_assert=True)
+                            headless=headless, cdp_port=cdp_port, secrets=project_secrets(project), auto_assert=True,
+                            params=project.settings.params)
         try:
             recorder.start()
+        except CdpPortInUse as exc:
+            _err(str(exc))
+            recorder.driver.close()
+            recorder.discard_spool()
+            return 2
         except (BrowserLaunchError, NavigationError) as exc:
             _err(str(exc))
             recorder.driver.close()
@@ -164,7 +211,12 @@ def record_command(args: argparse.Namespace) -> int:
             print("Act in the Chromium window. Alt+Shift+A toggles assert mode (click an element or select "
                   "text to add a check).", flush=True)
         print("Close the page or press Ctrl-C to stop and save.", flush=True)
-        orphaned = (lambda: os.getppid() != parent) if os.environ.get(CHILD_ENV) else (lambda: False)
+        def orphaned() -> bool:
+            if os.environ.get(CHILD_ENV) and os.getppid() != parent:
+                stop["signal"] = "ORPHANED"
+                return True
+            return False
+
         result = run_until_stopped(recorder, lambda: bool(stop["signal"]) or orphaned())
     finally:
         for s, h in previous.items():
@@ -175,20 +227,28 @@ def record_command(args: argparse.Namespace) -> int:
             except Exception:
                 pass
     flow = result.flow
+    if not flow.steps:
+        recorder.discard_spool()
+        print("Stopped. Nothing was recorded, so no flow was saved.", flush=True)
+        return 0
     try:
         path = save_recording(project.root, flow, result.crops, result.files)
     except OSError as exc:
         _err(f"could not save {target}: {exc}; the recorded steps are kept in {recorder.spool.folder}")
         return 4
     recorder.discard_spool()
-    got = {"SIGINT": "Ctrl-C"}.get(stop["signal"], stop["signal"]) or "a signal"
-    why = {"page closed": "the page was closed", "signal": f"{got} received"}.get(
+    got = {"SIGINT": "Ctrl-C received", "ORPHANED": "the steadyhand command that started it is gone"}.get(
+        stop["signal"], f"{stop['signal'] or 'a signal'} received")
+    why = {"page closed": "the page was closed", "signal": got}.get(
         result.reason, result.reason)
     rel = path.relative_to(project.root)
-    print(f"Stopped ({why}). Saved {len(flow.steps)} steps to {rel}"
+    n = len(flow.steps)
+    print(f"Stopped ({why}). Saved {n} step{'s' if n != 1 else ''} to {rel}"
           + (f" (element crops in {rel.parent / (flow.name + '.crops')})" if result.crops else ""), flush=True)
     secret = sorted({s.action.value.strip("{}") for s in flow.steps if s.action.value.startswith("{")
                      and s.action.value.strip("{}") in set(flow.secrets) | set(project.settings.secrets)})
+    defaults = {n for n, spec in project.settings.secrets.items() if spec.default is not None}
+    secret = [n for n in secret if n not in defaults]
     if secret:
         print(f"Secret parameters (values not saved): {', '.join(secret)}; set STEADYHAND_SECRET_<NAME> or the "
               "keyring before replaying.", flush=True)

@@ -38,7 +38,7 @@ from .events import (
 )
 from .steps import SUGGESTED_ASSERTIONS, SecretPolicy, StepBuilder, assertion_step, relative_url
 
-__all__ = ["Recorder", "RecordingDriver", "RecordingSpool", "RECORDER_LIB", "crop_png"]
+__all__ = ["Recorder", "RecordingDriver", "RecordingSpool", "RECORDER_LIB", "crop_png", "CdpPortInUse", "check_cdp_port"]
 
 RECORDER_LIB = (Path(__file__).with_name("recorder_lib.js")).read_text(encoding="utf-8")
 #: A main-frame navigation request starting this long (s) after the last user action is the user's
@@ -73,6 +73,35 @@ def crop_png(png: bytes, box: BBox, dpr: float, *, margin: float = CROP_MARGIN_P
         return out.getvalue()
 
 
+class CdpPortInUse(BrowserLaunchError):
+    """The CDP port asked for is taken (Chromium would quietly listen elsewhere)."""
+
+
+def check_cdp_port(port: int) -> None:
+    """Raise :class:`CdpPortInUse` unless ``port`` is free on 127.0.0.1 and on ::1.
+
+    Chromium falls back to ``[::1]`` when 127.0.0.1 is taken, so a script
+    connecting to ``127.0.0.1:<port>`` would reach someone else.
+    """
+    import socket
+
+    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+        except OSError:
+            continue  # no IPv6 on this machine
+        try:
+            # like Chromium: connections of an earlier session in TIME_WAIT do not make the port busy
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+        except OSError as exc:
+            if family == socket.AF_INET6 and exc.errno == 99:  # EADDRNOTAVAIL: ::1 not configured
+                continue
+            raise CdpPortInUse(f"CDP port {port} is in use on {host}; choose another --cdp-port") from None
+        finally:
+            sock.close()
+
+
 class RecordingDriver(PlaywrightDriver):
     """A :class:`PlaywrightDriver` on a persistent profile, optionally with a CDP endpoint on 127.0.0.1.
 
@@ -84,9 +113,10 @@ class RecordingDriver(PlaywrightDriver):
     """
 
     def __init__(self, settings: BrowserModel, *, base_url: str, redactor: Redactor | None = None,
-                 headless: bool | None = None, cdp_port: int | None = None) -> None:
+                 headless: bool | None = None, cdp_port: int | None = None, profile_parent: Path | None = None) -> None:
         super().__init__(settings, base_url=base_url, redactor=redactor, headless=headless)
         self.cdp_port = cdp_port
+        self.profile_parent = profile_parent
         self._profile = ""
 
     @property
@@ -108,8 +138,12 @@ class RecordingDriver(PlaywrightDriver):
         exe = find_chromium(self.settings.executable_path)
         args = list(CHROMIUM_ARGS)
         if self.cdp_port:
+            check_cdp_port(int(self.cdp_port))
             args += [f"--remote-debugging-port={int(self.cdp_port)}", "--remote-debugging-address=127.0.0.1"]
-        self._profile = tempfile.mkdtemp(prefix="steadyhand-rec-")
+        if self.profile_parent is not None:
+            Path(self.profile_parent).mkdir(parents=True, exist_ok=True)
+        self._profile = tempfile.mkdtemp(prefix="steadyhand-rec-",
+                                         dir=str(self.profile_parent) if self.profile_parent else None)
         vp = self.settings.viewport
         self._pw = sync_playwright().start()
         try:
@@ -160,6 +194,17 @@ class RecordingSpool:
         data = flow_to_mapping(Flow("spool", "/", (step,)))["steps"][0]
         self._fh.write(json.dumps({"op": "step", "step": data}) + "\n")
         self._fh.flush()
+
+    def write_meta(self, meta: Mapping[str, Any]) -> None:
+        """Write ``meta.json`` (flow name, start URL): enough to rebuild the flow from the journal."""
+        (self.folder / "meta.json").write_text(json.dumps(dict(meta)), encoding="utf-8")
+
+    def read_meta(self) -> dict[str, Any]:
+        """``meta.json`` as written by :meth:`write_meta` (``{}`` when missing or unreadable)."""
+        try:
+            return dict(json.loads((self.folder / "meta.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return {}
 
     def remove(self, index: int) -> None:
         """Record that step ``index`` (0-based) was withdrawn."""
@@ -252,12 +297,14 @@ class Recorder:
     auto_assert : bool
         In inspect mode add the first suggested assertion at once (no
         front end to ask; the CLI).
+    params : Mapping[str, str] | None
+        The project's parameters: a typed value equal to one becomes ``{name}``.
     """
 
     def __init__(self, *, flow_name: str, settings: BrowserModel, base_url: str, start_url: str, spool_dir: Path,
                  on_event: Callable[[RecorderEvent], None] = lambda e: None, headless: bool | None = None,
                  cdp_port: int | None = None, secrets: Mapping[str, str] | None = None, live_frames: bool = False,
-                 auto_assert: bool = False) -> None:
+                 auto_assert: bool = False, params: Mapping[str, str] | None = None) -> None:
         self.flow_name = flow_name
         self.base_url = base_url.rstrip("/")
         self.start_url = start_url
@@ -267,9 +314,9 @@ class Recorder:
         self.secrets = dict(secrets or {})
         values = [v for v in self.secrets.values() if v]
         self.driver = RecordingDriver(settings, base_url=base_url, redactor=Redactor(values), headless=headless,
-                                      cdp_port=cdp_port)
+                                      cdp_port=cdp_port, profile_parent=Path(spool_dir))
         self.driver.secret_values = values
-        self.builder = StepBuilder(base_url=self.base_url, secrets=SecretPolicy(self.secrets))
+        self.builder = StepBuilder(base_url=self.base_url, secrets=SecretPolicy(self.secrets), known_params=params)
         self.spool = RecordingSpool(spool_dir)
         self._queue: deque[tuple[Any, dict[str, Any], float]] = deque()
         self._requests: deque[tuple[float, str]] = deque(maxlen=200)
@@ -288,6 +335,7 @@ class Recorder:
         self._last_live = 0.0
         self._last_event_t = 0.0
         self._pending: _Pending | None = None
+        self._draft: tuple[Any, dict[str, Any], float] | None = None
         self.inspect = False
         self.ignored = 0
         self._lock = threading.Lock()
@@ -314,6 +362,8 @@ class Recorder:
         self._last_action = time.monotonic()
         self._snapshot()
         self.start_url = self.driver.page.url  # where the user began (after any redirect)
+        self.spool.write_meta({"flow": self.flow_name,
+                               "start_url": relative_url(self._absolute(self.start_url), self.base_url)})
         self.on_event(RecordingStarted(self.flow_name, self.driver.page.url, self.driver.cdp_endpoint,
                                        bool(self.driver.headless)))
 
@@ -409,6 +459,20 @@ class Recorder:
                     self._finalize(after=self._snap, end=self._snap_time)
             except Exception:
                 pass
+        # what the page reported but was not turned into steps yet (the page may be gone by now)
+        while self._queue:
+            frame, event, t = self._queue.popleft()
+            try:
+                self._process(frame, event, t)
+            except Exception:
+                pass
+        if self._draft is not None:  # the page closed before it could commit the typing
+            frame, event, t = self._draft
+            self._draft = None
+            try:
+                self._process(frame, event, t)
+            except Exception:
+                pass
         if self._pending is not None:
             self._finalize(end=time.monotonic())
         self.driver.close()
@@ -434,6 +498,10 @@ class Recorder:
     def _on_binding(self, source: Mapping[str, Any], payload: Any) -> None:
         if isinstance(payload, dict) and "kind" in payload:
             now = time.monotonic()
+            if payload["kind"] == "draft":  # typing not committed yet: kept in case the page goes away
+                self._draft = (source.get("frame"), {**payload, "kind": "input"}, now)
+                return
+            self._draft = None  # the page commits typing before reporting anything else
             if payload["kind"] not in ("mode", "pick", "pick_text"):
                 self._last_action = now  # before the page loads that this action may start
             self._queue.append((source.get("frame"), payload, now))
@@ -591,12 +659,13 @@ class Recorder:
         snap = self._snap
         crop = b""
         if snap is not None and desc.bbox is not None and kind not in ("scroll", "navigate"):
-            if not self._shows(snap, pre) and self._still_there(frame, event.get("desc") or {}):
-                if self._snap_time <= t:
-                    snap = self._try_snapshot() or snap
-                pre = {}  # the element is where it was and uncovered: the newer picture shows it
-            if self._shows(snap, pre):
+            if self._snap_time <= t and self._shows(snap, pre):
                 crop = crop_png(snap.screenshot_png, desc.bbox, snap.device_pixel_ratio)
+            elif self._still_there(frame, event.get("desc") or {}):
+                fresh = self._try_snapshot()  # the element is where it was and uncovered: picture it now
+                if fresh is not None and self._still_there(frame, event.get("desc") or {}):
+                    crop = crop_png(fresh.screenshot_png, desc.bbox, fresh.device_pixel_ratio)
+                snap = self._snap
         if self._pending is not None:
             self._finalize(after_pre=event.get("pre"), end=t)
         before = snap if snap is not None and self._snap_time <= t else None
@@ -794,6 +863,36 @@ class Recorder:
         return step
 
 
+def recover_journal(folder: Path) -> tuple[Flow, dict[str, bytes], dict[str, bytes]] | None:
+    """Rebuild a recording from a journal left by a process that was killed.
+
+    Returns ``(flow, crops, files)`` or None when the folder holds no step.
+    Secret parameters are the ``{name}`` placeholders of password fields.
+
+    Raises
+    ------
+    core.project.ProjectError
+        When the journal is corrupt.
+    """
+    spool = RecordingSpool(folder)
+    try:
+        steps, crops = spool.read()
+        meta = spool.read_meta()
+    finally:
+        spool.close()
+    if not steps:
+        return None
+    name = str(meta.get("flow") or folder.name.rsplit("-", 2)[0])
+    secrets = sorted({s.action.value.strip("{}") for s in steps
+                      if s.action.kind == "input" and s.target.type == "password" and s.action.value.startswith("{")})
+    files = {}
+    for f in sorted((folder / "files").glob("*")) if (folder / "files").is_dir() else []:
+        files[f"{name}.files/{f.name}"] = f.read_bytes()
+    flow = Flow(name=name, start_url=str(meta.get("start_url") or "/"), steps=tuple(steps), secrets=tuple(secrets),
+                description="Recorded by demonstration (recovered from the journal of an interrupted recording).")
+    return flow, crops, files
+
+
 def run_until_stopped(recorder: Recorder, should_stop: Callable[[], bool],
                       commands: Callable[[], list[RecorderCommand]] = lambda: []) -> RecordingStopped:
     """Pump ``recorder`` until ``should_stop()`` or the page closes; returns the stop event.
@@ -822,4 +921,4 @@ def run_until_stopped(recorder: Recorder, should_stop: Callable[[], bool],
     return recorder.stop(reason)
 
 
-__all__ += ["run_until_stopped", "NavigationError"]
+__all__ += ["run_until_stopped", "recover_journal", "NavigationError"]

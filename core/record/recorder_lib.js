@@ -83,6 +83,15 @@
     return d;
   }
 
+  function sendDraft() {
+    const p = S.pending;
+    if (!p) return;
+    const el = p.el;
+    send(isPassword(el) ? { kind: 'draft', desc: p.desc, t: p.t, pre: p.pre, is_password: true, value: '' }
+      : { kind: 'draft', desc: p.desc, t: p.t, pre: p.pre,
+          value: el.isContentEditable ? L().clean(el.innerText, 2000) : String(el.value) });
+  }
+
   function flush() {
     clearTimeout(S.idleTimer);
     const p = S.pending;
@@ -204,6 +213,8 @@
     // effect must not be taken for the typing's); typing resumed later merges into one step
     clearTimeout(S.idleTimer);
     S.idleTimer = setTimeout(flush, IDLE_FLUSH_MS);
+    // a draft of the typing survives a page closed before the commit
+    sendDraft();
   }, opts);
 
   // An upload is replayed with the same file: small files (<= 2 MB in all) travel with the step.

@@ -98,7 +98,8 @@ class RecorderRunner:
                 flow_name=self.flow_name, settings=self.project.settings.browser, base_url=site.base_url,
                 start_url=self.url or "/", spool_dir=spool_dir_for(self.project, self.flow_name),
                 on_event=self.on_event, headless=self.headless, cdp_port=self.cdp_port,
-                secrets=project_secrets(self.project), live_frames=True)
+                secrets=project_secrets(self.project), live_frames=True,
+                params=self.project.settings.params)
             recorder.start()
             self.result = run_until_stopped(recorder, lambda: False, self._drain)
             recorder.discard_spool()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from core.domain import Flow
-from core.project.loader import FLOWS_DIR, save_flow
+from core.project.loader import FLOWS_DIR, regular_file_mode, save_flow
 
 __all__ = ["FLOW_NAME", "valid_flow_name", "crops_dir_name", "flow_path", "save_recording"]
 
@@ -37,6 +37,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, regular_file_mode())  # mkstemp makes 0600; a flow file is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -94,3 +95,4 @@ def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, byt
             if f.name not in keep:
                 f.unlink(missing_ok=True)
     return out
+

@@ -192,9 +192,11 @@ class StepBuilder:
         Which values become secret parameters.
     """
 
-    def __init__(self, *, base_url: str, secrets: SecretPolicy) -> None:
+    def __init__(self, *, base_url: str, secrets: SecretPolicy, known_params: Mapping[str, str] | None = None) -> None:
         self.base_url = base_url
         self.secrets = secrets
+        #: The project's parameters: a typed value equal to one (3+ chars) becomes ``{name}``.
+        self.known_params = {k: v for k, v in (known_params or {}).items() if v and len(v) >= 3}
         self.count = 0
         self.params: dict[str, str] = {}
         self.flow_secrets: list[str] = []
@@ -204,6 +206,9 @@ class StepBuilder:
         """Id of the next step (``"s<n>"``, 1-based, contiguous)."""
         return f"s{self.count + 1}"
 
+    def _param_for(self, value: str) -> str | None:
+        return next((name for name, v in self.known_params.items() if v == value), None)
+
     def _value(self, kind: str, event: Mapping[str, Any], desc: ElementDescriptor) -> str:
         if kind == "input":
             if event.get("is_password"):
@@ -212,11 +217,11 @@ class StepBuilder:
                     self.flow_secrets.append(name)
                 return "{" + name + "}"
             raw = str(event.get("value", ""))
-            declared = self.secrets.for_value(raw)
+            declared = self.secrets.for_value(raw) or self._param_for(raw)
             return "{" + declared + "}" if declared else self.secrets.mask_within(raw)
         if kind == "select":
             raw = str(event.get("value", ""))
-            declared = self.secrets.for_value(raw)
+            declared = self.secrets.for_value(raw) or self._param_for(raw)
             return "{" + declared + "}" if declared else raw
         if kind == "press":
             return str(event.get("value", ""))

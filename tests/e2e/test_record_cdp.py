@@ -129,8 +129,8 @@ def test_record_leave_request_over_cdp_then_replay_green(project):
     names = [s.target.name for s in flow.steps]
     assert names[:4] == ["User name", "Password", "Sign in", "New request"]
     assert names[5:9] == ["Choose start date", "March 9, 2026", "Choose end date", "March 13, 2026"]
-    # the password became the project's declared secret; the typed text is a literal
-    assert flow.steps[0].action.value == "alice"
+    # the password became the project's declared secret; a value equal to a project parameter became it
+    assert flow.steps[0].action.value == "{user}"
     assert flow.steps[1].action.value == "{password}"
     assert flow.steps[9].action.value == "Family trip"
     # what the recorder observed became the expectation replay verifies (S5)
@@ -172,15 +172,15 @@ def test_record_stops_and_saves_when_the_page_closes(project):
         with sync_playwright() as pw:
             browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
             page = browser.contexts[0].pages[0]
-            page.get_by_label("User name").fill("bob")
-            time.sleep(1.2)
-            page.close()
+            page.get_by_label("User name").click()
+            page.keyboard.type("bob")
+            page.close()  # at once: the typing was not committed by the page yet
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, out + err
-    assert "the page was closed" in out and "Saved 1 steps" in out
+    assert "the page was closed" in out and "Saved 1 step to" in out
     flow = load_flow(project / "flows" / "short.yaml")
     assert [(s.action.kind, s.action.value) for s in flow.steps] == [("input", "bob")]
 
@@ -191,3 +191,55 @@ def test_record_refuses_to_overwrite_an_existing_flow(project):
     assert r.returncode == 2
     assert "leave_request.yaml" in r.stderr and "--force" in r.stderr and "Traceback" not in r.stderr
     assert yaml.safe_load((project / "flows" / "leave_request.yaml").read_text())["name"] == "leave_request"
+
+
+def test_record_refuses_a_cdp_port_in_use_and_saves_nothing_when_nothing_was_done(project):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "core.cli", "record", "--project", str(project), "--flow", "busy",
+                            "--headless", "--cdp-port", str(port)], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"CDP port {port} is in use" in r.stderr and "Traceback" not in r.stderr
+    assert not (project / "flows" / "busy.yaml").exists()
+
+    proc = _start_recorder(project, "nothing", _free_port())
+    out, err = _stop(proc)
+    assert proc.returncode == 0, out + err
+    assert "Nothing was recorded" in out
+    assert not (project / "flows" / "nothing.yaml").exists()
+
+
+def test_a_killed_recording_is_recovered_from_its_journal(project):
+    port = _free_port()
+    proc = _start_recorder(project, "killed", port)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            page = browser.contexts[0].pages[0]
+            page.get_by_label("User name").fill("bob")
+            time.sleep(PAUSE_S)
+            page.get_by_label("Password").fill(DEMO_SECRET)
+            time.sleep(PAUSE_S)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(re.compile(r".*/requests$"))
+            time.sleep(1.5)
+            # the process that records (the command runs it in a session of its own) dies hard
+            worker = int(Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()[0])
+            os.kill(worker, signal.SIGKILL)
+            out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert "was killed (SIGKILL)" in err and "Recovered 3 steps from its journal into flows/killed.yaml" in out
+    flow = load_flow(project / "flows" / "killed.yaml")
+    assert [(s.action.kind, s.action.value) for s in flow.steps] == [
+        ("input", "bob"), ("input", "{password}"), ("click", "")]
+    assert flow.start_url == "/login"
+    assert (project / "flows" / "killed.crops" / "s3.png").is_file()
+    assert not any((project / ".steadyhand" / "recordings").iterdir())
+    for p, data in _files_text(project):
+        assert DEMO_SECRET.encode() not in data, p

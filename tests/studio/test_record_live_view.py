@@ -91,7 +91,7 @@ def _record_in_page(project_root: Path) -> list[tuple[str, str, str]]:
 def test_live_view_recording_matches_in_page_recording(qtbot, demo_copy: Path) -> None:  # noqa: ANN001
     in_page = _record_in_page(demo_copy)
     assert in_page == [
-        ("input", "User name", "alice"),
+        ("input", "User name", "{user}"),
         ("press", "User name", "Tab"),
         ("input", "Password", "{password}"),
         ("press", "Password", "Enter"),

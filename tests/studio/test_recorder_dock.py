@@ -605,12 +605,12 @@ def test_a_real_recording_is_saved_and_replayed(qtbot, demo_root: Path) -> None:
     qtbot.keyClicks(lv, "alice")
     qtbot.keyClick(lv, Qt.Key.Key_Tab)
     qtbot.waitUntil(lambda: dock.model.rowCount() >= 1, timeout=30_000)
-    assert dock.model.row(0).step.action.kind == "input" and dock.model.row(0).step.action.value == "alice"
+    assert dock.model.row(0).step.action.kind == "input" and dock.model.row(0).step.action.value == "{user}"
     assert dock.model.row(0).crop_png
     dock.stop_recording()
     qtbot.waitUntil(lambda: dock.state is RecorderState.STOPPED, timeout=60_000)
     path = dock.save()
-    assert path is not None and load_flow(path).steps[0].action.value == "alice"
+    assert path is not None and load_flow(path).steps[0].action.value == "{user}"
     assert "sign_in" in w.flow_names()
     assert dock.replay()
     qtbot.waitUntil(lambda: w.state.value == "finished", timeout=120_000)

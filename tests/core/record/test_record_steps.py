@@ -78,6 +78,12 @@ def test_a_declared_secret_inside_typed_text_is_replaced_too():
     assert step.action.value == "key={api_key};"
 
 
+def test_a_value_equal_to_a_project_parameter_becomes_it():
+    b = StepBuilder(base_url="", secrets=SecretPolicy({}), known_params={"user": "alice", "n": "1"})
+    assert b.build({"kind": "input", "value": "alice"}, FIELD, evidence=None)[0].action.value == "{user}"
+    assert b.build({"kind": "input", "value": "1"}, BUTTON, evidence=None)[0].action.value == "1"  # too short to tell
+
+
 def test_two_clicks_and_a_dblclick_merge_into_one_step_keeping_the_first_before_state():
     b = _builder()
     ev1 = StepEvidence("before-1", "after-1", ())
