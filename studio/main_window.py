@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
+from core.domain import Candidate, Observation
 from core.engine.events import (
     Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, Paused,
     PhaseChanged, Resumed, RunFinished, RunStarted, Start, StepStarted, TargetResolved,
@@ -43,6 +44,17 @@ def default_project_loader(path: Path) -> ProjectLike:
     from core.project import load_project  # noqa: PLC0415 - the studio loads without it
 
     return load_project(path)
+
+
+def _still_shown(target: Candidate, observation: Observation) -> bool:
+    """True when ``observation`` still has the target element at (about) the same place."""
+    d, box = target.descriptor, target.descriptor.bbox
+    for c in observation.candidates:
+        e = c.descriptor
+        if (e.frame, e.css_path, e.role, e.label_text) == (d.frame, d.css_path, d.role, d.label_text) and \
+                box is not None and e.bbox is not None and abs(e.bbox.x - box.x) <= 4 and abs(e.bbox.y - box.y) <= 4:
+            return True
+    return False
 
 
 class MainWindow(QMainWindow):
@@ -518,8 +530,11 @@ class MainWindow(QMainWindow):
     def _on_observation(self, event: ObservationMade, image: QImage) -> None:
         if self._recording:
             return  # the live view shows the recorder's page meanwhile
+        target = self.live_view.target
         self.live_view.set_observation(event.observation, image)
         o = event.observation
+        if event.when == "after" and target is not None and not _still_shown(target, o):
+            self.live_view.set_target(None)  # the page moved on: the box would point at something else
         self.caption.setText(f"{o.url}   \u00b7   {o.title}   \u00b7   {event.when} step {event.index + 1}"
                              f"   \u00b7   {len(o.candidates)} candidates   \u00b7   dpr {o.device_pixel_ratio:g}")
 
@@ -580,6 +595,8 @@ class MainWindow(QMainWindow):
         d.show()
         d.lower()  # raise_() only switches tabs when it changes the z-order (Qt raises a tab on ZOrderChange)
         d.raise_()
+        if d.height() < 330:  # room for the form and about six recorded steps
+            self.resizeDocks([d], [max(330, self.height() // 3)], Qt.Orientation.Vertical)
         if not d.is_recording:
             d.name_edit.setFocus()
 
