@@ -7,10 +7,9 @@ import shutil
 import signal
 import socket
 import sys
-from pathlib import Path
 from typing import Any
 
-from .events import ElementPicked, RecorderError, RecorderEvent, RecordingStarted, StepRecorded, StepRemoved
+from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
 from .save import flow_path, save_recording, valid_flow_name
 
 __all__ = ["add_record_parser", "record_command"]

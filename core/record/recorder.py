@@ -15,7 +15,6 @@ import json
 import re
 import shutil
 import tempfile
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, replace
@@ -337,8 +336,8 @@ class Recorder:
         self._pending: _Pending | None = None
         self._draft: tuple[Any, dict[str, Any], float] | None = None
         self.inspect = False
+        #: Events of kinds the recorder does not turn into steps (counted, for diagnostics).
         self.ignored = 0
-        self._lock = threading.Lock()
 
     # --- life cycle -------------------------------------------------------------------
     def start(self) -> None:

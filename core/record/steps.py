@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
-from urllib.parse import urlsplit
 
 from core.domain import Action, Assertion, ElementDescriptor, Step, StepEvidence
 
