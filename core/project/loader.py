@@ -303,16 +303,25 @@ def save_flow(flow: Flow, path: Path | str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.dump(flow_to_mapping(flow), Dumper=_FlowDumper, sort_keys=False, allow_unicode=True, width=100)
-    fd, tmp = tempfile.mkstemp(prefix=".flow-", suffix=".yaml", dir=str(path.parent))
+    write_atomic(path, text.encode("utf-8"))
+    return path
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same folder and a rename.
+
+    A reader never sees half a file, and a crash leaves the old file whole.
+    The file gets the mode of an ordinary new file (:func:`regular_file_mode`).
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=str(path.parent))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, regular_file_mode())  # mkstemp makes 0600; a flow file is an ordinary file
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, regular_file_mode())  # mkstemp makes 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
 
 
 def regular_file_mode() -> int:

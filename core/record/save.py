@@ -1,15 +1,13 @@
 """Saving a recorded flow into a project: the flow file plus its element crops."""
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
 from core.domain import Flow
-from core.project.loader import FLOWS_DIR, regular_file_mode, save_flow
+from core.project.loader import FLOWS_DIR, save_flow, write_atomic
 
 __all__ = ["FLOW_NAME", "valid_flow_name", "crops_dir_name", "flow_path", "save_recording"]
 
@@ -30,18 +28,6 @@ def crops_dir_name(flow_name: str) -> str:
 def flow_path(project_root: Path | str, flow_name: str) -> Path:
     """``<project>/flows/<flow_name>.yaml``."""
     return Path(project_root) / FLOWS_DIR / f"{flow_name}.yaml"
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".crop-", suffix=".png", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, regular_file_mode())  # mkstemp makes 0600; a flow file is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, bytes],
@@ -72,7 +58,7 @@ def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, byt
         if path.parent.resolve() not in dest.parents:
             raise ValueError(f"uploaded file path {rel!r} leaves the flows folder")
         dest.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(dest, data)
+        write_atomic(dest, data)
     cdir = path.parent / crops_dir_name(flow.name)
     steps = []
     keep: set[str] = set()
@@ -80,7 +66,7 @@ def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, byt
         png = crops.get(s.id, b"")
         if png:
             cdir.mkdir(parents=True, exist_ok=True)
-            _write_atomic(cdir / f"{s.id}.png", png)
+            write_atomic(cdir / f"{s.id}.png", png)
             keep.add(f"{s.id}.png")
             rel = f"{crops_dir_name(flow.name)}/{s.id}.png"
             s = replace(s, target=s.target.with_(crop=rel))

@@ -33,6 +33,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _project(root: Path, base_url: str) -> Path:
+    """A project on the fixture site, with no flow yet."""
+    (root / "flows").mkdir(parents=True)
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump({"name": root.name.capitalize(), "base_url": base_url}))
+    return root
+
+
 def _record(project: Path, flow: str, drive, *url: str) -> tuple[int, str, str]:
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -64,9 +71,7 @@ def test_iframe_and_shadow_root_steps_record_and_replay(tmp_path):
     site = StaticSite(FIXTURE)
     site.start()
     try:
-        project = tmp_path / "shop"
-        (project / "flows").mkdir(parents=True)
-        (project / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "Shop", "base_url": site.base_url}))
+        project = _project(tmp_path / "shop", site.base_url)
 
         def drive(page):
             page.get_by_label("Order number").fill("A-1042")
@@ -119,9 +124,7 @@ def test_hover_enter_escape_upload_scroll_navigation_record_and_replay(tmp_path)
     site = StaticSite(FIXTURE)
     site.start()
     try:
-        project = tmp_path / "work"
-        (project / "flows").mkdir(parents=True)
-        (project / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "Work", "base_url": site.base_url}))
+        project = _project(tmp_path / "work", site.base_url)
 
         def drive(page):
             box = page.get_by_role("button", name="Account").bounding_box()
