@@ -100,7 +100,8 @@ def _run_in_own_session(argv: list[str], args: argparse.Namespace) -> int:
         return code
     # the recording process was killed (out of memory, SIGKILL): save what its journal holds
     what = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else f"signal {-code}"
-    _err(f"the recording process was killed ({what})")
+    print(f"steadyhand: warning: the recording process was killed ({what}); saving what its journal holds",
+          file=sys.stderr, flush=True)
     return _recover(args)
 
 
