@@ -28,7 +28,7 @@ from core.engine.events import (
     VerdictReached,
 )
 
-__all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "default_engine_factory"]
+__all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "FrameQueue", "default_engine_factory"]
 
 _log = logging.getLogger(__name__)
 
@@ -69,6 +69,29 @@ def default_engine_factory(project: ProjectLike, on_event: OnEvent) -> EngineLik
     from core.engine.runner import EngineRunner  # noqa: PLC0415 - optional until the runner exists
 
     return EngineRunner(project, on_event=on_event, headless=True)
+
+
+class FrameQueue:
+    """Counts screenshots queued to the GUI thread: only the newest one is worth decoding.
+
+    The emitting thread calls :meth:`queued` before posting one; the GUI
+    thread calls :meth:`taken` when it arrives, which says whether a newer
+    one is already queued behind it (then it is dropped undecoded).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending = 0
+
+    def queued(self) -> None:
+        with self._lock:
+            self._pending += 1
+
+    def taken(self) -> bool:
+        """True when a newer screenshot is already queued (this one is superseded)."""
+        with self._lock:
+            self._pending -= 1
+            return self._pending > 0
 
 
 class EngineBridge(QObject):
@@ -118,8 +141,7 @@ class EngineBridge(QObject):
         self._run_id: str | None = None
         self._run_ids: set[str] = set()
         self._closed = False
-        self._lock = threading.Lock()
-        self._pending_observations = 0
+        self._frames = FrameQueue()
         self.dropped_count = 0
         self._incoming.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
         self._signals: dict[type, Signal] = {
@@ -142,8 +164,7 @@ class EngineBridge(QObject):
         if self._closed:
             return
         if isinstance(event, ObservationMade):
-            with self._lock:
-                self._pending_observations += 1
+            self._frames.queued()
         self._incoming.emit(event)
 
     # --- GUI side -------------------------------------------------------------------------
@@ -226,9 +247,7 @@ class EngineBridge(QObject):
         image = QImage()
         superseded = False
         if isinstance(event, ObservationMade):
-            with self._lock:
-                self._pending_observations -= 1
-                superseded = self._pending_observations > 0
+            superseded = self._frames.taken()
         if self._closed or not self._accept(event):
             self.dropped_count += 1
             return

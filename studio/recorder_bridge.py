@@ -30,7 +30,7 @@ from core.record.events import (
     RecordingStopped, StepRecorded, StepRemoved, StopRecording,
 )
 
-from .bridge import ProjectLike
+from .bridge import FrameQueue, ProjectLike
 
 __all__ = [
     "RecorderLike", "OnRecorderEvent", "RecorderFactory", "RecorderBridge", "default_recorder_factory",
@@ -110,8 +110,7 @@ class RecorderBridge(QObject):
         super().__init__(parent)
         self._recorder: RecorderLike | None = None
         self._session = 0
-        self._lock = threading.Lock()
-        self._pending_frames = 0
+        self._frames = FrameQueue()
         self._closed = False
         self._closing: list[threading.Thread] = []
         self.dropped_count = 0
@@ -129,8 +128,7 @@ class RecorderBridge(QObject):
             if self._closed:
                 return
             if isinstance(event, LiveFrame):
-                with self._lock:
-                    self._pending_frames += 1
+                self._frames.queued()
             self._incoming.emit(session, event)
         return post
 
@@ -209,9 +207,7 @@ class RecorderBridge(QObject):
     def _dispatch(self, session: int, event: RecorderEvent) -> None:
         superseded = False
         if isinstance(event, LiveFrame):
-            with self._lock:
-                self._pending_frames -= 1
-                superseded = self._pending_frames > 0
+            superseded = self._frames.taken()
         if self._closed or session != self._session or (isinstance(event, LiveFrame) and superseded):
             self.dropped_count += 1
             return

@@ -46,7 +46,6 @@ import gc
 import os
 import re
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -281,12 +280,6 @@ def _dir_size(folder: Path) -> tuple[int, int]:
         except OSError:
             pass
     return total, files
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- the recorder on its own thread ----------------------------------------------------
@@ -591,7 +584,7 @@ def _run(project: Any, label: str, minutes: float, rate: float, sample_s: float,
     from playwright.sync_api import sync_playwright
 
     from core.engine.sites import open_site
-    from core.record.recorder import Recorder
+    from core.record.recorder import Recorder, free_cdp_port
     from core.record.runner import project_secrets, spool_dir_for
     from core.sites.demo import DEMO_PASSWORD, DEMO_USERS
 
@@ -607,7 +600,7 @@ def _run(project: Any, label: str, minutes: float, rate: float, sample_s: float,
     user = project.settings.params.get("user", "")
     user = user if user in DEMO_USERS else "alice"
     spool = spool_dir_for(project, "bench_record")
-    port = _free_port()
+    port = free_cdp_port()
 
     def make(on_event: Callable[[Any], None]) -> Recorder:
         return Recorder(flow_name="bench_record", settings=project.settings.browser, base_url=site.base_url,

@@ -123,27 +123,39 @@ class PlaywrightDriver:
                 executable_path=exe, headless=self.headless, args=list(CHROMIUM_ARGS),
                 slow_mo=self.settings.slow_mo_ms or None)
         except PwError as exc:
-            self._pw.stop()
-            self._pw = None
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            where = exe or "Playwright's bundled browser"
-            raise BrowserLaunchError(
-                f"Chromium could not be started ({where}): {first}. Install Debian's chromium "
-                "(apt-get install chromium) or set STEADYHAND_CHROMIUM to a Chromium executable.") from None
+            raise self._launch_failed(exc, exe) from None
         self._new_context()
+
+    def _launch_failed(self, exc: Exception, exe: str | None) -> BrowserLaunchError:
+        """Stop Playwright after a failed launch; the error to raise, saying what to do."""
+        self._pw.stop()
+        self._pw = None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        where = exe or "Playwright's bundled browser"
+        return BrowserLaunchError(
+            f"Chromium could not be started ({where}): {first}. Install Debian's chromium "
+            "(apt-get install chromium) or set STEADYHAND_CHROMIUM to a Chromium executable.")
+
+    def _context_options(self) -> dict[str, Any]:
+        """Viewport (CSS px), device scale factor, locale and time zone of the project's browser settings."""
+        vp = self.settings.viewport
+        return {"viewport": {"width": vp.width, "height": vp.height},
+                "device_scale_factor": self.settings.device_scale_factor, "locale": self.settings.locale,
+                "timezone_id": self.settings.timezone}
+
+    def _use_context(self, context: Any) -> None:
+        """Install the page library and the timeouts in ``context`` and take its first page (or a new one)."""
+        self._held.clear()
+        self._context = context
+        context.add_init_script(PAGE_LIB)
+        context.set_default_timeout(self.settings.action_timeout_ms)
+        context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
+        self.page = context.pages[0] if context.pages else context.new_page()
+        self.page.on("console", self._on_console)
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
-        self._held.clear()
-        vp = self.settings.viewport
-        self._context = self._browser.new_context(
-            viewport={"width": vp.width, "height": vp.height}, device_scale_factor=self.settings.device_scale_factor,
-            locale=self.settings.locale, timezone_id=self.settings.timezone)
-        self._context.add_init_script(PAGE_LIB)
-        self._context.set_default_timeout(self.settings.action_timeout_ms)
-        self._context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-        self.page = self._context.new_page()
-        self.page.on("console", self._on_console)
+        self._use_context(self._browser.new_context(**self._context_options()))
 
     def _on_console(self, msg: Any) -> None:
         if msg.type == "error":

@@ -47,7 +47,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, Iterable, Mapping
@@ -55,6 +54,7 @@ from typing import Any, Iterable, Mapping
 from core.domain import Action, Assertion, Flow, Step
 from core.project.loader import ProjectError
 from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name
+from .steps import relative_url, slug
 
 __all__ = ["ImportResult", "import_codegen", "SECRET_WORDS"]
 
@@ -754,11 +754,7 @@ def _looks_secret(loc: _Loc) -> bool:
 
 
 def _slug(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")[:40].strip("_")
-    if not slug:
-        return "secret"
-    return f"secret_{slug}" if slug[0].isdigit() else slug
+    return slug(text, "secret", digit_prefix="secret")
 
 
 class _Secrets:
@@ -840,19 +836,6 @@ class _Secrets:
             if text == literal or (len(literal) >= MIN_SUBSTRING_LENGTH and literal in text):
                 return name
         return ""
-
-
-def _relative_url(url: str, base_url: str) -> str:
-    """``url`` relative to ``base_url`` (``"/login"``) when it starts with it, else unchanged."""
-    base = base_url.rstrip("/")
-    if not base or not url.startswith(base):
-        return url
-    rest = url[len(base):]
-    if rest == "":
-        return "/"
-    if rest[0] in "/?#":
-        return rest if rest[0] == "/" else "/" + rest
-    return url
 
 
 def _short(text: str) -> str:
@@ -938,7 +921,7 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
             continue
         kind = op.kind
         if kind == "goto":
-            url = _relative_url(value, base_url)
+            url = relative_url(value, base_url)
             if base_url and url == value and re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value):
                 notes.append((op.line, f"line {op.line}: the URL is not under the base URL; kept absolute"))
             if start_url is None and not steps:
@@ -948,7 +931,7 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
         selector = op.loc.selector if op.loc is not None else ""
         if kind == "assert":
             if op.assertion == "url_contains":
-                value = _relative_url(value, base_url)
+                value = relative_url(value, base_url)
             # The assertion names its selector even when the step has it too: the executor checks an
             # assertion after re-observing the page, which invalidates the step target's ref when the
             # target is not an interactive element (a heading, a text).  The step's own selector still

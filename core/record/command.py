@@ -5,7 +5,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import sys
 from typing import Any
 
@@ -30,12 +29,6 @@ def add_record_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing flow of that name")
     p.add_argument("-q", "--quiet", action="store_true", help="no line per recorded step")
     return p
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _err(msg: str) -> None:
@@ -148,7 +141,7 @@ def record_command(args: argparse.Namespace) -> int:
     from core.perception.driver import NavigationError
     from core.project import ProjectError, load_project
 
-    from .recorder import CdpPortInUse, Recorder, run_until_stopped
+    from .recorder import CdpPortInUse, Recorder, free_cdp_port, run_until_stopped
     from .runner import project_secrets, spool_dir_for
 
     try:
@@ -167,7 +160,7 @@ def record_command(args: argparse.Namespace) -> int:
         _err(f"--cdp-port must be between 1 and 65535, got {args.cdp_port}")
         return 2
     headless = bool(args.headless) or not _has_display()
-    cdp_port = args.cdp_port or (_free_port() if headless else None)
+    cdp_port = args.cdp_port or (free_cdp_port() if headless else None)
 
     stop = {"signal": ""}
 

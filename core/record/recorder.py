@@ -25,7 +25,7 @@ from urllib.parse import urldefrag
 from core.act.expect import observed_deltas
 from core.domain import Anchor, BBox, ElementDescriptor, Flow, Observation, Step, StepEvidence
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
-from core.perception.driver import PAGE_LIB, NavigationError, PlaywrightDriver
+from core.perception.driver import NavigationError, PlaywrightDriver
 from core.project.loader import flow_from_mapping, flow_to_mapping
 from core.project.schema import BrowserModel
 from core.secrets import Redactor
@@ -37,7 +37,8 @@ from .events import (
 )
 from .steps import SUGGESTED_ASSERTIONS, SecretPolicy, StepBuilder, assertion_step, relative_url
 
-__all__ = ["Recorder", "RecordingDriver", "RecordingSpool", "RECORDER_LIB", "crop_png", "CdpPortInUse", "check_cdp_port"]
+__all__ = ["Recorder", "RecordingDriver", "RecordingSpool", "RECORDER_LIB", "crop_png", "CdpPortInUse", "check_cdp_port",
+           "free_cdp_port"]
 
 RECORDER_LIB = (Path(__file__).with_name("recorder_lib.js")).read_text(encoding="utf-8")
 #: A main-frame navigation request starting this long (s) after the last user action is the user's
@@ -101,6 +102,15 @@ def check_cdp_port(port: int) -> None:
             sock.close()
 
 
+def free_cdp_port() -> int:
+    """A TCP port free on 127.0.0.1 now, for a CDP endpoint (the OS picks it)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 class RecordingDriver(PlaywrightDriver):
     """A :class:`PlaywrightDriver` on a persistent profile, optionally with a CDP endpoint on 127.0.0.1.
 
@@ -143,25 +153,14 @@ class RecordingDriver(PlaywrightDriver):
             Path(self.profile_parent).mkdir(parents=True, exist_ok=True)
         self._profile = tempfile.mkdtemp(prefix="steadyhand-rec-",
                                          dir=str(self.profile_parent) if self.profile_parent else None)
-        vp = self.settings.viewport
         self._pw = sync_playwright().start()
         try:
-            self._context = self._pw.chromium.launch_persistent_context(
-                self._profile, executable_path=exe, headless=self.headless, args=args,
-                viewport={"width": vp.width, "height": vp.height},
-                device_scale_factor=self.settings.device_scale_factor, locale=self.settings.locale,
-                timezone_id=self.settings.timezone)
+            context = self._pw.chromium.launch_persistent_context(
+                self._profile, executable_path=exe, headless=self.headless, args=args, **self._context_options())
         except PwError as exc:
-            self._pw.stop()
-            self._pw = None
             shutil.rmtree(self._profile, ignore_errors=True)
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            raise BrowserLaunchError(f"Chromium could not be started for recording ({exe}): {first}") from None
-        self._context.add_init_script(PAGE_LIB)
-        self._context.set_default_timeout(self.settings.action_timeout_ms)
-        self._context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-        self.page = self._context.pages[0] if self._context.pages else self._context.new_page()
-        self.page.on("console", self._on_console)
+            raise self._launch_failed(exc, exe) from None
+        self._use_context(context)
 
     def close(self) -> None:
         """Close Chromium and remove the temporary profile; never raises."""

@@ -9,6 +9,7 @@ double click into one ``dblclick`` step.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
@@ -25,20 +26,30 @@ _DECISIVE = ("navigation", "overlay_open", "overlay_close")
 DOUBLE_CLICK_S = 1.0
 
 
-def slug(text: str, default: str = "value") -> str:
-    """A parameter name from a label: ``"User name"`` -> ``"user_name"``; ``default`` when empty."""
-    s = re.sub(r"[^0-9a-zA-Z]+", "_", text.strip().lower()).strip("_")
-    if s and s[0].isdigit():
-        s = "p_" + s
-    return s[:40] or default
+def slug(text: str, default: str = "value", *, digit_prefix: str = "p") -> str:
+    """A parameter name from a label: ``"User name"`` -> ``"user_name"``; ``default`` when empty.
+
+    Accents are folded to ASCII (``"Prénom"`` -> ``"prenom"``); a name that
+    would start with a digit gets ``digit_prefix + "_"`` in front; 40 chars at most.
+    """
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    s = re.sub(r"[^0-9a-z]+", "_", ascii_text.lower()).strip("_")[:40].strip("_")
+    if not s:
+        return default
+    return f"{digit_prefix}_{s}" if s[0].isdigit() else s
 
 
 def relative_url(url: str, base_url: str) -> str:
-    """``url`` relative to ``base_url`` (``"/login"``) when it is under it, else unchanged."""
+    """``url`` relative to ``base_url`` (``"/login"``, ``"/?q=1"``) when it is under it, else unchanged."""
     base = base_url.rstrip("/")
-    if base and (url == base or url.startswith(base + "/")):
-        return url[len(base):] or "/"
-    return url
+    if not base or not url.startswith(base):
+        return url
+    rest = url[len(base):]
+    if rest == "":
+        return "/"
+    if rest[0] in "/?#":
+        return rest if rest[0] == "/" else "/" + rest
+    return url  # another host that merely starts alike (":80001")
 
 
 def expect_from_observed(kind: str, observed: Iterable[str], *, reliable: bool = True) -> str:

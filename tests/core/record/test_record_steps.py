@@ -34,6 +34,9 @@ def test_slug_and_relative_url():
     assert relative_url("http://127.0.0.1:8000/requests/new", "http://127.0.0.1:8000/") == "/requests/new"
     assert relative_url("http://127.0.0.1:8000", "http://127.0.0.1:8000") == "/"
     assert relative_url("https://example.org/x", "http://127.0.0.1:8000") == "https://example.org/x"
+    assert relative_url("http://127.0.0.1:8000?q=1", "http://127.0.0.1:8000") == "/?q=1"
+    assert relative_url("http://127.0.0.1:80001/x", "http://127.0.0.1:8000") == "http://127.0.0.1:80001/x"
+    assert slug("Prénom") == "prenom" and slug("1st", digit_prefix="secret") == "secret_1st"
 
 
 @pytest.mark.parametrize("kind,observed,reliable,expected", [
