@@ -323,11 +323,12 @@
   }
 
   // Text inside open shadow roots (innerText of the page does not include it).
-  function shadowText() {
+  // hosts: the open shadow hosts of the page when the caller already walked it.
+  function shadowText(hosts) {
     const out = [];
     let total = 0;
     if (!document.body) return '';
-    for (const el of walk(document.body)) {
+    for (const el of hosts || walk(document.body)) {
       if (!el.shadowRoot) continue;
       for (const c of el.shadowRoot.children) {
         const t = c.innerText || '';
@@ -342,8 +343,10 @@
     const withNeighbours = !opts || opts.neighbours !== false;
     const refs = [];
     const items = [];
+    const hosts = [];
     if (document.body) {
       for (const el of walk(document.body)) {
+        if (el.shadowRoot) hosts.push(el);
         if (!isInteractive(el) || !isVisible(el)) continue;
         refs.push(el);
         items.push(describe(el, withNeighbours));
@@ -353,7 +356,7 @@
     return {
       url: location.href, title: document.title, items,
       viewport: [innerWidth, innerHeight], dpr: devicePixelRatio, scroll: [scrollX, scrollY],
-      text: visibleText(), shadow_text: shadowText(), modals: modals(), loading: isLoading(), errors: errorCount(), focus: focusDesc(),
+      text: visibleText(), shadow_text: shadowText(hosts), modals: modals(), loading: isLoading(), errors: errorCount(), focus: focusDesc(),
     };
   }
 
