@@ -1,0 +1,188 @@
+"""Typed settings of a run, from the project file to the engine: one object, one default each.
+
+The project file's ``browser``, ``locator``, ``breaker``, ``waits`` and
+``max_steps`` sections are validated by :mod:`core.project.schema` and
+turned into these frozen dataclasses by :mod:`core.project.loader`; the
+engine, the driver and the recorder read nothing else.  Defaults live here
+and only here (the schema takes them from these classes).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "STRATEGIES", "LocatorConfig", "BrowserSettings", "BreakerSettings", "WaitSettings", "EngineSettings",
+]
+
+#: The levels of the locator chain, fastest first (R2).
+STRATEGIES: tuple[str, ...] = ("exact", "fuzzy_text", "semantic")
+
+
+@dataclass(frozen=True, slots=True)
+class LocatorConfig:
+    """How strict each level of the locator chain is.
+
+    Attributes
+    ----------
+    margin : float
+        Score lead (0..1) the best candidate of a level must have over the
+        runner-up; otherwise the level falls through (ties never win).  0.1:
+        on the Similo dev half (318 pairs) it gives 0.6 % wrong picks and
+        89 % located (``core/bench/similo.py``).
+    position_tolerance_px : float
+        EXACT accepts a candidate whose box centre moved at most this far
+        (CSS px) when both boxes are known.  5 px, seed 000 R2.
+    fuzzy_threshold : float
+        FUZZY_TEXT needs a label similarity strictly above this (0..1).
+        0.8, seed 000 R2.
+    semantic_min_score : float
+        SEMANTIC needs a weighted similarity of at least this (0..1).  0.45,
+        tuned on the Similo dev half.
+    semantic_min_evidence : float
+        When the target has identity attributes (label, text, placeholder,
+        alt, title, id, name attribute, test id, href), a SEMANTIC candidate
+        may win or block only if one of them agrees at least this much
+        (0..1, text similarities rescaled from 0.4..1 to 0..1).  0.7 - about
+        a raw label similarity of 0.82, FUZZY_TEXT's bar - tuned on the
+        Similo dev half.
+    place_tiebreak : bool
+        When 2-3 SEMANTIC candidates are tied within the margin, let the one
+        clearly (by the margin) closer to the target's place - XPath, page
+        region, position - win: the same link in header and footer.
+    strategies : tuple[str, ...]
+        Enabled levels, a subset of ``("exact", "fuzzy_text", "semantic")``;
+        they always run in the chain's order (fastest first).
+    top_k : int
+        How many scored candidates a :class:`~core.domain.Resolution` keeps.
+    """
+
+    margin: float = 0.1
+    position_tolerance_px: float = 5.0
+    fuzzy_threshold: float = 0.8
+    semantic_min_score: float = 0.45
+    semantic_min_evidence: float = 0.7
+    place_tiebreak: bool = True
+    strategies: tuple[str, ...] = STRATEGIES
+    top_k: int = 5
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.margin <= 1.0:
+            raise ValueError(f"margin must be in [0, 1], got {self.margin}")
+        if self.position_tolerance_px < 0:
+            raise ValueError("position_tolerance_px must be >= 0")
+        if not 0.0 <= self.fuzzy_threshold <= 1.0:
+            raise ValueError("fuzzy_threshold must be in [0, 1]")
+        if not 0.0 <= self.semantic_min_score <= 1.0:
+            raise ValueError("semantic_min_score must be in [0, 1]")
+        if not 0.0 <= self.semantic_min_evidence <= 1.0:
+            raise ValueError("semantic_min_evidence must be in [0, 1]")
+        unknown = set(self.strategies) - set(STRATEGIES)
+        if unknown:
+            raise ValueError(f"unknown strategies {sorted(unknown)}; known: {STRATEGIES}")
+        if self.top_k < 1:
+            raise ValueError("top_k must be >= 1")
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserSettings:
+    """How Chromium is started and sized.
+
+    Attributes
+    ----------
+    headless : bool
+        Run without a window.
+    executable_path : str | None
+        Chromium binary; env ``STEADYHAND_CHROMIUM`` overrides; None = search.
+    viewport_width, viewport_height : int
+        Viewport in CSS px (1280 x 800).
+    device_scale_factor : float
+        Device pixels per CSS px (1.0).
+    slow_mo_ms : int
+        Delay Playwright adds to each operation, ms (0).
+    locale, timezone : str
+        ``"en-US"``, ``"UTC"``.
+    action_timeout_ms : int
+        Per-action timeout, ms (5000, P6).
+    navigation_timeout_ms : int
+        Per-navigation timeout, ms (15000).
+    """
+
+    headless: bool = True
+    executable_path: str | None = None
+    viewport_width: int = 1280
+    viewport_height: int = 800
+    device_scale_factor: float = 1.0
+    slow_mo_ms: int = 0
+    locale: str = "en-US"
+    timezone: str = "UTC"
+    action_timeout_ms: int = 5000
+    navigation_timeout_ms: int = 15000
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerSettings:
+    """Circuit breaker thresholds (R4).
+
+    Attributes
+    ----------
+    threshold : int
+        Consecutive failures that open it (3, R4).
+    read_only_threshold : int
+        The same for read-only actions, which tolerate more (5, R4).
+    recovery_timeout_s : float
+        Seconds from open to half-open (300, R4).
+    """
+
+    threshold: int = 3
+    read_only_threshold: int = 5
+    recovery_timeout_s: float = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class WaitSettings:
+    """Waits and retries of the step loop (P6, S7).
+
+    Attributes
+    ----------
+    retries : int
+        Extra attempts of a failed reversible step (2, P6).
+    retry_delay_ms : int
+        Pause before a retry, ms (300, P6).
+    settle_max_ms : int
+        Upper bound of the after-action wait when nothing is pending, ms (500, P6).
+    quiet_ms : int
+        No DOM mutation for this long counts as quiet, ms (120).
+    loading_max_ms : int
+        Longest wait while a request or loading indicator is pending, ms
+        (30000, S7); submits (irreversible steps) get twice as long.
+    assertion_timeout_ms : int
+        How long an assertion is polled before it fails, ms (2000).
+    """
+
+    retries: int = 2
+    retry_delay_ms: int = 300
+    settle_max_ms: int = 500
+    quiet_ms: int = 120
+    loading_max_ms: int = 30000
+    assertion_timeout_ms: int = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSettings:
+    """Everything the engine needs to know about a project's run, in one object.
+
+    Attributes
+    ----------
+    browser, locator, breaker, waits
+        See the classes above.
+    max_steps : int
+        Most steps one flow run may take (30, P6); a flow file with more
+        steps is refused at load time, and decided actions beyond it end the
+        run with an escalation.
+    """
+
+    browser: BrowserSettings = field(default_factory=BrowserSettings)
+    locator: LocatorConfig = field(default_factory=LocatorConfig)
+    breaker: BreakerSettings = field(default_factory=BreakerSettings)
+    waits: WaitSettings = field(default_factory=WaitSettings)
+    max_steps: int = 30
