@@ -1,13 +1,14 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
 from .flow import ACTION_KINDS, TARGETLESS_ACTIONS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
+from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
-    Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, Verdict,
+    ErrorKind, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, Verdict,
 )
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
     "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
-    "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome",
-    "Verdict",
+    "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome",
+    "Verdict", "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

@@ -199,6 +199,16 @@ class StepOutcome:
     error: str = ""
 
 
+#: Why a run did not pass, as a kind (exit codes and reports come from it, never from the message):
+#: ``""`` passed; ``"assertion"`` an assertion did not hold (status failed); ``"escalated"`` the
+#: engine could not go on alone and no human resolved it; ``"stopped"`` the user stopped it;
+#: ``"parameter"`` a ``{name}`` had no value; ``"unreachable"`` the start page could not be loaded;
+#: ``"navigation"`` a later page could not be loaded; ``"browser"`` the browser or page crashed;
+#: ``"budget"`` the run hit ``max_steps`` (P6); ``"internal"`` a defect of Steadyhand.
+ErrorKind = Literal["", "assertion", "escalated", "stopped", "parameter", "unreachable", "navigation",
+                    "browser", "budget", "internal"]
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     """Result of one flow run (one independent job, ARCHITECTURE rule 8).
@@ -217,6 +227,8 @@ class RunResult:
         Wall-clock duration in s.
     reward : float | None
         Raw reward of an episodic task (MiniWoB++), else None.
+    error_kind : ErrorKind
+        Why it did not pass, as a kind; ``""`` when it passed.
     """
 
     run_id: str
@@ -229,6 +241,7 @@ class RunResult:
     error: str = ""
     reward: float | None = None
     heals_by_strategy: dict[str, int] = field(default_factory=dict)
+    error_kind: ErrorKind = ""
 
     @property
     def passed(self) -> bool:
