@@ -1,6 +1,9 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
 from .flow import ACTION_KINDS, TARGETLESS_ACTIONS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
+from .escalation import (
+    Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
+)
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
     ErrorKind, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, Verdict,
@@ -10,5 +13,6 @@ __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
     "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome",
-    "Verdict", "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
+    "Verdict", "Checkpoint", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
+    "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

@@ -186,17 +186,45 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class StepOutcome:
-    """Result of one executed step."""
+    """Result of one executed step.
+
+    Attributes
+    ----------
+    index : int
+        0-based index of the step in its flow.
+    step_id, title : str
+        The step's id and title.
+    status : str
+        ``passed`` / ``failed`` (an assertion did not hold) / ``escalated``
+        (the engine could not go on alone) / ``skipped`` (an optional step
+        whose target was absent, or a human skipped it) / ``stopped`` (the
+        user stopped the run during the step) / ``error`` (the browser or
+        page crashed during the step).
+    resolution, verdict
+        The last attempt's target resolution and post-verification (or None).
+    attempts : int
+        Attempts made (1 + retries).
+    ms : float
+        Wall-clock duration in ms.
+    error : str
+        Why it did not pass (secrets masked), "" when it passed.
+    source : str
+        Which decider chose the action: ``skill`` / ``flow`` / ``model`` / ``human``.
+    phase_ms : tuple[tuple[str, float], ...]
+        Time per phase of the last attempt, in ms, in phase order.
+    """
 
     index: int
     step_id: str
     title: str
-    status: Literal["passed", "failed", "escalated", "skipped"]
+    status: Literal["passed", "failed", "escalated", "skipped", "stopped", "error"]
     resolution: Resolution | None
     verdict: Verdict | None
     attempts: int
     ms: float
     error: str = ""
+    source: str = "flow"
+    phase_ms: tuple[tuple[str, float], ...] = ()
 
 
 #: Why a run did not pass, as a kind (exit codes and reports come from it, never from the message):

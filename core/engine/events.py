@@ -12,21 +12,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
-from core.domain import Candidate, Observation, Resolution, RunResult, Verdict
+from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, Verdict
 
 __all__ = [
     "RunStarted", "FlowStarted", "StepStarted", "PhaseChanged", "ObservationMade",
     "TargetResolved", "ActionPerformed", "VerdictReached", "StepFinished",
     "BreakerChanged", "EscalationRaised", "FlowFinished", "RunFinished", "EngineError",
-    "Paused", "Resumed", "EngineEvent",
-    "Start", "Pause", "Resume", "StepOnce", "Stop", "Command",
+    "Paused", "Resumed", "TakeoverStarted", "HandedBack", "EngineEvent", "Phase", "PHASES",
+    "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Command",
 ]
 
-Phase = Literal["observe", "signature", "resolve", "precheck", "act", "wait", "verify", "record"]
+#: The phases of one step, in order (ARCHITECTURE rule 2; :mod:`core.engine.pipeline`).
+Phase = Literal["observe", "fingerprint", "decide", "resolve", "precheck", "checkpoint", "act", "settle",
+                "verify", "record"]
+PHASES: tuple[str, ...] = Phase.__args__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
+    """A batch of flows started (``flows`` in order)."""
+
     run_id: str
     project: str
     flows: tuple[str, ...]
@@ -34,6 +39,8 @@ class RunStarted:
 
 @dataclass(frozen=True, slots=True)
 class FlowStarted:
+    """One flow (an independent job with its own ``run_id``) started; ``step_titles`` in order."""
+
     run_id: str
     flow: str
     step_titles: tuple[str, ...]
@@ -41,6 +48,8 @@ class FlowStarted:
 
 @dataclass(frozen=True, slots=True)
 class StepStarted:
+    """Attempt ``attempt`` (1-based) of step ``index`` (0-based) started."""
+
     run_id: str
     flow: str
     index: int
@@ -50,6 +59,8 @@ class StepStarted:
 
 @dataclass(frozen=True, slots=True)
 class PhaseChanged:
+    """Step ``index`` entered ``phase`` (:data:`PHASES`)."""
+
     run_id: str
     flow: str
     index: int
@@ -69,6 +80,8 @@ class ObservationMade:
 
 @dataclass(frozen=True, slots=True)
 class TargetResolved:
+    """The locator chain resolved (or abstained on) the step's target; ``candidate`` is the pick."""
+
     run_id: str
     flow: str
     index: int
@@ -78,6 +91,8 @@ class TargetResolved:
 
 @dataclass(frozen=True, slots=True)
 class ActionPerformed:
+    """The action of step ``index`` was performed (``ok``) or raised (``error``, secrets masked)."""
+
     run_id: str
     flow: str
     index: int
@@ -88,6 +103,8 @@ class ActionPerformed:
 
 @dataclass(frozen=True, slots=True)
 class VerdictReached:
+    """Post-verification of step ``index`` (S5)."""
+
     run_id: str
     flow: str
     index: int
@@ -96,6 +113,12 @@ class VerdictReached:
 
 @dataclass(frozen=True, slots=True)
 class StepFinished:
+    """Step ``index`` ended with ``status`` (see :class:`core.domain.StepOutcome`), always emitted.
+
+    ``ms`` is its duration; ``phase_ms`` the time per phase of its last
+    attempt (ms, in phase order); ``source`` the decider that chose it.
+    """
+
     run_id: str
     flow: str
     index: int
@@ -103,6 +126,8 @@ class StepFinished:
     healed: bool
     ms: float
     error: str = ""
+    phase_ms: tuple[tuple[str, float], ...] = ()
+    source: str = "flow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,38 +141,42 @@ class BreakerChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class EscalationRaised:
-    """The engine needs a human (R4): which step, why, what side effects so far."""
+class EscalationRaised(Escalation):
+    """The engine needs a human (R4): the :class:`core.domain.Escalation` as an event.
 
-    run_id: str
-    flow: str
-    index: int
-    step_title: str
-    reason: str
-    candidates: tuple[str, ...] = ()
-    side_effects: tuple[str, ...] = ()
+    The run waits for one of ``answers``: :class:`Retry`, :class:`Skip`,
+    :class:`Stop` or :class:`TakeOver` (headless runs answer stop).
+    """
 
 
 @dataclass(frozen=True, slots=True)
 class FlowFinished:
+    """One flow ended; ``result`` says how."""
+
     run_id: str
     result: RunResult
 
 
 @dataclass(frozen=True, slots=True)
 class RunFinished:
+    """The batch ended; one result per flow that ran."""
+
     run_id: str
     results: tuple[RunResult, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class EngineError:
+    """The engine could not run the batch at all (unknown flow, browser would not start)."""
+
     run_id: str
     message: str
 
 
 @dataclass(frozen=True, slots=True)
 class Paused:
+    """The run waits between two phases of step ``index``; ``reason`` says why (paused, escalated...)."""
+
     run_id: str
     flow: str
     index: int
@@ -156,13 +185,33 @@ class Paused:
 
 @dataclass(frozen=True, slots=True)
 class Resumed:
+    """The run goes on after a pause."""
+
     run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TakeoverStarted:
+    """A human has the page from step ``index`` on; the engine does nothing until :class:`HandBack`."""
+
+    run_id: str
+    flow: str
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandedBack:
+    """The human handed control back; the engine continues from step ``continue_from`` (0-based)."""
+
+    run_id: str
+    flow: str
+    continue_from: int
 
 
 EngineEvent = Union[
     RunStarted, FlowStarted, StepStarted, PhaseChanged, ObservationMade, TargetResolved,
     ActionPerformed, VerdictReached, StepFinished, BreakerChanged, EscalationRaised,
-    FlowFinished, RunFinished, EngineError, Paused, Resumed,
+    FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack,
 ]
 
 
@@ -180,12 +229,15 @@ class Start:
 
 @dataclass(frozen=True, slots=True)
 class Pause:
-    pass
+    """Pause at the next point between two phases."""
+
+    
 
 
 @dataclass(frozen=True, slots=True)
 class Resume:
-    pass
+    """Go on after a pause; answering an escalation it means :class:`Retry`."""
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +247,34 @@ class StepOnce:
 
 @dataclass(frozen=True, slots=True)
 class Stop:
-    pass
+    """Stop the run at the next point between two phases (or answer an escalation with stop)."""
 
 
-Command = Union[Start, Pause, Resume, StepOnce, Stop]
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """Answer to an escalation: try the step again (the breaker half-opens, R4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """Answer to an escalation: leave this step as skipped and go on with the next one."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeOver:
+    """Put a human on the page: answers an escalation, or takes over at the next pause point."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandBack:
+    """End a takeover: the engine re-observes the page and continues from step ``continue_from``.
+
+    ``continue_from`` is the 0-based step index (the studio shows it 1-based);
+    None continues with the step the takeover began at.
+    """
+
+    continue_from: int | None = None
+
+
+Command = Union[Start, Pause, Resume, StepOnce, Stop, Retry, Skip, TakeOver, HandBack]

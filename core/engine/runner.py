@@ -1,7 +1,7 @@
 """The engine thread: owns Playwright from creation to close (ARCHITECTURE rule 1).
 
 Front ends send commands (:mod:`core.engine.events`: Start, Pause, Resume,
-StepOnce, Stop) with :meth:`EngineRunner.send` and receive typed events
+StepOnce, Stop, and the answers to an escalation: Retry, Skip, TakeOver, HandBack) with :meth:`EngineRunner.send` and receive typed events
 through the ``on_event`` callback, which is called ON THE ENGINE THREAD.
 """
 from __future__ import annotations
@@ -9,13 +9,14 @@ from __future__ import annotations
 import queue
 import threading
 import uuid
-from typing import Callable, Literal
+from typing import Callable
 
+from core.domain import Escalation
+from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
-    Command, EngineError, EngineEvent, EscalationRaised, FlowFinished, Pause, Paused, Resume, Resumed,
-    RunFinished, RunStarted, Start, StepOnce, Stop,
+    Command, EngineError, EngineEvent, HandBack, Pause, Paused, Resume, Resumed, Retry, RunFinished, RunStarted,
+    Skip, Start, StepOnce, Stop, TakeOver,
 )
-from core.engine.executor import StopRequested
 from core.engine.session import ProjectSession
 from core.project import Project
 
@@ -25,27 +26,41 @@ _CLOSE = object()
 
 
 class _ThreadControl:
-    """Pause / step / stop between phases, and waiting on escalations."""
+    """Pause / step / stop between phases, waiting on escalation answers, takeover and hand-back.
+
+    Commands arrive on the runner's queue (:mod:`core.engine.events`); this
+    object is only used on the engine thread.
+    """
 
     def __init__(self, runner: "EngineRunner") -> None:
         self.runner = runner
         self.paused = False
         self.step_from: tuple[str, int] | None = None
+        self.takeover_wanted = False
+        self._answer: Answer | None = None
+        self._handed_back = False
+        self._where: tuple[str, int] = ("", -1)
 
     def _apply(self, cmd: object) -> None:
+        """Apply one command; raises StopRequested for Stop (and when the runner closes)."""
         if cmd is _CLOSE:
             self.runner._closing = True
             raise StopRequested()
         if isinstance(cmd, Stop):
             raise StopRequested()
+        self._handed_back = isinstance(cmd, HandBack)
         if isinstance(cmd, Pause):
             self.paused = True
-        elif isinstance(cmd, Resume):
-            self.paused = False
-            self.step_from = None
+        elif isinstance(cmd, (Resume, Retry)):
+            self.paused, self.step_from, self._answer = False, None, Answer("retry")
         elif isinstance(cmd, StepOnce):
-            self.paused = False
-            self.step_from = self._where
+            self.paused, self.step_from, self._answer = False, self._where, Answer("retry")
+        elif isinstance(cmd, Skip):
+            self.paused, self._answer = False, Answer("skip")
+        elif isinstance(cmd, TakeOver):
+            self.paused, self.takeover_wanted, self._answer = False, True, Answer("take_over")
+        elif isinstance(cmd, HandBack):
+            self.paused, self._answer = False, Answer("take_over", continue_from=cmd.continue_from)
 
     def _drain(self) -> None:
         while True:
@@ -55,13 +70,21 @@ class _ThreadControl:
                 return
             self._apply(cmd)
 
-    def _wait(self, run_id: str, flow: str, index: int, reason: str) -> None:
+    def _wait_for_answer(self, run_id: str, flow: str, index: int, reason: str,
+                         accept: Callable[[Answer], bool]) -> Answer:
+        """Block until a command gives an answer ``accept`` takes; Paused/Resumed around it."""
+        self.paused, self._answer = True, None
         self.runner._emit(Paused(run_id, flow, index, reason))
-        while self.paused:
+        while True:
             self._apply(self.runner._commands.get())
+            if self._answer is not None and accept(self._answer):
+                break
+            self._answer, self.paused = None, True  # not an answer to this question: keep waiting
+        self.paused = False
         self.runner._emit(Resumed(run_id))
+        return self._answer
 
-    def checkpoint(self, run_id: str, flow: str, index: int) -> None:
+    def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
         self._where = (flow, index)
         self._drain()
         if self.step_from is not None and self.step_from != (flow, index) and index >= 0:
@@ -69,18 +92,29 @@ class _ThreadControl:
             self.step_from = None
             self.paused = True
         if self.paused:
-            self._wait(run_id, flow, index, "paused")
+            self._wait_for_answer(run_id, flow, index, "paused", lambda a: a.kind in ("retry", "take_over"))
+        if self.takeover_wanted and index >= 0:
+            self.takeover_wanted = False
+            raise TakeoverRequested()
 
-    def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
-        self._where = (event.flow, event.index)
-        self.paused = True
+    def escalate(self, escalation: Escalation) -> Answer:
+        self._where = (escalation.flow, escalation.index)
+        self.takeover_wanted = False
         try:
-            self._wait(event.run_id, event.flow, event.index, f"escalated: {event.reason}")
+            return self._wait_for_answer(escalation.run_id, escalation.flow, escalation.index,
+                                         f"escalated: {escalation.reason}",
+                                         lambda a: a.kind in escalation.answers and not self._handed_back)
         except StopRequested:
-            return "stop"
-        return "retry"
+            if self.runner._closing:
+                raise
+            return Answer("stop")
 
-    _where: tuple[str, int] = ("", -1)
+    def take_over(self, run_id: str, flow: str, index: int) -> Answer:
+        self.takeover_wanted = False
+        answer = self._wait_for_answer(run_id, flow, index, "taken over by hand",
+                                       lambda a: self._handed_back or a.kind == "retry")
+        # Resume during a takeover hands back at the same step
+        return answer if self._handed_back else Answer("take_over", continue_from=None)
 
 
 class EngineRunner:

@@ -15,9 +15,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.domain import Candidate, Flow, RunResult, Step
 from core.engine.events import EngineEvent
-from core.engine.executor import ExecutorConfig, FlowExecutor, HeadlessControl, RunControl, bind_params
+from core.engine.control import HeadlessControl, RunControl
+from core.engine.executor import FlowExecutor
 from core.engine.sites import SiteAdapter, open_site
-from core.locate import LocatorConfig
 from core.perception.driver import PlaywrightDriver
 from core.project import Project, save_flow
 from core.secrets import MissingSecretError, Redactor, resolve_secret
@@ -163,15 +163,9 @@ class ProjectSession:
         self.driver = self.store = self.site = None
 
     def _executor(self) -> FlowExecutor:
-        s = self.project.settings
-        cfg = ExecutorConfig(
-            locator=LocatorConfig(margin=s.locator.margin, fuzzy_threshold=s.locator.fuzzy_threshold,
-                                  position_tolerance_px=s.locator.position_tolerance_px),
-            breaker_threshold=s.breaker.threshold, read_only_threshold=s.breaker.read_only_threshold,
-            recovery_timeout_s=s.breaker.recovery_timeout_s, screenshots=self.screenshots,
-        )
         assert self.driver is not None
-        return FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store, config=cfg,
+        return FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store,
+                            settings=self.project.engine_settings, screenshots=self.screenshots,
                             project_name=self.project.name, on_descriptor_captured=self._store_back)
 
     def _store_back(self, flow: Flow, step: Step, cand: Candidate) -> None:

@@ -76,6 +76,18 @@ class Project:
     def secret_names(self) -> tuple[str, ...]:
         return tuple(self.settings.secrets)
 
+    @property
+    def engine_settings(self) -> "EngineSettings":
+        """The run settings of the project file as one typed object."""
+        from core.domain.settings import BreakerSettings, EngineSettings, LocatorConfig
+
+        s = self.settings
+        return EngineSettings(
+            locator=LocatorConfig(margin=s.locator.margin, fuzzy_threshold=s.locator.fuzzy_threshold,
+                                  position_tolerance_px=s.locator.position_tolerance_px),
+            breaker=BreakerSettings(s.breaker.threshold, s.breaker.read_only_threshold, s.breaker.recovery_timeout_s),
+            max_steps=s.max_steps)
+
 
 def run_data_dir(root: Path) -> Path:
     """Return (and create) the git-ignored run-data folder of a project."""

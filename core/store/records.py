@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from core.domain import EscalationCandidate
+
 __all__ = [
     "RunSummary", "StepRecord", "ObservationRecord", "ResolutionRecord", "VerdictRecord",
     "EscalationRecord", "RunDetail",
@@ -115,7 +117,7 @@ class EscalationRecord:
     flow: str
     step_title: str
     reason: str
-    candidates: tuple[str, ...]
+    candidates: tuple[EscalationCandidate, ...]
     side_effects: tuple[str, ...]
     created_at: datetime
 

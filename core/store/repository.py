@@ -24,12 +24,12 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from sqlalchemy import Engine, func, select, update
 from sqlalchemy.orm import Session
 
-from core.domain import Observation, Resolution, RunResult, StepOutcome, Verdict
+from core.domain import BBox, Escalation, EscalationCandidate, Observation, Resolution, RunResult, StepOutcome, Verdict
 from core.secrets import Redactor
 
 from . import database
@@ -46,8 +46,6 @@ from .records import (
 )
 from .recovery import mark_interrupted
 
-if TYPE_CHECKING:  # not at run time: core.engine will import the store
-    from core.engine.events import EscalationRaised
 
 __all__ = [
     "STORE_DIRNAME", "DB_FILENAME", "StoreError", "StoreReadOnlyError", "StoreClosedError",
@@ -359,14 +357,14 @@ class Store:
             self._touch(s, run_id)
             self._upsert_step(s, run_id, outcome)
 
-    def record_escalation(self, run_id: str, event: EscalationRaised) -> None:
-        """Record an escalation to a human (the event's flow, step, reason, context)."""
+    def record_escalation(self, run_id: str, event: Escalation) -> None:
+        """Record an escalation to a human (flow, step, reason, candidates with boxes in CSS px, side effects)."""
         with self._write() as s:
             self._touch(s, run_id)
             s.add(EscalationRow(
                 run_id=run_id, flow=self._t(event.flow), step_index=int(event.index),
                 step_title=self._t(event.step_title), reason=self._t(event.reason),
-                candidates=self._j(list(event.candidates)),
+                candidates=self._j([_candidate_json(c) for c in event.candidates]),
                 side_effects=self._j(list(event.side_effects)), created_at=utcnow()))
 
     def finish_run(self, run_id: str, result: RunResult) -> None:
@@ -468,7 +466,7 @@ class Store:
                                              tuple(r.observed or ()), r.reason)
                                for r in rows(VerdictRow)),
                 escalations=tuple(EscalationRecord(
-                    r.step_index, r.flow, r.step_title, r.reason, tuple(r.candidates or ()),
+                    r.step_index, r.flow, r.step_title, r.reason, tuple(_candidate_of(c) for c in r.candidates or ()),
                     tuple(r.side_effects or ()), _utc(r.created_at))  # type: ignore[arg-type]
                     for r in rows(EscalationRow)),
             )
@@ -476,3 +474,17 @@ class Store:
     def media_path(self, relpath: str) -> Path:
         """Absolute path of a screenshot path stored in a row."""
         return Path(self.media_root, *relpath.split("/"))
+
+
+def _candidate_json(c: EscalationCandidate) -> dict[str, Any]:
+    box = [c.box.x, c.box.y, c.box.width, c.box.height] if c.box is not None else None
+    return {"ref": c.ref, "label": c.label, "score": float(c.score), "box": box}
+
+
+def _candidate_of(row: Any) -> EscalationCandidate:
+    """A stored candidate; rows written before candidates were structured hold a label string."""
+    if isinstance(row, str):
+        return EscalationCandidate("", row, 0.0, None)
+    box = row.get("box")
+    return EscalationCandidate(str(row.get("ref", "")), str(row.get("label", "")), float(row.get("score", 0.0)),
+                               BBox(*box) if box else None)

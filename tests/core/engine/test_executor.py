@@ -4,19 +4,20 @@ No browser and no Qt: the page is scripted with :mod:`core.perception.fake`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pytest
 
-import core.engine.executor as executor_module
-from core.domain import Action, Assertion, Candidate, ElementDescriptor, Flow, RunResult, Step
+from core.domain import (
+    Action, Assertion, BreakerSettings, Candidate, ElementDescriptor, EngineSettings, Escalation, Flow, RunResult,
+    Step, WaitSettings,
+)
+from core.engine.control import Answer, HeadlessControl, StopRequested
 from core.engine.events import (
     ActionPerformed, BreakerChanged, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, PhaseChanged,
     StepFinished, StepStarted, TargetResolved, VerdictReached,
 )
-from core.engine.executor import (
-    ExecutorConfig, FlowExecutor, HeadlessControl, StopRequested, bind_params, ParameterError,
-)
+from core.engine.executor import FlowExecutor
 from core.perception.fake import FakeDriver, FakePage, change_text, fail, navigate, nothing, set_value, update
 
 #: Made-up secret values for masking tests (never real credentials).
@@ -24,10 +25,9 @@ FIXTURE_SECRET = "s3" + "cret"
 SHORT_FIXTURE_SECRET = "x"
 
 
-@pytest.fixture(autouse=True)
-def no_retry_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Retries wait 300 ms (P6) on a real page; the fake page needs no settling."""
-    monkeypatch.setattr(executor_module, "RETRY_DELAY_S", 0.0)
+def settings(retries: int = 2, **kw: Any) -> EngineSettings:
+    """Run settings for the fake page: retries wait 300 ms (P6) on a real page, here they need not."""
+    return EngineSettings(waits=WaitSettings(retries=retries, retry_delay_ms=0), **kw)
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -73,11 +73,11 @@ class Recorder:
 
 
 def execute(fake: FakeDriver, steps: Sequence[Step], *, params: Mapping[str, str] | None = None,
-            start_url: str = "/", control: Any = None, config: ExecutorConfig | None = None,
+            start_url: str = "/", control: Any = None, config: EngineSettings | None = None,
             on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
             flow_params: Mapping[str, str] | None = None) -> tuple[RunResult, Recorder]:
     rec = Recorder()
-    ex = FlowExecutor(fake, emit=rec, control=control, config=config or ExecutorConfig(screenshots=False),
+    ex = FlowExecutor(fake, emit=rec, control=control, settings=config or settings(), screenshots=False,
                       project_name="test", on_descriptor_captured=on_descriptor_captured)
     flow = Flow("checkout", start_url, tuple(steps), params=dict(flow_params or {}))
     result = ex.run_flow(flow, params=params or {})
@@ -105,7 +105,8 @@ def test_a_flow_passes_with_phases_in_order() -> None:
     assert [o.status for o in result.steps] == ["passed", "passed"]
     assert result.heals == 0 and result.invalid_actions == 0
     assert [(a.element, a.kind, a.value) for a in fake.actions] == [("user", "input", "alice"), ("go", "click", "")]
-    expected = ["observe", "signature", "resolve", "precheck", "act", "wait", "observe", "verify", "record"]
+    expected = ["observe", "fingerprint", "decide", "resolve", "precheck", "checkpoint", "act", "settle", "verify",
+                "record"]
     assert rec.phases(0) == expected
     assert rec.phases(1) == expected
     assert {e.run_id for e in rec.events} == {result.run_id}
@@ -124,8 +125,8 @@ def test_events_sit_between_the_right_phases() -> None:
 
     assert [label(e) for e in rec.events] == [
         "FlowStarted", "BreakerChanged",
-        "StepStarted", "observe", "observation:before", "signature", "resolve", "TargetResolved", "precheck",
-        "act", "ActionPerformed", "wait", "observe", "observation:after", "verify", "VerdictReached",
+        "StepStarted", "observe", "observation:before", "fingerprint", "decide", "resolve", "TargetResolved",
+        "precheck", "checkpoint", "act", "ActionPerformed", "settle", "verify", "observation:after", "VerdictReached",
         "BreakerChanged", "record", "StepFinished",
     ]
     assert rec.of(FlowStarted)[0].step_titles == ("input User name",)
@@ -140,7 +141,8 @@ def test_targetless_step_skips_resolve() -> None:
     fake = FakeDriver(pages=LOGIN)
     result, rec = execute(fake, [Step(id="n", action=Action("navigate", "/home"))])
     assert result.status == "passed"
-    assert rec.phases() == ["observe", "signature", "precheck", "act", "wait", "observe", "verify", "record"]
+    assert rec.phases() == ["observe", "fingerprint", "decide", "precheck", "checkpoint", "act", "settle", "verify",
+                            "record"]
     assert fake.actions[0].ref is None and fake.path == "/home"
 
 
@@ -226,7 +228,7 @@ def test_a_retry_that_works_passes() -> None:
 
 def test_retries_are_configurable() -> None:
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
-    result, _ = execute(fake, [click("s1", "Go")], config=ExecutorConfig(screenshots=False, retries=0))
+    result, _ = execute(fake, [click("s1", "Go")], config=settings(retries=0))
     assert len(fake.actions) == 1 and result.status == "escalated"
     assert "failed after 1 attempt(s)" in result.error
 
@@ -264,8 +266,8 @@ def test_an_irreversible_step_that_fails_verification_runs_once_and_escalates() 
 
 def test_an_irreversible_step_is_not_retried_even_when_a_human_says_retry() -> None:
     class Retry(HeadlessControl):
-        def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
-            return "retry"
+        def escalate(self, event: Escalation) -> Answer:
+            return Answer("retry")
 
     fake = irreversible_pages()
     result, _ = execute(fake, [click("s2", "Submit", reversible=False)], control=Retry())
@@ -303,7 +305,11 @@ def test_an_ambiguous_target_abstains_and_escalates_with_candidates() -> None:
     assert "tie" in resolution.reason
     (esc,) = rec.of(EscalationRaised)
     assert esc.reason.startswith("locator abstained")
-    assert len(esc.candidates) >= 2 and all("Delete" in c for c in esc.candidates[:2])
+    assert len(esc.candidates) >= 2 and all(c.label == "Delete" for c in esc.candidates[:2])
+    assert {c.ref for c in esc.candidates[:2]} == {c.ref for c in rec.of(ObservationMade)[0].observation.candidates
+                                                   if c.descriptor.id in ("d1", "d2")}
+    assert all(c.box is not None and c.score > 0 for c in esc.candidates[:2])
+    assert esc.kind == "abstained" and "retry" in esc.answers
 
 
 def test_a_human_can_resolve_an_escalation_and_retry() -> None:
@@ -312,10 +318,10 @@ def test_a_human_can_resolve_an_escalation_and_retry() -> None:
             self.fake = fake
             self.asked = 0
 
-        def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
+        def escalate(self, event: Escalation) -> Answer:
             self.asked += 1
             self.fake.elements = [e for e in self.fake.elements if e["id"] != "d2"]
-            return "retry"
+            return Answer("retry")
 
     fake = FakeDriver(pages={"/": [button("d1", "Delete"), button("d2", "Delete")]},
                       reactions={("/", "d1", "click"): change_text("deleted")})
@@ -334,7 +340,7 @@ def test_an_optional_step_whose_target_is_missing_is_skipped() -> None:
 
 def test_the_breaker_opens_after_three_consecutive_failures_and_escalates() -> None:
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
-    config = ExecutorConfig(screenshots=False, retries=10)  # the breaker, not the retry budget, stops it
+    config = settings(retries=10)  # the breaker, not the retry budget, stops it
     result, rec = execute(fake, [click("s1", "Go")], config=config)
     assert len(fake.actions) == 3
     assert result.status == "escalated"
@@ -346,7 +352,7 @@ def test_the_breaker_opens_after_three_consecutive_failures_and_escalates() -> N
 
 def test_read_only_steps_get_five_failures_before_the_breaker_opens() -> None:
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
-    config = ExecutorConfig(screenshots=False, retries=10)
+    config = settings(retries=10)
     result, rec = execute(fake, [click("s1", "Go", read_only=True)], config=config)
     assert len(fake.actions) == 5
     assert rec.of(BreakerChanged)[-1].state == "open"
@@ -357,9 +363,9 @@ def test_after_a_human_resume_the_open_breaker_lets_one_probe_through() -> None:
         def __init__(self) -> None:
             self.asked = 0
 
-        def escalate(self, event: EscalationRaised) -> Literal["retry", "stop"]:
+        def escalate(self, event: Escalation) -> Answer:
             self.asked += 1
-            return "retry" if self.asked == 1 else "stop"
+            return Answer("retry" if self.asked == 1 else "stop")
 
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
     control = RetryOnce()
@@ -385,7 +391,7 @@ def test_typing_into_a_non_editable_target_is_a_precondition_failure() -> None:
     fake = FakeDriver(pages={"/": [{"id": "n", "role": "status", "tag": "div", "label": "Name"}]})
     step = Step(id="s1", action=Action("input", "x"),
                 target=ElementDescriptor(tag="div", role="status", name="Name", label="Name"))
-    result, _ = execute(fake, [step], config=ExecutorConfig(screenshots=False, retries=0))
+    result, _ = execute(fake, [step], config=settings(retries=0))
     assert "precondition not met: target is not an editable field" in result.error
     assert fake.actions == []
 
@@ -454,13 +460,6 @@ def test_an_unknown_parameter_ends_the_flow_with_error_naming_the_step() -> None
     assert [a.element for a in fake.actions] == ["user"]
 
 
-def test_bind_params() -> None:
-    assert bind_params("{a}-{b}", {"a": "1", "b": "2"}) == "1-2"
-    assert bind_params("no params", {}) == "no params"
-    with pytest.raises(ParameterError, match=r"where: parameter \{x\} has no value \(known: none\)"):
-        bind_params("{x}", {}, where="where")
-
-
 # --- stopping ------------------------------------------------------------------------------
 
 
@@ -468,7 +467,7 @@ class StopAt(HeadlessControl):
     def __init__(self, index: int) -> None:
         self.index = index
 
-    def checkpoint(self, run_id: str, flow: str, index: int) -> None:
+    def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
         if index == self.index:
             raise StopRequested()
 
@@ -477,9 +476,9 @@ def test_a_stop_request_ends_the_flow_as_stopped() -> None:
     fake = FakeDriver(pages=LOGIN)
     result, _ = execute(fake, [type_into("s1", "User name", "a"), type_into("s2", "Password", "b")],
                         control=StopAt(1))
-    assert result.status == "stopped"
+    assert result.status == "stopped" and result.error_kind == "stopped"
     assert result.error == "stopped by the user"
-    assert [o.step_id for o in result.steps] == ["s1"]
+    assert [(o.step_id, o.status) for o in result.steps] == [("s1", "passed"), ("s2", "stopped")]
     assert [a.element for a in fake.actions] == ["user"]
 
 
@@ -503,7 +502,7 @@ def test_heals_only_count_passed_steps() -> None:
 def test_invalid_actions_are_counted_per_run() -> None:
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
     rec = Recorder()
-    ex = FlowExecutor(fake, emit=rec, config=ExecutorConfig(screenshots=False, retries=0))
+    ex = FlowExecutor(fake, emit=rec, settings=settings(retries=0), screenshots=False)
     flow = Flow("f", "/", (click("s1", "Go"),))
     first = ex.run_flow(flow, params={})
     second = ex.run_flow(flow, params={})
@@ -514,7 +513,7 @@ def test_invalid_actions_are_counted_per_run() -> None:
 def test_a_changed_unexpectedly_verdict_is_invalid() -> None:
     fake = FakeDriver(pages={"/": [textbox("f", "Name"), button("go", "Go")]},
                       reactions={("/", "f", "input"): change_text("Oops")})
-    result, rec = execute(fake, [type_into("s1", "Name", "x")], config=ExecutorConfig(screenshots=False, retries=0))
+    result, rec = execute(fake, [type_into("s1", "Name", "x")], config=settings(retries=0))
     assert rec.of(VerdictReached)[0].verdict.kind == "changed_unexpectedly"
     assert result.invalid_actions == 1 and result.status == "escalated"
 
@@ -523,7 +522,7 @@ def test_a_later_update_disabling_a_button_is_seen_by_the_precheck() -> None:
     fake = FakeDriver(pages={"/": [button("a", "Apply"), button("b", "Buy")]},
                       reactions={("/", "a", "click"): [change_text("applied"), update("b", enabled=False)]})
     result, _ = execute(fake, [click("s1", "Apply"), click("s2", "Buy")],
-                        config=ExecutorConfig(screenshots=False, retries=0))
+                        config=settings(retries=0))
     assert [o.status for o in result.steps] == ["passed", "escalated"]
     assert "target is disabled" in result.error
     assert [a.element for a in fake.actions] == ["a"]

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from core.domain import RunResult
+from core.domain import BBox, EscalationCandidate, RunResult
 from core.engine.events import EscalationRaised
 from core.store import (
     SCHEMA_VERSION, Store, StoreClosedError, StoreReadOnlyError, UnknownRunError, store_path,
@@ -41,7 +41,8 @@ def _record_full_run(store: Store, make_observation, make_resolution, make_verdi
         outcomes.append(outcome)
     store.record_escalation(run_id, EscalationRaised(
         run_id=run_id, flow=flow, index=2, step_title="Step 3", reason="page did not change",
-        candidates=("0:1 Save", "0:2 Cancel"), side_effects=("POST /orders",)))
+        candidates=(EscalationCandidate("0:1", "Save", 0.61, BBox(10, 20, 80, 24)),
+                    EscalationCandidate("0:2", "Cancel", 0.58)), side_effects=("POST /orders",)))
     result = RunResult(run_id=run_id, flow=flow, status="escalated", steps=tuple(outcomes),
                        heals=1, invalid_actions=1, seconds=4.25, error="escalated at step 3",
                        reward=0.5, heals_by_strategy={"fuzzy_text": 1})
@@ -93,7 +94,8 @@ def test_full_run_is_read_back_after_reopening(tmp_path, make_observation, make_
 
         (esc,) = detail.escalations
         assert (esc.index, esc.flow, esc.reason) == (2, "login", "page did not change")
-        assert esc.candidates == ("0:1 Save", "0:2 Cancel")
+        assert esc.candidates == (EscalationCandidate("0:1", "Save", 0.61, BBox(10, 20, 80, 24)),
+                                  EscalationCandidate("0:2", "Cancel", 0.58))
         assert esc.side_effects == ("POST /orders",)
 
         step2 = detail.for_step(2)

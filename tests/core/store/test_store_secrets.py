@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from core.domain import Resolution, RunResult, ScoredCandidate
+from core.domain import EscalationCandidate, Resolution, RunResult, ScoredCandidate
 from core.engine.events import EscalationRaised
 from core.secrets import MASK, Redactor
 from core.store import Store
@@ -48,7 +48,7 @@ def test_secrets_never_reach_the_database_or_file_names(tmp_path, make_observati
     store.record_step(run_id, outcome)
     store.record_escalation(run_id, EscalationRaised(
         run_id=run_id, flow="login", index=0, step_title=f"Type {SECRET}",
-        reason=f"cannot type {SECRET}", candidates=(f"0:0 {SECRET}",),
+        reason=f"cannot type {SECRET}", candidates=(EscalationCandidate("0:0", f"{SECRET}", 0.5),),
         side_effects=(f"POST /login password={SECRET}",)))
     store.finish_run(run_id, RunResult(
         run_id=run_id, flow="login", status="failed", steps=(outcome,), heals=1,
