@@ -72,7 +72,7 @@ def test_secrets_never_reach_the_database_or_file_names(tmp_path, make_observati
     assert detail.verdicts[0].reason == f"field shows {MASK}"
     esc = detail.escalations[0]
     assert esc.reason == f"cannot type {MASK}"
-    assert esc.candidates == (f"0:0 {MASK}",)
+    assert [c.label for c in esc.candidates] == [MASK]
     assert esc.side_effects == (f"POST /login password={MASK}",)
     assert store.media_path(obs.screenshot).is_file()
     store.close()
