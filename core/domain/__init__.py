@@ -1,6 +1,6 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
-from .flow import ACTION_KINDS, TARGETLESS_ACTIONS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
+from .flow import ACTION_KINDS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
     ErrorKind, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, Verdict,
@@ -8,7 +8,7 @@ from .observation import (
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
-    "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
+    "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome",
     "Verdict", "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]
