@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from core.act.space import needs_target
 from core.domain import (
     Action, Assertion, Candidate, ElementDescriptor, Flow, Resolution, RunResult, ScoredCandidate, Step,
     StepOutcome, Verdict,
@@ -288,7 +289,7 @@ class FakeEngine:
             return script[: len(flow.steps)]
         generic = []
         for step in flow.steps[len(script):]:
-            if step.needs_target:
+            if needs_target(step):
                 generic.append(ScriptedStep("login", "login", ("Log in", "button"),
                                             reason="EXACT: remembered element found.", expected="content",
                                             observed=("content",), verdict_reason="The page changed as expected."))

@@ -8,35 +8,40 @@ from __future__ import annotations
 
 from core.domain import Observation, Step, Verdict
 
+from .space import spec
+
 __all__ = ["expected_delta", "observed_deltas", "judge", "NOISE_DELTAS"]
 
 #: Deltas that never count as progress (S5: hover styles, spinners, caret blinks).
 NOISE_DELTAS = frozenset({"focus", "loading"})
 
+#: Keys whose press has a narrower expected delta than the table's ``"any"`` (S5).
 _SOFT_KEYS = {"Tab": "focus", "Escape": "overlay_close"}
 
 
 def expected_delta(step: Step) -> str:
-    """Expected delta kind of a step.
+    """Expected delta kind of a step (S5).
+
+    ``step.expect`` when it is not ``"auto"``; else the action table's
+    ``expected`` (:mod:`core.act.space`), except that ``press`` of ``Tab``
+    expects ``"focus"`` and of ``Escape`` ``"overlay_close"``.
 
     Returns one of ``"navigation"``, ``"value"``, ``"overlay_open"``,
     ``"overlay_close"``, ``"content"``, ``"scroll"``, ``"focus"``, ``"any"``
     (some real change) or ``"none"`` (no change needed).
+
+    Raises
+    ------
+    KeyError
+        When the step's action kind is outside the closed action space.
     """
     if step.expect != "auto":
         return step.expect
     kind = step.action.kind
-    if kind in ("input", "select", "check", "uncheck", "upload"):
-        return "value"
-    if kind in ("navigate", "back"):
-        return "navigation"
-    if kind == "scroll":
-        return "scroll"
+    expected = spec(kind).expected
     if kind == "press":
-        return _SOFT_KEYS.get(step.action.value, "any")
-    if kind in ("hover", "wait", "assert", "screenshot"):
-        return "none"
-    return "any"  # click, dblclick
+        return _SOFT_KEYS.get(step.action.value, expected)
+    return expected
 
 
 def _control_states(obs: Observation) -> dict[tuple, tuple]:

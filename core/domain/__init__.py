@@ -1,6 +1,6 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
-from .flow import ACTION_KINDS, TARGETLESS_ACTIONS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
+from .flow import ACTION_KINDS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
 from .escalation import (
     Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
 )
@@ -11,7 +11,7 @@ from .observation import (
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
-    "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
+    "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome",
     "Verdict", "Checkpoint", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",

@@ -2,7 +2,8 @@
 
 The action space is closed (P5 plus navigate, double click, check/uncheck,
 hover, upload and press; seed 002 P5): nothing outside :data:`ACTION_KINDS`
-can be executed.
+can be executed.  What each kind needs (a target, a value) and promises is
+the action table's, :mod:`core.act.space`.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Literal, Mapping
 from .element import ElementDescriptor
 
 __all__ = [
-    "ActionKind", "ACTION_KINDS", "TARGETLESS_ACTIONS", "Action", "Assertion",
+    "ActionKind", "ACTION_KINDS", "Action", "Assertion",
     "AssertionKind", "Step", "StepEvidence", "Flow", "EpisodeSpec",
 ]
 
@@ -23,8 +24,6 @@ ActionKind = Literal[
 ]
 #: The closed action space (P5 + navigate, dblclick, check/uncheck, hover, upload, press).
 ACTION_KINDS: tuple[str, ...] = ActionKind.__args__  # type: ignore[attr-defined]
-#: Actions that never need a target element.
-TARGETLESS_ACTIONS = frozenset({"scroll", "wait", "back", "screenshot", "navigate", "assert"})
 
 AssertionKind = Literal[
     "visible", "hidden", "text_equals", "text_contains", "enabled", "disabled",
@@ -147,13 +146,6 @@ class Step:
     read_only: bool = False
     optional: bool = False
     recorded: StepEvidence | None = None
-
-    @property
-    def needs_target(self) -> bool:
-        """True when the action acts on an element (an ``assert`` step with a target does too)."""
-        if self.action.kind == "assert":
-            return bool(self.selector) or not self.target.is_empty
-        return self.action.kind not in TARGETLESS_ACTIONS
 
     @property
     def title(self) -> str:

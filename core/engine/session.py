@@ -20,6 +20,7 @@ from core.engine.executor import FlowExecutor
 from core.engine.sites import SiteAdapter, open_site
 from core.perception.driver import PlaywrightDriver
 from core.project import Project, save_flow
+from core.project.params import placeholders
 from core.secrets import MissingSecretError, Redactor, resolve_secret
 
 __all__ = ["ProjectSession", "SessionError", "resolve_params", "check_params"]
@@ -76,14 +77,11 @@ def check_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -> 
         texts.append(("value", st.action.value, f"step {st.id!r} (#{i + 1}), "))
         texts += [("assertions.expected", a.expected, f"step {st.id!r} (#{i + 1}), ") for a in st.assertions]
     for fieldname, text, where in texts:
-        for name in _PLACEHOLDER.findall(text):
+        for name in placeholders(text):
             if name not in known:
                 return (f"{flow.source or flow.name} at {where}field '{fieldname}': parameter {{{name}}} has no "
                         f"value (known: {', '.join(sorted(known)) or 'none'})")
     return ""
-
-
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 class ProjectSession:

@@ -33,6 +33,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
 
+from core.act.precheck import EDITABLE_ROLES
+from core.act.space import spec
 from core.domain import Action, Assertion, Candidate, Observation
 from core.perception.driver import ActionError, NavigationError, _candidate
 from core.perception.grid import Grid
@@ -47,8 +49,6 @@ BASE_URL = "http://fake.test"
 VIEWPORT = (1280, 800)  # CSS px, the project default
 _TAGS = {"button": "button", "link": "a", "textbox": "input", "searchbox": "input", "checkbox": "input",
          "radio": "input", "combobox": "select", "spinbutton": "input", "heading": "h1"}
-_EDITABLE_ROLES = ("textbox", "searchbox", "combobox", "spinbutton")
-_NEEDS_ENABLED = ("click", "dblclick", "input", "select", "check", "uncheck", "upload")
 
 
 @dataclass
@@ -276,7 +276,7 @@ class FakeDriver:
         el.setdefault("bbox", [10.0, 10.0 + 40.0 * position, 120.0, 30.0])
         el.setdefault("enabled", True)
         el.setdefault("visible", True)
-        el.setdefault("editable", role in _EDITABLE_ROLES)
+        el.setdefault("editable", role in EDITABLE_ROLES)
         el.setdefault("value", "")
         el.setdefault("checked", None)
         el.setdefault("container", modal)
@@ -386,7 +386,7 @@ class FakeDriver:
             self.actions.append(Performed(self.path, el["id"] if el else "", action.kind, value, ref))
         if el is not None and not el["visible"]:
             raise ActionError(f"{action.kind} failed: element {el['id']!r} is not visible")
-        if el is not None and action.kind in _NEEDS_ENABLED and not el["enabled"]:
+        if el is not None and spec(action.kind).needs_enabled and not el["enabled"]:
             raise ActionError(f"{action.kind} failed: element {el['id']!r} is not enabled (timeout)")
         reaction = self._reaction(el["id"] if el else "", action.kind)
         if reaction is None:

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import yaml
 from pydantic import ValidationError
 
+from core.act.space import needs_target, spec
 from core.domain import Action, Assertion, ElementDescriptor, EpisodeSpec, Flow, Step, StepEvidence
 
 from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
@@ -201,9 +202,9 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
             recorded=StepEvidence(sm.recorded.state_before, sm.recorded.state_after, tuple(sm.recorded.observed))
             if sm.recorded else None,
         )
-        if step.needs_target and not step.selector and target.is_empty:
+        if needs_target(step) and not step.selector and target.is_empty:
             raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
-        if sm.action in ("input", "select", "press", "navigate", "upload") and sm.value == "" and sm.action != "input":
+        if spec(sm.action).value == "required" and sm.value == "":
             raise ProjectError(path, f"action {sm.action!r} needs a 'value'", location=f"{where}, field 'value'")
         steps.append(step)
     episode = EpisodeSpec(model.episode.task, model.episode.utterance_regex) if model.episode else None

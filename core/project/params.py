@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-__all__ = ["PLACEHOLDER", "ParameterError", "placeholders", "bind", "placeholder", "is_placeholder"]
+__all__ = [
+    "PLACEHOLDER", "ParameterError", "placeholders", "bind", "placeholder", "is_placeholder", "placeholder_name",
+]
 
 #: A ``{name}`` placeholder; group 1 is the name.
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -33,6 +35,12 @@ def placeholder(name: str) -> str:
 def is_placeholder(text: str) -> bool:
     """True when ``text`` is exactly one placeholder (``"{password}"``)."""
     return PLACEHOLDER.fullmatch(text or "") is not None
+
+
+def placeholder_name(text: str) -> str:
+    """The parameter name when ``text`` is exactly one placeholder (``"{password}"`` -> ``"password"``), else ``""``."""
+    m = PLACEHOLDER.fullmatch(text or "")
+    return m.group(1) if m else ""
 
 
 def bind(text: str, params: Mapping[str, str], *, where: str = "") -> str:

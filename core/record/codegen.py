@@ -51,8 +51,10 @@ from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, Iterable, Mapping
 
+from core.act.space import ACTION_SPACE
 from core.domain import Action, Assertion, Flow, Step
 from core.project.loader import ProjectError
+from core.project.params import placeholder, placeholders
 from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name
 from .steps import relative_url, slug
 
@@ -76,7 +78,6 @@ _BOILERPLATE_METHODS = frozenset({
     "connect", "connect_over_cdp", "set_default_timeout", "set_default_navigation_timeout", "storage_state",
 })
 _BOILERPLATE_FUNCTIONS = frozenset({"run", "main"})
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _LABEL_MAX = 60
 
 
@@ -826,8 +827,8 @@ class _Secrets:
             if text == literal or (len(literal) >= MIN_SUBSTRING_LENGTH and literal in text):
                 self._use(name, literal)
                 if text == literal:
-                    return "{" + name + "}"
-                text = text.replace(literal, "{" + name + "}")
+                    return placeholder(name)
+                text = text.replace(literal, placeholder(name))
         return text
 
     def leaked_in(self, text: str) -> str:
@@ -867,6 +868,16 @@ def _step_name(op: _Op, value: str) -> str:
     }[kind]
 
 
+def _fills_its_target(kind: str) -> bool:
+    """The action puts a value into its element (types, presses a key, picks an option or a file).
+
+    From the action table: it needs a target and takes a value.  ``kind`` may
+    also be an import-only kind (``"goto"``, ``"skip"``): False.
+    """
+    row = ACTION_SPACE.get(kind)
+    return row is not None and row.target == "required" and row.value != "none"
+
+
 def _drop_focus_clicks(ops: list[_Op]) -> tuple[list[_Op], list[int]]:
     """Remove the click codegen records before typing into the same field.
 
@@ -878,7 +889,7 @@ def _drop_focus_clicks(ops: list[_Op]) -> tuple[list[_Op], list[int]]:
     for i, op in enumerate(ops):
         nxt = ops[i + 1] if i + 1 < len(ops) else None
         if (op.kind == "click" and op.loc is not None and nxt is not None and nxt.loc is not None
-                and nxt.kind in ("input", "press", "select", "upload") and nxt.loc.selector == op.loc.selector):
+                and _fills_its_target(nxt.kind) and nxt.loc.selector == op.loc.selector):
             dropped.append(op.line)
             continue
         kept.append(op)
@@ -897,7 +908,7 @@ def _decide_secrets(ops: list[_Op], secrets: _Secrets, notes: list[tuple[int, st
                 op.kind = "skip"
             continue
         name, why = found
-        op.value, op.secret = "{" + name + "}", True
+        op.value, op.secret = placeholder(name), True
         where = f" into {_short(op.loc.label)!r}" if not secrets.leaked_in(op.loc.label) else ""
         notes.append((op.line, f"line {op.line}: the value typed{where} became secret parameter {{{name}}} ({why})"))
 
@@ -911,7 +922,7 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
         if op.kind == "skip":
             continue
         value = op.value or ""
-        if _PLACEHOLDER.search(value) and not op.secret:
+        if placeholders(value) and not op.secret:
             notes.append((op.line, f"line {op.line}: the value contains {{…}}, which Steadyhand reads as a "
                                    f"parameter placeholder; check the step"))
         value = secrets.substitute(value)

@@ -140,6 +140,7 @@ def record_command(args: argparse.Namespace) -> int:
     from core.perception.browser import BrowserLaunchError
     from core.perception.driver import NavigationError
     from core.project import ProjectError, load_project
+    from core.project.params import placeholder_name
 
     from .recorder import CdpPortInUse, Recorder, free_cdp_port, run_until_stopped
     from .runner import project_secrets, spool_dir_for
@@ -238,8 +239,8 @@ def record_command(args: argparse.Namespace) -> int:
     n = len(flow.steps)
     print(f"Stopped ({why}). Saved {n} step{'s' if n != 1 else ''} to {rel}"
           + (f" (element crops in {rel.parent / (flow.name + '.crops')})" if result.crops else ""), flush=True)
-    secret = sorted({s.action.value.strip("{}") for s in flow.steps if s.action.value.startswith("{")
-                     and s.action.value.strip("{}") in set(flow.secrets) | set(project.settings.secrets)})
+    declared = set(flow.secrets) | set(project.settings.secrets)
+    secret = sorted({name for s in flow.steps if (name := placeholder_name(s.action.value)) in declared})
     defaults = {n for n, spec in project.settings.secrets.items() if spec.default is not None}
     secret = [n for n in secret if n not in defaults]
     if secret:

@@ -27,6 +27,7 @@ from core.domain import Anchor, BBox, ElementDescriptor, Flow, Observation, Step
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
 from core.perception.driver import NavigationError, PlaywrightDriver
 from core.project.loader import flow_from_mapping, flow_to_mapping
+from core.project.params import is_placeholder, placeholder, placeholder_name
 from core.project.schema import BrowserModel
 from core.secrets import Redactor
 
@@ -847,7 +848,7 @@ class Recorder:
         elif p is not None:
             self._finalize(end=time.monotonic())
         declared = self.builder.secrets.for_value(expected)
-        expected = "{" + declared + "}" if declared else expected
+        expected = placeholder(declared) if declared else expected
         step = assertion_step(self.builder.next_id(), kind, expected, pick.descriptor,
                               count_selector=pick.count_selector)
         step = self.builder.add(step)
@@ -881,8 +882,8 @@ def recover_journal(folder: Path) -> tuple[Flow, dict[str, bytes], dict[str, byt
     if not steps:
         return None
     name = str(meta.get("flow") or folder.name.rsplit("-", 2)[0])
-    secrets = sorted({s.action.value.strip("{}") for s in steps
-                      if s.action.kind == "input" and s.target.type == "password" and s.action.value.startswith("{")})
+    secrets = sorted({placeholder_name(s.action.value) for s in steps
+                      if s.action.kind == "input" and s.target.type == "password" and is_placeholder(s.action.value)})
     files = {}
     for f in sorted((folder / "files").glob("*")) if (folder / "files").is_dir() else []:
         files[f"{name}.files/{f.name}"] = f.read_bytes()

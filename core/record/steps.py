@@ -13,7 +13,9 @@ import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
+from core.act.space import spec
 from core.domain import Action, Assertion, ElementDescriptor, Step, StepEvidence
+from core.project.params import is_placeholder, placeholder
 
 __all__ = [
     "SecretPolicy", "StepBuilder", "slug", "expect_from_observed", "relative_url", "step_name",
@@ -58,11 +60,17 @@ def expect_from_observed(kind: str, observed: Iterable[str], *, reliable: bool =
     Only decisive deltas (navigation, an overlay opening or closing) are
     written down; for anything else, or when the after-state was taken too
     late to be trusted (the user acted again first), ``"auto"`` lets replay
-    use the action's default expectation.  A click that changed nothing
-    real gets ``"none"``.
+    use the action's default expectation.  Only kinds whose default
+    expectation is vague (``"any"`` in the action table: click, double click,
+    press) get a recorded one.  A click that changed nothing real gets ``"none"``.
+
+    Raises
+    ------
+    KeyError
+        When ``kind`` is outside the closed action space.
     """
     obs = tuple(observed)
-    if not reliable or kind not in ("click", "dblclick", "press"):
+    if not reliable or spec(kind).expected != "any":
         return "auto"
     for d in _DECISIVE:
         if d in obs:
@@ -84,7 +92,7 @@ def step_name(kind: str, desc: ElementDescriptor, value: str = "") -> str:
     if kind == "input":
         return f"Fill {label}"
     if kind == "select":
-        return f"Choose {value} in {label}" if value and not value.startswith("{") else f"Choose {label}"
+        return f"Choose {value} in {label}" if value and not is_placeholder(value) else f"Choose {label}"
     if kind in ("check", "uncheck"):
         return f"{kind.capitalize()} {label}"
     if kind == "press":
@@ -130,7 +138,7 @@ class SecretPolicy:
         """``value`` with every declared secret of 3+ chars inside it replaced by ``{name}``."""
         for name, secret in sorted(self.declared.items(), key=lambda kv: -len(kv[1] or "")):
             if secret and len(secret) >= 3 and secret in value:
-                value = value.replace(secret, "{" + name + "}")
+                value = value.replace(secret, placeholder(name))
         return value
 
     def for_value(self, value: str) -> str | None:
@@ -225,21 +233,21 @@ class StepBuilder:
                 name = self.secrets.for_password(desc)
                 if name not in self.secrets.declared and name not in self.flow_secrets:
                     self.flow_secrets.append(name)
-                return "{" + name + "}"
+                return placeholder(name)
             raw = str(event.get("value", ""))
             declared = self.secrets.for_value(raw) or self._param_for(raw)
-            return "{" + declared + "}" if declared else self.secrets.mask_within(raw)
+            return placeholder(declared) if declared else self.secrets.mask_within(raw)
         if kind == "select":
             raw = str(event.get("value", ""))
             declared = self.secrets.for_value(raw) or self._param_for(raw)
-            return "{" + declared + "}" if declared else raw
+            return placeholder(declared) if declared else raw
         if kind == "press":
             return str(event.get("value", ""))
         if kind == "upload":
             files = [str(f) for f in event.get("stored") or event.get("files", ()) if f]
             name = slug(desc.label_text, "file")
             self.params[name] = files[0] if files else ""
-            return "{" + name + "}"
+            return placeholder(name)
         if kind == "navigate":
             return relative_url(str(event.get("url", "")), self.base_url)
         return ""
@@ -298,7 +306,8 @@ class StepBuilder:
         step = Step(
             id=self.next_id(), name=step_name(kind, desc, name_value), action=action, target=desc,
             expect=expect_from_observed(kind, observed, reliable=reliable),
-            reversible=not wrote, read_only=kind in ("hover", "scroll") or (kind == "press" and value in ("Tab", "Shift+Tab")),
+            reversible=spec(kind).reversible and not wrote,
+            read_only=spec(kind).read_only or (kind == "press" and value in ("Tab", "Shift+Tab")),
             recorded=evidence,
         )
         self.count += 1

@@ -31,11 +31,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from core.act.space import spec
 from core.domain import Flow, Step
 from core.engine.events import (
     EngineEvent, EscalationRaised, FlowFinished, FlowStarted, RunFinished, StepFinished, StepStarted,
     TargetResolved, VerdictReached,
 )
+from core.project.params import is_placeholder, placeholder, placeholder_name, placeholders
 from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
@@ -56,7 +58,6 @@ __all__ = [
 FLOW_NAME_RE = FLOW_NAME
 #: A parameter name as ``{name}`` placeholders accept it.
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_PLACEHOLDER_RE = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 #: Assertion kinds offered for a picked element, when the recorder suggests none.
 ASSERTION_KINDS = ("visible", "hidden", "text_equals", "text_contains", "enabled", "disabled", "value", "count")
 _PAGE_KINDS = ("text_appears", "text_absent")
@@ -64,7 +65,6 @@ _TEXT_KINDS = ("text_equals", "text_contains", "text_appears", "text_absent")
 _NO_EXPECTED = ("visible", "hidden", "enabled", "disabled")
 #: Size of the element thumbnails in the steps table.
 THUMB_SIZE = QSize(112, 34)
-_PARAM_ACTIONS = ("input", "select")
 
 _GREEN, _AMBER, _RED = STATUS_COLORS["passed"], STATUS_COLORS["escalated"], STATUS_COLORS["failed"]
 
@@ -148,14 +148,15 @@ class RecordedRow:
         if self.read_only is not None:
             changes["read_only"] = self.read_only
         if self.param:
-            changes["action"] = replace(s.action, value=f"{{{self.param}}}")
+            changes["action"] = replace(s.action, value=placeholder(self.param))
         return replace(s, **changes) if changes else s
 
     def can_parametrize(self) -> bool:
-        """An input / select step with a literal value of a non-secret field."""
+        """True when the step's value is user data (the action table's ``parametrizable``: input, select)
+        and a literal (no placeholder) typed into a non-secret field."""
         s = self.step
-        return (self.param is None and s.action.kind in _PARAM_ACTIONS and bool(s.action.value)
-                and "{" not in s.action.value and s.target.type != "password")
+        return (self.param is None and spec(s.action.kind).parametrizable and bool(s.action.value)
+                and not placeholders(s.action.value) and s.target.type != "password")
 
 
 #: Thumbnails of wide, flat elements (text fields) are cut rather than shrunk below this height.
@@ -540,7 +541,7 @@ class RecordedStepsModel(QAbstractTableModel):
                 return int(Qt.AlignmentFlag.AlignCenter)
             return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole:
-            if col == self.COL_VALUE and _PLACEHOLDER_RE.match(step.action.value):
+            if col == self.COL_VALUE and is_placeholder(step.action.value):
                 return QBrush(QColor(COLORS["accent"]))
             if col == self.COL_REPLAY and row.replay is not None:
                 return QBrush(QColor(row.replay.color()))
@@ -599,9 +600,8 @@ class RecordedStepsModel(QAbstractTableModel):
                 lines.append(f"in: {t.container}")
             return "\n".join(lines)
         if col == self.COL_VALUE:
-            m = _PLACEHOLDER_RE.match(step.action.value)
-            if m:
-                name = m.group(1)
+            name = placeholder_name(step.action.value)
+            if name:
                 if name in self._secrets or (self._base and name in self._base.secrets):
                     return f"secret {{{name}}}: its value is never recorded"
                 default = self.params().get(name)
@@ -623,12 +623,8 @@ def _value_text(step: Step) -> str:
         return "; ".join(f"{x.kind} \u201c{x.expected}\u201d" if x.expected else x.kind for x in step.assertions)
     if a.kind == "scroll":
         return f"{a.direction} {a.distance} px"
-    if (a.kind in _PARAM_ACTIONS and step.target.type == "password" and a.value
-            and not _PLACEHOLDER_RE.match(a.value)):
+    if spec(a.kind).parametrizable and step.target.type == "password" and a.value and not is_placeholder(a.value):
         return "\u2022" * 6  # a secret never shows (the recorder should not even send it)
-    m = _PLACEHOLDER_RE.match(a.value)
-    if m:
-        return f"{{{m.group(1)}}}"
     return a.value
 
 

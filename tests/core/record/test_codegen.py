@@ -6,6 +6,7 @@ import textwrap
 import pytest
 import yaml
 
+from core.act.space import needs_target
 from core.domain import ACTION_KINDS
 from core.project import ProjectError, flow_to_mapping, load_flow, save_flow
 from core.record.codegen import ImportResult, import_codegen
@@ -296,7 +297,7 @@ def test_element_assertions(code, kind, expected, on_step):
     # a target the element must exist for carries the selector (its descriptor is captured on the first
     # run); hidden and count are checked on the page through the assertion's selector alone
     assert step.selector == (sel if on_step else "")
-    assert step.needs_target is on_step
+    assert needs_target(step) is on_step
 
 
 def test_page_assertions():
@@ -314,7 +315,7 @@ def test_page_assertions():
         ("assert", "", "url_contains", "/requests"),
         ("assert", 'internal:text="Request submitted"i', "visible", ""),
     ]
-    assert steps[0].name == "Expect the URL to contain '/requests'" and not steps[0].needs_target
+    assert steps[0].name == "Expect the URL to contain '/requests'" and not needs_target(steps[0])
     assert [n.split(":")[0] for n in r.notes] == ["line 6", "line 7", "line 8", "line 9"]
     assert "regular expression" in r.notes[0] and "no equivalent assertion" in r.notes[1]
     assert "checked-state" in r.notes[2] and "not a list" in r.notes[3]

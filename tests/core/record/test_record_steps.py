@@ -6,6 +6,7 @@ import io
 import pytest
 from PIL import Image
 
+from core.act.space import needs_target
 from core.domain import Anchor, BBox, ElementDescriptor, Flow, StepEvidence
 from core.project import load_flow
 from core.project.loader import flow_to_mapping
@@ -144,11 +145,11 @@ def test_step_names():
 
 def test_assertion_steps():
     s = assertion_step("s4", "text_equals", "Saved", BUTTON)
-    assert s.action.kind == "assert" and s.needs_target and s.target == BUTTON and s.read_only
+    assert s.action.kind == "assert" and needs_target(s) and s.target == BUTTON and s.read_only
     page = assertion_step("s5", "text_appears", "Request submitted", BUTTON)
-    assert not page.needs_target and page.assertions[0].kind == "text_appears"
+    assert not needs_target(page) and page.assertions[0].kind == "text_appears"
     count = assertion_step("s6", "count", "4", BUTTON, count_selector="table > tbody > tr")
-    assert count.assertions[0].selector == "table > tbody > tr" and not count.needs_target
+    assert count.assertions[0].selector == "table > tbody > tr" and not needs_target(count)
     with pytest.raises(ValueError, match="unknown assertion kind"):
         assertion_step("s7", "shiny", "", BUTTON)
 
