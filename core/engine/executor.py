@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal, Mapping, Protocol
 
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.domain import (
-    Candidate, Flow, Observation, Resolution, RunResult, ScoredCandidate, Step, StepOutcome, Verdict,
+    Candidate, ErrorKind, Flow, Observation, Resolution, RunResult, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine.events import (
     ActionPerformed, BreakerChanged, EngineEvent, EscalationRaised, FlowFinished, FlowStarted,
@@ -195,10 +195,13 @@ class FlowExecutor:
         self._emit_breaker(run_id)
         outcomes: list[StepOutcome] = []
         status, error = "passed", ""
+        kind: ErrorKind = ""
+        loaded = False
         side_effects: list[str] = []
         try:
             self.control.checkpoint(run_id, flow.name, -1)
             self.driver.goto(bind_params(flow.start_url, params, where=f"{flow.name} start_url"))
+            loaded = True
             if setup is not None:
                 params = {**params, **setup()}
             for index, step in enumerate(flow.steps):
@@ -206,15 +209,20 @@ class FlowExecutor:
                 outcomes.append(outcome)
                 if outcome.status in ("failed", "escalated"):
                     status, error = outcome.status, outcome.error
+                    kind = "assertion" if outcome.status == "failed" else "escalated"
                     break
                 if not step.reversible and outcome.status == "passed":
                     side_effects.append(f"step {index + 1} '{step.title}' wrote data")
         except StopRequested:
-            status, error = "stopped", "stopped by the user"
+            status, error, kind = "stopped", "stopped by the user", "stopped"
         except (NavigationError, ParameterError) as exc:
             status, error = "error", str(exc)
+            kind = ("parameter" if isinstance(exc, ParameterError)
+                    else "unreachable" if not loaded and str(exc).startswith("cannot load") else "navigation")
         except Exception as exc:  # noqa: BLE001 - a crashed browser must end the run cleanly
             status, error = "error", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            browser = isinstance(exc, ActionError) or type(exc).__module__.startswith("playwright")
+            kind = "browser" if browser else "internal"
         heals_by: dict[str, int] = {}
         for o in outcomes:
             if o.resolution is not None and o.resolution.healed and o.status == "passed":
@@ -222,7 +230,7 @@ class FlowExecutor:
         result = RunResult(
             run_id=run_id, flow=flow.name, status=status, steps=tuple(outcomes),
             heals=sum(heals_by.values()), invalid_actions=self._invalid_count.get(run_id, 0),
-            seconds=time.monotonic() - t0, error=error, heals_by_strategy=heals_by,
+            seconds=time.monotonic() - t0, error=error, heals_by_strategy=heals_by, error_kind=kind,
         )
         return result
 

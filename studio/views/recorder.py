@@ -36,6 +36,7 @@ from core.engine.events import (
     EngineEvent, EscalationRaised, FlowFinished, FlowStarted, RunFinished, StepFinished, StepStarted,
     TargetResolved, VerdictReached,
 )
+from core.engine.report import result_label
 from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
@@ -1213,7 +1214,7 @@ class RecorderDock(QDockWidget):
                 self.model.finish_replay()
                 r = event.result
                 color = _GREEN if r.status == "passed" else _RED if r.status == "failed" else _AMBER
-                self._say(f"Replay of <b>{_esc(r.flow)}</b>: <span style='color:{color}'>{_esc(r.status)}</span>"
+                self._say(f"Replay of <b>{_esc(r.flow)}</b>: <span style='color:{color}'>{_esc(result_label(r))}</span>"
                           f" \u00b7 {r.heals} heal(s) \u00b7 {r.invalid_actions} invalid action(s)"
                           f" \u00b7 {r.seconds:.1f} s")
                 self._update()
