@@ -1,8 +1,10 @@
 """The ``steadyhand`` command: run, record, studio, bench.
 
 Exit codes: 0 all flows passed; 1 a flow failed; 3 a flow escalated (needs a
-human) and none failed; 2 bad input (project, flow or argument); 4 the
-environment is broken (Chromium missing, target unreachable).
+human) and none failed; 2 bad input (project, flow, argument or parameter);
+4 the environment is broken (Chromium missing, target unreachable, browser
+failed).  A run's code comes from its results' error kinds
+(:func:`core.engine.report.exit_code`).
 """
 from __future__ import annotations
 
@@ -11,66 +13,19 @@ import importlib
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
+
+from core.engine.report import (
+    EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK, FlowStats, exit_code, result_label,
+    summary_json, summary_text,
+)
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT"]
-
-EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ESCALATED, EXIT_ENVIRONMENT = 0, 1, 2, 3, 4
 
 
 def _err(msg: str) -> None:
     print(f"steadyhand: error: {msg}", file=sys.stderr)
-
-
-@dataclass
-class _FlowStats:
-    flow: str
-    episodes: int = 0
-    passed_runs: int = 0
-    steps: int = 0
-    heals: int = 0
-    invalid: int = 0
-    seconds: float = 0.0
-    statuses: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    rewards: list[float] = field(default_factory=list)
-    heals_by: dict[str, int] = field(default_factory=dict)
-    wrong_clicks: int = 0
-    task: str = ""
-    ground_truth: dict[str, Any] = field(default_factory=dict)
-
-    def add(self, r: Any) -> None:
-        self.episodes += 1
-        success = r.status == "passed" and (r.reward is None or r.reward > 0)
-        self.passed_runs += int(success)
-        self.steps += len(r.steps)
-        self.heals += r.heals
-        self.invalid += r.invalid_actions
-        self.seconds += r.seconds
-        self.statuses.append(r.status)
-        if r.error:
-            self.errors.append(r.error)
-        if r.reward is not None:
-            self.rewards.append(r.reward)
-            if r.status == "passed" and r.reward <= 0:
-                self.wrong_clicks += 1  # the engine believed it completed; the reward says otherwise
-        for k, v in r.heals_by_strategy.items():
-            self.heals_by[k] = self.heals_by.get(k, 0) + v
-
-    @property
-    def passed(self) -> bool:
-        return self.episodes > 0 and self.passed_runs == self.episodes
-
-    @property
-    def result(self) -> str:
-        if self.passed:
-            return "passed"
-        for s in ("error", "failed", "escalated", "stopped"):
-            if s in self.statuses:
-                return s
-        return "failed"  # engine passed but the reward said no
 
 
 def _writable(path: Path) -> bool:
@@ -82,14 +37,6 @@ def _writable(path: Path) -> bool:
         return True
     except OSError:
         return False
-
-
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    fmt = "  ".join("{:<%d}" % w for w in widths)
-    lines = [fmt.format(*header), fmt.format(*["-" * w for w in widths])]
-    lines += [fmt.format(*[str(c) for c in r]) for r in rows]
-    return "\n".join(lines)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -128,7 +75,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
-    stats: dict[str, _FlowStats] = {n: _FlowStats(n) for n in names}
+    stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
+    results = []
     try:
         with ProjectSession(project, headless=True if args.headless else None,
                             use_store=not args.no_store, screenshots=not args.no_screenshots) as session:
@@ -140,68 +88,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 for ep in range(episodes):
                     seed = args.seed + ep if flow.episode else None
                     result = session.run_flow(flow, params=params, seed=seed)
-                    if result.status == "error" and result.error.startswith("cannot load"):
+                    if result.error_kind == "unreachable":
                         _err(result.error)  # the target is unreachable: every other flow would say the same
                         return EXIT_ENVIRONMENT
+                    results.append(result)
                     st.add(result)
                     gt = getattr(session.site, "ground_truth", None)
                     if gt is not None:
                         st.ground_truth = gt()
                     if not args.quiet:
                         extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
-                        err = ""
                         tag = f"{name}#{seed}" if flow.episode else name
-                        print(f"  {tag}: {result.status}{extra} ({len(result.steps)} steps, "
-                              f"{result.seconds:.1f}s){err}", file=sys.stderr, flush=True)
+                        print(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
+                              f"{result.seconds:.1f}s)", file=sys.stderr, flush=True)
     except BrowserLaunchError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
     except SessionError as exc:
         _err(str(exc))
         return EXIT_INPUT
-    rows = [[s.flow, s.result if s.episodes == 1 else f"{s.result} ({s.passed_runs}/{s.episodes})", s.steps,
-             s.heals, s.invalid, f"{s.seconds:.1f}"] for s in stats.values()]
-    print(_table(rows, ["flow", "result", "steps", "heals", "invalid actions", "seconds"]))
-    for s in stats.values():
-        for e in sorted(set(s.errors))[:3]:
-            print(f"  {s.flow}: {e}")
-    if any(s.ground_truth for s in stats.values()):
-        print("\nserver log (ground truth, read after each flow):")
-        for s in stats.values():
-            g = s.ground_truth
-            if g:
-                print(f"  {s.flow}: {g.get('activations', 0)} activations, {g.get('writes', 0)} writes, "
-                      f"{g.get('duplicate_writes', 0)} duplicate writes")
-    tasks = [s for s in stats.values() if s.task]
-    if tasks:
-        print()
-        trows = [[s.task, s.episodes, f"{100.0 * s.passed_runs / s.episodes:.0f}%",
-                  f"{sum(s.rewards) / max(1, len(s.rewards)):+.2f}",
-                  ", ".join(f"{k}:{v}" for k, v in sorted(s.heals_by.items())) or "-", s.wrong_clicks] for s in tasks]
-        print(_table(trows, ["task", "episodes", "success", "mean raw reward", "heals by strategy", "wrong clicks"]))
-    passed = all(s.passed for s in stats.values())
+    print(summary_text(list(stats.values())))
     if args.json:
-        doc: dict[str, Any] = {
-            "passed": passed,
-            "flows": [{"flow": s.flow, "passed": s.passed, "steps": s.steps, "heals": s.heals,
-                       "invalid_actions": s.invalid, "seconds": round(s.seconds, 3)} for s in stats.values()],
-        }
-        if tasks:
-            doc["tasks"] = [{"task": s.task, "episodes": s.episodes,
-                             "success_rate": s.passed_runs / s.episodes,
-                             "mean_raw_reward": sum(s.rewards) / max(1, len(s.rewards)),
-                             "heals_by_strategy": dict(sorted(s.heals_by.items())),
-                             "wrong_clicks": s.wrong_clicks} for s in tasks]
+        doc = summary_json(list(stats.values()))
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    if passed:
-        return EXIT_OK
-    results = {s.result for s in stats.values()}
-    if "error" in results and any("cannot load" in e for s in stats.values() for e in s.errors):
-        return EXIT_ENVIRONMENT
-    if results <= {"passed", "escalated"}:
-        return EXIT_ESCALATED
-    return EXIT_FAILED
+    return exit_code(results)
 
 
 def _cmd_studio(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from core.engine.events import (
     Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, Paused,
     PhaseChanged, Resumed, RunFinished, RunStarted, Start, StepStarted, TargetResolved,
 )
+from core.engine.report import results_line
 from core.record.events import LiveFrame, RecordingStarted
 
 from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_factory
@@ -521,7 +522,7 @@ class MainWindow(QMainWindow):
             self.banner.hide()
         elif isinstance(event, RunFinished):
             self.banner.hide()
-            self._last_results = ", ".join(f"{r.flow} {r.status}" for r in event.results)
+            self._last_results = results_line(event.results)
         if self.run_state.on_event(event):
             self._state_changed()
         else:

@@ -26,8 +26,8 @@ from typing import Mapping, Sequence
 
 from core.act.space import needs_target
 from core.domain import (
-    Action, Assertion, Candidate, ElementDescriptor, Flow, Resolution, RunResult, ScoredCandidate, Step,
-    StepOutcome, Verdict,
+    Action, Assertion, Candidate, ElementDescriptor, ErrorKind, Flow, Resolution, RunResult, ScoredCandidate,
+    Step, StepOutcome, Verdict,
 )
 from core.domain.observation import VerdictKind
 from core.engine.events import (
@@ -326,8 +326,9 @@ class FakeEngine:
                 started: float) -> RunResult:
         heals = sum(1 for o in outcomes if o.resolution is not None and o.resolution.healed)
         invalid = sum(1 for o in outcomes if o.verdict is not None and o.verdict.invalid)
+        kind: ErrorKind = "escalated" if status == "escalated" else "stopped" if status == "stopped" else ""
         return RunResult(run_id=run_id, flow=name, status=status, steps=tuple(outcomes), heals=heals,
-                         invalid_actions=invalid, seconds=time.monotonic() - started)
+                         invalid_actions=invalid, seconds=time.monotonic() - started, error_kind=kind)
 
     def _run_step(self, run_id: str, flow: str, i: int, title: str, play: ScriptedStep,
                   side_effects: list[str]) -> StepOutcome:

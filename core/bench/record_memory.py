@@ -603,9 +603,9 @@ def _run(project: Any, label: str, minutes: float, rate: float, sample_s: float,
     port = free_cdp_port()
 
     def make(on_event: Callable[[Any], None]) -> Recorder:
-        return Recorder(flow_name="bench_record", settings=project.settings.browser, base_url=site.base_url,
+        return Recorder(flow_name="bench_record", settings=project.engine_settings.browser, base_url=site.base_url,
                         start_url="/login", spool_dir=spool, on_event=on_event, headless=True, cdp_port=port,
-                        secrets=secrets)
+                        secrets=secrets, waits=project.engine_settings.waits)
 
     rec = _RecorderThread(make)
     rec.start()

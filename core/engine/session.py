@@ -140,8 +140,9 @@ class ProjectSession:
             from core.store import Store
 
             self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
-        self.driver = PlaywrightDriver(self.project.settings.browser, base_url=self.site.base_url,
-                                       redactor=self.redactor, headless=self.headless)
+        run = self.project.engine_settings
+        self.driver = PlaywrightDriver(run.browser, base_url=self.site.base_url, redactor=self.redactor,
+                                       headless=self.headless, waits=run.waits)
         self.driver.secret_values = list(self._secret_values)
         try:
             self.driver.open()

@@ -15,23 +15,24 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 from urllib.parse import urljoin
 
-from core.domain import Action, Assertion, BBox, Candidate, ElementDescriptor, Observation
+from core.domain import (
+    Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, WaitSettings,
+)
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
 from core.perception.grid import Grid
-from core.project.schema import BrowserModel
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
-__all__ = ["Driver", "PlaywrightDriver", "ActionError", "NavigationError", "PAGE_LIB"]
+__all__ = ["Driver", "PlaywrightDriver", "ActionError", "NavigationError", "PAGE_LIB", "DEFAULT_WAITS"]
 
 PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
 
-#: P6: 500 ms is an upper bound for the ordinary wait after an action.
-SETTLE_MAX_MS = 500
-#: S7: while a loading indicator / request is pending keep waiting up to 30 s.
-LOADING_MAX_MS = 30000
-#: The page counts as quiet after this many ms without DOM mutations.
-QUIET_MS = 120
+#: The waits of a driver built without the project's (the defaults of :class:`~core.domain.WaitSettings`).
+DEFAULT_WAITS = WaitSettings()
+#: Poll interval of :meth:`PlaywrightDriver.wait_settled`, s.
+_SETTLE_POLL_S = 0.03
+#: Poll interval of :meth:`PlaywrightDriver.check_assertion`, s.
+_ASSERT_POLL_S = 0.1
 
 
 class ActionError(RuntimeError):
@@ -76,8 +77,8 @@ class PlaywrightDriver:
 
     Parameters
     ----------
-    settings : BrowserModel
-        Browser settings of the project.
+    settings : BrowserSettings
+        Browser settings of the project (``Project.engine_settings.browser``).
     base_url : str
         Relative URLs are joined to this.
     redactor : Redactor
@@ -85,11 +86,15 @@ class PlaywrightDriver:
         secret are painted over in screenshots.
     headless : bool | None
         Overrides ``settings.headless`` when given.
+    waits : WaitSettings
+        Quiet time, settle and loading bounds and the assertion polling time
+        (P6, S7; ``Project.engine_settings.waits``).
     """
 
-    def __init__(self, settings: BrowserModel, *, base_url: str, redactor: Redactor | None = None,
-                 headless: bool | None = None) -> None:
+    def __init__(self, settings: BrowserSettings, *, base_url: str, redactor: Redactor | None = None,
+                 headless: bool | None = None, waits: WaitSettings = DEFAULT_WAITS) -> None:
         self.settings = settings
+        self.waits = waits
         self.base_url = base_url.rstrip("/") + "/"
         self.redactor = redactor or Redactor(())
         self.headless = settings.headless if headless is None else headless
@@ -138,8 +143,8 @@ class PlaywrightDriver:
 
     def _context_options(self) -> dict[str, Any]:
         """Viewport (CSS px), device scale factor, locale and time zone of the project's browser settings."""
-        vp = self.settings.viewport
-        return {"viewport": {"width": vp.width, "height": vp.height},
+        b = self.settings
+        return {"viewport": {"width": b.viewport_width, "height": b.viewport_height},
                 "device_scale_factor": self.settings.device_scale_factor, "locale": self.settings.locale,
                 "timezone_id": self.settings.timezone}
 
@@ -514,12 +519,14 @@ class PlaywrightDriver:
             return None
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Wait until the page is quiet (P6: 500 ms is an upper bound, not a sleep).
+        """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
 
         Returns as soon as a change was seen and the page is quiet (no DOM
-        mutation for 120 ms, no request in flight, no loading indicator);
-        else after 500 ms when nothing is pending.  While a loading
-        indicator or request is pending it keeps waiting up to 30 s (S7).
+        mutation for ``waits.quiet_ms``, 120 ms by default; no request in
+        flight, no loading indicator); else after ``waits.settle_max_ms``
+        (500 ms, P6) when nothing is pending.  While a loading indicator or
+        request is pending it keeps waiting up to ``waits.loading_max_ms``
+        (30 s, S7), twice that when ``long`` (submits).
 
         Returns
         -------
@@ -530,7 +537,8 @@ class PlaywrightDriver:
         start = start or {}
         start_mut = start.get("mutations")
         start_url = start.get("url")
-        limit = LOADING_MAX_MS * (2 if long else 1)
+        w = self.waits
+        limit = w.loading_max_ms * (2 if long else 1)
         changed = False
         while True:
             elapsed = (time.monotonic() - t0) * 1000.0
@@ -547,25 +555,25 @@ class PlaywrightDriver:
                 if start_mut is not None and p["mutations"] != start_mut:
                     changed = True
                 pending = p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
-                quiet = p["quietMs"] >= QUIET_MS
+                quiet = p["quietMs"] >= w.quiet_ms
                 if not pending and quiet and (changed or start_mut is None):
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
-                if not pending and elapsed >= SETTLE_MAX_MS:
+                if not pending and elapsed >= w.settle_max_ms:
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
                 if elapsed >= limit:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}
-            time.sleep(0.03)
+            time.sleep(_SETTLE_POLL_S)
 
     # --- assertions (P7) ------------------------------------------------------------
     def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
-        """Check one assertion, polling up to its timeout (2 s).
+        """Check one assertion, polling up to ``waits.assertion_timeout_ms`` (2 s by default).
 
         Returns
         -------
         (bool, str)
             Whether it holds and a one-line explanation (secrets masked).
         """
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + self.waits.assertion_timeout_ms / 1000.0
         ok, why = False, ""
         while True:
             try:
@@ -574,7 +582,7 @@ class PlaywrightDriver:
                 ok, why = False, f"cannot check: {str(exc).splitlines()[0] if str(exc) else exc!r}"
             if ok or time.monotonic() >= deadline:
                 return ok, self.redactor.text(why)
-            time.sleep(0.1)
+            time.sleep(_ASSERT_POLL_S)
 
     def _check_once(self, a: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
         page = self.page

@@ -17,13 +17,17 @@ import yaml
 from pydantic import ValidationError
 
 from core.act.space import needs_target, spec
-from core.domain import Action, Assertion, ElementDescriptor, EpisodeSpec, Flow, Step, StepEvidence
+from core.domain import (
+    Action, Assertion, BreakerSettings, BrowserSettings, ElementDescriptor, EngineSettings, EpisodeSpec, Flow,
+    LocatorConfig, Step, StepEvidence, WaitSettings,
+)
 
 from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
 
 __all__ = [
     "ProjectError", "Project", "SETTINGS_FILE", "FLOWS_DIR", "DATA_DIR",
     "load_project", "load_flow", "flow_from_mapping", "flow_to_mapping", "save_flow", "run_data_dir",
+    "engine_settings_of", "max_steps_problem",
 ]
 
 SETTINGS_FILE = "steadyhand.yaml"
@@ -55,14 +59,22 @@ class Project:
     root : Path
         Project folder.
     settings : ProjectModel
-        Validated settings (read-only use).
+        Validated settings file (read-only use): name, site, params, secrets.
     flows : Mapping[str, Flow]
         Flows by name, in file-name order.
+    engine_settings : EngineSettings
+        The run settings (browser, locator, breaker, waits, max_steps) built
+        once from ``settings`` (:func:`engine_settings_of`); what the engine,
+        the driver and the recorder read.
     """
 
     root: Path
     settings: ProjectModel
     flows: Mapping[str, Flow] = field(default_factory=dict)
+    engine_settings: EngineSettings = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "engine_settings", engine_settings_of(self.settings))
 
     @property
     def name(self) -> str:
@@ -77,17 +89,31 @@ class Project:
     def secret_names(self) -> tuple[str, ...]:
         return tuple(self.settings.secrets)
 
-    @property
-    def engine_settings(self) -> "EngineSettings":
-        """The run settings of the project file as one typed object."""
-        from core.domain.settings import BreakerSettings, EngineSettings, LocatorConfig
 
-        s = self.settings
-        return EngineSettings(
-            locator=LocatorConfig(margin=s.locator.margin, fuzzy_threshold=s.locator.fuzzy_threshold,
-                                  position_tolerance_px=s.locator.position_tolerance_px),
-            breaker=BreakerSettings(s.breaker.threshold, s.breaker.read_only_threshold, s.breaker.recovery_timeout_s),
-            max_steps=s.max_steps)
+def engine_settings_of(model: ProjectModel) -> EngineSettings:
+    """The frozen run settings of a validated settings file.
+
+    Sections missing from the file hold the defaults of
+    :mod:`core.domain.settings`; the viewport's ``width`` / ``height`` (CSS
+    px) become ``viewport_width`` / ``viewport_height``.
+    """
+    browser = model.browser.model_dump(exclude={"viewport"})
+    return EngineSettings(
+        browser=BrowserSettings(**browser, viewport_width=model.browser.viewport.width,
+                                viewport_height=model.browser.viewport.height),
+        locator=LocatorConfig(**model.locator.model_dump()),
+        breaker=BreakerSettings(**model.breaker.model_dump()),
+        waits=WaitSettings(**model.waits.model_dump()),
+        max_steps=model.max_steps,
+    )
+
+
+def max_steps_problem(flow: Flow, max_steps: int) -> str:
+    """``""`` when ``flow`` has at most ``max_steps`` steps (P6), else what is wrong and what to do, in one line."""
+    n = len(flow.steps)
+    if n <= max_steps:
+        return ""
+    return f"{n} steps, more than the project's max_steps ({max_steps}); raise max_steps in {SETTINGS_FILE}"
 
 
 def run_data_dir(root: Path) -> Path:
@@ -220,7 +246,8 @@ def load_project(path: Path | str) -> Project:
     Raises
     ------
     ProjectError
-        When the folder, its settings file or any flow file is missing or invalid.
+        When the folder, its settings file or any flow file is missing or
+        invalid, or a flow has more steps than the project's ``max_steps`` (P6).
     """
     root = Path(path).expanduser().resolve()
     if not root.is_dir():
@@ -242,6 +269,9 @@ def load_project(path: Path | str) -> Project:
         flow = load_flow(fp)
         if flow.name in flows:
             raise ProjectError(fp, f"flow name {flow.name!r} is already used by another file", location="field 'name'")
+        too_long = max_steps_problem(flow, settings.max_steps)
+        if too_long:
+            raise ProjectError(fp, too_long, location="field 'steps'")
         flows[flow.name] = flow
     return Project(root=root, settings=settings, flows=flows)
 

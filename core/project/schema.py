@@ -2,7 +2,9 @@
 
 The in-memory model stays the frozen dataclasses of :mod:`core.domain`;
 these models exist to validate files and to publish JSON Schemas
-(``resources/schemas/``).
+(``resources/schemas/``).  Every default of the settings sections is read
+from :mod:`core.domain.settings`; the bounds live here.  All sections are
+optional, so project files written before a section existed still load.
 """
 from __future__ import annotations
 
@@ -11,14 +13,19 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.domain.flow import ACTION_KINDS
+from core.domain.settings import EngineSettings
 
 __all__ = [
-    "SCHEMA_VERSION", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel",
+    "SCHEMA_VERSION", "ViewportModel", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel", "WaitModel",
     "ProjectModel", "AssertionModel", "StepModel", "EpisodeModel", "FlowModel",
 ]
 
 #: Current schema version of project and flow files.
 SCHEMA_VERSION = 1
+
+# The defaults of every setting come from the frozen dataclasses of core.domain.settings (one place each).
+_ENGINE = EngineSettings()
+_BROWSER, _BREAKER, _LOCATOR, _WAITS = _ENGINE.browser, _ENGINE.breaker, _ENGINE.locator, _ENGINE.waits
 
 
 class _Strict(BaseModel):
@@ -26,20 +33,21 @@ class _Strict(BaseModel):
 
 
 class ViewportModel(_Strict):
-    width: int = Field(1280, ge=200, le=7680, description="CSS px")
-    height: int = Field(800, ge=200, le=4320, description="CSS px")
+    width: int = Field(_BROWSER.viewport_width, ge=200, le=7680, description="CSS px")
+    height: int = Field(_BROWSER.viewport_height, ge=200, le=4320, description="CSS px")
 
 
 class BrowserModel(_Strict):
-    headless: bool = True
-    executable_path: Optional[str] = Field(None, description="Chromium binary; env STEADYHAND_CHROMIUM overrides")
+    headless: bool = _BROWSER.headless
+    executable_path: Optional[str] = Field(_BROWSER.executable_path,
+                                           description="Chromium binary; env STEADYHAND_CHROMIUM overrides")
     viewport: ViewportModel = Field(default_factory=ViewportModel)
-    device_scale_factor: float = Field(1.0, gt=0, le=4)
-    slow_mo_ms: int = Field(0, ge=0, le=5000)
-    locale: str = "en-US"
-    timezone: str = "UTC"
-    action_timeout_ms: int = Field(5000, ge=100, le=120000, description="per action, 5 s (seed 002 P6)")
-    navigation_timeout_ms: int = Field(15000, ge=100, le=300000)
+    device_scale_factor: float = Field(_BROWSER.device_scale_factor, gt=0, le=4)
+    slow_mo_ms: int = Field(_BROWSER.slow_mo_ms, ge=0, le=5000)
+    locale: str = _BROWSER.locale
+    timezone: str = _BROWSER.timezone
+    action_timeout_ms: int = Field(_BROWSER.action_timeout_ms, ge=100, le=120000, description="per action, ms (P6)")
+    navigation_timeout_ms: int = Field(_BROWSER.navigation_timeout_ms, ge=100, le=300000, description="ms")
 
 
 class SecretModel(_Strict):
@@ -48,15 +56,30 @@ class SecretModel(_Strict):
 
 
 class BreakerModel(_Strict):
-    threshold: int = Field(3, ge=1, le=50, description="consecutive failures that open the breaker (seed 000 R4)")
-    read_only_threshold: int = Field(5, ge=1, le=50, description="read-only actions tolerate more (R4)")
-    recovery_timeout_s: float = Field(300.0, ge=0, description="open -> half_open after this (R4)")
+    threshold: int = Field(_BREAKER.threshold, ge=1, le=50,
+                           description="consecutive failures that open the breaker (R4)")
+    read_only_threshold: int = Field(_BREAKER.read_only_threshold, ge=1, le=50,
+                                     description="read-only actions tolerate more (R4)")
+    recovery_timeout_s: float = Field(_BREAKER.recovery_timeout_s, ge=0,
+                                      description="open -> half_open after this, s (R4)")
 
 
 class LocatorModel(_Strict):
-    margin: float = Field(0.1, ge=0, le=1, description="best must lead runner-up by this")
-    fuzzy_threshold: float = Field(0.8, ge=0, le=1, description="seed 000 R2")
-    position_tolerance_px: float = Field(5.0, ge=0, description="CSS px, seed 000 R2")
+    margin: float = Field(_LOCATOR.margin, ge=0, le=1, description="best must lead runner-up by this (R2)")
+    fuzzy_threshold: float = Field(_LOCATOR.fuzzy_threshold, ge=0, le=1, description="R2")
+    position_tolerance_px: float = Field(_LOCATOR.position_tolerance_px, ge=0, description="CSS px (R2)")
+
+
+class WaitModel(_Strict):
+    retries: int = Field(_WAITS.retries, ge=0, le=10, description="extra attempts of a failed reversible step (P6)")
+    retry_delay_ms: int = Field(_WAITS.retry_delay_ms, ge=0, le=10000, description="pause before a retry, ms (P6)")
+    settle_max_ms: int = Field(_WAITS.settle_max_ms, ge=0, le=10000,
+                               description="upper bound of the after-action wait when nothing is pending, ms (P6)")
+    quiet_ms: int = Field(_WAITS.quiet_ms, ge=10, le=5000, description="no DOM mutation for this long is quiet, ms")
+    loading_max_ms: int = Field(_WAITS.loading_max_ms, ge=100, le=300000,
+                                description="longest wait while loading, ms; doubled for submits (S7)")
+    assertion_timeout_ms: int = Field(_WAITS.assertion_timeout_ms, ge=0, le=120000,
+                                      description="how long an assertion is polled, ms")
 
 
 class ProjectModel(_Strict):
@@ -71,7 +94,8 @@ class ProjectModel(_Strict):
     secrets: dict[str, SecretModel] = Field(default_factory=dict)
     breaker: BreakerModel = Field(default_factory=BreakerModel)
     locator: LocatorModel = Field(default_factory=LocatorModel)
-    max_steps: int = Field(30, ge=1, le=1000, description="per flow, P95 of seed 002 P6")
+    waits: WaitModel = Field(default_factory=WaitModel)
+    max_steps: int = Field(_ENGINE.max_steps, ge=1, le=1000, description="most steps of one flow (P6)")
 
     @field_validator("site")
     @classmethod

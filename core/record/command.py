@@ -139,7 +139,7 @@ def record_command(args: argparse.Namespace) -> int:
     from core.engine.sites import SiteAdapter, open_site
     from core.perception.browser import BrowserLaunchError
     from core.perception.driver import NavigationError
-    from core.project import ProjectError, load_project
+    from core.project import ProjectError, load_project, max_steps_problem
     from core.project.params import placeholder_name
 
     from .recorder import CdpPortInUse, Recorder, free_cdp_port, run_until_stopped
@@ -181,10 +181,10 @@ def record_command(args: argparse.Namespace) -> int:
             site.site.reset()  # type: ignore[attr-defined]
         start = args.url or "/"
         printer = _Printer(args.quiet)
-        recorder = Recorder(flow_name=args.flow, settings=project.settings.browser, base_url=site.base_url,
+        recorder = Recorder(flow_name=args.flow, settings=project.engine_settings.browser, base_url=site.base_url,
                             start_url=start, spool_dir=spool_dir_for(project, args.flow), on_event=printer,
                             headless=headless, cdp_port=cdp_port, secrets=project_secrets(project), auto_assert=True,
-                            params=project.settings.params)
+                            params=project.settings.params, waits=project.engine_settings.waits)
         try:
             recorder.start()
         except CdpPortInUse as exc:
@@ -246,5 +246,9 @@ def record_command(args: argparse.Namespace) -> int:
     if secret:
         print(f"Secret parameters (values not saved): {', '.join(secret)}; set STEADYHAND_SECRET_<NAME> or the "
               "keyring before replaying.", flush=True)
+    too_long = max_steps_problem(flow, project.engine_settings.max_steps)
+    if too_long:
+        print(f"steadyhand: warning: {rel}: {too_long} before replaying (the project will not load until then)",
+              file=sys.stderr, flush=True)
     print(f"Replay: steadyhand run {args.project} --flow {flow.name} --headless", flush=True)
     return 0

@@ -23,12 +23,13 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urldefrag
 
 from core.act.expect import observed_deltas
-from core.domain import Anchor, BBox, ElementDescriptor, Flow, Observation, Step, StepEvidence
+from core.domain import (
+    Anchor, BBox, BrowserSettings, ElementDescriptor, Flow, Observation, Step, StepEvidence, WaitSettings,
+)
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
-from core.perception.driver import NavigationError, PlaywrightDriver
+from core.perception.driver import DEFAULT_WAITS, NavigationError, PlaywrightDriver
 from core.project.loader import flow_from_mapping, flow_to_mapping
 from core.project.params import is_placeholder, placeholder, placeholder_name
-from core.project.schema import BrowserModel
 from core.secrets import Redactor
 
 from .events import (
@@ -122,9 +123,10 @@ class RecordingDriver(PlaywrightDriver):
         scripts can drive the recorded page with ``connect_over_cdp``.
     """
 
-    def __init__(self, settings: BrowserModel, *, base_url: str, redactor: Redactor | None = None,
-                 headless: bool | None = None, cdp_port: int | None = None, profile_parent: Path | None = None) -> None:
-        super().__init__(settings, base_url=base_url, redactor=redactor, headless=headless)
+    def __init__(self, settings: BrowserSettings, *, base_url: str, redactor: Redactor | None = None,
+                 headless: bool | None = None, cdp_port: int | None = None, profile_parent: Path | None = None,
+                 waits: WaitSettings = DEFAULT_WAITS) -> None:
+        super().__init__(settings, base_url=base_url, redactor=redactor, headless=headless, waits=waits)
         self.cdp_port = cdp_port
         self.profile_parent = profile_parent
         self._profile = ""
@@ -274,8 +276,9 @@ class Recorder:
     ----------
     flow_name : str
         Name of the flow being recorded.
-    settings : BrowserModel
-        The project's browser settings (viewport, device scale factor...).
+    settings : BrowserSettings
+        The project's browser settings (viewport, device scale factor...;
+        ``Project.engine_settings.browser``).
     base_url : str
         The site's base URL; URLs are stored relative to it.
     start_url : str
@@ -298,12 +301,16 @@ class Recorder:
         front end to ask; the CLI).
     params : Mapping[str, str] | None
         The project's parameters: a typed value equal to one becomes ``{name}``.
+    waits : WaitSettings
+        The project's waits (``Project.engine_settings.waits``): how long
+        the page must be quiet after an action (P6, S7).
     """
 
-    def __init__(self, *, flow_name: str, settings: BrowserModel, base_url: str, start_url: str, spool_dir: Path,
+    def __init__(self, *, flow_name: str, settings: BrowserSettings, base_url: str, start_url: str, spool_dir: Path,
                  on_event: Callable[[RecorderEvent], None] = lambda e: None, headless: bool | None = None,
                  cdp_port: int | None = None, secrets: Mapping[str, str] | None = None, live_frames: bool = False,
-                 auto_assert: bool = False, params: Mapping[str, str] | None = None) -> None:
+                 auto_assert: bool = False, params: Mapping[str, str] | None = None,
+                 waits: WaitSettings = DEFAULT_WAITS) -> None:
         self.flow_name = flow_name
         self.base_url = base_url.rstrip("/")
         self.start_url = start_url
@@ -313,7 +320,7 @@ class Recorder:
         self.secrets = dict(secrets or {})
         values = [v for v in self.secrets.values() if v]
         self.driver = RecordingDriver(settings, base_url=base_url, redactor=Redactor(values), headless=headless,
-                                      cdp_port=cdp_port, profile_parent=Path(spool_dir))
+                                      cdp_port=cdp_port, profile_parent=Path(spool_dir), waits=waits)
         self.driver.secret_values = values
         self.builder = StepBuilder(base_url=self.base_url, secrets=SecretPolicy(self.secrets), known_params=params)
         self.spool = RecordingSpool(spool_dir)

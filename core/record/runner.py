@@ -95,11 +95,11 @@ class RecorderRunner:
             if self.project.settings.site == "demo" and hasattr(site, "site"):
                 site.site.reset()  # type: ignore[attr-defined]
             recorder = Recorder(
-                flow_name=self.flow_name, settings=self.project.settings.browser, base_url=site.base_url,
+                flow_name=self.flow_name, settings=self.project.engine_settings.browser, base_url=site.base_url,
                 start_url=self.url or "/", spool_dir=spool_dir_for(self.project, self.flow_name),
                 on_event=self.on_event, headless=self.headless, cdp_port=self.cdp_port,
                 secrets=project_secrets(self.project), live_frames=True,
-                params=self.project.settings.params)
+                params=self.project.settings.params, waits=self.project.engine_settings.waits)
             recorder.start()
             self.result = run_until_stopped(recorder, lambda: False, self._drain)
             recorder.discard_spool()

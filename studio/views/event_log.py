@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 from core.engine.events import (
     EngineEvent, FlowFinished, ObservationMade, RunFinished, StepFinished, TargetResolved, VerdictReached,
 )
+from core.engine.report import result_label, results_line
 
 __all__ = ["EventLog", "describe_event"]
 
@@ -35,10 +36,10 @@ def describe_event(event: EngineEvent) -> str:
         return f"{name} step {event.index + 1}: {event.status} in {event.ms:,.0f} ms{extra}{error}"
     if isinstance(event, FlowFinished):
         r = event.result
-        return (f"{name} {r.flow}: {r.status} \u00b7 {len(r.steps)} steps \u00b7 {r.heals} heals"
+        return (f"{name} {r.flow}: {result_label(r)} \u00b7 {len(r.steps)} steps \u00b7 {r.heals} heals"
                 f" \u00b7 {r.seconds:.1f} s")
     if isinstance(event, RunFinished):
-        return f"{name}: " + ", ".join(f"{r.flow} {r.status}" for r in event.results)
+        return f"{name}: " + results_line(event.results)
     parts = []
     if is_dataclass(event):
         for f in fields(event):

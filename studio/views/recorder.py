@@ -38,6 +38,7 @@ from core.engine.events import (
     TargetResolved, VerdictReached,
 )
 from core.project.params import is_placeholder, placeholder, placeholder_name, placeholders
+from core.engine.report import result_label
 from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
@@ -1209,7 +1210,7 @@ class RecorderDock(QDockWidget):
                 self.model.finish_replay()
                 r = event.result
                 color = _GREEN if r.status == "passed" else _RED if r.status == "failed" else _AMBER
-                self._say(f"Replay of <b>{_esc(r.flow)}</b>: <span style='color:{color}'>{_esc(r.status)}</span>"
+                self._say(f"Replay of <b>{_esc(r.flow)}</b>: <span style='color:{color}'>{_esc(result_label(r))}</span>"
                           f" \u00b7 {r.heals} heal(s) \u00b7 {r.invalid_actions} invalid action(s)"
                           f" \u00b7 {r.seconds:.1f} s")
                 self._update()

@@ -96,4 +96,5 @@ def test_miniwob_episodes_json(tmp_path):
         assert t["mean_raw_reward"] == 1.0
         assert set(t) == {"task", "episodes", "success_rate", "mean_raw_reward", "heals_by_strategy", "wrong_clicks"}
     for f in doc["flows"]:
-        assert set(f) == {"flow", "passed", "steps", "heals", "invalid_actions", "seconds"}
+        assert set(f) == {"flow", "passed", "error_kind", "steps", "heals", "invalid_actions", "seconds"}
+        assert f["error_kind"] == ""

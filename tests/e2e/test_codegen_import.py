@@ -19,10 +19,9 @@ from typing import Callable, Iterator
 import pytest
 import yaml
 
-from core.domain import Action, Assertion
+from core.domain import Action, Assertion, BrowserSettings
 from core.perception.driver import PlaywrightDriver
 from core.project import load_flow
-from core.project.schema import BrowserModel
 from core.record.codegen import import_codegen
 from core.sites.demo import DEMO_PASSWORD
 
@@ -81,7 +80,7 @@ LOCATORS: list[tuple[str, Callable]] = [
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[PlaywrightDriver]:
-    d = PlaywrightDriver(BrowserModel(), base_url="http://127.0.0.1:9/")
+    d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/")
     d.open()
     try:
         d.page.set_content(PAGE)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.project.schema import BrowserModel
+from core.domain import BrowserSettings
 from core.record.recorder import Recorder
 
 FETCHES = 300
@@ -64,7 +64,7 @@ def _requests_alive() -> int:
 
 
 def test_writes_are_seen_in_the_page_and_a_cross_site_iframe_and_requests_are_not_kept(base_url, tmp_path: Path):
-    rec = Recorder(flow_name="net", settings=BrowserModel(), base_url=base_url, start_url="/",
+    rec = Recorder(flow_name="net", settings=BrowserSettings(), base_url=base_url, start_url="/",
                    spool_dir=tmp_path / "spool", headless=True)
     rec.start()
     try:
