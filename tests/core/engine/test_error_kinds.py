@@ -5,19 +5,14 @@ from typing import Any
 
 import pytest
 
-import core.engine.executor as executor_module
-from core.domain import Action, Assertion, ElementDescriptor, Flow, RunResult, Step
-from core.engine.executor import ExecutorConfig, FlowExecutor, StopRequested
+from core.domain import Action, Assertion, ElementDescriptor, EngineSettings, Flow, RunResult, Step, WaitSettings
+from core.engine.control import Answer, StopRequested
+from core.engine.executor import FlowExecutor
 from core.engine.report import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK, run_exit_code
 from core.perception.fake import FakeDriver, change_text
 
 #: The stand-in of a Playwright error: what the executor sees when the browser itself fails.
 PlaywrightError = type("Error", (Exception,), {"__module__": "playwright._impl._errors"})
-
-
-@pytest.fixture(autouse=True)
-def no_retry_delay(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(executor_module, "RETRY_DELAY_S", 0.0)
 
 
 def go(**kw: Any) -> Step:
@@ -27,7 +22,8 @@ def go(**kw: Any) -> Step:
 
 def run(fake: FakeDriver, steps: tuple[Step, ...], *, start_url: str = "/", params: dict | None = None,
         control: Any = None) -> RunResult:
-    ex = FlowExecutor(fake, emit=lambda e: None, control=control, config=ExecutorConfig(screenshots=False))
+    ex = FlowExecutor(fake, emit=lambda e: None, control=control, screenshots=False,
+                      settings=EngineSettings(waits=WaitSettings(retry_delay_ms=0)))
     return ex.run_flow(Flow("f", start_url, steps), params=params or {})
 
 
@@ -44,11 +40,14 @@ def raising(exc: Exception) -> Any:
 
 
 class StopAtOnce:
-    def checkpoint(self, run_id: str, flow: str, index: int) -> None:
+    def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
         raise StopRequested()
 
-    def escalate(self, event: Any) -> str:
-        return "stop"
+    def escalate(self, event: Any) -> Answer:
+        return Answer("stop")
+
+    def take_over(self, run_id: str, flow: str, index: int) -> Answer:
+        return Answer("stop")
 
 
 def test_a_passed_run_has_no_kind() -> None:
