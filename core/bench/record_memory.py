@@ -759,7 +759,7 @@ def format_report(report: Report) -> str:
         name = f"{label} ({unit})" if unit else label
         rows.append([name, _fmt(f.start, unit), _fmt(f.end, unit), _fmt(f.peak, unit), _fmt(f.growth, unit, sign=True)])
     header = ["figure", "start", "end", "peak", "end-start"]
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
     fmt = "  ".join(["{:<%d}" % widths[0]] + ["{:>%d}" % w for w in widths[1:]])
     lines.append(fmt.format(*header))
     lines.append(fmt.format(*["-" * w for w in widths]))

@@ -274,15 +274,15 @@ class BenchReport:
         }
 
 
-def run_similo_benchmark(dataset: Path, *, config: LocatorConfig = LocatorConfig()) -> BenchReport:
+def run_similo_benchmark(dataset: Path, *, config: LocatorConfig | None = None) -> BenchReport:
     """Resolve every countable pair of ``dataset`` and count the outcomes.
 
     Parameters
     ----------
     dataset : Path
         Folder with one sub-folder per app in the Similo format.
-    config : LocatorConfig
-        Locator settings.
+    config : LocatorConfig, optional
+        Locator settings; None: ``LocatorConfig()`` (the R2 defaults).
 
     Returns
     -------
@@ -290,6 +290,8 @@ def run_similo_benchmark(dataset: Path, *, config: LocatorConfig = LocatorConfig
         Located / wrong / abstained counts, accuracy (located / pairs) and
         mean ms per target (time spent inside :func:`~core.locate.resolve`).
     """
+    if config is None:
+        config = LocatorConfig()
     outcomes: list[PairOutcome] = []
     rows: list[AppRow] = []
     for app in load_dataset(Path(dataset)):

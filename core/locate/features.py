@@ -259,7 +259,7 @@ def pool_of(candidates: Sequence[Candidate]) -> CandidatePool:
     key = tuple(id(c) for c in candidates)
     with _POOL_LOCK:
         pool = _POOL_CACHE.get(key)
-        if pool is not None and all(a is b for a, b in zip(pool.candidates, candidates)):
+        if pool is not None and all(a is b for a, b in zip(pool.candidates, candidates, strict=True)):
             _POOL_CACHE.move_to_end(key)
             return pool
     cands = tuple(candidates)

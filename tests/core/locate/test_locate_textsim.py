@@ -39,7 +39,7 @@ def test_vectorised_similarity_matches_the_scalar_one() -> None:
     labels = ["Query (Q)", "Export report", "Save report", "", "Export report (E)", "Report export"]
     many = text_similarity_many(normalize("Export report"), core_label("Export report"),
                                 [normalize(x) for x in labels], [core_label(x) for x in labels])
-    for x, s in zip(labels, many):
+    for x, s in zip(labels, many, strict=True):
         assert s == pytest.approx(sim("Export report", x), abs=1e-5)
     assert many[3] == 0.0
 

@@ -114,7 +114,7 @@ def test_screenshots_are_png_files_referenced_by_relative_paths(tmp_path, make_o
         assert shots == [f"screenshots/{run_id}/{i:04d}_before_1.png" for i in range(3)]
         media = tmp_path / ".steadyhand"
         assert store.media_root == media
-        for rel, png in zip(shots, pngs):
+        for rel, png in zip(shots, pngs, strict=True):
             assert not Path(rel).is_absolute()
             assert store.media_path(rel) == media / "screenshots" / run_id / Path(rel).name
             assert store.media_path(rel).read_bytes() == png

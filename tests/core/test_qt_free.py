@@ -1,4 +1,4 @@
-"""ARCHITECTURE rule: ``core/`` never imports Qt or the studio; the headless path never loads Qt."""
+"""``core/`` never imports Qt or the studio, and the headless path never loads Qt (see also ``.importlinter``)."""
 from __future__ import annotations
 
 import ast
