@@ -583,7 +583,7 @@ def _run(project: Any, label: str, minutes: float, rate: float, sample_s: float,
          progress: Callable[[str], None]) -> Report:
     from playwright.sync_api import sync_playwright
 
-    from core.engine.sites import open_site
+    from core.sites.adapters import open_site
     from core.record.recorder import Recorder, free_cdp_port
     from core.record.runner import project_secrets, spool_dir_for
     from core.sites.demo import DEMO_PASSWORD, DEMO_USERS

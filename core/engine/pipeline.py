@@ -46,7 +46,7 @@ from core.domain import (
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
-    ActionPerformed, BreakerChanged, EscalationRaised, HandedBack, ObservationMade, PhaseChanged, StepFinished,
+    ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.locate import resolve

@@ -179,12 +179,12 @@ class FlowStats:
     def error_kind(self) -> str:
         """The error kind of the flow's most severe runs (the first one that has a kind), else ``""``."""
         worst = self.exit_code
-        return next((k for k, c in zip(self.kinds, self.codes) if k and c == worst), "")
+        return next((k for k, c in zip(self.kinds, self.codes, strict=True) if k and c == worst), "")
 
 
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     """A plain-text table: columns left-aligned, two spaces apart, a dashed rule under the header."""
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     lines = [fmt.format(*header), fmt.format(*["-" * w for w in widths])]
     lines += [fmt.format(*[str(c) for c in r]) for r in rows]

@@ -8,8 +8,7 @@ browser settings in; a :class:`~core.domain.RunResult` out.
 from __future__ import annotations
 
 import re
-import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -17,7 +16,7 @@ from core.domain import Candidate, Flow, RunResult, Step
 from core.engine.events import EngineEvent
 from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
-from core.engine.sites import SiteAdapter, open_site
+from core.sites.adapters import SiteAdapter, open_site
 from core.perception.driver import PlaywrightDriver
 from core.project import Project, save_flow
 from core.project.params import placeholders

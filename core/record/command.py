@@ -136,7 +136,7 @@ def record_command(args: argparse.Namespace) -> int:
     if os.name == "posix" and not os.environ.get(CHILD_ENV) and getattr(args, "argv", None) is not None:
         return _run_in_own_session(list(args.argv), args)
     parent = os.getppid()
-    from core.engine.sites import SiteAdapter, open_site
+    from core.sites.adapters import SiteAdapter, open_site
     from core.perception.browser import BrowserLaunchError
     from core.perception.driver import NavigationError
     from core.project import ProjectError, load_project, max_steps_problem

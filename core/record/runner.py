@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core.engine.sites import SiteAdapter, open_site
+from core.sites.adapters import SiteAdapter, open_site
 from core.project import Project
 
 from .events import RecorderCommand, RecorderError, RecorderEvent, RecordingStopped, StopRecording

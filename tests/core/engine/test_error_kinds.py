@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 
 from core.domain import Action, Assertion, ElementDescriptor, EngineSettings, Flow, RunResult, Step, WaitSettings
 from core.engine.control import Answer, StopRequested

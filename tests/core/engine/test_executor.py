@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-import pytest
 
 from core.domain import (
-    Action, Assertion, BreakerSettings, Candidate, ElementDescriptor, EngineSettings, Escalation, Flow, RunResult,
+    Action, Assertion, Candidate, ElementDescriptor, EngineSettings, Escalation, Flow, RunResult,
     Step, WaitSettings,
 )
 from core.engine.control import Answer, HeadlessControl, StopRequested

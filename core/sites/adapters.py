@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from core.domain import Flow
-from core.engine.executor import ParameterError
+from core.project.params import ParameterError
 from core.project import Project
 
 __all__ = ["SiteAdapter", "ExternalSite", "DemoAdapter", "MiniwobAdapter", "open_site", "miniwob_html_root"]
