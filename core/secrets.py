@@ -1,4 +1,4 @@
-"""Secrets: resolve them, and keep them out of text and screenshots (ARCHITECTURE rule 7).
+"""Secrets: resolve them, and keep them out of text and screenshots (architecture rule 7).
 
 Three small tools:
 

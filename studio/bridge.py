@@ -1,4 +1,4 @@
-"""The bridge between the engine thread and the GUI thread (ARCHITECTURE rule 1).
+"""The bridge between the engine thread and the GUI thread (architecture rule 1).
 
 The engine calls :meth:`EngineBridge.post` on ITS thread.  ``post`` only
 emits a private signal; Qt queues it to the thread the bridge lives in (the
@@ -271,7 +271,7 @@ class EngineBridge(QObject):
         if self._run_id is None:
             return False
         if isinstance(event, FlowStarted):
-            # A flow may run under its own id (one flow run = one job, ARCHITECTURE rule 8).
+            # A flow may run under its own id (one flow run = one job, architecture rule 8).
             # The engine is sequential, so a FlowStarted after our RunStarted belongs to our run.
             self._run_ids.add(event.run_id)
             return True

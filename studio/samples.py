@@ -32,7 +32,7 @@ __all__ = [
 #: Viewport of the sample pages in CSS px.
 SAMPLE_VIEWPORT = (1280, 720)
 #: Device pixel ratio of the sample screenshots: 1280 * 1.25 = 1600 device px,
-#: above the 1440 px minimum width of seed 002 P2.
+#: above the 1440 px minimum width of P2.
 SAMPLE_DPR = 1.25
 
 ElementKind = Literal[

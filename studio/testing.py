@@ -53,7 +53,7 @@ __all__ = [
     "sample_run_events", "FakeRecorder", "FAKE_RECORDER_URL",
 ]
 
-#: Consecutive failures that open the fake breaker (default 3, seed 000 R4).
+#: Consecutive failures that open the fake breaker (default 3, R4).
 BREAKER_THRESHOLD = 3
 
 

@@ -1,7 +1,7 @@
 """Expected deltas per action and post-verification (S5).
 
 Only changes inside the expected set count as progress; focus moves,
-spinners and hover styles do not (seed 003 S5).  Outcomes: as expected /
+spinners and hover styles do not (S5).  Outcomes: as expected /
 changed unexpectedly / unchanged.
 """
 from __future__ import annotations

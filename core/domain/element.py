@@ -1,7 +1,7 @@
 """Element descriptors: what Steadyhand remembers about a target element.
 
 An element is remembered by its meaning (role, accessible name, label, text,
-neighbours, container) and only secondarily by its position (ARCHITECTURE
+neighbours, container) and only secondarily by its position (architecture
 rule 5).  All geometry is in CSS pixels relative to the top-left corner of
 the top-level viewport; multiply by ``device_pixel_ratio`` to get device
 pixels (screenshot pixels).

@@ -1,7 +1,7 @@
 """Flows, steps, actions and assertions: the in-memory model of a flow file.
 
 The action space is closed (P5 plus navigate, double click, check/uncheck,
-hover, upload and press; seed 002 P5): nothing outside :data:`ACTION_KINDS`
+hover, upload and press; P5): nothing outside :data:`ACTION_KINDS`
 can be executed.  What each kind needs (a target, a value) and promises is
 the action table's, :mod:`core.act.space`.
 """
@@ -49,7 +49,7 @@ class Action:
     distance : int
         Scroll distance in CSS px.
     timeout_ms : int
-        Per-action timeout in ms (5000, seed 002 P6).
+        Per-action timeout in ms (5000, P6).
     """
 
     kind: ActionKind

@@ -180,7 +180,7 @@ class Verdict:
 
     @property
     def invalid(self) -> bool:
-        """An invalid action (seed 003's measure): unchanged or changed unexpectedly."""
+        """An invalid action (the invalid-action measure of S8): unchanged or changed unexpectedly."""
         return self.kind in ("unchanged", "changed_unexpectedly")
 
 
@@ -239,7 +239,7 @@ ErrorKind = Literal["", "assertion", "escalated", "stopped", "parameter", "unrea
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """Result of one flow run (one independent job, ARCHITECTURE rule 8).
+    """Result of one flow run (one independent job, architecture rule 8).
 
     Attributes
     ----------

@@ -31,10 +31,10 @@ class LocatorConfig:
         89 % located (``core/bench/similo.py``).
     position_tolerance_px : float
         EXACT accepts a candidate whose box centre moved at most this far
-        (CSS px) when both boxes are known.  5 px, seed 000 R2.
+        (CSS px) when both boxes are known.  5 px, R2.
     fuzzy_threshold : float
         FUZZY_TEXT needs a label similarity strictly above this (0..1).
-        0.8, seed 000 R2.
+        0.8, R2.
     semantic_min_score : float
         SEMANTIC needs a weighted similarity of at least this (0..1).  0.45,
         tuned on the Similo dev half.

@@ -1,4 +1,4 @@
-"""Typed engine events and commands (ARCHITECTURE rule 1).
+"""Typed engine events and commands (architecture rule 1).
 
 Every event carries a ``run_id`` and, where it concerns a step, the step
 ``index``; front ends drop events of runs they no longer show.  A batch
@@ -22,7 +22,7 @@ __all__ = [
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Command",
 ]
 
-#: The phases of one step, in order (ARCHITECTURE rule 2; :mod:`core.engine.pipeline`).
+#: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
 Phase = Literal["observe", "fingerprint", "decide", "resolve", "precheck", "checkpoint", "act", "settle",
                 "verify", "record"]
 PHASES: tuple[str, ...] = Phase.__args__  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""One step as a pipeline of phases over a :class:`StepContext` (ARCHITECTURE rule 2, R5).
+"""One step as a pipeline of phases over a :class:`StepContext` (architecture rule 2, R5).
 
 Phases, in order (:data:`core.engine.events.PHASES`):
 

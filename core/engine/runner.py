@@ -1,4 +1,4 @@
-"""The engine thread: owns Playwright from creation to close (ARCHITECTURE rule 1).
+"""The engine thread: owns Playwright from creation to close (architecture rule 1).
 
 Front ends send commands (:mod:`core.engine.events`: Start, Pause, Resume,
 StepOnce, Stop, and the answers to an escalation: Retry, Skip, TakeOver, HandBack) with :meth:`EngineRunner.send` and receive typed events

@@ -2,7 +2,7 @@
 
 One session = one thread's worth of Playwright: the CLI uses it on the main
 thread, the studio's engine thread uses it on its own.  A run of one flow is
-an independent job (ARCHITECTURE rule 8): project, flow, parameters and
+an independent job (architecture rule 8): project, flow, parameters and
 browser settings in; a :class:`~core.domain.RunResult` out.
 """
 from __future__ import annotations

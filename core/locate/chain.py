@@ -1,4 +1,4 @@
-"""The locator fallback chain (R2, seed 000): exact -> fuzzy text -> semantic.
+"""The locator fallback chain (R2): exact -> fuzzy text -> semantic.
 
 Each level runs only when the previous one has no clear winner; a level
 without a winner leading the runner-up by ``LocatorConfig.margin`` falls

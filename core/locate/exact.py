@@ -1,4 +1,4 @@
-"""EXACT level (R2, seed 000): same role/tag, same label, same place.
+"""EXACT level (R2): same role/tag, same label, same place.
 
 A candidate matches exactly when
 
@@ -7,7 +7,7 @@ A candidate matches exactly when
 * its normalised label (accessible name, else label, text, placeholder...)
   equals the target's, and
 * it is in the same frame and dialog/form (when both are known), and
-* its box centre lies within ``position_tolerance_px`` (5 px, seed 000 R2)
+* its box centre lies within ``position_tolerance_px`` (5 px, R2)
   of the target's when both boxes are known - or, instead of the position,
   it carries the same strong identifier (``id``, ``data-testid`` or the
   ``name`` attribute).

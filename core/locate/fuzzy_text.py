@@ -1,4 +1,4 @@
-"""FUZZY_TEXT level (R2, seed 000): a similar label on an element of the same kind.
+"""FUZZY_TEXT level (R2): a similar label on an element of the same kind.
 
 Score = label similarity (:func:`~core.locate.textsim.text_similarity_many`:
 1 for equal labels, 0.95 for labels equal without decorations - "Query" /
@@ -8,7 +8,7 @@ either end) times :func:`~core.locate.roles.kind_factor` (1 same kind, 0.9
 same family, 0.8 otherwise: such a candidate never wins, it only blocks).
 Candidates in another frame or dialog score 0.
 
-The best must exceed ``fuzzy_threshold`` (0.8, seed 000 R2) and lead the
+The best must exceed ``fuzzy_threshold`` (0.8, R2) and lead the
 runner-up - any candidate, even below the threshold - by the margin, so
 "Export report" is never taken for "Save report" (0.67).  A text part
 (``span``) matching the label hands its score to the enclosing link or

@@ -1,4 +1,4 @@
-"""SEMANTIC level (R2, seed 000): multi-attribute weighted similarity.
+"""SEMANTIC level (R2): multi-attribute weighted similarity.
 
 After Similo (Nass, Alégroth, Feldt et al., ACM TOSEM 2023): every
 attribute the target has contributes ``weight * similarity`` (0..1); the sum
@@ -63,7 +63,7 @@ WEIGHTS: Mapping[str, float] = {
 }
 
 #: Distance (CSS px) at which the position similarity halves:
-#: ``1 / (1 + d / POSITION_SCALE_PX)``; a 20 px move (seed 000) scores 0.83.
+#: ``1 / (1 + d / POSITION_SCALE_PX)``; a 20 px move (R1) scores 0.83.
 POSITION_SCALE_PX = 100.0
 
 #: The place tie-break applies to at most this many tied candidates (a
@@ -111,7 +111,7 @@ def _sim_tag(t: Features, pool: CandidatePool) -> np.ndarray:
 
 
 #: Families whose members take a value from the user: a text box that
-#: became a combo box (a custom widget, seed 000) keeps half the role credit.
+#: became a combo box (a custom widget, one of the tweaks of R) keeps half the role credit.
 _VALUE_FAMILIES = frozenset({"text", "choice"})
 
 
@@ -306,7 +306,7 @@ def _foreign_context(t: Features, pool: CandidatePool) -> np.ndarray | None:
     another one ("Delete account" instead of "Confirm export") and nothing in
     it may stand for the target.  When the target's dialog is still there,
     candidates in other containers stay eligible (a dialog split into two
-    nested ones, seed 000) and only lose the container weight.
+    nested ones, one of the tweaks of R) and only lose the container weight.
     """
     other_frame = np.fromiter((f.frame != t.frame for f in pool.features), dtype=bool, count=len(pool))
     if not t.container:

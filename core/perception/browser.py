@@ -13,7 +13,7 @@ from pathlib import Path
 
 __all__ = ["BrowserLaunchError", "find_chromium", "CHROMIUM_ARGS"]
 
-#: Launch arguments that keep Chromium quiet on a closed network (STACK.md).
+#: Launch arguments that keep Chromium quiet on a closed network (architecture rule 10).
 CHROMIUM_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",

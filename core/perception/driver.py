@@ -1,7 +1,7 @@
 """The browser driver: Playwright + Chromium behind one small interface.
 
 Only the engine thread may call a driver (Playwright pages are bound to the
-thread that created them; STACK.md).  :class:`PlaywrightDriver` is the real
+thread that created them; architecture rule 10).  :class:`PlaywrightDriver` is the real
 one; :mod:`core.perception.fake` holds a fake for unit tests of pure logic.
 
 Coordinates: candidate boxes are CSS px in top-level viewport coordinates

@@ -1,7 +1,7 @@
 """Grid grounding maths (P2): a labelled grid over the screenshot.
 
 Rows are letters A.., columns are numbers 1..; the default is 10 x 10
-(A1..J10, seed 002 P2).  All coordinates here are in the same unit as the
+(A1..J10, P2).  All coordinates here are in the same unit as the
 ``width``/``height`` given (CSS px or device px - the maths is unit-free).
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from core.domain import BBox
 
 __all__ = ["Grid", "DEFAULT_ROWS", "DEFAULT_COLS"]
 
-DEFAULT_ROWS = 10  # seed 002 P2
-DEFAULT_COLS = 10  # seed 002 P2
+DEFAULT_ROWS = 10  # P2
+DEFAULT_COLS = 10  # P2
 _CELL_RE = re.compile(r"^\s*([A-Za-z])\s*(\d+)\s*$")
 
 

@@ -277,7 +277,7 @@ def load_project(path: Path | str) -> Project:
 
 
 def flow_to_mapping(flow: Flow) -> dict[str, Any]:
-    """Serialize a flow with stable key order (readable diffs, ARCHITECTURE rule 9)."""
+    """Serialize a flow with stable key order (readable diffs, architecture rule 9)."""
     out: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "name": flow.name}
     if flow.description:
         out["description"] = flow.description

@@ -1,4 +1,4 @@
-"""Circuit breaker over consecutive failed attempts (R4, seed 000).
+"""Circuit breaker over consecutive failed attempts (R4).
 
 closed -> open after ``threshold`` consecutive failures (default 3; read-only
 actions tolerate more: ``read_only_threshold``, default 5); open ->
@@ -24,11 +24,11 @@ class CircuitBreaker:
     Parameters
     ----------
     threshold : int
-        Consecutive failures that open it (3, seed 000 R4).
+        Consecutive failures that open it (3, R4).
     read_only_threshold : int
         Threshold when the failing actions are read-only (R4: more tolerant).
     recovery_timeout_s : float
-        Seconds in ``open`` before ``half_open`` (300, seed 000 R4).
+        Seconds in ``open`` before ``half_open`` (300, R4).
     clock : Callable[[], float]
         Monotonic clock in seconds.
     """

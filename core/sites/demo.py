@@ -61,9 +61,9 @@ LEAVE_TYPES = {
     "training": "Training",
 }
 STATUS_LABELS = {"pending": "Pending", "approved": "Approved", "rejected": "Rejected"}
-#: UI variants: ``tweaked`` applies the seed-000 UI tweaks (SPEC R).
+#: UI variants: ``tweaked`` applies the UI tweaks of R (docs/mechanisms.md).
 VARIANTS = ("baseline", "tweaked")
-#: Failed sign-ins that lock an account (SPEC P11 "three failed logins lock the account").
+#: Failed sign-ins that lock an account (P11 "three failed logins lock the account").
 MAX_FAILED_LOGINS = 3
 #: Default server date, a Monday.
 DEFAULT_TODAY = date(2026, 3, 2)
@@ -141,7 +141,7 @@ class DemoSite:
         Server latency of a leave-request submit, ms (the page shows a
         spinner meanwhile).
     variant : str
-        ``"baseline"`` or ``"tweaked"`` (seed-000 UI tweaks: Sign in moved
+        ``"baseline"`` or ``"tweaked"`` (the UI tweaks of R: Sign in moved
         28 px to the right, "Export report (E)", custom listbox instead of the Leave type
         ``<select>``, two nested delete dialogs, reordered table columns,
         renamed ids).

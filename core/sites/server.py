@@ -2,7 +2,7 @@
 
 Bundled sites (the demo app, MiniWoB++ pages) are served by one
 :class:`LoopbackServer` each, bound to ``127.0.0.1`` on a free port (port 0,
-CONTRACTS "Servers bind 127.0.0.1 only") and run in a daemon thread.
+architecture rule 11) and run in a daemon thread.
 :class:`StaticSite` adds static files from one folder: correct MIME types,
 no directory listing, path traversal refused, ``Cache-Control: no-store``
 (a site variant switched between runs must never be served from cache).

@@ -44,7 +44,7 @@ def light_signature(raw: Mapping[str, Any]) -> StateSignature:
     items = raw.get("items", ())
     url = urldefrag(str(raw.get("url", "")))[0]
     title = normalize_text(str(raw.get("title", "")))
-    text = normalize_text(str(raw.get("text", "")))[:500]  # first 500 chars, seed 002 P4
+    text = normalize_text(str(raw.get("text", "")))[:500]  # first 500 chars, P4
     elements = _sha1(
         f"{i.get('tag', '')}|{i.get('role', '')}|{normalize_text(str(i.get('text') or i.get('name') or ''))[:20]}"  # 20 chars, P4
         for i in items

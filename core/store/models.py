@@ -6,7 +6,7 @@ persisted, the dataclasses are what the engine works with; the repository
 
 Only portable column types are used (``String``, ``Text``, ``Integer``,
 ``Float``, ``Boolean``, ``DateTime``, generic ``JSON``) so the same models
-run on SQLite (the embedded default) and PostgreSQL (ARCHITECTURE rule 4).
+run on SQLite (the embedded default) and PostgreSQL (architecture rule 4).
 Columns that would be SQL keywords are renamed: the step index is
 ``step_index`` everywhere and the before/after moment of an observation is
 ``moment``.  Times are UTC; durations are in the unit their name says

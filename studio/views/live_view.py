@@ -35,7 +35,7 @@ __all__ = [
     "playwright_key",
 ]
 
-#: Grid lines: 2 px semi-transparent red (seed 002 P2: "2 px semi-transparent red lines").
+#: Grid lines: 2 px semi-transparent red (P2: "2 px semi-transparent red lines").
 GRID_PEN_WIDTH = 2
 GRID_COLOR = QColor(255, 0, 0, 150)
 #: Outline of candidate boxes, and of the hovered one.
