@@ -347,7 +347,7 @@ class _RecorderThread:
     @property
     def backlog(self) -> int:
         rec = self.recorder
-        return len(rec._queue) if rec is not None else 0
+        return rec.backlog if rec is not None else 0
 
     def stop(self, timeout: float = 120.0) -> None:
         t0 = time.monotonic()

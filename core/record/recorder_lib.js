@@ -4,14 +4,21 @@
 // exposed binding window.__steadyhandRecord. It keeps no growing state: one pending
 // typed field, one pending scroll, one pending hover check.
 // It never reads the demo app's ground-truth attributes and never sends a password value.
+// A listener that detaches suspends it (it goes inert: no report, no overlay); one that
+// attaches later evaluates this script again, which resumes it.
 (() => {
-  if (window.__steadyhandRec) return;
+  if (window.__steadyhandRec) { window.__steadyhandRec.resume(); return; }
   const L = () => window.__steadyhand;
-  const send = (p) => { try { if (window.__steadyhandRecord) window.__steadyhandRecord(p); } catch (e) { /* page closing */ } };
   const S = {
-    inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
+    active: true, inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
     hoverEl: null, hoverTimer: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
   };
+  const send = (p) => {
+    if (!S.active) return;
+    try { if (window.__steadyhandRecord) window.__steadyhandRecord(p); } catch (e) { /* page closing */ }
+  };
+  // every listener of the recorder runs only while a recording listener is attached
+  const on = (type, fn, o) => window.addEventListener(type, (e) => { if (S.active) fn(e); }, o);
   const IDLE_FLUSH_MS = 800;
   const EDIT_TYPES = new Set(['', 'text', 'search', 'email', 'tel', 'url', 'password', 'number', 'date',
     'datetime-local', 'month', 'week', 'time']);
@@ -152,7 +159,7 @@
 
   // --- listeners --------------------------------------------------------------------
   const opts = { capture: true, passive: false };
-  window.addEventListener('mousemove', (e) => {
+  on('mousemove', (e) => {
     if (!S.inspect) return;
     const el = realTarget(e);
     if (!el) return;
@@ -162,7 +169,7 @@
     o.style.left = r.x + 'px'; o.style.top = r.y + 'px'; o.style.width = r.width + 'px'; o.style.height = r.height + 'px';
   }, { capture: true, passive: true });
 
-  window.addEventListener('click', (e) => {
+  on('click', (e) => {
     if (!e.isTrusted) return;
     const raw = realTarget(e);
     if (!raw) return;
@@ -184,7 +191,7 @@
     emit('click', el, { detail: e.detail });
   }, opts);
 
-  window.addEventListener('dblclick', (e) => {
+  on('dblclick', (e) => {
     if (!e.isTrusted || S.inspect) { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } return; }
     const raw = realTarget(e);
     const el = raw && (actionable(raw) || raw);
@@ -192,9 +199,9 @@
     emit('dblclick', el);
   }, opts);
 
-  window.addEventListener('submit', (e) => { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } }, opts);
+  on('submit', (e) => { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } }, opts);
 
-  window.addEventListener('mouseup', (e) => {
+  on('mouseup', (e) => {
     if (!S.inspect || !e.isTrusted) return;
     const sel = String(window.getSelection ? window.getSelection() : '').trim();
     if (sel.length >= 2) {
@@ -203,7 +210,7 @@
     }
   }, opts);
 
-  window.addEventListener('input', (e) => {
+  on('input', (e) => {
     if (!e.isTrusted || S.inspect) return;
     const el = realTarget(e);
     if (!el || !isTextEntry(el)) return;
@@ -248,12 +255,12 @@
     }
   }
   for (const type of ['pointerdown', 'focusin', 'keydown']) {
-    window.addEventListener(type, watchShadowRoots, { capture: true, passive: true });
+    on(type, watchShadowRoots, { capture: true, passive: true });
   }
 
-  window.addEventListener('change', onChange, opts);
+  on('change', onChange, opts);
   function onChange(e) {
-    if (S.inspect) return;
+    if (S.inspect || !S.active) return;
     const el = realTarget(e);
     if (!el) return;
     const tag = el.tagName.toLowerCase();
@@ -274,11 +281,11 @@
     }
   }
 
-  window.addEventListener('focusout', (e) => {
+  on('focusout', (e) => {
     if (S.pending && realTarget(e) === S.pending.el) flush();
   }, { capture: true, passive: true });
 
-  window.addEventListener('keydown', (e) => {
+  on('keydown', (e) => {
     if (!e.isTrusted) return;
     if (e.altKey && e.shiftKey && (e.key === 'A' || e.key === 'a')) {  // toggle inspect mode in the page
       e.preventDefault(); e.stopImmediatePropagation();
@@ -303,13 +310,14 @@
 
   // Scrolls count only when the user scrolled (wheel or keys), not scroll-into-view on focus.
   const rest = new WeakMap();  // scroll box (document for the page) -> resting [x, y]
-  window.addEventListener('wheel', () => { S.lastWheel = Date.now(); }, { capture: true, passive: true });
+  on('wheel', () => { S.lastWheel = Date.now(); }, { capture: true, passive: true });
+  // (resting places are followed also while suspended: a scroll made then is not the user's next one)
   window.addEventListener('scroll', (e) => {
     const t = e.target;
     const box = (t === document || t === document.documentElement || t === window || !t || t.nodeType !== 1) ? null : t;
     const key = box || document;
     const pos = box ? [box.scrollLeft, box.scrollTop] : [scrollX, scrollY];
-    const user = !S.inspect && Date.now() - S.lastWheel <= 400;
+    const user = S.active && !S.inspect && Date.now() - S.lastWheel <= 400;
     if (!user && !(S.scroll && S.scroll.key === key)) { rest.set(key, pos); return; }
     if (!S.scroll || S.scroll.key !== key) {
       if (S.scroll) finishScroll();
@@ -347,7 +355,7 @@
     S.baseAt = now;
     S.baseCount = visibleInteractiveCount();
   }
-  window.addEventListener('mouseover', (e) => {
+  on('mouseover', (e) => {
     if (S.inspect || !e.isTrusted) return;
     const raw = realTarget(e);
     const el = raw && actionable(raw);
@@ -366,7 +374,7 @@
       if (now > before) emit('hover', host);
     }, 350);
   }, { capture: true, passive: true });
-  window.addEventListener('mouseout', (e) => {
+  on('mouseout', (e) => {
     const raw = realTarget(e);
     if (S.hoverEl && raw && !S.hoverEl.contains(e.relatedTarget)) { S.hoverEl = null; clearTimeout(S.hoverTimer); }
   }, { capture: true, passive: true });
@@ -374,11 +382,22 @@
   // the baseline also follows the page: at load, and after each action has taken effect
   const settledBase = () => { if (!S.hoverEl) refreshBase(true); };
   if (document.readyState === 'complete') setTimeout(settledBase, 0);
-  else window.addEventListener('load', () => setTimeout(settledBase, 0));
+  else on('load', () => setTimeout(settledBase, 0));
   const touched = () => { S.lastInput = Date.now(); setTimeout(settledBase, 400); };
-  window.addEventListener('pointerdown', touched, { capture: true, passive: true });
-  window.addEventListener('keydown', touched, { capture: true, passive: true });
-  window.addEventListener('pagehide', flush, { capture: true });
+  on('pointerdown', touched, { capture: true, passive: true });
+  on('keydown', touched, { capture: true, passive: true });
+  on('pagehide', flush, { capture: true });
 
-  window.__steadyhandRec = { flush, setInspect, inspecting: () => S.inspect };
+  // detached: drop what is pending (the listener flushed it first) and report nothing more
+  function suspend() {
+    for (const t of [S.idleTimer, S.scrollTimer, S.hoverTimer]) clearTimeout(t);
+    setInspect(false);
+    Object.assign(S, { active: false, pending: null, scroll: null, hoverEl: null });
+  }
+  function resume() {
+    Object.assign(S, { active: true, inspect: false, pending: null, scroll: null, hoverEl: null });
+    refreshBase(true);
+  }
+
+  window.__steadyhandRec = { flush, setInspect, inspecting: () => S.inspect, suspend, resume, active: () => S.active };
 })();

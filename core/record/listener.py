@@ -1,0 +1,849 @@
+"""The recording listener: turns what a user does on a page into steps, on any page it is attached to.
+
+A :class:`RecordingListener` attaches to a Playwright page (or browser
+context) that it does not own: the recorder's own Chromium, or the page the
+engine is driving while a human takes over.  It installs the in-page
+listener (``recorder_lib.js``, with the page library it needs) in every
+frame - as an init script for documents to come and evaluated into the
+frames already loaded - and an exposed binding through which the page
+reports each user action.  It follows the page's requests over a CDP
+session of its own.  Each action becomes a step with the element's full
+descriptor, a PNG crop, an anchor, the light signatures before and after
+(S2) and the observed delta (S5); steps go to the journal
+(:class:`~core.record.journal.RecordingSpool`) as they are recorded.
+
+:meth:`RecordingListener.detach` removes the init script, the binding, its
+event handlers and CDP sessions, and suspends the in-page listener of the
+documents still open (it goes inert), so the page is left as it was found
+and a later listener can attach again.  Like the page, a listener is used
+from the one thread that owns Playwright (architecture rule 10).
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+from urllib.parse import urldefrag
+
+from core.act.expect import observed_deltas
+from core.domain import Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
+from core.perception.driver import PAGE_LIB, PlaywrightDriver
+from core.project.params import placeholder
+from core.secrets import Redactor
+
+from .events import (
+    AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame,
+    RecorderCommand, RecorderError, RecorderEvent, SetInspect, StepRecorded, StepRemoved,
+)
+from .journal import RecordingSpool
+from .steps import SUGGESTED_ASSERTIONS, SecretPolicy, StepBuilder, assertion_step
+
+__all__ = ["RecordingListener", "Recording", "RECORDER_LIB", "LISTENER_SCRIPT", "BINDING", "crop_png",
+           "NAVIGATION_GRACE_S", "MIN_EFFECT_MS", "CROP_MARGIN_PX"]
+
+RECORDER_LIB = (Path(__file__).with_name("recorder_lib.js")).read_text(encoding="utf-8")
+#: What runs in every frame: the page library (kept if the page has it already) and the recorder's listener.
+LISTENER_SCRIPT = f"{PAGE_LIB}\n;\n{RECORDER_LIB}"
+#: Name of the exposed function the in-page listener reports through.
+BINDING = "__steadyhandRecord"
+#: A main-frame navigation request starting this long (s) after the last user action is the user's
+#: own (address bar, reload), not an effect of that action.
+NAVIGATION_GRACE_S = 2.0
+#: Wait at least this long (ms) after an action before judging the page settled.
+MIN_EFFECT_MS = 150
+#: Margin around the element in its crop, CSS px.
+CROP_MARGIN_PX = 4
+#: Kinds of page events that become steps.
+STEP_KINDS = ("click", "dblclick", "input", "select", "check", "uncheck", "hover", "press", "scroll", "upload",
+              "navigate")
+
+
+def crop_png(png: bytes, box: BBox, dpr: float, *, margin: float = CROP_MARGIN_PX) -> bytes:
+    """Crop ``box`` (CSS px, viewport coordinates) plus ``margin`` out of a screenshot (device px).
+
+    Returns ``b""`` when the box lies outside the screenshot.
+    """
+    import io
+
+    from PIL import Image
+
+    if not png or box.width <= 0 or box.height <= 0:
+        return b""
+    with Image.open(io.BytesIO(png)) as im:
+        left = max(0, int((box.x - margin) * dpr))
+        top = max(0, int((box.y - margin) * dpr))
+        right = min(im.width, int((box.x + box.width + margin) * dpr + 0.999))
+        bottom = min(im.height, int((box.y + box.height + margin) * dpr + 0.999))
+        if right - left < 2 or bottom - top < 2:
+            return b""
+        out = io.BytesIO()
+        im.crop((left, top, right, bottom)).save(out, format="PNG", optimize=True)
+        return out.getvalue()
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """What one attachment of a :class:`RecordingListener` recorded.
+
+    Attributes
+    ----------
+    steps : tuple[Step, ...]
+        The steps in order (withdrawn ones left out), as in the journal.
+    crops : Mapping[str, bytes]
+        PNG crops (device px) by step id.
+    files : Mapping[str, bytes]
+        Uploaded files that a step or parameter refers to, by their path
+        relative to the flows folder (``"<flow>.files/<name>"``).
+    params : Mapping[str, str]
+        Parameters the steps introduced, name -> recorded value.
+    secrets : tuple[str, ...]
+        Names of the secret parameters the steps use (values never kept).
+    start_url : str
+        The page's absolute URL when the listener attached.
+    """
+
+    steps: tuple[Step, ...]
+    crops: Mapping[str, bytes]
+    files: Mapping[str, bytes]
+    params: Mapping[str, str]
+    secrets: tuple[str, ...]
+    start_url: str = ""
+
+
+@dataclass
+class _Pending:
+    """An action seen but not yet a step: its effect is known when the next action or a pause comes."""
+
+    event: dict[str, Any]
+    desc: ElementDescriptor
+    crop: bytes
+    t: float
+    before: Observation | None
+
+
+def _decisive(pre: Mapping[str, Any], url: str, modals: int, titles: tuple[str, ...]) -> list[str]:
+    """Navigation and overlay deltas between a pre-state and a later state (S5)."""
+    out: list[str] = []
+    if urldefrag(str(pre.get("url", "")))[0] != urldefrag(url)[0]:
+        out.append("navigation")
+    before = int(pre.get("modals", 0))
+    if modals > before:
+        out.append("overlay_open")
+    elif modals < before:
+        out.append("overlay_close")
+    elif modals and tuple(pre.get("titles", ())) != titles:
+        out.append("overlay_open")
+    return out
+
+
+def _page_of(target: Any, driver: PlaywrightDriver | None) -> Any:
+    """The page a listener records: ``target`` itself, or the driver's (else first) page of a context."""
+    if hasattr(target, "main_frame"):  # a Page
+        if driver is not None and driver.page is not target:
+            raise ValueError("the driver drives another page than the one to listen to")
+        return target
+    pages = list(target.pages)
+    if driver is not None:
+        if driver.page not in pages:
+            raise ValueError("the driver's page is not in the browser context to listen to")
+        return driver.page
+    if not pages:
+        raise ValueError("the browser context has no page to listen to")
+    return pages[0]
+
+
+def _observer(page: Any, settings: BrowserSettings, base_url: str, secrets: Mapping[str, str]) -> PlaywrightDriver:
+    """A driver over a page it does not own, to observe it only: never opened, never closed by the listener."""
+    values = [v for v in secrets.values() if v]
+    driver = PlaywrightDriver(settings, base_url=base_url, redactor=Redactor(values))
+    driver._context, driver.page = page.context, page
+    driver.secret_values = values
+    return driver
+
+
+class RecordingListener:
+    """Records what a user does on a page it does not own: ``attach()``, ``pump()`` in a loop, ``detach()``.
+
+    Parameters
+    ----------
+    target : playwright.sync_api.Page | playwright.sync_api.BrowserContext
+        Where to listen.  A page: that page alone.  A context: every page
+        of it reports, and the page recorded (snapshots, requests) is the
+        driver's page, else the context's first page.
+    flow_name : str
+        Name of the flow the steps belong to (crop and upload paths are
+        ``<flow>.crops/...`` and ``<flow>.files/...``).
+    base_url : str
+        The site's base URL; URLs are stored relative to it.
+    spool : RecordingSpool | Path
+        The journal steps are written to (a folder: a journal opened
+        there).  The listener never deletes it.
+    driver : PlaywrightDriver | None
+        The driver of the page (the engine's, or the recorder's own): its
+        observations, waits and secret masking are used.  None: an
+        observer over the page is made from ``settings`` and ``secrets``.
+    settings : BrowserSettings | None
+        Browser settings of that observer (None: the defaults).
+    on_event : Callable[[RecorderEvent], None]
+        Receives every event (steps, picks, live frames, errors) on the
+        thread that pumps.
+    secrets : Mapping[str, str] | None
+        Declared secrets, name -> value: typed values equal to one become
+        ``{name}``.
+    params : Mapping[str, str] | None
+        The project's parameters: a typed value equal to one becomes ``{name}``.
+    live_frames : bool
+        Emit :class:`LiveFrame` events (the studio's live view).
+    auto_assert : bool
+        In inspect mode add the first suggested assertion at once.
+
+    Raises
+    ------
+    ValueError
+        When ``driver`` drives another page, or a context has no page.
+    """
+
+    def __init__(self, target: Any, *, flow_name: str, base_url: str, spool: RecordingSpool | Path,
+                 driver: PlaywrightDriver | None = None, settings: BrowserSettings | None = None,
+                 on_event: Callable[[RecorderEvent], None] = lambda e: None, secrets: Mapping[str, str] | None = None,
+                 params: Mapping[str, str] | None = None, live_frames: bool = False, auto_assert: bool = False) -> None:
+        self.flow_name = flow_name
+        self.base_url = base_url.rstrip("/")
+        self.on_event = on_event
+        self.live_frames = live_frames
+        self.auto_assert = auto_assert
+        self.secrets = dict(secrets or {})
+        self._target = target
+        self.page = _page_of(target, driver)
+        self.driver = driver if driver is not None else _observer(self.page, settings or BrowserSettings(), base_url,
+                                                                  self.secrets)
+        self.builder = StepBuilder(base_url=self.base_url, secrets=SecretPolicy(self.secrets), known_params=params)
+        self.spool = spool if isinstance(spool, RecordingSpool) else RecordingSpool(Path(spool))
+        self.start_url = ""
+        self._state = "new"  # -> "attached" -> "detached"
+        self._result: Recording | None = None
+        self._disposables: list[Any] = []  # init script and binding
+        self._handlers: list[tuple[str, Callable[..., None]]] = []
+        self._cdp: Any = None
+        self._queue: deque[tuple[Any, dict[str, Any], float]] = deque()
+        self._requests: deque[tuple[float, str]] = deque(maxlen=200)
+        self._navigations: set[str] = set()  # CDP request ids of main-frame navigations in flight
+        self._main_frame_id = ""
+        self._frames_to_watch: list[Any] = []  # iframes that navigated: out-of-process ones get a CDP session
+        self._frame_sessions: dict[Any, Any] = {}
+        self._snap: Observation | None = None
+        self._snap_time = 0.0
+        self._last_action = 0.0
+        self._picks: dict[int, dict[str, Any]] = {}
+        self._pick_seq = 0
+        self._closed_page = False
+        self._last_mutations: int | None = None
+        self._last_live = 0.0
+        self._last_event_t = 0.0
+        self._pending: _Pending | None = None
+        self._draft: tuple[Any, dict[str, Any], float] | None = None
+        self.inspect = False
+        #: Events of kinds the listener does not turn into steps (counted, for diagnostics).
+        self.ignored = 0
+
+    # --- life cycle -------------------------------------------------------------------
+    def attach(self) -> None:
+        """Install the listener in every frame of the page (loaded ones too) and take the first snapshot.
+
+        What the page does from now on is the user's: its own loads are
+        not steps for :data:`NAVIGATION_GRACE_S` s.
+
+        Raises
+        ------
+        RuntimeError
+            When this listener was attached before (make a new one; the
+            page accepts any number of attachments, one at a time).
+        playwright.sync_api.Error
+            When another listener is attached to the page right now.
+        """
+        if self._state != "new":
+            raise RuntimeError("a RecordingListener attaches once; make a new one to record again")
+        self._state = "attached"
+        try:
+            self._install()
+            self._last_action = time.monotonic()
+            self._snapshot()
+        except BaseException:
+            self._uninstall()
+            self._state = "detached"
+            raise
+        self.start_url = self.page.url
+
+    def _install(self) -> None:
+        """Init script and binding on the target, page event handlers, the CDP session, existing frames."""
+        self._disposables.append(self._target.add_init_script(LISTENER_SCRIPT))
+        self._disposables.append(self._target.expose_binding(BINDING, self._on_binding))
+        self._watch_network(self.page)
+        for event, handler in (("framenavigated", self._on_navigated), ("framedetached", self._on_frame_detached),
+                               ("close", self._on_close)):
+            self.page.on(event, handler)
+            self._handlers.append((event, handler))
+        for frame in list(self.page.frames):
+            try:  # an init script runs on new documents only: the loaded ones get the listener now
+                frame.evaluate(LISTENER_SCRIPT)
+            except Exception:
+                pass  # a frame navigating: its new document gets the init script
+            if frame != self.page.main_frame:
+                self._frames_to_watch.append(frame)
+
+    @property
+    def attached(self) -> bool:
+        """True between :meth:`attach` and :meth:`detach`."""
+        return self._state == "attached"
+
+    @property
+    def page_closed(self) -> bool:
+        """True once the recorded page was closed (by the user or a script)."""
+        return self._closed_page
+
+    @property
+    def backlog(self) -> int:
+        """Page events received and not yet turned into steps."""
+        return len(self._queue)
+
+    def pump(self, wait_ms: int = 50) -> bool:
+        """Let Playwright deliver events for up to ``wait_ms`` and turn pending ones into steps.
+
+        Returns False once the page is closed or the listener detached.
+        """
+        if self._closed_page or self._state != "attached":
+            return False
+        try:
+            self.page.wait_for_timeout(wait_ms)
+        except Exception:
+            self._closed_page = True
+            return False
+        while self._frames_to_watch and not self._closed_page:
+            self._watch_frame(self._frames_to_watch.pop())
+        while self._queue and not self._closed_page:
+            frame, event, t = self._queue.popleft()
+            try:
+                self._process(frame, event, t)
+            except Exception as exc:  # a frame went away mid-step: report and go on
+                if self._closed_page:
+                    break
+                self.on_event(RecorderError(self.driver.redactor.text(f"could not record a {event.get('kind')}: "
+                                                                      f"{str(exc).splitlines()[0] if str(exc) else exc!r}")))
+        if self._pending is not None and not self._closed_page:
+            try:
+                self._finish_idle()
+            except Exception:
+                if not self._closed_page:
+                    raise
+        elif self.live_frames and not self._closed_page:
+            self._maybe_live_frame()
+        return not self._closed_page
+
+    def handle(self, command: RecorderCommand) -> None:
+        """Apply one command from a front end (forwarded input, inspect mode, assertions)."""
+        page = self.page
+        if isinstance(command, (ForwardClick, ForwardType, ForwardKey, ForwardScroll)):
+            self._last_action = time.monotonic()  # forwarded input is the user's: what it loads is not a step
+        if isinstance(command, SetInspect):
+            self.set_inspect(command.on)
+        elif isinstance(command, ForwardClick):
+            if command.double:
+                page.mouse.dblclick(command.x, command.y)
+            else:
+                page.mouse.click(command.x, command.y)
+        elif isinstance(command, ForwardMove):
+            page.mouse.move(command.x, command.y)
+        elif isinstance(command, ForwardType):
+            page.keyboard.type(command.text)
+        elif isinstance(command, ForwardKey):
+            page.keyboard.press(command.key)
+        elif isinstance(command, ForwardScroll):
+            page.mouse.move(command.x, command.y)
+            page.mouse.wheel(command.dx, command.dy)
+        elif isinstance(command, AddAssertion):
+            self.add_assertion(command.pick_id, command.kind, command.expected)
+
+    def set_inspect(self, on: bool) -> None:
+        """Turn inspect mode on or off in every frame."""
+        self.inspect = bool(on)
+        self._in_frames("on => window.__steadyhandRec && window.__steadyhandRec.setInspect(on)", self.inspect)
+
+    def _in_frames(self, script: str, arg: Any = None) -> None:
+        """Evaluate ``script`` in every frame of the page, skipping frames that fail (navigating, gone)."""
+        for frame in list(self.page.frames):
+            try:
+                frame.evaluate(script, arg)
+            except Exception:
+                pass
+
+    def detach(self) -> Recording:
+        """Record what is still pending, take the listener off the page and return what was recorded.
+
+        Typing not committed yet in the page is flushed first.  Safe to call
+        more than once (the same result) and after the page or browser died.
+        The page keeps working: its own library and the driver are left as
+        they were (the driver's last observation is the listener's, so refs
+        from before :meth:`attach` are stale).
+
+        Raises
+        ------
+        core.record.journal.JournalVersionError, core.project.ProjectError
+            When the journal cannot be read back.
+        """
+        if self._result is not None:
+            return self._result
+        if self._state == "attached":
+            self._flush_page()
+            if not self._closed_page:
+                self._in_frames("() => window.__steadyhandRec && window.__steadyhandRec.suspend()")
+            self._drain()
+            self._uninstall()
+        self._state = "detached"
+        self._result = self._recording()
+        self.spool.close()
+        return self._result
+
+    def _flush_page(self) -> None:
+        """Commit typing pending in the page and let the last action take effect (page still open)."""
+        if self._closed_page:
+            return
+        self._in_frames("() => window.__steadyhandRec && window.__steadyhandRec.flush()")
+        try:
+            self.pump(60)
+            if self._pending is not None and not self._closed_page:
+                self._settle(self._pending.t, self._pending.before)
+                self._snapshot()
+                self._finalize(after=self._snap, end=self._snap_time)
+        except Exception:
+            pass
+
+    def _drain(self) -> None:
+        """Turn what the page reported but was not processed yet into steps (the page may be gone by now)."""
+        while self._queue:
+            frame, event, t = self._queue.popleft()
+            try:
+                self._process(frame, event, t)
+            except Exception:
+                pass
+        if self._draft is not None:  # the page closed before it could commit the typing
+            frame, event, t = self._draft
+            self._draft = None
+            try:
+                self._process(frame, event, t)
+            except Exception:
+                pass
+        if self._pending is not None:
+            self._finalize(end=time.monotonic())
+
+    def _uninstall(self) -> None:
+        """Remove the init script, the binding, the page event handlers and the CDP sessions; never raises."""
+        for disposable in reversed(self._disposables):
+            try:
+                disposable.close()
+            except Exception:
+                pass
+        self._disposables.clear()
+        for event, handler in self._handlers:
+            try:
+                self.page.remove_listener(event, handler)
+            except Exception:
+                pass
+        self._handlers.clear()
+        for session in [self._cdp, *self._frame_sessions.values()]:
+            try:
+                if session is not None:
+                    session.detach()
+            except Exception:
+                pass
+        self._cdp = None
+        self._frame_sessions.clear()
+        self._frames_to_watch.clear()
+
+    def _recording(self) -> Recording:
+        """The journal's steps and crops, and the uploaded files the steps or parameters refer to."""
+        steps, crops = self.spool.read()
+        files = {}
+        used = {s.action.value for s in steps} | set(self.builder.params.values())
+        folder = self.spool.folder / "files"
+        for f in sorted(folder.glob("*")) if folder.is_dir() else []:
+            rel = f"{self.flow_name}.files/{f.name}"
+            if rel in used:
+                files[rel] = f.read_bytes()
+        return Recording(tuple(steps), crops, files, dict(self.builder.params), tuple(self.builder.flow_secrets),
+                         self.start_url)
+
+    # --- callbacks (run inside Playwright's dispatch: only queue) -----------------------
+    def _on_binding(self, source: Mapping[str, Any], payload: Any) -> None:
+        if self._state != "attached":
+            return
+        if isinstance(payload, dict) and "kind" in payload:
+            now = time.monotonic()
+            if payload["kind"] == "draft":  # typing not committed yet: kept in case the page goes away
+                self._draft = (source.get("frame"), {**payload, "kind": "input"}, now)
+                return
+            self._draft = None  # the page commits typing before reporting anything else
+            if payload["kind"] not in ("mode", "pick", "pick_text"):
+                self._last_action = now  # before the page loads that this action may start
+            self._queue.append((source.get("frame"), payload, now))
+
+    def _on_close(self, *_: Any) -> None:
+        self._closed_page = True
+
+    def _on_frame_detached(self, frame: Any) -> None:
+        self._frame_sessions.pop(frame, None)
+
+    def _watch_network(self, page: Any) -> None:
+        """Follow the page's requests through a CDP session of its own: writes (S6) and main-frame navigations.
+
+        Not Playwright's ``request`` events: subscribing to them makes Playwright keep every Request and
+        Response object of the page alive (in this process and in its driver) until 10,000 of each have
+        piled up, ~14 KB per request here.  CDP events are plain dicts, dropped once handled.  An
+        out-of-process (cross-site) iframe has a session of its own once it has navigated (:meth:`pump`).
+        """
+        self._cdp = self._network_session(page)
+        self._main_frame_id = str(self._cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"])
+
+    def _network_session(self, page_or_frame: Any) -> Any:
+        cdp = self.page.context.new_cdp_session(page_or_frame)
+        cdp.on("Network.requestWillBeSent", self._on_request)
+        cdp.on("Network.loadingFinished", self._on_request_done)
+        cdp.on("Network.loadingFailed", self._on_request_done)
+        # no response bodies kept for this session (Playwright's own session keeps what it needs)
+        cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
+        return cdp
+
+    def _watch_frame(self, frame: Any) -> None:
+        """Follow the requests of an iframe that navigated when it runs out of process (its own CDP target)."""
+        old = self._frame_sessions.pop(frame, None)
+        if old is not None:
+            try:
+                old.detach()
+            except Exception:
+                pass
+        try:
+            if frame.is_detached():
+                return
+            self._frame_sessions[frame] = self._network_session(frame)
+        except Exception:
+            pass  # an in-process frame: the page's session sees its requests
+
+    def _on_request(self, event: Mapping[str, Any]) -> None:
+        try:
+            request = event["request"]
+            # beacons ("Ping") are analytics, not writes of the application (S6)
+            if request["method"] not in ("GET", "HEAD", "OPTIONS") and event.get("type") != "Ping":
+                self._requests.append((time.monotonic(), request["method"]))
+            # a navigation request's id is its loader's id (as Playwright tells navigation requests)
+            if (event.get("type") == "Document" and event["requestId"] == event.get("loaderId")
+                    and event.get("frameId") == self._main_frame_id):
+                self._navigations.add(event["requestId"])
+                now = time.monotonic()
+                # no user action just before: the user typed the URL (or a script called goto)
+                if "redirectResponse" not in event and now - self._last_action > NAVIGATION_GRACE_S:
+                    url = str(request["url"]) + str(request.get("urlFragment", ""))
+                    self._queue.append((None, {"kind": "navigate", "url": url}, now))
+        except Exception:
+            pass
+
+    def _on_request_done(self, event: Mapping[str, Any]) -> None:
+        self._navigations.discard(event.get("requestId"))
+
+    def _on_navigated(self, frame: Any) -> None:
+        try:
+            if frame == self.page.main_frame:
+                self._navigations.clear()  # committed: the page is loading now
+            else:
+                self._frames_to_watch.append(frame)
+        except Exception:
+            pass
+
+    # --- processing -------------------------------------------------------------------
+    def _snapshot(self) -> Observation:
+        obs = self.driver.observe(screenshot=True, neighbours=False)
+        self._snap, self._snap_time = obs, time.monotonic()
+        probe = self.driver.probe() or {}
+        self._last_mutations = probe.get("mutations")
+        if self.live_frames:
+            self._last_live = self._snap_time
+            self.on_event(LiveFrame(obs.screenshot_png, obs.device_pixel_ratio, obs.url, obs.candidates))
+        return obs
+
+    def _try_snapshot(self) -> Observation | None:
+        """A snapshot, or None when the page cannot be captured now (mid-navigation, closing).
+
+        A step is never lost for want of a picture: it is then recorded without crop or after-state.
+        """
+        for attempt in range(2):
+            try:
+                return self._snapshot()
+            except Exception:
+                if self._closed_page or attempt:
+                    return None
+                try:
+                    self.page.wait_for_load_state("domcontentloaded", timeout=5000)
+                except Exception:
+                    return None
+        return None
+
+    def _maybe_live_frame(self) -> None:
+        now = time.monotonic()
+        if now - self._last_live < 0.4:
+            return
+        self._last_live = now
+        probe = self.driver.probe()
+        if probe is None or probe.get("mutations") != self._last_mutations or probe.get("url") != (
+                self._snap.url if self._snap else None):
+            try:
+                self._snapshot()
+            except Exception:
+                pass
+
+    def _descriptor(self, frame: Any, raw: Mapping[str, Any] | None) -> ElementDescriptor:
+        if not raw:
+            return ElementDescriptor()
+        item = dict(raw)
+        self.driver._redact_item(item)
+        offset = self.driver._frame_offset(frame) if frame is not None else (0.0, 0.0)
+        offset = offset or (0.0, 0.0)
+        x, y, w, h = item["bbox"]
+        vp = self.page.viewport_size or {"width": 1280, "height": 800}
+        anchor = item.pop("anchor", None)
+        desc = ElementDescriptor.from_mapping({**item, "bbox": None, "viewport": None, "anchor": None}).with_(
+            bbox=BBox(x + offset[0], y + offset[1], w, h), viewport=(int(vp["width"]), int(vp["height"])),
+            device_pixel_ratio=float(self.driver.settings.device_scale_factor),
+            frame=self.driver._frame_label(frame) if frame is not None else "")
+        if anchor and anchor.get("text"):
+            desc = desc.with_(anchor=Anchor(self.driver.redactor.text(str(anchor["text"])), str(anchor.get("role", "")),
+                                            float(anchor.get("dx", 0.0)), float(anchor.get("dy", 0.0))))
+        return desc
+
+    def _process(self, frame: Any, event: dict[str, Any], t: float) -> None:
+        kind = event.get("kind")
+        if kind == "mode":
+            self.inspect = bool(event.get("inspect"))
+            return
+        if kind in ("pick", "pick_text"):
+            self._pick(frame, event)
+            return
+        if kind not in STEP_KINDS:
+            self.ignored += 1
+            return
+        if kind != "navigate":
+            self._last_action = t
+        if kind == "upload" and event.get("data"):
+            event = self._keep_uploads(event)
+        desc = self._descriptor(frame, event.get("desc"))
+        pre = event.get("pre") or {}
+        # Crop from the latest snapshot when it shows the page the user acted on (same URL, same
+        # dialogs); else take one now, which may already show the action's effect: no crop then.
+        if not self._shows(self._snap, pre) and (self._snap is None or self._snap_time <= t):
+            self._try_snapshot()
+        snap = self._snap
+        crop = b""
+        if snap is not None and desc.bbox is not None and kind not in ("scroll", "navigate"):
+            if self._snap_time <= t and self._shows(snap, pre):
+                crop = crop_png(snap.screenshot_png, desc.bbox, snap.device_pixel_ratio)
+            elif self._still_there(frame, event.get("desc") or {}):
+                fresh = self._try_snapshot()  # the element is where it was and uncovered: picture it now
+                if fresh is not None and self._still_there(frame, event.get("desc") or {}):
+                    crop = crop_png(fresh.screenshot_png, desc.bbox, fresh.device_pixel_ratio)
+                snap = self._snap
+        if self._pending is not None:
+            self._finalize(after_pre=event.get("pre"), end=t)
+        before = snap if snap is not None and self._snap_time <= t else None
+        self._pending = _Pending(event, desc, crop, t, before)
+        self._last_event_t = t
+
+    @staticmethod
+    def _still_there(frame: Any, raw: Mapping[str, Any]) -> bool:
+        """Whether the element is still at its recorded box (2 px) and on top at its centre."""
+        if frame is None or not raw.get("css_path") or raw.get("shadow") or not raw.get("bbox"):
+            return False
+        try:
+            return bool(frame.evaluate(
+                "([css, b]) => { const e = document.querySelector(css); if (!e) return false;"
+                " const r = e.getBoundingClientRect();"
+                " if (Math.abs(r.x - b[0]) > 2 || Math.abs(r.y - b[1]) > 2 || Math.abs(r.width - b[2]) > 2"
+                " || Math.abs(r.height - b[3]) > 2) return false;"
+                " const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+                " return !!top && (top === e || e.contains(top)); }", [raw["css_path"], list(raw["bbox"])]))
+        except Exception:
+            return False
+
+    @staticmethod
+    def _shows(snap: Observation | None, pre: Mapping[str, Any]) -> bool:
+        """Whether ``snap`` shows the page of pre-state ``pre`` (URL and open dialogs; frames: any)."""
+        if snap is None:
+            return False
+        if not pre or not pre.get("top", True):
+            return True
+        return (urldefrag(str(pre.get("url", "")))[0] == urldefrag(snap.url)[0]
+                and int(pre.get("modals", 0)) == len(snap.modal_titles))
+
+    def _keep_uploads(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Write uploaded files (sent base64 by the page) to the spool; the step refers to their saved place."""
+        import base64
+
+        # files too large to travel (over 2 MB in all) come without data: nothing is kept for them
+        stored = []
+        for name, data in zip(event.get("files", ()), event.get("data", ()), strict=False):
+            safe = re.sub(r"[^\w.-]+", "_", str(name)).lstrip(".") or "upload"
+            if not data:
+                continue
+            (self.spool.folder / "files").mkdir(exist_ok=True)
+            (self.spool.folder / "files" / safe).write_bytes(base64.b64decode(data))
+            stored.append(f"{self.flow_name}.files/{safe}")
+        return {**{k: v for k, v in event.items() if k != "data"}, "stored": stored}
+
+    def _finish_idle(self) -> None:
+        """The user paused: let the pending action take effect, then take the after-state."""
+        p = self._pending
+        if p is None or self._queue or time.monotonic() - p.t < MIN_EFFECT_MS / 1000.0:
+            return
+        self._settle(p.t, p.before, value_only=p.event.get("kind") in ("input", "select", "check", "uncheck"))
+        if self._queue or self._closed_page or self._pending is not p:
+            return  # the user acted again meanwhile: that action's pre-state ends this step
+        after = self._try_snapshot()
+        self._finalize(after=after, end=self._snap_time if after is not None else time.monotonic())
+
+    def _finalize(self, *, after_pre: Mapping[str, Any] | None = None, after: Observation | None = None,
+                  end: float) -> None:
+        """Turn the pending action into a step, now that the state after it is known."""
+        p = self._pending
+        self._pending = None
+        if p is None:
+            return
+        kind = str(p.event["kind"])
+        pre = p.event.get("pre") or {}
+        decisive: list[str] = []
+        if after_pre is not None and pre and bool(after_pre.get("top")) == bool(pre.get("top")):
+            decisive = _decisive(pre, str(after_pre.get("url", "")), int(after_pre.get("modals", 0)),
+                                 tuple(after_pre.get("titles", ())))
+        elif after is not None and pre.get("top", True):
+            decisive = _decisive(pre, after.url, len(after.modal_titles), tuple(after.modal_titles))
+        evidence = None
+        observed: tuple[str, ...] = tuple(decisive)
+        complete = False
+        if p.before is not None and after is not None:
+            full = observed_deltas(p.before, after)
+            observed = tuple(dict.fromkeys(decisive + list(full)))
+            complete = True
+            evidence = StepEvidence(p.before.signature.digest, after.signature.digest, observed)
+        else:
+            evidence = StepEvidence(p.before.signature.digest if p.before is not None else "",
+                                    after.signature.digest if after is not None else "", observed)
+        wrote = kind != "input" and any(p.t - 0.05 <= rt <= end for rt, _ in self._requests)
+        step, removed = self.builder.build(p.event, p.desc, evidence=evidence, observed=observed,
+                                           reliable=complete or bool(decisive),
+                                           wrote=wrote, t=p.t)
+        if not complete and step.expect == "none":
+            step = replace(step, expect="auto")  # "nothing changed" needs both snapshots to be said
+        for idx in removed:
+            self.spool.remove(idx)
+            self.on_event(StepRemoved(idx))
+        crop = p.crop
+        if crop:
+            step = replace(step, target=step.target.with_(crop=f"{self.flow_name}.crops/{step.id}.png"))
+        self.spool.add(step, crop)
+        self.on_event(StepRecorded(self.builder.count - 1, step, crop))
+
+    def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:
+        """Let an action take effect: at least 150 ms, then quiet (P6), and any page load it started (S7).
+
+        ``value_only`` actions (typing, choosing) change no DOM: quiet is enough.
+        """
+        waited_ms = (time.monotonic() - t) * 1000.0
+        if waited_ms < MIN_EFFECT_MS:
+            self.page.wait_for_timeout(int(MIN_EFFECT_MS - waited_ms))
+        start = None if value_only else {"mutations": self._last_mutations, "url": before.url if before else None}
+        deadline = time.monotonic() + 30.0
+        while True:
+            self.driver.wait_settled(start=start)
+            if not self._navigations or time.monotonic() > deadline or self._closed_page or self._queue:
+                return
+            self.page.wait_for_timeout(50)
+
+    def _pick(self, frame: Any, event: dict[str, Any]) -> None:
+        self._pick_seq += 1
+        pid = self._pick_seq
+        if event["kind"] == "pick_text":
+            text = self.driver.redactor.text(str(event.get("text", "")))
+            pick = ElementPicked(pid, ElementDescriptor(), text=text, suggested=("text_appears",), page_text=True)
+        else:
+            desc = self._descriptor(frame, event.get("desc"))
+            text = self.driver.redactor.text(str(event.get("text", "")))
+            value = self.driver.redactor.text(str(event.get("value", "")))
+            raw = event.get("desc") or {}
+            if raw.get("is_password"):
+                value = ""
+            if not event.get("interactive", True):
+                # plain text (a status line, a cell): replay finds it by its text on the page (P7)
+                pick = ElementPicked(pid, ElementDescriptor(), text=text, suggested=("text_appears",) if text else (),
+                                     page_text=True)
+                self._picks[pid] = {"pick": pick}
+                self.on_event(pick)
+                if self.auto_assert and pick.suggested:
+                    self.add_assertion(pid, "text_appears", text)
+                return
+            suggested = SUGGESTED_ASSERTIONS.get(desc.role, ("text_equals", "visible", "text_contains")
+                                                 if text else ("visible",))
+            if int(event.get("count", 1)) > 1:
+                suggested = tuple(suggested) + ("count",)
+            pick = ElementPicked(pid, desc, text=text, value=value, enabled=bool(event.get("enabled", True)),
+                                 visible=bool(event.get("visible", True)), count=int(event.get("count", 1)),
+                                 count_selector=str(event.get("count_selector", "")), suggested=tuple(suggested))
+        self._picks[pid] = {"pick": pick}
+        while len(self._picks) > 50:
+            del self._picks[min(self._picks)]
+        self.on_event(pick)
+        if self.auto_assert and pick.suggested:
+            kind = pick.suggested[0]
+            self.add_assertion(pid, kind, self.default_expected(pick, kind))
+
+    @staticmethod
+    def default_expected(pick: ElementPicked, kind: str) -> str:
+        """The expected text an assertion of ``kind`` gets from a pick (what the page shows now)."""
+        if kind in ("text_equals", "text_contains", "text_appears"):
+            return pick.text
+        if kind == "value":
+            return pick.value
+        if kind == "count":
+            return str(pick.count)
+        return ""
+
+    def add_assertion(self, pick_id: int, kind: str, expected: str) -> Step | None:
+        """Add an assertion step about pick ``pick_id``; returns it (None for an unknown pick).
+
+        Raises
+        ------
+        ValueError
+            For an unknown assertion kind.
+        """
+        entry = self._picks.get(pick_id)
+        if entry is None:
+            self.on_event(RecorderError(f"no picked element #{pick_id} to assert on"))
+            return None
+        pick: ElementPicked = entry["pick"]
+        p = self._pending
+        if p is not None and not self._closed_page:  # the action before the check comes first
+            self._settle(p.t, p.before)
+            after = self._try_snapshot()
+            self._finalize(after=after, end=time.monotonic())
+        elif p is not None:
+            self._finalize(end=time.monotonic())
+        declared = self.builder.secrets.for_value(expected)
+        expected = placeholder(declared) if declared else expected
+        step = assertion_step(self.builder.next_id(), kind, expected, pick.descriptor,
+                              count_selector=pick.count_selector)
+        step = self.builder.add(step)
+        crop = b""
+        if self._snap is not None and step.target.bbox is not None:
+            crop = crop_png(self._snap.screenshot_png, step.target.bbox, self._snap.device_pixel_ratio)
+            if crop:
+                step = replace(step, target=step.target.with_(crop=f"{self.flow_name}.crops/{step.id}.png"))
+        self.spool.add(step, crop)
+        self.on_event(StepRecorded(self.builder.count - 1, step, crop))
+        return step
