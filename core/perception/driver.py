@@ -129,7 +129,11 @@ class PlaywrightDriver:
                 slow_mo=self.settings.slow_mo_ms or None)
         except PwError as exc:
             raise self._launch_failed(exc, exe) from None
-        self._new_context()
+        try:
+            self._new_context()
+        except BaseException:
+            self.close()  # never leave Playwright running on this thread: the next open would fail
+            raise
 
     def _launch_failed(self, exc: Exception, exe: str | None) -> BrowserLaunchError:
         """Stop Playwright after a failed launch; the error to raise, saying what to do."""

@@ -17,7 +17,7 @@ from playwright.sync_api import sync_playwright
 
 from core.domain import Action
 from core.perception.driver import PlaywrightDriver
-from core.project.schema import BrowserModel
+from core.domain import BrowserSettings
 from core.record.events import StepRecorded
 from core.record.listener import RecordingListener
 from core.sites.server import StaticSite
@@ -37,7 +37,7 @@ def site():
 
 @pytest.fixture
 def driver(site):
-    d = PlaywrightDriver(BrowserModel(), base_url=site.base_url, headless=True)
+    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
     d.open()
     try:
         d.goto("/index.html")
