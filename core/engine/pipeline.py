@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.precheck import precheck as precheck_target
-from core.act.space import already_satisfied, needs_target
+from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind, Flow,
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
@@ -320,8 +320,9 @@ def _effect_verdict(ctx: StepContext) -> Verdict:
         return Verdict("as_expected", expected, (), "the element was already in the wanted state")
     verdict = judge(expected, observed_deltas(ctx.before, ctx.after))
     cand = ctx.candidate
-    if (verdict.kind == "unchanged" and cand is not None and ctx.step.action.kind in ("input", "select")
-            and cand.value == ctx.value):
+    row = spec(ctx.step.action.kind)
+    if (verdict.kind == "unchanged" and cand is not None and row.satisfiable and row.value != "none"
+            and cand.value == ctx.value):  # a value field (input, select) that held the value already
         verdict = Verdict("as_expected", expected, verdict.observed, "the field already held the value")
     return verdict
 
