@@ -164,12 +164,19 @@ class EpisodeSpec:
     ----------
     task : str
         Task name (``"login-user"``); the page is ``miniwob/<task>.html``.
+    fields : tuple[str, ...]
+        The task's fields the flow uses as parameters (MiniWoB++'s own field
+        extractor gives them per episode: ``target``, ``username``...; a
+        field key with spaces becomes ``_``: ``target 0`` -> ``target_0``).
+        Declared so that a misspelt ``{name}`` is found before the run.
     utterance_regex : str
-        Python regex with named groups; each group becomes a parameter.
+        Optional Python regex with named groups over the instruction, for a
+        task the field extractor does not know; each group becomes a parameter.
     """
 
     task: str
     utterance_regex: str = ""
+    fields: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

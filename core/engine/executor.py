@@ -46,8 +46,10 @@ class FlowExecutor:
         Extra deciders (skill, model); the chain always has the flow-step and
         human deciders and asks in the fixed order skill > flow > model > human.
     on_descriptor_captured : Callable[[Flow, Step, Candidate], None] | None
-        Called when a selector-only step's descriptor is captured, so the
-        caller can save it back to the flow file.
+        Called at the end of a run that passed, once per selector-only step
+        that passed (with the element it acted on), so the caller can save
+        the descriptor back to the flow file; never after a run that did not
+        pass.
     """
 
     def __init__(self, driver: Driver, *, emit: Callable[[EngineEvent], None], control: RunControl | None = None,
@@ -128,6 +130,9 @@ class FlowExecutor:
         self.emit_breaker(run_id)
         run = RunState(run_id, flow, dict(params))
         status, error, kind = self._run_steps(run, setup)
+        if status == "passed" and self.on_descriptor_captured is not None:
+            for step, cand in run.captures:
+                self.on_descriptor_captured(flow, step, cand)
         heals_by: dict[str, int] = {}
         for o in run.outcomes:
             if o.resolution is not None and o.resolution.healed and o.status == "passed":

@@ -52,7 +52,7 @@ from core.engine.events import (
 from core.locate import resolve
 from core.perception.driver import ActionError, NavigationError
 from core.plan import DecideContext, NeedsHuman
-from core.project.params import ParameterError, bind
+from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.policy import Failure, decide_recovery
 
 if TYPE_CHECKING:
@@ -81,6 +81,9 @@ class RunState:
         One per step that reached the checkpoint phase (R3).
     rounds : int
         Steps started (retries not counted); capped by ``max_steps`` (P6).
+    captures : list[tuple[Step, Candidate]]
+        Selector-only steps that passed, with the element they acted on: their
+        descriptors may be written back once the whole run has passed.
     invalid_actions : int
         Verdicts that were unchanged or changed unexpectedly (S8's measure).
     """
@@ -93,11 +96,16 @@ class RunState:
     checkpoints: list[Checkpoint] = field(default_factory=list)
     rounds: int = 0
     invalid_actions: int = 0
+    captures: list[tuple[Step, Candidate]] = field(default_factory=list)
 
 
 @dataclass
 class StepContext:
     """Everything one step's phases read and write; one per step, reset per attempt.
+
+    ``decided`` is the step as the decide chain gave it; ``step`` the same with
+    its parameters bound (what the later phases act on; never shown, since a
+    bound value may be a secret).
 
     ``index`` is the 0-based position in the flow; ``next_index`` where the run
     goes on (``index + 1`` unless a hand-back says otherwise).  Observations are
@@ -108,6 +116,7 @@ class StepContext:
     index: int
     t0: float = field(default_factory=time.monotonic)
     attempt: int = 0
+    decided: Step | None = None
     step: Step | None = None
     source: str = "flow"
     value: str = ""
@@ -132,14 +141,14 @@ class StepContext:
 
     @property
     def title(self) -> str:
-        """The decided step's title, else the recorded one's."""
-        step = self.step or (self.run.flow.steps[self.index] if self.index < len(self.run.flow.steps) else None)
+        """The decided step's title, else the recorded one's (placeholders unbound: no secret in it)."""
+        step = self.decided or (self.run.flow.steps[self.index] if self.index < len(self.run.flow.steps) else None)
         return step.title if step is not None else f"step {self.index + 1}"
 
     @property
     def where(self) -> str:
         """``"<flow> step '<id>'"`` for messages."""
-        step = self.step or self.run.flow.steps[self.index]
+        step = self.decided or self.run.flow.steps[self.index]
         return f"{self.run.flow.name} step {step.id!r}"
 
     def new_attempt(self) -> None:
@@ -188,8 +197,9 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
         decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params))
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
-    ctx.step, ctx.source = decision.step, decision.source
-    value = bind(decision.step.action.value, run.params, where=ctx.where)
+    ctx.decided, ctx.source = decision.step, decision.source
+    ctx.step = bind_step(decision.step, run.params, where=ctx.where)
+    value = ctx.step.action.value
     if decision.step.action.kind == "upload" and value and run.flow.source and not Path(value).is_absolute():
         beside = Path(run.flow.source).parent / value  # recorded uploads live next to the flow file
         if beside.is_file():
@@ -291,9 +301,8 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     run, step = ctx.run, ctx.step
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
     verdict = _effect_verdict(ctx)
-    failed = [f"{a.kind} {a.expected!r}: {why}" for a in step.assertions
-              for ok, why in [ex.driver.check_assertion(a, ctx.held, bind(a.expected, run.params, where=ctx.where))]
-              if not ok]
+    failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
+              for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
     if failed:
         effect_ok = verdict.kind == "as_expected" and ctx.acted
         verdict = Verdict("failed", verdict.expected, verdict.observed, "assertion failed: " + "; ".join(failed))
@@ -334,12 +343,14 @@ def _record_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> N
 
 
 def _passed(ex: "FlowExecutor", ctx: StepContext) -> None:
-    assert ctx.step is not None
+    assert ctx.decided is not None
     ctx.status = "passed"
     ex.breaker.record_success()
     ex.emit_breaker(ctx.run.run_id)
-    if ctx.candidate is not None and ctx.step.target.is_empty and ex.on_descriptor_captured:
-        ex.on_descriptor_captured(ctx.run.flow, ctx.step, ctx.candidate)
+    decided = ctx.decided
+    if ctx.candidate is not None and decided.target.is_empty and not placeholders(decided.selector):
+        # a parametrised selector names another element each run: its descriptor is not this one
+        ctx.run.captures.append((decided, ctx.candidate))
 
 
 #: The phases before ``record``, in order: (name, function).
@@ -495,12 +506,12 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         ctx.status, ctx.error_kind = "error", ctx.error_kind or "internal"
         ctx.error = ctx.error or "the step ended without a result"
     ms = (time.monotonic() - ctx.t0) * 1000.0
-    step_id = ctx.step.id if ctx.step else (run.flow.steps[ctx.index].id if ctx.index < len(run.flow.steps) else "")
+    step_id = ctx.decided.id if ctx.decided else (run.flow.steps[ctx.index].id if ctx.index < len(run.flow.steps) else "")
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))
     run.outcomes.append(outcome)
     if ctx.status == "passed" and ctx.step is not None and not ctx.step.reversible:
-        run.side_effects.append(f"step {ctx.index + 1} '{ctx.step.title}' wrote data")
+        run.side_effects.append(f"step {ctx.index + 1} '{ctx.title}' wrote data")
     ex.store_call("record_step", run.run_id, outcome)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,

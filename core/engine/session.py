@@ -16,10 +16,11 @@ from core.domain import Candidate, Flow, RunResult, Step
 from core.engine.events import EngineEvent
 from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
-from core.sites.adapters import SiteAdapter, open_site
+from core.engine.report import succeeded
 from core.perception.driver import PlaywrightDriver
 from core.project import Project, save_flow
-from core.project.params import placeholders
+from core.project.params import escape_target, placeholders, step_texts
+from core.sites.adapters import SiteAdapter, open_site
 from core.secrets import MissingSecretError, Redactor, resolve_secret
 
 __all__ = ["ProjectSession", "SessionError", "resolve_params", "check_params"]
@@ -44,7 +45,8 @@ def resolve_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -
     params: dict[str, str] = {**project.settings.params, **flow.params, **overrides}
     secret_values: list[str] = []
     names = list(project.settings.secrets) + [s for s in flow.secrets if s not in project.settings.secrets]
-    episode_bound = set(re.compile(flow.episode.utterance_regex).groupindex) if flow.episode else set()
+    episode_bound = (set(re.compile(flow.episode.utterance_regex).groupindex) | set(flow.episode.fields)
+                     if flow.episode else set())
     for name in names:
         if name in episode_bound:
             continue  # bound from the episode's utterance; masked when bound
@@ -62,19 +64,23 @@ def resolve_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -
 
 
 def check_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -> str:
-    """Return "" when every ``{name}`` of the flow has a source, else a message naming file and step.
+    """Return "" when every ``{name}`` of the flow has a source, else a message naming file, step and field.
 
-    Sources: project and flow params, declared secrets, run overrides, the
-    episode's utterance groups (and ``utterance``).
+    Texts checked: the start URL, and of each step its value, selector, the
+    text fields of its target descriptor and its assertions' expected texts
+    and selectors (:func:`core.project.params.step_texts`).  Sources: project
+    and flow params, declared secrets, run overrides, and for an episodic
+    flow ``utterance``, the task's declared ``fields`` and the groups of its
+    ``utterance_regex``.
     """
     known = set(project.settings.params) | set(flow.params) | set(project.settings.secrets) | set(flow.secrets)
     known |= set(overrides)
     if flow.episode:
-        known |= {"utterance"} | set(re.compile(flow.episode.utterance_regex).groupindex)
+        known |= {"utterance"} | set(flow.episode.fields)
+        known |= set(re.compile(flow.episode.utterance_regex).groupindex)
     texts = [("start_url", flow.start_url, "")]
     for i, st in enumerate(flow.steps):
-        texts.append(("value", st.action.value, f"step {st.id!r} (#{i + 1}), "))
-        texts += [("assertions.expected", a.expected, f"step {st.id!r} (#{i + 1}), ") for a in st.assertions]
+        texts += [(fieldname, text, f"step {st.id!r} (#{i + 1}), ") for fieldname, text in step_texts(st)]
     for fieldname, text, where in texts:
         for name in placeholders(text):
             if name not in known:
@@ -114,6 +120,7 @@ class ProjectSession:
         self.store: Any = None
         self.redactor = Redactor(())
         self._secret_values: list[str] = []
+        self._captured: list[tuple[Step, Candidate]] = []
 
     def __enter__(self) -> "ProjectSession":
         self.open()
@@ -164,18 +171,26 @@ class ProjectSession:
         assert self.driver is not None
         return FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store,
                             settings=self.project.engine_settings, screenshots=self.screenshots,
-                            project_name=self.project.name, on_descriptor_captured=self._store_back)
+                            project_name=self.project.name,
+                            on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)))
 
-    def _store_back(self, flow: Flow, step: Step, cand: Candidate) -> None:
-        """First successful run of a selector-only step: save its full descriptor (issue 2 item 3)."""
-        if not flow.source:
+    def _store_back(self, flow: Flow, result: RunResult) -> None:
+        """After a run that passed (and earned a positive reward, for an episode): save the descriptors
+        its selector-only steps captured into the flow file.
+
+        Nothing is written after a run that did not pass, nor without the store (``--no-store`` writes
+        nothing).  What the page showed is escaped, so its braces stay literal text.
+        """
+        captured, self._captured = self._captured, []
+        if not captured or not flow.source or not self.use_store or not succeeded(result):
             return
+        by_id = {step.id: cand for step, cand in captured}
         try:
             from core.project import load_flow
 
             current = load_flow(flow.source)
-            steps = tuple(replace(s, target=cand.descriptor) if s.id == step.id and s.target.is_empty else s
-                          for s in current.steps)
+            steps = tuple(replace(s, target=escape_target(by_id[s.id].descriptor))
+                          if s.id in by_id and s.target.is_empty else s for s in current.steps)
             save_flow(replace(current, steps=steps), Path(flow.source))
         except Exception:
             pass  # the flow file is the user's; never fail a run over it
@@ -192,6 +207,7 @@ class ProjectSession:
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None
         if reward is not None:
             result = replace(result, reward=reward)
+        self._store_back(flow, result)
         executor.finish(result)
         return result
 

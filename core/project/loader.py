@@ -233,7 +233,8 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
         if spec(sm.action).value == "required" and sm.value == "":
             raise ProjectError(path, f"action {sm.action!r} needs a 'value'", location=f"{where}, field 'value'")
         steps.append(step)
-    episode = EpisodeSpec(model.episode.task, model.episode.utterance_regex) if model.episode else None
+    episode = (EpisodeSpec(model.episode.task, model.episode.utterance_regex, tuple(model.episode.fields))
+               if model.episode else None)
     return Flow(
         name=model.name, start_url=model.start_url, steps=tuple(steps), params=dict(model.params),
         secrets=tuple(model.secrets), episode=episode, description=model.description, source=str(path),
@@ -287,7 +288,9 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
     if flow.secrets:
         out["secrets"] = list(flow.secrets)
     if flow.episode:
-        ep = {"task": flow.episode.task}
+        ep: dict[str, Any] = {"task": flow.episode.task}
+        if flow.episode.fields:
+            ep["fields"] = list(flow.episode.fields)
         if flow.episode.utterance_regex:
             ep["utterance_regex"] = flow.episode.utterance_regex
         out["episode"] = ep

@@ -147,7 +147,16 @@ class StepModel(_Strict):
 
 class EpisodeModel(_Strict):
     task: str = Field(min_length=1)
+    fields: list[str] = Field(default_factory=list, description="task fields used as {parameters}")
     utterance_regex: str = ""
+
+    @field_validator("fields")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        bad = [f for f in v if not f or not f.replace("_", "a").isalnum()]
+        if bad:
+            raise ValueError(f"field names are letters, digits and _, got {bad[0]!r}")
+        return v
 
 
 class FlowModel(_Strict):

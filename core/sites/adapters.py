@@ -100,6 +100,43 @@ def miniwob_html_root() -> Path:
     return Path(spec.origin).parent / "html"
 
 
+def field_param(key: str) -> str:
+    """A task field's parameter name: ``"target 0"`` -> ``"target_0"``."""
+    return re.sub(r"\W+", "_", key.strip()) or "field"
+
+
+def task_fields(flow: Flow, utterance: str) -> dict[str, str]:
+    """The episode's fields by parameter name, from MiniWoB++'s own field extractor for the task.
+
+    Raises
+    ------
+    ParameterError
+        When a field the flow declares is not among the episode's fields, or
+        the extractor cannot read the instruction (names the flow, the task
+        and the fields it has).
+    """
+    if flow.episode is None:
+        return {}
+    from miniwob.fields import get_field_extractor
+
+    try:
+        extractor = get_field_extractor(flow.episode.task)
+    except KeyError:
+        if flow.episode.fields:
+            raise ParameterError(f"{flow.name}: MiniWoB++ has no field extractor for task {flow.episode.task!r}; "
+                                 "bind its parameters with utterance_regex instead") from None
+        return {}
+    try:
+        fields = {field_param(k): str(v) for k, v in extractor(utterance)}
+    except ValueError as exc:
+        raise ParameterError(f"{flow.name}: task {flow.episode.task!r}: {exc}") from None
+    missing = [f for f in flow.episode.fields if f not in fields]
+    if missing:
+        raise ParameterError(f"{flow.name}: task {flow.episode.task!r} has no field {missing[0]!r} this episode "
+                             f"(fields: {', '.join(sorted(fields)) or 'none'})")
+    return fields
+
+
 class MiniwobAdapter(SiteAdapter):
     """MiniWoB++ tasks from the installed package; each flow run is one episode."""
 
@@ -137,7 +174,7 @@ class MiniwobAdapter(SiteAdapter):
         utterance = str(page.evaluate("() => core.getUtterance()"))
         self.last_utterance = utterance
         self.episode_ms = int(page.evaluate("() => core.EPISODE_MAX_TIME"))
-        params = {"utterance": utterance}
+        params = {"utterance": utterance, **task_fields(flow, utterance)}
         if flow.episode and flow.episode.utterance_regex:
             m = re.search(flow.episode.utterance_regex, utterance)
             if not m:
