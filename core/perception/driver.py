@@ -10,6 +10,7 @@ pixel ratio).
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 from typing import Any, Protocol
@@ -588,6 +589,26 @@ class PlaywrightDriver:
                 return ok, self.redactor.text(why)
             time.sleep(_ASSERT_POLL_S)
 
+    @staticmethod
+    def _secret_value_equals(h: Any, expected: str) -> tuple[bool, str]:
+        """Compare a password field's value by its SHA-256 digest, computed in the page.
+
+        The field's value never leaves the page and the expected value never
+        enters it; only where Web Crypto is missing (a page that is not a
+        secure context) does the page compare the two itself and return a
+        boolean.  The message never shows either value.
+        """
+        digest = h.evaluate("""async (e) => {
+            if (!(window.crypto && crypto.subtle)) return null;
+            const b = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(e.value || ''));
+            return Array.from(new Uint8Array(b)).map((x) => x.toString(16).padStart(2, '0')).join(''); }""")
+        if digest is None:
+            same = bool(h.evaluate("(e, want) => (e.value || '') === want", expected))
+        else:
+            same = digest == hashlib.sha256(expected.encode("utf-8")).hexdigest()
+        return same, ("the secret field holds the expected value" if same
+                      else "the secret field does not hold the expected value")
+
     def _check_once(self, a: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
         page = self.page
         kind = a.kind
@@ -629,6 +650,8 @@ class PlaywrightDriver:
         if kind == "text_contains":
             return expected in text, f"text is {text[:80]!r}"
         if kind == "value":
+            if d.get("is_password"):
+                return self._secret_value_equals(h, expected)
             return str(d["value"]) == expected, f"value is {str(d['value'])[:80]!r}"
         if kind == "count":
             return False, "count needs a selector"

@@ -558,3 +558,23 @@ def test_clearing_an_already_empty_field_passes() -> None:
     assert result.status == "passed", result.error
     assert result.invalid_actions == 0
     assert len(fake.actions) <= 1
+
+
+def test_nothing_is_captured_from_a_run_that_did_not_pass() -> None:
+    captured: list[Candidate] = []
+    fake = FakeDriver(pages={"/": [button("go", "Go"), button("x", "Next")]},
+                      reactions={("/", "go", "click"): change_text("ok"), ("/", "x", "click"): nothing()})
+    steps = [Step(id="s1", action=Action("click"), selector="#go"), click("s2", "Next")]
+    result, _ = execute(fake, steps, config=settings(retries=0),
+                        on_descriptor_captured=lambda f, s, c: captured.append(c))
+    assert [o.status for o in result.steps] == ["passed", "escalated"]
+    assert captured == []  # s1 passed, but the run did not: its descriptor is not trusted
+
+
+def test_a_parametrised_selector_is_never_captured() -> None:
+    captured: list[Candidate] = []
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): change_text("ok")})
+    result, _ = execute(fake, [Step(id="s1", action=Action("click"), selector="#{which}")], params={"which": "go"},
+                        on_descriptor_captured=lambda f, s, c: captured.append(c))
+    assert result.status == "passed", result.error
+    assert captured == []  # another run names another element

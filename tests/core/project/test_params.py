@@ -5,8 +5,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.domain import Action, Assertion, ElementDescriptor, Step
 from core.project.params import (
-    ParameterError, bind, is_placeholder, placeholder, placeholder_name, placeholders,
+    ParameterError, bind, bind_step, escape, escape_target, is_placeholder, placeholder, placeholder_name,
+    placeholders, step_texts,
 )
 
 #: Parameter names as the placeholder pattern reads them (``\w+``: letters, digits, ``_``, any script).
@@ -79,3 +81,38 @@ def test_examples() -> None:
         bind("{pw}", {"user": "alice"}, where="login step 's2'")
     with pytest.raises(ParameterError, match=r"\(known: none\)$"):
         bind("{pw}", {}, where="x")
+
+
+@given(st.text(max_size=30))
+def test_escaped_text_binds_back_to_itself_and_holds_no_placeholder(text: str) -> None:
+    assert placeholders(escape(text)) == ()
+    assert bind(escape(text), {}) == text
+
+
+@given(st.text(max_size=20), NAMES)
+def test_literal_text_and_a_placeholder_side_by_side(literal: str, name: str) -> None:
+    text = escape(literal) + placeholder(name)
+    assert placeholders(text) == (name,)
+    assert bind(text, {name: "v"}) == literal + "v"
+
+
+def test_bind_step_binds_value_selector_target_and_assertions_and_names_the_field() -> None:
+    step = Step("s1", Action("input", "{who}"), selector='#area a:text-is("{link}")',
+                target=ElementDescriptor(role="button", name="{button}", text="Save {{draft}}", css_path="#a"),
+                assertions=(Assertion("text_appears", "hello {who}", "#out-{n}"),))
+    fields = dict(step_texts(step))
+    assert fields["value"] == "{who}" and fields["target.name"] == "{button}"
+    assert fields["assertions[0].selector"] == "#out-{n}" and "target.css_path" not in fields
+    bound = bind_step(step, {"who": "Ann", "link": "Beta", "button": "Two", "n": "3"}, where="f step 's1'")
+    assert bound.action.value == "Ann" and bound.selector == '#area a:text-is("Beta")'
+    assert (bound.target.name, bound.target.text) == ("Two", "Save {draft}")
+    assert bound.assertions == (Assertion("text_appears", "hello Ann", "#out-3"),)
+    with pytest.raises(ParameterError, match=r"^f step 's1', field 'target.name': parameter \{button\}"):
+        bind_step(step, {"who": "Ann", "link": "Beta", "n": "3"}, where="f step 's1'")
+
+
+def test_escape_target_keeps_what_the_page_showed() -> None:
+    desc = ElementDescriptor(role="button", name="{x} Save", text="{x} Save", css_path="div > b")
+    escaped = escape_target(desc)
+    assert escaped.name == "{{x}} Save" and escaped.css_path == "div > b"
+    assert escape_target(ElementDescriptor(role="button", name="Save")) == ElementDescriptor(role="button", name="Save")
