@@ -37,7 +37,7 @@ from core.engine.events import (
     EngineEvent, EscalationRaised, FlowFinished, FlowStarted, RunFinished, StepFinished, StepStarted,
     TargetResolved, VerdictReached,
 )
-from core.project.params import is_placeholder, placeholder, placeholder_name, placeholders
+from core.project.params import bind, is_placeholder, placeholder, placeholder_name, placeholders
 from core.engine.report import result_label
 from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
@@ -122,7 +122,9 @@ class RecordedRow:
     """One recorded step: the recorder's step, its crop, and the user's edits (GUI thread only).
 
     ``name`` / ``reversible`` / ``read_only`` are None while not edited;
-    ``param`` is the parameter name replacing the recorded literal value.
+    ``param`` is the parameter name replacing the recorded literal value;
+    ``target_param`` the one replacing the clicked element's accessible name
+    ("click the button the task names").
     """
 
     step: Step
@@ -132,6 +134,7 @@ class RecordedRow:
     reversible: bool | None = None
     read_only: bool | None = None
     param: str | None = None
+    target_param: str | None = None
     replay: ReplayResult | None = None
 
     @property
@@ -150,7 +153,18 @@ class RecordedRow:
             changes["read_only"] = self.read_only
         if self.param:
             changes["action"] = replace(s.action, value=placeholder(self.param))
+        if self.target_param:
+            ph, t = placeholder(self.target_param), s.target
+            same = lambda v: ph if v == t.name else v  # noqa: E731 - the fields that held the name
+            changes["target"] = t.with_(name=ph, text=same(t.text), label=same(t.label), title=same(t.title))
+            if self.name is None and s.name:
+                changes["name"] = s.name.replace(self.target_default, ph)
         return replace(s, **changes) if changes else s
+
+    @property
+    def target_default(self) -> str:
+        """The element's name as the page showed it (the default of a name parameter)."""
+        return bind(self.step.target.name, {})
 
     def can_parametrize(self) -> bool:
         """True when the step's value is user data (the action table's ``parametrizable``: input, select)
@@ -158,6 +172,12 @@ class RecordedRow:
         s = self.step
         return (self.param is None and spec(s.action.kind).parametrizable and bool(s.action.value)
                 and not placeholders(s.action.value) and s.target.type != "password")
+
+    def can_parametrize_target(self) -> bool:
+        """True when the step has no value to parametrize but acts on an element with a literal name."""
+        s = self.step
+        return (self.target_param is None and not self.can_parametrize() and spec(s.action.kind).target != "none"
+                and bool(s.target.name) and not placeholders(s.target.name) and s.target.type != "password")
 
 
 #: Thumbnails of wide, flat elements (text fields) are cut rather than shrunk below this height.
@@ -249,6 +269,8 @@ class RecordedStepsModel(QAbstractTableModel):
         for r in self._rows:
             if r.param:
                 out.setdefault(r.param, r.step.action.value)
+            if r.target_param:
+                out.setdefault(r.target_param, r.target_default)
         return out
 
     def edited_flow(self, name: str, *, start_url: str = "/") -> Flow:
@@ -378,34 +400,40 @@ class RecordedStepsModel(QAbstractTableModel):
         return j
 
     def make_parameter(self, i: int, name: str) -> None:
-        """Replace the literal value of step ``i`` by ``{name}``; the literal becomes the parameter's default.
+        """Replace the literal value of step ``i`` by ``{name}`` - or, for a step without a value (a click),
+        its element's accessible name; the literal becomes the parameter's default.
 
         Raises
         ------
         ValueError
-            When the step has no literal value to parametrize, the name is
-            not an identifier, is a secret, or already holds another value.
+            When the step has neither a literal value nor an element name to
+            parametrize, the name is not an identifier, is a secret, or
+            already holds another value.
         """
         row = self._rows[i]
-        if not row.can_parametrize():
-            raise ValueError(f"step {i + 1} has no literal value to turn into a parameter")
+        on_target = not row.can_parametrize() and row.can_parametrize_target()
+        if not row.can_parametrize() and not on_target:
+            raise ValueError(f"step {i + 1} has no literal value or element name to turn into a parameter")
         name = name.strip()
         if not PARAM_NAME_RE.match(name):
             raise ValueError(f"{name!r} is not a parameter name (letters, digits and '_', not starting with a digit)")
         secrets = set(self._secrets) | set(self._base.secrets if self._base else ())
         if name in secrets:
             raise ValueError(f"{name!r} is a secret; pick another name")
-        literal = row.step.action.value
+        literal = row.target_default if on_target else row.step.action.value
         held = self.params().get(name)
         if held is not None and held != literal:
             raise ValueError(f"parameter {{{name}}} already stands for {held!r}")
-        row.param = name
+        if on_target:
+            row.target_param = name
+        else:
+            row.param = name
         self._edited(i)
 
     def clear_parameter(self, i: int) -> None:
         """Give step ``i`` its recorded literal value back."""
-        if self._rows[i].param is not None:
-            self._rows[i].param = None
+        if self._rows[i].param is not None or self._rows[i].target_param is not None:
+            self._rows[i].param = self._rows[i].target_param = None
             self._edited(i)
 
     def set_irreversible(self, i: int, on: bool) -> None:
@@ -926,7 +954,8 @@ class RecorderDock(QDockWidget):
         self.up_button = tool("\u25b2 Up", "Move the step up", "Alt+Up")
         self.down_button = tool("\u25bc Down", "Move the step down", "Alt+Down")
         self.param_button = tool("{x} Make parameter\u2026",
-                                 "Turn the typed / chosen value into a {parameter}; the value becomes its default")
+                                 "Turn the typed / chosen value - or, for a click, the element's name - into a "
+                                 "{parameter}; the recorded text becomes its default")
         self.irreversible_button = tool("Irreversible", "The step writes data: no retry when its check fails",
                                         checkable=True)
         self.read_only_button = tool("Read-only", "The step has no side effects", checkable=True)
@@ -1136,8 +1165,12 @@ class RecorderDock(QDockWidget):
         except ValueError as exc:
             self._say(_esc(str(exc)), _RED)
             return False
-        self._say(f"Step {i + 1} now types <b>{{{_esc(name)}}}</b> "
-                  f"(default {_esc(repr(self.model.row(i).step.action.value))}).")
+        row = self.model.row(i)
+        if row.target_param:
+            self._say(f"Step {i + 1} now acts on the element named <b>{{{_esc(name)}}}</b> "
+                      f"(default {_esc(repr(row.target_default))}).")
+        else:
+            self._say(f"Step {i + 1} now types <b>{{{_esc(name)}}}</b> (default {_esc(repr(row.step.action.value))}).")
         return True
 
     def can_save(self) -> bool:
@@ -1343,12 +1376,16 @@ class RecorderDock(QDockWidget):
 
     def _on_make_parameter(self) -> None:
         i = self.selected_row()
-        if i < 0 or not self.model.row(i).can_parametrize():
+        if i < 0 or not (self.model.row(i).can_parametrize() or self.model.row(i).can_parametrize_target()):
             return
         row = self.model.row(i)
-        default = param_slug(row.step.target.label or row.step.target.label_text)
-        name, ok = QInputDialog.getText(self, "Make parameter",
-                                        f"Parameter name for the value {row.step.action.value!r}:",
+        if row.can_parametrize():
+            default = param_slug(row.step.target.label or row.step.target.label_text)
+            what = f"the value {row.step.action.value!r}"
+        else:
+            default = param_slug(row.step.target.role or "target", "target")
+            what = f"the element name {row.target_default!r}"
+        name, ok = QInputDialog.getText(self, "Make parameter", f"Parameter name for {what}:",
                                         QLineEdit.EchoMode.Normal, default)
         if ok:
             self.make_parameter(i, name)
@@ -1425,7 +1462,7 @@ class RecorderDock(QDockWidget):
         self.delete_button.setEnabled(has)
         self.up_button.setEnabled(has and i > 0)
         self.down_button.setEnabled(has and i < self.model.rowCount() - 1)
-        self.param_button.setEnabled(has and row.can_parametrize())
+        self.param_button.setEnabled(has and (row.can_parametrize() or row.can_parametrize_target()))
         for button, on in ((self.irreversible_button, has and not row.effective().reversible),
                            (self.read_only_button, has and row.effective().read_only)):
             button.setEnabled(has)

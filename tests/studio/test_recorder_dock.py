@@ -177,17 +177,23 @@ def test_edits_are_saved_into_the_project(qtbot, studio, demo_root: Path) -> Non
     dock.select_row(4)
     assert not dock.make_parameter(4, "user_name") and "already stands for" in dock.message.text()
     assert dock.make_parameter(4, "format")
+    # a click has no value: its element's accessible name becomes the parameter ("click the button the task names")
+    dock.select_row(3)
+    assert dock.param_button.isEnabled()
+    assert dock.make_parameter(3, "button") and "element named" in dock.message.text()
+    assert not dock.param_button.isEnabled()
 
     path = dock.save()
     assert path == demo_root / "flows" / "export_csv.yaml" and path.is_file()
     flow = load_flow(path)
     assert flow.name == "export_csv" and flow.start_url == "/login"
     assert [s.id for s in flow.steps] == ["s1", "s2", "s3", "s6", "s5", "s7"]
-    assert [s.name for s in flow.steps] == ["Enter the user", "Type the password", "Click Log in", "Click Export",
+    assert [s.name for s in flow.steps] == ["Enter the user", "Type the password", "Click Log in", "Click {button}",
                                             "Choose Format CSV", "Check 'Export ready' is shown"]
     assert flow.steps[0].action.value == "{user_name}" and flow.steps[1].action.value == "{password}"
     assert flow.steps[4].action.value == "{format}"
-    assert dict(flow.params) == {"user_name": "alice", "format": "CSV"}
+    assert dict(flow.params) == {"user_name": "alice", "format": "CSV", "button": "Export"}
+    assert flow.steps[3].target.name == "{button}" and flow.steps[3].target.text in ("{button}", "")
     assert [s.reversible for s in flow.steps] == [True, True, True, False, True, True]
     assert [s.read_only for s in flow.steps] == [False] * 5 + [True]
     assert flow.steps[5].assertions[0].kind == "text_contains"
