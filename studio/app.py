@@ -80,5 +80,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m studio.app", description="Steadyhand Studio")
     parser.add_argument("project", type=Path)
     parser.add_argument("--run", action="store_true", help="start all flows when the window opens")
+    parser.add_argument("--headed", action="store_true",
+                        help="show the Chromium window of replays (needed to act on the page during a takeover)")
     ns = parser.parse_args()
-    sys.exit(main(ns.project, run=ns.run))
+    sys.exit(main(ns.project, run=ns.run, headed=ns.headed))

@@ -7,8 +7,10 @@ re-emits each one on a typed per-event signal.  Screenshots are decoded into
 a ``QImage`` there, on the GUI thread; no ``QPixmap`` is ever built off it.
 
 Commands go the other way: :meth:`start`, :meth:`pause`, :meth:`resume`,
-:meth:`step`, :meth:`stop` put typed commands of ``core.engine.events`` on
-the engine's queue (``engine.send``), which is thread-safe by contract.
+:meth:`step`, :meth:`stop`, the answers to an escalation (:meth:`retry`,
+:meth:`skip`, :meth:`take_over`) and the end of a takeover
+(:meth:`hand_back`) put typed commands of ``core.engine.events`` on the
+engine's queue (``engine.send``), which is thread-safe by contract.
 """
 from __future__ import annotations
 
@@ -23,9 +25,9 @@ from PySide6.QtGui import QImage
 from core.domain import Flow
 from core.engine.events import (
     ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised,
-    FlowFinished, FlowStarted, ObservationMade, Pause, Paused, PhaseChanged, Resume, Resumed,
-    RunFinished, RunStarted, Start, StepFinished, StepOnce, StepStarted, Stop, TargetResolved,
-    VerdictReached,
+    FlowFinished, FlowStarted, HandBack, HandedBack, ObservationMade, Pause, Paused, PhaseChanged, Resume,
+    Resumed, Retry, RunFinished, RunStarted, Skip, Start, StepFinished, StepOnce, StepStarted, Stop, TakeOver,
+    TakeoverStarted, TargetResolved, VerdictReached,
 )
 
 __all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "FrameQueue", "default_engine_factory"]
@@ -130,6 +132,8 @@ class EngineBridge(QObject):
     engine_error = Signal(object)
     paused = Signal(object)
     resumed = Signal(object)
+    takeover_started = Signal(object)
+    handed_back = Signal(object)
     #: A command was sent to the engine (GUI thread): the command dataclass.
     command_sent = Signal(object)
 
@@ -152,6 +156,7 @@ class EngineBridge(QObject):
             BreakerChanged: self.breaker_changed, EscalationRaised: self.escalation_raised,
             FlowFinished: self.flow_finished, RunFinished: self.run_finished,
             EngineError: self.engine_error, Paused: self.paused, Resumed: self.resumed,
+            TakeoverStarted: self.takeover_started, HandedBack: self.handed_back,
         }
 
     # --- engine side (any thread) ---------------------------------------------------------
@@ -223,8 +228,24 @@ class EngineBridge(QObject):
         self.send(StepOnce())
 
     def stop(self) -> None:
-        """Stop the run."""
+        """Stop the run (answering an escalation: end its flow there)."""
         self.send(Stop())
+
+    def retry(self) -> None:
+        """Answer an escalation: try the step again."""
+        self.send(Retry())
+
+    def skip(self) -> None:
+        """Answer an escalation: leave the step as skipped and go on."""
+        self.send(Skip())
+
+    def take_over(self) -> None:
+        """Take the page: answers an escalation, or takes over at the engine's next pause point."""
+        self.send(TakeOver())
+
+    def hand_back(self, continue_from: int | None = None) -> None:
+        """End a takeover; the engine continues from step ``continue_from`` (0-based; None = where it began)."""
+        self.send(HandBack(continue_from=continue_from))
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop and join the engine (blocks up to ``timeout`` s); later events are ignored.

@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QShowEvent
+from PySide6.QtGui import (
+    QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap, QShowEvent,
+)
 from PySide6.QtWidgets import (
     QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QSizePolicy, QStyle,
     QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
-from core.domain import Candidate, Observation
+from core.domain import Candidate, EscalationCandidate, Observation
 from core.engine.events import (
-    Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, ObservationMade, Paused,
-    PhaseChanged, Resumed, RunFinished, RunStarted, Start, StepStarted, TargetResolved,
+    Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, HandBack, HandedBack, ObservationMade,
+    Paused, PhaseChanged, Resumed, RunFinished, RunStarted, Start, StepStarted, TakeoverStarted, TargetResolved,
 )
 from core.engine.report import results_line
 from core.record.events import LiveFrame, RecordingStarted
@@ -29,7 +31,8 @@ from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_fac
 from .recorder_bridge import RecorderFactory
 from .run_state import RunState, RunStateMachine, controls_for
 from .views.breaker import BreakerIndicator
-from .views.escalations import EscalationsPanel
+from .theme import TAKEOVER_COLOR
+from .views.escalations import AnswerBar, EscalationsPanel, TakeoverBanner
 from .views.event_log import EventLog
 from .views.live_view import LiveView
 from .views.recorder import RecorderDock
@@ -114,6 +117,8 @@ class MainWindow(QMainWindow):
         self._step_index = -1
         self._phase = ""
         self._last_results = ""
+        self._note = ""  # "handed back, continuing from step M" until the run moves past it
+        self._note_until = -1
 
         self.setWindowTitle(f"Steadyhand Studio \u2014 {self.project.name}")
         self.setObjectName("MainWindow")
@@ -148,6 +153,10 @@ class MainWindow(QMainWindow):
         self.action_step = action("Step", sp.SP_MediaSkipForward, "F10",
                                   "Run one step, then pause (from idle: start paused)", self.step)
         self.action_stop = action("Stop", sp.SP_MediaStop, "Shift+F5", "Stop the run", self.stop)
+        self.action_take_over = action("Take over", sp.SP_MediaStop, "F8",
+                                       "Take the page yourself: the engine stops at its next pause point and waits "
+                                       "until you hand back", self.take_over)
+        self.action_take_over.setIcon(_takeover_icon())
         self.action_grid = QAction("Grid", self)
         self.action_grid.setCheckable(True)
         self.action_grid.setShortcut(QKeySequence("Ctrl+G"))
@@ -163,7 +172,7 @@ class MainWindow(QMainWindow):
         tb.setMovable(False)
         tb.setIconSize(QSize(18, 18))
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for a in (self.action_start, self.action_pause, self.action_step, self.action_stop):
+        for a in (self.action_start, self.action_pause, self.action_step, self.action_stop, self.action_take_over):
             tb.addAction(a)
         tb.addSeparator()
         tb.addAction(self.action_grid)
@@ -191,12 +200,25 @@ class MainWindow(QMainWindow):
         row = QHBoxLayout(self.banner)
         row.setContentsMargins(12, 8, 8, 8)
         row.addWidget(self.banner_text, 1)
-        for a in (self.action_start, self.action_step, self.action_stop):
+        self.banner_buttons: list[QToolButton] = []
+        for a in (self.action_start, self.action_step, self.action_take_over, self.action_stop):
             b = QToolButton()
             b.setDefaultAction(a)
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             row.addWidget(b)
+            self.banner_buttons.append(b)
+        # an escalation is answered with exactly the answers it accepts
+        self.banner_answers = AnswerBar()
+        self.banner_answers.command_requested.connect(self._answer)
+        row.addWidget(self.banner_answers)
         self.banner.hide()
+
+        self.takeover_banner = TakeoverBanner()
+        self.takeover_banner.command_requested.connect(self._answer)
+        stop = QToolButton()
+        stop.setDefaultAction(self.action_stop)
+        stop.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.takeover_banner.add_button(stop)
 
         central = QWidget()
         lay = QVBoxLayout(central)
@@ -206,6 +228,7 @@ class MainWindow(QMainWindow):
         banner_box = QVBoxLayout()
         banner_box.setContentsMargins(8, 8, 8, 0)
         banner_box.addWidget(self.banner)
+        banner_box.addWidget(self.takeover_banner)
         lay.addLayout(banner_box)
         lay.addWidget(self.live_view, 1)
         self.setCentralWidget(central)
@@ -224,6 +247,8 @@ class MainWindow(QMainWindow):
         self.flows_dock = self._dock("Flows", "flowsDock", self.flows_list, Qt.DockWidgetArea.LeftDockWidgetArea)
 
         self.escalations_panel = EscalationsPanel()
+        self.escalations_panel.command_requested.connect(self._answer)
+        self.escalations_panel.candidate_highlighted.connect(self._on_candidate_highlighted)
         self.escalations_dock = self._dock("Escalations", "escalationsDock", self.escalations_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.splitDockWidget(self.flows_dock, self.escalations_dock, Qt.Orientation.Vertical)
@@ -325,6 +350,8 @@ class MainWindow(QMainWindow):
         b.step_started.connect(lambda _e: self.live_view.set_target(None))
         b.escalation_raised.connect(self._on_escalation)
         b.paused.connect(self._on_paused)
+        b.takeover_started.connect(self._on_takeover_started)
+        b.handed_back.connect(self._on_handed_back)
         b.engine_error.connect(self._on_engine_error)
         b.event_received.connect(self.recorder_dock.apply_engine_event)
 
@@ -371,13 +398,29 @@ class MainWindow(QMainWindow):
         return self.start_run(tuple(self.flow_names()))
 
     def start_or_resume(self) -> None:
-        """F5: resume when paused, else start the checked flows."""
+        """F5: resume when paused (an escalation: retry), hand back when taken over, else start the checked flows."""
         if not self.action_start.isEnabled():
             return
         if self.state is RunState.PAUSED:
             self.bridge.resume()
+        elif self.state is RunState.TAKEN_OVER:
+            self.takeover_banner.hand_back()
         else:
             self.start_run()
+
+    def take_over(self) -> None:
+        """F8: take the page (answers an escalation, or at the engine's next pause point)."""
+        if self.action_take_over.isEnabled():
+            self.bridge.take_over()
+
+    def hand_back(self, continue_from: int | None = None) -> None:
+        """End a takeover; the engine continues from step ``continue_from`` (0-based; None = the banner's choice)."""
+        if self.state is not RunState.TAKEN_OVER:
+            return
+        if continue_from is None:
+            self.takeover_banner.hand_back()
+        else:
+            self.bridge.hand_back(continue_from)
 
     def pause(self) -> None:
         """F6: pause at the next phase boundary."""
@@ -491,14 +534,33 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def _answer(self, command: Command) -> None:
+        """Send an answer chosen in the escalation panel, the banner or the takeover bar (once)."""
+        if self.bridge.engine is None:
+            return
+        if not isinstance(command, HandBack):
+            self.escalations_panel.answers.set_pending()
+            self.banner_answers.set_pending()
+        self.bridge.send(command)
+
     def _on_command(self, command: Command) -> None:
         if isinstance(command, Start):
             self.banner.hide()
+            self.takeover_banner.end()
             self._flow, self._step_index, self._phase, self._step_count = "", -1, "", 0
-        self.event_log.log(f"\u2192 {type(command).__name__}"
-                           + (f" {', '.join(command.flows)}" if isinstance(command, Start) else ""))
+            self._note = ""
+        elif isinstance(command, HandBack):
+            self.takeover_banner.end()
+        detail = ""
+        if isinstance(command, Start):
+            detail = f" {', '.join(command.flows)}"
+        elif isinstance(command, HandBack) and command.continue_from is not None:
+            detail = f" continue from step {command.continue_from + 1}"
+        self.event_log.log(f"\u2192 {type(command).__name__}{detail}")
         if self.run_state.on_command(command):
             self._state_changed()
+        else:
+            self._update_controls()  # e.g. a TakeOver asked for: not twice
 
     def _on_event(self, event: EngineEvent) -> None:
         self.steps_panel.apply(event)
@@ -514,6 +576,8 @@ class MainWindow(QMainWindow):
         elif isinstance(event, StepStarted):
             self._step_index, self._phase = event.index, ""
             self.banner.hide()
+            if self._note and event.index != self._note_until:
+                self._note = ""
         elif isinstance(event, PhaseChanged):
             self._phase = event.phase
         elif isinstance(event, Paused):
@@ -522,6 +586,8 @@ class MainWindow(QMainWindow):
             self.banner.hide()
         elif isinstance(event, RunFinished):
             self.banner.hide()
+            self.takeover_banner.end()
+            self._note = ""
             self._last_results = results_line(event.results)
         if self.run_state.on_event(event):
             self._state_changed()
@@ -554,15 +620,43 @@ class MainWindow(QMainWindow):
         self.escalations_dock.show()
 
     def _on_paused(self, event: Paused) -> None:
+        if self.state is RunState.TAKEN_OVER:
+            return  # the takeover bar says it all
         esc = self.escalations_panel.selected()
-        if esc is not None and esc.state == "open":
+        escalated = esc is not None and esc.state == "open"
+        if escalated:
             text = (f"<b>Escalated at step {esc.event.index + 1} \u2014 {_esc(esc.event.step_title)}</b><br>"
                     f"{_esc(esc.event.reason)}")
+            self.banner_answers.set_answers(esc.event.answers)
         else:
             text = (f"<b>Paused before step {event.index + 1}</b>"
                     + (f" \u2014 {_esc(event.reason)}" if event.reason else ""))
+        for b in self.banner_buttons:
+            b.setVisible(not escalated)
+        self.banner_answers.setVisible(escalated)
         self.banner_text.setText(text)
         self.banner.show()
+
+    def _on_takeover_started(self, event: TakeoverStarted) -> None:
+        self.banner.hide()
+        titles = [r.title for r in self.steps_panel.model.rows(event.flow)]
+        if not titles and event.flow in self.project.flows:
+            titles = [s.title for s in self.project.flows[event.flow].steps]
+        headless = getattr(self.bridge.engine, "headless", None)
+        self.takeover_banner.begin(event.flow, event.index, titles,
+                                   headless=headless if isinstance(headless, bool) else None)
+
+    def _on_handed_back(self, event: HandedBack) -> None:
+        self.takeover_banner.end()
+        self._note = f"handed back, continuing from step {event.continue_from + 1}"
+        self._note_until = event.continue_from
+        self._update_status()
+
+    def _on_candidate_highlighted(self, candidate: EscalationCandidate | None) -> None:
+        if candidate is None or candidate.box is None or getattr(self, "_recording", False):
+            self.live_view.set_highlight(None)
+        else:
+            self.live_view.set_highlight(candidate.box, f"{candidate.label or candidate.ref} {candidate.score:.2f}")
 
     def _on_engine_error(self, event: EngineError) -> None:
         self.statusBar().showMessage(f"Engine error: {event.message}", 15000)
@@ -644,7 +738,7 @@ class MainWindow(QMainWindow):
         self.run_state_changed.emit(self.state.value)
 
     def _update_controls(self) -> None:
-        c = controls_for(self.state, has_flows=bool(self.checked_flows()))
+        c = controls_for(self.state, has_flows=bool(self.checked_flows()), answers=self.run_state.answers)
         if getattr(self, "_recording", False) and self.state in (RunState.IDLE, RunState.FINISHED):
             c = controls_for(self.state, has_flows=False)  # one browser at a time in the live view
         self.action_start.setEnabled(c.start)
@@ -653,6 +747,7 @@ class MainWindow(QMainWindow):
         self.action_pause.setEnabled(c.pause)
         self.action_step.setEnabled(c.step)
         self.action_stop.setEnabled(c.stop)
+        self.action_take_over.setEnabled(c.take_over and not self.run_state.takeover_asked)
         for i in range(self.flows_list.count()):
             item = self.flows_list.item(i)
             flags = item.flags()
@@ -674,6 +769,10 @@ class MainWindow(QMainWindow):
             parts.append(f"{n} of {self.flows_list.count()} flows checked \u00b7 F5 to start")
         elif s is RunState.FINISHED:
             parts.append(self._last_results or "no results")
+        elif s is RunState.TAKEN_OVER and self.run_state.takeover is not None:
+            flow, index = self.run_state.takeover
+            parts += [flow, f"taken over at step {index + 1}/{self._step_count or '?'}",
+                      "you have the page \u2014 hand back (F5) to continue"]
         elif self._flow:
             parts.append(self._flow)
             if self._step_index >= 0:
@@ -683,6 +782,8 @@ class MainWindow(QMainWindow):
                 parts.append(where)
             if self._phase and s in (RunState.RUNNING, RunState.PAUSING):
                 parts.append(self._phase)
+            if self._note and s in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED):
+                parts.append(self._note)
         self.state_label.setText("   \u00b7   ".join(parts))
 
 
@@ -694,6 +795,24 @@ def _record_icon() -> QIcon:
     p.setPen(Qt.PenStyle.NoPen)
     p.setBrush(QColor("#f0524f"))
     p.drawEllipse(3, 3, 12, 12)
+    p.end()
+    return QIcon(pm)
+
+
+def _takeover_icon() -> QIcon:
+    """A violet hand-over sign: two arrows around a dot (the takeover colour)."""
+    pm = QPixmap(18, 18)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    color = QColor(TAKEOVER_COLOR)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(color)
+    p.drawEllipse(5, 5, 8, 8)
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.setPen(QPen(color, 1.6))
+    p.drawArc(1, 1, 16, 16, 30 * 16, 120 * 16)
+    p.drawArc(1, 1, 16, 16, 210 * 16, 120 * 16)
     p.end()
     return QIcon(pm)
 

@@ -1,13 +1,15 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording [--grab out.png]``
+``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
 finished set of sample events instead and saves a PNG (works offscreen).
 ``recorder`` is the Recorder dock alone after a recording and a replay;
 ``recording`` the whole studio while a :class:`~studio.testing.FakeRecorder`
-records the sample steps (the live view shows the recorded page).
+records the sample steps (the live view shows the recorded page); ``takeover``
+the whole studio after the escalation of the sample run was answered with
+Take over (the "You have the page" bar).
 """
 from __future__ import annotations
 
@@ -33,7 +35,10 @@ from .views.live_view import LiveView
 from .views.recorder import RecorderDock, RecorderState
 from .views.steps import StepsPanel
 
-__all__ = ["PANELS", "WINDOWS", "build_panel", "populated_window", "live_window", "recording_window", "grab"]
+__all__ = [
+    "PANELS", "WINDOWS", "build_panel", "populated_window", "live_window", "recording_window", "takeover_window",
+    "grab",
+]
 
 
 def _events() -> list[EngineEvent]:
@@ -163,6 +168,26 @@ def populated_window(project_root: Path | None = None) -> MainWindow:
     return window
 
 
+def takeover_window(project_root: Path | None = None) -> MainWindow:
+    """The studio while the user has the page: the sample run escalated and was answered with Take over.
+
+    Driven by a :class:`~studio.testing.FakeEngine` (it waits for the hand-back);
+    the second candidate of the escalation is selected, so its box is outlined.
+    """
+    project = sample_project(project_root)
+    window = MainWindow(project.root, engine_factory=FakeEngine.factory(), project_loader=lambda _p: project)
+    window.resize(1400, 900)
+    window.set_checked_flows(["login_lockout"])
+    window.show()
+    window.start_run()
+    _drain(lambda: window.state is RunState.PAUSED)
+    window.escalations_panel.select_candidate(1)
+    window.take_over()
+    _drain(lambda: window.state is RunState.TAKEN_OVER)
+    window.takeover_banner.continue_from.setValue(7)
+    return window
+
+
 def live_window(phase_delay_s: float = 0.12) -> MainWindow:
     """A main window over the sample project driven live by a slowed-down FakeEngine."""
     project = sample_project()
@@ -177,7 +202,7 @@ PANELS: dict[str, Callable[[], QWidget]] = {
     "recorder": _recorder, "window": populated_window,
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
-WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window}
+WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window, "takeover": takeover_window}
 
 
 def build_panel(name: str) -> QWidget:

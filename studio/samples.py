@@ -12,12 +12,13 @@ import io
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Mapping
+from typing import Literal, Mapping, Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
 from core.domain import (
-    Action, Assertion, BBox, Candidate, ElementDescriptor, Flow, Observation, StateSignature, Step,
+    Action, Assertion, BBox, Candidate, ElementDescriptor, EscalationCandidate, Flow, Observation, ScoredCandidate,
+    StateSignature, Step,
 )
 from core.domain.element import Anchor
 from core.domain.flow import StepEvidence
@@ -25,7 +26,7 @@ from core.perception.grid import Grid
 
 __all__ = [
     "SAMPLE_VIEWPORT", "SAMPLE_DPR", "PageElement", "SamplePage", "SampleProject",
-    "sample_project", "sample_page", "render_page", "page_candidates", "find_candidate",
+    "sample_project", "sample_page", "render_page", "page_candidates", "find_candidate", "offered_candidates",
     "sample_observation", "RecordedSample", "crop_element", "sample_recording", "SAMPLE_RECORDING_NAME",
 ]
 
@@ -331,6 +332,19 @@ def find_candidate(candidates: tuple[Candidate, ...], name: str, role: str = "")
         if c.descriptor.name == name and (not role or c.descriptor.role == role):
             return c
     raise LookupError(f"no candidate named {name!r} (role {role!r})")
+
+
+def offered_candidates(top: Sequence[ScoredCandidate],
+                       candidates: tuple[Candidate, ...]) -> tuple[EscalationCandidate, ...]:
+    """``top`` (a resolution's best candidates) as an escalation offers them: ref, label, score, box.
+
+    The box (CSS px) is that of the candidate with the same ref in
+    ``candidates`` (the observation the step was resolved on), None when the
+    ref is not there - the shape the engine gives ``EscalationRaised``.
+    """
+    by_ref = {c.ref: c for c in candidates}
+    return tuple(EscalationCandidate(s.ref, s.label, s.score,
+                                     by_ref[s.ref].descriptor.bbox if s.ref in by_ref else None) for s in top)
 
 
 def sample_observation(key: str = "login", *, dpr: float = SAMPLE_DPR,

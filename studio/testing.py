@@ -3,8 +3,9 @@
 - :class:`FakeEngine` has the shape of ``core.engine.runner.EngineRunner``:
   it runs a scripted, realistic sequence of events on its own thread, with
   screenshots rendered by :mod:`studio.samples`, and obeys Start / Pause /
-  Resume / StepOnce / Stop like the real one (pauses between steps; an
-  abstaining step escalates, then pauses for the user).
+  Resume / StepOnce / Stop and the answers Retry / Skip / TakeOver /
+  HandBack like the real one (pauses between steps; an abstaining step
+  escalates with structured candidates and waits for an answer).
 - :class:`RecordingEngine` does nothing by itself: it records commands, and
   the test emits the events it wants with :meth:`RecordingEngine.emit`.
 - :class:`FakeRecorder` has the shape of ``core.record.runner.RecorderRunner``:
@@ -26,15 +27,15 @@ from typing import Mapping, Sequence
 
 from core.act.space import needs_target
 from core.domain import (
-    Action, Assertion, Candidate, ElementDescriptor, ErrorKind, Flow, Resolution, RunResult, ScoredCandidate,
-    Step, StepOutcome, Verdict,
+    Action, Assertion, Candidate, ElementDescriptor, ErrorKind, EscalationAnswerKind, EscalationCandidate,
+    EscalationKind, Flow, Resolution, RunResult, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.domain.observation import VerdictKind
 from core.engine.events import (
-    ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised,
-    FlowFinished, FlowStarted, ObservationMade, Pause, Paused, PhaseChanged, Resume, Resumed,
-    RunFinished, RunStarted, Start, StepFinished, StepOnce, StepStarted, Stop, TargetResolved,
-    VerdictReached,
+    ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised, FlowFinished,
+    FlowStarted, HandBack, HandedBack, ObservationMade, Pause, Paused, PhaseChanged, Resume, Resumed, Retry,
+    RunFinished, RunStarted, Skip, Start, StepFinished, StepOnce, StepStarted, Stop, TakeOver, TakeoverStarted,
+    TargetResolved, VerdictReached,
 )
 
 from core.record.events import (
@@ -45,7 +46,8 @@ from core.record.events import (
 from .bridge import EngineFactory, OnEvent, ProjectLike
 from .recorder_bridge import OnRecorderEvent, RecorderFactory
 from .samples import (
-    SAMPLE_DPR, find_candidate, page_candidates, render_page, sample_observation, sample_page, sample_recording,
+    SAMPLE_DPR, find_candidate, offered_candidates, page_candidates, render_page, sample_observation, sample_page,
+    sample_recording,
 )
 
 __all__ = [
@@ -79,12 +81,21 @@ class ScriptedStep:
         ``(name, role, score)`` of the best candidates; a repeated
         ``(name, role)`` takes the next such candidate.
     abstain : str
-        Non-empty: the chain abstains with this reason; the step escalates
-        and the run pauses for the user.
+        Non-empty: the chain abstains with this reason on the first
+        ``abstain_attempts`` attempts (later ones resolve ``target``); the
+        step escalates with ``kind`` and the run waits for an answer.
+    abstain_attempts : int
+        How many attempts abstain (a Retry after them resolves).
+    kind : EscalationKind
+        Kind of the abstaining step's escalation.
+    answers : tuple[EscalationAnswerKind, ...]
+        Answers its escalations accept; empty: all four, or no retry after an
+        irreversible step acted (S6).
     verdict, expected, observed, verdict_reason
-        Post-verification (S5).
+        Post-verification (S5); a verdict other than ``as_expected``
+        escalates (kind ``failed``, ``irreversible`` or ``assertion``).
     ms : float
-        Reported step time, ms.
+        Reported step time, ms (split over its phases in ``StepFinished.phase_ms``).
     """
 
     page_before: str
@@ -96,6 +107,9 @@ class ScriptedStep:
     reason: str = ""
     top: tuple[tuple[str, str, float], ...] = ()
     abstain: str = ""
+    abstain_attempts: int = 1
+    kind: EscalationKind = "abstained"
+    answers: tuple[EscalationAnswerKind, ...] = ()
     verdict: VerdictKind = "as_expected"
     expected: str = "value"
     observed: tuple[str, ...] = ()
@@ -159,18 +173,49 @@ SAMPLE_SCRIPTS: Mapping[str, tuple[ScriptedStep, ...]] = {
 
 
 class _Stopped(Exception):
-    """Stop command received during a run."""
+    """Stop command received during a run; ``args[0]`` is the stopped step's outcome or the flow's result."""
 
 
 class _Closed(Exception):
     """close() called during a run."""
 
 
+class _TakeoverRequested(Exception):
+    """A TakeOver command arrived while running (or paused between steps)."""
+
+
+class _Escalation(Exception):
+    """The step cannot go on alone: ask the human."""
+
+    def __init__(self, kind: EscalationKind, reason: str, resolution: Resolution | None,
+                 candidates: tuple[EscalationCandidate, ...], answers: tuple[EscalationAnswerKind, ...],
+                 verdict: Verdict | None = None) -> None:
+        super().__init__(reason)
+        self.kind, self.reason, self.resolution, self.verdict = kind, reason, resolution, verdict
+        self.candidates, self.answers = candidates, answers
+
+
 _CLOSE = object()
+
+#: Relative weight of each phase in a scripted step's time (for ``StepFinished.phase_ms``).
+_PHASE_WEIGHTS = {"observe": 18, "fingerprint": 4, "decide": 1, "resolve": 12, "precheck": 3, "checkpoint": 2,
+                  "act": 20, "settle": 25, "verify": 15}
+_ALL_ANSWERS: tuple[EscalationAnswerKind, ...] = ("retry", "skip", "stop", "take_over")
 
 
 class FakeEngine:
     """A scripted engine thread with the ``EngineRunner`` API.
+
+    It plays the phases of ``core.engine.events.PHASES`` and answers commands
+    like the real runner: Pause / StepOnce pause between steps; an escalation
+    (a step whose locator abstains, or whose verdict is not as expected)
+    waits for Retry (or Resume / StepOnce), Skip, Stop (the flow ends
+    escalated, the run goes on with the next flow) or TakeOver; TakeOver also
+    takes the page at the next phase boundary while running, or at once when
+    paused.  A takeover waits for HandBack (``continue_from``: 0-based, None =
+    the same step) or Resume (the same step); a later step marks the taken
+    one ``manual``, the same step runs again.  Stop during a takeover stops
+    the run.
 
     Parameters
     ----------
@@ -202,6 +247,7 @@ class FakeEngine:
         self._runs = 0
         self._pause_reason = ""
         self._step_mode = False
+        self._takeover_wanted = False
         self._failures = 0
         self.closed = False
 
@@ -265,7 +311,7 @@ class FakeEngine:
         run_id = f"fake-{self._runs}"
         names = cmd.flows or tuple(self.project.flows)
         self._pause_reason = "started paused" if cmd.paused else ""
-        self._step_mode = False
+        self._step_mode = self._takeover_wanted = False
         self._failures = 0
         self._emit(RunStarted(run_id, self.project.name, tuple(names)))
         self._emit(BreakerChanged(run_id, "closed", 0, BREAKER_THRESHOLD))
@@ -307,17 +353,22 @@ class FakeEngine:
         side_effects: list[str] = []
         self._emit(FlowStarted(run_id, name, titles))
         status = "passed"
-        for i, (step, play) in enumerate(zip(flow.steps, script, strict=True)):
+        i = 0
+        while 0 <= i < len(flow.steps):
+            step = flow.steps[i]
             try:
-                self._boundary(run_id, name, i)
-                outcome = self._run_step(run_id, name, i, step.title, play, side_effects)
-            except _Stopped:
+                takeover = self._boundary(run_id, name, i)
+                outcome, i = self._play_step(run_id, name, i, script[i], side_effects, takeover=takeover)
+            except _Stopped as stopped:
+                if stopped.args and isinstance(stopped.args[0], StepOutcome):
+                    outcomes.append(stopped.args[0])
                 raise _Stopped(self._result(run_id, name, "stopped", outcomes, started)) from None
             outcomes.append(outcome)
             if outcome.status == "passed" and not step.reversible:
-                side_effects.append(f"step {i + 1}: {step.title} (irreversible, done)")
-            if outcome.status == "escalated":
-                status = "escalated"
+                side_effects.append(f"step {outcome.index + 1}: {step.title} (irreversible, done)")
+            if outcome.status in ("escalated", "failed"):
+                status = outcome.status
+                break
         result = self._result(run_id, name, status, outcomes, started)
         self._emit(FlowFinished(run_id, result))
         return result
@@ -326,42 +377,106 @@ class FakeEngine:
                 started: float) -> RunResult:
         heals = sum(1 for o in outcomes if o.resolution is not None and o.resolution.healed)
         invalid = sum(1 for o in outcomes if o.verdict is not None and o.verdict.invalid)
-        kind: ErrorKind = "escalated" if status == "escalated" else "stopped" if status == "stopped" else ""
+        kind: ErrorKind = {"escalated": "escalated", "stopped": "stopped", "failed": "assertion"}.get(
+            status, "")  # type: ignore[assignment]
         return RunResult(run_id=run_id, flow=name, status=status, steps=tuple(outcomes), heals=heals,
                          invalid_actions=invalid, seconds=time.monotonic() - started, error_kind=kind)
 
-    def _run_step(self, run_id: str, flow: str, i: int, title: str, play: ScriptedStep,
-                  side_effects: list[str]) -> StepOutcome:
-        self._emit(StepStarted(run_id, flow, i, title, 1))
-        self._phase(run_id, flow, i, "observe")
+    def _play_step(self, run_id: str, flow: str, i: int, play: ScriptedStep, side_effects: list[str], *,
+                   takeover: bool) -> tuple[StepOutcome, int]:
+        """Attempts of step ``i`` until it ends; returns its outcome and the next step's index (-1: flow ends)."""
+        title = self.project.flows[flow].steps[i].title
+        attempt = 0
+        resolution: Resolution | None = None
+        verdict: Verdict | None = None
+        phases: list[str] = []
+
+        def finish(status: str, error: str = "") -> StepOutcome:
+            return self._finish(run_id, flow, i, title, status, resolution, verdict, attempt, play, phases, error)
+
+        try:
+            while True:
+                attempt += 1
+                phases = []
+                self._emit(StepStarted(run_id, flow, i, title, attempt))
+                try:
+                    if takeover:
+                        takeover = False
+                        raise _TakeoverRequested
+                    resolution, verdict = self._attempt(run_id, flow, i, play, attempt, phases)
+                except _TakeoverRequested:
+                    answer: str = "take_over"
+                    reason = ""
+                except _Escalation as esc:
+                    resolution, verdict, reason = esc.resolution, esc.verdict, esc.reason
+                    answer = self._ask(run_id, flow, i, title, esc, side_effects)
+                else:
+                    return finish("passed"), i + 1
+                if answer == "retry":
+                    self._emit(BreakerChanged(run_id, "half_open", self._failures, BREAKER_THRESHOLD))
+                    continue
+                if answer == "skip":
+                    return finish("skipped", f"skipped by the user: {reason}"), i + 1
+                if answer == "stop":
+                    failed = verdict is not None and verdict.kind != "as_expected" and \
+                        self.project.flows[flow].steps[i].action.kind == "assert"
+                    return finish("failed" if failed else "escalated", reason), -1
+                target = self._take_over(run_id, flow, i)
+                if target != i:
+                    return finish("manual", f"done by hand; continued from step {target + 1}"), target
+        except _Stopped:
+            raise _Stopped(finish("stopped", "stopped by the user")) from None
+
+    def _attempt(self, run_id: str, flow: str, i: int, play: ScriptedStep, attempt: int,
+                 phases: list[str]) -> tuple[Resolution | None, Verdict]:
+        """One attempt through the phases; raises _Escalation, _TakeoverRequested or _Stopped."""
+        step = self.project.flows[flow].steps[i]
+        self._phase(run_id, flow, i, "observe", phases)
         before = sample_observation(play.page_before, timestamp_ms=time.time() * 1000)
         self._emit(ObservationMade(run_id, flow, i, "before", before))
-        self._phase(run_id, flow, i, "signature")
+        self._phase(run_id, flow, i, "fingerprint", phases)
+        self._phase(run_id, flow, i, "decide", phases)
         resolution: Resolution | None = None
         if play.target is not None:
-            self._phase(run_id, flow, i, "resolve")
-            resolution, candidate = self._resolve(before.candidates, play)
+            self._phase(run_id, flow, i, "resolve", phases)
+            resolution, candidate = self._resolve(before.candidates, play, abstain=attempt <= play.abstain_attempts)
             self._emit(TargetResolved(run_id, flow, i, resolution, candidate))
             if resolution.abstained:
-                return self._escalate(run_id, flow, i, title, play, resolution, before.candidates, side_effects)
-            self._phase(run_id, flow, i, "precheck")
-        self._phase(run_id, flow, i, "act")
-        kind = self.project.flows[flow].steps[i].action.kind
-        self._emit(ActionPerformed(run_id, flow, i, kind, True))
-        self._phase(run_id, flow, i, "wait")
-        self._phase(run_id, flow, i, "verify")
+                raise _Escalation(play.kind, play.abstain, resolution, _offered(resolution, before.candidates),
+                                  play.answers or _ALL_ANSWERS)
+        self._phase(run_id, flow, i, "precheck", phases)
+        self._phase(run_id, flow, i, "checkpoint", phases)
+        self._phase(run_id, flow, i, "act", phases)
+        self._emit(ActionPerformed(run_id, flow, i, step.action.kind, True))
+        self._phase(run_id, flow, i, "settle", phases)
+        self._phase(run_id, flow, i, "verify", phases)
         after = sample_observation(play.page_after, timestamp_ms=time.time() * 1000)
         self._emit(ObservationMade(run_id, flow, i, "after", after))
         verdict = Verdict(play.verdict, play.expected, play.observed, play.verdict_reason)
         self._emit(VerdictReached(run_id, flow, i, verdict))
-        self._phase(run_id, flow, i, "record")
-        status = "passed" if play.verdict == "as_expected" else "failed"
-        self._breaker(run_id, ok=status == "passed")
-        self._emit(StepFinished(run_id, flow, i, status, resolution.healed if resolution else False, play.ms))
-        return StepOutcome(i, f"s{i + 1}", title, status, resolution, verdict, 1, play.ms)  # type: ignore[arg-type]
+        if play.verdict != "as_expected":
+            answers = play.answers or (_ALL_ANSWERS if step.reversible else ("skip", "stop", "take_over"))
+            kind: EscalationKind = "assertion" if step.action.kind == "assert" else \
+                ("failed" if step.reversible else "irreversible")
+            raise _Escalation(kind, play.verdict_reason or f"the page {play.verdict.replace('_', ' ')}",
+                              resolution, _offered(resolution, before.candidates), answers, verdict)
+        return resolution, verdict
 
-    def _resolve(self, candidates: tuple[Candidate, ...],
-                 play: ScriptedStep) -> tuple[Resolution, Candidate | None]:
+    def _finish(self, run_id: str, flow: str, i: int, title: str, status: str, resolution: Resolution | None,
+                verdict: Verdict | None, attempts: int, play: ScriptedStep, phases: list[str],
+                error: str = "") -> StepOutcome:
+        self._emit(PhaseChanged(run_id, flow, i, "record"))
+        if status == "passed":
+            self._breaker(run_id, ok=True)
+        weights = sum(_PHASE_WEIGHTS.get(p, 1) for p in phases) or 1
+        phase_ms = tuple((p, round(play.ms * _PHASE_WEIGHTS.get(p, 1) / weights, 1)) for p in phases)
+        healed = bool(resolution is not None and resolution.healed and status == "passed")
+        self._emit(StepFinished(run_id, flow, i, status, healed, play.ms, error, phase_ms))
+        return StepOutcome(i, f"s{i + 1}", title, status, resolution, verdict, attempts, play.ms,  # type: ignore[arg-type]
+                           error, "flow", phase_ms)
+
+    def _resolve(self, candidates: tuple[Candidate, ...], play: ScriptedStep, *,
+                 abstain: bool) -> tuple[Resolution, Candidate | None]:
         used: dict[tuple[str, str], int] = {}
         top: list[ScoredCandidate] = []
         for name, role, score in play.top:
@@ -370,28 +485,57 @@ class FakeEngine:
             used[(name, role)] = n + 1
             ref = matches[n].ref if n < len(matches) else "?"
             top.append(ScoredCandidate(ref, score, f"{role} \u201c{name}\u201d"))
-        if play.abstain:
+        if play.abstain and abstain:
             best = play.top[0][2] if play.top else 0.0
             second = play.top[1][2] if len(play.top) > 1 else 0.0
             margin = round(best - second, 4)
             return Resolution("", None, best, margin, play.ms * 0.6, True, play.abstain, tuple(top)), None
         assert play.target is not None
         cand = find_candidate(candidates, *play.target)
+        reason = play.reason or f"{play.strategy.upper()}: {play.target[1]} \u201c{play.target[0]}\u201d."
         return Resolution(play.strategy, cand.ref, play.score, play.margin, play.ms * 0.2, False,
-                          play.reason, tuple(top)), cand
+                          reason, tuple(top)), cand
 
-    def _escalate(self, run_id: str, flow: str, i: int, title: str, play: ScriptedStep, resolution: Resolution,
-                  candidates: tuple[Candidate, ...], side_effects: list[str]) -> StepOutcome:
-        by_ref = {c.ref: c for c in candidates}
-        offered = tuple(
-            f"{s.label} in {by_ref[s.ref].grid_cell if s.ref in by_ref else '?'} \u00b7 score {s.score:.2f}"
-            for s in resolution.top)
+    def _ask(self, run_id: str, flow: str, i: int, title: str, esc: _Escalation, side_effects: list[str]) -> str:
+        """Raise the escalation and wait for one of its answers (Stop is always one)."""
         self._breaker(run_id, ok=False)
-        self._emit(EscalationRaised(run_id, flow, i, title, play.abstain, offered, tuple(side_effects)))
-        self._pause_reason = "escalation"
-        self._boundary(run_id, flow, i)
-        self._emit(StepFinished(run_id, flow, i, "escalated", False, play.ms, "locator abstained"))
-        return StepOutcome(i, f"s{i + 1}", title, "escalated", resolution, None, 1, play.ms, "locator abstained")
+        self._emit(EscalationRaised(run_id, flow, i, title, esc.reason, esc.candidates, tuple(side_effects),
+                                    esc.kind, esc.answers))
+        self._emit(Paused(run_id, flow, i, f"escalated: {esc.reason}"))
+        while True:
+            cmd = self._queue.get()
+            answer = _answer_of(cmd)
+            if answer == "stop" or answer in esc.answers:
+                break
+            if answer is None:
+                self._handle_waiting(run_id, cmd)
+        self._step_mode = isinstance(cmd, StepOnce)
+        self._pause_reason, self._takeover_wanted = "", False
+        self._emit(Resumed(run_id))
+        return answer  # type: ignore[return-value]
+
+    def _take_over(self, run_id: str, flow: str, i: int) -> int:
+        """A human has the page: wait for HandBack (or Resume: the same step); returns the step to go on with."""
+        self._emit(TakeoverStarted(run_id, flow, i))
+        self._emit(Paused(run_id, flow, i, "taken over by hand"))
+        while True:
+            cmd = self._queue.get()
+            if isinstance(cmd, HandBack):
+                target = i if cmd.continue_from is None else cmd.continue_from
+                break
+            if isinstance(cmd, (Resume, Retry)):
+                target = i
+                break
+            if isinstance(cmd, Stop):
+                raise _Stopped(None)
+            self._handle_waiting(run_id, cmd)
+        self._pause_reason, self._takeover_wanted = "", False
+        self._emit(Resumed(run_id))
+        if not 0 <= target <= len(self.project.flows[flow].steps):
+            target = i
+        self._emit(HandedBack(run_id, flow, target))
+        self._breaker(run_id, ok=True)  # the human left the page in a working state
+        return target
 
     def _breaker(self, run_id: str, *, ok: bool) -> None:
         before = self._failures
@@ -400,11 +544,16 @@ class FakeEngine:
             state = "open" if self._failures >= BREAKER_THRESHOLD else "closed"
             self._emit(BreakerChanged(run_id, state, self._failures, BREAKER_THRESHOLD))
 
-    def _phase(self, run_id: str, flow: str, i: int, phase: str) -> None:
+    def _phase(self, run_id: str, flow: str, i: int, phase: str, phases: list[str]) -> None:
+        """The pause point before ``phase`` (commands; a wanted takeover), then ``PhaseChanged``."""
+        self._poll(run_id)
+        if self._takeover_wanted:
+            self._takeover_wanted = False
+            raise _TakeoverRequested
         self._emit(PhaseChanged(run_id, flow, i, phase))  # type: ignore[arg-type]
+        phases.append(phase)
         if self._delay:
             time.sleep(self._delay)
-        self._poll(run_id)
 
     def _poll(self, run_id: str) -> None:
         """Handle commands that arrived while running (between phases)."""
@@ -416,33 +565,60 @@ class FakeEngine:
             self._handle_running(run_id, cmd)
 
     def _handle_running(self, run_id: str, cmd: object) -> None:
-        if cmd is _CLOSE:
-            raise _Closed
         if isinstance(cmd, Stop):
             raise _Stopped(None)
         if isinstance(cmd, Pause):
             self._pause_reason = self._pause_reason or "paused by the user"
-        elif isinstance(cmd, Start):
+        elif isinstance(cmd, TakeOver):
+            self._takeover_wanted = True
+        else:
+            self._handle_waiting(run_id, cmd)
+
+    def _handle_waiting(self, run_id: str, cmd: object) -> None:
+        """Commands that answer nothing here: close, a second Start; the rest is ignored."""
+        if cmd is _CLOSE:
+            raise _Closed
+        if isinstance(cmd, Start):
             self._emit(EngineError(run_id, "a run is already in progress"))
 
-    def _boundary(self, run_id: str, flow: str, i: int) -> None:
-        """Between steps: pause when asked (or after a single step), wait for the user."""
+    def _boundary(self, run_id: str, flow: str, i: int) -> bool:
+        """Between steps: pause when asked (or after a single step), wait for the user.
+
+        Returns True when the user took the page (TakeOver while running or paused).
+        """
         self._poll(run_id)
         if self._step_mode and not self._pause_reason:
             self._pause_reason = "stepped one step"
-        if not self._pause_reason:
-            return
-        self._emit(Paused(run_id, flow, i, self._pause_reason))
-        while True:
-            cmd = self._queue.get()
-            if isinstance(cmd, Resume):
-                self._pause_reason, self._step_mode = "", False
-                self._emit(Resumed(run_id))
-                return
-            if isinstance(cmd, StepOnce):
-                self._pause_reason, self._step_mode = "", True
-                return
-            self._handle_running(run_id, cmd)
+        if self._pause_reason:
+            self._emit(Paused(run_id, flow, i, self._pause_reason))
+            while True:
+                cmd = self._queue.get()
+                if isinstance(cmd, (Resume, Retry, StepOnce, TakeOver)):
+                    self._pause_reason, self._step_mode = "", isinstance(cmd, StepOnce)
+                    self._takeover_wanted = self._takeover_wanted or isinstance(cmd, TakeOver)
+                    self._emit(Resumed(run_id))
+                    break
+                self._handle_running(run_id, cmd)
+        wanted, self._takeover_wanted = self._takeover_wanted, False
+        return wanted
+
+
+def _answer_of(cmd: object) -> str | None:
+    """The escalation answer a command gives (as the runner maps them), or None."""
+    if isinstance(cmd, (Resume, Retry, StepOnce)):
+        return "retry"
+    if isinstance(cmd, Skip):
+        return "skip"
+    if isinstance(cmd, TakeOver):
+        return "take_over"
+    if isinstance(cmd, Stop):
+        return "stop"
+    return None
+
+
+def _offered(resolution: Resolution | None, candidates: tuple[Candidate, ...]) -> tuple[EscalationCandidate, ...]:
+    """The resolution's top candidates as offered to the human, with their boxes (:func:`offered_candidates`)."""
+    return offered_candidates(resolution.top if resolution else (), candidates)
 
 
 class RecordingEngine:

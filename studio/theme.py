@@ -5,7 +5,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
-__all__ = ["STATUS_COLORS", "BREAKER_COLORS", "COLORS", "status_color", "apply_theme", "StudioStyle"]
+__all__ = [
+    "STATUS_COLORS", "STATUS_LABELS", "STATUS_TIPS", "BREAKER_COLORS", "COLORS", "TAKEOVER_COLOR", "status_color",
+    "status_label", "apply_theme", "StudioStyle",
+]
 
 #: Base colours of the dark theme.
 COLORS = {
@@ -20,7 +23,11 @@ COLORS = {
     "canvas": "#141518",
 }
 
-#: Step status -> colour (pending grey, running blue, passed green, failed red, escalated amber).
+#: Colour of a takeover: the banner while a human has the page, and the steps done by hand.
+TAKEOVER_COLOR = "#b48cff"
+
+#: Step status -> colour (pending grey, running blue, passed green, failed red, escalated amber,
+#: skipped grey, stopped light grey, error pink, done by hand violet).
 STATUS_COLORS = {
     "pending": "#7d838d",
     "running": "#4c8dff",
@@ -28,8 +35,25 @@ STATUS_COLORS = {
     "failed": "#f0524f",
     "escalated": "#f5a524",
     "skipped": "#7d838d",
-    "stopped": "#7d838d",
-    "error": "#f0524f",
+    "stopped": "#b3b8c2",
+    "error": "#ff6f9c",
+    "manual": TAKEOVER_COLOR,
+}
+
+#: Step status -> the word shown for it (the status itself when absent).
+STATUS_LABELS = {"manual": "by hand"}
+
+#: Step status -> what it means, for tooltips (see ``core.domain.StepOutcome``).
+STATUS_TIPS = {
+    "pending": "not run yet",
+    "running": "running now",
+    "passed": "done and verified",
+    "failed": "an assertion did not hold",
+    "escalated": "the engine could not go on alone and asked you",
+    "skipped": "skipped (an optional step whose target was absent, or you skipped it)",
+    "stopped": "the run was stopped during this step",
+    "error": "the browser or the page crashed during this step",
+    "manual": "done by hand during a takeover",
 }
 
 #: Circuit breaker state -> colour (R4).
@@ -39,6 +63,11 @@ BREAKER_COLORS = {"closed": "#3fb96b", "half_open": "#f5a524", "open": "#f0524f"
 def status_color(status: str) -> QColor:
     """Colour of a step / run status (grey for unknown ones)."""
     return QColor(STATUS_COLORS.get(status, STATUS_COLORS["pending"]))
+
+
+def status_label(status: str) -> str:
+    """The word shown for a step status (``"manual"`` reads ``"by hand"``)."""
+    return STATUS_LABELS.get(status, status)
 
 
 _STYLE = """
@@ -65,6 +94,10 @@ QLabel#panelTitle {{ color: {muted}; font-weight: bold; padding: 4px 2px; }}
 QLabel#liveCaption {{ color: {muted}; padding: 6px 10px; background: {panel}; border-bottom: 1px solid {border}; }}
 QFrame#escalationBanner {{ background: #3a2e14; border: 1px solid #8a6420; border-radius: 4px; }}
 QFrame#escalationBanner QLabel {{ color: #ffd79a; }}
+QFrame#takeoverBanner {{ background: #2d2342; border: 1px solid #7a5cc0; border-radius: 4px; }}
+QFrame#takeoverBanner QLabel {{ color: #e4d6ff; }}
+QPushButton#primaryAnswer {{ background: #2f4a7a; border-color: {accent}; }}
+QPushButton#primaryAnswer:hover {{ background: #37588f; }}
 QPushButton {{ background: #33363c; color: {text}; border: 1px solid {border}; border-radius: 4px; padding: 4px 12px; }}
 QPushButton:hover {{ background: #3c4047; }}
 QPushButton:disabled {{ color: #5d626b; }}

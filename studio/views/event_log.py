@@ -8,7 +8,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from core.engine.events import (
-    EngineEvent, FlowFinished, ObservationMade, RunFinished, StepFinished, TargetResolved, VerdictReached,
+    EngineEvent, EscalationRaised, FlowFinished, HandedBack, ObservationMade, RunFinished, StepFinished,
+    TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine.report import result_label, results_line
 
@@ -34,6 +35,15 @@ def describe_event(event: EngineEvent) -> str:
         extra = " \u00b7 healed" if event.healed else ""
         error = f" \u00b7 {event.error}" if event.error else ""
         return f"{name} step {event.index + 1}: {event.status} in {event.ms:,.0f} ms{extra}{error}"
+    if isinstance(event, EscalationRaised):
+        answers = "/".join(a.replace("_", " ") for a in event.answers)
+        n = len(event.candidates)
+        return (f"{name} step {event.index + 1} ({event.kind}): {event.reason[:120]} \u00b7 "
+                f"{n} candidate{'' if n == 1 else 's'} \u00b7 answers {answers}")
+    if isinstance(event, TakeoverStarted):
+        return f"{name} {event.flow}: taken over at step {event.index + 1}"
+    if isinstance(event, HandedBack):
+        return f"{name} {event.flow}: handed back, continuing from step {event.continue_from + 1}"
     if isinstance(event, FlowFinished):
         r = event.result
         return (f"{name} {r.flow}: {result_label(r)} \u00b7 {len(r.steps)} steps \u00b7 {r.heals} heals"

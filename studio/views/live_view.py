@@ -31,8 +31,8 @@ from core.perception.grid import Grid
 from ..theme import COLORS
 
 __all__ = [
-    "LiveView", "GRID_PEN_WIDTH", "GRID_COLOR", "BOX_COLOR", "TARGET_COLOR", "REC_COLOR", "WHEEL_STEP_CSS",
-    "playwright_key",
+    "LiveView", "GRID_PEN_WIDTH", "GRID_COLOR", "BOX_COLOR", "TARGET_COLOR", "HIGHLIGHT_COLOR", "REC_COLOR",
+    "WHEEL_STEP_CSS", "playwright_key",
 ]
 
 #: Grid lines: 2 px semi-transparent red (P2: "2 px semi-transparent red lines").
@@ -43,6 +43,8 @@ BOX_COLOR = QColor(76, 141, 255, 210)
 HOVER_COLOR = QColor(120, 180, 255, 255)
 #: Outline of the resolved target of the current step.
 TARGET_COLOR = QColor(245, 165, 36, 255)
+#: Outline of the candidate the user points at in the escalation panel.
+HIGHLIGHT_COLOR = QColor(64, 224, 208, 255)
 #: Frame of the view in interactive (recording) mode.
 REC_COLOR = QColor(240, 82, 79, 230)
 #: CSS px scrolled per wheel notch (120 eighths of a degree), as Chromium does.
@@ -130,6 +132,7 @@ class LiveView(QWidget):
         self._target: Candidate | None = None
         self._target_label = ""
         self._alternatives: tuple[tuple[Candidate, str], ...] = ()
+        self._highlight: tuple[BBox, str] | None = None
         self._hover: Candidate | None = None
         self._grid_visible = False
         self._boxes_visible = True
@@ -194,10 +197,24 @@ class LiveView(QWidget):
     def alternatives(self) -> tuple[tuple[Candidate, str], ...]:
         return self._alternatives
 
+    def set_highlight(self, box: BBox | None, label: str = "") -> None:
+        """Outline ``box`` (CSS px of the shown page) with ``label``: a candidate the user points at.
+
+        None clears it.  Independent of the target and the alternatives.
+        """
+        self._highlight = (box, label) if box is not None else None
+        self.update()
+
+    @property
+    def highlight(self) -> tuple[BBox, str] | None:
+        """The highlighted box and its label, or None."""
+        return self._highlight
+
     def clear(self) -> None:
-        """Forget image, candidates and target."""
+        """Forget image, candidates, target and highlight."""
         self.set_image(QImage())
         self.set_target(None)
+        self.set_highlight(None)
 
     def set_placeholder(self, text: str) -> None:
         """Text shown when there is no screenshot."""
@@ -481,6 +498,7 @@ class LiveView(QWidget):
             self._paint_grid(p, rect)
         self._paint_alternatives(p)
         self._paint_target(p)
+        self._paint_highlight(p)
         if self._interactive:
             self._paint_rec(p, rect)
         p.end()
@@ -555,6 +573,19 @@ class LiveView(QWidget):
         p.drawRoundedRect(r, 3, 3)
         self._paint_chip(p, r, self._target_label or "target")
 
+    def _paint_highlight(self, p: QPainter) -> None:
+        if self._highlight is None:
+            return
+        box, label = self._highlight
+        r = self.map_to_widget(box).adjusted(-5, -5, 5, 5)
+        fill = QColor(HIGHLIGHT_COLOR)
+        fill.setAlpha(45)
+        p.setPen(QPen(HIGHLIGHT_COLOR, 3))
+        p.setBrush(fill)
+        p.drawRoundedRect(r, 4, 4)
+        if label:
+            self._paint_chip(p, r, label, color=HIGHLIGHT_COLOR)
+
     def _paint_rec(self, p: QPainter, rect: QRectF) -> None:
         p.setPen(QPen(REC_COLOR, 2))
         p.setBrush(Qt.BrushStyle.NoBrush)
@@ -578,7 +609,8 @@ class LiveView(QWidget):
         p.setPen(QColor(255, 255, 255))
         p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
 
-    def _paint_chip(self, p: QPainter, r: QRectF, text: str, *, dashed: bool = False) -> None:
+    def _paint_chip(self, p: QPainter, r: QRectF, text: str, *, dashed: bool = False,
+                    color: QColor = TARGET_COLOR) -> None:
         font = QFont(self.font())
         font.setBold(True)
         p.setFont(font)
@@ -587,9 +619,9 @@ class LiveView(QWidget):
         if chip.top() < 0:
             chip.moveTop(r.bottom() + 2)
         p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(QColor(40, 30, 8, 230) if dashed else TARGET_COLOR)
+        p.setBrush(QColor(40, 30, 8, 230) if dashed else color)
         p.drawRoundedRect(chip, 3, 3)
-        p.setPen(TARGET_COLOR if dashed else QColor(30, 22, 0))
+        p.setPen(color if dashed else QColor(30, 22, 0))
         p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
 
 

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (
 
 from core.domain import ScoredCandidate
 from core.engine.events import (
-    ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, PhaseChanged,
-    StepFinished, StepStarted, TargetResolved, VerdictReached,
+    PHASES, ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack, PhaseChanged,
+    StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 
-from ..theme import COLORS, STATUS_COLORS, status_color
+from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
 
 __all__ = ["StepRow", "StepsModel", "StepsTable", "StepDetails", "StepsPanel", "step_details_html"]
 
@@ -32,9 +32,14 @@ class StepRow:
     """What the studio shows of one step (a view model: mutable, GUI thread only).
 
     ``status`` is pending / running / passed / failed / escalated / skipped /
-    stopped; ``strategy`` is the winning locator strategy, ``"abstained"``,
-    or ``""`` before resolution (and for targetless steps).  ``ms`` is the
-    step's wall time in ms; ``score`` / ``margin`` are 0..1.
+    stopped / error / manual (done by hand during a takeover) - see
+    ``core.domain.StepOutcome``; ``phase`` the phase it is in
+    (``core.engine.events.PHASES``) while running, or ``"taken over"``.
+    ``strategy`` is the winning locator strategy, ``"abstained"``, or ``""``
+    before resolution (and for targetless steps).  ``ms`` is the step's wall
+    time in ms, ``phase_ms`` its last attempt's time per phase (ms, in phase
+    order); ``score`` / ``margin`` are 0..1; ``source`` the decider that chose
+    the step's action.
     """
 
     index: int
@@ -58,6 +63,8 @@ class StepRow:
     healed: bool = False
     error: str = ""
     escalation: str = ""
+    phase_ms: tuple[tuple[str, float], ...] = ()
+    source: str = ""
 
 
 class StepsModel(QAbstractTableModel):
@@ -149,6 +156,9 @@ class StepsModel(QAbstractTableModel):
         if isinstance(event, FlowFinished):
             self._apply_result(event)
             return
+        if isinstance(event, HandedBack):
+            self._takeover_row(event)  # HandedBack names the step it continues from, not the taken one
+            return
         flow = getattr(event, "flow", None)
         index = getattr(event, "index", None)
         if flow is None or index is None:
@@ -179,11 +189,20 @@ class StepsModel(QAbstractTableModel):
             row.status, row.ms, row.phase = event.status, event.ms, ""
             row.healed = row.healed or event.healed
             row.error = event.error or row.error
+            row.phase_ms, row.source = tuple(event.phase_ms), event.source
         elif isinstance(event, EscalationRaised):
             row.status, row.escalation = "escalated", event.reason
+        elif isinstance(event, TakeoverStarted):
+            row.status, row.phase = "running", "taken over"
         else:
             return
         self._row_changed(flow, index)
+
+    def _takeover_row(self, event: HandedBack) -> None:
+        for i, row in enumerate(self._flows.get(event.flow, ())):
+            if row.phase == "taken over":
+                row.phase = ""
+                self._row_changed(event.flow, i)
 
     def _apply_result(self, event: FlowFinished) -> None:
         result = event.result
@@ -252,7 +271,7 @@ class StepsModel(QAbstractTableModel):
             return int(self._alignment(col))
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == self.COL_STATUS:
-                return QBrush(status_color(row.status))
+                return QBrush(QColor(TAKEOVER_COLOR) if row.phase == "taken over" else status_color(row.status))
             if col == self.COL_STRATEGY and (row.healed or row.strategy == "abstained"):
                 return QBrush(_HEALED if row.healed else status_color("escalated"))
             if col == self.COL_VERDICT and row.verdict and row.verdict != "as_expected":
@@ -261,7 +280,7 @@ class StepsModel(QAbstractTableModel):
                 return QBrush(QColor(COLORS["muted"]))
             return None
         if role == Qt.ItemDataRole.DecorationRole and col == self.COL_STATUS:
-            return self._icon(row.status)
+            return self._icon("manual" if row.phase == "taken over" else row.status)
         if role == Qt.ItemDataRole.FontRole and row.status == "running":
             f = QFont()
             f.setBold(True)
@@ -271,8 +290,10 @@ class StepsModel(QAbstractTableModel):
                 return row.resolution_reason
             if col == self.COL_VERDICT and row.verdict_reason:
                 return row.verdict_reason
-            if col == self.COL_STATUS and (row.error or row.escalation):
-                return row.error or row.escalation
+            if col == self.COL_STATUS:
+                meaning = "a human has the page" if row.phase == "taken over" else STATUS_TIPS.get(row.status, "")
+                detail = row.error or row.escalation
+                return f"{meaning}: {detail}" if meaning and detail else (meaning or detail or None)
             if col == self.COL_TITLE:
                 return row.title
         return None
@@ -283,7 +304,10 @@ class StepsModel(QAbstractTableModel):
         if col == self.COL_TITLE:
             return row.title
         if col == self.COL_STATUS:
-            return f"{row.status} \u00b7 {row.phase}" if row.status == "running" and row.phase else row.status
+            if row.phase == "taken over":
+                return "taken over"
+            label = status_label(row.status)
+            return f"{label} \u00b7 {row.phase}" if row.status == "running" and row.phase else label
         if col == self.COL_STRATEGY:
             if row.strategy:
                 return row.strategy
@@ -345,20 +369,28 @@ def step_details_html(row: StepRow | None) -> str:
                "and how its outcome was judged.</p>"
     color = STATUS_COLORS.get(row.status, STATUS_COLORS["pending"])
     muted = COLORS["muted"]
-    meta = [f"<span style='color:{color}; font-weight:bold'>{_esc(row.status)}</span>"]
-    if row.phase:
-        meta.append(f"phase {_esc(row.phase)}")
+    if row.phase == "taken over":
+        meta = [f"<span style='color:{TAKEOVER_COLOR}; font-weight:bold'>taken over</span>", "you have the page"]
+    else:
+        meta = [f"<span style='color:{color}; font-weight:bold'>{_esc(status_label(row.status))}</span>"]
+    if row.phase and row.phase != "taken over":
+        n = PHASES.index(row.phase) + 1 if row.phase in PHASES else 0
+        meta.append(f"phase {_esc(row.phase)}" + (f" ({n}/{len(PHASES)})" if n else ""))
     if row.attempt > 1:
         meta.append(f"attempt {row.attempt}")
     if row.ms is not None:
         meta.append(f"{row.ms:,.0f} ms")
     if row.healed:
         meta.append("<span style='color:#f5a524'>healed</span>")
+    if row.source and row.source != "flow":
+        meta.append(f"decided by {_esc(row.source)}")
     parts = [f"<h3 style='margin:0'>{row.index + 1}. {_esc(row.title)}</h3>",
              f"<p style='margin-top:2px'>{' &middot; '.join(meta)}</p>"]
     if row.escalation:
         parts.append(f"<p style='color:#f5a524'><b>Escalated:</b> {_esc(row.escalation)}</p>")
-    if row.error:
+    if row.error and row.status == "manual":
+        parts.append(f"<p style='color:{TAKEOVER_COLOR}'><b>By hand:</b> {_esc(row.error)}</p>")
+    elif row.error:
         parts.append(f"<p style='color:{STATUS_COLORS['failed']}'><b>Error:</b> {_esc(row.error)}</p>")
 
     parts.append(_section("Resolution"))
@@ -389,7 +421,27 @@ def step_details_html(row: StepRow | None) -> str:
             parts.append(f"<p>{_esc(row.verdict_reason)}</p>")
     else:
         parts.append(f"<p style='color:{muted}'>Not verified yet.</p>")
+    if row.phase_ms:
+        parts.append(_section("Time per phase (ms)"))
+        parts.append(_phase_table(row.phase_ms))
     return "".join(parts)
+
+
+def _phase_table(phase_ms: tuple[tuple[str, float], ...]) -> str:
+    """Phases of the last attempt with their time in ms and a bar relative to the slowest one."""
+    slowest = max((ms for _p, ms in phase_ms), default=0.0) or 1.0
+    muted, accent = COLORS["muted"], COLORS["accent"]
+    rows = []
+    for phase, ms in phase_ms:
+        width = max(1, round(120 * ms / slowest))
+        rows.append(f"<tr><td style='color:{muted}; padding-right:12px'>{_esc(phase)}</td>"
+                    f"<td align='right' style='padding-right:8px'>{ms:,.1f}</td>"
+                    f"<td><table cellspacing='0' cellpadding='0'><tr><td width='{width}' height='8' "
+                    f"bgcolor='{accent}'></td></tr></table></td></tr>")
+    total = sum(ms for _p, ms in phase_ms)
+    rows.append(f"<tr><td style='color:{muted}; padding-right:12px'>total</td>"
+                f"<td align='right' style='padding-right:8px'><b>{total:,.1f}</b></td><td></td></tr>")
+    return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>"
 
 
 def _section(title: str) -> str:
@@ -548,5 +600,6 @@ class StepsPanel(QWidget):
         for r in rows:
             counts[r.status] = counts.get(r.status, 0) + 1
         done = sum(v for k, v in counts.items() if k not in ("pending", "running"))
-        extra = [f"{counts[k]} {k}" for k in ("failed", "escalated") if counts.get(k)]
+        extra = [f"{counts[k]} {status_label(k)}" for k in ("failed", "escalated", "error", "stopped", "manual")
+                 if counts.get(k)]
         self.summary.setText(f"{done}/{len(rows)} done" + (" \u00b7 " + ", ".join(extra) if extra else ""))

@@ -5,7 +5,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from core.engine.events import Start, Stop
+from core.engine.events import Resume, Start, Stop
 from studio.app import main
 from studio.main_window import MainWindow
 from studio.run_state import RunState
@@ -48,13 +48,16 @@ def test_run_escalates_then_resumes_to_the_end(qtbot, make_window) -> None:  # n
     assert alternatives == [("link", "Unlock account", "#1 0.78"), ("button", "Unlock account", "#2 0.76"),
                             ("link", "Forgot password?", "#3 0.31")]
 
-    qtbot.keyClick(w, Qt.Key.Key_F5)  # resume
+    qtbot.keyClick(w, Qt.Key.Key_F5)  # resume: answers the escalation with "retry"
     qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
-    assert [r.status for r in w.steps_panel.model.rows("login_lockout")][-2:] == ["escalated", "passed"]
+    assert engine.commands[-1] == Resume()
+    rows = w.steps_panel.model.rows("login_lockout")
+    assert [r.status for r in rows][-2:] == ["passed", "passed"]
+    assert rows[5].attempt == 2 and rows[5].strategy == "exact"  # the second attempt resolved the target
     assert [r.status for r in w.steps_panel.model.rows("export_report")] == ["passed"] * 4
     assert w.steps_panel.model.current_flow == "export_report"
     assert w.escalations_panel.model.items[0].state == "resumed"
-    assert "login_lockout escalated, export_report passed" in w.state_label.text()
+    assert "login_lockout passed, export_report passed" in w.state_label.text()
     assert _actions(w) == (True, False, True, False)
 
     w.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
+from core.domain import BBox, EscalationCandidate
 from core.engine.events import (
     EngineError, EscalationRaised, FlowStarted, Pause, Paused, Resume, Resumed, RunFinished, RunStarted,
     Start, StepOnce, StepStarted, Stop,
@@ -109,7 +110,8 @@ def test_escalation_raises_the_panel_and_the_banner(qtbot, recorded) -> None:  #
     _play(qtbot, w, engine, RunStarted("r1", "demo", ("login_lockout",)),
           FlowStarted("r1", "login_lockout", tuple("abcdefg")),
           EscalationRaised("r1", "login_lockout", 5, "Click Unlock account", "locator abstained",
-                           ("link A", "button B"), ("step 4 done",)),
+                           (EscalationCandidate("0:1", "link A", 0.78, BBox(10, 10, 80, 20)),
+                            EscalationCandidate("0:2", "button B", 0.76, None)), ("step 4 done",), "abstained"),
           Paused("r1", "login_lockout", 5, "escalation"))
     assert w.escalations_panel.model.open_count == 1
     assert "Escalated at step 6" in w.banner_text.text() and "locator abstained" in w.banner_text.text()

@@ -21,3 +21,14 @@ def test_panel_builds_and_renders(qtbot, tmp_path, name: str) -> None:  # noqa: 
     if isinstance(widget, MainWindow):
         assert widget.state is RunState.PAUSED
         widget.close()
+
+
+def test_takeover_window_shows_the_hand_back_bar(qtbot, tmp_path) -> None:  # noqa: ANN001
+    w = build_panel("takeover")
+    qtbot.addWidget(w)
+    assert isinstance(w, MainWindow) and w.state is RunState.TAKEN_OVER
+    assert w.takeover_banner.isVisibleTo(w) and w.takeover_banner.continue_from.value() == 7
+    assert w.live_view.highlight is not None  # the selected candidate is outlined on the page
+    path = grab(w, tmp_path / "takeover.png")
+    assert not QImage(str(path)).isNull()
+    w.close()

@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import yaml
+from PySide6.QtCore import Qt
 
 from studio.main_window import MainWindow
 from studio.run_state import RunState
@@ -62,4 +63,43 @@ def test_window_pauses_on_an_escalation_and_stops(qtbot, tmp_path):
     qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
     rows = w.steps_panel.model.rows("export_report")
     assert [r.status for r in rows][:4] == ["passed", "passed", "passed", "escalated"]
+    w.close()
+
+
+def test_take_over_an_escalated_step_and_hand_back_to_the_next(qtbot, tmp_path):
+    project = _demo_copy(tmp_path, ["export_report"])
+    flow = project / "flows" / "export_report.yaml"
+    doc = yaml.safe_load(flow.read_text())
+    # a step the page has nothing for: the locator abstains and the engine asks; the human judges the
+    # page fine as it is, takes over, and hands back from the next step
+    doc["steps"].insert(3, {"id": "s3b", "name": "Dismiss the welcome tip", "action": "click",
+                            "selector": "#no-such-tip",
+                            "target": {"tag": "button", "role": "button", "name": "Dismiss tip"}})
+    flow.write_text(yaml.safe_dump(doc, sort_keys=False))
+    w = MainWindow(project, run_on_show=True, close_timeout=15.0)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED and w.escalations_panel.model.open_count == 1,
+                    timeout=TIMEOUT_MS)
+    esc = w.escalations_panel.model.items[0].event
+    assert esc.index == 3 and "take_over" in esc.answers
+    panel = w.escalations_panel
+    assert panel.answers.shown() == tuple(a for a in ("retry", "skip", "take_over", "stop") if a in esc.answers)
+    assert panel.candidates.topLevelItemCount() == max(1, len(esc.candidates))
+
+    qtbot.mouseClick(panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.state is RunState.TAKEN_OVER, timeout=TIMEOUT_MS)
+    banner = w.takeover_banner
+    assert banner.isVisibleTo(w) and banner.continue_from.value() == 4  # 1-based: where it began
+    assert "taken over at step 4/6" in w.state_label.text()
+    banner.continue_from.setValue(5)  # the page is fine as it is: go on with "Export report"
+    qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    rows = w.steps_panel.model.rows("export_report")
+    assert [r.status for r in rows] == ["passed", "passed", "passed", "manual", "passed", "passed"]
+    assert rows[3].error == "done by hand; continued from step 5"
+    log = w.event_log.toPlainText()
+    assert "taken over at step 4" in log and "handed back, continuing from step 5" in log
+    assert "export_report passed" in w.state_label.text()
     w.close()

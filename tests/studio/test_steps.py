@@ -8,8 +8,8 @@ from core.domain import (
     BBox, Candidate, ElementDescriptor, Resolution, RunResult, ScoredCandidate, StepOutcome, Verdict,
 )
 from core.engine.events import (
-    EscalationRaised, FlowFinished, FlowStarted, PhaseChanged, StepFinished, StepStarted, TargetResolved,
-    VerdictReached,
+    PHASES, EscalationRaised, FlowFinished, FlowStarted, HandedBack, PhaseChanged, StepFinished, StepStarted,
+    TakeoverStarted, TargetResolved, VerdictReached,
 )
 from studio.testing import sample_run_events
 from studio.theme import STATUS_COLORS
@@ -134,3 +134,53 @@ def test_flow_combo_switches_the_shown_flow(qtbot) -> None:  # noqa: ANN001
     assert panel.flow_combo.currentText() == "export" and panel.model.rowCount() == 2
     panel.flow_combo.setCurrentText("login")
     assert panel.model.current_flow == "login" and panel.model.rowCount() == 3
+
+
+@pytest.mark.parametrize(("status", "label"), [("stopped", "stopped"), ("error", "error"), ("manual", "by hand")])
+def test_new_statuses_have_their_colour_and_label(model: StepsModel, status: str, label: str) -> None:
+    model.apply(StepStarted(RUN, "login", 0, "Step 1", 1))
+    model.apply(StepFinished(RUN, "login", 0, status, False, 10.0, "why"))
+    assert _cell(model, 0, M.COL_STATUS) == label
+    color = _cell(model, 0, M.COL_STATUS, Qt.ItemDataRole.ForegroundRole).color().name()
+    assert color == STATUS_COLORS[status]
+    assert color not in (STATUS_COLORS["pending"], STATUS_COLORS["passed"])
+    assert "why" in str(_cell(model, 0, M.COL_STATUS, Qt.ItemDataRole.ToolTipRole))
+    assert len({STATUS_COLORS[s] for s in ("stopped", "error", "manual", "failed", "escalated")}) == 5
+
+
+def test_phases_and_takeover_show_in_the_status_column(model: StepsModel) -> None:
+    model.apply(StepStarted(RUN, "login", 1, "Step 2", 1))
+    for phase in PHASES:
+        model.apply(PhaseChanged(RUN, "login", 1, phase))  # type: ignore[arg-type]
+        assert _cell(model, 1, M.COL_STATUS) == f"running \u00b7 {phase}"
+    assert "phase record (10/10)" in step_details_html(model.row(1))
+    model.apply(TakeoverStarted(RUN, "login", 1))
+    assert _cell(model, 1, M.COL_STATUS) == "taken over"
+    assert "you have the page" in step_details_html(model.row(1))
+    model.apply(HandedBack(RUN, "login", 2))
+    model.apply(StepFinished(RUN, "login", 1, "manual", False, 900.0, "done by hand; continued from step 3"))
+    assert _cell(model, 1, M.COL_STATUS) == "by hand"
+    assert "By hand:" in step_details_html(model.row(1))
+
+
+def test_details_show_the_time_per_phase(model: StepsModel) -> None:
+    phase_ms = (("observe", 41.25), ("decide", 0.5), ("resolve", 12.0), ("act", 230.0), ("verify", 18.0))
+    model.apply(StepFinished(RUN, "login", 0, "passed", False, 301.75, phase_ms=phase_ms, source="skill"))
+    row = model.row(0)
+    assert row.phase_ms == phase_ms and row.source == "skill"
+    html = step_details_html(row)
+    assert "TIME PER PHASE (MS)" in html and "decided by skill" in html
+    for phase, ms in phase_ms:
+        assert phase in html and f"{ms:,.1f}" in html
+    assert "301.8" in html  # the total
+    assert "TIME PER PHASE" not in step_details_html(model.row(1))  # not finished: no times
+
+
+def test_sample_run_reports_phase_times() -> None:
+    m = StepsModel()
+    for e in sample_run_events():
+        m.apply(e)
+    phases = [p for p, _ms in m.row(1).phase_ms]
+    assert phases == ["observe", "fingerprint", "decide", "resolve", "precheck", "checkpoint", "act", "settle",
+                      "verify"]
+    assert abs(sum(ms for _p, ms in m.row(1).phase_ms) - 160) < 1

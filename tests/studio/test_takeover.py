@@ -1,0 +1,188 @@
+"""Answering escalations and taking over in the window: the commands sent and what the window shows."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from core.domain import BBox, EscalationCandidate
+from core.engine.events import (
+    EscalationRaised, FlowStarted, HandBack, HandedBack, Paused, Resumed, Retry, RunStarted, Skip, StepStarted,
+    Stop, TakeOver, TakeoverStarted,
+)
+from studio.main_window import MainWindow
+from studio.run_state import RunState
+from studio.testing import FakeEngine, RecordingEngine
+
+TIMEOUT_MS = 20000
+FLOW = "login_lockout"
+CANDIDATES = (EscalationCandidate("0:9", "link Unlock account", 0.78, BBox(680, 492, 128, 20)),
+              EscalationCandidate("0:10", "button Unlock account", 0.76, BBox(1098, 660, 158, 36)))
+
+
+def _play(qtbot, w: MainWindow, engine: RecordingEngine, *events) -> None:  # noqa: ANN001
+    with qtbot.waitSignal(w.bridge.event_received, timeout=5000, check_params_cb=lambda e: e is events[-1]):
+        engine.emit_from_thread(*events)
+
+
+def _escalated(qtbot, recorded, answers=("retry", "skip", "stop", "take_over")):  # noqa: ANN001, ANN202
+    w, engines = recorded
+    w.resize(1400, 900)
+    w.show()
+    w.start_run((FLOW,))
+    engine = engines[0]
+    _play(qtbot, w, engine, RunStarted("r1", "demo", (FLOW,)), FlowStarted("r1", FLOW, tuple(f"s{i}" for i in range(7))),
+          StepStarted("r1", FLOW, 5, "Click Unlock account", 1),
+          EscalationRaised("r1", FLOW, 5, "Click Unlock account", "locator abstained", CANDIDATES, (),
+                           "abstained", answers),
+          Paused("r1", FLOW, 5, "escalated: locator abstained"))
+    return w, engine
+
+
+def test_the_window_offers_exactly_the_escalations_answers(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engine = _escalated(qtbot, recorded, answers=("skip", "stop", "take_over"))
+    assert w.state is RunState.PAUSED
+    assert w.escalations_panel.answers.shown() == ("skip", "take_over", "stop")
+    assert w.banner_answers.isVisibleTo(w) and w.banner_answers.shown() == ("skip", "take_over", "stop")
+    assert not any(b.isVisibleTo(w) for b in w.banner_buttons)  # no plain Resume / Step for an escalation
+    # Resume and Step would answer "retry", which this escalation does not accept
+    assert not w.action_start.isEnabled() and not w.action_step.isEnabled()
+    assert w.action_take_over.isEnabled() and w.action_stop.isEnabled()
+    qtbot.mouseClick(w.banner_answers.buttons["skip"], Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == Skip() and w.state is RunState.RUNNING
+
+
+def test_panel_answers_reach_the_engine(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engine = _escalated(qtbot, recorded)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["retry"], Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == Retry() and w.state is RunState.RUNNING
+    # answered: neither the panel nor the banner sends a second answer
+    assert not any(b.isEnabled() for b in w.escalations_panel.answers.buttons.values())
+    assert not any(b.isEnabled() for b in w.banner_answers.buttons.values())
+
+
+def test_stop_answers_the_escalation_and_the_run_goes_on(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engine = _escalated(qtbot, recorded)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["stop"], Qt.MouseButton.LeftButton)
+    # the flow ends escalated; a run of several flows goes on with the next one, so it is not "stopping"
+    assert engine.commands[-1] == Stop() and w.state is RunState.RUNNING
+
+
+def test_a_selected_candidate_is_outlined_on_the_live_view(qtbot, recorded) -> None:  # noqa: ANN001
+    w, _engine = _escalated(qtbot, recorded)
+    assert w.live_view.highlight is None
+    w.escalations_panel.select_candidate(1)
+    box, label = w.live_view.highlight  # type: ignore[misc]
+    assert box == CANDIDATES[1].box and "button Unlock account" in label and "0.76" in label
+    _play(qtbot, w, _engine, Resumed("r1"))
+    assert w.live_view.highlight is None
+
+
+def test_take_over_then_hand_back_from_the_next_step(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engine = _escalated(qtbot, recorded)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == TakeOver()
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5),
+          Paused("r1", FLOW, 5, "taken over by hand"))
+    assert w.state is RunState.TAKEN_OVER
+    banner = w.takeover_banner
+    assert banner.isVisibleTo(w) and not w.banner.isVisibleTo(w)
+    assert "You have the page" in banner.title.text() and "step 6" in banner.title.text()
+    assert banner.continue_from.value() == 6
+    assert "Taken over" in w.state_label.text() and "taken over at step 6/7" in w.state_label.text()
+    assert w.action_start.text() == "Hand back" and not w.action_take_over.isEnabled()
+    assert w.steps_panel.model.row(5).phase == "taken over"
+    assert "taken over at step 6" in w.event_log.toPlainText()
+
+    banner.continue_from.setValue(7)
+    qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == HandBack(continue_from=6)
+    assert not banner.isVisibleTo(w) and w.state is RunState.RUNNING
+    _play(qtbot, w, engine, Resumed("r1"), HandedBack("r1", FLOW, 6))
+    assert "handed back, continuing from step 7" in w.state_label.text()
+    assert "handed back, continuing from step 7" in w.event_log.toPlainText()
+
+
+def test_f5_during_a_takeover_hands_back(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engine = _escalated(qtbot, recorded)
+    w.take_over()
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5))
+    w.start_or_resume()
+    assert engine.commands[-1] == HandBack(continue_from=5)
+
+
+def test_toolbar_take_over_while_running_and_while_paused(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engines = recorded
+    assert not w.action_take_over.isEnabled()
+    w.start_run((FLOW,))
+    engine = engines[0]
+    _play(qtbot, w, engine, RunStarted("r1", "demo", (FLOW,)), StepStarted("r1", FLOW, 0, "a", 1))
+    assert w.action_take_over.isEnabled()
+    w.action_take_over.trigger()
+    assert engine.commands[-1] == TakeOver()
+    assert not w.action_take_over.isEnabled()  # asked for: not twice
+    _play(qtbot, w, engine, TakeoverStarted("r1", FLOW, 0), Resumed("r1"), HandedBack("r1", FLOW, 1),
+          StepStarted("r1", FLOW, 1, "b", 1))
+    assert w.state is RunState.RUNNING and w.action_take_over.isEnabled()
+    w.pause()
+    _play(qtbot, w, engine, Paused("r1", FLOW, 1, "paused"))
+    assert w.action_take_over.isEnabled()
+    w.take_over()
+    assert engine.commands[-1] == TakeOver() and not w.action_take_over.isEnabled()
+
+
+def test_fake_engine_takeover_marks_the_step_done_by_hand(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory())
+    w.set_checked_flows([FLOW])
+    w.show()
+    w.start_run()
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED, timeout=TIMEOUT_MS)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.state is RunState.TAKEN_OVER, timeout=TIMEOUT_MS)
+    w.takeover_banner.continue_from.setValue(7)
+    w.takeover_banner.hand_back()
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    rows = w.steps_panel.model.rows(FLOW)
+    assert [r.status for r in rows] == ["passed"] * 5 + ["manual", "passed"]
+    assert rows[5].error == "done by hand; continued from step 7"
+    assert w.steps_panel.model.data(w.steps_panel.model.index(5, 2)) == "by hand"
+    assert "login_lockout passed" in w.state_label.text()
+    assert w.escalations_panel.model.items[0].state == "handed back"
+
+
+def test_fake_engine_skip_and_takeover_at_the_same_step(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory())
+    w.set_checked_flows([FLOW])
+    w.show()
+    w.start_run()
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED, timeout=TIMEOUT_MS)
+    w.take_over()
+    qtbot.waitUntil(lambda: w.state is RunState.TAKEN_OVER, timeout=TIMEOUT_MS)
+    w.start_or_resume()  # F5: hand back at the same step, which runs again on the page as left
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    rows = w.steps_panel.model.rows(FLOW)
+    assert [r.status for r in rows][-2:] == ["passed", "passed"] and rows[5].attempt == 2
+
+    w.start_run()
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED and w.escalations_panel.model.open_count == 1,
+                    timeout=TIMEOUT_MS)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["skip"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    rows = w.steps_panel.model.rows(FLOW)
+    assert [r.status for r in rows][-2:] == ["skipped", "passed"]
+    assert rows[5].error.startswith("skipped by the user")
+
+
+def test_fake_engine_takes_over_a_running_step(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory(phase_delay_s=0.02))
+    w.set_checked_flows(["export_report"])
+    w.show()
+    w.start_run()
+    qtbot.waitUntil(lambda: w.state is RunState.RUNNING and w._step_index >= 1, timeout=TIMEOUT_MS)
+    w.take_over()
+    qtbot.waitUntil(lambda: w.state is RunState.TAKEN_OVER, timeout=TIMEOUT_MS)
+    index = w.run_state.takeover[1]  # type: ignore[index]
+    assert w.takeover_banner.continue_from.value() == index + 1
+    w.hand_back(4)  # 0-based 4 = past the last step: the flow is done
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
+    rows = w.steps_panel.model.rows("export_report")
+    assert [r.status for r in rows][index] == "manual"
+    assert all(r.status == "passed" for r in rows[:index])
