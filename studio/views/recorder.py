@@ -1247,7 +1247,7 @@ class RecorderDock(QDockWidget):
     # --- recorder events ------------------------------------------------------------------
 
     def _on_started(self, event: RecordingStarted) -> None:
-        self._started_url = self._started_url or event.url
+        self._started_url = self._started_url or event.start_url or event.url
         if self._state is RecorderState.STARTING:
             self._set_state(RecorderState.RECORDING)
         self._say(f"<span style='color:{_RED}'>\u25cf</span> Recording <b>{_esc(event.flow)}</b> on "
