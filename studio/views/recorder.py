@@ -43,6 +43,7 @@ from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
 )
+from core.record.review import ReviewFlag, review_flags
 from core.record.save import FLOW_NAME, flow_path, save_recording, valid_flow_name
 from core.record.steps import slug
 
@@ -122,7 +123,9 @@ class RecordedRow:
     """One recorded step: the recorder's step, its crop, and the user's edits (GUI thread only).
 
     ``name`` / ``reversible`` / ``read_only`` are None while not edited;
-    ``param`` is the parameter name replacing the recorded literal value.
+    ``param`` is the parameter name replacing the recorded literal value;
+    ``same_named`` counts the other elements of the page with the target's
+    role and name at record time (``StepRecorded.same_named``).
     """
 
     step: Step
@@ -133,10 +136,15 @@ class RecordedRow:
     read_only: bool | None = None
     param: str | None = None
     replay: ReplayResult | None = None
+    same_named: int = 0
 
     @property
     def id(self) -> str:
         return self.step.id
+
+    def review(self) -> list[ReviewFlag]:
+        """What to check about this step's name (the same flags ``steadyhand record`` prints)."""
+        return review_flags([self.step], {self.step.id: self.same_named})
 
     def effective(self) -> Step:
         """The step with the user's edits applied."""
@@ -215,6 +223,8 @@ class RecordedStepsModel(QAbstractTableModel):
      COL_REPLAY) = range(9)
     #: Role returning the :class:`RecordedRow` of a row.
     RowRole = Qt.ItemDataRole.UserRole + 1
+    #: Role returning the review flags of a row (:meth:`RecordedRow.review`); the title shows them in amber.
+    ReviewRole = Qt.ItemDataRole.UserRole + 2
 
     edited = Signal()
 
@@ -274,7 +284,8 @@ class RecordedStepsModel(QAbstractTableModel):
         """Names of secret parameters (their placeholders are shown locked)."""
         self._secrets = tuple(names)
 
-    def add_recorded(self, index: int, step: Step, crop_png: bytes = b"", image: QImage | None = None) -> int:
+    def add_recorded(self, index: int, step: Step, crop_png: bytes = b"", image: QImage | None = None,
+                     same_named: int = 0) -> int:
         """Apply ``StepRecorded``: append, or replace the recorder's step ``index``; returns the row or -1."""
         if 0 <= index < len(self._recorder_ids):
             old = self._recorder_ids[index]
@@ -289,7 +300,7 @@ class RecordedStepsModel(QAbstractTableModel):
                     row = self._rows[i]
                     if old != step.id:  # another step: the user's edits were for the old one
                         self._rows[i] = row = RecordedRow(step)
-                    row.step = step
+                    row.step, row.same_named = step, same_named
                     if crop_png or old != step.id:
                         row.crop_png, row.thumb = crop_png, _thumb(crop_png, image, left=_left_aligned(step))
                     self._changed(i)
@@ -298,7 +309,8 @@ class RecordedStepsModel(QAbstractTableModel):
             self._recorder_ids.append(step.id)
         i = len(self._rows)
         self.beginInsertRows(QModelIndex(), i, i)
-        self._rows.append(RecordedRow(step, crop_png, _thumb(crop_png, image, left=_left_aligned(step))))
+        self._rows.append(RecordedRow(step, crop_png, _thumb(crop_png, image, left=_left_aligned(step)),
+                                      same_named=same_named))
         self.endInsertRows()
         return i
 
@@ -524,6 +536,8 @@ class RecordedStepsModel(QAbstractTableModel):
         col = index.column()
         if role == self.RowRole:
             return row
+        if role == self.ReviewRole:
+            return row.review()
         step = row.effective()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return self._display(index.row(), row, step, col, edit=role == Qt.ItemDataRole.EditRole)
@@ -546,6 +560,8 @@ class RecordedStepsModel(QAbstractTableModel):
                 return QBrush(QColor(COLORS["accent"]))
             if col == self.COL_REPLAY and row.replay is not None:
                 return QBrush(QColor(row.replay.color()))
+            if col == self.COL_TITLE and row.review():
+                return QBrush(QColor(STATUS_COLORS["escalated"]))  # a name to check
             if col in (self.COL_INDEX, self.COL_EXPECT):
                 return QBrush(QColor(COLORS["muted"]))
             return None
@@ -599,6 +615,7 @@ class RecordedStepsModel(QAbstractTableModel):
                 lines.append(f"anchor: {t.anchor.role} \u201c{t.anchor.text}\u201d")
             if t.container:
                 lines.append(f"in: {t.container}")
+            lines += [f"check: {f.message}" for f in row.review()]
             return "\n".join(lines)
         if col == self.COL_VALUE:
             name = placeholder_name(step.action.value)
@@ -1258,7 +1275,7 @@ class RecorderDock(QDockWidget):
         if self._state is RecorderState.STARTING:
             self._set_state(RecorderState.RECORDING)
         self._dirty = True
-        self.model.add_recorded(event.index, event.step, event.crop_png, crop)
+        self.model.add_recorded(event.index, event.step, event.crop_png, crop, event.same_named)
 
     def _on_step_removed(self, event: StepRemoved) -> None:
         self.model.remove_recorded(event.index)
