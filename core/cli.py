@@ -1,4 +1,4 @@
-"""The ``steadyhand`` command: run, record, studio, bench.
+"""The ``steadyhand`` command: init, run, record, studio, bench, import-codegen.
 
 Exit codes: 0 all flows passed; 1 a flow failed; 3 a flow escalated (needs a
 human) and none failed; 2 bad input (project, flow, argument or parameter);
@@ -230,6 +230,35 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_init(args: argparse.Namespace) -> int:
+    """``steadyhand init DIR --url URL``: a project for any web app, ready for ``record`` (0 made, 2 bad input)."""
+    from core.project import ProjectError
+    from core.project.init import InitError, init_project
+
+    bad = [p for p in args.param or [] if "=" not in p or not p.split("=", 1)[0]]
+    if bad:
+        _err(f"--param expects NAME=VALUE, got {bad[0]!r}")
+        return EXIT_INPUT
+    try:
+        project = init_project(args.dir, url=args.url, name=args.name or "", secrets=args.secret or (),
+                               params=dict(p.split("=", 1) for p in args.param or []), force=args.force)
+    except (InitError, ProjectError) as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    print(f"Created {project.root / 'steadyhand.yaml'} for {project.settings.base_url} (project "
+          f"{project.name!r}) and {project.root / 'flows'}/")
+    for name in project.settings.secrets:
+        print(f"  secret {name!r}: set {_env_var(name)} (or the keyring) before recording and replaying")
+    print(f"Next: steadyhand record --project {args.dir} --flow NAME [START_URL]")
+    return EXIT_OK
+
+
+def _env_var(name: str) -> str:
+    from core.secrets import env_var_name
+
+    return env_var_name(name)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="steadyhand", description="Build, replay and debug self-healing GUI agents.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -252,6 +281,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--run", action="store_true", help="start replaying all flows at once")
     s.add_argument("--headed", action="store_true", help="show the Chromium window too (replays and recordings)")
     s.set_defaults(func=_cmd_studio)
+
+    i = sub.add_parser("init", help="start a project for any web app (writes steadyhand.yaml and flows/)",
+                       description="Write DIR/steadyhand.yaml for the web app at URL (base URL, browser defaults, "
+                                   "declared secrets and parameters) and an empty DIR/flows/, ready for "
+                                   "`steadyhand record --project DIR --flow NAME`. The URL is not visited.")
+    i.add_argument("dir", help="project folder (created when missing)")
+    i.add_argument("--url", required=True, help="base URL of the app (http:// or https://)")
+    i.add_argument("--name", help="project name (default: the folder's name)")
+    i.add_argument("--secret", action="append", metavar="NAME",
+                   help="declare a secret (repeatable); its value comes from STEADYHAND_SECRET_<NAME> or the keyring")
+    i.add_argument("--param", action="append", metavar="NAME=VALUE", help="a project parameter (repeatable)")
+    i.add_argument("--force", action="store_true", help="replace an existing steadyhand.yaml")
+    i.set_defaults(func=_cmd_init)
 
     from core.record.command import add_record_parser, record_command
 

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
+from .review import format_review, review_flags
 from .save import flow_path, save_recording, valid_flow_name
 
 __all__ = ["add_record_parser", "record_command"]
@@ -42,8 +43,12 @@ def _has_display() -> bool:
 class _Printer:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
+        #: step id -> other elements of the page with its target's role and name, at record time (the review)
+        self.same_named: dict[str, int] = {}
 
     def __call__(self, event: RecorderEvent) -> None:
+        if isinstance(event, StepRecorded):
+            self.same_named[event.step.id] = event.same_named
         if isinstance(event, StepRecorded) and not self.quiet:
             s = event.step
             what = f" = {s.action.value!r}" if s.action.value and s.action.kind in ("input", "upload") else ""
@@ -128,6 +133,9 @@ def _recover(args: argparse.Namespace) -> int:
     n = len(flow.steps)
     print(f"Recovered {n} step{'s' if n != 1 else ''} from its journal into {path.relative_to(project.root)}",
           flush=True)
+    review = format_review(review_flags(flow.steps), str(path.relative_to(project.root)))
+    if review:
+        print(review, flush=True)
     return 0
 
 
@@ -199,6 +207,9 @@ def record_command(args: argparse.Namespace) -> int:
             return 4
         page_url = recorder.driver.page.url
         print(f"Recording flow {args.flow!r} at {page_url}", flush=True)
+        if page_url != recorder.driver.absolute(start):
+            print(f"  (the site redirected {recorder.saved_start_url}; the flow starts there as asked, so a replay "
+                  "meets the same redirect)", flush=True)
         if cdp_port:
             print(f"CDP endpoint: http://127.0.0.1:{cdp_port}  (playwright: chromium.connect_over_cdp)", flush=True)
         if not headless:
@@ -239,6 +250,9 @@ def record_command(args: argparse.Namespace) -> int:
     n = len(flow.steps)
     print(f"Stopped ({why}). Saved {n} step{'s' if n != 1 else ''} to {rel}"
           + (f" (element crops in {rel.parent / (flow.name + '.crops')})" if result.crops else ""), flush=True)
+    review = format_review(review_flags(flow.steps, printer.same_named), str(rel))
+    if review:
+        print(review, flush=True)
     declared = set(flow.secrets) | set(project.settings.secrets)
     secret = sorted({name for s in flow.steps if (name := placeholder_name(s.action.value)) in declared})
     defaults = {n for n, spec in project.settings.secrets.items() if spec.default is not None}

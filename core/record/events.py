@@ -23,14 +23,18 @@ __all__ = [
 class RecordingStarted:
     """The browser is up and the start page loaded.
 
+    ``url`` is the page's absolute URL now (after any redirect);
     ``cdp_endpoint`` is ``"http://127.0.0.1:<port>"`` when a CDP port was
-    asked for, else ``""``.
+    asked for, else ``""``; ``start_url`` is the flow's start URL as it
+    will be saved: the URL asked for, relative to the base URL (``""``
+    when unknown).
     """
 
     flow: str
     url: str
     cdp_endpoint: str = ""
     headless: bool = True
+    start_url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +43,15 @@ class StepRecorded:
 
     ``crop_png`` is the element's PNG crop in device px (``b""`` for
     targetless steps); ``step.target.crop`` names the file it will be saved as.
+    ``same_named`` counts the other elements of the page that had the
+    target's role and name just before the action
+    (:func:`core.record.review.same_named`; 0 when unknown).
     """
 
     index: int
     step: Step
     crop_png: bytes = b""
+    same_named: int = 0
 
 
 @dataclass(frozen=True, slots=True)

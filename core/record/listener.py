@@ -39,6 +39,7 @@ from .events import (
     RecorderCommand, RecorderError, RecorderEvent, SetInspect, StepRecorded, StepRemoved,
 )
 from .journal import RecordingSpool
+from .review import same_named
 from .steps import SUGGESTED_ASSERTIONS, SecretPolicy, StepBuilder, assertion_step
 
 __all__ = ["RecordingListener", "Recording", "RECORDER_LIB", "LISTENER_SCRIPT", "BINDING", "crop_png",
@@ -748,7 +749,8 @@ class RecordingListener:
         if crop:
             step = replace(step, target=step.target.with_(crop=f"{self.flow_name}.crops/{step.id}.png"))
         self.spool.add(step, crop)
-        self.on_event(StepRecorded(self.builder.count - 1, step, crop))
+        dup = same_named(p.desc, p.before.candidates) if p.before is not None else 0
+        self.on_event(StepRecorded(self.builder.count - 1, step, crop, dup))
 
     def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:
         """Let an action take effect: at least 150 ms, then quiet (P6), and any page load it started (S7).

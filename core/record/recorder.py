@@ -143,7 +143,8 @@ class Recorder:
     base_url : str
         The site's base URL; URLs are stored relative to it.
     start_url : str
-        Where recording starts (absolute, or relative to ``base_url``).
+        Where recording starts (absolute, or relative to ``base_url``); saved as the flow's start URL as
+        asked, even when the server redirects it (to a login page).
     spool_dir : Path
         Folder for the step journal and crops (removed after a successful save).
     on_event : Callable[[RecorderEvent], None]
@@ -204,11 +205,17 @@ class Recorder:
             spool=self.spool, on_event=self.on_event, secrets=self.secrets, params=self.params,
             live_frames=self.live_frames, auto_assert=self.auto_assert)
         self.listener.attach()
-        self.start_url = self.driver.page.url  # where the user began (after any redirect)
-        self.spool.write_meta({"flow": self.flow_name,
-                               "start_url": relative_url(self.driver.absolute(self.start_url), self.base_url)})
+        # what the user asked for, not where the server sent them: a protected page redirects to its login,
+        # and replaying from the asked URL meets the same redirect before the recorded login steps
+        self.spool.write_meta({"flow": self.flow_name, "start_url": self.saved_start_url})
         self.on_event(RecordingStarted(self.flow_name, self.driver.page.url, self.driver.cdp_endpoint,
-                                       bool(self.driver.headless)))
+                                       bool(self.driver.headless), self.saved_start_url))
+
+    @property
+    def saved_start_url(self) -> str:
+        """The flow's ``start_url``: the URL asked for (never a redirect's target), relative to the base URL
+        when it is under it (``"/protected/"``), else absolute."""
+        return relative_url(self.driver.absolute(self.start_url), self.base_url)
 
     @property
     def builder(self) -> StepBuilder | None:
@@ -273,7 +280,7 @@ class Recorder:
             return self._stopped
         got = self.listener.detach() if self.listener is not None else Recording((), {}, {}, {}, ())
         self.driver.close()
-        flow = Flow(name=self.flow_name, start_url=relative_url(self.driver.absolute(self.start_url), self.base_url),
+        flow = Flow(name=self.flow_name, start_url=self.saved_start_url,
                     steps=got.steps, params=dict(got.params), secrets=got.secrets,
                     description="Recorded by demonstration.")
         self._stopped = RecordingStopped(flow, dict(got.crops), reason, dict(got.files))

@@ -43,6 +43,7 @@ from core.record.events import (
     AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError,
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
 )
+from core.record.review import ReviewFlag, review_flags
 from core.record.save import FLOW_NAME, flow_path, save_recording, valid_flow_name
 from core.record.steps import slug
 
@@ -124,7 +125,8 @@ class RecordedRow:
     ``name`` / ``reversible`` / ``read_only`` are None while not edited;
     ``param`` is the parameter name replacing the recorded literal value;
     ``target_param`` the one replacing the clicked element's accessible name
-    ("click the button the task names").
+    ("click the button the task names"); ``same_named`` counts the other elements of the page with the target's
+    role and name at record time (``StepRecorded.same_named``).
     """
 
     step: Step
@@ -136,10 +138,15 @@ class RecordedRow:
     param: str | None = None
     target_param: str | None = None
     replay: ReplayResult | None = None
+    same_named: int = 0
 
     @property
     def id(self) -> str:
         return self.step.id
+
+    def review(self) -> list[ReviewFlag]:
+        """What to check about this step's name (the same flags ``steadyhand record`` prints)."""
+        return review_flags([self.step], {self.step.id: self.same_named})
 
     def effective(self) -> Step:
         """The step with the user's edits applied."""
@@ -235,6 +242,8 @@ class RecordedStepsModel(QAbstractTableModel):
      COL_REPLAY) = range(9)
     #: Role returning the :class:`RecordedRow` of a row.
     RowRole = Qt.ItemDataRole.UserRole + 1
+    #: Role returning the review flags of a row (:meth:`RecordedRow.review`); the title shows them in amber.
+    ReviewRole = Qt.ItemDataRole.UserRole + 2
 
     edited = Signal()
 
@@ -296,7 +305,8 @@ class RecordedStepsModel(QAbstractTableModel):
         """Names of secret parameters (their placeholders are shown locked)."""
         self._secrets = tuple(names)
 
-    def add_recorded(self, index: int, step: Step, crop_png: bytes = b"", image: QImage | None = None) -> int:
+    def add_recorded(self, index: int, step: Step, crop_png: bytes = b"", image: QImage | None = None,
+                     same_named: int = 0) -> int:
         """Apply ``StepRecorded``: append, or replace the recorder's step ``index``; returns the row or -1."""
         if 0 <= index < len(self._recorder_ids):
             old = self._recorder_ids[index]
@@ -311,7 +321,7 @@ class RecordedStepsModel(QAbstractTableModel):
                     row = self._rows[i]
                     if old != step.id:  # another step: the user's edits were for the old one
                         self._rows[i] = row = RecordedRow(step)
-                    row.step = step
+                    row.step, row.same_named = step, same_named
                     if crop_png or old != step.id:
                         row.crop_png, row.thumb = crop_png, _thumb(crop_png, image, left=_left_aligned(step))
                     self._changed(i)
@@ -320,7 +330,8 @@ class RecordedStepsModel(QAbstractTableModel):
             self._recorder_ids.append(step.id)
         i = len(self._rows)
         self.beginInsertRows(QModelIndex(), i, i)
-        self._rows.append(RecordedRow(step, crop_png, _thumb(crop_png, image, left=_left_aligned(step))))
+        self._rows.append(RecordedRow(step, crop_png, _thumb(crop_png, image, left=_left_aligned(step)),
+                                      same_named=same_named))
         self.endInsertRows()
         return i
 
@@ -552,6 +563,8 @@ class RecordedStepsModel(QAbstractTableModel):
         col = index.column()
         if role == self.RowRole:
             return row
+        if role == self.ReviewRole:
+            return row.review()
         step = row.effective()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return self._display(index.row(), row, step, col, edit=role == Qt.ItemDataRole.EditRole)
@@ -574,6 +587,8 @@ class RecordedStepsModel(QAbstractTableModel):
                 return QBrush(QColor(COLORS["accent"]))
             if col == self.COL_REPLAY and row.replay is not None:
                 return QBrush(QColor(row.replay.color()))
+            if col == self.COL_TITLE and row.review():
+                return QBrush(QColor(STATUS_COLORS["escalated"]))  # a name to check
             if col in (self.COL_INDEX, self.COL_EXPECT):
                 return QBrush(QColor(COLORS["muted"]))
             return None
@@ -627,6 +642,7 @@ class RecordedStepsModel(QAbstractTableModel):
                 lines.append(f"anchor: {t.anchor.role} \u201c{t.anchor.text}\u201d")
             if t.container:
                 lines.append(f"in: {t.container}")
+            lines += [f"check: {f.message}" for f in row.review()]
             return "\n".join(lines)
         if col == self.COL_VALUE:
             name = placeholder_name(step.action.value)
@@ -1280,7 +1296,7 @@ class RecorderDock(QDockWidget):
     # --- recorder events ------------------------------------------------------------------
 
     def _on_started(self, event: RecordingStarted) -> None:
-        self._started_url = self._started_url or event.url
+        self._started_url = self._started_url or event.start_url or event.url
         if self._state is RecorderState.STARTING:
             self._set_state(RecorderState.RECORDING)
         self._say(f"<span style='color:{_RED}'>\u25cf</span> Recording <b>{_esc(event.flow)}</b> on "
@@ -1291,7 +1307,7 @@ class RecorderDock(QDockWidget):
         if self._state is RecorderState.STARTING:
             self._set_state(RecorderState.RECORDING)
         self._dirty = True
-        self.model.add_recorded(event.index, event.step, event.crop_png, crop)
+        self.model.add_recorded(event.index, event.step, event.crop_png, crop, event.same_named)
 
     def _on_step_removed(self, event: StepRemoved) -> None:
         self.model.remove_recorded(event.index)

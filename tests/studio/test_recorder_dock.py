@@ -623,3 +623,27 @@ def test_a_real_recording_is_saved_and_replayed(qtbot, demo_root: Path) -> None:
     first = _cell(dock.model, 0, M.COL_REPLAY)
     assert first and first.startswith("as_expected"), first
     w.close()
+
+
+def test_the_steps_table_marks_names_to_review(qtbot):  # noqa: ANN001
+    m = RecordedStepsModel()
+    fine = Step("s1", name="Click Save", action=Action("click"), target=ElementDescriptor(
+        tag="button", role="button", name="Save", text="Save", css_path="button#save"))
+    twin = Step("s2", name="Click Edit", action=Action("click"), target=ElementDescriptor(
+        tag="a", role="link", name="Edit", text="Edit", css_path="a#e2"))
+    blank = Step("s3", name="Click button", action=Action("click"), target=ElementDescriptor(
+        tag="button", role="button", css_path="button#gear"))
+    m.add_recorded(0, fine, same_named=0)
+    m.add_recorded(1, twin, same_named=1)
+    m.add_recorded(2, blank)
+    assert [[f.kind for f in _cell(m, i, M.COL_TITLE, M.ReviewRole)] for i in range(3)] == [
+        [], ["duplicate_name"], ["empty_name"]]
+    assert _cell(m, 0, M.COL_TITLE, Qt.ItemDataRole.ForegroundRole) is None
+    amber = _cell(m, 1, M.COL_TITLE, Qt.ItemDataRole.ForegroundRole)
+    assert amber is not None and amber.color().name() == "#f5a524"
+    assert "check: 2 elements on the page are a link named 'Edit'" in _cell(m, 1, M.COL_TITLE,
+                                                                             Qt.ItemDataRole.ToolTipRole)
+    assert "check:" not in _cell(m, 0, M.COL_TITLE, Qt.ItemDataRole.ToolTipRole)
+    # the recorder replaced its step 2 (a merge): the new step's count replaces the old one's
+    m.add_recorded(1, Step("s2", name="Click Edit", action=Action("click"), target=twin.target), same_named=0)
+    assert _cell(m, 1, M.COL_TITLE, M.ReviewRole) == []
