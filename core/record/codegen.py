@@ -54,7 +54,7 @@ from typing import Any, Iterable, Mapping
 from core.act.space import ACTION_SPACE
 from core.domain import Action, Assertion, Flow, Step
 from core.project.loader import ProjectError
-from core.project.params import placeholder, placeholders
+from core.project.params import escape, placeholder
 from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name
 from .steps import relative_url, slug
 
@@ -822,14 +822,15 @@ class _Secrets:
         return sorted(pairs.items(), key=lambda p: (-len(p[0]), p[0]))
 
     def substitute(self, text: str) -> str:
-        """``text`` with secret values replaced by ``{name}`` placeholders."""
+        """The literal ``text`` as flow text: braces doubled (literal), secret values replaced by ``{name}``."""
+        out = escape(text)
         for literal, name in self.literals():
             if text == literal or (len(literal) >= MIN_SUBSTRING_LENGTH and literal in text):
                 self._use(name, literal)
                 if text == literal:
                     return placeholder(name)
-                text = text.replace(literal, placeholder(name))
-        return text
+                out = out.replace(escape(literal), placeholder(name))
+        return out
 
     def leaked_in(self, text: str) -> str:
         """Name of a secret whose value occurs in ``text`` ("" when none)."""
@@ -922,10 +923,8 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
         if op.kind == "skip":
             continue
         value = op.value or ""
-        if placeholders(value) and not op.secret:
-            notes.append((op.line, f"line {op.line}: the value contains {{…}}, which Steadyhand reads as a "
-                                   f"parameter placeholder; check the step"))
-        value = secrets.substitute(value)
+        if not op.secret:
+            value = secrets.substitute(value)  # a script's strings are literal: their braces stay literal
         leaked = secrets.leaked_in(op.loc.selector) if op.loc is not None else ""
         if leaked:
             notes.append((op.line, f"line {op.line}: the locator contains the value of secret {{{leaked}}}; skipped"))
@@ -939,7 +938,7 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
                 start_url = url
                 continue
             kind, value = "navigate", url
-        selector = op.loc.selector if op.loc is not None else ""
+        selector = escape(op.loc.selector) if op.loc is not None else ""
         if kind == "assert":
             if op.assertion == "url_contains":
                 value = relative_url(value, base_url)

@@ -10,6 +10,7 @@ from core.act.space import needs_target
 from core.domain import ACTION_KINDS
 from core.project import ProjectError, flow_to_mapping, load_flow, save_flow
 from core.record.codegen import ImportResult, import_codegen
+from core.project.params import bind
 
 BASE = "http://127.0.0.1:8765"
 #: Secret values of the fixtures (never written as field literals in a flow).
@@ -392,10 +393,13 @@ def test_focus_clicks_only_before_typing_into_the_same_field():
                        "replay types into the field directly",)
 
 
-def test_a_placeholder_lookalike_is_reported():
-    r = body(f'page.goto("{BASE}/")\npage.get_by_label("Reason").fill("see {{ticket}}")\n')
-    assert r.flow.steps[0].action.value == "see {ticket}"
-    assert len(r.notes) == 1 and "line 5" in r.notes[0] and "placeholder" in r.notes[0]
+def test_a_placeholder_lookalike_stays_literal_text():
+    r = body(f'page.goto("{BASE}/")\npage.get_by_label("Reason").fill("see {{ticket}}")\n'
+             f'page.get_by_role("button", name="{{x}} Save").click()\n')
+    assert r.flow.steps[0].action.value == "see {{ticket}}"  # doubled: the typed braces are literal, not {ticket}
+    assert bind(r.flow.steps[0].action.value, {}) == "see {ticket}"
+    assert bind(r.flow.steps[1].selector, {}).startswith('internal:role=button[name="{x} Save"')
+    assert not r.notes
 
 
 # --- secrets --------------------------------------------------------------------------------
