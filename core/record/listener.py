@@ -829,13 +829,15 @@ class RecordingListener:
             del self._picks[min(self._picks)]
         self.on_event(pick)
         if self.auto_assert and pick.suggested:
-            kind = pick.suggested[0]
+            # Shift held while picking: the check that it goes away (offered among the suggestions)
+            gone = [k for k in pick.suggested if k in DISAPPEARANCE_KINDS] if event.get("gone") else []
+            kind = gone[0] if gone else pick.suggested[0]
             self.add_assertion(pid, kind, self.default_expected(pick, kind))
 
     @staticmethod
     def default_expected(pick: ElementPicked, kind: str) -> str:
         """The expected text an assertion of ``kind`` gets from a pick (what the page shows now)."""
-        if kind in ("text_equals", "text_contains", "text_appears"):
+        if kind in ("text_equals", "text_contains", "text_appears", "text_absent"):
             return pick.text
         if kind == "value":
             return pick.value

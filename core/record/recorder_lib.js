@@ -194,7 +194,7 @@
         + 'background:rgba(217,72,15,.12);display:none;box-sizing:border-box';
       const b = document.createElement('div');
       b.setAttribute('aria-hidden', 'true');
-      b.textContent = 'Steadyhand: click an element (or select text) to assert on it';
+      b.textContent = 'Steadyhand: click an element (or select text) to assert on it; Shift: it goes away';
       b.style.cssText = 'position:fixed;top:4px;right:4px;z-index:2147483647;pointer-events:none;font:12px sans-serif;'
         + 'background:#d9480f;color:#fff;padding:3px 8px;border-radius:3px;display:none';
       document.documentElement.appendChild(o);
@@ -241,7 +241,7 @@
     }
     return parts.join(' >> ');
   }
-  function pick(el) {
+  function pick(el, gone) {
     const d = describe(el);
     const sel = countSelector(el);
     let count = 1;
@@ -250,7 +250,7 @@
     const text = full.slice(0, 500);
     send({ kind: 'pick', desc: d, text, whole: full.length <= 500, value: d.is_password ? '' : String(d.value || ''),
       enabled: d.enabled, visible: d.visible, count, count_selector: sel, selector: selectorOf(el),
-      interactive: !!actionable(el), t: Date.now() });
+      interactive: !!actionable(el), gone: !!gone, t: Date.now() });
   }
 
   // --- listeners --------------------------------------------------------------------
@@ -272,7 +272,7 @@
     if (S.inspect) {
       e.preventDefault(); e.stopImmediatePropagation();
       const sel = String(window.getSelection ? window.getSelection() : '').trim();
-      if (!sel) pick(actionable(raw) || raw);
+      if (!sel) pick(actionable(raw) || raw, e.shiftKey);  // Shift: check that it goes away
       return;
     }
     if (e.detail === 0 && Date.now() < S.suppressClickUntil) return;  // synthetic click of a key press
@@ -301,6 +301,9 @@
     if (!el || el === document.body || isTextEntry(el) || inHarness(el)) return;
     emit('dblclick', el);
   }, opts);
+
+  // Shift+click in inspect mode picks an element to check that it goes away: no text selection then
+  on('mousedown', (e) => { if (S.inspect && e.isTrusted && e.shiftKey) e.preventDefault(); }, opts);
 
   on('submit', (e) => { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } }, opts);
 
@@ -437,7 +440,16 @@
     rest.set(s.key, s.pos);
     const dx = s.pos[0] - s.start[0], dy = s.pos[1] - s.start[1];
     if (Math.abs(dx) < 2 && Math.abs(dy) < 2) return;
-    emit('scroll', s.box, { dx, dy });
+    // scrolled as far as it goes ("to the bottom"): say so with the whole extent, so that the
+    // replay reaches the end of a longer text too
+    const el = s.box || document.scrollingElement || document.documentElement;
+    const vertical = Math.abs(dy) >= Math.abs(dx);
+    const d = vertical ? dy : dx;
+    const pos = vertical ? el.scrollTop : el.scrollLeft;
+    const size = vertical ? el.scrollHeight : el.scrollWidth;
+    const view = vertical ? el.clientHeight : el.clientWidth;
+    const end = d > 0 ? pos + view >= size - 1 : pos <= 0;
+    emit('scroll', s.box, { dx, dy, end, extent: size });
   }
 
   // Hover that opens something: the pointer rests on an element and more interactive

@@ -337,7 +337,10 @@ class StepBuilder:
         if kind == "scroll":
             dx, dy = float(event.get("dx", 0)), float(event.get("dy", 0))
             direction = ("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left")
-            action = Action("scroll", direction=direction, distance=int(round(max(abs(dx), abs(dy)))))
+            distance = int(round(max(abs(dx), abs(dy))))
+            if event.get("end"):  # scrolled to the end: as far as the whole extent, whatever the start
+                distance = max(distance, int(float(event.get("extent", 0))))
+            action = Action("scroll", direction=direction, distance=distance)
             value = ""
         elif value:
             action = Action(kind, value=value)  # type: ignore[arg-type]
