@@ -11,7 +11,7 @@
   const L = () => window.__steadyhand;
   const S = {
     active: true, inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
-    hoverEl: null, hoverTimer: 0, downFocus: null, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
+    hoverEl: null, hoverTimer: 0, downFocus: null, textPickedAt: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
   };
   const send = (p) => {
     if (!S.active) return;
@@ -272,7 +272,7 @@
     if (S.inspect) {
       e.preventDefault(); e.stopImmediatePropagation();
       const sel = String(window.getSelection ? window.getSelection() : '').trim();
-      if (!sel) pick(actionable(raw) || raw, e.shiftKey);  // Shift: check that it goes away
+      if (!sel && Date.now() - S.textPickedAt > 500) pick(actionable(raw) || raw, e.shiftKey);  // Shift: it goes away
       return;
     }
     if (e.detail === 0 && Date.now() < S.suppressClickUntil) return;  // synthetic click of a key press
@@ -302,6 +302,14 @@
     emit('dblclick', el);
   }, opts);
 
+  // a disabled control gets no click (only pointer events): it is picked when the pointer goes up
+  on('pointerup', (e) => {
+    if (!S.inspect || !e.isTrusted) return;
+    const raw = realTarget(e);
+    const el = raw && (actionable(raw) || raw);
+    if (el && el.matches && el.matches(':disabled')) pick(el, e.shiftKey);
+  }, { capture: true, passive: true });
+
   // Shift+click in inspect mode picks an element to check that it goes away: no text selection then
   on('mousedown', (e) => { if (S.inspect && e.isTrusted && e.shiftKey) e.preventDefault(); }, opts);
 
@@ -312,6 +320,7 @@
     const sel = String(window.getSelection ? window.getSelection() : '').trim();
     if (sel.length >= 2) {
       send({ kind: 'pick_text', text: L().clean(sel, 300), t: Date.now() });
+      S.textPickedAt = Date.now();  // the click that ends the selection picks no element
       window.getSelection().removeAllRanges();
     }
   }, opts);

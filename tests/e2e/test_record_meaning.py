@@ -275,3 +275,71 @@ def test_miniwob_start_curtain_is_not_a_step_and_a_scrolled_textarea_replays(tmp
                           "--headless", "--no-store", "--episodes", "1", "--seed", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_checks_chosen_among_the_suggestions_of_the_listener_replay(project, site, tmp_path):
+    """The studio's way: each pick offers its checks, the user chooses one (here: through the listener's API)."""
+    from core.domain import Flow
+    from core.record.events import ElementPicked
+    from core.record.listener import RecordingListener
+    from core.record.save import save_recording
+
+    events: list = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = context.new_page()
+            page.goto(site.base_url + "/checks.html")
+            listener = RecordingListener(context, flow_name="publish", base_url=site.base_url,
+                                         spool=tmp_path / "journal", on_event=events.append)
+            listener.attach()
+
+            def pump(seconds: float) -> None:
+                end = time.monotonic() + seconds
+                while time.monotonic() < end:
+                    assert listener.pump(50)
+
+            def picked() -> ElementPicked:
+                pump(0.5)
+                return [e for e in events if isinstance(e, ElementPicked)][-1]
+
+            page.get_by_label("Nickname").fill("Kim")
+            pump(1.2)
+            listener.set_inspect(True)
+            page.locator("#publish").click(force=True)  # a disabled control: its state is checked
+            pick = picked()
+            assert pick.suggested[:3] == ("visible", "enabled", "disabled") and "hidden" in pick.suggested
+            listener.add_assertion(pick.pick_id, "disabled", "")
+            words = page.locator("#banner").evaluate(  # the box of the banner's text, to select it by dragging
+                "e => { const r = document.createRange(); r.selectNodeContents(e); const b = r.getBoundingClientRect();"
+                " return [b.x, b.y, b.width, b.height]; }")
+            page.mouse.move(words[0] + 1, words[1] + words[3] / 2)
+            page.mouse.down()
+            page.mouse.move(words[0] + words[2] - 1, words[1] + words[3] / 2, steps=5)
+            page.mouse.up()
+            text_pick = picked()
+            assert text_pick.page_text and text_pick.suggested == ("text_appears", "text_absent")
+            listener.add_assertion(text_pick.pick_id, "text_absent", "You have unsaved changes")
+            listener.set_inspect(False)
+            page.get_by_role("button", name="Save profile").click()
+            pump(1.0)
+            listener.set_inspect(True)
+            page.locator("#publish").click()
+            listener.add_assertion(picked().pick_id, "enabled", "")
+            got = listener.detach()
+        finally:
+            browser.close()
+    summary = [(s.action.kind, [(a.kind, a.expected, a.selector) for a in s.assertions], s.target.name)
+               for s in got.steps]
+    assert summary == [
+        ("input", [], "Nickname"),
+        ("assert", [("disabled", "", "")], "Publish"),
+        ("click", [], "Save profile"),
+        ("assert", [("text_absent", "You have unsaved changes", "")], ""),  # checked after the click
+        ("assert", [("enabled", "", "")], "Publish"),
+    ], summary
+    flow = Flow(name="publish", start_url="/checks.html", steps=got.steps, description="Recorded by demonstration.")
+    save_recording(project, flow, got.crops)
+    run = _replay(project, "publish")
+    assert run.returncode == 0, run.stdout + run.stderr
