@@ -848,6 +848,11 @@ class RecordingListener:
     def add_assertion(self, pick_id: int, kind: str, expected: str) -> Step | None:
         """Add an assertion step about pick ``pick_id``; returns it (None for an unknown pick).
 
+        The check goes after the action before it.  A check that something
+        went away (``hidden``, ``text_absent``) is added once the user's next
+        action is recorded, after it (what was picked is on the page when
+        picked); when no action follows, at the end of the recording.
+
         Raises
         ------
         ValueError
