@@ -19,7 +19,7 @@ from core.domain import ACTION_KINDS, Candidate, Step
 __all__ = ["Need", "ActionSpec", "ACTION_SPACE", "spec", "needs_target", "already_satisfied"]
 
 #: How much an action needs a target element or a value.
-Need = Literal["required", "optional", "none"]
+Need = Literal["required", "optional", "selector", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,8 @@ class ActionSpec:
         ``"required"``: acts on an element, so the step must name one (a
         selector or a descriptor) and the locator chain resolves it;
         ``"optional"``: resolved only when the step names one (``assert``);
+        ``"selector"``: resolved only when the step gives a selector (the
+        scrolled box of a ``scroll``; without one the window scrolls);
         ``"none"``: never resolved.
     value : Need
         ``Action.value``: ``"required"``: must not be empty (option, key,
@@ -95,7 +97,7 @@ ACTION_SPACE: Mapping[str, ActionSpec] = MappingProxyType({s.kind: s for s in (
     _s("uncheck", "required", "none", "value", "locator.uncheck()", satisfiable=True, enabled=True),
     _s("hover", "required", "none", "none", "locator.hover()", read_only=True),
     _s("press", "required", "required", "any", "locator.press(key)"),
-    _s("scroll", "none", "none", "scroll", "mouse.wheel(dx, dy)", read_only=True),
+    _s("scroll", "selector", "none", "scroll", "mouse.wheel(dx, dy) (over the box when one is given)", read_only=True),
     _s("wait", "none", "optional", "none", "get_by_text(value).wait_for(visible)", read_only=True),
     _s("assert", "optional", "none", "none", "assertions only", read_only=True),
     _s("back", "none", "none", "navigation", "page.go_back()"),
@@ -127,7 +129,8 @@ def needs_target(step: Step) -> bool:
 
     ``target == "required"`` kinds always; ``"optional"`` kinds (``assert``)
     only when the step names an element (a selector or a non-empty
-    descriptor); ``"none"`` kinds never.
+    descriptor); ``"selector"`` kinds (``scroll``) only with a selector;
+    ``"none"`` kinds never.
 
     Raises
     ------
@@ -137,6 +140,8 @@ def needs_target(step: Step) -> bool:
     need = spec(step.action.kind).target
     if need == "optional":
         return bool(step.selector) or not step.target.is_empty
+    if need == "selector":
+        return bool(step.selector)
     return need == "required"
 
 

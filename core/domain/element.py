@@ -63,11 +63,16 @@ class BBox:
 
 @dataclass(frozen=True, slots=True)
 class Anchor:
-    """The nearest stable labelled element of a target, and the offset to it.
+    """The stable labelled element a target sits by, and the offset to it.
 
     Recorded with every step (issue "record by demonstration"): when the
-    target's own label changes, the anchor (a field label, a heading, a
-    column header) still says where it is.
+    target's own label changes, the anchor still says where it is.  It is,
+    in order: the field's own label, its fieldset's legend, the nearest
+    heading of its section, its column header (a cell or a control in a
+    table); never a link or a button, and never farther than the target's
+    section (its nearest sectioning ancestor: form, fieldset, section,
+    table, dialog, main...).  A target whose section offers none has no
+    anchor.
 
     Attributes
     ----------

@@ -82,9 +82,16 @@ class ElementPicked:
     count_selector : str
         CSS selector of the picked element's siblings of the same kind.
     suggested : tuple[str, ...]
-        Assertion kinds that make sense for it, best first.
+        Assertion kinds that make sense for it, best first
+        (:func:`core.record.steps.suggested_assertions`; labels in
+        :data:`core.record.steps.ASSERTION_LABELS`).
     page_text : bool
         True when the user selected text rather than an element.
+    selector : str
+        Playwright selector of the picked element from the main frame
+        (id or test id when unique, else its CSS path); checks of an element
+        the observer does not list, and ``hidden``, use it.  "" when
+        unknown (a frame of another origin).
     """
 
     pick_id: int
@@ -97,6 +104,7 @@ class ElementPicked:
     count_selector: str = ""
     suggested: tuple[str, ...] = ()
     page_text: bool = False
+    selector: str = ""
 
 
 @dataclass(frozen=True, slots=True)

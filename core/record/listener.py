@@ -40,7 +40,7 @@ from .events import (
 )
 from .journal import RecordingSpool
 from .review import same_named
-from .steps import SUGGESTED_ASSERTIONS, SecretPolicy, StepBuilder, assertion_step
+from .steps import DISAPPEARANCE_KINDS, SecretPolicy, StepBuilder, assertion_step, suggested_assertions
 
 __all__ = ["RecordingListener", "Recording", "RECORDER_LIB", "LISTENER_SCRIPT", "BINDING", "crop_png",
            "NAVIGATION_GRACE_S", "MIN_EFFECT_MS", "CROP_MARGIN_PX"]
@@ -246,6 +246,7 @@ class RecordingListener:
         self._last_event_t = 0.0
         self._pending: _Pending | None = None
         self._draft: tuple[Any, dict[str, Any], float] | None = None
+        self._after_next: list[Step] = []  # disappearance checks waiting for the next action
         self.inspect = False
         #: Events of kinds the listener does not turn into steps (counted, for diagnostics).
         self.ignored = 0
@@ -438,6 +439,8 @@ class RecordingListener:
                 pass
         if self._pending is not None:
             self._finalize(end=time.monotonic())
+        while self._after_next:  # no action followed: the checks end the recording
+            self._add_check(self._after_next.pop(0))
 
     def _uninstall(self) -> None:
         """Remove the init script, the binding, the page event handlers and the CDP sessions; never raises."""
@@ -652,11 +655,22 @@ class RecordingListener:
                 if fresh is not None and self._still_there(frame, event.get("desc") or {}):
                     crop = crop_png(fresh.screenshot_png, desc.bbox, fresh.device_pixel_ratio)
                 snap = self._snap
+        before = snap if snap is not None and self._snap_time <= t else None
+        if kind == "input" and self._focus_click_on(event):
+            before = self._pending.before if self._pending is not None else before  # typing absorbs its click
+            self._pending = None
         if self._pending is not None:
             self._finalize(after_pre=event.get("pre"), end=t)
-        before = snap if snap is not None and self._snap_time <= t else None
         self._pending = _Pending(event, desc, crop, t, before)
         self._last_event_t = t
+
+    def _focus_click_on(self, event: Mapping[str, Any]) -> bool:
+        """Whether the pending action is a click that focused the field ``event`` (typing or its draft) is in."""
+        p = self._pending
+        if p is None or p.event.get("kind") != "click" or not p.event.get("focus"):
+            return False
+        a, b = p.event.get("desc") or {}, event.get("desc") or {}
+        return bool(a.get("css_path")) and (a.get("css_path"), a.get("shadow")) == (b.get("css_path"), b.get("shadow"))
 
     @staticmethod
     def _still_there(frame: Any, raw: Mapping[str, Any]) -> bool:
@@ -704,6 +718,8 @@ class RecordingListener:
         p = self._pending
         if p is None or self._queue or time.monotonic() - p.t < MIN_EFFECT_MS / 1000.0:
             return
+        if self._draft is not None and self._focus_click_on(self._draft[1]):
+            return  # the user is typing into the field the click focused: the typing's step takes it in
         self._settle(p.t, p.before, value_only=p.event.get("kind") in ("input", "select", "check", "uncheck"))
         if self._queue or self._closed_page or self._pending is not p:
             return  # the user acted again meanwhile: that action's pre-state ends this step
@@ -751,6 +767,8 @@ class RecordingListener:
         self.spool.add(step, crop)
         dup = same_named(p.desc, p.before.candidates) if p.before is not None else 0
         self.on_event(StepRecorded(self.builder.count - 1, step, crop, dup))
+        while self._after_next:  # checks that something went away after this action
+            self._add_check(self._after_next.pop(0))
 
     def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:
         """Let an action take effect: at least 150 ms, then quiet (P6), and any page load it started (S7).
@@ -769,11 +787,20 @@ class RecordingListener:
             self.page.wait_for_timeout(50)
 
     def _pick(self, frame: Any, event: dict[str, Any]) -> None:
+        """An element or text picked in inspect mode: offer the checks of that element (P7).
+
+        Selected text is checked on the page (``text_appears``, or
+        ``text_absent`` after the next action).  A picked element is checked
+        itself: a control through its descriptor (the locator resolves it),
+        any other element (a status line, a cell) and a check that it went
+        away through its selector.
+        """
         self._pick_seq += 1
         pid = self._pick_seq
         if event["kind"] == "pick_text":
             text = self.driver.redactor.text(str(event.get("text", "")))
-            pick = ElementPicked(pid, ElementDescriptor(), text=text, suggested=("text_appears",), page_text=True)
+            pick = ElementPicked(pid, ElementDescriptor(), text=text, suggested=("text_appears", "text_absent"),
+                                 page_text=True)
         else:
             desc = self._descriptor(frame, event.get("desc"))
             text = self.driver.redactor.text(str(event.get("text", "")))
@@ -781,34 +808,38 @@ class RecordingListener:
             raw = event.get("desc") or {}
             if raw.get("is_password"):
                 value = ""
-            if not event.get("interactive", True):
-                # plain text (a status line, a cell): replay finds it by its text on the page (P7)
-                pick = ElementPicked(pid, ElementDescriptor(), text=text, suggested=("text_appears",) if text else (),
-                                     page_text=True)
-                self._picks[pid] = {"pick": pick}
-                self.on_event(pick)
-                if self.auto_assert and pick.suggested:
-                    self.add_assertion(pid, "text_appears", text)
-                return
-            suggested = SUGGESTED_ASSERTIONS.get(desc.role, ("text_equals", "visible", "text_contains")
-                                                 if text else ("visible",))
-            if int(event.get("count", 1)) > 1:
-                suggested = tuple(suggested) + ("count",)
-            pick = ElementPicked(pid, desc, text=text, value=value, enabled=bool(event.get("enabled", True)),
-                                 visible=bool(event.get("visible", True)), count=int(event.get("count", 1)),
-                                 count_selector=str(event.get("count_selector", "")), suggested=tuple(suggested))
-        self._picks[pid] = {"pick": pick}
+            selector = str(event.get("selector", ""))
+            interactive = bool(event.get("interactive", True))
+            if not interactive and not selector:
+                # plain text in a frame of another origin: replay finds it by its text on the page (P7)
+                pick = ElementPicked(pid, ElementDescriptor(), text=text,
+                                     suggested=("text_appears", "text_absent") if text else (), page_text=True)
+            else:
+                suggested = suggested_assertions(desc.role, text, interactive=interactive,
+                                                 count=int(event.get("count", 1)))
+                if not event.get("whole", True):  # longer than what travels: its text can only be contained
+                    suggested = tuple(k for k in suggested if k != "text_equals")
+                if not selector:
+                    suggested = tuple(k for k in suggested if k != "hidden")
+                pick = ElementPicked(pid, desc, text=text, value=value, enabled=bool(event.get("enabled", True)),
+                                     visible=bool(event.get("visible", True)), count=int(event.get("count", 1)),
+                                     count_selector=str(event.get("count_selector", "")), suggested=suggested,
+                                     selector=selector if not interactive or "hidden" in suggested else "")
+                self._picks[pid] = {"pick": pick, "interactive": interactive}
+        self._picks.setdefault(pid, {"pick": pick, "interactive": False})
         while len(self._picks) > 50:
             del self._picks[min(self._picks)]
         self.on_event(pick)
         if self.auto_assert and pick.suggested:
-            kind = pick.suggested[0]
+            # Shift held while picking: the check that it goes away (offered among the suggestions)
+            gone = [k for k in pick.suggested if k in DISAPPEARANCE_KINDS] if event.get("gone") else []
+            kind = gone[0] if gone else pick.suggested[0]
             self.add_assertion(pid, kind, self.default_expected(pick, kind))
 
     @staticmethod
     def default_expected(pick: ElementPicked, kind: str) -> str:
         """The expected text an assertion of ``kind`` gets from a pick (what the page shows now)."""
-        if kind in ("text_equals", "text_contains", "text_appears"):
+        if kind in ("text_equals", "text_contains", "text_appears", "text_absent"):
             return pick.text
         if kind == "value":
             return pick.value
@@ -818,6 +849,11 @@ class RecordingListener:
 
     def add_assertion(self, pick_id: int, kind: str, expected: str) -> Step | None:
         """Add an assertion step about pick ``pick_id``; returns it (None for an unknown pick).
+
+        The check goes after the action before it.  A check that something
+        went away (``hidden``, ``text_absent``) is added once the user's next
+        action is recorded, after it (what was picked is on the page when
+        picked); when no action follows, at the end of the recording.
 
         Raises
         ------
@@ -838,8 +874,18 @@ class RecordingListener:
             self._finalize(end=time.monotonic())
         declared = self.builder.secrets.for_value(expected)
         expected = placeholder(declared) if declared else expected
-        step = assertion_step(self.builder.next_id(), kind, expected, pick.descriptor,
-                              count_selector=pick.count_selector)
+        # a control is found by its meaning (R2); anything else, and a control that must be gone, by its selector
+        selector = pick.selector if (not entry.get("interactive", True) or kind == "hidden") else ""
+        step = assertion_step("", kind, expected, pick.descriptor, count_selector=pick.count_selector,
+                              selector=selector)
+        if kind in DISAPPEARANCE_KINDS:
+            # what was picked is on the page now: it is checked once the user's next action is done
+            self._after_next.append(step)
+            return step
+        return self._add_check(step)
+
+    def _add_check(self, step: Step) -> Step:
+        """Append an assertion step to the recording (journal, crop, event)."""
         step = self.builder.add(step)
         crop = b""
         if self._snap is not None and step.target.bbox is not None:

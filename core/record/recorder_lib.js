@@ -11,7 +11,7 @@
   const L = () => window.__steadyhand;
   const S = {
     active: true, inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
-    hoverEl: null, hoverTimer: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
+    hoverEl: null, hoverTimer: 0, downFocus: null, textPickedAt: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
   };
   const send = (p) => {
     if (!S.active) return;
@@ -44,32 +44,100 @@
     if (tag === 'input') return EDIT_TYPES.has((el.getAttribute('type') || '').toLowerCase()) && !el.readOnly;
     return !!el.isContentEditable;
   }
+  // Overlays of a test harness itself, not of the application: MiniWoB++'s start curtain between
+  // episodes (core.js of the miniwob package, shown by core.startEpisode, removed by startEpisodeReal).
+  // Clicking them is not a step: the harness is driven by the site adapter at replay.
+  const HARNESS = '#sync-task-cover';
+  const inHarness = (el) => !!(el && el.closest && el.closest(HARNESS));
+  // The focused element, inside open shadow roots too.
+  function deepActive() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
   const isPassword = (el) => el.tagName === 'INPUT' && (el.getAttribute('type') || '').toLowerCase() === 'password';
 
-  // The nearest stable labelled element (label, heading, header cell, legend, labelled control)
-  // and the offset from its centre to the target's centre, in CSS px.
-  function anchorOf(el) {
-    const r = el.getBoundingClientRect();
-    const cx = r.x + r.width / 2, cy = r.y + r.height / 2;
-    const roots = [document];
-    const root = el.getRootNode();
-    if (root !== document && root.querySelectorAll) roots.unshift(root);
-    let best = null;
-    for (const rt of roots) {
-      for (const n of rt.querySelectorAll('label,h1,h2,h3,h4,h5,h6,legend,th,[role=heading],[role=columnheader],dt,button,a[href],[aria-label]')) {
-        if (n === el || n.contains(el) || el.contains(n)) continue;
-        const t = L().clean(n.getAttribute('aria-label') || n.innerText || n.textContent, 80);
-        if (!t || t.length > 40 || /^[\d\s.,:/-]+$/.test(t)) continue;  // numbers and dates are not stable
-        const q = n.getBoundingClientRect();
-        if (q.width < 1 || q.height < 1) continue;
-        const tag = n.tagName.toLowerCase();
-        const weight = /^(label|legend|th|h\d)$/.test(tag) || n.getAttribute('role') ? 0.7 : 1.0;
-        const ax = q.x + q.width / 2, ay = q.y + q.height / 2;
-        const d = Math.hypot(ax - cx, ay - cy) * weight;
-        if (d < 400 && (!best || d < best.d)) best = { d, text: t, role: L().roleOf(n) || tag, dx: cx - ax, dy: cy - ay };
-      }
+  // --- anchors: the stable labelled element a target sits by ------------------------
+  // In order: the field's own label, its fieldset's legend, the nearest heading of its section,
+  // its column header (a cell or a control in a table); never a link or a button, never farther
+  // than the element's section (its nearest sectioning ancestor).
+  const SECTION = 'form,fieldset,section,article,aside,nav,header,footer,main,dialog,table,details,'
+    + '[role=dialog],[role=alertdialog],[role=region],[role=form],[role=group],[role=main],[role=table],[role=grid],'
+    + '[role=navigation],[role=toolbar],[role=tabpanel]';
+  const HEADING = 'h1,h2,h3,h4,h5,h6,[role=heading]';
+  function sectionOf(el) {
+    for (let n = parentOf(el); n; n = parentOf(n)) {
+      if (n === document.body || n === document.documentElement) return document.body;
+      if (n.matches && n.matches(SECTION)) return n;
     }
-    return best ? { text: best.text, role: best.role, dx: best.dx, dy: best.dy } : null;
+    return document.body;
+  }
+  const isControl = (n) => !!(n.closest && n.closest('a[href],button,[role=button],[role=link],input[type=button],input[type=submit]'));
+  function anchorText(n) {
+    if (!n || isControl(n) || !L().isVisible(n)) return '';
+    const t = L().clean(n.innerText || n.textContent, 80);
+    if (!t || t.length > 60 || /^[\d\s.,:/-]+$/.test(t)) return '';  // numbers and dates are not stable
+    return t;
+  }
+  function ownLabel(el) {
+    const out = [];
+    if (el.labels) out.push(...Array.from(el.labels));
+    for (const id of (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean)) {
+      const root = el.getRootNode();
+      const n = (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+      if (n && n !== el && !n.contains(el)) out.push(n);
+    }
+    return out.find((n) => anchorText(n) && !n.contains(el)) || out.find((n) => anchorText(n)) || null;
+  }
+  function legendOf(el, sec) {
+    const fs = sec && sec.tagName === 'FIELDSET' ? sec : null;
+    const lg = fs && Array.from(fs.children).find((c) => c.tagName === 'LEGEND');
+    return lg && !lg.contains(el) && anchorText(lg) ? lg : null;
+  }
+  function sectionHeading(el, sec) {
+    if (sec.matches('table,[role=table],[role=grid]')) return null;  // a table's headings are its column headers
+    let best = null;
+    for (const h of sec.querySelectorAll(HEADING)) {
+      if (h.contains(el) || !anchorText(h) || sectionOf(h) !== sec) continue;
+      if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) best = h;  // the last one before el
+      else break;
+    }
+    if (best || sec === document.body) return best;
+    // the section's own title: aria-labelledby, or a heading just before it
+    const lb = ownLabel(sec);
+    if (lb) return lb;
+    const prev = sec.previousElementSibling;
+    return prev && prev.matches(HEADING) && anchorText(prev) ? prev : null;
+  }
+  function columnHeader(el, sec) {
+    if (!sec.matches('table,[role=table],[role=grid]')) return null;
+    let cell = null;
+    for (let n = el; n && n !== sec; n = parentOf(n)) {
+      if (n.matches && n.matches('td,th,[role=cell],[role=gridcell]')) { cell = n; break; }
+    }
+    if (!cell || !cell.parentElement) return null;
+    const colOf = (c) => { let i = 0; for (let p = c.previousElementSibling; p; p = p.previousElementSibling) i += p.colSpan || 1; return i; };
+    const col = colOf(cell);
+    const rows = Array.from(sec.querySelectorAll('tr,[role=row]')).filter((r) => r.closest('table,[role=table],[role=grid]') === sec);
+    for (const r of rows) {
+      if (r === cell.parentElement) break;
+      const heads = Array.from(r.children);
+      if (!heads.length || !heads.every((c) => c.matches('th,[role=columnheader]'))) continue;
+      const h = heads.find((c) => colOf(c) <= col && col < colOf(c) + (c.colSpan || 1));
+      if (h && anchorText(h)) return h;
+    }
+    return null;
+  }
+  // The anchor of a target and the offset from its centre to the target's centre, in CSS px; null when
+  // the section offers none.
+  function anchorOf(el) {
+    const sec = sectionOf(el);
+    const a = ownLabel(el) || legendOf(el, sec) || sectionHeading(el, sec) || columnHeader(el, sec);
+    if (!a) return null;
+    const r = el.getBoundingClientRect();
+    const q = a.getBoundingClientRect();
+    return { text: anchorText(a), role: L().roleOf(a) || a.tagName.toLowerCase(),
+      dx: r.x + r.width / 2 - (q.x + q.width / 2), dy: r.y + r.height / 2 - (q.y + q.height / 2) };
   }
 
   // The page as the user saw it just before acting: the top-level URL (when readable) and the
@@ -126,7 +194,7 @@
         + 'background:rgba(217,72,15,.12);display:none;box-sizing:border-box';
       const b = document.createElement('div');
       b.setAttribute('aria-hidden', 'true');
-      b.textContent = 'Steadyhand: click an element (or select text) to assert on it';
+      b.textContent = 'Steadyhand: click an element (or select text) to assert on it; Shift: it goes away';
       b.style.cssText = 'position:fixed;top:4px;right:4px;z-index:2147483647;pointer-events:none;font:12px sans-serif;'
         + 'background:#d9480f;color:#fff;padding:3px 8px;border-radius:3px;display:none';
       document.documentElement.appendChild(o);
@@ -147,14 +215,42 @@
     parts[parts.length - 1] = parts[parts.length - 1].replace(/:nth-of-type\(\d+\)$/, '');
     return parts.join(' > ');
   }
-  function pick(el) {
+  // A Playwright selector of one element as the page's own main frame sees it: the element's id
+  // or test id when unique in its tree, else its CSS path; open shadow hosts and same-origin
+  // frames are entered on the way (' >> ', 'internal:control=enter-frame'). '' when a frame of
+  // another origin lies on the way.
+  function unique(root, css) {
+    try { return root.querySelectorAll(css).length === 1; } catch (e) { return false; }
+  }
+  function localSelector(el) {
+    const root = el.getRootNode();
+    const q = root.querySelectorAll ? root : document;
+    if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && !/\d{3,}/.test(el.id) && unique(q, '#' + el.id)) return '#' + el.id;
+    const tid = el.getAttribute('data-testid');
+    if (tid && unique(q, `[data-testid="${CSS.escape(tid)}"]`)) return `[data-testid="${CSS.escape(tid)}"]`;
+    return L().cssPath(el);
+  }
+  function selectorOf(el) {
+    const parts = [localSelector(el)];
+    for (let root = el.getRootNode(); root && root.host; root = root.host.getRootNode()) parts.unshift(localSelector(root.host));
+    for (let w = window; w !== w.top; w = w.parent) {
+      let fe = null;
+      try { fe = w.frameElement; } catch (e) { fe = null; }
+      if (!fe) return '';  // a frame of another origin
+      parts.unshift(L().cssPath(fe), 'internal:control=enter-frame');
+    }
+    return parts.join(' >> ');
+  }
+  function pick(el, gone) {
     const d = describe(el);
     const sel = countSelector(el);
     let count = 1;
     try { count = (el.getRootNode().querySelectorAll ? el.getRootNode() : document).querySelectorAll(sel).length; } catch (e) { /* keep 1 */ }
-    const text = L().clean(el.innerText || el.textContent, 500);
-    send({ kind: 'pick', desc: d, text, value: d.is_password ? '' : String(d.value || ''), enabled: d.enabled,
-      visible: d.visible, count, count_selector: sel, interactive: !!actionable(el), t: Date.now() });
+    const full = L().clean(el.innerText || el.textContent, 100000);
+    const text = full.slice(0, 500);
+    send({ kind: 'pick', desc: d, text, whole: full.length <= 500, value: d.is_password ? '' : String(d.value || ''),
+      enabled: d.enabled, visible: d.visible, count, count_selector: sel, selector: selectorOf(el),
+      interactive: !!actionable(el), gone: !!gone, t: Date.now() });
   }
 
   // --- listeners --------------------------------------------------------------------
@@ -176,18 +272,25 @@
     if (S.inspect) {
       e.preventDefault(); e.stopImmediatePropagation();
       const sel = String(window.getSelection ? window.getSelection() : '').trim();
-      if (!sel) pick(actionable(raw) || raw);
+      if (!sel && Date.now() - S.textPickedAt > 500) pick(actionable(raw) || raw, e.shiftKey);  // Shift: it goes away
       return;
     }
     if (e.detail === 0 && Date.now() < S.suppressClickUntil) return;  // synthetic click of a key press
+    if (inHarness(raw)) return;
     const el = actionable(raw);
     if (!el) return;
     const tag = el.tagName.toLowerCase();
     const type = (el.getAttribute('type') || '').toLowerCase();
     if (tag === 'input' && ['checkbox', 'radio', 'file'].includes(type)) return;  // 'change' records these
     if (tag === 'select' || tag === 'option') return;
-    if (isTextEntry(el)) return;  // clicking into a field only focuses it; typing is recorded
     if (e.detail >= 2) return;  // second click of a double click: 'dblclick' follows
+    if (isTextEntry(el)) {
+      // a click that moves the focus into a field is a step (it may open a picker or a list); typing
+      // that follows in the same field absorbs it (steps.py); a click in the focused field changes nothing
+      if (S.downFocus === el) return;
+      emit('click', el, { detail: e.detail, focus: true });
+      return;
+    }
     emit('click', el, { detail: e.detail });
   }, opts);
 
@@ -195,9 +298,20 @@
     if (!e.isTrusted || S.inspect) { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } return; }
     const raw = realTarget(e);
     const el = raw && (actionable(raw) || raw);
-    if (!el || el === document.body || isTextEntry(el)) return;
+    if (!el || el === document.body || isTextEntry(el) || inHarness(el)) return;
     emit('dblclick', el);
   }, opts);
+
+  // a disabled control gets no click (only pointer events): it is picked when the pointer goes up
+  on('pointerup', (e) => {
+    if (!S.inspect || !e.isTrusted) return;
+    const raw = realTarget(e);
+    const el = raw && (actionable(raw) || raw);
+    if (el && el.matches && el.matches(':disabled')) pick(el, e.shiftKey);
+  }, { capture: true, passive: true });
+
+  // Shift+click in inspect mode picks an element to check that it goes away: no text selection then
+  on('mousedown', (e) => { if (S.inspect && e.isTrusted && e.shiftKey) e.preventDefault(); }, opts);
 
   on('submit', (e) => { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } }, opts);
 
@@ -206,6 +320,7 @@
     const sel = String(window.getSelection ? window.getSelection() : '').trim();
     if (sel.length >= 2) {
       send({ kind: 'pick_text', text: L().clean(sel, 300), t: Date.now() });
+      S.textPickedAt = Date.now();  // the click that ends the selection picks no element
       window.getSelection().removeAllRanges();
     }
   }, opts);
@@ -334,7 +449,16 @@
     rest.set(s.key, s.pos);
     const dx = s.pos[0] - s.start[0], dy = s.pos[1] - s.start[1];
     if (Math.abs(dx) < 2 && Math.abs(dy) < 2) return;
-    emit('scroll', s.box, { dx, dy });
+    // scrolled as far as it goes ("to the bottom"): say so with the whole extent, so that the
+    // replay reaches the end of a longer text too
+    const el = s.box || document.scrollingElement || document.documentElement;
+    const vertical = Math.abs(dy) >= Math.abs(dx);
+    const d = vertical ? dy : dx;
+    const pos = vertical ? el.scrollTop : el.scrollLeft;
+    const size = vertical ? el.scrollHeight : el.scrollWidth;
+    const view = vertical ? el.clientHeight : el.clientWidth;
+    const end = d > 0 ? pos + view >= size - 1 : pos <= 0;
+    emit('scroll', s.box, { dx, dy, end, extent: size });
   }
 
   // Hover that opens something: the pointer rests on an element and more interactive
@@ -358,8 +482,8 @@
   on('mouseover', (e) => {
     if (S.inspect || !e.isTrusted) return;
     const raw = realTarget(e);
-    const el = raw && actionable(raw);
-    const host = el || (raw && raw.closest && raw.closest('[aria-haspopup],nav *,.menu,.dropdown'));
+    const el = raw && !inHarness(raw) && actionable(raw);
+    const host = el || (raw && !inHarness(raw) && raw.closest && raw.closest('[aria-haspopup],nav *,.menu,.dropdown'));
     if (!host) { S.hoverEl = null; clearTimeout(S.hoverTimer); refreshBase(); return; }
     if (host === S.hoverEl) return;
     S.hoverEl = host;
@@ -383,6 +507,8 @@
   const settledBase = () => { if (!S.hoverEl) refreshBase(true); };
   if (document.readyState === 'complete') setTimeout(settledBase, 0);
   else on('load', () => setTimeout(settledBase, 0));
+  // where the focus was when the pointer went down (a click then focuses what it hits)
+  on('pointerdown', (e) => { if (e.isTrusted) S.downFocus = deepActive(); }, { capture: true, passive: true });
   const touched = () => { S.lastInput = Date.now(); setTimeout(settledBase, 400); };
   on('pointerdown', touched, { capture: true, passive: true });
   on('keydown', touched, { capture: true, passive: true });

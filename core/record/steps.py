@@ -19,7 +19,7 @@ from core.project.params import is_placeholder, placeholder
 
 __all__ = [
     "SecretPolicy", "StepBuilder", "slug", "expect_from_observed", "relative_url", "step_name",
-    "assertion_step", "SUGGESTED_ASSERTIONS",
+    "assertion_step", "SUGGESTED_ASSERTIONS", "DISAPPEARANCE_KINDS", "ASSERTION_LABELS", "suggested_assertions",
 ]
 
 #: Deltas that say clearly what an action does; others leave ``expect: auto`` (S5).
@@ -158,15 +158,47 @@ SUGGESTED_ASSERTIONS = {
     "link": ("visible", "text_equals"),
     "checkbox": ("visible", "enabled"),
 }
+#: Kinds that check that something went away: checked after the user's next action, since what is
+#: picked is on the page when it is picked (P7).
+DISAPPEARANCE_KINDS = ("hidden", "text_absent")
+
+
+def suggested_assertions(role: str, text: str, *, interactive: bool, count: int = 1) -> tuple[str, ...]:
+    """Assertion kinds offered for a picked element, best first (P7).
+
+    A control gets the kinds of its role (:data:`SUGGESTED_ASSERTIONS`);
+    any other element its text (``text_equals``, ``text_contains``) and
+    visibility.  Every element is offered ``hidden`` (it disappears after
+    the next action), and ``count`` when ``count`` > 1 elements look like it.
+    """
+    if interactive:
+        kinds = SUGGESTED_ASSERTIONS.get(role, ("text_equals", "visible", "text_contains") if text else ("visible",))
+    else:
+        kinds = ("text_equals", "text_contains", "visible") if text else ("visible",)
+    kinds = tuple(kinds) + tuple(k for k in ("hidden",) if k not in kinds)
+    return kinds + (("count",) if count > 1 else ())
+
+
+#: What each assertion kind checks, as the recorder offers it (front ends show these labels).
+ASSERTION_LABELS = {
+    "text_equals": "its text is exactly", "text_contains": "its text contains", "visible": "it is visible",
+    "hidden": "it disappears after the next action", "enabled": "it is enabled", "disabled": "it is disabled",
+    "value": "its value is", "count": "the number of elements like it is",
+    "text_appears": "this text is on the page", "text_absent": "this text is gone after the next action",
+    "url_contains": "the URL contains",
+}
 
 
 def assertion_step(step_id: str, kind: str, expected: str, desc: ElementDescriptor, *,
-                   count_selector: str = "") -> Step:
+                   count_selector: str = "", selector: str = "") -> Step:
     """An ``assert`` step added in inspect mode (P7).
 
     ``text_appears`` / ``text_absent`` / ``url_contains`` are page level
     (no target); ``count`` counts the elements matching ``count_selector``;
-    the other kinds check the picked element.
+    the other kinds check the picked element: through ``selector`` when
+    given (an element the observer does not list, such as a status line,
+    or one that must be gone: ``hidden`` passes when nothing matches), else
+    the step's target ``desc``, which the locator chain resolves (R2).
 
     Raises
     ------
@@ -177,17 +209,23 @@ def assertion_step(step_id: str, kind: str, expected: str, desc: ElementDescript
     if kind not in ("visible", "hidden", "text_equals", "text_contains", "enabled", "disabled", "value", "count",
                     "text_appears", "text_absent", "url_contains"):
         raise ValueError(f"unknown assertion kind {kind!r}")
-    label = desc.label_text or "the element"
+    by_selector = bool(selector) and not page_level and kind != "count"
+    label = desc.label_text or (desc.anchor.text if desc.anchor else "") or "the element"
+    if by_selector and kind != "hidden" and desc.text and label == desc.text:  # named by its own text: say what it is
+        label = (desc.anchor.text if desc.anchor else "") or f"the {desc.role or desc.tag or 'element'}"
+    if len(label) > 40:
+        label = label[:39].rstrip() + "\u2026"
     words = {"visible": f"{label} is visible", "hidden": f"{label} is hidden",
              "text_equals": f"{label} reads {expected!r}", "text_contains": f"{label} contains {expected!r}",
              "enabled": f"{label} is enabled", "disabled": f"{label} is disabled",
              "value": f"{label} holds {expected!r}", "count": f"{expected} items like {label}",
              "text_appears": f"{expected!r} appears", "text_absent": f"{expected!r} is absent",
              "url_contains": f"URL contains {expected!r}"}
+    where = count_selector if kind == "count" else (selector if by_selector else "")
     return Step(
         id=step_id, name="Check that " + words[kind], action=Action("assert"),
-        target=ElementDescriptor() if page_level or kind == "count" else desc,
-        assertions=(Assertion(kind, expected, count_selector if kind == "count" else ""),),  # type: ignore[arg-type]
+        target=ElementDescriptor() if page_level or kind == "count" or by_selector else desc,
+        assertions=(Assertion(kind, expected, where),),  # type: ignore[arg-type]
         read_only=True,
     )
 
@@ -197,6 +235,7 @@ class _Tail:
     step: Step
     t: float
     key: tuple[str, str]
+    focus: bool = False  # a click that moved the focus into a text field
 
 
 class StepBuilder:
@@ -288,30 +327,42 @@ class StepBuilder:
         if kind == "dblclick":  # two clicks and a double click on one element: one step
             removed, evidence = self._merge(evidence, lambda x: x.step.action.kind == "click" and x.key == key
                                             and t - x.t <= DOUBLE_CLICK_S, limit=2)
-        elif kind == "input":  # typing resumed in the same field: one step with the final value
-            removed, evidence = self._merge(evidence, lambda x: x.step.action.kind == "input" and x.key == key,
-                                            limit=1)
+        elif kind == "input":
+            # typing resumed in the same field: one step with the final value; the click that
+            # focused the field for the typing is part of it (filling focuses the field at replay)
+            removed, evidence = self._merge(evidence, lambda x: x.key == key and (
+                x.step.action.kind == "input" or (x.step.action.kind == "click" and x.focus)), limit=2)
         value = self._value(kind, event, desc)
         action = Action(kind)  # type: ignore[arg-type]
         if kind == "scroll":
             dx, dy = float(event.get("dx", 0)), float(event.get("dy", 0))
             direction = ("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left")
-            action = Action("scroll", direction=direction, distance=int(round(max(abs(dx), abs(dy)))))
+            distance = int(round(max(abs(dx), abs(dy))))
+            if event.get("end"):  # scrolled to the end: as far as the whole extent, whatever the start
+                distance = max(distance, int(float(event.get("extent", 0))))
+            action = Action("scroll", direction=direction, distance=distance)
             value = ""
         elif value:
             action = Action(kind, value=value)  # type: ignore[arg-type]
         if observed is None:
             observed = evidence.observed if evidence else ()
         name_value = action.direction if kind == "scroll" else value
+        expect = expect_from_observed(kind, observed, reliable=reliable)
+        selector = ""
+        if kind == "scroll" and not desc.is_empty and desc.css_path:
+            # a scrolled box (not the window): replay wheels over that box, found by its selector; the
+            # observer follows the window's scroll only, so the step expects no change it could see (S5)
+            selector = " >> ".join(p for p in (desc.shadow, desc.css_path) if p)
+            expect = "none"
         step = Step(
             id=self.next_id(), name=step_name(kind, desc, name_value), action=action, target=desc,
-            expect=expect_from_observed(kind, observed, reliable=reliable),
+            selector=selector, expect=expect,
             reversible=spec(kind).reversible and not wrote,
             read_only=spec(kind).read_only or (kind == "press" and value in ("Tab", "Shift+Tab")),
             recorded=evidence,
         )
         self.count += 1
-        self._tail.append(_Tail(step, t, key))
+        self._tail.append(_Tail(step, t, key, focus=kind == "click" and bool(event.get("focus"))))
         del self._tail[:-3]
         return step, removed
 

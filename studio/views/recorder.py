@@ -45,7 +45,7 @@ from core.record.events import (
 )
 from core.record.review import ReviewFlag, review_flags
 from core.record.save import FLOW_NAME, flow_path, save_recording, valid_flow_name
-from core.record.steps import slug
+from core.record.steps import ASSERTION_LABELS, slug
 
 from ..bridge import ProjectLike
 from ..recorder_bridge import RecorderBridge, RecorderFactory, default_recorder_factory
@@ -738,12 +738,22 @@ class AssertionPanel(QFrame):
         kinds = list(pick.suggested) or list(_PAGE_KINDS if pick.page_text else ASSERTION_KINDS)
         self.kind_combo.blockSignals(True)
         self.kind_combo.clear()
-        self.kind_combo.addItems(kinds)
+        for kind in kinds:  # a plain-words label; the kind itself travels as the item's data
+            self.kind_combo.addItem(ASSERTION_LABELS.get(kind, kind), kind)
         self.kind_combo.setCurrentIndex(0)
         self.kind_combo.blockSignals(False)
         self._on_kind()
         self.show()
         self.kind_combo.setFocus()
+
+    @property
+    def kind(self) -> str:
+        """The assertion kind chosen (``"text_equals"``, ``"hidden"``...), "" when none."""
+        return str(self.kind_combo.currentData() or "")
+
+    def select_kind(self, kind: str) -> None:
+        """Choose ``kind`` among the offered ones."""
+        self.kind_combo.setCurrentIndex(self.kind_combo.findData(kind))
 
     def expected_for(self, kind: str) -> str:
         """The expected value ``kind`` checks, from the pick: its text, value or count."""
@@ -762,7 +772,7 @@ class AssertionPanel(QFrame):
         return self.expected_edit.toolTip()
 
     def _on_kind(self, *_args: Any) -> None:
-        kind = self.kind_combo.currentText()
+        kind = self.kind
         self.expected_edit.setText(self.expected_for(kind))
         self.expected_edit.setCursorPosition(0)
         self.expected_edit.setEnabled(kind not in _NO_EXPECTED)
@@ -772,7 +782,8 @@ class AssertionPanel(QFrame):
             "text_contains": "the element's text contains this",
             "text_equals": "the element's whole text",
             "text_appears": "this text is on the page after the step",
-            "text_absent": "this text is NOT on the page",
+            "text_absent": "this text is NOT on the page once your next action is done",
+            "hidden": "checked once your next action is done: the element is gone or hidden",
             "value": "the field's current value",
         }
         hint = hints.get(kind, "no expected value needed")
@@ -781,9 +792,9 @@ class AssertionPanel(QFrame):
         self.kind_combo.setToolTip(hint)
 
     def _on_add(self) -> None:
-        if self.pick is None or not self.kind_combo.currentText():
+        if self.pick is None or not self.kind:
             return
-        self.add_requested.emit(self.pick.pick_id, self.kind_combo.currentText(), self.expected_edit.text())
+        self.add_requested.emit(self.pick.pick_id, self.kind, self.expected_edit.text())
         self.pick = None
         self.hide()
 

@@ -109,7 +109,9 @@ def test_iframe_and_shadow_root_steps_record_and_replay(tmp_path):
         ], got
         assert flow.steps[1].action.value == "3" and flow.steps[3].action.value == "EH1 1AA"
         check = flow.steps[-1].assertions[0]
-        assert (check.kind, check.expected) == ("text_appears", "Order A-1042 placed: 3 item(s) to EH1 1AA, gift wrapped")
+            # the picked result line itself is checked (its text), not "this text is somewhere on the page"
+        assert (check.kind, check.expected, check.selector) == (
+            "text_equals", "Order A-1042 placed: 3 item(s) to EH1 1AA, gift wrapped", "#result")
         # the frame's box is in top-level viewport coordinates (iframe offset added)
         assert flow.steps[2].target.bbox is not None and flow.steps[2].target.bbox.y > 150
 

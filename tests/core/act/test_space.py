@@ -18,6 +18,8 @@ def old_needs_target(step: Step) -> bool:
     """The rule ``Step.needs_target`` implemented before the table took it over (the reference)."""
     if step.action.kind == "assert":
         return bool(step.selector) or not step.target.is_empty
+    if step.action.kind == "scroll":  # since issue 8: a scrolled box is named by its selector
+        return bool(step.selector)
     return step.action.kind not in {"scroll", "wait", "back", "screenshot", "navigate", "assert"}
 
 
@@ -28,7 +30,7 @@ def test_every_kind_of_the_closed_action_space_has_one_row() -> None:
     assert tuple(ACTION_SPACE) == ACTION_KINDS
     for kind, row in ACTION_SPACE.items():
         assert isinstance(row, ActionSpec) and row.kind == kind and spec(kind) is row
-        assert row.target in ("required", "optional", "none") and row.value in ("required", "optional", "none")
+        assert row.target in ("required", "optional", "selector", "none") and row.value in ("required", "optional", "none")
         assert row.performs
 
 
@@ -94,6 +96,7 @@ def test_needs_target_examples() -> None:
     assert needs_target(Step("s1", Action("click")))  # the loader then asks for a selector or a target
     assert needs_target(Step("s1", Action("press", "Enter")))
     assert not needs_target(Step("s1", Action("scroll"), target=BUTTON))
+    assert needs_target(Step("s1", Action("scroll"), selector="section#pane"))
     assert not needs_target(Step("s1", Action("navigate", "/home"), selector="#save"))
     assert not needs_target(Step("s1", Action("assert")))
     assert needs_target(Step("s1", Action("assert"), selector="#save"))

@@ -13,7 +13,8 @@ from core.project.loader import flow_to_mapping
 from core.record.recorder import RecordingSpool, crop_png
 from core.record.save import save_recording
 from core.record.steps import (
-    SecretPolicy, StepBuilder, assertion_step, expect_from_observed, relative_url, slug, step_name,
+    ASSERTION_LABELS, SecretPolicy, StepBuilder, assertion_step, expect_from_observed, relative_url, slug, step_name,
+    suggested_assertions,
 )
 
 SECRET_VALUE = "s3cret-value"
@@ -119,6 +120,34 @@ def test_typing_resumed_in_the_same_field_is_one_step():
     assert step.recorded.state_before == "b0"
 
 
+def test_the_click_that_focused_a_field_is_taken_into_the_typing_that_follows():
+    b = _builder()
+    b.build({"kind": "click", "focus": True}, FIELD, evidence=StepEvidence("b0", "b1", ("focus",)))
+    step, removed = b.build({"kind": "input", "value": "alice"}, FIELD, evidence=StepEvidence("b1", "b2", ("value",)))
+    assert removed == [0] and step.id == "s1" and step.recorded.state_before == "b0"
+    # a focus click with no typing after it stays a step; so does a plain click on the same element
+    b = _builder()
+    b.build({"kind": "click", "focus": True}, FIELD, evidence=None)
+    b.build({"kind": "click"}, BUTTON, evidence=None)
+    step, removed = b.build({"kind": "input", "value": "bob"}, FIELD, evidence=None)
+    assert removed == [] and step.id == "s3"
+    b = _builder()
+    b.build({"kind": "click"}, FIELD, evidence=None)  # not a focus click (a custom widget's click)
+    assert b.build({"kind": "input", "value": "x"}, FIELD, evidence=None)[1] == []
+
+
+def test_a_scrolled_box_is_named_by_its_selector_and_a_scroll_to_the_end_covers_the_whole_extent():
+    b = _builder()
+    pane = ElementDescriptor(tag="section", css_path="section#pane", bbox=BBox(20, 100, 500, 300))
+    s, _ = b.build({"kind": "scroll", "dx": 0, "dy": 929}, pane, evidence=None)
+    assert (s.selector, s.expect, s.action.distance) == ("section#pane", "none", 929) and needs_target(s)
+    inner = ElementDescriptor(tag="div", css_path="div.list", shadow="x-inbox")
+    s, _ = b.build({"kind": "scroll", "dy": -40, "end": True, "extent": 1800}, inner, evidence=None)
+    assert (s.selector, s.action.direction, s.action.distance) == ("x-inbox >> div.list", "up", 1800)
+    s, _ = b.build({"kind": "scroll", "dy": 500}, ElementDescriptor(), evidence=None)  # the window
+    assert s.selector == "" and s.expect == "auto" and not needs_target(s)
+
+
 def test_scroll_direction_distance_and_flags():
     b = _builder()
     s, _ = b.build({"kind": "scroll", "dx": 0, "dy": -320.4}, ElementDescriptor(), evidence=None)
@@ -152,6 +181,28 @@ def test_assertion_steps():
     assert count.assertions[0].selector == "table > tbody > tr" and not needs_target(count)
     with pytest.raises(ValueError, match="unknown assertion kind"):
         assertion_step("s7", "shiny", "", BUTTON)
+
+
+def test_checks_of_an_element_the_observer_does_not_list_go_through_its_selector():
+    status = ElementDescriptor(tag="p", role="status", name="Sent: hello", text="Sent: hello", css_path="p#status")
+    s = assertion_step("s3", "text_equals", "Sent: hello", status, selector="#status")
+    assert s.target.is_empty and not needs_target(s)
+    assert (s.assertions[0].kind, s.assertions[0].selector) == ("text_equals", "#status")
+    assert s.name == "Check that the status reads 'Sent: hello'"
+    gone = assertion_step("s4", "hidden", "", BUTTON, selector="#go")  # a control that must be gone
+    assert gone.target.is_empty and gone.assertions[0].selector == "#go" and gone.name == "Check that Sign in is hidden"
+    kept = assertion_step("s5", "enabled", "", BUTTON)  # a control: found by its meaning
+    assert kept.target == BUTTON and kept.assertions[0].selector == ""
+
+
+def test_suggested_checks_of_a_picked_element():
+    assert suggested_assertions("button", "Save", interactive=True) == (
+        "visible", "enabled", "disabled", "text_equals", "hidden")
+    assert suggested_assertions("status", "Saved", interactive=False, count=3) == (
+        "text_equals", "text_contains", "visible", "hidden", "count")
+    assert suggested_assertions("", "", interactive=False) == ("visible", "hidden")
+    for kind in ("text_equals", "hidden", "text_absent", "enabled", "value", "count", "text_appears"):
+        assert ASSERTION_LABELS[kind] and "_" not in ASSERTION_LABELS[kind]
 
 
 def _png(w: int, h: int, colour=(200, 10, 10)) -> bytes:
