@@ -109,6 +109,9 @@ class PlaywrightDriver:
         self.secret_values: list[str] = []
         self._held: dict[str, Any] = {}
         self._held_seq = 0
+        #: Name candidates from Chromium's accessibility tree (False: the page library's in-page names only,
+        #: for measuring what the tree costs).
+        self.ax_tree = True
         self._ax_session: Any = None
         self._ax_page: Any = None
 
@@ -332,7 +335,7 @@ class PlaywrightDriver:
                     offsets[frame] = self._frame_offset(frame)
                     if offsets[frame] is not None:
                         self._ensure_lib(frame)
-                ax = self.ax_maps([f for f in frames if offsets[f] is not None])
+                ax = self.ax_maps([f for f in frames if offsets[f] is not None]) if self.ax_tree else {}
                 for frame in frames:
                     offset = offsets[frame]
                     if offset is None:
