@@ -19,6 +19,7 @@ from urllib.parse import urljoin
 from core.domain import (
     Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, WaitSettings,
 )
+from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
 from core.perception.grid import Grid
 from core.secrets import Redactor, mask_boxes_png
@@ -109,6 +110,11 @@ class PlaywrightDriver:
         self.secret_values: list[str] = []
         self._held: dict[str, Any] = {}
         self._held_seq = 0
+        #: Name candidates from Chromium's accessibility tree (False: the page library's in-page names only,
+        #: for measuring what the tree costs).
+        self.ax_tree = True
+        self._ax_session: Any = None
+        self._ax_page: Any = None
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -180,6 +186,7 @@ class PlaywrightDriver:
             except Exception:
                 pass
         self._pw = self._browser = self._context = self.page = None
+        self._ax_session = self._ax_page = None
 
     def new_context_page(self) -> None:
         """Replace the page with a fresh one in a fresh context (clean cookies)."""
@@ -238,6 +245,65 @@ class PlaywrightDriver:
         except Exception:
             return None
 
+    def _ax_cdp(self) -> Any:
+        """The one CDP session of the current page used to read its accessibility tree (made on first use)."""
+        if self._ax_page is not self.page or self._ax_session is None:
+            self._ax_session = self._context.new_cdp_session(self.page)
+            self._ax_page = self.page
+        return self._ax_session
+
+    def ax_maps(self, frames: list[Any]) -> dict[Any, dict[str, list[str]]]:
+        """Browser-given roles and names of the elements of ``frames``, keyed as the page library's ``collect`` reads them.
+
+        One ``DOM.getDocument`` (depth -1, pierced) for the page and one
+        ``Accessibility.getFullAXTree`` per frame, over one CDP session
+        (:mod:`core.perception.axtree`).  A frame whose document is not in
+        the page's DOM tree (an out-of-process iframe) or whose tree cannot
+        be read is left out: its elements keep the page library's in-page
+        names.  Never raises.
+
+        Returns
+        -------
+        dict
+            Playwright frame -> ``{element path: [tag, role, name]}``.
+        """
+        out: dict[Any, dict[str, list[str]]] = {}
+        try:
+            cdp = self._ax_cdp()
+            root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+        except Exception:
+            self._ax_session = None
+            return out
+        docs: dict[Any, Any] = {self.page.main_frame: root}
+
+        def document_of(frame: Any) -> Any:
+            if frame in docs:
+                return docs[frame]
+            docs[frame] = None
+            parent = frame.parent_frame
+            pdoc = document_of(parent) if parent is not None else None
+            if pdoc is not None:
+                try:
+                    path = frame.frame_element().evaluate(
+                        "e => window.__steadyhand ? window.__steadyhand.nodePath(e) : null")
+                    node = element_at(pdoc, [int(x) for x in path.split("/")]) if path else None
+                    docs[frame] = node.get("contentDocument") if node is not None else None
+                except Exception:
+                    docs[frame] = None
+            return docs[frame]
+
+        for frame in frames:
+            doc = document_of(frame)
+            if doc is None:
+                continue
+            try:
+                params = {"frameId": doc["frameId"]} if doc.get("frameId") else {}
+                nodes = cdp.send("Accessibility.getFullAXTree", params)["nodes"]
+            except Exception:
+                continue
+            out[frame] = ax_entries(doc, nodes)
+        return out
+
     def _frame_label(self, frame: Any) -> str:
         parts = []
         f = frame
@@ -265,12 +331,18 @@ class PlaywrightDriver:
                 candidates, items_all, self._frames, secret_boxes = [], [], [], []
                 extra_texts: list[str] = []
                 frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
+                offsets = {}
                 for frame in frames:
-                    offset = self._frame_offset(frame)
+                    offsets[frame] = self._frame_offset(frame)
+                    if offsets[frame] is not None:
+                        self._ensure_lib(frame)
+                ax = self.ax_maps([f for f in frames if offsets[f] is not None]) if self.ax_tree else {}
+                for frame in frames:
+                    offset = offsets[frame]
                     if offset is None:
                         continue
-                    self._ensure_lib(frame)
-                    raw = frame.evaluate("o => window.__steadyhand.collect(o)", {"neighbours": neighbours})
+                    raw = frame.evaluate("o => window.__steadyhand.collect(o)",
+                                         {"neighbours": neighbours, "ax": ax.get(frame)})
                     fi = len(self._frames)
                     self._frames.append(frame)
                     if raw_main is None:

@@ -4,7 +4,9 @@
 (() => {
   if (window.__steadyhand && window.__steadyhand.version === 1) return;
   const GT = /^data-gt/i;
-  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [] };
+  // ax: element -> {role, name, page} from the browser's accessibility tree at the last collect
+  // (page: the in-page name then, to tell a stale entry)
+  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [], ax: new WeakMap() };
 
   // --- quiet-ness: DOM mutations and in-flight requests ----------------------------
   try {
@@ -65,16 +67,27 @@
     return ids.map((id) => { const n = (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id); return n ? n.textContent : ''; }).join(' ');
   }
 
+  // Text of a <label>: its text, else the alt text of images in it (a label that is an icon).
+  function labelText(l) {
+    const t = clean(l.textContent);
+    if (t) return t;
+    return clean(Array.from(l.querySelectorAll('img[alt]')).map((i) => i.getAttribute('alt')).join(' '));
+  }
+
+  const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'file', 'color']);
+
   function labelOf(el) {
     let txt = '';
-    if (el.labels && el.labels.length) txt = Array.from(el.labels).map((l) => l.textContent).join(' ');
-    if (!txt && el.id) {
+    if (el.labels && el.labels.length) txt = Array.from(el.labels).map(labelText).join(' ');
+    if (!clean(txt) && el.id) {
       const root = el.getRootNode();
       const l = root.querySelector ? root.querySelector(`label[for="${CSS.escape(el.id)}"]`) : null;
-      if (l) txt = l.textContent;
+      if (l) txt = labelText(l);
     }
-    if (!txt) { const l = el.closest('label'); if (l) txt = l.textContent; }
-    if (!txt && /^(input|textarea|select)$/i.test(el.tagName)) txt = proximityLabel(el);
+    if (!clean(txt)) { const l = el.closest('label'); if (l) txt = labelText(l); }
+    // a field without a <label>: the text beside it (never for a button: its value names it)
+    const buttonLike = el.tagName === 'INPUT' && BUTTON_INPUTS.has((el.getAttribute('type') || '').toLowerCase());
+    if (!clean(txt) && /^(input|textarea|select)$/i.test(el.tagName) && !buttonLike) txt = proximityLabel(el);
     return clean(txt, 120);
   }
 
@@ -99,6 +112,19 @@
     return '';
   }
 
+  // s as the DOM spells it: text shown in other capitals by CSS (text-transform) takes the
+  // case of the element's DOM text when the two differ in case only.
+  function domCase(s, el) {
+    if (!s) return s;
+    const dom = clean(el.textContent, 2000);
+    if (dom === s || !dom) return s;
+    const i = dom.toLowerCase().indexOf(s.toLowerCase());
+    if (i >= 0 && dom.length === dom.toLowerCase().length && s.length === s.toLowerCase().length) {
+      return dom.slice(i, i + s.length);
+    }
+    return s;
+  }
+
   function ownText(el) {
     const tag = el.tagName.toLowerCase();
     if (tag === 'input') {
@@ -107,16 +133,22 @@
       return '';
     }
     if (tag === 'select' || tag === 'textarea') return '';
-    return clean(el.innerText || el.textContent, 200);
+    return domCase(clean(el.innerText || el.textContent, 200), el);
   }
 
-  function nameOf(el, label, text) {
+  // The in-page accessible name: used only where the browser's accessibility tree gave none
+  // (an element collected before the tree was read, an out-of-process frame).
+  function pageNameOf(el, label, text) {
     const lb = byIds(el, 'aria-labelledby');
     if (clean(lb)) return clean(lb, 120);
     const al = el.getAttribute('aria-label');
     if (clean(al)) return clean(al, 120);
-    if (label) return label;
     const tag = el.tagName.toLowerCase();
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) {
+      return clean(el.value || el.getAttribute('value') || (type === 'reset' ? 'Reset' : type === 'submit' ? 'Submit' : ''), 120);
+    }
+    if (label) return label;
     if (tag === 'img' || (tag === 'input' && el.type === 'image')) return clean(el.getAttribute('alt'), 120);
     const role = roleOf(el);
     if (text && !['textbox', 'combobox', 'searchbox', 'listbox', 'spinbutton', 'slider'].includes(role)) return clean(text, 120);
@@ -178,14 +210,51 @@
     if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
     const ti = el.getAttribute('tabindex');
     if (ti !== null && parseInt(ti, 10) >= 0) return true;
+    // a <label> of no control is a text target of its own (list items edited on double-click)
+    if (tag === 'label' && !el.control && clean(el.textContent)) return true;
     try {
       if (getComputedStyle(el).cursor === 'pointer') {
+        if (el.querySelector(NESTED_TARGETS)) return false;  // the targets inside it are the candidates
         const p = el.parentElement;
-        if (!p || getComputedStyle(p).cursor !== 'pointer') return !el.querySelector('a,button,input,select,textarea');
+        if (!p || getComputedStyle(p).cursor !== 'pointer') return true;
+        // a named icon inside a clickable region (a toolbar) is a target of its own
+        return !!(clean(el.getAttribute('aria-label')) || clean(el.getAttribute('title')));
       }
     } catch (e) { /* ignore */ }
     return false;
   }
+  const NESTED_TARGETS = 'a,button,input,select,textarea,[role=button],[role=link],[aria-label],[title]';
+
+  // Element path of el from its document: indices among element children, -1 for "into the
+  // open shadow root of the element before" (read against the DOM tree over CDP, core/perception/axtree.py).
+  function nodePath(el) {
+    const out = [];
+    let n = el;
+    while (n && n.nodeType === 1) {
+      const p = n.parentNode;
+      if (!p) return null;
+      let i = 0;
+      for (let c = p.firstElementChild; c && c !== n; c = c.nextElementSibling) i++;
+      out.push(i);
+      if (p.nodeType === 9) return out.reverse().join('/');
+      if (p.nodeType === 11) { if (!p.host || p.host.shadowRoot !== p) return null; out.push(-1); n = p.host; }
+      else n = p;
+    }
+    return null;
+  }
+
+  // Role and name of el: the browser's accessibility tree's (read at the last collect) unless
+  // the element changed since; else the in-page computation.
+  function roleNameOf(el, label, text) {
+    const pageName = pageNameOf(el, label, text);
+    const pageRole = roleOf(el);
+    const ax = state.ax.get(el);
+    if (ax && ax.page === pageName) return { role: ax.role || pageRole, name: domCase(ax.name, el), source: 'ax' };
+    return { role: pageRole, name: pageName, source: 'page' };
+  }
+
+  // What can be acted on, for the observer and the recorder alike: an interactive element that is shown.
+  const isCandidate = (el) => isInteractive(el) && isVisible(el);
 
   function* walk(root) {
     const stack = [root];
@@ -280,8 +349,9 @@
     const disabled = !!el.disabled || el.getAttribute('aria-disabled') === 'true' || !!el.closest('fieldset[disabled]');
     const checked = ('checked' in el && (type === 'checkbox' || type === 'radio')) ? !!el.checked
       : (el.getAttribute('aria-checked') ? el.getAttribute('aria-checked') === 'true' : null);
+    const rn = roleNameOf(el, label, text);
     return {
-      tag, role: roleOf(el), name: nameOf(el, label, text), label, text,
+      tag, role: rn.role, name: rn.name, name_source: rn.source, label, text,
       placeholder: clean(el.getAttribute('placeholder'), 120), id: el.id || '', name_attr: el.getAttribute('name') || '',
       type, classes, href: el.getAttribute('href') || '', test_id: el.getAttribute('data-testid') || el.getAttribute('data-test-id') || '',
       alt: clean(el.getAttribute('alt'), 120), title: clean(el.getAttribute('title'), 120),
@@ -339,16 +409,24 @@
     return clean(out.join(' '), 5000);
   }
 
+  // opts.ax: element path -> [tag, role, name] from the accessibility tree (core/perception/axtree.py)
   function collect(opts) {
     const withNeighbours = !opts || opts.neighbours !== false;
+    const ax = (opts && opts.ax) || null;
     const refs = [];
     const items = [];
     const hosts = [];
     if (document.body) {
       for (const el of walk(document.body)) {
         if (el.shadowRoot) hosts.push(el);
-        if (!isInteractive(el) || !isVisible(el)) continue;
+        if (!isCandidate(el)) continue;
         refs.push(el);
+        if (ax) {
+          const e = ax[nodePath(el)];
+          if (e && e[0] === el.tagName.toLowerCase()) {
+            state.ax.set(el, { role: e[1], name: e[2], page: pageNameOf(el, labelOf(el), ownText(el)) });
+          } else state.ax.delete(el);
+        }
         items.push(describe(el, withNeighbours));
       }
     }
@@ -405,6 +483,6 @@
 
   window.__steadyhand = {
     version: 1, collect, describe, probe, refIndex, secretRects, ref: (i) => state.refs[i] || null, state,
-    isInteractive, isVisible, roleOf, cssPath, clean, modals, allText: () => visibleText() + ' ' + shadowText(),
+    isInteractive, isCandidate, isVisible, roleOf, cssPath, clean, modals, nodePath, allText: () => visibleText() + ' ' + shadowText(),
   };
 })();

@@ -23,6 +23,7 @@
   const EDIT_TYPES = new Set(['', 'text', 'search', 'email', 'tel', 'url', 'password', 'number', 'date',
     'datetime-local', 'month', 'week', 'time']);
 
+  // The innermost element the event happened on (inside open shadow roots too).
   function realTarget(e) {
     const p = e.composedPath ? e.composedPath() : [];
     for (const n of p) if (n && n.nodeType === 1) return n;
@@ -30,10 +31,12 @@
   }
   const parentOf = (n) => n.parentElement || (n.getRootNode && n.getRootNode().host) || null;
 
+  // The innermost element around el that the observer lists as a candidate (the page library's
+  // one definition, isCandidate), so that what is recorded is what replay can find; null if none.
   function actionable(el) {
     for (let n = el; n; n = parentOf(n)) {
       if (n === document.body || n === document.documentElement) return null;
-      if (L().isInteractive(n)) return n;
+      if (L().isCandidate(n)) return n;
     }
     return null;
   }
@@ -297,7 +300,7 @@
   on('dblclick', (e) => {
     if (!e.isTrusted || S.inspect) { if (S.inspect) { e.preventDefault(); e.stopImmediatePropagation(); } return; }
     const raw = realTarget(e);
-    const el = raw && (actionable(raw) || raw);
+    const el = raw && actionable(raw);  // only what the observer can find again
     if (!el || el === document.body || isTextEntry(el) || inHarness(el)) return;
     emit('dblclick', el);
   }, opts);
