@@ -19,7 +19,7 @@ from core.domain import Assertion, ElementDescriptor, Step
 
 __all__ = [
     "PLACEHOLDER", "ParameterError", "placeholders", "bind", "placeholder", "is_placeholder", "placeholder_name",
-    "escape", "escape_target", "TARGET_FIELDS", "step_texts", "bind_step",
+    "escape", "escape_target", "display", "TARGET_FIELDS", "step_texts", "bind_step",
 ]
 
 #: A ``{name}`` placeholder; group 1 is the name.
@@ -88,6 +88,11 @@ def bind(text: str, params: Mapping[str, str], *, where: str = "") -> str:
         return str(params[name])
 
     return _TOKEN.sub(sub, text)
+
+
+def display(text: str) -> str:
+    """``text`` as a person reads it: doubled braces shown once, placeholders kept as ``{name}``."""
+    return _TOKEN.sub(lambda m: m.group(0) if m.group(1) else m.group(0)[0], text or "")
 
 
 def escape_target(desc: ElementDescriptor) -> ElementDescriptor:

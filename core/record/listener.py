@@ -31,7 +31,7 @@ from urllib.parse import urldefrag
 from core.act.expect import observed_deltas
 from core.domain import Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
 from core.perception.driver import PAGE_LIB, PlaywrightDriver
-from core.project.params import placeholder
+from core.project.params import escape, placeholder
 from core.secrets import Redactor
 
 from .events import (
@@ -873,7 +873,7 @@ class RecordingListener:
         elif p is not None:
             self._finalize(end=time.monotonic())
         declared = self.builder.secrets.for_value(expected)
-        expected = placeholder(declared) if declared else expected
+        expected = placeholder(declared) if declared else escape(expected)  # page text is literal
         # a control is found by its meaning (R2); anything else, and a control that must be gone, by its selector
         selector = pick.selector if (not entry.get("interactive", True) or kind == "hidden") else ""
         step = assertion_step("", kind, expected, pick.descriptor, count_selector=pick.count_selector,

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from core.act.space import spec
 from core.domain import Action, Assertion, ElementDescriptor, Step, StepEvidence
-from core.project.params import is_placeholder, placeholder
+from core.project.params import display, escape, escape_target, is_placeholder, placeholder
 
 __all__ = [
     "SecretPolicy", "StepBuilder", "slug", "expect_from_observed", "relative_url", "step_name",
@@ -135,11 +135,13 @@ class SecretPolicy:
         return label
 
     def mask_within(self, value: str) -> str:
-        """``value`` with every declared secret of 3+ chars inside it replaced by ``{name}``."""
+        """The typed ``value`` as flow text: braces doubled (literal), every declared secret of 3+ chars
+        inside it replaced by ``{name}``."""
+        out = escape(value)
         for name, secret in sorted(self.declared.items(), key=lambda kv: -len(kv[1] or "")):
             if secret and len(secret) >= 3 and secret in value:
-                value = value.replace(secret, placeholder(name))
-        return value
+                out = out.replace(escape(secret), placeholder(name))
+        return out
 
     def for_value(self, value: str) -> str | None:
         """Name of the declared secret whose value is ``value``, if any."""
@@ -215,16 +217,17 @@ def assertion_step(step_id: str, kind: str, expected: str, desc: ElementDescript
         label = (desc.anchor.text if desc.anchor else "") or f"the {desc.role or desc.tag or 'element'}"
     if len(label) > 40:
         label = label[:39].rstrip() + "\u2026"
+    shown = display(expected)
     words = {"visible": f"{label} is visible", "hidden": f"{label} is hidden",
-             "text_equals": f"{label} reads {expected!r}", "text_contains": f"{label} contains {expected!r}",
+             "text_equals": f"{label} reads {shown!r}", "text_contains": f"{label} contains {shown!r}",
              "enabled": f"{label} is enabled", "disabled": f"{label} is disabled",
-             "value": f"{label} holds {expected!r}", "count": f"{expected} items like {label}",
-             "text_appears": f"{expected!r} appears", "text_absent": f"{expected!r} is absent",
-             "url_contains": f"URL contains {expected!r}"}
-    where = count_selector if kind == "count" else (selector if by_selector else "")
+             "value": f"{label} holds {shown!r}", "count": f"{expected} items like {label}",
+             "text_appears": f"{shown!r} appears", "text_absent": f"{shown!r} is absent",
+             "url_contains": f"URL contains {shown!r}"}
+    where = escape(count_selector if kind == "count" else (selector if by_selector else ""))
     return Step(
         id=step_id, name="Check that " + words[kind], action=Action("assert"),
-        target=ElementDescriptor() if page_level or kind == "count" or by_selector else desc,
+        target=ElementDescriptor() if page_level or kind == "count" or by_selector else escape_target(desc),
         assertions=(Assertion(kind, expected, where),),  # type: ignore[arg-type]
         read_only=True,
     )
@@ -279,7 +282,7 @@ class StepBuilder:
         if kind == "select":
             raw = str(event.get("value", ""))
             declared = self.secrets.for_value(raw) or self._param_for(raw)
-            return placeholder(declared) if declared else raw
+            return placeholder(declared) if declared else escape(raw)
         if kind == "press":
             return str(event.get("value", ""))
         if kind == "upload":
@@ -288,7 +291,7 @@ class StepBuilder:
             self.params[name] = files[0] if files else ""
             return placeholder(name)
         if kind == "navigate":
-            return relative_url(str(event.get("url", "")), self.base_url)
+            return escape(relative_url(str(event.get("url", "")), self.base_url))
         return ""
 
     def build(self, event: Mapping[str, Any], desc: ElementDescriptor, *, evidence: StepEvidence | None,
@@ -352,11 +355,11 @@ class StepBuilder:
         if kind == "scroll" and not desc.is_empty and desc.css_path:
             # a scrolled box (not the window): replay wheels over that box, found by its selector; the
             # observer follows the window's scroll only, so the step expects no change it could see (S5)
-            selector = " >> ".join(p for p in (desc.shadow, desc.css_path) if p)
+            selector = escape(" >> ".join(p for p in (desc.shadow, desc.css_path) if p))
             expect = "none"
         step = Step(
-            id=self.next_id(), name=step_name(kind, desc, name_value), action=action, target=desc,
-            selector=selector, expect=expect,
+            id=self.next_id(), name=step_name(kind, desc, display(name_value)), action=action,
+            target=escape_target(desc), selector=selector, expect=expect,
             reversible=spec(kind).reversible and not wrote,
             read_only=spec(kind).read_only or (kind == "press" and value in ("Tab", "Shift+Tab")),
             recorded=evidence,

@@ -10,6 +10,7 @@ from core.act.space import needs_target
 from core.domain import Anchor, BBox, ElementDescriptor, Flow, StepEvidence
 from core.project import load_flow
 from core.project.loader import flow_to_mapping
+from core.project.params import bind
 from core.record.recorder import RecordingSpool, crop_png
 from core.record.save import save_recording
 from core.record.steps import (
@@ -254,3 +255,14 @@ def test_save_recording_writes_flow_and_crops_and_drops_stale_crops(tmp_path):
     save_recording(tmp_path, Flow("login", "/login", (loaded.steps[0],)), {})
     assert sorted(p.name for p in (tmp_path / "flows" / "login.crops").iterdir()) == ["s1.png"]
     assert load_flow(path).steps[0].target.crop == "login.crops/s1.png"
+
+
+def test_page_text_and_typed_text_with_braces_stay_literal_and_secrets_inside_still_become_placeholders():
+    b = _builder(token=SECRET_VALUE)
+    braced = ElementDescriptor(tag="button", role="button", name="{x} Save", text="{x} Save", css_path="button")
+    click, _ = b.build({"kind": "click"}, braced, evidence=None)
+    assert click.target.name == "{{x}} Save" and click.name == "Click {x} Save"
+    assert bind(click.target.name, {}) == "{x} Save"
+    typed, _ = b.build({"kind": "input", "value": f"{{id}}={SECRET_VALUE}"}, FIELD, evidence=None)
+    assert typed.action.value == "{{id}}={token}"
+    assert bind(typed.action.value, {"token": "t"}) == "{id}=t"
