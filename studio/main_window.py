@@ -644,7 +644,7 @@ class MainWindow(QMainWindow):
             titles = [s.title for s in self.project.flows[event.flow].steps]
         headless = getattr(self.bridge.engine, "headless", None)
         self.takeover_banner.begin(event.flow, event.index, titles,
-                                   headless=headless if isinstance(headless, bool) else None)
+                                   headless=headless if isinstance(headless, bool) else None, acted=event.acted)
 
     def _on_handed_back(self, event: HandedBack) -> None:
         self.takeover_banner.end()

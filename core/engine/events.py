@@ -192,11 +192,17 @@ class Resumed:
 
 @dataclass(frozen=True, slots=True)
 class TakeoverStarted:
-    """A human has the page from step ``index`` on; the engine does nothing until :class:`HandBack`."""
+    """A human has the page from step ``index`` on; the engine does nothing until :class:`HandBack`.
+
+    ``acted`` is True when the engine had already performed this step's
+    action: handing back then goes on with the next step by default (an
+    irreversible step is never done again, S6).
+    """
 
     run_id: str
     flow: str
     index: int
+    acted: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
-from core.engine.pipeline import RunState, StepContext, run_step
+from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
 from core.perception.driver import Driver, NavigationError
 from core.plan import DecideChain, Decider, FlowStepDecider, HumanDecider
 from core.project.params import ParameterError, bind
@@ -165,8 +165,8 @@ class FlowExecutor:
         except NavigationError as exc:
             return "error", str(exc), ("navigation" if loaded else "unreachable")
         except Exception as exc:  # noqa: BLE001 - a crashed browser must end the run cleanly
-            first = str(exc).splitlines()[0] if str(exc) else ""
-            return "error", f"{type(exc).__name__}: {first}", "browser"
+            kind, message = fatal_kind(exc)
+            return "error", message, kind
         return "passed", "", ""
 
     def finish(self, result: RunResult) -> None:

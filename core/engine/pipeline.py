@@ -50,7 +50,7 @@ from core.engine.events import (
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.locate import resolve
-from core.perception.driver import ActionError, NavigationError
+from core.perception.driver import ActionError, BrowserClosedError, NavigationError
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.policy import Failure, decide_recovery
@@ -58,7 +58,7 @@ from core.recover.policy import Failure, decide_recovery
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
 
-__all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step"]
+__all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind"]
 
 
 @dataclass
@@ -383,7 +383,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
                 _take_over(ex, ctx)
             except Exception as exc:  # noqa: BLE001 - the one error path: the policy judges it
                 _on_failure(ex, ctx, exc)
-    except StopRequested:
+    except (StopRequested, KeyboardInterrupt):
         ctx.status, ctx.error, ctx.error_kind = "stopped", "stopped by the user", "stopped"
         raise
     finally:
@@ -410,7 +410,7 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
 def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     """Judge a failed attempt: retry, escalate (and act on the answer) or abort."""
     if not isinstance(exc, StepFailure):
-        ctx.status, ctx.error_kind, ctx.error = "error", *_fatal(exc)
+        ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
     f, step = exc.failure, ctx.step
     if ctx.verdict is None and exc.verdict is None and f.kind not in ("abstained", "breaker_open", "no_decision",
@@ -436,14 +436,20 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
                   budget=f.kind == "budget")
 
 
-def _fatal(exc: BaseException) -> tuple[ErrorKind, str]:
-    """Error kind and message of an exception that ends the run."""
+def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
+    """Error kind and message of an exception that ends the run.
+
+    ``parameter`` (a ``{name}`` without value), ``navigation`` (a page would
+    not load), ``browser`` (the browser or page died, or Playwright failed),
+    else ``internal`` (a defect of Steadyhand).
+    """
     if isinstance(exc, ParameterError):
         return "parameter", str(exc)
     if isinstance(exc, NavigationError):
         return "navigation", str(exc)
     first = str(exc).splitlines()[0] if str(exc) else ""
-    driver_error = isinstance(exc, ActionError) or type(exc).__module__.startswith("playwright")
+    driver_error = (isinstance(exc, (ActionError, BrowserClosedError))
+                    or type(exc).__module__.startswith("playwright"))
     return ("browser" if driver_error else "internal"), f"{type(exc).__name__}: {first}"
 
 
@@ -480,9 +486,14 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
 
 
 def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """A human has the page: wait for the hand-back, then go on from the step they name."""
+    """A human has the page: wait for the hand-back, then go on from the step they name.
+
+    When this step's action was already performed and the step is
+    irreversible, "the same step again" goes on with the next step instead:
+    it may have written data, and is never done twice (S6).
+    """
     run = ctx.run
-    ex.emit(TakeoverStarted(run.run_id, run.flow.name, ctx.index))
+    ex.emit(TakeoverStarted(run.run_id, run.flow.name, ctx.index, ctx.acted))
     back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
     if back.kind == "stop":
         ctx.status, ctx.error, ctx.error_kind = "escalated", "the takeover ended without a hand-back", "escalated"
@@ -490,12 +501,16 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
     target = ctx.index if back.continue_from is None else back.continue_from
     if not 0 <= target <= len(run.flow.steps):
         target = ctx.index
+    done_already = ctx.acted and ctx.step is not None and not ctx.step.reversible
+    if target == ctx.index and done_already:
+        target = ctx.index + 1
     ex.emit(HandedBack(run.run_id, run.flow.name, target))
     ex.breaker.record_success()  # the human left the page in a working state
     ex.emit_breaker(run.run_id)
     if target == ctx.index:
         return  # the same step again, on the page as the human left it
-    ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}", target
+    why = "; its action had been performed and is not done again" if done_already else ""
+    ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
 
 
 def record(ex: "FlowExecutor", ctx: StepContext) -> None:

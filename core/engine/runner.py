@@ -75,17 +75,22 @@ class _ThreadControl:
         """Block until a command gives an answer ``accept`` takes; Paused/Resumed around it."""
         self.paused, self._answer = True, None
         self.runner._emit(Paused(run_id, flow, index, reason))
-        while True:
-            self._apply(self.runner._commands.get())
-            if self._answer is not None and accept(self._answer):
-                break
-            self._answer, self.paused = None, True  # not an answer to this question: keep waiting
-        self.paused = False
-        self.runner._emit(Resumed(run_id))
+        try:
+            while True:
+                self._apply(self.runner._commands.get())
+                if self._answer is not None and accept(self._answer):
+                    break
+                self._answer, self.paused = None, True  # not an answer to this question: keep waiting
+        finally:
+            # answered, or stopped: either way this question is over (a stopped flow's next flow runs)
+            self.paused = False
+            self.runner._emit(Resumed(run_id))
         return self._answer
 
     def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
         self._where = (flow, index)
+        if index < 0:
+            self.takeover_wanted = False  # a new flow: a takeover asked for in the last one does not carry over
         self._drain()
         if self.step_from is not None and self.step_from != (flow, index) and index >= 0:
             # one step was run: pause again at the start of the next one
@@ -108,6 +113,8 @@ class _ThreadControl:
             if self.runner._closing:
                 raise
             return Answer("stop")
+        finally:
+            self.takeover_wanted = False  # a TakeOver this escalation did not take never outlives it
 
     def take_over(self, run_id: str, flow: str, index: int) -> Answer:
         self.takeover_wanted = False

@@ -8,6 +8,7 @@ browser settings in; a :class:`~core.domain.RunResult` out.
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -16,6 +17,7 @@ from core.domain import Candidate, Flow, RunResult, Step
 from core.engine.events import EngineEvent
 from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
+from core.engine.pipeline import fatal_kind
 from core.engine.report import succeeded
 from core.perception.driver import PlaywrightDriver
 from core.project import Project, save_flow
@@ -201,7 +203,16 @@ class ProjectSession:
         all_params, secret_values = resolve_params(self.project, flow, params or {})
         self._add_secrets(secret_values)
         executor = self._executor()
-        self.site.before_flow(flow, self.driver)
+        try:
+            self._revive_browser()
+            self.site.before_flow(flow, self.driver)
+        except Exception as exc:  # noqa: BLE001 - one flow's broken browser is that flow's error, never a crash
+            kind, message = fatal_kind(exc)
+            result = RunResult(run_id=uuid.uuid4().hex, flow=flow.name, status="error", steps=(), heals=0,
+                               invalid_actions=0, seconds=0.0, error=self.redactor.text(message),
+                               error_kind=kind)  # type: ignore[arg-type]
+            executor.finish(result)
+            return result
         setup = (lambda: self._start_episode(flow, seed)) if flow.episode else None
         result = executor.run_flow(flow, params=all_params, setup=setup)
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None
@@ -210,6 +221,20 @@ class ProjectSession:
         self._store_back(flow, result)
         executor.finish(result)
         return result
+
+    def _revive_browser(self) -> None:
+        """A run of one flow is an independent job: after a browser crash the next flow gets a new browser.
+
+        Raises
+        ------
+        core.perception.browser.BrowserLaunchError
+            When Chromium cannot be started again.
+        """
+        assert self.driver is not None
+        if self.driver.is_alive():
+            return
+        self.driver.close()
+        self.driver.open()
 
     def _start_episode(self, flow: Flow, seed: int | None) -> Mapping[str, str]:
         assert self.site is not None and self.driver is not None

@@ -25,7 +25,8 @@ from core.perception.grid import Grid
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
-__all__ = ["Driver", "PlaywrightDriver", "ActionError", "NavigationError", "PAGE_LIB", "DEFAULT_WAITS"]
+__all__ = ["Driver", "PlaywrightDriver", "ActionError", "NavigationError", "BrowserClosedError", "PAGE_LIB",
+           "DEFAULT_WAITS"]
 
 PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
 
@@ -43,6 +44,14 @@ class ActionError(RuntimeError):
 
 class NavigationError(RuntimeError):
     """A page could not be loaded (unreachable URL, HTTP error, timeout)."""
+
+
+class BrowserClosedError(RuntimeError):
+    """The page, its browser context or the browser itself is gone (crashed, killed or closed).
+
+    Not a failed action: nothing can be retried on a dead page, so the run
+    ends with error kind ``browser``.
+    """
 
 
 class Driver(Protocol):
@@ -548,9 +557,11 @@ class PlaywrightDriver:
             else:  # pragma: no cover - the action space is closed by the schema
                 raise ActionError(f"unknown action {kind!r}")
         except ActionError:
+            self._check_alive()
             raise
         except PwError as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self._check_alive()  # a dead page is not a failed action: the run ends (error kind "browser")
             raise ActionError(self.redactor.text(f"{kind} failed: {first}")) from None
 
     def _fill(self, h: Any, value: str, timeout: int) -> None:
@@ -588,11 +599,31 @@ class PlaywrightDriver:
         option.first.click(timeout=timeout)
 
     # --- waiting (P6, S7) -------------------------------------------------------------
+    def is_alive(self) -> bool:
+        """True when the browser is connected and the page is open."""
+        try:
+            return bool(self._browser is not None and self._browser.is_connected() and self.page is not None
+                        and not self.page.is_closed())
+        except Exception:
+            return False
+
+    def _check_alive(self) -> None:
+        """Raise :class:`BrowserClosedError` when the page or the browser is gone."""
+        if not self.is_alive():
+            raise BrowserClosedError("the page or the browser was closed (crashed or killed)")
+
     def probe(self) -> dict[str, Any] | None:
-        """Cheap quiet-ness probe of the main frame; None while navigating."""
+        """Cheap quiet-ness probe of the main frame; None while navigating.
+
+        Raises
+        ------
+        BrowserClosedError
+            When the page or the browser is gone (a dead page is not "navigating").
+        """
         try:
             return self.page.evaluate("() => window.__steadyhand ? window.__steadyhand.probe() : null")
         except Exception:
+            self._check_alive()
             return None
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -622,10 +653,13 @@ class PlaywrightDriver:
             p = self.probe()
             if p is None:
                 changed = True
+                if elapsed >= limit:
+                    return {"ms": elapsed, "changed": changed, "timed_out": True}
                 try:
-                    self.page.wait_for_load_state("domcontentloaded", timeout=5000)
+                    self.page.wait_for_load_state("domcontentloaded",
+                                                  timeout=max(1.0, min(self.settings.action_timeout_ms, limit - elapsed)))
                 except Exception:
-                    pass
+                    self._check_alive()
             else:
                 if start_url is not None and p["url"] != start_url:
                     changed = True

@@ -544,16 +544,18 @@ class TakeoverBanner(QFrame):
         """Append a control (e.g. the window's Stop) after Hand back."""
         self._row.addWidget(widget)
 
-    def begin(self, flow: str, index: int, titles: Sequence[str], *, headless: bool | None = None) -> None:
+    def begin(self, flow: str, index: int, titles: Sequence[str], *, headless: bool | None = None,
+              acted: bool = False) -> None:
         """Show the banner: taken over at step ``index`` (0-based) of ``flow`` whose steps are ``titles``.
 
         ``headless`` says whether the engine's browser is headless (its page
-        then cannot be reached by hand); None when unknown.
+        then cannot be reached by hand); None when unknown.  ``acted``: the
+        engine had already performed this step, so the next step is the default.
         """
         self.flow, self.index, self._titles = flow, index, tuple(titles)
         n = max(len(self._titles), index + 1)
         self.continue_from.setRange(1, n + 1)
-        self.continue_from.setValue(index + 1)
+        self.continue_from.setValue(index + 2 if acted else index + 1)
         self.hand_back_button.setEnabled(True)
         step = f"step {index + 1}" + (f" \u2014 {_esc(self._titles[index])}" if index < len(self._titles) else "")
         if headless:

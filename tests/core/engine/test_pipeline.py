@@ -335,3 +335,20 @@ def test_assertion_on_a_pinned_target_after_the_pipeline() -> None:
     result, _ = run(fake, (step,))
     assert result.status == "passed", result.error
     assert dict(result.steps[0].phase_ms).keys() == set(PHASES_BEFORE_RECORD)
+
+
+def test_a_takeover_after_an_irreversible_action_never_does_it_again() -> None:
+    class TakeOverBeforeSettle(Answering):
+        def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
+            if (index, phase) == (0, "settle") and not self.takeovers:
+                raise TakeoverRequested()
+
+    fake = FakeDriver(pages={"/": [button("s", "Submit")], "/done": [button("d", "Done")]},
+                      reactions={("/", "s", "click"): navigate("/done"), ("/done", "d", "click"): change_text("ok")})
+    control = TakeOverBeforeSettle(back=Answer("take_over", continue_from=None))  # "the same step again"
+    result, events = run(fake, (click("s1", "Submit", reversible=False), click("s2", "Done")), control=control)
+    assert [a.element for a in fake.actions] == ["s", "d"]  # Submit once: it may have written data
+    assert [o.status for o in result.steps] == ["manual", "passed"]
+    assert "not done again" in result.steps[0].error
+    assert events.of(TakeoverStarted)[0].acted is True
+    assert [e.continue_from for e in events.of(HandedBack)] == [1]

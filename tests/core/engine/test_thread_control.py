@@ -111,3 +111,21 @@ def test_closing_the_runner_during_an_escalation_stops_the_thread() -> None:
     runner = Runner(runner_module._CLOSE)
     with pytest.raises(StopRequested):
         _ThreadControl(runner).escalate(escalation())
+
+
+def test_stop_as_an_answer_ends_the_question_and_leaves_nothing_paused() -> None:
+    runner = Runner(Stop())
+    control = _ThreadControl(runner)
+    assert control.escalate(escalation()) == Answer("stop")
+    assert control.paused is False
+    assert [type(e).__name__ for e in runner.events] == ["Paused", "Resumed"]
+    control.pause_point("r", "next-flow", -1, "start")  # the next flow of the batch is not paused
+    assert [type(e).__name__ for e in runner.events] == ["Paused", "Resumed"]
+
+
+def test_a_takeover_an_escalation_did_not_take_does_not_outlive_it() -> None:
+    runner = Runner(TakeOver(), Stop())  # budget escalations offer only stop
+    control = _ThreadControl(runner)
+    assert control.escalate(escalation("stop")) == Answer("stop")
+    control.pause_point("r", "next-flow", -1, "start")
+    control.pause_point("r", "next-flow", 0, "observe")  # nothing raised: no takeover was asked for here
