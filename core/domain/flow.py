@@ -31,6 +31,10 @@ AssertionKind = Literal[
 ]
 
 
+#: Default scroll distance of a scroll step, CSS px.
+DEFAULT_SCROLL_PX = 400
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """One action of the closed action space.
@@ -47,16 +51,17 @@ class Action:
     direction : str
         ``"down"``/``"up"``/``"left"``/``"right"`` for ``scroll``.
     distance : int
-        Scroll distance in CSS px.
+        Scroll distance in CSS px (:data:`DEFAULT_SCROLL_PX`).
     timeout_ms : int
-        Per-action timeout in ms (5000, P6).
+        This action's timeout in ms; 0 (the default) takes the project's
+        ``browser.action_timeout_ms`` (5000, P6).
     """
 
     kind: ActionKind
     value: str = ""
     direction: str = "down"
-    distance: int = 400
-    timeout_ms: int = 5000
+    distance: int = DEFAULT_SCROLL_PX
+    timeout_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)

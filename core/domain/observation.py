@@ -149,7 +149,7 @@ class Resolution:
 
     @property
     def healed(self) -> bool:
-        """A heal: resolved by any strategy other than exact (issue 2)."""
+        """A heal: resolved by any strategy other than exact (a heal)."""
         return not self.abstained and self.strategy not in ("exact", "")
 
 
@@ -184,6 +184,10 @@ class Verdict:
         return self.kind in ("unchanged", "changed_unexpectedly")
 
 
+#: How a step ended (see :class:`StepOutcome`).
+StepStatus = Literal["passed", "failed", "escalated", "skipped", "manual", "stopped", "error"]
+
+
 @dataclass(frozen=True, slots=True)
 class StepOutcome:
     """Result of one executed step.
@@ -197,7 +201,8 @@ class StepOutcome:
     status : str
         ``passed`` / ``failed`` (an assertion did not hold) / ``escalated``
         (the engine could not go on alone) / ``skipped`` (an optional step
-        whose target was absent, or a human skipped it) / ``stopped`` (the
+        whose target was absent, or a human skipped it) / ``manual`` (done by
+        hand during a takeover) / ``stopped`` (the
         user stopped the run during the step) / ``error`` (the browser or
         page crashed during the step).
     resolution, verdict
@@ -217,7 +222,7 @@ class StepOutcome:
     index: int
     step_id: str
     title: str
-    status: Literal["passed", "failed", "escalated", "skipped", "stopped", "error"]
+    status: StepStatus
     resolution: Resolution | None
     verdict: Verdict | None
     attempts: int

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
-from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, Verdict
+from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
+from core.domain.flow import ActionKind
+from core.recover.breaker import BreakerState
 
 __all__ = [
     "RunStarted", "FlowStarted", "StepStarted", "PhaseChanged", "ObservationMade",
@@ -96,7 +98,7 @@ class ActionPerformed:
     run_id: str
     flow: str
     index: int
-    kind: str
+    kind: ActionKind
     ok: bool
     error: str = ""
 
@@ -122,12 +124,12 @@ class StepFinished:
     run_id: str
     flow: str
     index: int
-    status: str
+    status: StepStatus
     healed: bool
     ms: float
     error: str = ""
     phase_ms: tuple[tuple[str, float], ...] = ()
-    source: str = "flow"
+    source: Literal["skill", "flow", "model", "human"] = "flow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +137,7 @@ class BreakerChanged:
     """Circuit breaker state (R4): ``closed`` / ``open`` / ``half_open``."""
 
     run_id: str
-    state: str
+    state: BreakerState
     consecutive_failures: int
     threshold: int
 

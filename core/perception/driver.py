@@ -510,7 +510,7 @@ class PlaywrightDriver:
         from playwright.sync_api import Error as PwError
 
         page = self.page
-        t = action.timeout_ms
+        t = action.timeout_ms or self.settings.action_timeout_ms  # 0: the project's (P6)
         kind = action.kind
         try:
             if kind == "navigate":

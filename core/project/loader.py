@@ -305,7 +305,7 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
         if s.action.kind == "scroll":
             d["direction"] = s.action.direction
             d["distance"] = s.action.distance
-        if s.action.timeout_ms != 5000:
+        if s.action.timeout_ms:
             d["timeout_ms"] = s.action.timeout_ms
         if s.selector:
             d["selector"] = s.selector

@@ -12,7 +12,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.domain.flow import ACTION_KINDS
+from core.domain.flow import ACTION_KINDS, DEFAULT_SCROLL_PX
 from core.domain.settings import EngineSettings
 
 __all__ = [
@@ -126,8 +126,8 @@ class StepModel(_Strict):
     action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="closed action space (P5+)")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
-    distance: int = Field(400, ge=0, le=100000, description="CSS px")
-    timeout_ms: int = Field(5000, ge=0, le=120000)
+    distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=100000, description="CSS px")
+    timeout_ms: int = Field(0, ge=0, le=120000, description="ms; 0 = the project's browser.action_timeout_ms")
     selector: str = ""
     target: dict = Field(default_factory=dict)
     assertions: list[AssertionModel] = Field(default_factory=list)

@@ -587,7 +587,7 @@ class RecordingListener:
                 if self._closed_page or attempt:
                     return None
                 try:
-                    self.page.wait_for_load_state("domcontentloaded", timeout=5000)
+                    self.page.wait_for_load_state("domcontentloaded", timeout=self.driver.settings.action_timeout_ms)
                 except Exception:
                     return None
         return None

@@ -12,9 +12,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
+from core.domain.settings import BreakerSettings
+
 __all__ = ["CircuitBreaker", "BreakerState"]
 
 BreakerState = Literal["closed", "open", "half_open"]
+#: The one place of the thresholds' defaults (3, 5, 300 s; R4).
+_DEFAULTS = BreakerSettings()
 
 
 @dataclass
@@ -33,9 +37,9 @@ class CircuitBreaker:
         Monotonic clock in seconds.
     """
 
-    threshold: int = 3
-    read_only_threshold: int = 5
-    recovery_timeout_s: float = 300.0
+    threshold: int = _DEFAULTS.threshold
+    read_only_threshold: int = _DEFAULTS.read_only_threshold
+    recovery_timeout_s: float = _DEFAULTS.recovery_timeout_s
     clock: Callable[[], float] = field(default=time.monotonic)
     state: BreakerState = "closed"
     failures: int = 0

@@ -1,4 +1,4 @@
-"""The locator chain on hand-built candidates: the UI tweaks of seed 000 (R2)."""
+"""The locator chain on hand-built candidates: the UI tweaks of R (R2)."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""The "tweaked" variant applies the seed-000 UI tweaks; the ground-truth ids stay the same."""
+"""The "tweaked" variant applies the UI tweaks of R; the ground-truth ids stay the same."""
 from __future__ import annotations
 
 import math
@@ -24,7 +24,7 @@ def test_sign_in_button_moves_and_ids_change(site: DemoSite, page: Page) -> None
     site.set_variant("tweaked")
     page.reload()
     after = centre(page, "button", "Sign in")
-    assert math.dist(before, after) >= 20  # seed 000: "a button moves 20 px"
+    assert math.dist(before, after) >= 20  # R: "a button moves 20 px"
     assert page.locator("#username").count() == 0 and page.locator("#signin").count() == 0
     expect(page.get_by_label("User name")).to_have_attribute("id", "login-user")
     page.get_by_label("User name").fill("bob")

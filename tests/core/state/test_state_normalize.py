@@ -1,4 +1,4 @@
-"""normalize_text: volatile text becomes placeholders (S2, seed 002 P4)."""
+"""normalize_text: volatile text becomes placeholders (S2, P4)."""
 from __future__ import annotations
 
 import pytest

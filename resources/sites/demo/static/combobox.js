@@ -1,4 +1,4 @@
-/* Custom listbox that replaces a <select> (tweaked variant, seed 000 "a standard
+/* Custom listbox that replaces a <select> (tweaked variant, the R tweak "a standard
  * input becomes a custom-drawn widget"): role=combobox + role=listbox/option. */
 (function () {
   "use strict";

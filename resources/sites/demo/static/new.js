@@ -7,7 +7,7 @@
   LD.initHeader();
 
   var form = document.getElementById("request-form");
-  if (tweaked) {  /* seed 000: custom listbox instead of <select>, renamed ids */
+  if (tweaked) {  /* UI tweak (docs/mechanisms.md, R): custom listbox instead of <select>, renamed ids */
     LD.upgradeSelect(document.getElementById("leave-type"), { labelId: "leave-type-label", id: "leave-type" });
     LD.renameIds({
       "start-date": "from-date", "end-date": "to-date", "reason": "leave-reason",

@@ -14,7 +14,7 @@
   var summary = document.getElementById("summary");
   var sortNote = document.getElementById("sort-note");
 
-  if (tweaked) {  /* seed 000 tweaks: label suffix, renamed ids, reordered columns */
+  if (tweaked) {  /* UI tweaks of R: label suffix, renamed ids, reordered columns */
     exportBtn.textContent = "Export report (E)";
     LD.renameIds({ "export-report": "btn-export", "save-report": "btn-save", "requests-table": "leave-grid" });
   }
@@ -144,7 +144,7 @@
           label: "Delete", gt: "dialog.delete.confirm", className: "btn-danger",
           onClick: function (outer, button) {
             if (!tweaked) { deleteRow(r, button, [outer]); return; }
-            LD.openDialog({  /* seed 000: the confirmation becomes two nested dialogs */
+            LD.openDialog({  /* UI tweak of R: the confirmation becomes two nested dialogs */
               id: "confirm-delete-dialog", title: "Confirm deletion", parent: outer.element,
               text: "Are you sure? " + r.ref + " will be permanently deleted.",
               actions: [
