@@ -602,8 +602,10 @@ class PlaywrightDriver:
     def is_alive(self) -> bool:
         """True when the browser is connected and the page is open."""
         try:
-            return bool(self._browser is not None and self._browser.is_connected() and self.page is not None
-                        and not self.page.is_closed())
+            if self.page is None or self.page.is_closed():
+                return False
+            browser = self._browser or (self._context.browser if self._context is not None else None)
+            return browser is None or bool(browser.is_connected())  # a persistent context may have no Browser
         except Exception:
             return False
 

@@ -3,6 +3,7 @@ from a run that did not pass - in real Chromium on a local page (issue "Recordin
 from __future__ import annotations
 
 import os
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,46 @@ def test_a_selector_only_step_is_written_back_only_after_a_passed_run_with_the_s
     assert r.returncode == 0, r.stderr
     saved = yaml.safe_load(flow_file.read_text())["steps"][0]
     assert saved["target"]["role"] == "button" and saved["target"]["name"] == "One"
+
+
+def test_a_recorded_click_made_a_parameter_clicks_the_button_each_run_names(tmp_path, site) -> None:
+    """Recorded over CDP, the clicked element's name turned into ``{button}`` (the studio's "Make parameter"
+    does the same edit), then replayed for another button; the typed PIN is a secret and its field is checked
+    by digest."""
+    from cdp_recording import record, replay
+
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "T", "base_url": site.base_url,
+                                                              "secrets": {"pin": {}}}))
+
+    def drive(page) -> None:
+        page.wait_for_load_state("load")
+        time.sleep(0.7)
+        page.get_by_role("button", name="Two").click()
+        time.sleep(0.7)
+        page.get_by_label("PIN").fill(FIXTURE_PIN)
+        time.sleep(1.2)
+        page.get_by_label("Nickname").fill("Kim")
+        time.sleep(1.2)
+
+    env = {"STEADYHAND_SECRET_PIN": FIXTURE_PIN}
+    code, out, err = record(tmp_path, "pick", drive, "/index.html", env=env)
+    assert code == 0, out + err
+    path = tmp_path / "flows" / "pick.yaml"
+    assert FIXTURE_PIN not in path.read_text()
+    doc = yaml.safe_load(path.read_text())
+    click, typed = doc["steps"][0], doc["steps"][1]
+    assert (click["action"], click["target"]["name"]) == ("click", "Two")
+    assert typed["value"] == "{pin}"
+    click["target"] = {**click["target"], "name": "{button}", "text": "{button}"}
+    click["target"].pop("xpath", None)
+    click["target"].pop("css_path", None)
+    click["assertions"] = [{"kind": "text_appears", "expected": "clicked {button}"}]
+    typed["assertions"] = [{"kind": "value", "expected": "{pin}"}]
+    doc["params"] = {"button": "Two"}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+    for name in ("Two", "Three"):
+        r = replay(tmp_path, "pick", "--param", f"button={name}", env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert FIXTURE_PIN not in r.stdout + r.stderr

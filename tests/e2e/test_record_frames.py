@@ -8,17 +8,14 @@ the page, then a click on the result line).
 """
 from __future__ import annotations
 
-import os
-import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import yaml
-from playwright.sync_api import sync_playwright
 
+from cdp_recording import record
 from core.project import load_flow
 from core.sites.server import StaticSite
 
@@ -27,44 +24,11 @@ FIXTURE = Path(__file__).with_name("fixtures") / "widgets"
 PAUSE_S = 0.7  # a user's pace between actions
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _project(root: Path, base_url: str) -> Path:
     """A project on the fixture site, with no flow yet."""
     (root / "flows").mkdir(parents=True)
     (root / "steadyhand.yaml").write_text(yaml.safe_dump({"name": root.name.capitalize(), "base_url": base_url}))
     return root
-
-
-def _record(project: Path, flow: str, drive, *url: str) -> tuple[int, str, str]:
-    port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("DISPLAY", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", "record", "--project", str(project), "--flow", flow, "--headless",
-         "--cdp-port", str(port), *url], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        head = []
-        while True:
-            line = proc.stdout.readline()
-            assert line, "".join(head) + proc.stderr.read()
-            head.append(line)
-            if line.startswith("Close the page"):
-                break
-        with sync_playwright() as pw:
-            browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
-            drive(browser.contexts[0].pages[0])
-            browser.close()
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return proc.returncode, "".join(head) + out, err
 
 
 def test_iframe_and_shadow_root_steps_record_and_replay(tmp_path):
@@ -93,7 +57,7 @@ def test_iframe_and_shadow_root_steps_record_and_replay(tmp_path):
             page.locator("#result").click()
             time.sleep(1.0)
 
-        code, out, err = _record(project, "checkout", drive)
+        code, out, err = record(project, "checkout", drive)
         assert code == 0, out + err
         flow = load_flow(project / "flows" / "checkout.yaml")
         got = [(s.action.kind, s.target.label_text, s.target.frame, bool(s.target.shadow)) for s in flow.steps]
@@ -156,7 +120,7 @@ def test_hover_enter_escape_upload_scroll_navigation_record_and_replay(tmp_path)
             page.goto(site.base_url + "/index.html")  # the address bar
             time.sleep(1.0)
 
-        code, out, err = _record(project, "workspace", drive, "/more.html")
+        code, out, err = record(project, "workspace", drive, "/more.html")
         assert code == 0, out + err
         flow = load_flow(project / "flows" / "workspace.yaml")
         got = [(s.action.kind, s.target.label_text, s.action.value) for s in flow.steps]

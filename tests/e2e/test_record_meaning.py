@@ -10,10 +10,7 @@ user's own script would, then replayed with `steadyhand run`.
 """
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +20,7 @@ import pytest
 import yaml
 from playwright.sync_api import sync_playwright
 
+from cdp_recording import record, replay
 from core.project import load_flow
 from core.sites.server import StaticSite
 
@@ -31,46 +29,6 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).with_name("fixtures") / "recording"
 PAUSE_S = 0.7  # a user's pace between actions
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _record(project: Path, flow: str, drive, *url: str) -> tuple[int, str, str]:
-    """Run `steadyhand record` on ``project``, let ``drive(page)`` act over CDP, stop it with SIGTERM."""
-    port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("DISPLAY", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", "record", "--project", str(project), "--flow", flow, "--headless",
-         "--cdp-port", str(port), *url], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        head = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            assert line, "".join(head) + proc.stderr.read()
-            head.append(line)
-            if line.startswith("Close the page"):
-                break
-        with sync_playwright() as pw:
-            browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
-            drive(browser.contexts[0].pages[0])
-            browser.close()
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return proc.returncode, "".join(head) + out, err
-
-
-def _replay(project: Path, flow: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core.cli", "run", str(project), "--flow", flow, "--headless",
-                           "--no-store"], cwd=ROOT, capture_output=True, text=True, timeout=180)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +66,7 @@ def test_anchors_are_the_label_legend_heading_or_column_header_of_the_section(pr
         page.get_by_role("button", name="Save").click()
         time.sleep(1.0)
 
-    code, out, err = _record(project, "change_book", drive, "/anchors.html")
+    code, out, err = record(project, "change_book", drive, "/anchors.html")
     assert code == 0, out + err
     flow = load_flow(project / "flows" / "change_book.yaml")
     got = [(s.action.kind, s.target.css_path, (s.target.anchor.text, s.target.anchor.role) if s.target.anchor else None)
@@ -123,7 +81,7 @@ def test_anchors_are_the_label_legend_heading_or_column_header_of_the_section(pr
     ], got
     # the offset goes from the anchor's centre to the target's: the field sits right of its label
     assert flow.steps[0].target.anchor.dx > 0
-    run = _replay(project, "change_book")
+    run = replay(project, "change_book")
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -150,7 +108,7 @@ def test_a_click_that_only_focuses_a_field_is_a_step_and_a_no_op_is_kept(project
         page.locator("#status").click()
         time.sleep(1.0)
 
-    code, out, err = _record(project, "booking", drive, "/focus.html")
+    code, out, err = record(project, "booking", drive, "/focus.html")
     assert code == 0, out + err
     flow = load_flow(project / "flows" / "booking.yaml")
     got = [(s.action.kind, s.target.label_text) for s in flow.steps]
@@ -159,7 +117,7 @@ def test_a_click_that_only_focuses_a_field_is_a_step_and_a_no_op_is_kept(project
     assert flow.steps[0].expect == "none"  # the no-op says so: nothing changed when it was recorded
     check = flow.steps[-1].assertions[0]
     assert (check.kind, check.expected, check.selector) == ("text_equals", "Booked from 2026-03-13", "#status")
-    run = _replay(project, "booking")
+    run = replay(project, "booking")
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -172,7 +130,7 @@ def test_typing_after_the_click_that_focused_the_field_is_one_step(project):
         page.get_by_role("button", name="Save profile").click()
         time.sleep(1.0)
 
-    code, out, err = _record(project, "nick", drive, "/checks.html")
+    code, out, err = record(project, "nick", drive, "/checks.html")
     assert code == 0, out + err
     flow = load_flow(project / "flows" / "nick.yaml")
     assert [(s.id, s.action.kind, s.action.value) for s in flow.steps] == [
@@ -191,7 +149,7 @@ def test_steps_inside_a_scrolled_pane_are_saved_and_replayed(project):
         page.get_by_text("Sent: hello").wait_for()
         time.sleep(1.0)
 
-    code, out, err = _record(project, "inbox", drive, "/scroller.html")
+    code, out, err = record(project, "inbox", drive, "/scroller.html")
     assert code == 0, out + err
     assert "Saved 3 steps" in out, out
     flow = load_flow(project / "flows" / "inbox.yaml")
@@ -200,7 +158,7 @@ def test_steps_inside_a_scrolled_pane_are_saved_and_replayed(project):
     # the pane scrolled, not the window: replay wheels over the pane, found by its selector
     assert scroll.selector == "section#pane" and scroll.action.direction == "down" and scroll.action.distance >= 300
     assert scroll.expect == "none"
-    run = _replay(project, "inbox")
+    run = replay(project, "inbox")
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -218,7 +176,7 @@ def test_a_check_of_the_picked_element_and_a_check_that_something_went_away(proj
         page.locator("#toast .msg").click()  # the toast's message itself, not "the text is on the page"
         time.sleep(1.0)
 
-    code, out, err = _record(project, "profile", drive, "/checks.html")
+    code, out, err = record(project, "profile", drive, "/checks.html")
     assert code == 0, out + err
     flow = load_flow(project / "flows" / "profile.yaml")
     got = [(s.action.kind, [(a.kind, a.expected, a.selector) for a in s.assertions]) for s in flow.steps]
@@ -230,7 +188,7 @@ def test_a_check_of_the_picked_element_and_a_check_that_something_went_away(proj
     ], got
     assert flow.steps[2].name == "Check that You have unsaved changes is hidden"
     assert flow.steps[2].target.is_empty and flow.steps[3].target.is_empty
-    run = _replay(project, "profile")
+    run = replay(project, "profile")
     assert run.returncode == 0, run.stdout + run.stderr
 
     # the same flow on a page where the banner stays fails at that check: the check means something
@@ -238,7 +196,7 @@ def test_a_check_of_the_picked_element_and_a_check_that_something_went_away(proj
     data = yaml.safe_load(flow_file.read_text())
     data["steps"][2]["assertions"][0]["selector"] = "h1"
     flow_file.write_text(yaml.safe_dump(data, sort_keys=False))
-    run = _replay(project, "profile")
+    run = replay(project, "profile")
     assert run.returncode != 0 and "hidden" in run.stdout, run.stdout
 
 
@@ -261,7 +219,7 @@ def test_miniwob_start_curtain_is_not_a_step_and_a_scrolled_textarea_replays(tmp
         time.sleep(1.0)
         assert page.evaluate("WOB_RAW_REWARD_GLOBAL") == 1
 
-    code, out, err = _record(project, "scroll-text", drive, "/miniwob/scroll-text-2.html")
+    code, out, err = record(project, "scroll-text", drive, "/miniwob/scroll-text-2.html")
     assert code == 0, out + err
     flow = load_flow(project / "flows" / "scroll-text.yaml")
     assert [(s.action.kind, s.selector) for s in flow.steps] == [("scroll", "textarea#text-area"), ("click", "")]
@@ -279,7 +237,7 @@ def test_miniwob_start_curtain_is_not_a_step_and_a_scrolled_textarea_replays(tmp
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_checks_chosen_among_the_suggestions_of_the_listener_replay(project, site, tmp_path):
+def test_checks_chosen_among_the_suggestions_of_the_listenerreplay(project, site, tmp_path):
     """The studio's way: each pick offers its checks, the user chooses one (here: through the listener's API)."""
     from core.domain import Flow
     from core.record.events import ElementPicked
@@ -343,5 +301,5 @@ def test_checks_chosen_among_the_suggestions_of_the_listener_replay(project, sit
     ], summary
     flow = Flow(name="publish", start_url="/checks.html", steps=got.steps, description="Recorded by demonstration.")
     save_recording(project, flow, got.crops)
-    run = _replay(project, "publish")
+    run = replay(project, "publish")
     assert run.returncode == 0, run.stdout + run.stderr
