@@ -313,6 +313,8 @@ class StepsModel(QAbstractTableModel):
                 return row.strategy
             return "\u2014" if row.status not in ("pending", "running") else ""
         if col == self.COL_SCORE:
+            if row.strategy == "abstained":  # no pick: the best rejected candidate's score is no match score
+                return "\u2014"
             return f"{row.score:.2f}" if row.score is not None and row.strategy else ""
         if col == self.COL_VERDICT:
             return row.verdict
@@ -396,6 +398,8 @@ def step_details_html(row: StepRow | None) -> str:
     parts.append(_section("Resolution"))
     if row.strategy:
         score = f"{row.score:.2f}" if row.score is not None else "\u2014"
+        if row.strategy == "abstained" and row.score is not None:
+            score = f"none picked (best rejected {row.score:.2f})"
         margin = f"{row.margin:.2f}" if row.margin is not None else "\u2014"
         parts.append(_kv([("strategy", _esc(row.strategy)), ("score", score), ("margin", margin),
                           ("target", _esc(row.target_label) or "\u2014")]))

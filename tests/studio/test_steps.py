@@ -69,6 +69,7 @@ def test_abstained_and_escalated(model: StepsModel) -> None:
     model.apply(TargetResolved(RUN, "login", 2, res, None))
     model.apply(EscalationRaised(RUN, "login", 2, "Step 3", "locator abstained"))
     assert _cell(model, 2, M.COL_STRATEGY) == "abstained"
+    assert _cell(model, 2, M.COL_SCORE) == "\u2014"  # nothing was picked: no score reads like a match
     assert _cell(model, 2, M.COL_STATUS) == "escalated"
     assert _cell(model, 2, M.COL_STATUS, Qt.ItemDataRole.ForegroundRole).color().name() == STATUS_COLORS["escalated"]
 
