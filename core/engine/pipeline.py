@@ -53,7 +53,7 @@ from core.locate import resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
-from core.recover.policy import Failure, decide_recovery
+from core.recover.policy import Failure, decide_recovery, human_answers
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
@@ -425,13 +425,8 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
-    irreversible = f.acted and not reversible
-    kind: EscalationKind = "irreversible" if irreversible else exc.escalation
-    answers: tuple[EscalationAnswerKind, ...] = ("skip", "stop", "take_over") if irreversible or f.kind == "budget" \
-        else ("retry", "skip", "stop", "take_over")
-    if f.kind == "budget":
-        answers = ("stop",)
-    answer = _escalate(ex, ctx, rec.reason, kind, answers)
+    kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
+    answer = _escalate(ex, ctx, rec.reason, kind, human_answers(f, reversible=reversible))
     _apply_answer(ex, ctx, answer, rec.reason, failed=f.kind == "assertion",
                   budget=f.kind == "budget")
 

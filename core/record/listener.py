@@ -756,10 +756,6 @@ class RecordingListener:
         step, removed = self.builder.build(p.event, p.desc, evidence=evidence, observed=observed,
                                            reliable=complete or bool(decisive),
                                            wrote=wrote, t=p.t)
-        if not complete and step.expect == "none" and not (kind == "scroll" and step.selector):
-            # "nothing changed" needs both snapshots to be said; a scroll inside a box expects "none" whatever
-            # the snapshots, since the observer follows the window's scroll only
-            step = replace(step, expect="auto")
         for idx in removed:
             self.spool.remove(idx)
             self.on_event(StepRemoved(idx))

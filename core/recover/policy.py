@@ -26,7 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FailureKind", "Failure", "RecoveryKind", "Recovery", "decide_recovery"]
+from core.domain import EscalationAnswerKind
+
+__all__ = ["FailureKind", "Failure", "RecoveryKind", "Recovery", "decide_recovery", "human_answers"]
 
 #: What went wrong in one attempt.
 FailureKind = Literal["abstained", "breaker_open", "precondition", "action_error", "unchanged",
@@ -96,3 +98,17 @@ def decide_recovery(failure: Failure, *, reversible: bool, attempts: int, max_at
             return Recovery("roll_back", f"undo and retry: {failure.reason}")
         return Recovery("retry", failure.reason)
     return Recovery("escalate", f"failed after {attempts} attempt(s): {failure.reason}")
+
+
+def human_answers(failure: Failure, *, reversible: bool) -> tuple[EscalationAnswerKind, ...]:
+    """The answers a human may give when ``failure`` escalates.
+
+    A spent step budget can only stop (P6: the run has looped); an
+    irreversible step that acted is never retried (S6); otherwise retry,
+    skip, stop and take over.
+    """
+    if failure.kind == "budget":
+        return ("stop",)
+    if failure.acted and not reversible:
+        return ("skip", "stop", "take_over")
+    return ("retry", "skip", "stop", "take_over")

@@ -17,6 +17,7 @@ from core.engine.events import (
     StepFinished, StepStarted, TargetResolved, VerdictReached,
 )
 from core.engine.executor import FlowExecutor
+from event_log import EventLog
 from core.perception.fake import FakeDriver, FakePage, change_text, fail, navigate, nothing, set_value, update
 
 #: Made-up secret values for masking tests (never real credentials).
@@ -55,27 +56,11 @@ def type_into(step_id: str, label: str, value: str, **kw: Any) -> Step:
     return Step(id=step_id, action=Action("input", value), target=target(label, "textbox"), **kw)
 
 
-class Recorder:
-    """Collects events; ``of(type)`` filters them."""
-
-    def __init__(self) -> None:
-        self.events: list[EngineEvent] = []
-
-    def __call__(self, event: EngineEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    def phases(self, index: int | None = None) -> list[str]:
-        return [e.phase for e in self.of(PhaseChanged) if index is None or e.index == index]
-
-
 def execute(fake: FakeDriver, steps: Sequence[Step], *, params: Mapping[str, str] | None = None,
             start_url: str = "/", control: Any = None, config: EngineSettings | None = None,
             on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
-            flow_params: Mapping[str, str] | None = None) -> tuple[RunResult, Recorder]:
-    rec = Recorder()
+            flow_params: Mapping[str, str] | None = None) -> tuple[RunResult, EventLog]:
+    rec = EventLog()
     ex = FlowExecutor(fake, emit=rec, control=control, settings=config or settings(), screenshots=False,
                       project_name="test", on_descriptor_captured=on_descriptor_captured)
     flow = Flow("checkout", start_url, tuple(steps), params=dict(flow_params or {}))
@@ -500,7 +485,7 @@ def test_heals_only_count_passed_steps() -> None:
 
 def test_invalid_actions_are_counted_per_run() -> None:
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
-    rec = Recorder()
+    rec = EventLog()
     ex = FlowExecutor(fake, emit=rec, settings=settings(retries=0), screenshots=False)
     flow = Flow("f", "/", (click("s1", "Go"),))
     first = ex.run_flow(flow, params={})

@@ -15,10 +15,11 @@ from core.domain import (
 )
 from core.engine.control import Answer, HeadlessControl, StopRequested, TakeoverRequested
 from core.engine.events import (
-    PHASES, ActionPerformed, EngineEvent, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
+    PHASES, ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
     TakeoverStarted,
 )
 from core.engine.executor import FlowExecutor
+from event_log import EventLog
 from core.perception.fake import FakeDriver, change_text, navigate, nothing
 from core.plan import DecideContext, Decision
 
@@ -45,20 +46,9 @@ def three_pages() -> FakeDriver:
 FLOW3 = (click("s1", "Next"), click("s2", "Next"), click("s3", "Done"))
 
 
-class Events:
-    def __init__(self) -> None:
-        self.events: list[EngineEvent] = []
-
-    def __call__(self, event: EngineEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-
 def run(fake: FakeDriver, steps: tuple[Step, ...], *, control: Any = None, retries: int = 2,
-        max_steps: int = 30, deciders: tuple = ()) -> tuple[RunResult, Events]:
-    events = Events()
+        max_steps: int = 30, deciders: tuple = ()) -> tuple[RunResult, EventLog]:
+    events = EventLog()
     ex = FlowExecutor(fake, emit=events, control=control, screenshots=False, deciders=deciders,
                       settings=EngineSettings(waits=WaitSettings(retries=retries, retry_delay_ms=0),
                                               max_steps=max_steps))
@@ -111,7 +101,7 @@ def test_a_browser_that_dies_mid_action_is_a_browser_error_and_the_step_is_recor
 class PauseAt(HeadlessControl):
     """Looks at the run at one pause point: what had happened before it."""
 
-    def __init__(self, events: Events, fake: FakeDriver, index: int, phase: str) -> None:
+    def __init__(self, events: EventLog, fake: FakeDriver, index: int, phase: str) -> None:
         self.events, self.fake, self.index, self.phase = events, fake, index, phase
         self.seen: list[tuple[int, str]] = []
         self.snapshot: dict[str, Any] = {}
@@ -126,7 +116,7 @@ class PauseAt(HeadlessControl):
 @pytest.mark.parametrize("phase", PHASES_BEFORE_RECORD)
 def test_the_run_can_pause_before_every_phase(phase: str) -> None:
     fake = three_pages()
-    events = Events()
+    events = EventLog()
     control = PauseAt(events, fake, 1, phase)
     ex = FlowExecutor(fake, emit=events, control=control, screenshots=False)
     result = ex.run_flow(Flow("f", "/", FLOW3), params={})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.recover.policy import Failure, decide_recovery
+from core.recover.policy import Failure, decide_recovery, human_answers
 
 
 def decide(kind: str, *, acted: bool = False, reversible: bool = True, attempts: int = 1, max_attempts: int = 3,
@@ -49,3 +49,11 @@ def test_roll_back_only_with_a_compensation_after_an_unexpected_change() -> None
     assert decide("changed_unexpectedly", acted=True, can_roll_back=False)[0] == "retry"
     assert decide("unchanged", acted=True, can_roll_back=True)[0] == "retry"
     assert decide("changed_unexpectedly", acted=True, can_roll_back=True, attempts=3)[0] == "escalate"
+
+
+def test_what_a_human_may_answer() -> None:
+    assert human_answers(Failure("budget", "looped"), reversible=True) == ("stop",)
+    assert human_answers(Failure("unchanged", "x", acted=True), reversible=False) == ("skip", "stop", "take_over")
+    assert human_answers(Failure("unchanged", "x", acted=False), reversible=False) == ("retry", "skip", "stop",
+                                                                                      "take_over")
+    assert human_answers(Failure("abstained", "tie"), reversible=True) == ("retry", "skip", "stop", "take_over")

@@ -12,10 +12,15 @@ def flow(task: str, fields: tuple[str, ...] = ()) -> Flow:
     return Flow("f", "/", (Step("s1", Action("click")),), episode=EpisodeSpec(task, fields=fields))
 
 
+#: Made-up episode values (MiniWoB++ draws random ones; never a real credential).
+FIXTURE_USER, FIXTURE_SECRET = "ann", "x" + "7q"
+
+
 def test_fields_of_an_episode_become_parameters() -> None:
     got = task_fields(flow("login-user", ("username", "password")),
-                      'Enter the username "vanda" and the password "iygs" into the text fields and press login.')
-    assert got == {"username": "vanda", "password": "iygs"}
+                      f'Enter the username "{FIXTURE_USER}" and the password "{FIXTURE_SECRET}" into the text '
+                      'fields and press login.')
+    assert got == {"username": FIXTURE_USER, "password": FIXTURE_SECRET}
     assert task_fields(flow("enter-text", ("target",)), 'Enter "Tora" into the text field and press Submit.') == {
         "target": "Tora"}
 
