@@ -2,7 +2,7 @@
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
 from .flow import ACTION_KINDS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
 from .escalation import (
-    Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
+    BreakerContext, BreakerFailure, Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
 )
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
@@ -14,6 +14,6 @@ __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
     "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome", "StepStatus",
-    "Verdict", "Checkpoint", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
+    "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

@@ -6,15 +6,17 @@ from typing import Literal
 
 from .element import BBox
 
-__all__ = ["EscalationKind", "EscalationAnswerKind", "EscalationCandidate", "Escalation", "Checkpoint"]
+__all__ = ["EscalationKind", "EscalationAnswerKind", "EscalationCandidate", "BreakerFailure", "BreakerContext",
+           "Escalation", "Checkpoint"]
 
 #: Why the engine asks a human: the locator abstained; the breaker is open (R4); a pre-check failed
 #: (S4) and retries were spent; the action or its verification failed and retries were spent; an
 #: irreversible step failed verification (S6, never retried); an assertion did not hold after the
 #: action had its effect; the run hit ``max_steps`` (P6); no decider of the chain chose an action;
-#: the browser or page crashed.
+#: the browser or page crashed; the same action on the same page state was about to be done again
+#: (``loop``, P8); rounds in a row changed nothing real (``stagnation``, K2).
 EscalationKind = Literal["abstained", "breaker_open", "precondition", "failed", "irreversible", "assertion",
-                         "budget", "no_decision", "crashed"]
+                         "budget", "no_decision", "crashed", "loop", "stagnation"]
 
 #: What a human may answer: try the step again (the breaker half-opens, R4), skip it, stop the run,
 #: or take over the page and later hand back with "continue from step N".
@@ -44,6 +46,60 @@ class EscalationCandidate:
 
 
 @dataclass(frozen=True, slots=True)
+class BreakerFailure:
+    """One failed attempt the circuit breaker counted (R4).
+
+    Attributes
+    ----------
+    index : int
+        0-based step index (-1 when not known).
+    step_title : str
+        The step's title (placeholders unbound: no secret in it).
+    attempt : int
+        1-based attempt of that step.
+    reason : str
+        Why it failed, one sentence, secrets masked.
+    risk : str
+        ``read_only`` / ``reversible`` / ``write``: the step's risk class.
+    """
+
+    index: int
+    step_title: str
+    attempt: int
+    reason: str
+    risk: str = "reversible"
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerContext:
+    """The circuit breaker's state as a human needs it when it opens (R4).
+
+    Attributes
+    ----------
+    state : str
+        ``closed`` / ``open`` / ``half_open``.
+    failures : int
+        Consecutive failures counted (never above ``threshold`` while open).
+    threshold : int
+        The limit that applied (by the risk of the step that failed last).
+    failures_seen : tuple[BreakerFailure, ...]
+        The consecutive failures that opened it (and failed probes), oldest first.
+    seconds_to_half_open : float | None
+        Seconds until it half-opens by itself (R4: 300 s after opening);
+        None when it is not open.
+    failed_probes : int
+        Half-open probes that failed in a row.
+    """
+
+    state: str
+    failures: int
+    threshold: int
+    failures_seen: tuple[BreakerFailure, ...] = ()
+    seconds_to_half_open: float | None = None
+    failed_probes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Escalation:
     """The engine needs a human, with context (R4): which step, why, what was already done.
 
@@ -66,6 +122,10 @@ class Escalation:
     answers : tuple[EscalationAnswerKind, ...]
         The answers the engine accepts here (no "retry" after an irreversible
         step acted, S6).
+    breaker : BreakerContext | None
+        The circuit breaker's state when it is open (R4): the failures that
+        opened it and the time until half-open; None otherwise.  ``reason``
+        says the same in words.
     """
 
     run_id: str
@@ -77,6 +137,7 @@ class Escalation:
     side_effects: tuple[str, ...] = ()
     kind: EscalationKind = "failed"
     answers: tuple[EscalationAnswerKind, ...] = ("retry", "skip", "stop", "take_over")
+    breaker: BreakerContext | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -262,6 +262,17 @@ class RunResult:
         Raw reward of an episodic task (MiniWoB++), else None.
     error_kind : ErrorKind
         Why it did not pass, as a kind; ``""`` when it passed.
+    total_steps : int
+        Steps in the flow (``steps`` holds those executed).
+    abstentions : int
+        Attempts on which the locator abstained (R2).
+    stop_kind : str
+        What stopped the run: the escalation kind (``breaker_open``,
+        ``loop``, ``stagnation``, ``abstained``...) or else the error kind;
+        ``""`` when it passed.
+    stopped_at : int | None
+        0-based index of the step it stopped at (None when it passed or
+        stopped before any step).
     """
 
     run_id: str
@@ -275,6 +286,10 @@ class RunResult:
     reward: float | None = None
     heals_by_strategy: dict[str, int] = field(default_factory=dict)
     error_kind: ErrorKind = ""
+    total_steps: int = 0
+    abstentions: int = 0
+    stop_kind: str = ""
+    stopped_at: int | None = None
 
     @property
     def passed(self) -> bool:

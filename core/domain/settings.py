@@ -126,16 +126,46 @@ class BreakerSettings:
     Attributes
     ----------
     threshold : int
-        Consecutive failures that open it (3, R4).
+        Consecutive failed attempts that open it when the failing step is an
+        ordinary reversible one (3, R4).
     read_only_threshold : int
         The same for read-only actions, which tolerate more (5, R4).
+    write_threshold : int
+        The same for writes (irreversible steps), which tolerate fewer (2:
+        "writes fewer", R4; the number is ours).
     recovery_timeout_s : float
         Seconds from open to half-open (300, R4).
+    max_failed_probes : int
+        Half-open probes that may fail in a row before a human is no longer
+        offered "retry" (skip, stop or take over remain): every loop has a
+        limit, also one a person or a script keeps answering (3).
+    loop_repeats, loop_window : int
+        Anti-loop: the same action on the same page state done
+        ``loop_repeats`` times within the last ``loop_window`` attempts may
+        not be done again (3 in 5, P8); retries count.
+    stagnation_rounds : int
+        Rounds (attempts that acted, retries included) in a row without a
+        real state change that stop the run (3, K2).
     """
 
     threshold: int = 3
     read_only_threshold: int = 5
+    write_threshold: int = 2
     recovery_timeout_s: float = 300.0
+    max_failed_probes: int = 3
+    loop_repeats: int = 3
+    loop_window: int = 5
+    stagnation_rounds: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("threshold", "read_only_threshold", "write_threshold", "max_failed_probes", "loop_repeats",
+                     "stagnation_rounds"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.loop_window < self.loop_repeats:
+            raise ValueError(f"loop_window ({self.loop_window}) must be >= loop_repeats ({self.loop_repeats})")
+        if self.recovery_timeout_s < 0:
+            raise ValueError("recovery_timeout_s must be >= 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +187,17 @@ class WaitSettings:
         (30000, S7); submits (irreversible steps) get twice as long.
     assertion_timeout_ms : int
         How long an assertion is polled before it fails, ms (2000).
+    settle_learned_max_ms : int
+        Most the learnt after-action wait may grow to when nothing is
+        pending, ms (5000: S7's "5 s without a change"); it never goes below
+        ``settle_max_ms``.
+    submit_factor : float
+        Submits (irreversible steps) wait this many times longer, both the
+        learnt idle wait and the loading limit (2.0, S7).
+    learn_alpha : float
+        Weight of a new sample in the learnt settle time's moving averages
+        (0.25; TCP's retransmission timer uses 1/8 for the mean, 1/4 for the
+        deviation, RFC 6298).
     """
 
     retries: int = 2
@@ -165,6 +206,9 @@ class WaitSettings:
     quiet_ms: int = 120
     loading_max_ms: int = 30000
     assertion_timeout_ms: int = 2000
+    settle_learned_max_ms: int = 5000
+    submit_factor: float = 2.0
+    learn_alpha: float = 0.25
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ from core.perception.driver import Driver, NavigationError
 from core.plan import DecideChain, Decider, FlowStepDecider, HumanDecider
 from core.project.params import ParameterError, bind
 from core.recover.breaker import CircuitBreaker
+from core.recover.loops import LoopGuard, Stagnation
+from core.recover.waits import WaitLearner
 
 __all__ = ["FlowExecutor"]
 
@@ -50,12 +52,16 @@ class FlowExecutor:
         that passed (with the element it acted on), so the caller can save
         the descriptor back to the flow file; never after a run that did not
         pass.
+    wait_learner : WaitLearner | None
+        Settle times learnt from the pages (S7); pass one to share it across
+        the flows of a session, else each executor learns on its own.
     """
 
     def __init__(self, driver: Driver, *, emit: Callable[[EngineEvent], None], control: RunControl | None = None,
                  store: Any = None, settings: EngineSettings | None = None, screenshots: bool = True,
                  project_name: str = "", deciders: Sequence[Decider] = (),
-                 on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None) -> None:
+                 on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
+                 wait_learner: WaitLearner | None = None) -> None:
         self.driver = driver
         self.emit = emit
         self.control = control or HeadlessControl()
@@ -66,11 +72,16 @@ class FlowExecutor:
         self.on_descriptor_captured = on_descriptor_captured
         self.chain = DecideChain([FlowStepDecider(), HumanDecider(self.control.escalate), *deciders])
         self.breaker = self._new_breaker()
+        self.loops, self.stagnation = self._new_loop_guards()
+        self.wait_learner = wait_learner or WaitLearner(self.settings.waits)
         self.store_errors: list[str] = []
 
     def _new_breaker(self) -> CircuitBreaker:
+        return CircuitBreaker.from_settings(self.settings.breaker)
+
+    def _new_loop_guards(self) -> tuple[LoopGuard, Stagnation]:
         b = self.settings.breaker
-        return CircuitBreaker(b.threshold, b.read_only_threshold, b.recovery_timeout_s)
+        return LoopGuard(b.loop_repeats, b.loop_window), Stagnation(b.stagnation_rounds)
 
     # --- services the phases use ------------------------------------------------------
     def store_call(self, method: str, *args: Any) -> Any:
@@ -85,7 +96,7 @@ class FlowExecutor:
 
     def emit_breaker(self, run_id: str) -> None:
         """Announce the breaker's state (R4)."""
-        self.emit(BreakerChanged(run_id, self.breaker.state, self.breaker.failures, self.breaker.threshold))
+        self.emit(BreakerChanged(run_id, self.breaker.state, self.breaker.failures, self.breaker.current_limit))
 
     def observe(self, run_id: str, flow: Flow, index: int, when: str) -> Observation:
         """Observe the page (``when``: ``"before"`` / ``"after"`` the action), store and announce it."""
@@ -126,6 +137,7 @@ class FlowExecutor:
         run_id = self.store_call("begin_run", self.project_name, flow.name) or run_id or uuid.uuid4().hex
         t0 = time.monotonic()
         self.breaker = self._new_breaker()
+        self.loops, self.stagnation = self._new_loop_guards()
         self.emit(FlowStarted(run_id, flow.name, tuple(s.title for s in flow.steps)))
         self.emit_breaker(run_id)
         run = RunState(run_id, flow, dict(params))
@@ -141,6 +153,11 @@ class FlowExecutor:
             run_id=run_id, flow=flow.name, status=status, steps=tuple(run.outcomes), heals=sum(heals_by.values()),
             invalid_actions=run.invalid_actions, seconds=time.monotonic() - t0, error=self.redact(error),
             heals_by_strategy=heals_by, error_kind=kind,  # type: ignore[arg-type]
+            total_steps=len(flow.steps), abstentions=run.abstentions,
+            stop_kind=(run.stop_kind or kind) if status != "passed" else "",
+            stopped_at=next((o.index for o in reversed(run.outcomes)
+                             if o.status in ("failed", "escalated", "error", "stopped")), None)
+            if status != "passed" else None,
         )
 
     def _run_steps(self, run: RunState, setup: Callable[[], Mapping[str, str]] | None) -> tuple[str, str, str]:

@@ -37,11 +37,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from core.act.expect import expected_delta, judge, observed_deltas
+from core.act.expect import NOISE_DELTAS, expected_delta, judge, observed_deltas
 from core.act.precheck import precheck as precheck_target
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
-    Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind, Flow,
+    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind, Flow,
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
@@ -53,7 +53,10 @@ from core.locate import resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
+from core.recover.breaker import describe_open, risk_of
+from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
+from core.recover.waits import WaitBudget, bound_reason
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
@@ -86,6 +89,10 @@ class RunState:
         descriptors may be written back once the whole run has passed.
     invalid_actions : int
         Verdicts that were unchanged or changed unexpectedly (S8's measure).
+    abstentions : int
+        Attempts on which the locator abstained (R2).
+    stop_kind : str
+        The escalation kind (or error kind) of the step the run stopped at; "" while it goes on.
     """
 
     run_id: str
@@ -97,6 +104,8 @@ class RunState:
     rounds: int = 0
     invalid_actions: int = 0
     captures: list[tuple[Step, Candidate]] = field(default_factory=list)
+    abstentions: int = 0
+    stop_kind: str = ""
 
 
 @dataclass
@@ -131,6 +140,10 @@ class StepContext:
     after: Observation | None = None
     verdict: Verdict | None = None
     phase_ms: dict[str, float] = field(default_factory=dict)
+    wait: WaitBudget | None = None
+    settled: Mapping[str, Any] = field(default_factory=dict)
+    settled_at: float = 0.0
+    escalation_kind: str = ""
     status: str = ""
     error: str = ""
     error_kind: ErrorKind = ""
@@ -156,7 +169,7 @@ class StepContext:
         self.attempt += 1
         self.before = self.after = self.candidate = self.resolution = self.verdict = None
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
-        self.phase_ms = {}
+        self.phase_ms, self.wait, self.settled, self.settled_at = {}, None, {}, 0.0
 
 
 class StepFailure(Exception):
@@ -174,7 +187,7 @@ class StepFailure(Exception):
 
 
 def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """Breaker check (R4), then the page before the action."""
+    """Breaker check (R4; in half-open only the one probe passes), then the page before the action."""
     if not ex.breaker.allow():
         raise StepFailure(Failure("breaker_open", "circuit breaker is open"), escalation="breaker_open")
     ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")
@@ -220,6 +233,7 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
     ex.store_call("record_resolution", ctx.run.run_id, ctx.index, ctx.resolution)
     ex.emit(TargetResolved(ctx.run.run_id, ctx.run.flow.name, ctx.index, ctx.resolution, cand))
     if ctx.resolution.abstained or cand is None:
+        ctx.run.abstentions += 1
         if ctx.step.optional:
             ctx.status, ctx.error = "skipped", "target not found; optional step skipped"
             return
@@ -280,19 +294,28 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     if ctx.already:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True, "already in the wanted state"))
         return
+    key = action_key(ctx.step, ctx.candidate.descriptor if ctx.candidate else None, ctx.value)
+    looping = ex.loops.check(key, ctx.state, title=ctx.title)
+    if looping:  # P8: the same action on the same state again is refused before it is done
+        raise StepFailure(Failure("loop", looping), escalation="loop")
     try:
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
     except ActionError as exc:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, False, str(exc)))
         raise StepFailure(Failure("action_error", str(exc))) from None
     ctx.acted = True
+    ex.loops.record(key, ctx.state)
     ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True))
 
 
 def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """Adaptive wait until the page is quiet (P6); submits (irreversible steps) may wait longer (S7)."""
+    """Adaptive wait until the page is quiet, within the learnt budget (P6, S7; :mod:`core.recover.waits`)."""
     assert ctx.step is not None
-    ex.driver.wait_settled(long=not ctx.step.reversible, start=dict(ctx.probe))
+    long = not ctx.step.reversible  # submits wait longer (S7)
+    ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long)
+    ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
+                                         limit_ms=ctx.wait.limit_ms) or {}
+    ctx.settled_at = time.monotonic()
 
 
 def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -300,7 +323,7 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
-    verdict = _effect_verdict(ctx)
+    verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
               for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
     if failed:
@@ -315,11 +338,36 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     _record_verdict(ex, ctx, verdict)
     if verdict.invalid:
         run.invalid_actions += 1
+    _stagnation(ex, ctx, verdict)
     if verdict.kind != "as_expected":
         kind = "changed_unexpectedly" if verdict.kind == "changed_unexpectedly" else "unchanged"
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+def _after_wait(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
+    """Learn this page's settle time (S7); a wait that hit its bound becomes part of the verdict's reason."""
+    if ctx.wait is None or not ctx.acted:
+        return verdict
+    late = None
+    if not ctx.settled.get("changed") and any(d not in NOISE_DELTAS for d in verdict.observed):
+        late = float(ctx.settled.get("ms", 0.0)) + (time.monotonic() - ctx.settled_at) * 1000.0
+    ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
+    bound = bound_reason(ctx.wait, ctx.settled)
+    return replace(verdict, reason=f"{verdict.reason}; {bound}") if bound else verdict
+
+
+def _stagnation(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> None:
+    """K2: count this round; rounds in a row without a real state change stop the step."""
+    if not ctx.acted or ctx.before is None or ctx.after is None or ctx.step is None:
+        return
+    why = ex.stagnation.observe(ctx.before.signature.digest, ctx.after.signature.digest, verdict=verdict.kind,
+                                expected=expected_delta(ctx.step), where=f"step {ctx.index + 1} '{ctx.title}' "
+                                                                          f"attempt {ctx.attempt}")
+    if why:
+        raise StepFailure(Failure("stagnation", f"{why} (last verdict: {verdict.reason})", acted=True),
+                          escalation="stagnation", verdict=verdict)
 
 
 def _effect_verdict(ctx: StepContext) -> Verdict:
@@ -417,8 +465,10 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
                                                                         "budget"):
         ctx.verdict = Verdict("failed", expected_delta(step) if step else "any", (), f.reason)
     reversible = step.reversible if step is not None else True
-    ex.breaker.record_failure(f.reason, read_only=bool(step and step.read_only))
-    ex.emit_breaker(ctx.run.run_id)
+    if f.kind != "breaker_open":  # an attempt the open breaker refused is not a failure of the page (R4)
+        ex.breaker.record_failure(f.reason, risk=risk_of(step or _flow_step(ctx)), index=ctx.index,
+                                  step_title=ctx.title, attempt=ctx.attempt)
+        ex.emit_breaker(ctx.run.run_id)
     max_attempts = 1 + (ex.settings.waits.retries if reversible else 0)
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state)
@@ -426,9 +476,23 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
-    answer = _escalate(ex, ctx, rec.reason, kind, human_answers(f, reversible=reversible))
-    _apply_answer(ex, ctx, answer, rec.reason, failed=f.kind == "assertion",
+    reason, answers, breaker = rec.reason, human_answers(f, reversible=reversible), None
+    if ex.breaker.state == "open":  # R4: say which failures opened it, what was done, when it half-opens
+        breaker = ex.breaker.context()
+        opened = describe_open(breaker, tuple(ctx.run.side_effects))
+        reason = opened if f.kind == "breaker_open" or rec.reason.startswith("circuit breaker") \
+            else f"{rec.reason}; {opened}"
+        kind = "irreversible" if kind == "irreversible" else "breaker_open"
+        if breaker.failed_probes >= ex.settings.breaker.max_failed_probes:  # every loop has a limit
+            answers = tuple(a for a in answers if a != "retry")
+    answer = _escalate(ex, ctx, reason, kind, answers, breaker)
+    _apply_answer(ex, ctx, answer, reason, failed=f.kind == "assertion",
                   budget=f.kind == "budget")
+
+
+def _flow_step(ctx: StepContext) -> Step | None:
+    steps = ctx.run.flow.steps
+    return steps[ctx.index] if 0 <= ctx.index < len(steps) else None
 
 
 def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
@@ -449,13 +513,14 @@ def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
 
 
 def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: EscalationKind,
-              answers: tuple[EscalationAnswerKind, ...]) -> Answer:
+              answers: tuple[EscalationAnswerKind, ...], breaker: BreakerContext | None = None) -> Answer:
     run = ctx.run
     by_ref = {c.ref: c for c in (ctx.before.candidates if ctx.before else ())}
     top = tuple(EscalationCandidate(c.ref, c.label, c.score, by_ref[c.ref].descriptor.bbox if c.ref in by_ref else None)
                 for c in (ctx.resolution.top if ctx.resolution else ()))
     event = EscalationRaised(run.run_id, run.flow.name, ctx.index, ctx.title, reason, top, tuple(run.side_effects),
-                             kind, answers)
+                             kind, answers, breaker)
+    ctx.escalation_kind = kind
     ex.store_call("record_escalation", run.run_id, event)
     ex.emit(event)
     answer = ex.ask_human(event)
@@ -464,8 +529,9 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
 
 def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: str, *, failed: bool,
                   budget: bool = False) -> None:
-    if answer.kind == "retry":
+    if answer.kind == "retry":  # a human's retry: the open breaker's one probe (R4), one more try past P8
         ex.breaker.half_open()
+        ex.loops.grant_once()
         ex.emit_breaker(ctx.run.run_id)
         return
     if answer.kind == "skip":
@@ -501,6 +567,8 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
         target = ctx.index + 1
     ex.emit(HandedBack(run.run_id, run.flow.name, target))
     ex.breaker.record_success()  # the human left the page in a working state
+    ex.loops.reset()
+    ex.stagnation.reset()
     ex.emit_breaker(run.run_id)
     if target == ctx.index:
         return  # the same step again, on the page as the human left it
@@ -520,6 +588,8 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))
     run.outcomes.append(outcome)
+    if ctx.status in ("failed", "escalated", "error", "stopped"):
+        run.stop_kind = ctx.escalation_kind if ctx.status == "escalated" and ctx.escalation_kind else ctx.error_kind
     if ctx.status == "passed" and ctx.step is not None and not ctx.step.reversible:
         run.side_effects.append(f"step {ctx.index + 1} '{ctx.title}' wrote data")
     ex.store_call("record_step", run.run_id, outcome)

@@ -20,6 +20,7 @@ from core.engine.executor import FlowExecutor
 from core.engine.pipeline import fatal_kind
 from core.engine.report import succeeded
 from core.perception.driver import PlaywrightDriver
+from core.recover.waits import WaitLearner
 from core.project import Project, save_flow
 from core.project.params import escape_target, placeholders, step_texts
 from core.sites.adapters import SiteAdapter, open_site
@@ -123,6 +124,8 @@ class ProjectSession:
         self.redactor = Redactor(())
         self._secret_values: list[str] = []
         self._captured: list[tuple[Step, Candidate]] = []
+        #: Settle times learnt from the pages, shared by the session's flows (S7).
+        self.wait_learner = WaitLearner(project.engine_settings.waits)
 
     def __enter__(self) -> "ProjectSession":
         self.open()
@@ -174,7 +177,8 @@ class ProjectSession:
         return FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store,
                             settings=self.project.engine_settings, screenshots=self.screenshots,
                             project_name=self.project.name,
-                            on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)))
+                            on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
+                            wait_learner=self.wait_learner)
 
     def _store_back(self, flow: Flow, result: RunResult) -> None:
         """After a run that passed (and earned a positive reward, for an episode): save the descriptors

@@ -63,7 +63,8 @@ class Driver(Protocol):
     def observe(self, *, screenshot: bool = True) -> Observation: ...
     def refs_for_selector(self, selector: str) -> list[Candidate]: ...
     def perform(self, action: Action, ref: str | None, value: str) -> None: ...
-    def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None) -> dict[str, Any]: ...
+    def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
+                     idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]: ...
     def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]: ...
     def evaluate(self, script: str, arg: Any = None) -> Any: ...
 
@@ -628,8 +629,13 @@ class PlaywrightDriver:
             self._check_alive()
             return None
 
-    def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None) -> dict[str, Any]:
+    def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
+                     idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
+
+        ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
+        and the loading limit (the engine's learnt budget, S7;
+        :mod:`core.recover.waits`).
 
         Returns as soon as a change was seen and the page is quiet (no DOM
         mutation for ``waits.quiet_ms``, 120 ms by default; no request in
@@ -648,7 +654,8 @@ class PlaywrightDriver:
         start_mut = start.get("mutations")
         start_url = start.get("url")
         w = self.waits
-        limit = w.loading_max_ms * (2 if long else 1)
+        limit = limit_ms if limit_ms is not None else w.loading_max_ms * (2 if long else 1)
+        settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
         while True:
             elapsed = (time.monotonic() - t0) * 1000.0
@@ -671,7 +678,7 @@ class PlaywrightDriver:
                 quiet = p["quietMs"] >= w.quiet_ms
                 if not pending and quiet and (changed or start_mut is None):
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
-                if not pending and elapsed >= w.settle_max_ms:
+                if not pending and elapsed >= settle_max:
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
                 if elapsed >= limit:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}

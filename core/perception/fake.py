@@ -401,9 +401,16 @@ class FakeDriver:
         return {"url": self.url, "mutations": self.mutations, "quietMs": 1000.0, "inflight": 0,
                 "loading": self.loading, "ready": "complete"}
 
-    def wait_settled(self, *, long: bool = False, start: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Returns at once; ``changed`` compares the mutation counter with ``start``."""
+    def wait_settled(self, *, long: bool = False, start: Mapping[str, Any] | None = None,
+                     idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:
+        """Returns at once; ``changed`` compares the mutation counter with ``start``.
+
+        A page still ``loading`` never settles: the wait "hits" its bound
+        (``limit_ms``, else 30000 ms) at once and says ``timed_out``.
+        """
         changed = bool(start) and (start.get("mutations") != self.mutations or start.get("url") != self.url)
+        if self.loading:
+            return {"ms": float(limit_ms if limit_ms is not None else 30000.0), "changed": changed, "timed_out": True}
         return {"ms": 0.0, "changed": changed, "timed_out": False}
 
     # --- assertions ------------------------------------------------------------------

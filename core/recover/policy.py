@@ -15,7 +15,8 @@ Rules, first match wins:
 2. an irreversible step that acted and then failed verification escalates
    and is never retried: it may have written data (S6, "aborted abnormally");
 3. a failure that needs a human at once (the locator abstained, an assertion
-   failed after the action had its effect, the breaker is open) escalates;
+   failed after the action had its effect, the breaker is open, the same
+   action on the same state again (P8), rounds without change (K2)) escalates;
 4. an open breaker escalates (R4);
 5. with attempts left: roll back first when the attempt acted, changed the
    page unexpectedly and a compensation exists; else retry;
@@ -32,11 +33,12 @@ __all__ = ["FailureKind", "Failure", "RecoveryKind", "Recovery", "decide_recover
 
 #: What went wrong in one attempt.
 FailureKind = Literal["abstained", "breaker_open", "precondition", "action_error", "unchanged",
-                      "changed_unexpectedly", "assertion", "no_decision", "budget", "crash"]
+                      "changed_unexpectedly", "assertion", "no_decision", "budget", "crash", "loop", "stagnation"]
 RecoveryKind = Literal["retry", "roll_back", "escalate", "abort"]
 
 #: Failures a retry cannot fix: a human is needed at once.
-_HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget"})
+#: ``loop`` (P8) and ``stagnation`` (K2): repeating the attempt is what they forbid.
+_HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget", "loop", "stagnation"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -335,11 +335,23 @@ def test_the_breaker_opens_after_three_consecutive_failures_and_escalates() -> N
 
 
 def test_read_only_steps_get_five_failures_before_the_breaker_opens() -> None:
-    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    # the action raises (it is not performed), so neither P8 nor K2 counts it: the breaker's own limit shows
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): fail("element is covered")})
     config = settings(retries=10)
     result, rec = execute(fake, [click("s1", "Go", read_only=True)], config=config)
     assert len(fake.actions) == 5
-    assert rec.of(BreakerChanged)[-1].state == "open"
+    assert (rec.of(BreakerChanged)[-1].state, rec.of(BreakerChanged)[-1].threshold) == ("open", 5)
+    assert rec.of(EscalationRaised)[-1].kind == "breaker_open"
+
+
+def test_a_read_only_step_that_changes_nothing_stagnates_before_its_breaker_limit() -> None:
+    fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
+    result, rec = execute(fake, [click("s1", "Go", read_only=True)], config=settings(retries=10))
+    assert len(fake.actions) == 3  # K2: 3 rounds without a real change, though the breaker would allow 5
+    assert rec.of(BreakerChanged)[-1].state == "closed"
+    (esc,) = rec.of(EscalationRaised)
+    assert esc.kind == "stagnation" and "3 rounds in a row without a real state change" in esc.reason
+    assert result.stop_kind == "stagnation" and result.stopped_at == 0
 
 
 def test_after_a_human_resume_the_open_breaker_lets_one_probe_through() -> None:
