@@ -28,7 +28,7 @@ from core.domain import ErrorKind, RunResult
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "KIND_EXIT",
     "succeeded", "result_label", "results_line", "run_exit_code", "exit_code",
-    "FlowStats", "table", "summary_text", "summary_json",
+    "FlowStats", "Stop", "table", "summary_text", "summary_json",
 ]
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ESCALATED, EXIT_ENVIRONMENT = 0, 1, 2, 3, 4
@@ -86,6 +86,44 @@ def exit_code(results: Iterable[RunResult]) -> int:
     return _most_severe(run_exit_code(r) for r in results)
 
 
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Where and why one run stopped.
+
+    Attributes
+    ----------
+    kind : str
+        :attr:`RunResult.stop_kind <core.domain.RunResult>`: the escalation
+        kind (``breaker_open``, ``loop``, ``stagnation``, ``abstained``...)
+        or the error kind.
+    reason : str
+        The run's error message (secrets masked).
+    index : int | None
+        0-based index of the step it stopped at (None: before any step).
+    step_id, title : str
+        That step's id and title ("" when ``index`` is None).
+    """
+
+    kind: str
+    reason: str
+    index: int | None = None
+    step_id: str = ""
+    title: str = ""
+
+    @classmethod
+    def of(cls, r: RunResult) -> "Stop":
+        """The stop of a run that did not succeed (a passed episode the reward denied: kind ``reward``)."""
+        kind = r.stop_kind or r.error_kind or ("reward" if r.status == "passed" else r.status)
+        step = next((o for o in r.steps if o.index == r.stopped_at), None) if r.stopped_at is not None else None
+        reason = r.error or (f"the reward was {r.reward:+.2f}" if r.reward is not None else "")
+        return cls(kind, reason, r.stopped_at, step.step_id if step else "", step.title if step else "")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "reason", "step"}``; ``step`` is ``{"index" (0-based), "id", "title"}`` or None."""
+        at = None if self.index is None else {"index": self.index, "id": self.step_id, "title": self.title}
+        return {"kind": self.kind, "reason": self.reason, "step": at}
+
+
 @dataclass
 class FlowStats:
     """Statistics of one flow over its runs (one run, or one per episode).
@@ -116,6 +154,12 @@ class FlowStats:
         The episode's task (MiniWoB++), ``""`` for ordinary flows.
     ground_truth : dict
         The site's server log after the last run (demo site), else empty.
+    steps_passed, steps_total : int
+        Summed over the runs: steps that passed, and steps in the flow.
+    abstentions : int
+        Summed: attempts on which the locator abstained (R2).
+    stops : list[Stop]
+        One per run that did not succeed, in run order.
     """
 
     flow: str
@@ -134,10 +178,19 @@ class FlowStats:
     wrong_clicks: int = 0
     task: str = ""
     ground_truth: dict[str, Any] = field(default_factory=dict)
+    steps_passed: int = 0
+    steps_total: int = 0
+    abstentions: int = 0
+    stops: list[Stop] = field(default_factory=list)
 
     def add(self, r: RunResult) -> None:
         """Count one run of the flow."""
         self.episodes += 1
+        self.steps_passed += sum(1 for o in r.steps if o.status == "passed")
+        self.steps_total += r.total_steps or len(r.steps)
+        self.abstentions += r.abstentions
+        if not succeeded(r):
+            self.stops.append(Stop.of(r))
         self.passed_runs += int(succeeded(r))
         self.steps += len(r.steps)
         self.heals += r.heals
@@ -176,6 +229,15 @@ class FlowStats:
         return _most_severe(self.codes)
 
     @property
+    def stop(self) -> Stop | None:
+        """The stop of the flow's most severe run (the first one), None when every run succeeded."""
+        worst = self.exit_code
+        failing = [c for c in self.codes if c != EXIT_OK]
+        if not failing:
+            return None
+        return self.stops[failing.index(worst)] if worst in failing else self.stops[0]
+
+    @property
     def error_kind(self) -> str:
         """The error kind of the flow's most severe runs (the first one that has a kind), else ``""``."""
         worst = self.exit_code
@@ -198,12 +260,13 @@ def _mean_reward(s: FlowStats) -> float:
 def summary_text(stats: Sequence[FlowStats]) -> str:
     """The summary printed after a run (no trailing newline).
 
-    One table row per flow (result, steps, heals, invalid actions,
-    seconds), up to three distinct errors per flow, the demo site's server
+    One table row per flow (result, steps as passed / total, heals,
+    invalid actions, seconds), up to three distinct errors per flow, the demo site's server
     log when known, and for episodic flows a table per task (success rate,
     mean raw reward, heals by strategy, wrong clicks).
     """
-    rows = [[s.flow, s.result if s.episodes == 1 else f"{s.result} ({s.passed_runs}/{s.episodes})", s.steps,
+    rows = [[s.flow, s.result if s.episodes == 1 else f"{s.result} ({s.passed_runs}/{s.episodes})",
+             f"{s.steps_passed}/{s.steps_total}",
              s.heals, s.invalid, f"{s.seconds:.1f}"] for s in stats]
     lines = [table(rows, ["flow", "result", "steps", "heals", "invalid actions", "seconds"])]
     for s in stats:
@@ -228,7 +291,15 @@ def summary_json(stats: Sequence[FlowStats]) -> dict[str, Any]:
     """The JSON summary (``steadyhand run --json``).
 
     ``{"passed": bool, "flows": [{"flow", "passed", "error_kind", "steps",
-    "heals", "invalid_actions", "seconds"}], "tasks": [...]}``; ``tasks``
+    "heals", "invalid_actions", "seconds", "steps_passed", "steps_total",
+    "heals_by_strategy", "abstentions", "stop"}], "tasks": [...]}``;
+    ``steps`` counts the steps executed, ``steps_passed`` / ``steps_total``
+    those that passed and those the flow has (summed over episodes);
+    ``heals_by_strategy`` maps a strategy other than exact to the passed
+    steps it resolved; ``abstentions`` counts attempts on which the locator
+    abstained; ``stop`` is None when the flow passed, else
+    :meth:`Stop.to_json` of its most severe run (the stop reason and the
+    step it stopped at); ``tasks``
     (``task``, ``episodes``, ``success_rate`` 0..1, ``mean_raw_reward``,
     ``heals_by_strategy``, ``wrong_clicks``) only when a flow is episodic.
     ``error_kind`` is :attr:`FlowStats.error_kind`; seconds are rounded to ms.
@@ -236,7 +307,10 @@ def summary_json(stats: Sequence[FlowStats]) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "passed": all(s.passed for s in stats),
         "flows": [{"flow": s.flow, "passed": s.passed, "error_kind": s.error_kind, "steps": s.steps,
-                   "heals": s.heals, "invalid_actions": s.invalid, "seconds": round(s.seconds, 3)} for s in stats],
+                   "heals": s.heals, "invalid_actions": s.invalid, "seconds": round(s.seconds, 3),
+                   "steps_passed": s.steps_passed, "steps_total": s.steps_total,
+                   "heals_by_strategy": dict(sorted(s.heals_by.items())), "abstentions": s.abstentions,
+                   "stop": s.stop.to_json() if s.stop else None} for s in stats],
     }
     tasks = [s for s in stats if s.task]
     if tasks:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from core.domain.flow import ACTION_KINDS, DEFAULT_SCROLL_PX
 from core.domain.settings import EngineSettings
@@ -60,8 +60,23 @@ class BreakerModel(_Strict):
                            description="consecutive failures that open the breaker (R4)")
     read_only_threshold: int = Field(_BREAKER.read_only_threshold, ge=1, le=50,
                                      description="read-only actions tolerate more (R4)")
+    write_threshold: int = Field(_BREAKER.write_threshold, ge=1, le=50,
+                                 description="writes (irreversible steps) tolerate fewer (R4)")
     recovery_timeout_s: float = Field(_BREAKER.recovery_timeout_s, ge=0,
                                       description="open -> half_open after this, s (R4)")
+    max_failed_probes: int = Field(_BREAKER.max_failed_probes, ge=1, le=50,
+                                   description="failed half-open probes in a row before retry is no longer offered")
+    loop_repeats: int = Field(_BREAKER.loop_repeats, ge=1, le=50,
+                              description="the same action on the same state this often in the window is a loop (P8)")
+    loop_window: int = Field(_BREAKER.loop_window, ge=1, le=100, description="attempts looked back on (P8)")
+    stagnation_rounds: int = Field(_BREAKER.stagnation_rounds, ge=1, le=50,
+                                   description="rounds in a row without a real state change that stop (K2)")
+
+    @model_validator(mode="after")
+    def _window_holds_repeats(self) -> "BreakerModel":
+        if self.loop_window < self.loop_repeats:
+            raise ValueError(f"loop_window ({self.loop_window}) must be >= loop_repeats ({self.loop_repeats})")
+        return self
 
 
 class LocatorModel(_Strict):
@@ -80,6 +95,10 @@ class WaitModel(_Strict):
                                 description="longest wait while loading, ms; doubled for submits (S7)")
     assertion_timeout_ms: int = Field(_WAITS.assertion_timeout_ms, ge=0, le=120000,
                                       description="how long an assertion is polled, ms")
+    settle_learned_max_ms: int = Field(_WAITS.settle_learned_max_ms, ge=0, le=60000,
+                                       description="most the learnt idle wait grows to, ms (S7)")
+    submit_factor: float = Field(_WAITS.submit_factor, ge=1, le=10, description="submits wait this many times longer (S7)")
+    learn_alpha: float = Field(_WAITS.learn_alpha, gt=0, le=1, description="weight of a new settle-time sample (S7)")
 
 
 class ProjectModel(_Strict):

@@ -145,8 +145,8 @@ def test_summary_text_has_a_row_per_flow_and_the_errors() -> None:
                                                  result("export", "assertion", error="text 'Saved' does not appear"))]
     lines = summary_text(stats).splitlines()
     assert lines[0].split() == ["flow", "result", "steps", "heals", "invalid", "actions", "seconds"]
-    assert lines[2].split() == ["login", "passed", "2", "0", "0", "1.2"]
-    assert lines[3].split() == ["export", "failed", "(0/2)", "4", "0", "2", "2.5"]
+    assert lines[2].split() == ["login", "passed", "2/2", "0", "0", "1.2"]
+    assert lines[3].split() == ["export", "failed", "(0/2)", "4/4", "0", "2", "2.5"]
     assert lines[4:] == ["  export: text 'Saved' does not appear"]
 
 
@@ -171,10 +171,55 @@ def test_summary_json_keys_and_error_kind_per_flow() -> None:
     assert json.loads(json.dumps(doc)) == doc
     assert doc["passed"] is False
     assert doc["flows"][0] == {"flow": "login", "passed": True, "error_kind": "", "steps": 2, "heals": 0,
-                               "invalid_actions": 0, "seconds": 1.25}
+                               "invalid_actions": 0, "seconds": 1.25, "steps_passed": 2, "steps_total": 2,
+                               "heals_by_strategy": {}, "abstentions": 0, "stop": None}
     assert doc["flows"][1]["error_kind"] == "unreachable" and doc["flows"][1]["passed"] is False
     assert doc["flows"][2]["seconds"] == 0.123
     assert doc["tasks"] == [{"task": "click-test", "episodes": 1, "success_rate": 1.0, "mean_raw_reward": 1.0,
                              "heals_by_strategy": {}, "wrong_clicks": 0}]
     assert "tasks" not in summary_json(stats[:2])
     assert summary_json([stats_of(result("a")), stats_of(result("b"))])["passed"] is True
+
+
+def stopped_run(flow: str, *, stop_kind: str, kind: str = "escalated", at: int = 1, total: int = 4,
+                heals_by: dict[str, int] | None = None, abstentions: int = 0) -> RunResult:
+    """A run whose steps before ``at`` passed and which stopped at step ``at``."""
+    outcomes = tuple(StepOutcome(i, f"s{i + 1}", f"step {i + 1}", "passed" if i < at else "escalated", None, None,
+                                 1, 10.0, error="" if i < at else "why") for i in range(at + 1))
+    return RunResult(run_id="r", flow=flow, status=STATUS_OF.get(kind, "error"), steps=outcomes,
+                     heals=sum((heals_by or {}).values()), invalid_actions=0, seconds=1.0,
+                     error=f"{stop_kind}: it stopped", heals_by_strategy=dict(heals_by or {}),
+                     error_kind=kind, total_steps=total, abstentions=abstentions,  # type: ignore[arg-type]
+                     stop_kind=stop_kind, stopped_at=at)
+
+
+def test_the_steps_column_says_passed_over_total() -> None:
+    s = stats_of(stopped_run("save", stop_kind="breaker_open", at=1, total=4))
+    row = summary_text([s]).splitlines()[2].split()
+    assert row[:3] == ["save", "escalated", "1/4"]
+    assert (s.steps, s.steps_passed, s.steps_total) == (2, 1, 4)
+
+
+def test_summary_json_says_where_and_why_a_flow_stopped_with_heals_by_strategy_and_abstentions() -> None:
+    s = stats_of(stopped_run("save", stop_kind="stagnation", at=2, total=3, heals_by={"fuzzy_text": 2},
+                             abstentions=1))
+    (flow,) = summary_json([s])["flows"]
+    assert flow["stop"] == {"kind": "stagnation", "reason": "stagnation: it stopped",
+                            "step": {"index": 2, "id": "s3", "title": "step 3"}}
+    assert (flow["steps_passed"], flow["steps_total"], flow["steps"]) == (2, 3, 3)
+    assert flow["heals_by_strategy"] == {"fuzzy_text": 2} and flow["heals"] == 2
+    assert flow["abstentions"] == 1
+    assert flow["error_kind"] == "escalated" and flow["passed"] is False
+
+
+def test_the_stop_of_several_runs_is_that_of_the_most_severe() -> None:
+    s = stats_of(result("f"), stopped_run("f", stop_kind="loop", at=0), stopped_run("f", stop_kind="assertion",
+                                                                                    kind="assertion", at=1))
+    assert s.stop is not None and (s.stop.kind, s.stop.index) == ("assertion", 1)  # failed outranks escalated
+    assert [st.kind for st in s.stops] == ["loop", "assertion"]
+    assert stats_of(result("f")).stop is None
+
+
+def test_an_episode_the_reward_denied_stops_with_kind_reward() -> None:
+    s = stats_of(result("click", reward=-1.0))
+    assert s.stop is not None and s.stop.kind == "reward" and s.stop.reason == "the reward was -1.00"

@@ -40,9 +40,10 @@ def test_every_section_of_the_file_reaches_the_engine_settings(tmp_path: Path) -
                   slow_mo_ms: 50, locale: de-DE, timezone: Europe/Berlin, action_timeout_ms: 4000,
                   navigation_timeout_ms: 9000, executable_path: /opt/chromium}
         locator: {margin: 0.2, fuzzy_threshold: 0.9, position_tolerance_px: 8}
-        breaker: {threshold: 4, read_only_threshold: 6, recovery_timeout_s: 60}
+        breaker: {threshold: 4, read_only_threshold: 6, write_threshold: 1, recovery_timeout_s: 60,
+                  max_failed_probes: 2, loop_repeats: 2, loop_window: 4, stagnation_rounds: 5}
         waits: {retries: 1, retry_delay_ms: 100, settle_max_ms: 700, quiet_ms: 200, loading_max_ms: 10000,
-                assertion_timeout_ms: 3000}
+                assertion_timeout_ms: 3000, settle_learned_max_ms: 3000, submit_factor: 3, learn_alpha: 0.5}
         max_steps: 12
         """))
     s = project.engine_settings
@@ -50,9 +51,11 @@ def test_every_section_of_the_file_reaches_the_engine_settings(tmp_path: Path) -
                                         viewport_height=700, device_scale_factor=2.0, slow_mo_ms=50, locale="de-DE",
                                         timezone="Europe/Berlin", action_timeout_ms=4000, navigation_timeout_ms=9000)
     assert s.locator == LocatorConfig(margin=0.2, fuzzy_threshold=0.9, position_tolerance_px=8.0)
-    assert s.breaker == BreakerSettings(threshold=4, read_only_threshold=6, recovery_timeout_s=60.0)
+    assert s.breaker == BreakerSettings(threshold=4, read_only_threshold=6, write_threshold=1, recovery_timeout_s=60.0,
+                                        max_failed_probes=2, loop_repeats=2, loop_window=4, stagnation_rounds=5)
     assert s.waits == WaitSettings(retries=1, retry_delay_ms=100, settle_max_ms=700, quiet_ms=200,
-                                   loading_max_ms=10000, assertion_timeout_ms=3000)
+                                   loading_max_ms=10000, assertion_timeout_ms=3000, settle_learned_max_ms=3000,
+                                   submit_factor=3.0, learn_alpha=0.5)
     assert s.max_steps == 12
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.max_steps = 99  # type: ignore[misc]
@@ -117,3 +120,8 @@ def test_the_bundled_projects_load_with_their_settings(name: str) -> None:
     project = load_project(ROOT / "projects" / name)
     assert project.engine_settings.browser.viewport_width == project.settings.browser.viewport.width
     assert all(len(f.steps) <= project.engine_settings.max_steps for f in project.flows.values())
+
+
+def test_an_anti_loop_window_smaller_than_its_repeats_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ProjectError, match="loop_window"):
+        load_project(make_project(tmp_path, "name: p\nsite: demo\nbreaker: {loop_repeats: 4, loop_window: 3}\n"))
