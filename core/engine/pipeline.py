@@ -142,7 +142,8 @@ class StepContext:
     phase_ms: dict[str, float] = field(default_factory=dict)
     wait: WaitBudget | None = None
     settled: Mapping[str, Any] = field(default_factory=dict)
-    settled_at: float = 0.0
+    settle_t0: float = 0.0
+    prior: tuple[str, WaitBudget, float] | None = None
     escalation_kind: str = ""
     status: str = ""
     error: str = ""
@@ -169,7 +170,7 @@ class StepContext:
         self.attempt += 1
         self.before = self.after = self.candidate = self.resolution = self.verdict = None
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
-        self.phase_ms, self.wait, self.settled, self.settled_at = {}, None, {}, 0.0
+        self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
 
 
 class StepFailure(Exception):
@@ -191,6 +192,11 @@ def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
     if not ex.breaker.allow():
         raise StepFailure(Failure("breaker_open", "circuit breaker is open"), escalation="breaker_open")
     ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")
+    if ctx.prior is not None:  # a retry: did the last attempt's page change after its verification looked?
+        after, budget, t0 = ctx.prior
+        ctx.prior = None
+        if ctx.before.signature.digest != after:  # a late change (S7): learn it, the next wait is longer
+            ex.wait_learner.learn(budget, {"changed": False}, late_change_ms=(time.monotonic() - t0) * 1000.0)
 
 
 def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -312,10 +318,10 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
     """Adaptive wait until the page is quiet, within the learnt budget (P6, S7; :mod:`core.recover.waits`)."""
     assert ctx.step is not None
     long = not ctx.step.reversible  # submits wait longer (S7)
+    ctx.settle_t0 = time.monotonic()
     ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long)
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
                                          limit_ms=ctx.wait.limit_ms) or {}
-    ctx.settled_at = time.monotonic()
 
 
 def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -352,8 +358,10 @@ def _after_wait(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdi
         return verdict
     late = None
     if not ctx.settled.get("changed") and any(d not in NOISE_DELTAS for d in verdict.observed):
-        late = float(ctx.settled.get("ms", 0.0)) + (time.monotonic() - ctx.settled_at) * 1000.0
+        late = (time.monotonic() - ctx.settle_t0) * 1000.0  # from the start of the wait to the observation
     ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
+    if ctx.after is not None and not ctx.settled.get("changed") and late is None:
+        ctx.prior = (ctx.after.signature.digest, ctx.wait, ctx.settle_t0)
     bound = bound_reason(ctx.wait, ctx.settled)
     return replace(verdict, reason=f"{verdict.reason}; {bound}") if bound else verdict
 
@@ -480,8 +488,8 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     if ex.breaker.state == "open":  # R4: say which failures opened it, what was done, when it half-opens
         breaker = ex.breaker.context()
         opened = describe_open(breaker, tuple(ctx.run.side_effects))
-        reason = opened if f.kind == "breaker_open" or rec.reason.startswith("circuit breaker") \
-            else f"{rec.reason}; {opened}"
+        # the failures it lists include this one; an irreversible step's abort is said first (S6)
+        reason = f"{rec.reason}; {opened}" if f.acted and not reversible else opened
         kind = "irreversible" if kind == "irreversible" else "breaker_open"
         if breaker.failed_probes >= ex.settings.breaker.max_failed_probes:  # every loop has a limit
             answers = tuple(a for a in answers if a != "retry")
