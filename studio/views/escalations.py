@@ -66,6 +66,8 @@ KIND_LABELS = {
     "budget": "Step budget spent",
     "no_decision": "No decision",
     "crashed": "Browser crashed",
+    "loop": "Same action again (anti-loop)",
+    "stagnation": "Nothing really changes",
 }
 #: States in which the engine still waits on this escalation's page.
 _LIVE = ("open", "taken over")

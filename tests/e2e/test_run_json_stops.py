@@ -1,0 +1,86 @@
+"""``steadyhand run --json`` says, per flow, where and why it stopped, steps passed / total, heals by strategy
+and abstentions; the table's steps column says passed / total (a small project on loopback pages)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.sites.server import StaticSite
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures" / "stops"
+
+pytestmark = pytest.mark.browser
+
+
+def switch(sid: str) -> dict:
+    return {"id": sid, "action": "click", "target": {"tag": "button", "role": "switch", "name": "Wi-Fi"}}
+
+
+FLOWS = {
+    "toggle": {"start_url": "/toggle.html", "steps": [switch(f"s{i}") for i in range(1, 9)]},
+    "profile": {"start_url": "/dead.html", "steps": [
+        {"id": "s1", "action": "input", "value": "Grace",
+         # recorded before the label lost its suffix: a heal (not exact)
+         "target": {"tag": "input", "role": "textbox", "name": "Display name (required)",
+                    "label": "Display name (required)"}},
+        {"id": "s2", "action": "click", "target": {"tag": "button", "role": "button", "name": "Remove account",
+                                                   "text": "Remove account"}},
+    ]},
+    "settings": {"start_url": "/toggle.html", "steps": [switch("s1"), switch("s2")]},
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    site = StaticSite(FIXTURES)
+    site.start()
+    root = tmp_path_factory.mktemp("stops")
+    (root / "flows").mkdir()
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "Stops", "base_url": site.base_url,
+                                                          "waits": {"retry_delay_ms": 0}}))
+    for name, flow in FLOWS.items():
+        (root / "flows" / f"{name}.yaml").write_text(yaml.safe_dump({"name": name, **flow}))
+    yield root
+    site.stop()
+
+
+def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    r = subprocess.run([sys.executable, "-m", "core.cli", "run", str(project), "--headless", "--no-store",
+                        "--no-screenshots", "-q", "--json", str(out)], cwd=ROOT, env=dict(os.environ),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stdout + r.stderr  # escalated, none failed
+    doc = json.loads(out.read_text())
+    flows = {f["flow"]: f for f in doc["flows"]}
+    old_keys = {"flow", "passed", "error_kind", "steps", "heals", "invalid_actions", "seconds"}
+    new_keys = {"steps_passed", "steps_total", "heals_by_strategy", "abstentions", "stop"}
+    assert all(set(f) == old_keys | new_keys for f in doc["flows"])
+
+    toggle = flows["toggle"]
+    assert (toggle["passed"], toggle["error_kind"]) == (False, "escalated")
+    assert toggle["stop"]["kind"] == "stagnation" and "K2" in toggle["stop"]["reason"]
+    assert toggle["stop"]["step"] == {"index": 3, "id": "s4", "title": "click Wi-Fi"}
+    assert (toggle["steps_passed"], toggle["steps_total"], toggle["steps"]) == (3, 8, 4)
+
+    profile = flows["profile"]
+    assert profile["stop"]["kind"] == "abstained" and profile["stop"]["step"]["id"] == "s2"
+    assert profile["abstentions"] == 1
+    assert (profile["steps_passed"], profile["steps_total"]) == (1, 2)
+    assert profile["heals"] == 1 and sum(profile["heals_by_strategy"].values()) == 1
+    assert "exact" not in profile["heals_by_strategy"]
+
+    settings = flows["settings"]
+    assert settings["passed"] is True and settings["stop"] is None
+    assert (settings["steps_passed"], settings["steps_total"], settings["abstentions"]) == (2, 2, 0)
+
+    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:5]}
+    assert rows["toggle"][1:3] == ["escalated", "3/8"]
+    assert rows["profile"][1:3] == ["escalated", "1/2"]
+    assert rows["settings"][1:3] == ["passed", "2/2"]
