@@ -300,9 +300,12 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     if ctx.already:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True, "already in the wanted state"))
         return
-    key = action_key(ctx.step, ctx.candidate.descriptor if ctx.candidate else None, ctx.value)
-    looping = ex.loops.check(key, ctx.state, title=ctx.title)
-    if looping:  # P8: the same action on the same state again is refused before it is done
+    # P8: the same action on the same state again is refused before it is done; read-only kinds (assert,
+    # wait, hover, scroll, screenshot) change no data and a repeated scroll moves a page the digest does not see
+    key = "" if spec(kind).read_only else action_key(ctx.step, ctx.candidate.descriptor if ctx.candidate else None,
+                                                     ctx.value)
+    looping = ex.loops.check(key, ctx.state, title=ctx.title) if key else ""
+    if looping:
         raise StepFailure(Failure("loop", looping), escalation="loop")
     try:
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
@@ -310,7 +313,8 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, False, str(exc)))
         raise StepFailure(Failure("action_error", str(exc))) from None
     ctx.acted = True
-    ex.loops.record(key, ctx.state)
+    if key:
+        ex.loops.record(key, ctx.state)
     ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True))
 
 

@@ -188,3 +188,13 @@ def test_a_run_reports_its_total_steps_abstentions_and_where_it_stopped() -> Non
     passed, _ = execute(FakeDriver(pages={"/": [button("go", "Go")]},
                                    reactions={("/", "go", "click"): change_text("x")}), [click("s1", "Go")])
     assert (passed.stop_kind, passed.stopped_at, passed.total_steps) == ("", None, 1)
+
+
+def test_repeated_read_only_steps_are_not_a_loop() -> None:
+    from core.domain import Action, Step
+
+    fake = FakeDriver(pages={"/": [button("go", "Go")]})
+    steps = [Step(f"a{i}", Action("assert")) for i in range(5)] + [Step(f"w{i}", Action("wait")) for i in range(5)]
+    result, rec = execute(fake, steps)
+    assert result.status == "passed", result.error
+    assert rec.of(EscalationRaised) == []
