@@ -307,6 +307,9 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     looping = ex.loops.check(key, ctx.state, title=ctx.title) if key else ""
     if looping:
         raise StepFailure(Failure("loop", looping), escalation="loop")
+    stuck = ex.stagnation.blocks(key)  # K2 found by the last round, whose own step passed
+    if stuck:
+        raise StepFailure(Failure("stagnation", f"{stuck}; not doing it again"), escalation="stagnation")
     try:
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
     except ActionError as exc:
@@ -371,13 +374,16 @@ def _after_wait(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdi
 
 
 def _stagnation(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> None:
-    """K2: count this round; rounds in a row without a real state change stop the step."""
+    """K2: count this round; rounds in a row without a real state change stop the step when its verdict failed
+    (else :meth:`~core.recover.loops.Stagnation.blocks` refuses the next repeat in the act phase)."""
     if not ctx.acted or ctx.before is None or ctx.after is None or ctx.step is None:
         return
+    key = "" if spec(ctx.step.action.kind).read_only else action_key(
+        ctx.step, ctx.candidate.descriptor if ctx.candidate else None, ctx.value)
     why = ex.stagnation.observe(ctx.before.signature.digest, ctx.after.signature.digest, verdict=verdict.kind,
-                                expected=expected_delta(ctx.step), where=f"step {ctx.index + 1} '{ctx.title}' "
-                                                                          f"attempt {ctx.attempt}")
-    if why:
+                                expected=expected_delta(ctx.step), key=key,
+                                where=f"step {ctx.index + 1} '{ctx.title}' attempt {ctx.attempt}")
+    if why and verdict.kind != "as_expected":  # this round failed too: stop now; else the next repeat is refused
         raise StepFailure(Failure("stagnation", f"{why} (last verdict: {verdict.reason})", acted=True),
                           escalation="stagnation", verdict=verdict)
 
@@ -544,6 +550,7 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
     if answer.kind == "retry":  # a human's retry: the open breaker's one probe (R4), one more try past P8
         ex.breaker.half_open()
         ex.loops.grant_once()
+        ex.stagnation.grant_once()
         ex.emit_breaker(ctx.run.run_id)
         return
     if answer.kind == "skip":

@@ -13,7 +13,11 @@ choose the action again, not a person.
 after it is the state before it and the verdict was not "as expected", or
 when it is a state already seen in the last ``memory`` states (a toggle
 going back and forth, a dialog opened and closed again: S1's "repeated
-triggering").  ``rounds`` such rounds in a row (3, K2) stop the run.
+triggering").  ``rounds`` such rounds in a row (3, K2) stop the run: a
+round whose verification failed stops at once; one whose verification
+passed (each click of a toggle "works") lets its step pass, and the next
+attempt of an action that took part in those rounds is refused
+(:meth:`Stagnation.blocks`) - a different action may still lead out.
 Rounds that need no change (expected delta ``none``: hover, wait, assert,
 screenshot) neither count nor reset; a round that reached a new state, or
 changed what it was meant to without changing the digest (a scroll, a
@@ -121,7 +125,8 @@ class Stagnation:
     rounds: int = _DEFAULTS.stagnation_rounds
     memory: int = _MEMORY
     seen: deque[str] = field(default_factory=deque)
-    stale: list[str] = field(default_factory=list)
+    stale: list[tuple[str, str]] = field(default_factory=list)
+    pending: str = ""
 
     def __post_init__(self) -> None:
         self.seen = deque(self.seen, maxlen=self.memory)
@@ -131,7 +136,7 @@ class Stagnation:
         """Rounds in a row without a real state change so far."""
         return len(self.stale)
 
-    def observe(self, before: str, after: str, *, verdict: str, expected: str, where: str = "") -> str:
+    def observe(self, before: str, after: str, *, verdict: str, expected: str, where: str = "", key: str = "") -> str:
         """Count one round; returns ``""``, or why the run stagnates once ``rounds`` are reached (K2).
 
         Parameters
@@ -144,6 +149,11 @@ class Stagnation:
             The action's expected delta (S5); ``none`` makes the round neutral.
         where : str
             How the round is named in the reason (``"step 2 'Save' attempt 1"``).
+        key : str
+            The round's action (:func:`action_key`), for :meth:`blocks`.
+
+        When the count is reached on a round whose verdict was ``as_expected``
+        the reason is also kept as :attr:`pending` (see :meth:`blocks`).
         """
         if expected == "none":
             self._remember(before, after)
@@ -157,13 +167,27 @@ class Stagnation:
         self._remember(before, after)
         if not stale:
             self.stale.clear()
+            self.pending = ""
             return ""
-        self.stale.append(f"{where}: {stale}" if where else stale)
+        self.stale.append((f"{where}: {stale}" if where else stale, key))
         if len(self.stale) < self.rounds:
             return ""
-        last = self.stale[-self.rounds:]
-        return (f"stagnation: {len(self.stale)} rounds in a row without a real state change (limit {self.rounds}, "
-                f"K2): " + "; ".join(last))
+        last = [w for w, _ in self.stale[-self.rounds:]]
+        why = (f"stagnation: {len(self.stale)} rounds in a row without a real state change (limit {self.rounds}, "
+               f"K2): " + "; ".join(last))
+        if verdict == "as_expected":
+            self.pending = why
+        return why
+
+    def blocks(self, key: str) -> str:
+        """``""``, or the pending stagnation when ``key`` is an action of the stagnant rounds (K2)."""
+        if self.pending and key and any(k == key for _, k in self.stale[-self.rounds:]):
+            return self.pending
+        return ""
+
+    def grant_once(self) -> None:
+        """A human answered "retry": the pending stagnation no longer blocks (the next round counts again)."""
+        self.pending = ""
 
     def _remember(self, before: str, after: str) -> None:
         for s in (before, after):
@@ -173,3 +197,4 @@ class Stagnation:
     def reset(self) -> None:
         """Forget the count (a human took over and handed back)."""
         self.stale.clear()
+        self.pending = ""

@@ -66,8 +66,8 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
     toggle = flows["toggle"]
     assert (toggle["passed"], toggle["error_kind"]) == (False, "escalated")
     assert toggle["stop"]["kind"] == "stagnation" and "K2" in toggle["stop"]["reason"]
-    assert toggle["stop"]["step"] == {"index": 3, "id": "s4", "title": "click Wi-Fi"}
-    assert (toggle["steps_passed"], toggle["steps_total"], toggle["steps"]) == (3, 8, 4)
+    assert toggle["stop"]["step"] == {"index": 4, "id": "s5", "title": "click Wi-Fi"}
+    assert (toggle["steps_passed"], toggle["steps_total"], toggle["steps"]) == (4, 8, 5)
 
     profile = flows["profile"]
     assert profile["stop"]["kind"] == "abstained" and profile["stop"]["step"]["id"] == "s2"
@@ -81,6 +81,6 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
     assert (settings["steps_passed"], settings["steps_total"], settings["abstentions"]) == (2, 2, 0)
 
     rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:5]}
-    assert rows["toggle"][1:3] == ["escalated", "3/8"]
+    assert rows["toggle"][1:3] == ["escalated", "4/8"]
     assert rows["profile"][1:3] == ["escalated", "1/2"]
     assert rows["settings"][1:3] == ["passed", "2/2"]

@@ -126,10 +126,26 @@ def test_a_button_that_toggles_between_two_states_stagnates() -> None:
     result, rec = execute(fake, [click(f"s{i + 1}", "Toggle light") for i in range(8)])
     assert len(fake.actions) == 4  # off->on (new), on->off, off->on, on->off: three revisits in a row
     (esc,) = rec.of(EscalationRaised)
-    assert esc.kind == "stagnation" and esc.index == 3
+    assert esc.kind == "stagnation" and esc.index == 4  # each step passed; the fifth click is refused
     assert "back to a page state seen before" in esc.reason and "K2" in esc.reason
     assert result.stop_kind == "stagnation" and result.status == "escalated"
     assert all(v.verdict.kind == "as_expected" for v in rec.of(VerdictReached))  # each click "worked"
+    assert [o.status for o in result.steps] == ["passed"] * 4 + ["escalated"]
+
+
+def test_after_a_toggle_cycle_another_action_still_leads_out() -> None:
+    state = {"on": False}
+
+    def toggle(d: FakeDriver, el: Any, value: str) -> None:
+        state["on"] = not state["on"]
+        change_text("Light is on" if state["on"] else "Light is off")(d, el, value)
+
+    fake = FakeDriver(pages={"/": FakePage([button("t", "Toggle light"), button("s", "Save")], text="Light is off")},
+                      reactions={("/", "t", "click"): toggle, ("/", "s", "click"): change_text("Saved")})
+    steps = [click(f"t{i}", "Toggle light") for i in range(4)] + [click("s1", "Save")]
+    result, rec = execute(fake, steps)
+    assert result.status == "passed", result.error
+    assert rec.of(EscalationRaised) == []
 
 
 def test_a_dead_button_retried_stagnates_and_opens_the_breaker_at_once() -> None:

@@ -88,9 +88,29 @@ def test_three_rounds_that_change_nothing_stagnate() -> None:
 def test_a_toggle_between_two_states_stagnates_on_the_third_revisit() -> None:
     s = Stagnation()
     rounds = [("A", "B"), ("B", "A"), ("A", "B"), ("B", "A")]
-    results = [s.observe(b, a, verdict="as_expected", expected="any") for b, a in rounds]
+    results = [s.observe(b, a, verdict="as_expected", expected="any", key="click switch") for b, a in rounds]
     assert results[:3] == ["", "", ""]
     assert "back to a page state seen before" in results[3]
+    assert s.blocks("click switch") == results[3]  # the next toggle is refused...
+    assert s.blocks("click save") == ""  # ...another action may lead out
+    s.grant_once()
+    assert s.blocks("click switch") == ""  # a human's retry lets one more round through
+
+
+def test_a_failed_round_that_stagnates_leaves_nothing_pending() -> None:
+    s = Stagnation()
+    for _ in range(3):
+        why = s.observe("A", "A", verdict="unchanged", expected="any", key="k")
+    assert why and s.pending == "" and s.blocks("k") == ""  # the step itself stops (the caller raises)
+
+
+def test_progress_clears_a_pending_stagnation() -> None:
+    s = Stagnation()
+    for b, a in [("A", "B"), ("B", "A"), ("A", "B"), ("B", "A")]:
+        s.observe(b, a, verdict="as_expected", expected="any", key="k")
+    assert s.blocks("k")
+    s.observe("A", "C", verdict="as_expected", expected="any", key="other")
+    assert s.blocks("k") == "" and s.count == 0
 
 
 def test_a_new_state_resets_the_count() -> None:
