@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from core.act.expect import NOISE_DELTAS, expected_delta, judge, observed_deltas
+from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.precheck import precheck as precheck_target
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
@@ -359,12 +359,18 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     _passed(ex, ctx)
 
 
+#: Deltas the settle wait itself notices (DOM mutations and URL changes); others (values, focus, scroll) it cannot.
+_WAIT_VISIBLE = frozenset({"navigation", "overlay_open", "overlay_close", "elements", "content"})
+
+
 def _after_wait(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
     """Learn this page's settle time (S7); a wait that hit its bound becomes part of the verdict's reason."""
     if ctx.wait is None or not ctx.acted:
         return verdict
     late = None
-    if not ctx.settled.get("changed") and any(d not in NOISE_DELTAS for d in verdict.observed):
+    # only a change the wait could have seen (DOM mutations, URL) is late: a typed value mutates no DOM, and
+    # learning from it would teach every input to wait the longest (each wait then "misses" it again)
+    if not ctx.settled.get("changed") and any(d in _WAIT_VISIBLE for d in verdict.observed):
         late = (time.monotonic() - ctx.settle_t0) * 1000.0  # from the start of the wait to the observation
     ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
     if ctx.after is not None and not ctx.settled.get("changed") and late is None:

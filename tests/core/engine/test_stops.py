@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.domain import EngineSettings, Escalation, WaitSettings
+from core.domain import EngineSettings, Escalation, Flow, WaitSettings
 from core.engine.control import Answer, HeadlessControl
 from core.engine.events import BreakerChanged, EscalationRaised, VerdictReached
+from core.engine.executor import FlowExecutor
+from core.recover.waits import WaitLearner
+from event_log import EventLog
 from core.perception.fake import FakeDriver, FakePage, change_text, fail, nothing, set_page
 from test_executor import button, click, execute, settings
 
@@ -214,3 +217,35 @@ def test_repeated_read_only_steps_are_not_a_loop() -> None:
     result, rec = execute(fake, steps)
     assert result.status == "passed", result.error
     assert rec.of(EscalationRaised) == []
+
+
+class BlindWaitFake(FakeDriver):
+    """A page whose settle wait sees no change (as a real wait sees no DOM mutation when a value is typed)."""
+
+    def wait_settled(self, **kw: Any) -> dict[str, Any]:
+        return {"ms": kw.get("idle_ms", 500.0), "changed": False, "timed_out": False}
+
+
+def learn_from(fake: FakeDriver, steps: list[Any]) -> WaitLearner:
+    learner = WaitLearner(WaitSettings())
+    ex = FlowExecutor(fake, emit=EventLog(), settings=settings(), screenshots=False, wait_learner=learner)
+    result = ex.run_flow(Flow("f", "/", tuple(steps)), params={})
+    assert result.status == "passed", result.error
+    return learner
+
+
+def test_a_typed_value_the_wait_cannot_see_teaches_no_longer_wait() -> None:
+    from test_executor import textbox, type_into
+
+    learner = learn_from(BlindWaitFake(pages={"/": [textbox("n", "Name")]}),
+                         [type_into(f"s{i}", "Name", f"value {i}") for i in range(4)])
+    assert learner.estimates == {}  # a value delta is not a change the wait missed
+    assert learner.budget("/", "input").idle_ms == 500.0
+
+
+def test_a_change_the_wait_missed_is_learnt() -> None:
+    learner = learn_from(BlindWaitFake(pages={"/": [button("go", "Go")]},
+                                       reactions={("/", "go", "click"): change_text("answered")}),
+                         [click("s1", "Go")])
+    (est,) = learner.estimates.values()
+    assert est.n == 1  # one sample: the time from the start of the wait to the observation that saw it
