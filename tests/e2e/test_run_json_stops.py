@@ -34,6 +34,9 @@ FLOWS = {
                                                    "text": "Remove account"}},
     ]},
     "settings": {"start_url": "/toggle.html", "steps": [switch("s1"), switch("s2")]},
+    "save": {"start_url": "/dead.html", "steps": [  # kind 8: a Save that never does anything
+        {"id": "s1", "action": "click", "target": {"tag": "button", "role": "button", "name": "Save changes",
+                                                   "text": "Save changes"}}]},
 }
 
 
@@ -80,7 +83,13 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
     assert settings["passed"] is True and settings["stop"] is None
     assert (settings["steps_passed"], settings["steps_total"], settings["abstentions"]) == (2, 2, 0)
 
-    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:5]}
+    save = flows["save"]
+    assert save["stop"]["kind"] == "breaker_open" and save["stop"]["step"]["index"] == 0
+    assert save["stop"]["reason"].startswith("circuit breaker open after 3 consecutive failures (limit 3)")
+    assert (save["steps_passed"], save["steps_total"], save["invalid_actions"]) == (0, 1, 3)
+
+    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:6]}
+    assert rows["save"][1:3] == ["escalated", "0/1"]
     assert rows["toggle"][1:3] == ["escalated", "4/8"]
     assert rows["profile"][1:3] == ["escalated", "1/2"]
     assert rows["settings"][1:3] == ["passed", "2/2"]
