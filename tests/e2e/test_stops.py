@@ -11,7 +11,7 @@ import pytest
 
 from core.domain import Action, BrowserSettings, ElementDescriptor, EngineSettings, Escalation, Flow, Step, WaitSettings
 from core.engine.control import Answer, HeadlessControl
-from core.engine.events import EscalationRaised, StepStarted
+from core.engine.events import EscalationRaised, StepStarted, VerdictReached
 from core.engine.executor import FlowExecutor
 from core.perception.driver import PlaywrightDriver
 from core.recover.waits import WaitLearner
@@ -137,3 +137,18 @@ def test_settle_waits_learn_a_page_that_answers_late(driver) -> None:
     assert [e.attempt for e in events if isinstance(e, StepStarted)] == [1, 1]  # no click repeated
     assert driver.evaluate("() => document.querySelectorAll('#rows tr').length") == 5  # 3 + one row per click
     assert learner.budget(driver.base_url + "slow.html", "click").samples >= 3
+
+
+def test_a_spinner_that_never_ends_hits_the_wait_bound_and_says_so(driver) -> None:
+    events: list[Any] = []
+    ex = FlowExecutor(driver, emit=events.append, screenshots=False,
+                      settings=EngineSettings(waits=WaitSettings(retries=0, retry_delay_ms=0, loading_max_ms=1500)))
+    export = Step("s1", Action("click"), target=ElementDescriptor(tag="button", role="button", name="Export CSV",
+                                                                  text="Export CSV"), expect="overlay_open")
+    result = ex.run_flow(Flow("f", "/spinner.html", (export,)), params={})
+    (verdict,) = [e.verdict for e in events if isinstance(e, VerdictReached)]
+    bound = "the page was still loading when the wait hit its bound of 2 s"  # 1.5 s, rounded
+    assert verdict.kind == "changed_unexpectedly" and bound in verdict.reason
+    (esc,) = [e for e in events if isinstance(e, EscalationRaised)]
+    assert bound in esc.reason
+    assert result.status == "escalated" and "S7" in result.error
