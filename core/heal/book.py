@@ -231,8 +231,8 @@ class HealBook:
         detail = self.store.run_detail(run_id)
         shots: dict[str, str | None] = {"before": None, "after": None}
         for o in detail.observations if detail else ():
-            if o.step_index == index and o.screenshot:
-                shots[o.moment] = o.screenshot
+            if o.index == index and o.screenshot:
+                shots[o.when] = o.screenshot
         return shots["before"], shots["after"]
 
     def _fill_in(self, flow: Flow, run_id: str, captured: Sequence[tuple[Step, Candidate]]) -> list[str]:
