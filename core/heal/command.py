@@ -42,6 +42,14 @@ def heals_command(args: argparse.Namespace) -> int:
     if not (root / "steadyhand.yaml").is_file():
         print(f"steadyhand: error: {root}: not a project folder (no steadyhand.yaml)", file=sys.stderr)
         return EXIT_INPUT
+    from core.store import store_path
+
+    if not store_path(root).is_file():  # no run recorded yet: do not create a store just to say so
+        if args.heals == "list":
+            print("no heal proposals (no run of this project was recorded yet)")
+            return EXIT_OK
+        print(f"steadyhand: error: no heal proposal #{args.id} in {root} (no run was recorded yet)", file=sys.stderr)
+        return EXIT_INPUT
     with HealReview(root) as review:
         try:
             if args.heals == "list":
