@@ -110,6 +110,7 @@ class HealBook:
         self.project_name = project_name
         self._reused: dict[tuple[str, int], int] = {}
         self.errors: list[str] = []
+        self._cache: tuple[tuple[str, str], dict[str, list[Any]]] = (("", ""), {})
 
     def _review_hint(self, pid: int) -> str:
         return f"steadyhand heals show {self.root or 'PROJECT'} {pid}"
@@ -127,13 +128,14 @@ class HealBook:
         the score and margin of that exact match, and the reason "pending
         heal #N reused".  Skipped: steps without a target or with a
         parametrised one, and any step whose recorded target matches exactly
-        on this page (then no heal is needed).
+        on this page (then no heal is needed).  The flow's pending heals are
+        read once per run: a review made during a run applies from the next.
         """
         target = step.target
         if target.is_empty or _parametrised(target) or not flow.name:
             return None, None
         try:
-            pending = self.table.pending_for(old_key(flow.name, step.id, target))
+            pending = self._pending(run_id, flow.name).get(old_key(flow.name, step.id, target), [])
         except Exception as exc:  # noqa: BLE001 - a store failure never breaks a run: the chain runs as usual
             self.errors.append(f"pending heals not read: {type(exc).__name__}: {exc}")
             return None, None
@@ -154,6 +156,18 @@ class HealBook:
             return Resolution(strategy=PENDING_HEAL, ref=r.ref, score=r.score, margin=r.margin, ms=0.0,
                               reason=reason, top=r.top), by_ref[r.ref]
         return None, None
+
+    def _pending(self, run_id: str, flow: str) -> dict[str, list[Any]]:
+        """The flow's pending heals by old key, read once per run (one query per run, not per step)."""
+        if self._cache[0] != (run_id, flow):
+            by_key: dict[str, list[Any]] = {}
+            for p in self.table.list(status="pending", flow=flow):
+                if p.kind == "heal":
+                    by_key.setdefault(p.old_key, []).append(p)
+            for group in by_key.values():
+                group.sort(key=lambda p: (p.updated_at is not None, p.updated_at, p.id), reverse=True)
+            self._cache = ((run_id, flow), by_key)
+        return self._cache[1]
 
     # --- after a run ---------------------------------------------------------------------------
 
@@ -177,6 +191,7 @@ class HealBook:
             Selector-only steps that passed, with the element acted on.
         """
         notes: list[str] = []
+        self._cache = (("", ""), {})
         statuses = {o.index: o.status for o in result.steps}
         for (run_id, index), pid in sorted(self._reused.items()):
             if run_id != result.run_id:
