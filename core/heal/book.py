@@ -262,13 +262,18 @@ class HealBook:
             return [f"descriptors not filled in: {flow_file_name(path, self.root)} cannot be read as a flow"]
         name = flow_file_name(path, self.root)
         rows: list[dict[str, Any]] = []
+        notes: list[str] = []
         new_text = text
         for step, cand in captured:
             now = current.get(step.id)
             if now is None or not now.target.is_empty:
                 continue  # edited since the run read it: the file wins
             target = escape_target(cand.descriptor)
-            edited = set_step_target(new_text, step.id, target.to_mapping(), path=path)
+            try:
+                edited = set_step_target(new_text, step.id, target.to_mapping(), path=path)
+            except Exception as exc:  # noqa: BLE001 - FlowEditError, ProjectError: the file stays as it is
+                notes.append(f"descriptor of step {step.id} not filled in: {exc}")
+                continue
             rows.append(dict(
                 key=proposal_key(flow.name, step.id, {}, target, kind=f"filled_in:{run_id}"),
                 old_key=old_key(flow.name, step.id, {}), project=self.project_name, flow=flow.name, flow_file=name,
@@ -279,9 +284,8 @@ class HealBook:
                 last_run_id=run_id, flow_digest=digest(edited), diff=unified_diff(new_text, edited, name)))
             new_text = edited
         if new_text == text:
-            return []
+            return notes
         write_atomic(path, new_text.encode("utf-8"))
-        notes = []
         for row in rows:
             rec, _ = self.table.propose(row)
             notes.append(f"filled in #{rec.id}: {name} step {row['step_id']} - descriptor captured from the one "
