@@ -101,6 +101,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         tag = f"{name}#{seed}" if flow.episode else name
                         print(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
                               f"{result.seconds:.1f}s)", file=sys.stderr, flush=True)
+                    for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
+                        print(f"    {note}", file=sys.stderr, flush=True)
     except BrowserLaunchError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
@@ -298,6 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.record.command import add_record_parser, record_command
 
     add_record_parser(sub).set_defaults(func=record_command)
+
+    from core.heal.command import add_heals_parser, heals_command
+
+    add_heals_parser(sub).set_defaults(func=heals_command)
 
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)

@@ -12,7 +12,7 @@ import time
 import uuid
 from typing import Any, Callable, Mapping, Sequence
 
-from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, RunResult, Step
+from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, Resolution, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
@@ -52,6 +52,14 @@ class FlowExecutor:
         that passed (with the element it acted on), so the caller can save
         the descriptor back to the flow file; never after a run that did not
         pass.
+    on_step_healed : Callable[[Flow, int, Step, Candidate, Resolution], None] | None
+        Called at the end of every run (passed or not), once per step that
+        passed with a heal (index, step as decided, element acted on,
+        resolution), so the caller can make heal proposals (:mod:`core.heal`).
+    pending_heals : object | None
+        Tried before the locator chain for a flow step (a
+        :class:`core.heal.HealBook`): ``reuse(run_id, flow, index, step,
+        candidates, locator_config) -> (Resolution | None, Candidate | None)``.
     wait_learner : WaitLearner | None
         Settle times learnt from the pages (S7); pass one to share it across
         the flows of a session, else each executor learns on its own.
@@ -61,6 +69,8 @@ class FlowExecutor:
                  store: Any = None, settings: EngineSettings | None = None, screenshots: bool = True,
                  project_name: str = "", deciders: Sequence[Decider] = (),
                  on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
+                 on_step_healed: Callable[[Flow, int, Step, Candidate, Resolution], None] | None = None,
+                 pending_heals: Any = None,
                  wait_learner: WaitLearner | None = None) -> None:
         self.driver = driver
         self.emit = emit
@@ -70,6 +80,8 @@ class FlowExecutor:
         self.screenshots = screenshots
         self.project_name = project_name
         self.on_descriptor_captured = on_descriptor_captured
+        self.on_step_healed = on_step_healed
+        self.pending_heals = pending_heals
         self.chain = DecideChain([FlowStepDecider(), HumanDecider(self.control.escalate), *deciders])
         self.breaker = self._new_breaker()
         self.loops, self.stagnation = self._new_loop_guards()
@@ -145,6 +157,9 @@ class FlowExecutor:
         if status == "passed" and self.on_descriptor_captured is not None:
             for step, cand in run.captures:
                 self.on_descriptor_captured(flow, step, cand)
+        if self.on_step_healed is not None:
+            for index, step, cand, res in run.healed:
+                self.on_step_healed(flow, index, step, cand, res)
         heals_by: dict[str, int] = {}
         for o in run.outcomes:
             if o.resolution is not None and o.resolution.healed and o.status == "passed":

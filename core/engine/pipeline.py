@@ -87,6 +87,9 @@ class RunState:
     captures : list[tuple[Step, Candidate]]
         Selector-only steps that passed, with the element they acted on: their
         descriptors may be written back once the whole run has passed.
+    healed : list[tuple[int, Step, Candidate, Resolution]]
+        Steps that passed with a heal (index, step as decided, element acted
+        on, resolution): they become heal proposals (:mod:`core.heal`).
     invalid_actions : int
         Verdicts that were unchanged or changed unexpectedly (S8's measure).
     abstentions : int
@@ -106,6 +109,7 @@ class RunState:
     captures: list[tuple[Step, Candidate]] = field(default_factory=list)
     abstentions: int = 0
     stop_kind: str = ""
+    healed: list[tuple[int, Step, Candidate, Resolution]] = field(default_factory=list)
 
 
 @dataclass
@@ -231,6 +235,10 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
     resolution, cand = _by_selector(ex, ctx.step)
+    if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
+        # a pending heal of this step is tried first (exact on its new descriptor; core.heal, kind 9)
+        resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
+                                                  ctx.before.candidates, ex.settings.locator)
     if resolution is None:
         resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator)
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
@@ -423,6 +431,8 @@ def _passed(ex: "FlowExecutor", ctx: StepContext) -> None:
     if ctx.candidate is not None and decided.target.is_empty and not placeholders(decided.selector):
         # a parametrised selector names another element each run: its descriptor is not this one
         ctx.run.captures.append((decided, ctx.candidate))
+    if ctx.candidate is not None and ctx.resolution is not None and ctx.resolution.healed and ctx.source == "flow":
+        ctx.run.healed.append((ctx.index, decided, ctx.candidate, ctx.resolution))
 
 
 #: The phases before ``record``, in order: (name, function).

@@ -10,19 +10,19 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from core.domain import Candidate, Flow, RunResult, Step
+from core.domain import Candidate, Flow, Resolution, RunResult, Step
 from core.engine.events import EngineEvent
 from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
 from core.engine.pipeline import fatal_kind
 from core.engine.report import succeeded
+from core.heal import HealBook
 from core.perception.driver import PlaywrightDriver
+from core.project import Project
+from core.project.params import placeholders, step_texts
 from core.recover.waits import WaitLearner
-from core.project import Project, save_flow
-from core.project.params import escape_target, placeholders, step_texts
 from core.sites.adapters import SiteAdapter, open_site
 from core.secrets import MissingSecretError, Redactor, resolve_secret
 
@@ -126,6 +126,11 @@ class ProjectSession:
         self._captured: list[tuple[Step, Candidate]] = []
         #: Settle times learnt from the pages, shared by the session's flows (S7).
         self.wait_learner = WaitLearner(project.engine_settings.waits)
+        self._healed: list[tuple[int, Step, Candidate, Resolution]] = []
+        self.heals: HealBook | None = None
+        #: Per run id: what the run did to heal proposals and flow files ("heal proposed #3: ...",
+        #: "pending heal #3 reused ...", "filled in #4: ..."); the CLI prints them, the studio may show them.
+        self.heal_notes: dict[str, list[str]] = {}
 
     def __enter__(self) -> "ProjectSession":
         self.open()
@@ -151,6 +156,7 @@ class ProjectSession:
             from core.store import Store
 
             self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
+            self.heals = HealBook(self.store, project_root=self.project.root, project_name=self.project.name)
         run = self.project.engine_settings
         self.driver = PlaywrightDriver(run.browser, base_url=self.site.base_url, redactor=self.redactor,
                                        headless=self.headless, waits=run.waits)
@@ -171,6 +177,7 @@ class ProjectSession:
             except Exception:
                 pass
         self.driver = self.store = self.site = None
+        self.heals = None
 
     def _executor(self) -> FlowExecutor:
         assert self.driver is not None
@@ -178,28 +185,33 @@ class ProjectSession:
                             settings=self.project.engine_settings, screenshots=self.screenshots,
                             project_name=self.project.name,
                             on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
+                            on_step_healed=lambda f, i, s, c, r: self._healed.append((i, s, c, r)),
+                            pending_heals=self.heals,
                             wait_learner=self.wait_learner)
 
     def _store_back(self, flow: Flow, result: RunResult) -> None:
-        """After a run that passed (and earned a positive reward, for an episode): save the descriptors
-        its selector-only steps captured into the flow file.
+        """After a run: heal proposals, reuse counts and filled-in descriptors (:class:`core.heal.HealBook`).
 
-        Nothing is written after a run that did not pass, nor without the store (``--no-store`` writes
-        nothing).  What the page showed is escaped, so its braces stay literal text.
+        Heals are proposed, never written: a step healed by any level but
+        exact leaves a proposal (``steadyhand heals ...`` reviews it).  The
+        descriptors of selector-only steps are filled in at once after a run
+        that passed (and earned a positive reward, for an episode) - and each
+        fill is reported in :attr:`heal_notes` and kept in the store as
+        "filled in", so nothing rewrites a flow file silently.  Nothing is
+        written without the store (``--no-store``); what the page showed is
+        escaped, so its braces stay literal text.  The flow file is the
+        user's: a failure here never fails the run (it becomes a note).
         """
         captured, self._captured = self._captured, []
-        if not captured or not flow.source or not self.use_store or not succeeded(result):
+        healed, self._healed = self._healed, []
+        if self.heals is None or not self.use_store:
             return
-        by_id = {step.id: cand for step, cand in captured}
         try:
-            from core.project import load_flow
-
-            current = load_flow(flow.source)
-            steps = tuple(replace(s, target=escape_target(by_id[s.id].descriptor))
-                          if s.id in by_id and s.target.is_empty else s for s in current.steps)
-            save_flow(replace(current, steps=steps), Path(flow.source))
-        except Exception:
-            pass  # the flow file is the user's; never fail a run over it
+            notes = self.heals.after_run(flow, result, passed=succeeded(result), healed=healed, captured=captured)
+        except Exception as exc:  # noqa: BLE001 - never fail a run over the proposals
+            notes = [f"heal proposals not recorded: {type(exc).__name__}: {exc}"]
+        if notes:
+            self.heal_notes[result.run_id] = [self.redactor.text(n) for n in notes]
 
     def run_flow(self, flow: Flow, *, params: Mapping[str, str] | None = None, seed: int | None = None) -> RunResult:
         """Run one flow (one episode for episodic flows) and return its result."""

@@ -4,6 +4,8 @@ One SQLite database per project at ``<project>/.steadyhand/store.sqlite``;
 screenshots are PNG files under ``<project>/.steadyhand/screenshots/<run_id>/``
 referenced by rows with paths relative to ``.steadyhand/``.
 """
+from . import heal_models  # noqa: F401 - registers the heal_proposals table before create_all
+from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import MIGRATIONS, SchemaVersionError, current_version, migrate
 from .models import SCHEMA_VERSION
@@ -22,5 +24,6 @@ __all__ = [
     "MIGRATIONS", "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
     "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
-    "ResolutionRecord", "VerdictRecord", "EscalationRecord",
+    "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
+    "HealConflictError",
 ]
