@@ -249,3 +249,41 @@ def test_a_change_the_wait_missed_is_learnt() -> None:
                          [click("s1", "Go")])
     (est,) = learner.estimates.values()
     assert est.n == 1  # one sample: the time from the start of the wait to the observation that saw it
+
+
+def test_the_studios_resume_after_the_breaker_opened_is_one_half_open_probe_and_never_4_of_3() -> None:
+    import queue
+
+    from core.engine.events import Resume, Stop
+    from core.engine.runner import _ThreadControl
+
+    class Runner:  # what the engine thread's control needs of EngineRunner: its command queue
+        def __init__(self) -> None:
+            self._commands: queue.Queue[object] = queue.Queue()
+            self._closing = False
+
+        def _emit(self, event: Any) -> None:
+            pass
+
+    class Studio(_ThreadControl):
+        """The user presses Resume on the first escalation and Stop on the second (each when it is shown)."""
+
+        def __init__(self) -> None:
+            super().__init__(Runner())
+            self.presses = [Resume(), Stop()]
+
+        def escalate(self, escalation: Escalation) -> Answer:
+            self.runner._commands.put(self.presses.pop(0))
+            return super().escalate(escalation)
+
+    fake = dead_buttons(1)
+    result, rec = execute(fake, [click("s1", "Button b0")], control=Studio(), config=settings(retries=10))
+    assert len(fake.actions) == 4  # 3 until it opened, then exactly one probe for the Resume
+    shown = [(b.state, b.consecutive_failures, b.threshold) for b in rec.of(BreakerChanged)]
+    assert shown[-3:] == [("open", 3, 3), ("half_open", 3, 3), ("open", 3, 3)]
+    assert all(n <= limit for _, n, limit in shown)
+    first, second = rec.of(EscalationRaised)
+    assert (first.kind, second.kind) == ("breaker_open", "breaker_open")
+    assert second.breaker is not None and second.breaker.failed_probes == 1
+    assert "then 1 failed probe(s)" in second.reason
+    assert result.status == "escalated"
