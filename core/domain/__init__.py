@@ -14,6 +14,7 @@ __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
     "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome", "StepStatus",
-    "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
+    "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "Escalation", "EscalationAnswerKind",
+    "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

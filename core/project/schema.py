@@ -97,7 +97,8 @@ class WaitModel(_Strict):
                                       description="how long an assertion is polled, ms")
     settle_learned_max_ms: int = Field(_WAITS.settle_learned_max_ms, ge=0, le=60000,
                                        description="most the learnt idle wait grows to, ms (S7)")
-    submit_factor: float = Field(_WAITS.submit_factor, ge=1, le=10, description="submits wait this many times longer (S7)")
+    submit_factor: float = Field(_WAITS.submit_factor, ge=1, le=10,
+                                 description="submits wait this many times longer (S7)")
     learn_alpha: float = Field(_WAITS.learn_alpha, gt=0, le=1, description="weight of a new settle-time sample (S7)")
 
 

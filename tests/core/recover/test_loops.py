@@ -142,7 +142,8 @@ def test_an_expected_change_the_digest_does_not_see_is_progress() -> None:
 def test_a_longer_flow_through_new_states_never_stagnates() -> None:
     s = Stagnation()
     states = [f"S{i}" for i in range(30)]
-    assert all(s.observe(b, a, verdict="as_expected", expected="any") == "" for b, a in zip(states[:-1], states[1:], strict=True))
+    pairs = zip(states[:-1], states[1:], strict=True)
+    assert all(s.observe(b, a, verdict="as_expected", expected="any") == "" for b, a in pairs)
 
 
 def test_reset_forgets_the_count_after_a_hand_back() -> None:
