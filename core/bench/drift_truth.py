@@ -18,7 +18,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qsl, urlsplit
 
 __all__ = [
-    "PageState", "IntendedAction", "INTENDED", "GroundTruthError", "page_state", "state_of", "diff_states",
+    "PageState", "TruthStep", "IntendedAction", "INTENDED", "GroundTruthError", "page_state", "state_of", "diff_states",
     "perform", "ground_truth", "STATE_JS", "SEARCH_WORD", "FACET_VALUE", "PAUSE_MS",
 ]
 
@@ -170,9 +170,17 @@ def locate(page: Any, action: IntendedAction) -> Any:
     return loc
 
 
-def perform(page: Any, action: IntendedAction, *, typing_delay_ms: int = 0) -> None:
-    """Do one intended action with real input (a click; for an input, click then type) and wait for load."""
+#: Longest outerHTML kept of an intended element (characters).
+HTML_CHARS = 600
+
+
+def perform(page: Any, action: IntendedAction, *, typing_delay_ms: int = 0) -> str:
+    """Do one intended action with real input (a click; for an input, click then type) and wait for load.
+
+    Returns the element's outerHTML as it was before the action (at most :data:`HTML_CHARS` characters).
+    """
     el = locate(page, action)
+    html = str(el.evaluate("e => e.outerHTML"))[:HTML_CHARS]
     if action.kind == "click":
         el.click(timeout=ACTION_TIMEOUT_MS)
     elif action.kind == "input":
@@ -181,10 +189,21 @@ def perform(page: Any, action: IntendedAction, *, typing_delay_ms: int = 0) -> N
     else:  # pragma: no cover - the table above holds clicks and inputs only
         raise ValueError(action.kind)
     page.wait_for_load_state("load", timeout=ACTION_TIMEOUT_MS)
+    return html
 
 
-def ground_truth(page: Any, base_url: str, actions: tuple[IntendedAction, ...] = INTENDED) -> list[PageState]:
-    """Drive ``page`` through the intended actions from ``base_url + "/"``: the state after each one.
+@dataclass(frozen=True, slots=True)
+class TruthStep:
+    """The ground truth of one step on one release: the state before and after the intended action and
+    the outerHTML of the element the intended action used (the markup a locator must find there)."""
+
+    before: PageState
+    after: PageState
+    element_html: str
+
+
+def ground_truth(page: Any, base_url: str, actions: tuple[IntendedAction, ...] = INTENDED) -> list[TruthStep]:
+    """Drive ``page`` through the intended actions from ``base_url + "/"``: one :class:`TruthStep` each.
 
     Raises GroundTruthError when an element is not unique or an action did not land as its check says.
     """
@@ -192,11 +211,11 @@ def ground_truth(page: Any, base_url: str, actions: tuple[IntendedAction, ...] =
     states = []
     before = page_state(page)
     for action in actions:
-        perform(page, action)
+        html = perform(page, action)
         after = page_state(page)
         problem = action.check(before, after)
         if problem:
             raise GroundTruthError(f"{action.key} on {base_url}: {problem}")
-        states.append(after)
+        states.append(TruthStep(before, after, html))
         before = after
     return states
