@@ -174,12 +174,14 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
-    progress = (lambda line: print(line, file=sys.stderr, flush=True))
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
     try:
         if args.record:
             print(f"recorded {record_flow(Path(args.project), log=progress)}")
             return EXIT_OK
-        report = run_drift(args.project, args.versions, progress=progress)
+        report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=progress)
     except DriftSetupError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -347,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
                          f"~/.cache/steadyhand/drift)")
     bd.add_argument("--project", default="projects/datasette", help="project holding the books_tour flow")
     bd.add_argument("--record", action="store_true", help="record books_tour anew on 0.59.4 (then exit)")
+    bd.add_argument("--chained-only", action="store_true",
+                    help="only the whole flow, not also each step alone from its intended state")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_drift)
 

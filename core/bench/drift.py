@@ -33,11 +33,12 @@ from __future__ import annotations
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .drift_env import DB_NAME, VERSIONS, DatasetteServer, DriftEnvError, datasette_bin, ensure_venv, make_books_db
-from .drift_truth import INTENDED, PageState, TruthStep, diff_states, ground_truth, page_state
+from .drift_truth import INTENDED, PageState, TruthStep, diff_states, ground_truth, page_state, prep_start
 
 __all__ = ["StepReport", "VersionReport", "DriftReport", "DriftSetupError", "run_drift", "format_report",
            "judge_step", "check_flow_fits", "FLOW_NAME", "DEFAULT_PROJECT", "DriftEnvError"]
@@ -102,6 +103,10 @@ class VersionReport:
     seconds: float = 0.0
     base_url: str = ""
     step_details: list[StepReport] = field(default_factory=list)
+    #: each step replayed alone from its intended before-state (a fresh load of its URL, plus the run-up of
+    #: steps that do not change the URL): the figures of every step, not only of those before a stop
+    isolated: list[StepReport] = field(default_factory=list)
+    isolated_tally: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -124,7 +129,7 @@ def check_flow_fits(steps: Sequence[Any]) -> None:
     if len(steps) != len(INTENDED):
         raise DriftSetupError(f"the flow has {len(steps)} steps, the intended actions are {len(INTENDED)}: "
                               f"re-record it with `steadyhand bench drift --record`")
-    for step, action in zip(steps, INTENDED):
+    for step, action in zip(steps, INTENDED, strict=True):
         if step.action.kind != action.kind:
             raise DriftSetupError(f"step {step.id} is a {step.action.kind}, the intended action {action.key!r} "
                                   f"is a {action.kind}")
@@ -193,38 +198,69 @@ class _Watcher:
             r.status, r.error = event.status, event.error[:400]
 
 
-def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep], report: VersionReport) -> None:
+def _run_one(session: Any, flow: Any) -> tuple[Any, list[StepReport], _Watcher]:
+    steps = [StepReport(i, s.id, s.name) for i, s in enumerate(flow.steps)]
+    watcher = _Watcher(session, steps)
+    session.emit = watcher  # read by the executor made for this run
+    result = session.run_flow(flow)
+    return result, steps, watcher
+
+
+def _finish(r: StepReport, truth: TruthStep, watcher: _Watcher, i: int) -> StepReport:
+    judge_step(r, truth, watcher.attempts.get(i, []))
+    before = watcher.before.get(i)
+    r.on_track = before is not None and not diff_states(truth.before, before)
+    return r
+
+
+def _tally(steps: Sequence[StepReport]) -> dict[str, int]:
+    return {"passed": sum(r.status == "passed" for r in steps), "heals": sum(r.healed for r in steps),
+            "abstentions": sum(r.abstained for r in steps), "escalations": sum(r.status == "escalated" for r in steps),
+            "wrong_clicks": sum(r.wrong for r in steps),
+            "silent_wrong": sum(r.wrong and r.status == "passed" for r in steps)}
+
+
+def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep], report: VersionReport, *,
+            isolated: bool = True) -> None:
+    """The chained replay of the whole flow, then (``isolated``) each step alone from its intended state."""
+    from dataclasses import replace
+
     from core.engine.session import ProjectSession
     from core.project.loader import Project
 
     moved = Project(root=project.root, settings=project.settings.model_copy(update={"base_url": base_url}),
                     flows={flow_name: project.flows[flow_name]})
     flow = moved.flows[flow_name]
-    steps = [StepReport(i, s.id, s.name) for i, s in enumerate(flow.steps)]
-    session = ProjectSession(moved, headless=True, use_store=False)
-    watcher = _Watcher(session, steps)
-    session.emit = watcher
-    with session:
-        result = session.run_flow(flow)
-    report.status, report.error_kind, report.error = result.status, result.error_kind, result.error[:400]
-    report.seconds = round(result.seconds, 1)
-    for i, r in enumerate(steps):
-        if r.status == "not run":
-            continue
-        judge_step(r, truth[i], watcher.attempts.get(i, []))
-        before = watcher.before.get(i)
-        r.on_track = before is not None and not diff_states(truth[i].before, before)
-    report.step_details = steps
-    report.passed = sum(r.status == "passed" for r in steps)
-    report.heals = sum(r.healed for r in steps)
-    report.abstentions = sum(r.abstained for r in steps)
-    report.escalations = sum(r.status == "escalated" for r in steps)
-    report.wrong_clicks = sum(r.wrong for r in steps)
-    report.silent_wrong = sum(r.wrong and r.status == "passed" for r in steps)
+    with ProjectSession(moved, headless=True, use_store=False) as session:
+        result, steps, watcher = _run_one(session, flow)
+        report.status, report.error_kind, report.error = result.status, result.error_kind, result.error[:400]
+        report.seconds = round(result.seconds, 1)
+        for i, r in enumerate(steps):
+            if r.status != "not run":
+                _finish(r, truth[i], watcher, i)
+        report.step_details = steps
+        for key, value in _tally(steps).items():
+            setattr(report, key, value)
+        if not isolated:
+            return
+        for k in range(len(flow.steps)):
+            j = prep_start(truth, k)
+            alone = replace(flow, name=f"{flow.name}_{flow.steps[k].id}", steps=flow.steps[j:k + 1],
+                            start_url=truth[j].before.relative_url, source="")
+            _, steps_k, watcher_k = _run_one(session, alone)
+            r = steps_k[-1]
+            r.index = k
+            if r.status == "not run":
+                r.error = f"run-up step {steps_k[-2].step_id} did not pass: {steps_k[-2].status}" if len(steps_k) > 1 \
+                    else r.error
+            else:
+                _finish(r, truth[k], watcher_k, k - j)
+            report.isolated.append(r)
+        report.isolated_tally = _tally(report.isolated)
 
 
 def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str] = VERSIONS, *,
-              flow_name: str = FLOW_NAME, root: Path | None = None,
+              flow_name: str = FLOW_NAME, root: Path | None = None, isolated: bool = True,
               progress: Callable[[str], None] = lambda line: None) -> DriftReport:
     """Run the benchmark (see the module docstring) and return its report.
 
@@ -261,7 +297,7 @@ def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str]
                         browser.close()
                 progress(f"drift: {version}: replaying {flow_name}")
                 t0 = time.monotonic()
-                _replay(project, server.base_url, flow_name, truth, vr)
+                _replay(project, server.base_url, flow_name, truth, vr, isolated=isolated)
                 progress(f"drift: {version}: {vr.passed}/{vr.steps} passed, {vr.wrong_clicks} wrong clicks "
                          f"({time.monotonic() - t0:.0f} s)")
             report.versions.append(vr)
@@ -276,8 +312,14 @@ def format_report(report: DriftReport) -> str:
     for v in report.versions:
         lines.append(f"{v.version:<9} {v.steps:>5} {v.passed:>6} {v.heals:>5} {v.abstentions:>7} {v.escalations:>6} "
                      f"{v.wrong_clicks:>5} {v.silent_wrong:>6}  {v.status}{' (' + v.error_kind + ')' if v.error_kind else ''}")
+    if any(v.isolated for v in report.versions):
+        lines += ["", "each step alone, from its intended state:", head, "-" * len(head)]
+        for v in report.versions:
+            t = v.isolated_tally
+            lines.append(f"{v.version:<9} {len(v.isolated):>5} {t['passed']:>6} {t['heals']:>5} {t['abstentions']:>7} "
+                         f"{t['escalations']:>6} {t['wrong_clicks']:>5} {t['silent_wrong']:>6}")
     for v in report.versions:
-        for s in v.step_details:
+        for s in v.step_details + [dc_replace(s, step_id=s.step_id + " alone") for s in v.isolated]:
             if s.status == "passed" and s.strategy in ("exact", "selector") and not s.wrong:
                 continue
             what = "WRONG CLICK" if s.wrong else s.status

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 __all__ = [
     "PageState", "TruthStep", "IntendedAction", "INTENDED", "GroundTruthError", "page_state", "state_of", "diff_states",
-    "perform", "ground_truth", "STATE_JS", "SEARCH_WORD", "FACET_VALUE", "PAUSE_MS",
+    "perform", "ground_truth", "same_url", "prep_start", "STATE_JS", "SEARCH_WORD", "FACET_VALUE", "PAUSE_MS",
 ]
 
 #: The word searched for (FTS5 over title and author; 20 of the 320 books have it in the title).
@@ -45,13 +45,21 @@ class PageState:
 
     ``path`` is the URL path; ``query`` the query string as sorted ``(name, value)`` pairs (order of
     parameters is not a difference); ``heading`` the ``h1``'s text (whitespace collapsed); ``search`` the
-    value of ``input[name=_search]`` or None when the page has no search box.
+    value of ``input[name=_search]`` or None when the page has no search box; ``fragment`` the URL's
+    ``#fragment`` (kept to reopen the same place, not compared: it only scrolls).
     """
 
     path: str
     query: tuple[tuple[str, str], ...]
     heading: str
     search: str | None
+    fragment: str = ""
+
+    @property
+    def relative_url(self) -> str:
+        """``path?query#fragment`` (the query re-encoded in sorted order), to reopen this state."""
+        q = urlencode(self.query)
+        return self.path + (f"?{q}" if q else "") + (f"#{self.fragment}" if self.fragment else "")
 
     def to_json_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -63,13 +71,31 @@ def state_of(url: str, heading: str, search: str | None) -> PageState:
     """A :class:`PageState` from a URL and the page's heading and search value (pure)."""
     parts = urlsplit(url)
     return PageState(parts.path or "/", tuple(sorted(parse_qsl(parts.query, keep_blank_values=True))),
-                     " ".join(heading.split()), search)
+                     " ".join(heading.split()), search, parts.fragment)
 
 
 def page_state(page: Any) -> PageState:
     """The :class:`PageState` of a live Playwright page."""
     got = page.evaluate(STATE_JS)
     return state_of(page.url, got.get("heading") or "", got.get("search"))
+
+
+def same_url(a: PageState, b: PageState) -> bool:
+    """Same path and query (the fragment aside)."""
+    return (a.path, a.query) == (b.path, b.query)
+
+
+def prep_start(truth: "list[TruthStep]", k: int) -> int:
+    """The first step of the shortest run-up to step ``k`` that starts on a freshly loaded page (pure).
+
+    Steps before ``k`` that leave the URL as it was (typing in the search box) and start on the same URL as
+    ``k`` must be replayed before it, since a reload loses what they did; the run-up starts at the earliest
+    of them.  Returns an index ``j <= k``.
+    """
+    j = k
+    while j > 0 and same_url(truth[j - 1].before, truth[k].before) and same_url(truth[j - 1].after, truth[j - 1].before):
+        j -= 1
+    return j
 
 
 def diff_states(want: PageState, got: PageState) -> list[str]:
