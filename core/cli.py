@@ -181,6 +181,11 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
         if args.record:
             print(f"recorded {record_flow(Path(args.project), log=progress)}")
             return EXIT_OK
+        if args.fixtures:
+            from core.bench.drift_fixtures import capture_fixtures
+
+            print(f"captured {capture_fixtures(Path(args.fixtures), args.versions, log=progress)}")
+            return EXIT_OK
         report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=progress)
     except DriftSetupError as exc:
         _err(str(exc))
@@ -349,6 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
                          f"~/.cache/steadyhand/drift)")
     bd.add_argument("--project", default="projects/datasette", help="project holding the books_tour flow")
     bd.add_argument("--record", action="store_true", help="record books_tour anew on 0.59.4 (then exit)")
+    bd.add_argument("--fixtures", metavar="DIR",
+                    help="save each release's pages of the steps that drift as static fixtures (then exit)")
     bd.add_argument("--chained-only", action="store_true",
                     help="only the whole flow, not also each step alone from its intended state")
     bd.add_argument("--json", metavar="PATH")
