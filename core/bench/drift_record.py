@@ -6,7 +6,8 @@ project to a temporary folder with its ``base_url`` pointed at that server, runs
 do the intended actions (:data:`core.bench.drift_truth.INTENDED`) on the recorded page over
 ``connect_over_cdp``, with real input at a user's pace; SIGTERM stops and saves the recording, like Ctrl-C.
 The saved flow file and its crops are then copied into the project (``flows/NAME.yaml``,
-``flows/NAME.crops/``).  Nothing of the flow is written by hand.
+``flows/NAME.crops/``); only the step titles and the description are then replaced by the intended
+actions' titles ("Sort by year" instead of "Click year").  Nothing else of the flow is written by hand.
 
 Errors: :class:`~core.bench.drift_env.DriftEnvError` when the recorder does not start within
 :data:`READY_TIMEOUT_S` or exits with a non-zero code (its output is in the message).
@@ -85,7 +86,26 @@ def record_flow(project: Path, *, version: str = VERSIONS[0], flow: str = FLOW_N
             shutil.rmtree(dst / f"{flow}.crops")
         if crops.exists():
             shutil.copytree(crops, dst / f"{flow}.crops")
+    _tidy_titles(dst / f"{flow}.yaml", version)
     return dst / f"{flow}.yaml"
+
+
+def _tidy_titles(path: Path, version: str) -> None:
+    """Step titles from the intended actions ("Sort by year" for "Click year"), when the recording has one
+    step per intended action; nothing else of the recorded flow is touched."""
+    from dataclasses import replace
+
+    from core.project import load_flow, save_flow
+
+    flow = load_flow(path)
+    if [s.action.kind for s in flow.steps] != [a.kind for a in INTENDED]:
+        return
+    steps = tuple(replace(s, name=a.title) for s, a in zip(flow.steps, INTENDED, strict=True))
+    description = (f"A tour of the books table, recorded by demonstration on datasette {version} (steadyhand bench "
+                   "drift --record): open the database and the table, sort by year, facet by genre and keep "
+                   "Mystery, full-text search, open a row, back by the breadcrumb, next page. Step titles from "
+                   "the intended actions.")
+    save_flow(replace(flow, steps=steps, description=description), path)
 
 
 def _wait_ready(proc: subprocess.Popen) -> None:
