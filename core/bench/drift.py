@@ -61,7 +61,8 @@ class StepReport:
     ``picked`` describes the candidate the engine chose (role, name, href, css path); ``acted`` counts
     attempts whose action was performed; ``reached`` is the state after the last acted attempt (None when
     the engine never acted); ``wrong`` is True when an acted attempt reached a state other than
-    ``intended``; ``diff`` says how the first wrong attempt's state differs.
+    ``intended``; ``diff`` says how the first wrong attempt's state differs; ``on_track`` is True when the
+    step started from its intended before-state.
     """
 
     index: int
@@ -83,6 +84,8 @@ class StepReport:
     error: str = ""
     reason: str = ""
     intended_html: str = ""
+    #: acted attempts after which the live page could not be read (neither wrong nor right)
+    unjudged: int = 0
 
 
 @dataclass
@@ -97,6 +100,7 @@ class VersionReport:
     abstentions: int = 0
     escalations: int = 0
     silent_wrong: int = 0
+    unjudged: int = 0
     status: str = ""
     error_kind: str = ""
     error: str = ""
@@ -162,6 +166,26 @@ def _describe(candidate: Any) -> dict[str, str]:
                               ("css_path", d.css_path)) if v}
 
 
+#: Attempts at reading the live page's state when it is between two documents (each waits for "load").
+READ_ATTEMPTS = 3
+#: Milliseconds each of those waits may take.
+READ_WAIT_MS = 5000
+
+
+def _read_state(page: Any) -> PageState | None:
+    """The live page's state, or None when it cannot be read after :data:`READ_ATTEMPTS` tries (the step is
+    then counted ``unjudged``, never wrong or right)."""
+    for _ in range(READ_ATTEMPTS):
+        try:
+            return page_state(page)
+        except Exception:  # noqa: BLE001 - a navigation destroyed the context: wait for the next document
+            try:
+                page.wait_for_load_state("load", timeout=READ_WAIT_MS)
+            except Exception:  # noqa: BLE001
+                pass
+    return None
+
+
 class _Watcher:
     """The engine's event sink: per step, the resolution, the pick, and the live page's state after each
     acted attempt (read from the page itself, not from the engine's observation)."""
@@ -177,7 +201,9 @@ class _Watcher:
         from core.engine.events import ActionPerformed, ObservationMade, StepFinished, StepStarted, TargetResolved
 
         if isinstance(event, StepStarted) and event.attempt == 1:
-            self.before[event.index] = page_state(self.session.driver.page)
+            state = _read_state(self.session.driver.page)
+            if state is not None:
+                self.before[event.index] = state
         elif isinstance(event, StepStarted):
             self.acted_now[event.index] = False
         elif isinstance(event, TargetResolved):
@@ -191,7 +217,11 @@ class _Watcher:
             self.acted_now[event.index] = bool(event.ok and not event.error)
         elif isinstance(event, ObservationMade) and event.when == "after":
             if self.acted_now.get(event.index):
-                self.attempts.setdefault(event.index, []).append(page_state(self.session.driver.page))
+                state = _read_state(self.session.driver.page)
+                if state is None:
+                    self.reports[event.index].unjudged += 1
+                else:
+                    self.attempts.setdefault(event.index, []).append(state)
                 self.acted_now[event.index] = False
         elif isinstance(event, StepFinished):
             r = self.reports[event.index]
@@ -217,7 +247,8 @@ def _tally(steps: Sequence[StepReport]) -> dict[str, int]:
     return {"passed": sum(r.status == "passed" for r in steps), "heals": sum(r.healed for r in steps),
             "abstentions": sum(r.abstained for r in steps), "escalations": sum(r.status == "escalated" for r in steps),
             "wrong_clicks": sum(r.wrong for r in steps),
-            "silent_wrong": sum(r.wrong and r.status == "passed" for r in steps)}
+            "silent_wrong": sum(r.wrong and r.status == "passed" for r in steps),
+            "unjudged": sum(r.unjudged for r in steps)}
 
 
 def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep], report: VersionReport, *,

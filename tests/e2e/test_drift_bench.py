@@ -153,3 +153,4 @@ def test_the_locator_picks_the_intended_element_or_abstains_on_each_release(driv
     intended = locate(driver.page, INTENDED[k]).element_handle()
     same = intended.evaluate("(e, h) => e === h", driver._handle(res.ref))
     assert same, (step_id, version, res.strategy, res.score, res.reason)
+

@@ -108,3 +108,13 @@ def test_the_committed_flow_was_recorded_as_one_step_per_intended_action():
 def test_page_state_round_trips_to_json():
     s = PageState("/x", (("a", "1"),), "X", None)
     assert s.to_json_dict() == {"path": "/x", "query": [["a", "1"]], "heading": "X", "search": None, "fragment": ""}
+
+
+def test_bench_drift_refuses_a_project_without_the_recorded_flow(tmp_path, capsys):
+    from core.cli import EXIT_INPUT, main
+    from core.project.init import init_project
+
+    init_project(tmp_path / "p", url="http://127.0.0.1:8001")
+    assert main(["bench", "drift", "--project", str(tmp_path / "p")]) == EXIT_INPUT
+    assert "no flow 'books_tour'" in capsys.readouterr().err
+    assert main(["bench", "drift", "--project", str(tmp_path / "missing")]) == EXIT_INPUT
