@@ -21,9 +21,17 @@ reported as passed is counted again in ``silent_wrong``: the worst outcome there
 ``on_track`` when they started from the intended state: a step after a wrong one is judged against the
 intended state all the same (it is the user's task that matters), but the report says it started astray.
 
+A stop hides the steps after it, so each step is also replayed **alone** (``isolated``, unless
+``--chained-only``): a flow of that step, started on a fresh load of its intended before-state's URL,
+preceded by the steps just before it that do not change the URL (the typing before a submit;
+:func:`~core.bench.drift_truth.prep_start`), judged the same way.  An acted attempt after which the live
+page cannot be read (between two documents, :data:`READ_ATTEMPTS` tries) is ``unjudged``, never counted
+right or wrong.
+
 JSON (``--json PATH``): ``{"versions": [{"version", "steps", "passed", "heals", "wrong_clicks",
-"abstentions", "escalations", "silent_wrong", "status", "error_kind", "seconds", "step_details":
-[...]}], "flow", "recorded_on"}``.
+"abstentions", "escalations", "silent_wrong", "unjudged", "status", "error_kind", "seconds",
+"step_details": [...], "isolated": [...], "isolated_tally": {...}}], "flow", "recorded_on"}``; seconds
+are the chained run's wall time (the figures are printed, never asserted).
 
 Errors: :class:`~core.bench.drift_env.DriftEnvError` (environment: install, server) and
 :class:`DriftSetupError` (input: the project or its flow does not fit the intended actions).
