@@ -171,7 +171,9 @@ class DatasetteServer:
         return f"http://{self.host}:{self.port}"
 
     def argv(self) -> list[str]:
-        """The command line that starts the server (loopback only)."""
+        """The command line that starts the server (loopback only: ValueError for any other host)."""
+        if self.host not in ("127.0.0.1", "::1"):
+            raise ValueError(f"servers bind to loopback only (architecture rule 11), not {self.host!r}")
         if self.command is not None:
             return [c.format(port=self.port, host=self.host, db=str(self.db)) for c in self.command]
         return [str(self.executable), "serve", str(self.db), "--host", self.host, "--port", str(self.port),

@@ -72,6 +72,8 @@ def test_datasette_is_started_on_loopback_with_its_database():
     argv = DatasetteServer(Path("/venv/bin/datasette"), Path("/tmp/library.db"), port=8123).argv()
     assert argv[:3] == ["/venv/bin/datasette", "serve", "/tmp/library.db"]
     assert argv[argv.index("--host") + 1] == "127.0.0.1" and argv[argv.index("--port") + 1] == "8123"
+    with pytest.raises(ValueError, match="loopback"):
+        DatasetteServer(Path("/venv/bin/datasette"), Path("/tmp/library.db"), host="0.0.0.0").start()
 
 
 def test_a_server_that_exits_is_an_error_with_its_code(tmp_path):
