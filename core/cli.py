@@ -168,6 +168,39 @@ def _cmd_bench_record(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_bench_drift(args: argparse.Namespace) -> int:
+    """``steadyhand bench drift``: a flow recorded on datasette 0.59.4 replayed on later releases (core.bench.drift)."""
+    from core.bench.drift import DriftEnvError, DriftSetupError, format_report, run_drift
+    from core.bench.drift_record import record_flow
+
+    if args.json and not _writable(Path(args.json)):
+        _err(f"{args.json}: cannot write the JSON summary there")
+        return EXIT_INPUT
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        if args.record:
+            print(f"recorded {record_flow(Path(args.project), log=progress)}")
+            return EXIT_OK
+        if args.fixtures:
+            from core.bench.drift_fixtures import capture_fixtures
+
+            print(f"captured {capture_fixtures(Path(args.fixtures), args.versions, log=progress)}")
+            return EXIT_OK
+        report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=progress)
+    except DriftSetupError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    except DriftEnvError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT
+    print(format_report(report), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
     from urllib.parse import urlsplit
@@ -319,6 +352,20 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--sample-s", type=float, default=10.0, help="seconds between memory samples (default 10)")
     br.add_argument("--json", metavar="PATH")
     br.set_defaults(func=_cmd_bench_record)
+    from core.bench.drift_env import VERSIONS as _DRIFT_VERSIONS
+
+    bd = bsub.add_parser("drift", help="a flow recorded on datasette 0.59.4 replayed on later releases")
+    bd.add_argument("--versions", nargs="+", default=list(_DRIFT_VERSIONS), metavar="V",
+                    help=f"datasette releases (default: {' '.join(_DRIFT_VERSIONS)}; venvs under "
+                         f"~/.cache/steadyhand/drift)")
+    bd.add_argument("--project", default="projects/datasette", help="project holding the books_tour flow")
+    bd.add_argument("--record", action="store_true", help="record books_tour anew on 0.59.4 (then exit)")
+    bd.add_argument("--fixtures", metavar="DIR",
+                    help="save each release's pages of the steps that drift as static fixtures (then exit)")
+    bd.add_argument("--chained-only", action="store_true",
+                    help="only the whole flow, not also each step alone from its intended state")
+    bd.add_argument("--json", metavar="PATH")
+    bd.set_defaults(func=_cmd_bench_drift)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")
