@@ -4,8 +4,9 @@ A candidate matches exactly when
 
 * its role equals the target's (when both have one) and its tag equals the
   target's (when both have one), and
-* its normalised label (accessible name, else label, text, placeholder...)
-  equals the target's, and
+* its label (accessible name, else label, text, placeholder...) equals the
+  target's as shown - case and punctuation included: "No" and "no" are
+  different targets (failure kind 11) - and
 * it is in the same frame and dialog/form (when both are known), and
 * its box centre lies within ``position_tolerance_px`` (5 px, R2)
   of the target's when both boxes are known - or, instead of the position,
@@ -51,8 +52,8 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
         return False
     if t.tag and c.tag and t.tag != c.tag:
         return False
-    if t.label != c.label:
-        return False
+    if t.label != c.label or t.label_key != c.label_key:
+        return False  # "No" is not "no" (failure kind 11)
     if not same_context(t, c):
         return False
     near = within_tolerance(t, c, tol_px)

@@ -16,10 +16,10 @@ from typing import Sequence
 
 import numpy as np
 
-from core.domain import BBox, Candidate, ElementDescriptor
+from core.domain import Anchor, BBox, Candidate, ElementDescriptor
 
 from .roles import effective_role, role_family
-from .textsim import core_label, normalize, text_similarity, tokens
+from .textsim import core_label, label_key, normalize, text_similarity, tokens
 
 __all__ = [
     "Features", "CandidatePool", "features_of", "pool_of", "xpath_steps", "strip_indexes", "LANDMARKS",
@@ -87,6 +87,7 @@ class Features:
     family: str
     label: str
     label_core: str
+    label_key: str
     name: str
     text: str
     label_field: str
@@ -111,6 +112,7 @@ class Features:
     frame: str
     bbox: BBox | None
     raw_label: str
+    anchor: Anchor | None = None
 
 
 _DIGITS = re.compile(r"\d+")
@@ -135,6 +137,7 @@ def features_of(d: ElementDescriptor) -> Features:
         family=role_family(role),
         label=normalize(raw_label),
         label_core=core_label(raw_label),
+        label_key=label_key(raw_label),
         name=normalize(d.name),
         text=normalize(d.text),
         label_field=normalize(d.label),
@@ -159,6 +162,7 @@ def features_of(d: ElementDescriptor) -> Features:
         frame=d.frame,
         bbox=d.bbox,
         raw_label=raw_label,
+        anchor=d.anchor,
     )
 
 
@@ -183,6 +187,7 @@ class CandidatePool:
     features: tuple[Features, ...]
     labels: list[str]
     label_cores: list[str]
+    label_keys: list[str]
     visible: tuple[bool, ...]
     _columns: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -269,6 +274,7 @@ def pool_of(candidates: Sequence[Candidate]) -> CandidatePool:
         features=feats,
         labels=[f.label for f in feats],
         label_cores=[f.label_core for f in feats],
+        label_keys=[f.label_key for f in feats],
         visible=tuple(bool(c.visible) for c in cands),
     )
     with _POOL_LOCK:

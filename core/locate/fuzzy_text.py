@@ -57,7 +57,7 @@ def fuzzy_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     n = len(pool)
     if not t.label:
         return LevelResult("fuzzy_text", np.zeros(n), None, 0.0, 0.0, "the target has no label")
-    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores)
+    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores, t.label_key, pool.label_keys)
     factors = kind_factors(t, pool)
     scores = sims * factors
     _promote_parts(scores, sims, factors, pool)

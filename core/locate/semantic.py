@@ -32,9 +32,10 @@ from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
 from .roles import GENERIC
+from .safety import contradicts, unique_id_agrees
 from .textsim import text_similarity_many
 
-__all__ = ["WEIGHTS", "IDENTITY", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
+__all__ = ["WEIGHTS", "IDENTITY", "TEXT_ATTRIBUTES", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
 
 #: Attribute weights (relative; normalised over the attributes the target
 #: has).  What an element says or is called (label, test id, id, name)
@@ -130,7 +131,8 @@ def _sim_role(t: Features, pool: CandidatePool) -> np.ndarray:
 
 
 def _sim_label(t: Features, pool: CandidatePool) -> np.ndarray:
-    return _sharpen(text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores))
+    return _sharpen(text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores,
+                                        t.label_key, pool.label_keys))
 
 
 def _sim_id(t: Features, pool: CandidatePool) -> np.ndarray:
@@ -258,15 +260,21 @@ def semantic_scores(
 
 
 def _place_similarity(t: Features, pool: CandidatePool, idx: np.ndarray) -> np.ndarray:
-    """Mean of XPath, region and position similarity (those known) for ``idx``."""
+    """Mean of landmark-region and container similarity (those known) for ``idx``.
+
+    Only what a new release keeps: the landmark the element lives in
+    (header, nav, main, footer, form...) and its dialog/form title.  Neither
+    the XPath nor the coordinates: a release that moves a link to where a
+    button was (failure kind 1), or a breadcrumb link next to a same-named
+    title (kind 10), would make them point at the wrong element.
+    """
     parts = []
-    if t.xpath:
-        col = pool.column("xpath")
-        parts.append(_ratio(t.xpath, [col[i] for i in idx]))
     if t.xpath_steps:
         parts.append(_sim_region(t, pool)[idx])
-    if t.bbox is not None:
-        parts.append(_sim_position(t, pool)[idx])
+    if t.container:
+        col = pool.column("container")
+        parts.append(_sharpen(text_similarity_many(t.container, t.container, [col[i] for i in idx],
+                                                   [col[i] for i in idx])))
     if not parts:
         return np.zeros(len(idx))
     return np.mean(parts, axis=0)
@@ -279,9 +287,10 @@ def _break_tie_by_place(
 
     The same link often appears twice (header and footer, desktop and
     mobile menu).  When the candidates within ``margin`` of the best differ
-    in place - XPath and position similarity - by at least ``margin``, the
-    one in the target's place wins.  Siblings of one list differ only by an
-    index and stay tied, so the chain abstains on them.
+    in place - landmark region and container (:func:`_place_similarity`) -
+    by at least ``margin``, the one in the target's place wins.  Siblings of
+    one list share both and stay tied, so the chain abstains on them; so do
+    a breadcrumb and a title link in one region (failure kind 10).
     """
     group = np.flatnonzero(scores >= res.score - config.margin)
     if not 2 <= len(group) <= MAX_TIED:
@@ -317,20 +326,45 @@ def _foreign_context(t: Features, pool: CandidatePool) -> np.ndarray | None:
     return ~same | other_frame
 
 
-def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
+def _contradicting(t: Features, pool: CandidatePool) -> np.ndarray:
+    """Candidates whose own non-empty name contradicts the target's, with no unique id agreeing (kind 12)."""
+    out = np.zeros(len(pool), dtype=bool)
+    if not t.label:
+        return out
+    for i, f in enumerate(pool.features):
+        if contradicts(t, f) and not unique_id_agrees(t, i, pool):
+            out[i] = True
+    return out
+
+
+#: Attributes FUZZY_TEXT already judged; left out when SEMANTIC is asked to
+#: confirm a FUZZY_TEXT heal on other evidence (an irreversible step).
+TEXT_ATTRIBUTES = frozenset({"label", "text"})
+
+
+def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
+                   weights: Mapping[str, float] = WEIGHTS) -> LevelResult:
     """Score all candidates semantically and apply the margin rule.
 
-    When the target has identity attributes (:data:`IDENTITY`), only
-    candidates agreeing on one of them by at least ``semantic_min_evidence``
-    may win or block: sharing tag, role, style and place is not enough to
-    claim an element ("Save report" next to a vanished "Export report").
-    Candidates in a foreign frame or dialog are out too
-    (:func:`_foreign_context`).
+    Positive agreement is required (failure kind 15): only candidates
+    agreeing with the target on an identity attribute (:data:`IDENTITY`:
+    name/label, text, placeholder, ids, test id, href) by at least
+    ``semantic_min_evidence`` may win or block - sharing tag, role, style
+    and place is not enough to claim an element ("Save report" next to a
+    vanished "Export report"), and a target without any identity attribute
+    is never healed here.  A candidate whose own non-empty name contradicts
+    the target's is out unless an identifier unique on the page agrees
+    (kind 12: a radio of the same group with another label).  Candidates in
+    a foreign frame or dialog are out too (:func:`_foreign_context`).
     """
-    scores, evidence = semantic_scores(t, pool)
+    scores, evidence = semantic_scores(t, pool, weights)
     foreign = _foreign_context(t, pool)
     if foreign is not None:
         scores = np.where(foreign, 0.0, scores)
+    if evidence is None:
+        return LevelResult("semantic", np.zeros(len(pool)), None, 0.0, 0.0,
+                           "the target has no name, text or ids another element could agree with")
+    scores = np.where(_contradicting(t, pool), 0.0, scores)
     if evidence is not None:
         eligible = evidence >= config.semantic_min_evidence
         if not eligible.any():
