@@ -68,7 +68,7 @@ _IDENTITY_EQUAL = ("id", "name_attr", "test_id", "href")
 
 
 def others_agree(t: Features, c: Features) -> bool:
-    """Every identity attribute of ``t`` agrees on ``c`` (at least two of them).
+    """Every identity attribute of ``t`` agrees on ``c`` (and it has at least one).
 
     Text attributes (label, placeholder, alt, title) by
     :data:`AGREE_AT_LEAST`, identifiers (id, name attribute, test id, href)
@@ -91,7 +91,7 @@ def others_agree(t: Features, c: Features) -> bool:
         agreed += 1
     if t.container and c.container and text_similarity(t.container, c.container) < AGREE_AT_LEAST:
         return False
-    return agreed >= 2
+    return agreed >= 1
 
 
 def unique_id_agrees(t: Features, i: int, pool: CandidatePool) -> bool:

@@ -337,6 +337,26 @@ def _contradicting(t: Features, pool: CandidatePool) -> np.ndarray:
     return out
 
 
+#: A target with no identity attribute (an icon, an unnamed field) may be
+#: claimed on its stable CSS classes (generated ones dropped) by an element
+#: of the same tag whose class set overlaps this much (Jaccard 0..1).
+STRUCTURAL_MIN_JACCARD = 0.7
+
+
+def _structural_evidence(t: Features, pool: CandidatePool) -> np.ndarray | None:
+    """Positive agreement for a target without identity attributes: same tag and stable classes.
+
+    1.0 for a candidate of the target's tag whose class set (tool-generated
+    classes left out) overlaps the target's by :data:`STRUCTURAL_MIN_JACCARD`,
+    else 0; None when the target has no tag or no stable class.
+    """
+    if not t.tag or not t.classes:
+        return None
+    jac = _sim_classes(t, pool)
+    same_tag = _equal(t.tag, pool.column("tag"))
+    return np.where((same_tag > 0) & (jac >= STRUCTURAL_MIN_JACCARD - 1e-9), 1.0, 0.0)
+
+
 #: Attributes FUZZY_TEXT already judged; left out when SEMANTIC is asked to
 #: confirm a FUZZY_TEXT heal on other evidence (an irreversible step).
 TEXT_ATTRIBUTES = frozenset({"label", "text"})
@@ -362,8 +382,11 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
     if foreign is not None:
         scores = np.where(foreign, 0.0, scores)
     if evidence is None:
-        return LevelResult("semantic", np.zeros(len(pool)), None, 0.0, 0.0,
-                           "the target has no name, text or ids another element could agree with")
+        evidence = _structural_evidence(t, pool)
+        if evidence is None:
+            return LevelResult("semantic", np.zeros(len(pool)), None, 0.0, 0.0,
+                               "the target has no name, text, ids or stable classes another element "
+                               "could agree with")
     scores = np.where(_contradicting(t, pool), 0.0, scores)
     if evidence is not None:
         eligible = evidence >= config.semantic_min_evidence
