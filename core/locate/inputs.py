@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Union
 
 import numpy as np
 
 from core.domain import BBox
 
-__all__ = ["TextBox", "LocateInputs", "Image"]
+__all__ = ["TextBox", "LocateInputs", "Image", "load_crop"]
 
 #: A PNG (bytes) or a decoded image (``numpy`` array, H x W or H x W x 3 BGR).
 Image = Union[bytes, np.ndarray]
@@ -58,3 +59,26 @@ class LocateInputs:
     crop: Image | None = None
     crop_dpr: float = 1.0
     anchors: tuple[TextBox, ...] = ()
+
+
+#: Crops larger than this are not read (a recorded element crop is a few KB).
+MAX_CROP_BYTES = 4 * 1024 * 1024
+
+
+def load_crop(flow_source: str, crop: str) -> bytes | None:
+    """The PNG bytes of a target's crop, a path relative to the flow file's folder.
+
+    Returns None when there is no crop, no flow file, the file is missing,
+    outside the flow's folder tree, or larger than :data:`MAX_CROP_BYTES`.
+    """
+    if not crop or not flow_source:
+        return None
+    base = Path(flow_source).resolve().parent
+    path = (base / crop).resolve()
+    try:
+        path.relative_to(base)
+        if not path.is_file() or path.stat().st_size > MAX_CROP_BYTES:
+            return None
+        return path.read_bytes()
+    except (ValueError, OSError):
+        return None

@@ -99,7 +99,7 @@ def unique_id_agrees(t: Features, i: int, pool: CandidatePool) -> bool:
     c = pool.features[i]
     for name in ("test_id", "id", "name_attr", "href"):
         v = getattr(t, name)
-        if v and getattr(c, name) == v and sum(1 for f in pool.features if getattr(f, name) == v) == 1:
+        if v and getattr(c, name) == v and pool.column(name).count(v) == 1:
             return True
     return False
 

@@ -32,7 +32,7 @@ from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
 from .roles import GENERIC
-from .safety import contradicts, unique_id_agrees
+from .safety import CONTRADICTION_BELOW, unique_id_agrees
 from .textsim import text_similarity_many
 
 __all__ = ["WEIGHTS", "IDENTITY", "TEXT_ATTRIBUTES", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
@@ -331,8 +331,10 @@ def _contradicting(t: Features, pool: CandidatePool) -> np.ndarray:
     out = np.zeros(len(pool), dtype=bool)
     if not t.label:
         return out
-    for i, f in enumerate(pool.features):
-        if contradicts(t, f) and not unique_id_agrees(t, i, pool):
+    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores)
+    has_label = np.fromiter((bool(lab) for lab in pool.labels), dtype=bool, count=len(pool))
+    for i in np.flatnonzero(has_label & (sims < CONTRADICTION_BELOW)):
+        if not unique_id_agrees(t, int(i), pool):
             out[i] = True
     return out
 
