@@ -163,7 +163,8 @@ def resolve(
         Winning strategy, ref, score (0..1), margin over the runner-up, ms,
         candidates considered, the per-level trace and the confirming
         levels; or ``abstained=True`` with ``ref=None``, the reason each
-        level fell through and the best 5 candidates of the last level tried.
+        level fell through and the best 5 candidates of the last level that
+        scored any candidate.
     """
     t0 = time.perf_counter()
 
@@ -205,7 +206,8 @@ def resolve(
         if name not in config.strategies:
             continue
         res = level(t, pool, config, inputs)
-        last = res
+        if last is None or (len(res.scores) and float(res.scores.max()) > 0.0):
+            last = res  # the abstention shows the last level that scored anything
         if res.winner is None:
             reasons.append(f"{name}: {res.reason}")
             trace.append(_trace(name, res, pool, False, res.reason))
