@@ -30,11 +30,14 @@ __all__ = [
     "CONTRADICTION_BELOW", "AGREE_AT_LEAST", "VALUE_FAMILIES",
 ]
 
-#: Two non-empty labels whose similarity (:func:`~core.locate.textsim.text_similarity`,
-#: 0..1) is below this say different things ("Yes" / "No" 0.0, "Email" /
-#: "Phone" 0.2); "Export report" / "Save report" (0.67) is no contradiction
-#: but still too far for FUZZY_TEXT (> 0.8, R2).
-CONTRADICTION_BELOW = 0.5
+#: Two non-empty labels that share no word and whose similarity
+#: (:func:`~core.locate.textsim.text_similarity`, 0..1) is below this say
+#: different things ("Maybe" / "Yes" 0.5, "Email" / "Phone" 0.2); a
+#: spelling variant ("Colour" / "Color" 0.91) does not, and labels sharing
+#: a word ("Export report" / "Save report") are left to the evidence bar.
+#: 0.7: the semantic level's evidence bar (0.7 on the 0.4..1 rescaled
+#: scale) is about 0.82 raw; below 0.7 raw nothing of the label agrees.
+CONTRADICTION_BELOW = 0.7
 
 #: "Every other attribute agrees" (a role-crossing heal): each identity
 #: attribute the target has reaches this similarity on the candidate -
@@ -105,8 +108,10 @@ def unique_id_agrees(t: Features, i: int, pool: CandidatePool) -> bool:
 
 
 def contradicts(t: Features, c: Features) -> bool:
-    """Both have a non-empty label and they say different things (:data:`CONTRADICTION_BELOW`)."""
+    """Both have a non-empty label, they share no word and are not spelling variants (:data:`CONTRADICTION_BELOW`)."""
     if not t.label or not c.label:
+        return False
+    if set(t.label.split()) & set(c.label.split()):
         return False
     return text_similarity(t.label, c.label, t.label_core, c.label_core) < CONTRADICTION_BELOW
 

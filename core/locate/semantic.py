@@ -333,8 +333,9 @@ def _contradicting(t: Features, pool: CandidatePool) -> np.ndarray:
         return out
     sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores)
     has_label = np.fromiter((bool(lab) for lab in pool.labels), dtype=bool, count=len(pool))
+    words = set(t.label.split())
     for i in np.flatnonzero(has_label & (sims < CONTRADICTION_BELOW)):
-        if not unique_id_agrees(t, int(i), pool):
+        if words.isdisjoint(pool.labels[i].split()) and not unique_id_agrees(t, int(i), pool):
             out[i] = True
     return out
 
