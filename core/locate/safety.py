@@ -98,9 +98,16 @@ def others_agree(t: Features, c: Features) -> bool:
 
 
 def unique_id_agrees(t: Features, i: int, pool: CandidatePool) -> bool:
-    """An identifier of ``t`` (test id, id, name attribute, href) equals candidate ``i``'s and no other's."""
+    """An identifier of ``t`` (test id, id, name attribute, href) equals candidate ``i``'s and no other's.
+
+    The ``name`` attribute of a radio or checkbox names its group: one
+    member left on the page makes it unique without making it the
+    recorded element (failure kind 12), so it does not count for them.
+    """
     c = pool.features[i]
     for name in ("test_id", "id", "name_attr", "href"):
+        if name == "name_attr" and t.family == "check":
+            continue
         v = getattr(t, name)
         if v and getattr(c, name) == v and pool.column(name).count(v) == 1:
             return True

@@ -237,7 +237,8 @@ def semantic_scores(
         Weighted mean over the attributes the target has.
     evidence : numpy.ndarray | None
         Best similarity among the :data:`IDENTITY` attributes; None when the
-        target has none of them.
+        target has none of them.  The ``name`` attribute of a radio or
+        checkbox names its group, not the element, and is no evidence.
     """
     total = np.zeros(len(pool))
     best = np.zeros(len(pool))
@@ -252,7 +253,7 @@ def semantic_scores(
         s = sim(t, pool)
         total += w * s
         wsum += w
-        if name in IDENTITY:
+        if name in IDENTITY and not (name == "name_attr" and t.family == "check"):
             has_identity = True
             np.maximum(best, s, out=best)
     scores = total / wsum if wsum > 0 else total

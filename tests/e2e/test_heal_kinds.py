@@ -154,6 +154,12 @@ def test_kind12_a_radio_with_another_label_is_not_the_vanished_one(driver) -> No
     new = observe(driver, "poll_v2.html")
     res = resolve(maybe, new.candidates)
     assert res.abstained and res.ref is None, res.reason
+    # release 3: "No" alone is left, about where "Maybe" was: not a heal either
+    alone = observe(driver, "poll_v3.html")
+    no = one(alone, "radio", "No").descriptor
+    assert no.bbox is not None and maybe.bbox is not None and abs(no.bbox.y - maybe.bbox.y) < 10
+    res = resolve(maybe, alone.candidates)
+    assert res.abstained and res.ref is None, res.reason
     # the radios still there are found
     for label in ("Yes", "No"):
         res = resolve(one(old, "radio", label).descriptor, new.candidates)
@@ -168,4 +174,15 @@ def test_kind15_a_lone_candidate_of_another_role_is_no_heal(driver) -> None:
     new = observe(driver, "list_v2.html")
     assert any(c.descriptor.role == "button" for c in new.candidates)
     res = resolve(edit, new.candidates)
+    assert res.abstained and res.ref is None, res.reason
+
+
+def test_kind15_an_unnamed_icon_button_is_not_healed_to_an_icon_link_in_its_place(driver) -> None:
+    old = observe(driver, "list_v1.html")
+    icons = [c for c in old.candidates if c.descriptor.role == "button" and "row-action" in c.descriptor.classes]
+    assert len(icons) == 1 and not icons[0].descriptor.name  # no name, text or id: nothing to agree on
+    new = observe(driver, "list_v3.html")
+    link = [c for c in new.candidates if c.descriptor.role == "link" and "row-action" in c.descriptor.classes]
+    assert len(link) == 1
+    res = resolve(icons[0].descriptor, new.candidates)
     assert res.abstained and res.ref is None, res.reason

@@ -272,3 +272,10 @@ def test_generated_classes_and_ids_are_recognised() -> None:
         assert not looks_generated(tok), tok
     assert looks_generated("mat-input-4", is_id=True) and not looks_generated("login-password", is_id=True)
     assert features_of(ElementDescriptor(tag="a", id="ember123")).id == ""
+
+
+def test_a_lone_radio_of_the_group_is_not_the_vanished_one() -> None:
+    # the group's name attribute is unique once one radio is left: it names the group, not the radio
+    target = radio("Maybe", 100, xpath="/html/body/form/fieldset/div[3]/input")
+    res = resolve(target, [cand("0:0", radio("No", 100, xpath="/html/body/form/fieldset/div[2]/input"))])
+    assert res.abstained and res.ref is None
