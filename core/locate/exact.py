@@ -15,7 +15,9 @@ A candidate matches exactly when
 
 A target without any label matches only through a strong identifier or a
 known position.  Matches score 1, the rest 0; the margin rule then needs a
-single match.
+single match - or, among 2-3 matches, one clearly in the target's landmark
+region or container (:func:`~core.locate.place.break_tie_by_place`: the
+same link in header and footer).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
+from .place import break_tie_by_place
 
 __all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
 
@@ -70,6 +73,8 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
         if _matches(t, pool.features[i], tol):
             scores[i] = 1.0
     res = decide("exact", scores, pool, margin=config.margin, minimum=1.0)
+    if res.winner is None and res.score >= 1.0 and config.place_tiebreak:
+        res = break_tie_by_place("exact", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":
         what = f"label '{t.raw_label[:40]}'" if t.label else "no label, so a strong id or position"
         res = LevelResult("exact", scores, None, 0.0, 0.0,

@@ -32,6 +32,7 @@ from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
 from .roles import GENERIC
+from .place import break_tie_by_place, sim_region as _sim_region
 from .safety import CONTRADICTION_BELOW, unique_id_agrees
 from .textsim import text_similarity_many
 
@@ -67,9 +68,6 @@ WEIGHTS: Mapping[str, float] = {
 #: ``1 / (1 + d / POSITION_SCALE_PX)``; a 20 px move (R1) scores 0.83.
 POSITION_SCALE_PX = 100.0
 
-#: The place tie-break applies to at most this many tied candidates (a
-#: duplicated control, not a list of look-alikes).
-MAX_TIED = 3
 
 
 def _ratio(query: str, choices: list[str]) -> np.ndarray:
@@ -152,15 +150,6 @@ def _sim_href(t: Features, pool: CandidatePool) -> np.ndarray:
 
 def _sim_xpath(t: Features, pool: CandidatePool) -> np.ndarray:
     return _ratio(t.xpath, pool.column("xpath"))
-
-
-def _sim_region(t: Features, pool: CandidatePool) -> np.ndarray:
-    """Jaccard of the landmark sets above the elements (both empty = 1)."""
-    a = t.landmarks
-    return np.fromiter(
-        ((len(a & s) / len(a | s)) if (a or s) else 1.0 for s in pool.column("landmarks")),
-        dtype=np.float64, count=len(pool),
-    )
 
 
 def _sim_classes(t: Features, pool: CandidatePool) -> np.ndarray:
@@ -260,55 +249,6 @@ def semantic_scores(
     return scores, (best if has_identity else None)
 
 
-def _place_similarity(t: Features, pool: CandidatePool, idx: np.ndarray) -> np.ndarray:
-    """Mean of landmark-region and container similarity (those known) for ``idx``.
-
-    Only what a new release keeps: the landmark the element lives in
-    (header, nav, main, footer, form...) and its dialog/form title.  Neither
-    the XPath nor the coordinates: a release that moves a link to where a
-    button was (failure kind 1), or a breadcrumb link next to a same-named
-    title (kind 10), would make them point at the wrong element.
-    """
-    parts = []
-    if t.xpath_steps:
-        parts.append(_sim_region(t, pool)[idx])
-    if t.container:
-        col = pool.column("container")
-        parts.append(_sharpen(text_similarity_many(t.container, t.container, [col[i] for i in idx],
-                                                   [col[i] for i in idx])))
-    if not parts:
-        return np.zeros(len(idx))
-    return np.mean(parts, axis=0)
-
-
-def _break_tie_by_place(
-    t: Features, pool: CandidatePool, scores: np.ndarray, res: LevelResult, config: LocatorConfig,
-) -> LevelResult:
-    """Among candidates tied within the margin, the one clearly in the target's place.
-
-    The same link often appears twice (header and footer, desktop and
-    mobile menu).  When the candidates within ``margin`` of the best differ
-    in place - landmark region and container (:func:`_place_similarity`) -
-    by at least ``margin``, the one in the target's place wins.  Siblings of
-    one list share both and stay tied, so the chain abstains on them; so do
-    a breadcrumb and a title link in one region (failure kind 10).
-    """
-    group = np.flatnonzero(scores >= res.score - config.margin)
-    if not 2 <= len(group) <= MAX_TIED:
-        return res
-    place = _place_similarity(t, pool, group)
-    order = np.argsort(-place)
-    lead = float(place[order[0]] - place[order[1]])
-    if lead < config.margin or lead <= 0:
-        return res
-    w = int(group[order[0]])
-    return LevelResult(
-        "semantic", scores, w, float(scores[w]), float(scores[w] - max(scores[j] for j in group if j != w)),
-        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
-        f"{len(group) - 1} other(s) but {lead:.2f} closer to the target's place in the page",
-    )
-
-
 def _foreign_context(t: Features, pool: CandidatePool) -> np.ndarray | None:
     """Mask of candidates in another frame, or in another dialog while the target's is gone.
 
@@ -405,5 +345,5 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
         scores = np.where(eligible, scores, 0.0)
     res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
     if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
-        res = _break_tie_by_place(t, pool, scores, res, config)
+        res = break_tie_by_place("semantic", t, pool, scores, res, config)
     return res
