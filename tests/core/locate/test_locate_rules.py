@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from core.domain import Anchor, BBox, Candidate, ElementDescriptor
-from core.locate import LocatorConfig, TextBox, resolve
+from core.locate import TextBox, resolve
 from core.locate.features import features_of, looks_generated
 from core.locate.safety import contradicts, crosses_roles, others_agree
 from core.locate.textsim import CASE_VARIANT_SCORE
@@ -47,9 +47,11 @@ def test_a_case_variant_is_not_a_full_match_and_two_of_them_tie() -> None:
     target = el("a", "link", "Ut", 10, 10)
     only = resolve(target, [cand("0:0", el("a", "link", "ut.", 300, 10))])
     assert only.ref == "0:0" and only.score == pytest.approx(CASE_VARIANT_SCORE)
-    assert only.strategy != "exact"
-    both = resolve(target, [cand("0:0", el("a", "link", "ut.", 300, 10)), cand("0:1", el("a", "link", "UT", 300, 60))])
+    in_place = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10))])  # alone, in its place
+    assert (in_place.ref, in_place.strategy, in_place.score) == ("0:0", "exact", pytest.approx(CASE_VARIANT_SCORE))
+    both = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10)), cand("0:1", el("a", "link", "UT", 10, 10))])
     assert both.abstained and both.ref is None
+    assert all(c.score < 1.0 for c in both.top)
 
 
 # --- kind 12 and kind 2: a contradicting name, a vanished input -------------------------------
