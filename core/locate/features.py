@@ -144,9 +144,11 @@ def looks_generated(token: str, *, is_id: bool = False) -> bool:
 
 
 def _href_key(href: str) -> str:
+    """Host and path of a link, lower-case: no scheme, ``www.``, query (tracking ids) or fragment."""
     h = href.strip().lower()
     h = re.sub(r"^[a-z][a-z0-9+.-]*://", "", h)
     h = re.sub(r"^www\.", "", h)
+    h = re.split(r"[?#]", h, maxsplit=1)[0]
     return h.rstrip("/")
 
 
