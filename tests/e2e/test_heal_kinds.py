@@ -186,3 +186,36 @@ def test_kind15_an_unnamed_icon_button_is_not_healed_to_an_icon_link_in_its_plac
     assert len(link) == 1
     res = resolve(icons[0].descriptor, new.candidates)
     assert res.abstained and res.ref is None, res.reason
+
+
+# the VISUAL level on real screenshots ----------------------------------------------------------
+
+def test_visual_finds_an_unnamed_icon_button_by_its_recorded_crop(driver) -> None:
+    import cv2
+    import numpy as np
+
+    driver.goto("/icons_v1.html")
+    old = driver.observe(screenshot=True)
+    buttons = sorted((c for c in old.candidates if c.descriptor.role == "button"),
+                     key=lambda c: c.descriptor.bbox.x)  # type: ignore[union-attr]
+    assert len(buttons) == 3 and not any(c.descriptor.name for c in buttons)
+    circle = buttons[0].descriptor
+    shot = cv2.imdecode(np.frombuffer(old.screenshot_png, dtype=np.uint8), cv2.IMREAD_COLOR)
+    r = old.device_pixel_ratio
+    b = circle.bbox
+    assert b is not None
+    crop = shot[int(b.y * r):int((b.y + b.height) * r), int(b.x * r):int((b.x + b.width) * r)]
+    crop_png = cv2.imencode(".png", crop)[1].tobytes()
+    target = circle.with_(device_pixel_ratio=r, crop="editor.crops/s1.png")
+
+    driver.goto("/icons_v2.html")
+    new = driver.observe(screenshot=True)
+    res = resolve(target, new.candidates, screenshot=new.screenshot_png, screenshot_dpr=new.device_pixel_ratio,
+                  crop=crop_png)
+    got = picked(new, res.ref)
+    assert res.strategy == "visual" and got is not None, res.reason
+    order = sorted((c for c in new.candidates if c.descriptor.role == "button"),
+                   key=lambda c: c.descriptor.bbox.x)  # type: ignore[union-attr]
+    assert got.ref == order[1].ref  # the circle is now the second button
+    # without the crop the chain has nothing to go on: no name, text, id or stable class differs
+    assert resolve(target, new.candidates).abstained
