@@ -108,7 +108,7 @@ def _confirmations(name: str, w: int, t: Features, pool: CandidatePool, config: 
         if other == name or other == "exact" or other not in config.strategies or INDEPENDENT[other] in kinds:
             continue
         if other == "semantic" and INDEPENDENT[name] == "text":
-            res = semantic_level(t, pool, config, _NO_TEXT_WEIGHTS)
+            res = semantic_level(t, pool, config, _NO_TEXT_WEIGHTS, context_evidence=True)
         else:
             res = LEVELS[other](t, pool, config, inputs)
         if res.winner == w:

@@ -306,8 +306,26 @@ def _structural_evidence(t: Features, pool: CandidatePool) -> np.ndarray | None:
 TEXT_ATTRIBUTES = frozenset({"label", "text"})
 
 
+def _context_evidence(t: Features, pool: CandidatePool) -> np.ndarray | None:
+    """Agreement on the element's context: neighbour words (Jaccard) or container title (0..1).
+
+    None when the target has neither.  Only for confirming another level's
+    heal (:func:`semantic_level` with ``context_evidence``): the confirming
+    level must not reuse the text the first level matched, but still needs
+    positive agreement on something.
+    """
+    parts = []
+    if t.neighbour_tokens:
+        parts.append(_sim_neighbours(t, pool))
+    if t.container:
+        parts.append(_text(t, pool, "container"))
+    if not parts:
+        return None
+    return np.maximum.reduce(parts) if len(parts) > 1 else parts[0]
+
+
 def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
-                   weights: Mapping[str, float] = WEIGHTS) -> LevelResult:
+                   weights: Mapping[str, float] = WEIGHTS, *, context_evidence: bool = False) -> LevelResult:
     """Score all candidates semantically and apply the margin rule.
 
     Positive agreement is required (failure kind 15): only candidates
@@ -320,18 +338,28 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
     the target's is out unless an identifier unique on the page agrees
     (kind 12: a radio of the same group with another label).  Candidates in
     a foreign frame or dialog are out too (:func:`_foreign_context`).
+
+    With ``weights`` lacking the text attributes and ``context_evidence``,
+    the level confirms a FUZZY_TEXT heal on other evidence (an irreversible
+    step, R2): agreement on the neighbours or the container then counts as
+    positive agreement too (:func:`_context_evidence`).
     """
     scores, evidence = semantic_scores(t, pool, weights)
     foreign = _foreign_context(t, pool)
     if foreign is not None:
         scores = np.where(foreign, 0.0, scores)
+    if context_evidence:
+        ctx = _context_evidence(t, pool)
+        if ctx is not None:
+            evidence = ctx if evidence is None else np.maximum(evidence, ctx)
     if evidence is None:
         evidence = _structural_evidence(t, pool)
         if evidence is None:
             return LevelResult("semantic", np.zeros(len(pool)), None, 0.0, 0.0,
                                "the target has no name, text, ids or stable classes another element "
                                "could agree with")
-    scores = np.where(_contradicting(t, pool), 0.0, scores)
+    if not context_evidence:  # a confirming level must not judge by the text either
+        scores = np.where(_contradicting(t, pool), 0.0, scores)
     if evidence is not None:
         eligible = evidence >= config.semantic_min_evidence
         if not eligible.any():

@@ -148,7 +148,8 @@ def test_an_irreversible_step_is_not_healed_on_one_level() -> None:
     target = el("button", "button", "Submit", 100, 300, container="Leave request",
                 anchor=Anchor("Reason", "label", 0.0, 60.0))
     moved = el("button", "button", "Submit (S)", 100, 420, container="Leave request")
-    page = [cand("0:0", moved), cand("0:1", el("button", "button", "Cancel", 220, 420, container="Leave request"))]
+    # "Cancel" took the recorded place: the attributes other than the text point at it, not at "Submit (S)"
+    page = [cand("0:0", moved), cand("0:1", el("button", "button", "Cancel", 100, 300, container="Leave request"))]
     reversible = resolve(target, page)
     assert reversible.ref == "0:0" and reversible.strategy == "fuzzy_text"
     res = resolve(target, page, irreversible=True)
@@ -157,6 +158,20 @@ def test_an_irreversible_step_is_not_healed_on_one_level() -> None:
     anchors = [TextBox("Reason", "label", BBox(100, 330, 100, 30))]  # centre (150, 345) + (0, 60) -> (150, 405)
     res = resolve(target, page, irreversible=True, anchors=anchors)
     assert res.ref == "0:0" and res.confirmed_by == ("fuzzy_text", "relative")
+
+
+def test_an_irreversible_heal_confirmed_by_the_other_attributes() -> None:
+    # the form's only submit button, same type, classes and neighbours, moved and relabelled
+    target = el("button", "button", "Sign in", 475, 516, type="submit", classes=("btn", "btn-primary"),
+                neighbours=("Password", "User name"), xpath="/html/body/main/section/form/div[3]/button")
+    page = [cand("0:0", el("input", "textbox", "User name", 475, 380, w=330, label="User name",
+                           neighbours=("Password",), xpath="/html/body/main/section/form/div[1]/input")),
+            cand("0:1", el("a", "link", "Forgot password?", 600, 600, neighbours=("Sign in",),
+                           xpath="/html/body/main/section/p/a")),
+            cand("0:2", el("button", "button", "Sign in →", 475, 560, type="submit", classes=("btn", "btn-primary"),
+                           neighbours=("Password", "User name"), xpath="/html/body/main/section/form/div[4]/button"))]
+    res = resolve(target, page, irreversible=True)
+    assert res.ref == "0:2" and res.confirmed_by == ("fuzzy_text", "semantic")
 
 
 def test_an_exact_match_needs_no_confirmation_on_an_irreversible_step() -> None:
