@@ -88,6 +88,11 @@ def _trace(name: str, res: LevelResult, pool: CandidatePool, won: bool, reason: 
                       _scored(pool, res.scores, res.runner), won, reason)
 
 
+def _considered(n: int) -> str:
+    """Suffix of a resolution's reason: the count is kept where the store keeps the reason."""
+    return f" [{n} candidate{'s' if n != 1 else ''} considered]"
+
+
 def _overrule(t: Features, pool: CandidatePool, w: int) -> str:
     """Why a heal to candidate ``w`` is refused by the role and name rules; ``""`` when it is not."""
     c = pool.features[w]
@@ -189,7 +194,7 @@ def resolve(
         reasons.append(why) if why else None
         top = _top(last, pool, config.top_k) if last is not None and pool is not None else ()
         return Resolution("", None, round(last.score, 4) if last else 0.0, round(last.margin, 4) if last else 0.0,
-                          ms(), abstained=True, reason="; ".join(reasons), top=top, considered=n,
+                          ms(), abstained=True, reason="; ".join(reasons) + _considered(n), top=top, considered=n,
                           trace=tuple(trace))
 
     if not candidates:
@@ -234,6 +239,7 @@ def resolve(
             why_won += f" (confirmed by {', '.join(confirmed[1:])})"
         if reasons:
             why_won += " (after " + "; ".join(reasons) + ")"
+        why_won += _considered(n)
         return Resolution(name, pool.candidates[w].ref, round(res.score, 4), round(res.margin, 4), ms(),
                           reason=why_won, top=_top(res, pool, config.top_k), considered=n, trace=tuple(trace),
                           confirmed_by=tuple(confirmed), role_crossing=crosses_roles(t, pool.features[w]))
