@@ -151,3 +151,20 @@ def test_real_dev_half_of_the_similo_package() -> None:
     assert report.located >= 280
     assert sum(lv.located for lv in report.levels) == report.located
     assert sum(lv.wrong for lv in report.levels) == report.wrong
+
+
+def test_bench_locate_command_prints_levels_and_folds(tmp_path: Path, capsys) -> None:
+    from core.cli import main
+
+    root = make_dataset(tmp_path / "ds")
+    app = root / "Alpha"
+    write_widget(app / "target_widgets", "t", tag="A", text="Home", xpath="/html[1]/body[1]/a[1]")
+    write_widget(app / "candidate_widgets", "c", tag="A", text="Home", xpath="/html[1]/body[1]/nav[1]/a[1]")
+    write_pair(app, 0, "/html[1]/body[1]/a[1]", "/html[1]/body[1]/nav[1]/a[1]")
+    out = tmp_path / "locate.json"
+    assert main(["bench", "locate", "--dataset", str(root), "--folds", "2", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "role-crossing picks" in text and "leave-sites-out" in text
+    data = json.loads(out.read_text())
+    assert data["pairs"] == 4 and len(data["folds"]) == 2 and data["levels"][0]["level"] == "exact"
+    assert main(["bench", "locate", "--dataset", str(root), "--folds", "1"]) == 2
