@@ -136,10 +136,13 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
+    if args.folds and args.folds < 2:
+        _err(f"--folds must be at least 2, got {args.folds}")
+        return EXIT_INPUT
 
     try:
         with open_dataset(Path(args.dataset)) as folder:
-            report = run_similo_benchmark(folder)
+            report = run_similo_benchmark(folder, folds=args.folds)
     except DatasetError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -344,6 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--dataset", required=True,
                     help="folder or .tar.xz (the dev half ships as resources/benchmarks/similo-dev.tar.xz)")
     bl.add_argument("--json", metavar="PATH")
+    bl.add_argument("--folds", type=int, default=0, metavar="K",
+                    help="also report the figures per fold of K site groups (K >= 2; nothing is tuned per fold)")
     bl.set_defaults(func=_cmd_bench_locate)
     br = bsub.add_parser("record", help="recorder memory while a script drives the demo app for minutes")
     br.add_argument("--minutes", type=float, default=10.0, help="how long to drive (default 10)")

@@ -20,16 +20,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 from core.domain import BBox, Candidate, ElementDescriptor
-from core.locate import LocatorConfig, resolve
+from core.locate import LEVELS, LocatorConfig, resolve
 from core.locate.features import strip_indexes
 
 __all__ = [
     "read_properties", "widget_descriptor", "AppData", "load_app", "load_dataset",
-    "PairOutcome", "AppRow", "BenchReport", "run_similo_benchmark", "format_report",
-    "SIMILO_REFERENCE",
+    "PairOutcome", "AppRow", "LevelRow", "FoldRow", "BenchReport", "run_similo_benchmark", "format_report",
+    "SIMILO_REFERENCE", "site_folds",
 ]
 
 #: Published reference on the same 318 dev pairs (benchmarks/README.md):
@@ -211,6 +211,28 @@ class PairOutcome:
     score: float
     margin: float
     ms: float
+    role_crossing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LevelRow:
+    """Per chain level: targets it resolved right and wrong (R2)."""
+
+    level: str
+    located: int
+    wrong: int
+
+
+@dataclass(frozen=True, slots=True)
+class FoldRow:
+    """Counts over one fold of sites (leave-sites-out view; nothing is tuned per fold)."""
+
+    fold: int
+    apps: tuple[str, ...]
+    pairs: int
+    located: int
+    wrong: int
+    abstained: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +270,14 @@ class BenchReport:
         The locator margin used.
     dataset : str
         Dataset folder.
+    levels : tuple[LevelRow, ...]
+        One row per chain level, in chain order (levels that resolved
+        nothing included).
+    role_crossing : int
+        Picks whose role differs from the target's (a heal that crossed
+        roles because every other attribute agreed).
+    folds : tuple[FoldRow, ...]
+        Per fold of sites, when asked for (``folds=K``).
     """
 
     pairs: int
@@ -261,20 +291,48 @@ class BenchReport:
     by_strategy: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     margin: float = 0.0
     dataset: str = ""
+    levels: tuple[LevelRow, ...] = ()
+    role_crossing: int = 0
+    folds: tuple[FoldRow, ...] = ()
 
-    def to_json_dict(self) -> dict[str, float | int]:
-        """``{"pairs", "located", "wrong", "abstained", "accuracy", "ms_per_target"}``."""
-        return {
+    def to_json_dict(self) -> dict[str, Any]:
+        """``{"pairs", "located", "wrong", "abstained", "accuracy", "ms_per_target", "levels",
+        "role_crossing"}`` plus ``"folds"`` when folds were asked for.
+
+        ``levels`` is ``[{"level", "located", "wrong"}]`` in chain order;
+        ``folds`` is ``[{"fold", "apps", "pairs", "located", "wrong", "abstained"}]``.
+        """
+        out: dict[str, Any] = {
             "pairs": self.pairs,
             "located": self.located,
             "wrong": self.wrong,
             "abstained": self.abstained,
             "accuracy": round(self.accuracy, 4),
             "ms_per_target": round(self.ms_per_target, 3),
+            "levels": [{"level": r.level, "located": r.located, "wrong": r.wrong} for r in self.levels],
+            "role_crossing": self.role_crossing,
         }
+        if self.folds:
+            out["folds"] = [{"fold": f.fold, "apps": list(f.apps), "pairs": f.pairs, "located": f.located,
+                             "wrong": f.wrong, "abstained": f.abstained} for f in self.folds]
+        return out
 
 
-def run_similo_benchmark(dataset: Path, *, config: LocatorConfig | None = None) -> BenchReport:
+def site_folds(apps: Sequence[str], k: int) -> list[tuple[str, ...]]:
+    """Split app names into ``k`` folds of sites: sorted, then dealt round-robin (fixed, no tuning).
+
+    Raises
+    ------
+    ValueError
+        When ``k < 2``.
+    """
+    if k < 2:
+        raise ValueError(f"folds must be at least 2, got {k}")
+    names = sorted(apps)
+    return [tuple(names[i::k]) for i in range(k) if names[i::k]]
+
+
+def run_similo_benchmark(dataset: Path, *, config: LocatorConfig | None = None, folds: int = 0) -> BenchReport:
     """Resolve every countable pair of ``dataset`` and count the outcomes.
 
     Parameters
@@ -283,6 +341,10 @@ def run_similo_benchmark(dataset: Path, *, config: LocatorConfig | None = None) 
         Folder with one sub-folder per app in the Similo format.
     config : LocatorConfig, optional
         Locator settings; None: ``LocatorConfig()`` (the R2 defaults).
+    folds : int
+        When >= 2, also count per fold of sites (:func:`site_folds`) - the
+        same locator on every fold, to see how much the figures spread
+        between groups of sites (a leave-sites-out view of generalisation).
 
     Returns
     -------
@@ -307,7 +369,7 @@ def run_similo_benchmark(dataset: Path, *, config: LocatorConfig | None = None) 
                 picked = by_ref[res.ref].descriptor.xpath
                 kind = "located" if strip_indexes(picked) == strip_indexes(new) else "wrong"
             app_out.append(PairOutcome(app.name, old, new, kind, res.strategy, picked,
-                                       res.score, res.margin, res.ms))
+                                       res.score, res.margin, res.ms, res.role_crossing))
         outcomes.extend(app_out)
         rows.append(AppRow(
             app.name, len(app_out),
@@ -325,12 +387,22 @@ def run_similo_benchmark(dataset: Path, *, config: LocatorConfig | None = None) 
             continue
         a, b = by_strategy.get(o.strategy, (0, 0))
         by_strategy[o.strategy] = (a + (o.outcome == "located"), b + (o.outcome == "wrong"))
+    levels = tuple(LevelRow(name, *by_strategy.get(name, (0, 0))) for name in LEVELS if name in config.strategies)
+    fold_rows: list[FoldRow] = []
+    if folds:
+        for i, names in enumerate(site_folds([r.app for r in rows], folds), start=1):
+            sel = [o for o in outcomes if o.app in names]
+            fold_rows.append(FoldRow(i, names, len(sel), sum(o.outcome == "located" for o in sel),
+                                     sum(o.outcome == "wrong" for o in sel),
+                                     sum(o.outcome == "abstained" for o in sel)))
     return BenchReport(
         pairs=n, located=located, wrong=wrong, abstained=n - located - wrong,
         accuracy=located / n if n else 0.0,
         ms_per_target=sum(o.ms for o in outcomes) / n if n else 0.0,
         apps=tuple(rows), outcomes=tuple(outcomes), by_strategy=by_strategy,
-        margin=config.margin, dataset=str(dataset),
+        margin=config.margin, dataset=str(dataset), levels=levels,
+        role_crossing=sum(o.role_crossing for o in outcomes if o.outcome != "abstained"),
+        folds=tuple(fold_rows),
     )
 
 
@@ -369,10 +441,26 @@ def format_report(report: BenchReport) -> str:
         f"{int(ref['abstained']):>6} ({_pct(ref['abstained'], rn)})"
         f"{_pct(ref['located'], rn):>10}{'~13 (Py)':>11}"
     )
-    if report.by_strategy:
-        parts = ", ".join(f"{k or '-'} {a} right / {b} wrong" for k, (a, b) in sorted(report.by_strategy.items()))
+    if report.levels:
         lines.append("")
-        lines.append(f"by strategy: {parts}")
+        lines.append(f"{'level':<14}{'located':>9}{'wrong':>7}")
+        for lv in report.levels:
+            lines.append(f"{lv.level:<14}{lv.located:>9}{lv.wrong:>7}")
+        lines.append(f"{'abstained':<14}{report.abstained:>9}")
+        lines.append(f"role-crossing picks: {report.role_crossing}")
+    if report.folds:
+        lines.append("")
+        lines.append(f"leave-sites-out view: {len(report.folds)} folds of sites, nothing tuned per fold")
+        lines.append(f"{'fold':<6}{'apps':>5}{'pairs':>7}{'located':>16}{'wrong':>14}{'abstained':>11}")
+        accs = []
+        for f in report.folds:
+            lines.append(f"{f.fold:<6}{len(f.apps):>5}{f.pairs:>7}{f.located:>7} ({_pct(f.located, f.pairs)})"
+                         f"{f.wrong:>5} ({_pct(f.wrong, f.pairs)}){f.abstained:>11}")
+            if f.pairs:
+                accs.append(100.0 * f.located / f.pairs)
+        if accs:
+            lines.append(f"located per fold: min {min(accs):.1f}%, max {max(accs):.1f}%, "
+                         f"spread {max(accs) - min(accs):.1f} points")
     lines.append("Similo reference: faithful port of the published weights (1.5/0.5), no abstention, "
                  "measured on the same 318 pairs (benchmarks/README.md).")
     return "\n".join(lines)

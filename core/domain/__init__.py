@@ -6,15 +6,15 @@ from .escalation import (
 )
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
-    ErrorKind, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, StepStatus,
+    ErrorKind, LevelTrace, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, StepStatus,
     Verdict,
 )
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
     "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
-    "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome", "StepStatus",
-    "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "Escalation", "EscalationAnswerKind",
-    "EscalationCandidate", "EscalationKind",
+    "ErrorKind", "LevelTrace", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature",
+    "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "Escalation",
+    "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

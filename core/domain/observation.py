@@ -7,7 +7,7 @@ from typing import Literal
 from .element import Candidate
 
 __all__ = [
-    "Observation", "StateSignature", "ScoredCandidate", "Resolution",
+    "Observation", "StateSignature", "ScoredCandidate", "LevelTrace", "Resolution",
     "VerdictKind", "Verdict", "StepOutcome", "RunResult",
 ]
 
@@ -114,6 +114,30 @@ class ScoredCandidate:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelTrace:
+    """What one level of the locator chain (R2) concluded for one target.
+
+    Attributes
+    ----------
+    level : str
+        ``"exact"``, ``"fuzzy_text"``, ``"semantic"``, ``"relative"``,
+        ``"visual"``, or a safety rule (``"safety"``).
+    best, runner_up : ScoredCandidate | None
+        The level's best candidate and the runner-up (scores 0..1).
+    winner : bool
+        True when the level had a clear winner (the best led by its margin).
+    reason : str
+        Why it won, fell through or was overruled, in one sentence.
+    """
+
+    level: str
+    best: ScoredCandidate | None = None
+    runner_up: ScoredCandidate | None = None
+    winner: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Resolution:
     """Outcome of resolving a step's target (R2).
 
@@ -136,6 +160,17 @@ class Resolution:
         Human explanation (why each level fell through).
     top : tuple[ScoredCandidate, ...]
         Best candidates of the last level tried, best first (at most 5).
+    considered : int
+        Candidates the chain looked at (0 when not known, e.g. by selector).
+    trace : tuple[LevelTrace, ...]
+        One entry per level tried, in chain order, plus the safety rules
+        that overruled a level (R2).
+    confirmed_by : tuple[str, ...]
+        Independent levels whose clear winner is the chosen candidate (the
+        winning level first); an irreversible step needs exact or two.
+    role_crossing : bool
+        True when the chosen candidate has another role than the recorded
+        target (allowed only when every other attribute agrees).
     """
 
     strategy: str
@@ -146,6 +181,10 @@ class Resolution:
     abstained: bool = False
     reason: str = ""
     top: tuple[ScoredCandidate, ...] = ()
+    considered: int = 0
+    trace: tuple[LevelTrace, ...] = ()
+    confirmed_by: tuple[str, ...] = ()
+    role_crossing: bool = False
 
     @property
     def healed(self) -> bool:

@@ -15,7 +15,7 @@ __all__ = [
 ]
 
 #: The levels of the locator chain, fastest first (R2).
-STRATEGIES: tuple[str, ...] = ("exact", "fuzzy_text", "semantic")
+STRATEGIES: tuple[str, ...] = ("exact", "fuzzy_text", "semantic", "relative", "visual")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class LocatorConfig:
         clearly (by the margin) closer to the target's place - XPath, page
         region, position - win: the same link in header and footer.
     strategies : tuple[str, ...]
-        Enabled levels, a subset of ``("exact", "fuzzy_text", "semantic")``;
+        Enabled levels, a subset of ``("exact", "fuzzy_text", "semantic", "relative", "visual")``;
         they always run in the chain's order (fastest first).
     top_k : int
         How many scored candidates a :class:`~core.domain.Resolution` keeps.

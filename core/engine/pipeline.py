@@ -49,7 +49,7 @@ from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
-from core.locate import resolve
+from core.locate import load_crop, resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
@@ -240,7 +240,10 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
         resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
                                                   ctx.before.candidates, ex.settings.locator)
     if resolution is None:
-        resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator)
+        resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
+                             irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
+                             screenshot_dpr=ctx.before.device_pixel_ratio,
+                             crop=load_crop(ctx.run.flow.source, ctx.step.target.crop))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
     ctx.resolution = replace(resolution, ms=(time.perf_counter() - t0) * 1000.0)
     ctx.candidate = cand

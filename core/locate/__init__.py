@@ -4,8 +4,10 @@ Pure logic, no browser: :func:`resolve` takes an
 :class:`~core.domain.ElementDescriptor` and the candidates of an
 observation and returns a :class:`~core.domain.Resolution`.
 """
-from .chain import LEVELS, resolve
+from .chain import INDEPENDENT, LEVELS, resolve
 from .config import STRATEGIES, LocatorConfig
+from .inputs import LocateInputs, TextBox, load_crop
 from .semantic import WEIGHTS
 
-__all__ = ["resolve", "LocatorConfig", "STRATEGIES", "LEVELS", "WEIGHTS"]
+__all__ = ["resolve", "LocatorConfig", "STRATEGIES", "LEVELS", "WEIGHTS", "INDEPENDENT", "LocateInputs",
+           "TextBox", "load_crop"]

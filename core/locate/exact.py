@@ -4,17 +4,26 @@ A candidate matches exactly when
 
 * its role equals the target's (when both have one) and its tag equals the
   target's (when both have one), and
-* its normalised label (accessible name, else label, text, placeholder...)
-  equals the target's, and
+* its label (accessible name, else label, text, placeholder...) equals the
+  target's after normalising, and
 * it is in the same frame and dialog/form (when both are known), and
 * its box centre lies within ``position_tolerance_px`` (5 px, R2)
   of the target's when both boxes are known - or, instead of the position,
   it carries the same strong identifier (``id``, ``data-testid`` or the
   ``name`` attribute).
 
+Labels that differ only in case or punctuation ("No" / "no", "ut." / "Ut")
+are different targets when both are on the page (failure kind 11): a match
+equal only after normalising scores :data:`~core.locate.textsim.CASE_VARIANT_SCORE`
+(0.9, not 1.00), and only when no candidate carries the label as shown and
+no other variant of it is on the page (a label recorded as CSS showed it,
+"EMPLOYEE" for "Employee", alone on the page).
+
 A target without any label matches only through a strong identifier or a
 known position.  Matches score 1, the rest 0; the margin rule then needs a
-single match.
+single match - or, among 2-3 matches, one clearly in the target's landmark
+region or container (:func:`~core.locate.place.break_tie_by_place`: the
+same link in header and footer).
 """
 from __future__ import annotations
 
@@ -25,6 +34,8 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
+from .place import break_tie_by_place
+from .textsim import CASE_VARIANT_SCORE
 
 __all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
 
@@ -65,10 +76,17 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     """Score every candidate 1 (exact match) or 0 and apply the margin rule."""
     tol = config.position_tolerance_px
     scores = np.zeros(len(pool))
-    for i in pool.by_label().get(t.label, ()):
-        if _matches(t, pool.features[i], tol):
-            scores[i] = 1.0
-    res = decide("exact", scores, pool, margin=config.margin, minimum=1.0)
+    same = pool.by_label().get(t.label, ())
+    keys = {pool.features[i].label_key for i in same}
+    for i in same:
+        f = pool.features[i]
+        if f.label_key != t.label_key and (t.label_key in keys or len(keys) > 1):
+            continue  # a case/punctuation variant beside the label as shown, or beside another variant
+        if _matches(t, f, tol):
+            scores[i] = 1.0 if f.label_key == t.label_key else CASE_VARIANT_SCORE
+    res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
+    if res.winner is None and res.score >= CASE_VARIANT_SCORE and config.place_tiebreak:
+        res = break_tie_by_place("exact", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":
         what = f"label '{t.raw_label[:40]}'" if t.label else "no label, so a strong id or position"
         res = LevelResult("exact", scores, None, 0.0, 0.0,

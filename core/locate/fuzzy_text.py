@@ -12,7 +12,9 @@ The best must exceed ``fuzzy_threshold`` (0.8, R2) and lead the
 runner-up - any candidate, even below the threshold - by the margin, so
 "Export report" is never taken for "Save report" (0.67).  A text part
 (``span``) matching the label hands its score to the enclosing link or
-button when that fits the target's kind better.
+button when that fits the target's kind better.  Among 2-3 candidates
+tied within the margin, one clearly in the target's landmark region or
+container wins (:func:`~core.locate.place.break_tie_by_place`).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
+from .place import break_tie_by_place
 from .roles import kind_factor
 from .textsim import text_similarity_many
 
@@ -57,12 +60,14 @@ def fuzzy_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     n = len(pool)
     if not t.label:
         return LevelResult("fuzzy_text", np.zeros(n), None, 0.0, 0.0, "the target has no label")
-    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores)
+    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores, t.label_key, pool.label_keys)
     factors = kind_factors(t, pool)
     scores = sims * factors
     _promote_parts(scores, sims, factors, pool)
     res = decide("fuzzy_text", scores, pool, margin=config.margin,
                  minimum=config.fuzzy_threshold, strict_minimum=True)
+    if res.winner is None and res.score > config.fuzzy_threshold and config.place_tiebreak:
+        res = break_tie_by_place("fuzzy_text", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":
         res = LevelResult("fuzzy_text", scores, None, 0.0, 0.0,
                           f"no compatible candidate has a label like '{t.raw_label[:40]}'")

@@ -31,6 +31,9 @@ class LevelResult:
         Best minus runner-up at this level.
     reason : str
         One sentence: why it won or fell through.
+    best, runner : int | None
+        Index of the best candidate and of the runner-up (None when there
+        is none); for the per-level trace of a resolution.
     """
 
     strategy: str
@@ -39,6 +42,8 @@ class LevelResult:
     score: float
     margin: float
     reason: str
+    best: int | None = None
+    runner: int | None = None
 
 
 def describe(pool: CandidatePool, i: int) -> str:
@@ -57,6 +62,24 @@ def _lead(scores: np.ndarray, idx: np.ndarray) -> tuple[int, float, float, int |
     top2 = np.argpartition(-sub, 1)[:2]
     a, b = (top2[0], top2[1]) if sub[top2[0]] >= sub[top2[1]] else (top2[1], top2[0])
     return int(idx[a]), float(sub[a]), float(sub[a] - sub[b]), int(idx[b])
+
+
+def _hidden_twins_only(pool: CandidatePool, scores: np.ndarray, w: int, w_score: float, margin: float) -> bool:
+    """Every hidden candidate scoring within ``margin`` of ``w`` (or above) is ``w``'s twin.
+
+    A twin has the same role and the same label as shown (a desktop and a
+    mobile copy of one menu).  Preferring the visible copy is then safe;
+    preferring a visible *other* element over a better-scoring hidden one
+    would be picking the runner-up in silence (failure kind 3).
+    """
+    fw = pool.features[w]
+    for i in np.flatnonzero(scores >= w_score - margin - _EPS):
+        if pool.visible[i] or i == w:
+            continue
+        f = pool.features[int(i)]
+        if f.role != fw.role or f.label_key != fw.label_key:
+            return False
+    return True
 
 
 def decide(
@@ -85,15 +108,15 @@ def decide(
     best, best_s, lead, runner = _lead(scores, all_idx)
     if ok(best_s, lead):
         return LevelResult(strategy, scores, best, best_s, lead,
-                           f"{describe(pool, best)} scored {best_s:.2f}, {lead:.2f} ahead")
+                           f"{describe(pool, best)} scored {best_s:.2f}, {lead:.2f} ahead", best, runner)
     vis = np.fromiter(pool.visible, dtype=bool, count=n)
     if not vis.all() and vis.any():
         v_idx = all_idx[vis]
-        v_best, v_s, v_lead, _ = _lead(scores, v_idx)
-        if v_s >= best_s - margin - _EPS and ok(v_s, v_lead):
+        v_best, v_s, v_lead, v_runner = _lead(scores, v_idx)
+        if v_s >= best_s - margin - _EPS and ok(v_s, v_lead) and _hidden_twins_only(pool, scores, v_best, v_s, margin):
             return LevelResult(strategy, scores, v_best, v_s, v_lead,
                                f"{describe(pool, v_best)} scored {v_s:.2f}, {v_lead:.2f} ahead "
-                               "of the visible candidates")
+                               "of the visible candidates (the hidden ones near it are its twins)", v_best, v_runner)
     cmp = "above" if strict_minimum else "of at least"
     if not (best_s > minimum + _EPS if strict_minimum else best_s >= minimum - _EPS):
         why = f"best {describe(pool, best)} scored {best_s:.2f}, needs a score {cmp} {minimum:.2f}"
@@ -103,4 +126,4 @@ def decide(
     else:
         why = (f"best {describe(pool, best)} {best_s:.2f} leads {describe(pool, runner)} "
                f"by {lead:.2f} < margin {margin:.2f}")
-    return LevelResult(strategy, scores, None, best_s, lead, why)
+    return LevelResult(strategy, scores, None, best_s, lead, why, best, runner)

@@ -32,9 +32,11 @@ from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
 from .roles import GENERIC
+from .place import break_tie_by_place, sim_region as _sim_region
+from .safety import CONTRADICTION_BELOW, unique_id_agrees
 from .textsim import text_similarity_many
 
-__all__ = ["WEIGHTS", "IDENTITY", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
+__all__ = ["WEIGHTS", "IDENTITY", "TEXT_ATTRIBUTES", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
 
 #: Attribute weights (relative; normalised over the attributes the target
 #: has).  What an element says or is called (label, test id, id, name)
@@ -66,9 +68,6 @@ WEIGHTS: Mapping[str, float] = {
 #: ``1 / (1 + d / POSITION_SCALE_PX)``; a 20 px move (R1) scores 0.83.
 POSITION_SCALE_PX = 100.0
 
-#: The place tie-break applies to at most this many tied candidates (a
-#: duplicated control, not a list of look-alikes).
-MAX_TIED = 3
 
 
 def _ratio(query: str, choices: list[str]) -> np.ndarray:
@@ -130,7 +129,8 @@ def _sim_role(t: Features, pool: CandidatePool) -> np.ndarray:
 
 
 def _sim_label(t: Features, pool: CandidatePool) -> np.ndarray:
-    return _sharpen(text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores))
+    return _sharpen(text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores,
+                                        t.label_key, pool.label_keys))
 
 
 def _sim_id(t: Features, pool: CandidatePool) -> np.ndarray:
@@ -150,15 +150,6 @@ def _sim_href(t: Features, pool: CandidatePool) -> np.ndarray:
 
 def _sim_xpath(t: Features, pool: CandidatePool) -> np.ndarray:
     return _ratio(t.xpath, pool.column("xpath"))
-
-
-def _sim_region(t: Features, pool: CandidatePool) -> np.ndarray:
-    """Jaccard of the landmark sets above the elements (both empty = 1)."""
-    a = t.landmarks
-    return np.fromiter(
-        ((len(a & s) / len(a | s)) if (a or s) else 1.0 for s in pool.column("landmarks")),
-        dtype=np.float64, count=len(pool),
-    )
 
 
 def _sim_classes(t: Features, pool: CandidatePool) -> np.ndarray:
@@ -235,7 +226,8 @@ def semantic_scores(
         Weighted mean over the attributes the target has.
     evidence : numpy.ndarray | None
         Best similarity among the :data:`IDENTITY` attributes; None when the
-        target has none of them.
+        target has none of them.  The ``name`` attribute of a radio or
+        checkbox names its group, not the element, and is no evidence.
     """
     total = np.zeros(len(pool))
     best = np.zeros(len(pool))
@@ -250,53 +242,11 @@ def semantic_scores(
         s = sim(t, pool)
         total += w * s
         wsum += w
-        if name in IDENTITY:
+        if name in IDENTITY and not (name == "name_attr" and t.family == "check"):
             has_identity = True
             np.maximum(best, s, out=best)
     scores = total / wsum if wsum > 0 else total
     return scores, (best if has_identity else None)
-
-
-def _place_similarity(t: Features, pool: CandidatePool, idx: np.ndarray) -> np.ndarray:
-    """Mean of XPath, region and position similarity (those known) for ``idx``."""
-    parts = []
-    if t.xpath:
-        col = pool.column("xpath")
-        parts.append(_ratio(t.xpath, [col[i] for i in idx]))
-    if t.xpath_steps:
-        parts.append(_sim_region(t, pool)[idx])
-    if t.bbox is not None:
-        parts.append(_sim_position(t, pool)[idx])
-    if not parts:
-        return np.zeros(len(idx))
-    return np.mean(parts, axis=0)
-
-
-def _break_tie_by_place(
-    t: Features, pool: CandidatePool, scores: np.ndarray, res: LevelResult, config: LocatorConfig,
-) -> LevelResult:
-    """Among candidates tied within the margin, the one clearly in the target's place.
-
-    The same link often appears twice (header and footer, desktop and
-    mobile menu).  When the candidates within ``margin`` of the best differ
-    in place - XPath and position similarity - by at least ``margin``, the
-    one in the target's place wins.  Siblings of one list differ only by an
-    index and stay tied, so the chain abstains on them.
-    """
-    group = np.flatnonzero(scores >= res.score - config.margin)
-    if not 2 <= len(group) <= MAX_TIED:
-        return res
-    place = _place_similarity(t, pool, group)
-    order = np.argsort(-place)
-    lead = float(place[order[0]] - place[order[1]])
-    if lead < config.margin or lead <= 0:
-        return res
-    w = int(group[order[0]])
-    return LevelResult(
-        "semantic", scores, w, float(scores[w]), float(scores[w] - max(scores[j] for j in group if j != w)),
-        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
-        f"{len(group) - 1} other(s) but {lead:.2f} closer to the target's place in the page",
-    )
 
 
 def _foreign_context(t: Features, pool: CandidatePool) -> np.ndarray | None:
@@ -317,20 +267,99 @@ def _foreign_context(t: Features, pool: CandidatePool) -> np.ndarray | None:
     return ~same | other_frame
 
 
-def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
+def _contradicting(t: Features, pool: CandidatePool) -> np.ndarray:
+    """Candidates whose own non-empty name contradicts the target's, with no unique id agreeing (kind 12)."""
+    out = np.zeros(len(pool), dtype=bool)
+    if not t.label:
+        return out
+    sims = text_similarity_many(t.label, t.label_core, pool.labels, pool.label_cores)
+    has_label = np.fromiter((bool(lab) for lab in pool.labels), dtype=bool, count=len(pool))
+    words = set(t.label.split())
+    for i in np.flatnonzero(has_label & (sims < CONTRADICTION_BELOW)):
+        if words.isdisjoint(pool.labels[i].split()) and not unique_id_agrees(t, int(i), pool):
+            out[i] = True
+    return out
+
+
+#: A target with no identity attribute (an icon, an unnamed field) may be
+#: claimed on its stable CSS classes (generated ones dropped) by an element
+#: of the same tag whose class set overlaps this much (Jaccard 0..1).
+STRUCTURAL_MIN_JACCARD = 0.7
+
+
+def _structural_evidence(t: Features, pool: CandidatePool) -> np.ndarray | None:
+    """Positive agreement for a target without identity attributes: same tag and stable classes.
+
+    1.0 for a candidate of the target's tag whose class set (tool-generated
+    classes left out) overlaps the target's by :data:`STRUCTURAL_MIN_JACCARD`,
+    else 0; None when the target has no tag or no stable class.
+    """
+    if not t.tag or not t.classes:
+        return None
+    jac = _sim_classes(t, pool)
+    same_tag = _equal(t.tag, pool.column("tag"))
+    return np.where((same_tag > 0) & (jac >= STRUCTURAL_MIN_JACCARD - 1e-9), 1.0, 0.0)
+
+
+#: Attributes FUZZY_TEXT already judged; left out when SEMANTIC is asked to
+#: confirm a FUZZY_TEXT heal on other evidence (an irreversible step).
+TEXT_ATTRIBUTES = frozenset({"label", "text"})
+
+
+def _context_evidence(t: Features, pool: CandidatePool) -> np.ndarray | None:
+    """Agreement on the element's context: neighbour words (Jaccard) or container title (0..1).
+
+    None when the target has neither.  Only for confirming another level's
+    heal (:func:`semantic_level` with ``context_evidence``): the confirming
+    level must not reuse the text the first level matched, but still needs
+    positive agreement on something.
+    """
+    parts = []
+    if t.neighbour_tokens:
+        parts.append(_sim_neighbours(t, pool))
+    if t.container:
+        parts.append(_text(t, pool, "container"))
+    if not parts:
+        return None
+    return np.maximum.reduce(parts) if len(parts) > 1 else parts[0]
+
+
+def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
+                   weights: Mapping[str, float] = WEIGHTS, *, context_evidence: bool = False) -> LevelResult:
     """Score all candidates semantically and apply the margin rule.
 
-    When the target has identity attributes (:data:`IDENTITY`), only
-    candidates agreeing on one of them by at least ``semantic_min_evidence``
-    may win or block: sharing tag, role, style and place is not enough to
-    claim an element ("Save report" next to a vanished "Export report").
-    Candidates in a foreign frame or dialog are out too
-    (:func:`_foreign_context`).
+    Positive agreement is required (failure kind 15): only candidates
+    agreeing with the target on an identity attribute (:data:`IDENTITY`:
+    name/label, text, placeholder, ids, test id, href) by at least
+    ``semantic_min_evidence`` may win or block - sharing tag, role, style
+    and place is not enough to claim an element ("Save report" next to a
+    vanished "Export report"), and a target without any identity attribute
+    is never healed here.  A candidate whose own non-empty name contradicts
+    the target's is out unless an identifier unique on the page agrees
+    (kind 12: a radio of the same group with another label).  Candidates in
+    a foreign frame or dialog are out too (:func:`_foreign_context`).
+
+    With ``weights`` lacking the text attributes and ``context_evidence``,
+    the level confirms a FUZZY_TEXT heal on other evidence (an irreversible
+    step, R2): agreement on the neighbours or the container then counts as
+    positive agreement too (:func:`_context_evidence`).
     """
-    scores, evidence = semantic_scores(t, pool)
+    scores, evidence = semantic_scores(t, pool, weights)
     foreign = _foreign_context(t, pool)
     if foreign is not None:
         scores = np.where(foreign, 0.0, scores)
+    if context_evidence:
+        ctx = _context_evidence(t, pool)
+        if ctx is not None:
+            evidence = ctx if evidence is None else np.maximum(evidence, ctx)
+    if evidence is None:
+        evidence = _structural_evidence(t, pool)
+        if evidence is None:
+            return LevelResult("semantic", np.zeros(len(pool)), None, 0.0, 0.0,
+                               "the target has no name, text, ids or stable classes another element "
+                               "could agree with")
+    if not context_evidence:  # a confirming level must not judge by the text either
+        scores = np.where(_contradicting(t, pool), 0.0, scores)
     if evidence is not None:
         eligible = evidence >= config.semantic_min_evidence
         if not eligible.any():
@@ -344,5 +373,5 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> L
         scores = np.where(eligible, scores, 0.0)
     res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
     if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
-        res = _break_tie_by_place(t, pool, scores, res, config)
+        res = break_tie_by_place("semantic", t, pool, scores, res, config)
     return res

@@ -14,13 +14,20 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 __all__ = [
-    "normalize", "core_label", "tokens", "text_similarity", "text_similarity_many",
-    "EQUAL_CORE_SCORE",
+    "normalize", "core_label", "tokens", "text_similarity", "text_similarity_many", "label_key",
+    "EQUAL_CORE_SCORE", "CASE_VARIANT_SCORE",
 ]
 
 #: Score of two labels equal only after removing decorations ("Query" vs
 #: "Query (Q)"): high, but below an untouched match so the latter wins.
 EQUAL_CORE_SCORE = 0.95
+
+#: Score of two labels equal only after case-folding and dropping
+#: punctuation ("No" / "no", "ut." / "Ut"): such labels may name different
+#: targets when both are on the page (failure kind 11), so this is no 1.00
+#: match; it is one margin (0.1) below an untouched match, so the untouched
+#: one wins and two variants of each other tie.
+CASE_VARIANT_SCORE = 0.9
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 # Decorations UIs add to labels: shortcut hints "(Q)", "[Ctrl+E]", counters
@@ -41,6 +48,18 @@ def normalize(text: str) -> str:
         return ""
     t = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_NON_WORD.sub(" ", t).split())
+
+
+def label_key(text: str) -> str:
+    """The label as shown: NFKC, whitespace collapsed, case and punctuation kept.
+
+    Two labels are the same label only when their keys are equal; equal
+    :func:`normalize` output with different keys is a case/punctuation
+    variant (:data:`CASE_VARIANT_SCORE`).
+    """
+    if not text:
+        return ""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
 def core_label(text: str) -> str:
@@ -107,8 +126,13 @@ def text_similarity(a: str, b: str, a_core: str | None = None, b_core: str | Non
 
 def text_similarity_many(
     query: str, query_core: str, choices: Sequence[str], choice_cores: Sequence[str],
+    query_key: str | None = None, choice_keys: Sequence[str] | None = None,
 ) -> np.ndarray:
     """:func:`text_similarity` of ``query`` against every choice, vectorised.
+
+    When ``query_key`` and ``choice_keys`` (:func:`label_key`) are given, a
+    choice equal to ``query`` only after normalising (case, punctuation)
+    scores :data:`CASE_VARIANT_SCORE` instead of 1 (failure kind 11).
 
     Returns a float array of ``len(choices)``; empty strings score 0.
     """
@@ -125,7 +149,8 @@ def text_similarity_many(
             out[i] = 0.0
             continue
         if c == query:
-            out[i] = 1.0
+            keyed = query_key is not None and choice_keys is not None
+            out[i] = CASE_VARIANT_SCORE if keyed and choice_keys[i] != query_key else 1.0  # type: ignore[index]
             continue
         if query_core and choice_cores[i] == query_core:
             out[i] = max(out[i], EQUAL_CORE_SCORE)

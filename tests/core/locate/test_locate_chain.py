@@ -229,4 +229,4 @@ def test_config_defaults_follow_the_seed() -> None:
     cfg = LocatorConfig()
     assert cfg.position_tolerance_px == 5.0
     assert cfg.fuzzy_threshold == 0.8
-    assert cfg.strategies == ("exact", "fuzzy_text", "semantic")
+    assert cfg.strategies == ("exact", "fuzzy_text", "semantic", "relative", "visual")

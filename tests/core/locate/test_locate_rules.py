@@ -1,0 +1,298 @@
+"""Safety rules and the RELATIVE / VISUAL levels of the locator chain (R2), pure logic.
+
+Descriptors are built the way the in-page observer builds them: role and
+accessible name from the accessibility tree, tag, type, the HTML ``name``
+attribute, an XPath, a box in CSS px, the container (form / dialog title)
+and, for recorded targets, the anchor.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.domain import Anchor, BBox, Candidate, ElementDescriptor
+from core.locate import TextBox, resolve
+from core.locate.features import features_of, looks_generated
+from core.locate.safety import contradicts, crosses_roles, others_agree
+from core.locate.textsim import CASE_VARIANT_SCORE
+
+
+def el(tag: str, role: str, name: str, x: float, y: float, *, w: float = 100, h: float = 30,
+       **kw) -> ElementDescriptor:
+    fields = dict(tag=tag, role=role, name=name, text=name if tag not in ("input",) else "",
+                  bbox=BBox(x, y, w, h))
+    fields.update(kw)
+    return ElementDescriptor(**fields)
+
+
+def cand(ref: str, d: ElementDescriptor, **kw) -> Candidate:
+    return Candidate(ref=ref, descriptor=d, **kw)
+
+
+# --- kind 11: case and punctuation variants ---------------------------------------------------
+
+def test_case_variants_on_one_page_are_different_targets() -> None:
+    upper = el("button", "button", "No", 10, 10)
+    lower = el("button", "button", "no", 10, 60)
+    page = [cand("0:0", upper), cand("0:1", lower)]
+    assert (resolve(upper, page).ref, resolve(upper, page).strategy) == ("0:0", "exact")
+    assert (resolve(lower, page).ref, resolve(lower, page).strategy) == ("0:1", "exact")
+    # both moved 200 px: the label as shown still tells them apart (1.00 vs 0.90 = one margin)
+    moved = [cand("0:0", upper.with_(bbox=BBox(210, 10, 100, 30))), cand("0:1", lower.with_(bbox=BBox(210, 60, 100, 30)))]
+    res = resolve(upper, moved)
+    assert res.ref == "0:0" and res.strategy == "fuzzy_text" and res.score == 1.0
+
+
+def test_a_case_variant_is_not_a_full_match_and_two_of_them_tie() -> None:
+    target = el("a", "link", "Ut", 10, 10)
+    only = resolve(target, [cand("0:0", el("a", "link", "ut.", 300, 10))])
+    assert only.ref == "0:0" and only.score == pytest.approx(CASE_VARIANT_SCORE)
+    in_place = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10))])  # alone, in its place
+    assert (in_place.ref, in_place.strategy, in_place.score) == ("0:0", "exact", pytest.approx(CASE_VARIANT_SCORE))
+    both = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10)), cand("0:1", el("a", "link", "UT", 10, 10))])
+    assert both.abstained and both.ref is None
+    assert all(c.score < 1.0 for c in both.top)
+
+
+# --- kind 12 and kind 2: a contradicting name, a vanished input -------------------------------
+
+def radio(label: str, y: float, **kw) -> ElementDescriptor:
+    return el("input", "radio", label, 20, y, w=16, h=16, type="radio", name_attr="answer", label=label,
+              container="Poll", **kw)
+
+
+def test_a_radio_with_another_label_is_not_a_semantic_match() -> None:
+    target = radio("Maybe", 100, xpath="/html/body/form/fieldset/input[3]")
+    page = [cand("0:0", radio("Yes", 60, xpath="/html/body/form/fieldset/input[1]")),
+            cand("0:1", radio("No", 100, xpath="/html/body/form/fieldset/input[3]"))]  # "Maybe" is gone
+    res = resolve(target, page)
+    assert res.abstained
+    assert contradicts(features_of(target), features_of(page[1].descriptor))
+    sem = next(tr for tr in res.trace if tr.level == "semantic")
+    assert not sem.winner
+
+
+def test_the_target_input_gone_and_another_of_the_same_type_next_to_it_abstains() -> None:
+    target = el("input", "textbox", "Email", 100, 100, w=240, type="email", name_attr="email", label="Email",
+                container="Sign up", xpath="/html/body/form/div[2]/input")
+    page = [cand("0:0", el("input", "textbox", "Phone", 100, 140, w=240, type="email", name_attr="phone",
+                           label="Phone", container="Sign up", xpath="/html/body/form/div[2]/input")),
+            cand("0:1", el("button", "button", "Sign up", 100, 200, container="Sign up"))]
+    res = resolve(target, page)
+    assert res.abstained and res.ref is None
+
+
+# --- kind 15: positive agreement ----------------------------------------------------------------
+
+def test_a_lone_low_scoring_candidate_of_another_role_is_no_heal() -> None:
+    target = el("a", "link", "Edit title", 10, 10, href="/books/1/edit", xpath="/html/body/main/table/tr[1]/td[3]/a")
+    page = [cand("0:0", el("button", "button", "", 12, 10, xpath="/html/body/main/table/tr[1]/td[3]/button"))]
+    res = resolve(target, page)
+    assert res.abstained
+    assert all(not tr.winner for tr in res.trace)
+
+
+def test_a_target_without_name_text_or_ids_is_not_healed_on_place_alone() -> None:
+    target = ElementDescriptor(tag="button", role="button", xpath="/html/body/div[1]/button[2]", bbox=BBox(10, 10, 30, 30))
+    page = [cand("0:0", ElementDescriptor(tag="button", role="button", xpath="/html/body/div[1]/button[2]",
+                                          bbox=BBox(60, 10, 30, 30)))]
+    res = resolve(target, page)
+    assert res.abstained
+    assert "no name, text, ids or stable classes" in res.reason
+
+
+# --- roles ----------------------------------------------------------------------------------------
+
+def test_a_heal_never_crosses_roles_unless_every_other_attribute_agrees() -> None:
+    target = el("input", "button", "Save", 400, 500, type="submit", name_attr="_save", container="Change book")
+    link = el("a", "link", "Save", 100, 500, href="/books/1/save", container="Change book")
+    assert crosses_roles(features_of(target), features_of(link))
+    assert not others_agree(features_of(target), features_of(link))  # the name attribute does not agree
+    res = resolve(target, [cand("0:0", link)])
+    assert res.abstained and "crosses" in res.reason
+    # a link that kept the button's name attribute and name: every other attribute agrees
+    same = link.with_(name_attr="_save")
+    res = resolve(target, [cand("0:0", same)])
+    assert res.ref == "0:0" and res.role_crossing
+
+
+def test_value_taking_roles_and_generic_elements_do_not_cross() -> None:
+    f = features_of
+    assert not crosses_roles(f(ElementDescriptor(tag="input", role="textbox")), f(ElementDescriptor(tag="div", role="combobox")))
+    assert not crosses_roles(f(ElementDescriptor(tag="span")), f(ElementDescriptor(tag="a")))
+    assert crosses_roles(f(ElementDescriptor(tag="input", type="checkbox")), f(ElementDescriptor(tag="button")))
+    assert crosses_roles(f(ElementDescriptor(tag="input", type="checkbox")), f(ElementDescriptor(tag="input", type="radio")))
+
+
+# --- kind 3: hidden, disabled or covered best candidate ----------------------------------------
+
+@pytest.mark.parametrize("state", [dict(visible=False), dict(enabled=False), dict(covered=True)])
+def test_a_hidden_disabled_or_covered_best_heal_is_not_taken_nor_its_runner_up(state: dict) -> None:
+    target = el("button", "button", "Export report", 10, 10, container="Reports")
+    page = [cand("0:0", el("button", "button", "Export report (E)", 300, 10, container="Reports"), **state),
+            cand("0:1", el("button", "button", "Export", 300, 60, container="Reports"))]
+    res = resolve(target, page)
+    assert res.abstained and res.ref is None
+    assert "runner-up" in res.reason
+
+
+def test_an_exact_match_that_is_disabled_is_left_to_the_precheck() -> None:
+    target = el("button", "button", "Submit", 10, 10)
+    res = resolve(target, [cand("0:0", target, enabled=False), cand("0:1", el("button", "button", "Cancel", 10, 60))])
+    assert (res.ref, res.strategy) == ("0:0", "exact")
+
+
+# --- irreversible steps -------------------------------------------------------------------------
+
+def test_an_irreversible_step_is_not_healed_on_one_level() -> None:
+    target = el("button", "button", "Submit", 100, 300, container="Leave request",
+                anchor=Anchor("Reason", "label", 0.0, 60.0))
+    moved = el("button", "button", "Submit (S)", 100, 420, container="Leave request")
+    # "Cancel" took the recorded place: the attributes other than the text point at it, not at "Submit (S)"
+    page = [cand("0:0", moved), cand("0:1", el("button", "button", "Cancel", 100, 300, container="Leave request"))]
+    reversible = resolve(target, page)
+    assert reversible.ref == "0:0" and reversible.strategy == "fuzzy_text"
+    res = resolve(target, page, irreversible=True)
+    assert res.abstained and "irreversible" in res.reason
+    # the anchor moved with the button: RELATIVE agrees, a second independent level
+    anchors = [TextBox("Reason", "label", BBox(100, 330, 100, 30))]  # centre (150, 345) + (0, 60) -> (150, 405)
+    res = resolve(target, page, irreversible=True, anchors=anchors)
+    assert res.ref == "0:0" and res.confirmed_by == ("fuzzy_text", "relative")
+
+
+def test_an_irreversible_heal_confirmed_by_the_other_attributes() -> None:
+    # the form's only submit button, same type, classes and neighbours, moved and relabelled
+    target = el("button", "button", "Sign in", 475, 516, type="submit", classes=("btn", "btn-primary"),
+                neighbours=("Password", "User name"), xpath="/html/body/main/section/form/div[3]/button")
+    page = [cand("0:0", el("input", "textbox", "User name", 475, 380, w=330, label="User name",
+                           neighbours=("Password",), xpath="/html/body/main/section/form/div[1]/input")),
+            cand("0:1", el("a", "link", "Forgot password?", 600, 600, neighbours=("Sign in",),
+                           xpath="/html/body/main/section/p/a")),
+            cand("0:2", el("button", "button", "Sign in →", 475, 560, type="submit", classes=("btn", "btn-primary"),
+                           neighbours=("Password", "User name"), xpath="/html/body/main/section/form/div[4]/button"))]
+    res = resolve(target, page, irreversible=True)
+    assert res.ref == "0:2" and res.confirmed_by == ("fuzzy_text", "semantic")
+
+
+def test_an_exact_match_needs_no_confirmation_on_an_irreversible_step() -> None:
+    target = el("button", "button", "Delete", 10, 10)
+    res = resolve(target, [cand("0:0", target)], irreversible=True)
+    assert (res.ref, res.strategy, res.confirmed_by) == ("0:0", "exact", ("exact",))
+
+
+# --- RELATIVE -------------------------------------------------------------------------------------
+
+def test_relative_finds_an_unnamed_field_at_its_anchor_offset() -> None:
+    target = ElementDescriptor(tag="input", role="textbox", bbox=BBox(100, 140, 200, 30),
+                               anchor=Anchor("Due date", "label", 0.0, 40.0))
+    page = [cand("0:0", ElementDescriptor(tag="input", role="textbox", bbox=BBox(400, 250, 200, 30))),
+            cand("0:1", ElementDescriptor(tag="input", role="textbox", bbox=BBox(400, 340, 200, 30)))]
+    anchors = [TextBox("Due date", "label", BBox(400, 215, 200, 20))]  # centre y 225 + 40 = 265 -> 0:0
+    res = resolve(target, page, anchors=anchors)
+    assert (res.ref, res.strategy) == ("0:0", "relative")
+    assert res.score == pytest.approx(0.6)
+    # the anchor twice on the page is not found exactly: falls through
+    twice = anchors + [TextBox("Due date", "label", BBox(400, 305, 200, 20))]
+    assert resolve(target, page, anchors=twice).abstained
+    # case matters for the anchor too
+    assert resolve(target, page, anchors=[TextBox("due date", "label", BBox(400, 215, 200, 20))]).abstained
+
+
+def test_relative_never_takes_another_role_at_the_offset() -> None:
+    target = el("input", "button", "Save", 400, 500, type="submit", anchor=Anchor("Change book", "heading", 300, 400))
+    page = [cand("0:0", el("a", "link", "Delete", 400, 500))]  # the link moved where the button was
+    res = resolve(target, page, anchors=[TextBox("Change book", "heading", BBox(0, 80, 200, 40))])
+    assert res.abstained
+
+
+# --- VISUAL ---------------------------------------------------------------------------------------
+
+def _page_image(dpr: float, spots: list[tuple[float, float]], patch: np.ndarray) -> np.ndarray:
+    """A 640x400 CSS px page (device px = CSS px * dpr) with ``patch`` pasted at CSS ``spots``."""
+    import cv2
+
+    img = np.full((int(400 * dpr), int(640 * dpr)), 235, dtype=np.uint8)
+    scaled = cv2.resize(patch, None, fx=dpr, fy=dpr, interpolation=cv2.INTER_NEAREST)
+    for x, y in spots:
+        X, Y = int(x * dpr), int(y * dpr)
+        img[Y:Y + scaled.shape[0], X:X + scaled.shape[1]] = scaled
+    return img
+
+
+def _patch() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return (rng.integers(0, 8, size=(8, 30)) * 32).repeat(4, axis=0).repeat(4, axis=1).astype(np.uint8)[:30, :100]
+
+
+def test_visual_matches_the_crop_and_picks_the_overlapping_candidate() -> None:
+    import cv2
+
+    patch = _patch()
+    crop = cv2.imencode(".png", patch)[1].tobytes()  # recorded at dpr 1
+    target = ElementDescriptor(tag="button", role="button", bbox=BBox(20, 20, 100, 30), crop="f.crops/s1.png")
+    page = [cand("0:0", ElementDescriptor(tag="button", role="button", bbox=BBox(300, 200, 100, 30))),
+            cand("0:1", ElementDescriptor(tag="button", role="button", bbox=BBox(300, 260, 100, 30)))]
+    shot = _page_image(2.0, [(300, 200)], patch)  # replayed on a dpr-2 screen
+    res = resolve(target, page, screenshot=cv2.imencode(".png", shot)[1].tobytes(), screenshot_dpr=2.0, crop=crop)
+    assert (res.ref, res.strategy) == ("0:0", "visual")
+    twice = _page_image(2.0, [(300, 200), (300, 260)], patch)
+    res = resolve(target, page, screenshot=twice, screenshot_dpr=2.0, crop=crop)
+    assert res.abstained and "matches twice" in res.reason
+
+
+def test_visual_needs_a_crop_and_a_screenshot() -> None:
+    target = ElementDescriptor(tag="button", role="button", bbox=BBox(20, 20, 100, 30))
+    res = resolve(target, [cand("0:0", ElementDescriptor(tag="button", role="button", bbox=BBox(300, 200, 100, 30)))])
+    vis = next(tr for tr in res.trace if tr.level == "visual")
+    assert not vis.winner and "no recorded crop" in vis.reason
+
+
+# --- kind 10: two same-named links ---------------------------------------------------------------
+
+def link(name: str, xpath: str, y: float) -> ElementDescriptor:
+    return el("a", "link", name, 20, y, href="/db/books", xpath=xpath)
+
+
+def test_breadcrumb_and_title_link_of_one_name_abstain_unless_the_landmark_separates_them() -> None:
+    target = link("books", "/html/body/div[1]/div[2]/a[2]", 40)
+    flat = [cand("0:0", link("books", "/html/body/div[1]/div[2]/a[2]", 80)),
+            cand("0:1", link("books", "/html/body/div[1]/h1/a", 130))]
+    res = resolve(target, flat)
+    assert res.abstained
+    recorded = link("books", "/html/body/header/nav/p/a[2]", 40)
+    page = [cand("0:0", link("books", "/html/body/header/nav/p/a[2]", 80)),
+            cand("0:1", link("books", "/html/body/main/h1/a", 130))]
+    res = resolve(recorded, page)
+    assert res.ref == "0:0"
+
+
+# --- the record of a resolution --------------------------------------------------------------
+
+def test_every_resolution_records_levels_candidates_and_time() -> None:
+    target = el("button", "button", "Export report", 10, 10)
+    page = [cand("0:0", el("button", "button", "Export report (E)", 300, 10)),
+            cand("0:1", el("button", "button", "Save report", 400, 10))]
+    res = resolve(target, page)
+    assert res.strategy == "fuzzy_text" and res.considered == 2 and res.ms >= 0.0
+    assert [tr.level for tr in res.trace] == ["exact", "fuzzy_text"]
+    assert not res.trace[0].winner and res.trace[1].winner
+    assert res.trace[1].best is not None and res.trace[1].best.ref == "0:0"
+    assert res.trace[1].runner_up is not None and res.trace[1].runner_up.ref == "0:1"
+    res = resolve(target, [cand("0:1", el("button", "button", "Save report", 400, 10))])
+    assert [tr.level for tr in res.trace] == ["exact", "fuzzy_text", "semantic", "relative", "visual"]
+
+
+def test_generated_classes_and_ids_are_recognised() -> None:
+    for tok in ("css-118ydgp", "e1d5eg6m0", "_yb_180ow", "Input-sc-4ry0fw-0", "jbZScm"):
+        assert looks_generated(tok), tok
+    for tok in ("nav-sprite", "btn-primary", "col-md-6", "select-signin", "uhfLogo"):
+        assert not looks_generated(tok), tok
+    assert looks_generated("mat-input-4", is_id=True) and not looks_generated("login-password", is_id=True)
+    assert features_of(ElementDescriptor(tag="a", id="ember123")).id == ""
+
+
+def test_a_lone_radio_of_the_group_is_not_the_vanished_one() -> None:
+    # the group's name attribute is unique once one radio is left: it names the group, not the radio
+    target = radio("Maybe", 100, xpath="/html/body/form/fieldset/div[3]/input")
+    res = resolve(target, [cand("0:0", radio("No", 100, xpath="/html/body/form/fieldset/div[2]/input"))])
+    assert res.abstained and res.ref is None
