@@ -15,6 +15,13 @@ runner-up - any candidate, even below the threshold - by the margin, so
 button when that fits the target's kind better.  Among 2-3 candidates
 tied within the margin, one clearly in the target's landmark region or
 container wins (:func:`~core.locate.place.break_tie_by_place`).
+
+A label that gained words ("Apply" -> "Apply filters") scores below the
+threshold by the containment formula; it is still taken when two
+independent facts agree (:func:`_grown_label`): it is the only candidate of
+the target's kind whose label holds the recorded label on word boundaries,
+and it sits at the recorded element's place in its document (the same CSS
+path, same frame, same ``type``).
 """
 from __future__ import annotations
 
@@ -22,10 +29,10 @@ import numpy as np
 
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
-from .level import LevelResult, decide
+from .level import LevelResult, decide, describe
 from .place import break_tie_by_place
 from .roles import kind_factor
-from .textsim import text_similarity_many
+from .textsim import containment, text_similarity_many
 
 __all__ = ["fuzzy_level", "kind_factors"]
 
@@ -68,7 +75,37 @@ def fuzzy_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
                  minimum=config.fuzzy_threshold, strict_minimum=True)
     if res.winner is None and res.score > config.fuzzy_threshold and config.place_tiebreak:
         res = break_tie_by_place("fuzzy_text", t, pool, scores, res, config)
+    if res.winner is None and res.best is not None:
+        res = _grown_label(t, pool, scores, factors, res, config) or res
     if res.winner is None and res.reason == "no candidate scored":
         res = LevelResult("fuzzy_text", scores, None, 0.0, 0.0,
                           f"no compatible candidate has a label like '{t.raw_label[:40]}'")
     return res
+
+
+def _grown_label(t: Features, pool: CandidatePool, scores: np.ndarray, factors: np.ndarray,
+                 res: LevelResult, config: LocatorConfig) -> LevelResult | None:
+    """The one same-kind candidate whose label grew around the recorded one, at the recorded CSS path.
+
+    Returns a winning :class:`LevelResult` (score = its label similarity,
+    margin = lead over the runner-up), or None when any condition fails:
+    another compatible candidate also holds the label, the kinds differ,
+    the CSS path, frame or ``type`` differ, or the lead is below the margin.
+    """
+    if not t.css_path or not t.label:
+        return None
+    holders = [i for i in range(len(pool)) if factors[i] >= 0.9
+               and containment(t.label, pool.labels[i]) > 0.0]
+    if len(holders) != 1:
+        return None
+    b = holders[0]
+    f = pool.features[b]
+    if factors[b] < 1.0 or f.css_path != t.css_path or f.frame != t.frame or (t.type and f.type != t.type):
+        return None
+    others = np.delete(scores, b)
+    lead = float(scores[b] - (others.max() if len(others) else 0.0))
+    if lead < config.margin:
+        return None
+    return LevelResult("fuzzy_text", scores, b, float(scores[b]), lead,
+                       f"{describe(pool, b)} scored {scores[b]:.2f}: the only one whose label holds "
+                       f"'{t.raw_label[:40]}', at the recorded CSS path, {lead:.2f} ahead", b, res.runner)

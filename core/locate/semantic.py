@@ -370,8 +370,32 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
                 f"{config.semantic_min_evidence:.2f} (best overall {describe(pool, best)}, "
                 f"agreeing {evidence[best]:.2f})" if len(scores) else "no candidates",
             )
-        scores = np.where(eligible, scores, 0.0)
+        blocking, scores = scores, np.where(eligible, scores, 0.0)
+    else:
+        blocking = scores
     res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
     if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
         res = break_tie_by_place("semantic", t, pool, scores, res, config)
-    return res
+    return _blocked(res, blocking, pool, config)
+
+
+def _blocked(res: LevelResult, blocking: np.ndarray, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
+    """Fall through when a candidate without enough evidence to win still scores within the margin.
+
+    Evidence decides who may *win*; a close rival that lacks it ("Apply
+    filters" next to "Apply all" for a vanished "Apply") still makes the
+    choice unclear, so it blocks.  Contradicting and foreign candidates
+    were zeroed before and do not block.
+    """
+    if res.winner is None or len(blocking) < 2:
+        return res
+    others = np.delete(blocking, res.winner)
+    rival = int(np.argmax(others))
+    rival = rival + 1 if rival >= res.winner else rival
+    lead = float(res.score - blocking[rival])
+    if lead >= config.margin - 1e-9:
+        return res
+    return LevelResult("semantic", res.scores, None, res.score, max(lead, 0.0),
+                       f"best {describe(pool, res.winner)} {res.score:.2f} leads {describe(pool, rival)} "
+                       f"{blocking[rival]:.2f} by {max(lead, 0.0):.2f} < margin {config.margin:.2f} "
+                       f"(the rival lacks the evidence to win, not the score to block)", res.winner, rival)

@@ -14,7 +14,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 __all__ = [
-    "normalize", "core_label", "tokens", "text_similarity", "text_similarity_many", "label_key",
+    "normalize", "core_label", "tokens", "containment", "text_similarity", "text_similarity_many", "label_key",
     "EQUAL_CORE_SCORE", "CASE_VARIANT_SCORE",
 ]
 
@@ -86,7 +86,7 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(normalize(text).split())
 
 
-def _containment(short: str, long: str) -> float:
+def containment(short: str, long: str) -> float:
     """Score for a label that gained words at its start or end.
 
     ``0.6 + 0.4 * len(short) / len(long)`` when ``short`` occurs in ``long``
@@ -120,7 +120,7 @@ def text_similarity(a: str, b: str, a_core: str | None = None, b_core: str | Non
         return EQUAL_CORE_SCORE
     r = fuzz.ratio(a, b) / 100.0
     ts = 0.95 * fuzz.token_sort_ratio(a, b, processor=None) / 100.0
-    c = _containment(a, b) if len(a) < len(b) else _containment(b, a)
+    c = containment(a, b) if len(a) < len(b) else containment(b, a)
     return max(r, ts, c)
 
 

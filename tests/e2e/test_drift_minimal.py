@@ -84,3 +84,18 @@ def test_a_link_recorded_after_the_click_scrolled_it_into_view_is_found_on_the_s
     target = _candidate_of(driver, obs, selector).descriptor
     res, intended = _replay(driver, "/genre_twins.recorded.html", selector, target)
     assert res.ref == intended.ref, res.reason
+
+
+def test_the_apply_button_that_gained_a_word_heals_on_the_later_release_and_waits_for_a_second_level_if_irreversible(
+        driver):
+    """Bench step s7: 'Apply' became 'Apply filters' and moved 274 px right; it is still the only submit whose
+    label holds 'Apply', at the recorded CSS path - a heal; an irreversible step needs one more level."""
+    selector = 'form.filters input[type="submit"]'
+    driver.goto("/apply_submit.recorded.html")
+    target = _candidate_of(driver, driver.observe(screenshot=False), selector).descriptor
+    driver.goto("/apply_submit.later.html")
+    obs = driver.observe(screenshot=False)
+    intended = _candidate_of(driver, obs, selector)
+    res = resolve(target, obs.candidates)
+    assert (res.strategy, res.ref) == ("fuzzy_text", intended.ref), res.reason
+    assert resolve(target, obs.candidates, irreversible=True).abstained

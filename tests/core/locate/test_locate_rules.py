@@ -296,3 +296,31 @@ def test_a_lone_radio_of_the_group_is_not_the_vanished_one() -> None:
     target = radio("Maybe", 100, xpath="/html/body/form/fieldset/div[3]/input")
     res = resolve(target, [cand("0:0", radio("No", 100, xpath="/html/body/form/fieldset/div[2]/input"))])
     assert res.abstained and res.ref is None
+
+
+# --- a label that gained words, at the recorded CSS path (datasette drift, step s7) --------------
+
+FORM_SUBMIT = "html > body > section > form > div:nth-of-type(4) > input:nth-of-type(2)"
+
+
+def _submit(name: str, x: float, **kw) -> ElementDescriptor:
+    return el("input", "button", name, x, 300, type="submit", css_path=kw.pop("css_path", FORM_SUBMIT), **kw)
+
+
+def test_a_grown_label_at_the_recorded_css_path_heals_and_only_there() -> None:
+    target = _submit("Apply", 16)
+    others = [cand("0:1", el("a", "link", "JSON", 600, 40)), cand("0:2", el("button", "button", "Remove filter", 300, 250))]
+    moved = cand("0:0", _submit("Apply filters", 290))
+    res = resolve(target, [moved, *others])
+    assert (res.ref, res.strategy) == ("0:0", "fuzzy_text") and res.score < 0.8
+    # the same button elsewhere in the document is not evidence enough
+    elsewhere = cand("0:0", _submit("Apply filters", 290, css_path="html > body > section > div > input"))
+    assert resolve(target, [elsewhere, *others]).abstained
+    # two controls of its kind whose labels hold 'Apply': neither is taken
+    twin = cand("0:3", _submit("Apply all", 400, css_path="html > body > section > form > div:nth-of-type(5) > input"))
+    assert resolve(target, [moved, twin, *others]).abstained
+    # another kind at that path (a link) is not it
+    link = cand("0:0", el("a", "link", "Apply filters", 290, 300, css_path=FORM_SUBMIT))
+    assert resolve(target, [link, *others]).abstained
+    # an irreversible step needs a second, independent level
+    assert resolve(target, [moved, *others], irreversible=True).abstained
