@@ -133,6 +133,11 @@ class ElementDescriptor:
         Viewport ``(width, height)`` in CSS px at capture time.
     device_pixel_ratio : float
         Device pixels per CSS pixel at capture time.
+    scroll : tuple[float, float] | None
+        ``(scrollX, scrollY)`` of the main frame in CSS px at capture time, so
+        ``bbox`` plus ``scroll`` is the box in page coordinates (a click that
+        scrolled the element into view leaves a viewport box far from where
+        the page, seen from its top, has it); None when unknown (older files).
     neighbours : tuple[str, ...]
         Texts of the nearest visible labelled elements, nearest first.
     container : str
@@ -169,6 +174,7 @@ class ElementDescriptor:
     bbox: BBox | None = None
     viewport: tuple[int, int] | None = None
     device_pixel_ratio: float = 1.0
+    scroll: tuple[float, float] | None = None
     neighbours: tuple[str, ...] = ()
     container: str = ""
     frame: str = ""
@@ -222,6 +228,8 @@ class ElementDescriptor:
                 v = v if isinstance(v, Anchor) else Anchor.from_mapping(v)
             elif k == "viewport":
                 v = (int(v[0]), int(v[1]))
+            elif k == "scroll":
+                v = (float(v[0]), float(v[1]))
             elif k in ("classes", "neighbours"):
                 v = tuple(str(c) for c in v)
             elif k == "device_pixel_ratio":

@@ -50,11 +50,22 @@ def strong_id_equal(t: Features, c: Features) -> bool:
 
 
 def within_tolerance(t: Features, c: Features, tol_px: float) -> bool | None:
-    """Centre distance <= ``tol_px`` (CSS px); None when a box is unknown."""
+    """Centre distance <= ``tol_px`` (CSS px) in the viewport or in the page; None when a box is unknown.
+
+    The page comparison (box + the main frame's scroll at capture) applies
+    when both scroll offsets are known: a recording whose click scrolled the
+    element into view matches the page observed from its top.  The viewport
+    comparison keeps fixed and sticky elements (same viewport box whatever
+    the scroll) matching.
+    """
     if t.bbox is None or c.bbox is None:
         return None
     (tx, ty), (cx, cy) = t.bbox.center, c.bbox.center
-    return math.hypot(tx - cx, ty - cy) <= tol_px
+    if math.hypot(tx - cx, ty - cy) <= tol_px:
+        return True
+    if t.scroll is None or c.scroll is None:
+        return False
+    return math.hypot(tx + t.scroll[0] - cx - c.scroll[0], ty + t.scroll[1] - cy - c.scroll[1]) <= tol_px
 
 
 def _matches(t: Features, c: Features, tol_px: float) -> bool:

@@ -114,6 +114,7 @@ class Features:
     bbox: BBox | None
     raw_label: str
     anchor: Anchor | None = None
+    scroll: tuple[float, float] | None = None
 
 
 _DIGITS = re.compile(r"\d+")
@@ -194,6 +195,7 @@ def features_of(d: ElementDescriptor) -> Features:
         bbox=d.bbox,
         raw_label=raw_label,
         anchor=d.anchor,
+        scroll=d.scroll,
     )
 
 

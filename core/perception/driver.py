@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Mapping, Protocol
 from urllib.parse import urljoin
 
 from core.domain import (
@@ -69,12 +69,18 @@ class Driver(Protocol):
     def evaluate(self, script: str, arg: Any = None) -> Any: ...
 
 
+def _scroll_of(raw: Mapping[str, Any] | None) -> tuple[float, float] | None:
+    """The main frame's ``(scrollX, scrollY)`` in CSS px from a collected page, None when absent."""
+    sc = (raw or {}).get("scroll")
+    return (float(sc[0]), float(sc[1])) if sc and len(sc) == 2 else None
+
+
 def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport: tuple[int, int],
-               dpr: float, frame: str, grid: Grid) -> Candidate:
+               dpr: float, frame: str, grid: Grid, scroll: tuple[float, float] | None = None) -> Candidate:
     x, y, w, h = item["bbox"]
     box = BBox(x + dx, y + dy, w, h)
     desc = ElementDescriptor.from_mapping({**item, "bbox": None, "viewport": None}).with_(
-        bbox=box, viewport=viewport, device_pixel_ratio=dpr, frame=frame)
+        bbox=box, viewport=viewport, device_pixel_ratio=dpr, frame=frame, scroll=scroll)
     return Candidate(
         ref=ref, descriptor=desc, enabled=bool(item.get("enabled", True)), visible=bool(item.get("visible", True)),
         editable=bool(item.get("editable", False)), checked=item.get("checked"), value=str(item.get("value", "")),
@@ -375,7 +381,7 @@ class PlaywrightDriver:
                             item["value"] = masked
                         self._redact_item(item)
                         cand = _candidate(f"{fi}:{idx}", item, dx=offset[0], dy=offset[1], viewport=vp, dpr=dpr,
-                                          frame=label, grid=grid)
+                                          frame=label, grid=grid, scroll=_scroll_of(raw_main))
                         if item.get("is_password") or masked != value:
                             b = cand.descriptor.bbox
                             assert b is not None

@@ -615,6 +615,8 @@ class RecordingListener:
         x, y, w, h = item["bbox"]
         vp = self.page.viewport_size or {"width": 1280, "height": 800}
         anchor = item.pop("anchor", None)
+        # the main frame's scroll when the user acted (a click that scrolled the element into view): EXACT
+        # compares page coordinates with it
         desc = ElementDescriptor.from_mapping({**item, "bbox": None, "viewport": None, "anchor": None}).with_(
             bbox=BBox(x + offset[0], y + offset[1], w, h), viewport=(int(vp["width"]), int(vp["height"])),
             device_pixel_ratio=float(self.driver.settings.device_scale_factor),

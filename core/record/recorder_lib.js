@@ -158,6 +158,7 @@
     const a = anchorOf(el);
     if (a) d.anchor = a;
     if (d.is_password) d.value = '';
+    try { d.scroll = [window.top.scrollX, window.top.scrollY]; } catch (e) { /* cross-origin frame: unknown */ }
     return d;
   }
 

@@ -324,3 +324,20 @@ def test_a_grown_label_at_the_recorded_css_path_heals_and_only_there() -> None:
     assert resolve(target, [link, *others]).abstained
     # an irreversible step needs a second, independent level
     assert resolve(target, [moved, *others], irreversible=True).abstained
+
+
+def test_exact_compares_page_coordinates_when_the_recording_had_scrolled() -> None:
+    """A click that scrolled the link into view recorded it at viewport y 500 with scrollY 3200; the replay
+    sees the page from its top, the link at y 3700: the same place in the page.  A fixed header button
+    keeps its viewport box whatever the scroll: that matches too."""
+    recorded = el("a", "link", "Next page", 20, 500, scroll=(0.0, 3200.0))
+    page_top = [cand("0:0", el("a", "link", "Next page", 20, 3700, scroll=(0.0, 0.0))),
+                cand("0:1", el("a", "link", "Next page", 20, 900, scroll=(0.0, 0.0)))]
+    res = resolve(recorded, page_top)
+    assert (res.strategy, res.ref) == ("exact", "0:0")
+    fixed = el("button", "button", "Menu", 20, 10, scroll=(0.0, 3200.0))
+    assert resolve(fixed, [cand("0:0", el("button", "button", "Menu", 20, 10, scroll=(0.0, 0.0)))]).strategy == "exact"
+    # without a recorded scroll (older files) only the viewport box counts, as before
+    old = el("a", "link", "Next page", 20, 500)
+    assert resolve(old, page_top).strategy != "exact"
+    assert ElementDescriptor.from_mapping(recorded.to_mapping()).scroll == (0.0, 3200.0)
