@@ -314,6 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--json", metavar="PATH")
     br.set_defaults(func=_cmd_bench_record)
 
+    from core.export.command import add_export_parser, export_command
+
+    add_export_parser(sub).set_defaults(func=export_command)
+
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")
     ic.add_argument("--project", required=True, help="project folder (holds steadyhand.yaml)")
