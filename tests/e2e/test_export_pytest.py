@@ -93,3 +93,19 @@ def test_export_refuses_to_overwrite_and_names_a_missing_flow(tmp_path: Path, ca
     assert main(["export", "pytest", str(ROOT / "projects" / "demo"), "--flow", "nope", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "exists" in err and "no flow named nope" in err
+
+
+def test_exported_files_run_green_in_parallel_under_xdist(site: DemoSite, tmp_path: Path) -> None:
+    """Three flows at once on one server (pytest-xdist, 3 workers).  login_lockout is left out on purpose: it
+    locks the account the other flows sign in with, so it cannot share a server with them in parallel."""
+    flows = [f for f in FLOWS if f != "login_lockout"]
+    for flow in flows:
+        assert main(["export", "pytest", str(ROOT / "projects" / "demo"), "--flow", flow,
+                     "-o", str(tmp_path / f"test_{flow}.py")]) == 0
+    site.reset()
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", str(tmp_path)],
+                       cwd=tmp_path, env=_env(site), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert f"{len(flows)} passed" in r.stdout
+    gt = site.ground_truth_report()
+    assert gt["writes_by_op"] == {"create_request": 1} and gt["duplicate_writes"] == 0 and gt["exports"] == 1

@@ -26,7 +26,7 @@ class Person:
         self.dismiss_by_escape = False
 
     def close_popup_if_any(self) -> None:
-        """The popup opens 700 ms after the requests table loads: wait for it when the variant has it."""
+        """The popup opens as the requests page starts: a person sees it and closes it first."""
         if "popup" not in self.site.tweaks or self.popup_seen:
             return
         dialog = self.page.get_by_role("dialog", name=POPUP)

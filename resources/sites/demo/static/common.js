@@ -180,25 +180,22 @@
     setInterval(function () { spin.hidden = false; setTimeout(function () { spin.hidden = true; }, 300); }, 1500);
   }
 
-  /* ---- unexpected popup (popup tweak): once per tab session, `delayMs` after `whenReady` ---- */
-  function maybePopup(delayMs) {
+  /* ---- unexpected popup (popup tweak): once per tab session, as the page starts ---- */
+  function maybePopup() {
     if (!has("popup")) return;
     var KEY = "leavedesk-whats-new-seen";
-    try { if (sessionStorage.getItem(KEY)) return; } catch (e) { /* storage off: show it every time */ }
-    setTimeout(function () {
-      try { sessionStorage.setItem(KEY, "1"); } catch (e) { /* ignore */ }
-      openDialog({
-        id: "whats-new", title: "What’s new in LeaveDesk",
-        text: "Reports can now be scheduled every week. Take a short tour of the new features?",
-        actions: [
-          { label: "×", gt: "popup.close", className: "dialog-close", aria: "Close", focus: true, onClick: function (d) { d.close(); } },
-          {
-            label: "Take the tour", gt: "popup.tour", className: "btn-primary",
-            onClick: function (d) { d.close(); var s = document.getElementById("page-status"); if (s) s.textContent = "The tour starts on your next visit."; }
-          }
-        ]
-      });
-    }, delayMs);
+    try { if (sessionStorage.getItem(KEY)) return; sessionStorage.setItem(KEY, "1"); } catch (e) { /* storage off: every time */ }
+    openDialog({
+      id: "whats-new", title: "What’s new in LeaveDesk",
+      text: "Reports can now be scheduled every week. Take a short tour of the new features?",
+      actions: [
+        { label: "×", gt: "popup.close", className: "dialog-close", aria: "Close", focus: true, onClick: function (d) { d.close(); } },
+        {
+          label: "Take the tour", gt: "popup.tour", className: "btn-primary",
+          onClick: function (d) { d.close(); var s = document.getElementById("page-status"); if (s) s.textContent = "The tour starts on your next visit."; }
+        }
+      ]
+    });
   }
 
   window.LD = {

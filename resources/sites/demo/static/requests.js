@@ -241,6 +241,7 @@
     history.replaceState(null, "", "/requests");
   }
   var fillToast = submitted ? showSubmittedToast(submitted) : null;
-  load().then(function () { if (fillToast) fillToast(); LD.maybePopup(700); });
+  LD.maybePopup();  /* opens over the page before the table has loaded */
+  load().then(function () { if (fillToast) fillToast(); });
   if (LD.has("noise")) setInterval(function () { if (rows.length) renderSummary(); }, 1000);
 })();
