@@ -267,3 +267,31 @@ def test_all_combines_the_tweaks(site: DemoSite, page: Page) -> None:
     expect(page.get_by_label("User’s name")).to_be_visible()
     expect(page.locator("#sync-status")).to_be_visible()
     assert math.isfinite(_centre(page, "button", "Sign in")[0])
+
+
+def test_every_control_of_the_all_variant_carries_a_unique_ground_truth_id(site: DemoSite, page: Page) -> None:
+    interactive = ('a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=option], '
+                   '[role=combobox], [role=textbox], [contenteditable=true]')
+
+    def missing() -> list[str]:
+        return page.eval_on_selector_all(
+            interactive,
+            "els => els.filter(e => !e.dataset.gt && e.getClientRects().length).map(e => e.outerHTML.slice(0, 120))")
+
+    site.set_variant("all")
+    page.goto(site.url("/login"))
+    assert missing() == []
+    page.get_by_label("User’s name").fill("alice")
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("dialog", name=POPUP).wait_for()
+    assert missing() == []
+    page.get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Export report (E)").click()
+    assert missing() == []
+    page.keyboard.press("Escape")
+    page.goto(site.url("/requests/new"))
+    page.get_by_role("combobox", name="Leave type").click()
+    assert missing() == []
+    gts = page.eval_on_selector_all("[data-gt]", "els => els.map(e => e.dataset.gt)")
+    assert len(gts) == len(set(gts)) and "new.reason" in gts
