@@ -241,7 +241,12 @@ def test_noise_changes_text_and_shows_a_spinner(site: DemoSite, page: Page, sign
     first = status.inner_text()
     assert re.fullmatch(r"Synced \d\d:\d\d:\d\d\.\d{3} · trace [0-9a-f-]{36}", first), first
     expect(status).not_to_have_text(first)
-    page.get_by_role("progressbar", name="Syncing").wait_for(state="visible", timeout=4_000)  # shown 300 ms in 1.5 s
+    spinner = page.locator("#sync-status .spinner")
+    expect(spinner).to_have_attribute("role", "progressbar")
+    expect(spinner).to_have_attribute("aria-label", "Syncing")
+    # shown 300 ms every 1.5 s: watch every animation frame (Playwright's own polling can keep missing it)
+    page.wait_for_function("() => { const s = document.querySelector('#sync-status .spinner');"
+                           " return !!s && !s.hidden && s.getClientRects().length > 0; }", polling="raf", timeout=4_000)
     expect(page.locator("#summary")).to_contain_text(re.compile(r"refreshed \d\d:\d\d:\d\d"))
 
 
