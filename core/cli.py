@@ -204,6 +204,25 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
+    """``steadyhand bench tweaks``: demo flows on every UI-tweak variant vs a plain script (exit 0: figures are the output)."""
+    from core.bench.tweaks import BenchSetupError, format_report, run_tweaks_benchmark
+
+    if args.json and not _writable(Path(args.json)):
+        _err(f"{args.json}: cannot write the JSON summary there")
+        return EXIT_INPUT
+    try:
+        report = run_tweaks_benchmark(args.project, variants=args.variants, flows=args.flows,
+                                      latency_ms=args.latency_ms,
+                                      progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except BenchSetupError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
+    print(format_report(report), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
     from urllib.parse import urlsplit
@@ -371,6 +390,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="only the whole flow, not also each step alone from its intended state")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_drift)
+
+    from core.export.command import add_export_parser, export_command
+
+    add_export_parser(sub).set_defaults(func=export_command)
+
+    bt = bsub.add_parser("tweaks", help="every demo flow on every UI-tweak variant, against a plain Playwright script",
+                         description="Example: steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json")
+    bt.add_argument("--variants", nargs="+", metavar="VARIANT", help="variants to run (default: all but 'tweaked')")
+    bt.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to run (default: all of the project)")
+    bt.add_argument("--project", default="projects/demo", help="a project on the bundled demo site (default projects/demo)")
+    bt.add_argument("--latency-ms", type=int, default=200, help="demo submit latency for both sides, ms (default 200)")
+    bt.add_argument("--json", metavar="PATH")
+    bt.set_defaults(func=_cmd_bench_tweaks)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")

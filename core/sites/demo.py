@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable
 from .server import Request, Response, StaticSite, file_response
 
 __all__ = [
-    "DemoSite", "DEMO_ROOT", "DEMO_USERS", "DEMO_PASSWORD", "LEAVE_TYPES", "VARIANTS",
+    "DemoSite", "DEMO_ROOT", "DEMO_USERS", "DEMO_PASSWORD", "LEAVE_TYPES", "VARIANTS", "VARIANT_TWEAKS", "TWEAKS",
     "MAX_FAILED_LOGINS", "DEFAULT_TODAY", "working_days", "main",
 ]
 
@@ -61,8 +61,27 @@ LEAVE_TYPES = {
     "training": "Training",
 }
 STATUS_LABELS = {"pending": "Pending", "approved": "Approved", "rejected": "Rejected"}
-#: UI variants: ``tweaked`` applies the UI tweaks of R (docs/mechanisms.md).
-VARIANTS = ("baseline", "tweaked")
+#: The single UI tweaks a variant is made of (docs/variants.md says what each changes in the DOM).
+TWEAKS = ("moved", "relayout", "suffix", "apostrophe", "combobox", "contenteditable", "nested-delete", "nested-export",
+          "columns", "noise", "popup", "renamed-ids")
+#: UI variant -> its tweaks (docs/variants.md).  ``tweaked`` is the set the first tweak tests used
+#: (R, docs/mechanisms.md); ``all`` combines every tweak.
+VARIANT_TWEAKS: dict[str, tuple[str, ...]] = {
+    "baseline": (),
+    "moved": ("moved",),
+    "relayout": ("relayout",),
+    "suffix": ("suffix", "apostrophe"),
+    "custom-input": ("combobox", "contenteditable"),
+    "nested-dialog": ("nested-delete", "nested-export"),
+    "columns": ("columns",),
+    "noise": ("noise",),
+    "popup": ("popup",),
+    "renamed-ids": ("renamed-ids",),
+    "all": TWEAKS,
+    "tweaked": ("moved", "suffix", "combobox", "nested-delete", "columns", "renamed-ids"),
+}
+#: Every selectable UI variant (``steadyhand bench tweaks`` runs all but the ``tweaked`` alias).
+VARIANTS = tuple(VARIANT_TWEAKS)
 #: Failed sign-ins that lock an account (P11 "three failed logins lock the account").
 MAX_FAILED_LOGINS = 3
 #: Default server date, a Monday.
@@ -141,10 +160,13 @@ class DemoSite:
         Server latency of a leave-request submit, ms (the page shows a
         spinner meanwhile).
     variant : str
-        ``"baseline"`` or ``"tweaked"`` (the UI tweaks of R: Sign in moved
-        28 px to the right, "Export report (E)", custom listbox instead of the Leave type
-        ``<select>``, two nested delete dialogs, reordered table columns,
-        renamed ids).
+        One of :data:`VARIANTS` (``"baseline"``, ``"moved"``, ``"relayout"``,
+        ``"suffix"``, ``"custom-input"``, ``"nested-dialog"``, ``"columns"``,
+        ``"noise"``, ``"popup"``, ``"renamed-ids"``, ``"all"``, and
+        ``"tweaked"``: Sign in moved 20 px, "Export report (E)", custom listbox
+        instead of the Leave type ``<select>``, two nested delete dialogs,
+        reordered table columns, renamed ids).  docs/variants.md lists what
+        each changes in the DOM.
     port : int
         TCP port; 0 (default) picks a free one.
 
@@ -221,9 +243,15 @@ class DemoSite:
 
     @property
     def variant(self) -> str:
-        """Current UI variant (``"baseline"`` / ``"tweaked"``)."""
+        """Current UI variant (one of :data:`VARIANTS`)."""
         with self._lock:
             return self._variant
+
+    @property
+    def tweaks(self) -> tuple[str, ...]:
+        """The tweaks of the current variant (:data:`VARIANT_TWEAKS`)."""
+        with self._lock:
+            return VARIANT_TWEAKS[self._variant]
 
     @property
     def latency_ms(self) -> int:
@@ -471,7 +499,8 @@ class DemoSite:
         user = self._session_user(request)
         with self._lock:
             return {
-                "app": "LeaveDesk", "variant": self._variant, "today": self._today.isoformat(),
+                "app": "LeaveDesk", "variant": self._variant, "tweaks": list(VARIANT_TWEAKS[self._variant]),
+                "today": self._today.isoformat(),
                 "latency_ms": self._latency_ms,
                 "leave_types": [{"value": k, "label": v} for k, v in LEAVE_TYPES.items()],
                 "user": {"username": user["username"], "name": user["display_name"]} if user else None,
@@ -515,7 +544,8 @@ class DemoSite:
     def _api_config_js(self, request: Request) -> Response:
         cfg = json.dumps(self._config(request), ensure_ascii=False).replace("</", "<\\/")
         js = (f"window.DEMO_CONFIG = {cfg};\n"
-              "document.documentElement.dataset.variant = window.DEMO_CONFIG.variant;\n")
+              "document.documentElement.dataset.variant = window.DEMO_CONFIG.variant;\n"
+              "document.documentElement.dataset.tweaks = window.DEMO_CONFIG.tweaks.join(' ');\n")
         return Response.text(js, content_type="text/javascript; charset=utf-8")
 
     @staticmethod

@@ -1,7 +1,10 @@
 /* Shared helpers of the LeaveDesk pages: config, API calls, dates, header, dialogs. */
 (function () {
   "use strict";
-  var CONFIG = window.DEMO_CONFIG || { variant: "baseline", today: "2026-03-02", user: null, leave_types: [] };
+  var CONFIG = window.DEMO_CONFIG || { variant: "baseline", tweaks: [], today: "2026-03-02", user: null, leave_types: [] };
+  var TWEAKS = CONFIG.tweaks || [];
+  /* True when the served variant applies `tweak` (docs/variants.md). */
+  function has(tweak) { return TWEAKS.indexOf(tweak) >= 0; }
   var MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
     "September", "October", "November", "December"];
   var DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -91,6 +94,7 @@
     var today = parseISO(CONFIG.today);
     var todayEl = document.getElementById("today");
     if (todayEl && today) todayEl.textContent = "Today: " + DAYS[today.getDay()].slice(0, 3) + ", " + fmtShort(CONFIG.today);
+    startNoise(document.querySelector(".topbar .spacer"));
     var out = document.getElementById("sign-out");
     if (out) out.addEventListener("click", function () {
       out.disabled = true;
@@ -101,14 +105,25 @@
   /* ---- dialogs: <div role="dialog" aria-modal="true"> over a backdrop ---- */
   var FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
+  /* opts: {id, title, text, actions: [{label, gt, className, focus, onClick(handle, button)}], parent,
+   *        nest: {id, title, text}}: with `nest` the actions sit in a second dialog nested inside the first
+   *        (the nested-export tweak). */
   function openDialog(opts) {
     var returnTo = document.activeElement;
     var titleId = opts.id + "-title", descId = opts.id + "-desc";
     var actions = h("div", { class: "dialog-actions" });
+    var body = actions;
+    if (opts.nest) {
+      var n = opts.nest;
+      body = h("div", {
+        class: "dialog dialog-inner", id: n.id, role: "dialog", "aria-modal": "false",
+        "aria-labelledby": n.id + "-title", "aria-describedby": n.text ? n.id + "-desc" : null
+      }, [h("h3", { id: n.id + "-title", text: n.title }), n.text ? h("p", { id: n.id + "-desc", text: n.text }) : null, actions]);
+    }
     var dlg = h("div", {
       class: "dialog", id: opts.id, role: "dialog", "aria-modal": "true",
       "aria-labelledby": titleId, "aria-describedby": opts.text ? descId : null
-    }, [h("h2", { id: titleId, text: opts.title }), opts.text ? h("p", { id: descId, text: opts.text }) : null, actions]);
+    }, [h("h2", { id: titleId, text: opts.title }), opts.text ? h("p", { id: descId, text: opts.text }) : null, body]);
     var overlay = h("div", { class: "overlay" }, [dlg]);
     var handle = {
       element: dlg,
@@ -121,7 +136,8 @@
       }
     };
     opts.actions.forEach(function (a) {
-      var b = h("button", { type: "button", class: "btn " + (a.className || ""), "data-gt": a.gt, text: a.label });
+      var b = h("button", { type: "button", class: "btn " + (a.className || ""), "data-gt": a.gt, text: a.label,
+        "aria-label": a.aria || null });
       b.addEventListener("click", function () { a.onClick(handle, b); });
       actions.appendChild(b);
       if (a.focus) handle.initialFocus = b;
@@ -141,8 +157,50 @@
     return handle;
   }
 
+  /* ---- async noise (noise tweak): a clock, a trace UUID and a spinner that come and go ---- */
+  function uuid() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return "xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx".replace(/x/g, function () { return (Math.random() * 16 | 0).toString(16); });
+  }
+  function clock() {
+    var d = new Date();
+    return [d.getHours(), d.getMinutes(), d.getSeconds()].map(function (x) { return String(x).padStart(2, "0"); }).join(":") +
+      "." + String(d.getMilliseconds()).padStart(3, "0");
+  }
+  /* Appends the noise line to `host`; every 400 ms the text changes, every 1.5 s a spinner shows for 300 ms. */
+  function startNoise(host) {
+    if (!has("noise") || !host) return;
+    var spin = h("span", { class: "spinner spinner-sm", role: "progressbar", "aria-label": "Syncing", hidden: true });
+    var line = h("span", { class: "noise-text" });
+    var box = h("span", { class: "noise", id: "sync-status" }, [spin, line]);
+    host.appendChild(box);
+    function tick() { line.textContent = "Synced " + clock() + " · trace " + uuid(); }
+    tick();
+    setInterval(tick, 400);
+    setInterval(function () { spin.hidden = false; setTimeout(function () { spin.hidden = true; }, 300); }, 1500);
+  }
+
+  /* ---- unexpected popup (popup tweak): once per tab session, as the page starts ---- */
+  function maybePopup() {
+    if (!has("popup")) return;
+    var KEY = "leavedesk-whats-new-seen";
+    try { if (sessionStorage.getItem(KEY)) return; sessionStorage.setItem(KEY, "1"); } catch (e) { /* storage off: every time */ }
+    openDialog({
+      id: "whats-new", title: "What’s new in LeaveDesk",
+      text: "Reports can now be scheduled every week. Take a short tour of the new features?",
+      actions: [
+        { label: "×", gt: "popup.close", className: "dialog-close", aria: "Close", focus: true, onClick: function (d) { d.close(); } },
+        {
+          label: "Take the tour", gt: "popup.tour", className: "btn-primary",
+          onClick: function (d) { d.close(); var s = document.getElementById("page-status"); if (s) s.textContent = "The tour starts on your next visit."; }
+        }
+      ]
+    });
+  }
+
   window.LD = {
-    config: CONFIG, variant: CONFIG.variant, MONTHS: MONTHS, DAYS: DAYS,
+    config: CONFIG, variant: CONFIG.variant, tweaks: TWEAKS, has: has, startNoise: startNoise, maybePopup: maybePopup,
+    uuid: uuid, clock: clock, MONTHS: MONTHS, DAYS: DAYS,
     parseISO: parseISO, toISO: toISO, fmtShort: fmtShort, fmtLong: fmtLong, fmtRange: fmtRange,
     workingDays: workingDays, api: api, h: h, renameIds: renameIds, initHeader: initHeader, openDialog: openDialog
   };

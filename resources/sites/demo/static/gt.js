@@ -5,7 +5,8 @@
  * {gt, kind, ts, page, n} to /__gt/activation when a control is activated:
  *   click         a click on a control (button, link, input, option...)
  *   change        a select / checkbox / custom listbox changed value
- *   input-commit  a text field's edited value was committed (change event)
+ *   input-commit  a text field's edited value was committed (change event; a contenteditable
+ *                 textbox fires its own change when left after an edit)
  *   submit        a form was submitted
  * Values are never sent (passwords stay on the page).  This identity is for
  * benchmarks and tests only: the engine, the locator and the recorder never
@@ -15,7 +16,7 @@
   "use strict";
   var CONTROL = 'a[href], button, input, select, textarea, summary, [role="button"], [role="link"], ' +
     '[role="option"], [role="combobox"], [role="checkbox"], [role="menuitem"], [role="tab"], ' +
-    '[role="switch"], [role="radio"]';
+    '[role="switch"], [role="radio"], [role="textbox"], [contenteditable="true"]';
   var TEXT_TYPES = ["text", "password", "email", "search", "tel", "url", "number", "date"];
   var counter = 0;
 
@@ -39,7 +40,7 @@
   }
 
   function isTextField(el) {
-    if (el.tagName === "TEXTAREA") return true;
+    if (el.tagName === "TEXTAREA" || el.isContentEditable || el.getAttribute("role") === "textbox") return true;
     return el.tagName === "INPUT" && TEXT_TYPES.indexOf((el.getAttribute("type") || "text").toLowerCase()) >= 0;
   }
 

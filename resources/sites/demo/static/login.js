@@ -2,9 +2,13 @@
 (function () {
   "use strict";
   var LD = window.LD;
-  if (LD.variant === "tweaked") {
+  if (LD.has("renamed-ids")) {
     LD.renameIds({ "username": "login-user", "password": "login-secret", "signin": "btn-signin", "login-form": "signin-form" });
   }
+  if (LD.has("apostrophe")) {  /* a label gains a typographic apostrophe (docs/variants.md) */
+    document.querySelector('label[for="' + document.querySelector('[name="username"]').id + '"]').textContent = "User’s name";
+  }
+  LD.startNoise(document.querySelector(".footnote"));
   var form = document.querySelector('[data-gt="login.form"]');
   var user = form.querySelector('[name="username"]');
   var pass = form.querySelector('[name="password"]');

@@ -3,12 +3,19 @@
 (function () {
   "use strict";
   var LD = window.LD;
-  var tweaked = LD.variant === "tweaked";
   LD.initHeader();
 
   var form = document.getElementById("request-form");
-  if (tweaked) {  /* UI tweak (docs/mechanisms.md, R): custom listbox instead of <select>, renamed ids */
-    LD.upgradeSelect(document.getElementById("leave-type"), { labelId: "leave-type-label", id: "leave-type" });
+  /* UI tweaks (docs/variants.md) */
+  if (LD.has("combobox")) LD.upgradeSelect(document.getElementById("leave-type"), { labelId: "leave-type-label", id: "leave-type" });
+  if (LD.has("contenteditable")) LD.upgradeTextarea(document.getElementById("reason"), { labelId: "reason-label" });
+  if (LD.has("relayout")) {  /* the notify checkbox moves above Reason; Cancel and Submit swap */
+    var reasonField = document.getElementById("reason-label").parentNode;
+    reasonField.parentNode.insertBefore(document.getElementById("notify").parentNode, reasonField);
+    var submitBtn = document.getElementById("submit-request");
+    submitBtn.parentNode.insertBefore(form.querySelector('[data-gt="new.cancel"]'), submitBtn);
+  }
+  if (LD.has("renamed-ids")) {
     LD.renameIds({
       "start-date": "from-date", "end-date": "to-date", "reason": "leave-reason",
       "submit-request": "btn-submit", "request-form": "leave-form"

@@ -2,7 +2,6 @@
 (function () {
   "use strict";
   var LD = window.LD, h = LD.h;
-  var tweaked = LD.variant === "tweaked";
   LD.initHeader();
 
   var exportBtn = document.getElementById("export-report");
@@ -14,9 +13,19 @@
   var summary = document.getElementById("summary");
   var sortNote = document.getElementById("sort-note");
 
-  if (tweaked) {  /* UI tweaks of R: label suffix, renamed ids, reordered columns */
-    exportBtn.textContent = "Export report (E)";
+  var newBtn = document.getElementById("new-request");
+  /* UI tweaks (docs/variants.md): label suffix, renamed ids, reordered columns, relayout */
+  if (LD.has("suffix")) exportBtn.textContent = "Export report (E)";
+  if (LD.has("apostrophe")) newBtn.textContent = "New request (N)";
+  if (LD.has("renamed-ids")) {
     LD.renameIds({ "export-report": "btn-export", "save-report": "btn-save", "requests-table": "leave-grid" });
+  }
+  if (LD.has("relayout")) {  /* toolbar under the heading, left-aligned: New request, Save report, Export report */
+    var toolbar = exportBtn.parentNode, divider = toolbar.querySelector(".divider");
+    toolbar.insertBefore(newBtn, toolbar.firstChild);
+    toolbar.insertBefore(divider, newBtn.nextSibling);
+    toolbar.insertBefore(saveBtn, exportBtn);
+    document.querySelector(".page-head").classList.add("is-stacked");
   }
 
   function text(v) { return document.createTextNode(v); }
@@ -33,7 +42,7 @@
       cell: function (r) { return h("td", {}, [h("span", { class: "badge badge-" + r.status, text: r.status_label })]); }
     }
   };
-  var ORDER = tweaked
+  var ORDER = LD.has("columns")
     ? ["ref", "status", "start", "end", "days", "employee", "type"]
     : ["ref", "employee", "type", "start", "end", "days", "status"];
   var sort = { col: "start", dir: "ascending" };
@@ -99,8 +108,13 @@
       tr.appendChild(h("td", {}, [h("div", { class: "actions" }, [approve, del])]));
       body.appendChild(tr);
     });
+    renderSummary();
+  }
+
+  function renderSummary() {
     var pending = rows.filter(function (r) { return r.status === "pending"; }).length;
-    summary.textContent = rows.length + (rows.length === 1 ? " request" : " requests") + " · " + pending + " pending approval";
+    summary.textContent = rows.length + (rows.length === 1 ? " request" : " requests") + " · " + pending + " pending approval" +
+      (LD.has("noise") ? " · refreshed " + LD.clock() : "");
   }
 
   function load() {
@@ -143,7 +157,7 @@
         {
           label: "Delete", gt: "dialog.delete.confirm", className: "btn-danger",
           onClick: function (outer, button) {
-            if (!tweaked) { deleteRow(r, button, [outer]); return; }
+            if (!LD.has("nested-delete")) { deleteRow(r, button, [outer]); return; }
             LD.openDialog({  /* UI tweak of R: the confirmation becomes two nested dialogs */
               id: "confirm-delete-dialog", title: "Confirm deletion", parent: outer.element,
               text: "Are you sure? " + r.ref + " will be permanently deleted.",
@@ -164,9 +178,12 @@
   /* ---- reports ---- */
   exportBtn.addEventListener("click", function () {
     var n = rows.length;
+    var question = "Export " + n + " leave " + (n === 1 ? "request" : "requests") + " as a CSV file?";
+    var nested = LD.has("nested-export");  /* one dialog becomes two nested dialogs (docs/variants.md) */
     LD.openDialog({
       id: "export-dialog", title: "Export report",
-      text: "Export " + n + " leave " + (n === 1 ? "request" : "requests") + " as a CSV file?",
+      text: nested ? "The report lists every leave request of the team." : question,
+      nest: nested ? { id: "export-options", title: "Export options", text: question + " Format: CSV (UTF-8)." } : null,
       actions: [
         { label: "Cancel", gt: "dialog.export.cancel", onClick: function (d) { d.close(); } },
         {
@@ -224,5 +241,7 @@
     history.replaceState(null, "", "/requests");
   }
   var fillToast = submitted ? showSubmittedToast(submitted) : null;
+  LD.maybePopup();  /* opens over the page before the table has loaded */
   load().then(function () { if (fillToast) fillToast(); });
+  if (LD.has("noise")) setInterval(function () { if (rows.length) renderSummary(); }, 1000);
 })();

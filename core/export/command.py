@@ -1,0 +1,87 @@
+"""``steadyhand export pytest PROJECT --flow NAME -o FILE [--style pytest|script]``.
+
+Exit codes (as everywhere, core.engine.report): 0 written; 2 bad input (project, flow, a step with no
+Playwright form, an unwritable output file).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from core.project import ProjectError, load_project
+from core.secrets import env_var_name
+
+from .playwright_test import ExportError, export_flow, param_env_var
+
+__all__ = ["add_export_parser", "export_command"]
+
+EXIT_OK, EXIT_INPUT = 0, 2
+
+
+def add_export_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """Add ``export`` (with its ``pytest`` form) to the ``steadyhand`` subcommands; returns the ``pytest`` parser."""
+    e = sub.add_parser("export", help="write a flow as ordinary test code")
+    esub = e.add_subparsers(dest="export", required=True)
+    p = esub.add_parser(
+        "pytest", help="a flow as a pytest file (or a plain Playwright script) with codegen-style locators",
+        description="Write FLOW of PROJECT as a pytest test (default) or a plain Playwright script (--style script) "
+                    "with the locators Playwright's codegen would choose. Example: steadyhand export pytest "
+                    "projects/demo --flow leave_request -o tests_leave.py && STEADYHAND_BASE_URL=http://127.0.0.1:8000 "
+                    "STEADYHAND_SECRET_PASSWORD=... pytest tests_leave.py")
+    p.add_argument("project", help="project folder (holds steadyhand.yaml)")
+    p.add_argument("--flow", required=True, help="flow name")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write (a .py file)")
+    p.add_argument("--style", choices=("pytest", "script"), default="pytest",
+                   help="pytest: a test with fixtures (default); script: run(page, base_url, params) and a main()")
+    p.add_argument("--force", action="store_true", help="overwrite FILE when it exists")
+    return p
+
+
+def _err(msg: str) -> None:
+    print(f"steadyhand: error: {msg}", file=sys.stderr)
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Run ``steadyhand export pytest``; returns the exit code."""
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    flow = project.flows.get(args.flow)
+    if flow is None:
+        _err(f"{project.root}: no flow named {args.flow} (flows: {', '.join(project.flows) or 'none'})")
+        return EXIT_INPUT
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        _err(f"{out}: the file exists; pass --force to overwrite it")
+        return EXIT_INPUT
+    try:
+        source = export_flow(project, flow, style=args.style)
+    except ExportError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(source, encoding="utf-8")
+    except OSError as exc:
+        _err(f"{out}: cannot write the file: {exc.strerror or exc}")
+        return EXIT_INPUT
+    print(f"wrote {out} ({args.style}) for flow {flow.name!r}")
+    base = project.settings.base_url
+    print(f"  base URL: STEADYHAND_BASE_URL{' (default ' + base + ')' if base else ' (required: the bundled site gets its port at run time)'}")
+    names = {n for st in flow.steps for n in _names(st)}
+    for n in project.settings.secrets:
+        if n in names or n in flow.secrets:
+            print(f"  secret {n!r}: from {env_var_name(n)} (never written into the file)")
+    for n in sorted(set(project.settings.params) | set(flow.params)):
+        if n in names:
+            print(f"  parameter {n!r}: default from the project/flow, override with {param_env_var(n)}")
+    return EXIT_OK
+
+
+def _names(step: object) -> list[str]:
+    from core.project.params import placeholders, step_texts
+
+    return [n for _, t in step_texts(step) for n in placeholders(t)]  # type: ignore[arg-type]
