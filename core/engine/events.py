@@ -72,13 +72,18 @@ class PhaseChanged:
 
 @dataclass(frozen=True, slots=True)
 class ObservationMade:
-    """A fresh observation; ``when`` is ``"before"`` or ``"after"`` the action."""
+    """An observation; ``when`` is ``"before"`` or ``"after"`` the action.
+
+    ``reused``: this step's before is the previous step's after-observation,
+    taken over because nothing happened on the page in between (R1 fast path).
+    """
 
     run_id: str
     flow: str
     index: int
     when: Literal["before", "after"]
     observation: Observation
+    reused: bool = False
 
 
 @dataclass(frozen=True, slots=True)

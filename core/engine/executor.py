@@ -104,7 +104,7 @@ class FlowExecutor:
         self.last_reused = reused is not None
         obs = reused or self.screens.observe(run_id, index, when, screenshot=self.screenshots)
         self.store_call("record_observation", run_id, index, when, obs)
-        self.emit(ObservationMade(run_id, flow.name, index, when, obs))  # type: ignore[arg-type]
+        self.emit(ObservationMade(run_id, flow.name, index, when, obs, self.last_reused))  # type: ignore[arg-type]
         return obs
 
     def ask_human(self, escalation: Escalation) -> Answer:
