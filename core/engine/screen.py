@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["ScreenTracker", "fast_resolve", "TOKEN_JS", "FACTS_JS"]
+__all__ = ["ScreenTracker", "fast_resolve", "change_line", "TOKEN_JS", "FACTS_JS"]
 
 #: One cheap read of what can change a page without a new observation: URL, the page library's DOM
 #: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
@@ -170,6 +170,7 @@ class ScreenTracker:
         self.ex = ex
         self.thresholds = thresholds
         self.baselines: dict[str, ScreenFingerprint] = {}
+        self._memory: dict[str, dict[str, ScreenFingerprint]] = {}  # by flow, when there is no store
         self.seen: dict[str, _Seen] = {}
         self.reused = 0
         self._facts: list[tuple[Observation, Mapping[str, Any]]] = []
@@ -228,9 +229,15 @@ class ScreenTracker:
 
     # --- baselines --------------------------------------------------------------------
     def begin_flow(self, flow_name: str) -> None:
-        """Load the flow's baselines from the store; forget the previous flow's observations."""
-        stored = self.ex.store_call("load_baselines", flow_name) or {}
-        self.baselines = {sid: b.fingerprint for sid, b in stored.items()}
+        """Load the flow's baselines from the store; forget the previous flow's observations.
+
+        Without a store the baselines live in memory for this tracker's life.
+        """
+        if self.ex.store is not None:
+            stored = self.ex.store_call("load_baselines", flow_name) or {}
+            self.baselines = {sid: b.fingerprint for sid, b in stored.items()}
+        else:
+            self.baselines = self._memory.setdefault(flow_name, {})
         self.seen = {}
         self._last = None
         self._facts = []
@@ -294,3 +301,17 @@ def fast_resolve(ex: "FlowExecutor", ctx: "StepContext") -> tuple[Resolution | N
     if cand is None:
         return None, None
     return replace(res, reason=f"fast path, screen unchanged (R1): {res.reason}"), cand
+
+
+def change_line(event: Any) -> str | None:
+    """A progress line for a :class:`ScreenChanged` or :class:`BaselineAlertRaised` event (the CLI's), else None.
+
+    ``  leave_request step 1: screen changed (R1): key elements: 1 moved; button 'Sign in' moved by 28 px ...``
+    """
+    if isinstance(event, ScreenChanged):
+        return f"  {event.flow} step {event.index + 1}: screen changed (R1): {event.report.summary()}"
+    if isinstance(event, BaselineAlertRaised):
+        a = event.alert
+        return (f"  {a.flow} step {a.step_id}: baseline kept, alert raised (changed beyond the R1 threshold): "
+                f"{a.screen_key}")
+    return None
