@@ -107,7 +107,8 @@ FACTS_JS = "() => { const token = (" + TOKEN_JS + r""")();
     landmarks.push({ role, text: clean(e.getAttribute('aria-label')), path: path(e), box: box(e) });
   }
   const main = document.querySelector('main,[role=main]');
-  const inMain = main ? headings.find((h) => { const n = document.querySelector(h.path); return n && main.contains(n); }) : null;
+  const at = (p) => { try { return document.querySelector(p); } catch (e) { return null; } };
+  const inMain = main ? headings.find((h) => { const n = at(h.path); return n && main.contains(n); }) : null;
   const h1 = headings.find((h) => h.level === 1);
   const heading = (h1 || inMain || headings[0] || { text: '' }).text;
   let shadow = 0;

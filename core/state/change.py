@@ -52,6 +52,8 @@ MAX_KEY_ELEMENTS = 120
 DEFAULT_THRESHOLDS = ChangeThresholds()
 #: Grey level (0..255) painted over value-bearing controls before hashing.
 _MASK_GREY = 128
+#: The screenshot is shrunk this many times before hashing (1280 x 800 -> 320 x 200; phash then takes 32 x 32).
+_SHRINK = 4
 _VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "listbox", "slider"})
 _DATA_ROLES = frozenset({"row", "cell", "gridcell", "rowheader"})
 _NUMBER = re.compile(r"^\d+$")
@@ -97,6 +99,11 @@ def screen_phash(png: bytes, mask_css_boxes: Iterable[tuple[float, float, float,
                  device_pixel_ratio: float = 1.0) -> str:
     """64-bit perceptual hash (imagehash ``phash``) of a PNG, as 16 hex chars.
 
+    The PNG is decoded in grey and shrunk 4 times (box average) first - the
+    hash only looks at a 32 x 32 thumbnail, and shrinking with a box filter
+    before imagehash's Lanczos resize cuts the hashing time by more than
+    half - then the mask boxes are painted flat grey and imagehash hashes it.
+
     Parameters
     ----------
     png : bytes
@@ -117,14 +124,15 @@ def screen_phash(png: bytes, mask_css_boxes: Iterable[tuple[float, float, float,
     from PIL import Image, ImageDraw
 
     with Image.open(io.BytesIO(png)) as src:
-        img = src.convert("L")
-    draw = ImageDraw.Draw(img)
-    r = device_pixel_ratio
+        grey = src.convert("L")
+    small = grey.reduce(_SHRINK) if min(grey.size) >= 32 * _SHRINK else grey
+    r = device_pixel_ratio * small.size[0] / grey.size[0]
+    draw = ImageDraw.Draw(small)
     for x, y, w, h in mask_css_boxes:
         if w > 0 and h > 0:
             draw.rectangle((math.floor(x * r), math.floor(y * r), math.ceil((x + w) * r), math.ceil((y + h) * r)),
                            fill=_MASK_GREY)
-    return str(imagehash.phash(img))
+    return str(imagehash.phash(small))
 
 
 def phash_similarity(a: str, b: str) -> float | None:
