@@ -313,6 +313,6 @@ def change_line(event: Any) -> str | None:
         return f"  {event.flow} step {event.index + 1}: screen changed (R1): {event.report.summary()}"
     if isinstance(event, BaselineAlertRaised):
         a = event.alert
-        return (f"  {a.flow} step {a.step_id}: baseline kept, alert raised (changed beyond the R1 threshold): "
+        return (f"  {a.flow} step {a.step_id!r}: baseline kept, alert raised (changed beyond the R1 threshold): "
                 f"{a.screen_key}")
     return None
