@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from core.domain import Action, ElementDescriptor, Flow, Step
+from core.domain import Action, BBox, ElementDescriptor, Flow, Step
 from core.domain.change import BaselineAlert, ChangeReport, ElementChange
 from core.engine.events import BaselineAlertRaised, ObservationMade, ScreenChanged, StepFinished, TargetResolved
 from core.engine.executor import FlowExecutor
 from core.engine.screen import FACTS_JS, TOKEN_JS, change_line
-from core.perception.fake import FakeDriver, FakePage
+from core.perception.fake import FakeDriver, FakePage, set_page
 
 
 class Page:
@@ -119,3 +119,23 @@ def test_change_lines_for_the_command_line():
     alert = change_line(BaselineAlertRaised("r", BaselineAlert("login", "s1", report.screen_key, report)))
     assert alert is not None and "alert raised" in alert and "s1" in alert
     assert change_line(object()) is None
+
+
+def test_when_exact_alone_does_not_find_the_target_on_an_unchanged_screen_the_full_chain_runs():
+    def page(y: float) -> FakePage:
+        return FakePage([{"id": "go", "role": "button", "text": "Go", "bbox": [10, y, 100, 30]},
+                         {"id": "other", "role": "button", "text": "Cancel", "bbox": [300, 400, 100, 30]}],
+                        title="Form")
+
+    flow = Flow("go", "/form", (Step("s1", Action("click"), target=ElementDescriptor(
+        tag="button", role="button", name="Go", text="Go", bbox=BBox(10, 100, 100, 30))),))
+    fake = FakeDriver(pages={"/form": page(100)}, reactions={("/form", "go", "click"): set_page(text="Saved")})
+    events: list = []
+    ex = FlowExecutor(fake, emit=events.append, screenshots=False)
+    assert ex.run_flow(flow, params={}).status == "passed"
+    fake.pages = {"/form": page(112)}  # 12 px: within R1's 20 px, beyond EXACT's 5 px (R2)
+    events.clear()
+    assert ex.run_flow(flow, params={}).status == "passed"
+    (res,) = [e.resolution for e in events if isinstance(e, TargetResolved)]
+    assert not [e for e in events if isinstance(e, ScreenChanged)]
+    assert not res.reason.startswith("fast path") and res.ref is not None and res.strategy != "exact"
