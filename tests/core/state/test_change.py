@@ -230,3 +230,12 @@ def test_reports_and_elements_round_trip_as_mappings():
                      3.0, ("layout signature changed",))
     m = r.to_mapping()
     assert m["changes"][0]["kind"] == "missing" and m["similarity"] == 0.9
+
+
+def test_our_phash_gives_imagehash_phash_bits_without_scipy():
+    import imagehash
+
+    from core.state.change import phash
+
+    for img in (ui(), ui((2, 1)), ui(panel_at=760), ImageEnhance.Brightness(ui()).enhance(0.7), ui().reduce(4)):
+        assert str(phash(img)) == str(imagehash.phash(img))
