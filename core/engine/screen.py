@@ -49,7 +49,8 @@ __all__ = ["ScreenTracker", "fast_resolve", "change_line", "TOKEN_JS", "FACTS_JS
 #: One cheap read of what can change a page without a new observation: URL, the page library's DOM
 #: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
 #: listeners were installed (installed on the first read, capture phase), scroll offset, child frames,
-#: running animations and the document's ready state.
+#: running animations, the document's ready state and its time origin (a reload of the same URL is another
+#: document, whatever its mutation count).
 TOKEN_JS = r"""() => {
   let c = window.__steadyhandChange;
   if (!c) {
@@ -64,7 +65,7 @@ TOKEN_JS = r"""() => {
   let anim = -1;
   try { anim = document.getAnimations().filter((a) => a.playState === 'running').length; } catch (e) { /* old */ }
   return [location.href, lib && lib.state ? lib.state.mutations : -1, c.events, scrollX, scrollY,
-          window.frames.length, anim, document.readyState];
+          window.frames.length, anim, document.readyState, performance.timeOrigin];
 }"""
 
 #: DOM mutations a Playwright screenshot makes itself, per editable element (``input``, ``textarea``,
@@ -147,7 +148,7 @@ class _Last:
 
 def _token_ok(token: Any) -> bool:
     """A token of :data:`TOKEN_JS` read from a settled page with the page library, no frame, no animation."""
-    return (isinstance(token, list) and len(token) == 8 and isinstance(token[1], int) and token[1] >= 0
+    return (isinstance(token, list) and len(token) == 9 and isinstance(token[1], int) and token[1] >= 0
             and token[5] == 0 and token[6] == 0 and token[7] == "complete")
 
 

@@ -29,9 +29,11 @@ class Page:
         self.animations = 0
         self.shadow = 0
         self.extra_mutations_on_observe = 0
+        self.origin = 1764000000000.5  # performance.timeOrigin of the document (ms since the epoch)
 
     def token(self, _arg: Any = None) -> list:
-        return [self.d.url, self.d.mutations, self.events, 0, 0, self.frames, self.animations, "complete"]
+        return [self.d.url, self.d.mutations, self.events, 0, 0, self.frames, self.animations, "complete",
+                self.origin]
 
     def facts(self, _arg: Any = None) -> dict:
         self.d.mutations += self.extra_mutations_on_observe  # the page changed while it was observed
@@ -86,6 +88,15 @@ def test_an_event_on_the_page_between_two_steps_means_observe_again():
 
     _, events = _run(on_event=bump)
     assert _reused(events) == {0: False, 1: False, 2: True}
+
+
+def test_a_reload_of_the_same_url_between_two_steps_is_another_document():
+    def reload(e, page):
+        if isinstance(e, StepFinished) and e.index == 1:
+            page.origin += 2500.0  # same URL, same mutation count, new document
+
+    _, events = _run(on_event=reload)
+    assert _reused(events) == {0: False, 1: True, 2: False}
 
 
 @pytest.mark.parametrize("signal", ["frames", "animations", "shadow", "extra_mutations_on_observe"])
