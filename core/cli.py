@@ -77,12 +77,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
     results = []
-    from core.engine.screen import change_line
+    from core.engine.screen import ChangeLines
 
-    def progress(event: object) -> None:  # screens that changed against their baseline (R1)
-        line = None if args.quiet else change_line(event)
-        if line:
-            print(line, file=sys.stderr, flush=True)
+    change_lines = ChangeLines()
+
+    def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1)
+        for line in change_lines(event):
+            if not args.quiet:
+                print(line, file=sys.stderr, flush=True)
 
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,

@@ -160,7 +160,7 @@ class ElementChange:
             return f"{self.role} text changed from {self.before!r} to {self.after!r}"
         if self.kind == "screen":
             return f"another screen: {self.before!r} -> {self.after!r}"
-        return f"{self.role} {name!r} moved by {self.distance:.0f} px (dx {self.dx:+.0f}, dy {self.dy:+.0f})"
+        return f"{self.role} {name!r} moved by {self.distance:.0f} px (dx {round(self.dx):+d}, dy {round(self.dy):+d})"
 
     def to_mapping(self) -> dict[str, Any]:
         """Plain dict for the store and JSON reports."""

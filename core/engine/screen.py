@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from core.domain import Candidate, Observation, Resolution
 from core.domain.change import BaselineAlert, ChangeReport, ChangeThresholds, ScreenFingerprint
-from core.engine.events import BaselineAlertRaised, ScreenChanged
+from core.engine.events import BaselineAlertRaised, FlowFinished, ScreenChanged
 from core.locate import resolve
 from core.project.params import placeholders, step_texts
 from core.state.change import DEFAULT_THRESHOLDS, compare, fingerprint
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["ScreenTracker", "fast_resolve", "change_line", "TOKEN_JS", "FACTS_JS"]
+__all__ = ["ScreenTracker", "fast_resolve", "change_line", "ChangeLines", "TOKEN_JS", "FACTS_JS"]
 
 #: One cheap read of what can change a page without a new observation: URL, the page library's DOM
 #: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
@@ -317,3 +317,27 @@ def change_line(event: Any) -> str | None:
         return (f"  {a.flow} step {a.step_id!r}: baseline kept, alert raised (changed beyond the R1 threshold): "
                 f"{a.screen_key}")
     return None
+
+
+class ChangeLines:
+    """The command line's R1 progress: a line per changed screen, one line per flow for its alerts.
+
+    Call it with every engine event; it returns the lines to print (often none).
+    """
+
+    def __init__(self) -> None:
+        self._alerts: dict[str, list[BaselineAlert]] = {}
+
+    def __call__(self, event: Any) -> list[str]:
+        if isinstance(event, ScreenChanged):
+            return [change_line(event) or ""]
+        if isinstance(event, BaselineAlertRaised):
+            self._alerts.setdefault(event.run_id, []).append(event.alert)
+            return []
+        if isinstance(event, FlowFinished):
+            alerts = self._alerts.pop(event.run_id, [])
+            if alerts:
+                steps = ", ".join(repr(a.step_id) for a in alerts)
+                return [f"  {alerts[0].flow}: {len(alerts)} baseline(s) kept and flagged, changed beyond the R1 "
+                        f"threshold (steps {steps})"]
+        return []

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from core.domain import Action, BBox, ElementDescriptor, Flow, Step
+from core.domain import Action, BBox, ElementDescriptor, Flow, RunResult, Step
 from core.domain.change import BaselineAlert, ChangeReport, ElementChange
-from core.engine.events import BaselineAlertRaised, ObservationMade, ScreenChanged, StepFinished, TargetResolved
+from core.engine.events import BaselineAlertRaised, FlowFinished, ObservationMade, ScreenChanged, StepFinished, TargetResolved
 from core.engine.executor import FlowExecutor
-from core.engine.screen import FACTS_JS, TOKEN_JS, change_line
+from core.engine.screen import FACTS_JS, TOKEN_JS, ChangeLines, change_line
 from core.perception.fake import FakeDriver, FakePage, set_page
 
 
@@ -127,6 +127,12 @@ def test_change_lines_for_the_command_line():
     line = change_line(ScreenChanged("r", "login", 0, report))
     assert line == ("  login step 1: screen changed (R1): key elements: 1 moved; "
                     "button 'Sign in' moved by 28 px (dx +28, dy +0)")
+    lines = ChangeLines()
+    assert lines(ScreenChanged("r", "login", 0, report)) == [line]
+    assert lines(BaselineAlertRaised("r", BaselineAlert("login", "s1", report.screen_key, report))) == []
+    assert lines(BaselineAlertRaised("r", BaselineAlert("login", "s2", report.screen_key, report))) == []
+    (summary,) = lines(FlowFinished("r", RunResult("r", "login", "passed", (), 0, 0, 1.0)))
+    assert summary == "  login: 2 baseline(s) kept and flagged, changed beyond the R1 threshold (steps 's1', 's2')"
     alert = change_line(BaselineAlertRaised("r", BaselineAlert("login", "s1", report.screen_key, report)))
     assert alert is not None and "alert raised" in alert and "s1" in alert
     assert change_line(object()) is None
