@@ -217,7 +217,8 @@ class ScreenTracker:
 
         Only on a first attempt, right after the previous step passed with
         that observation, when the page token read now equals the one read
-        just before that observation (nothing happened in between).
+        right after that observation (nothing happened in between) and the
+        page did nothing while it was observed (:meth:`observe`).
         """
         last, run = self._last, ctx.run
         if (last is None or ctx.attempt != 1 or last.when != "after" or not last.reusable
