@@ -77,8 +77,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
     results = []
+    from core.engine.screen import ChangeLines
+
+    change_lines = ChangeLines()
+
+    def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1)
+        for line in change_lines(event):
+            if not args.quiet:
+                print(line, file=sys.stderr, flush=True)
+
     try:
-        with ProjectSession(project, headless=True if args.headless else None,
+        with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots) as session:
             for name in names:
                 flow = project.flows[name]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Union
 
 from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
+from core.domain.change import BaselineAlert, ChangeReport
 from core.domain.flow import ActionKind
 from core.recover.breaker import BreakerState
 
@@ -20,7 +21,7 @@ __all__ = [
     "RunStarted", "FlowStarted", "StepStarted", "PhaseChanged", "ObservationMade",
     "TargetResolved", "ActionPerformed", "VerdictReached", "StepFinished",
     "BreakerChanged", "EscalationRaised", "FlowFinished", "RunFinished", "EngineError",
-    "Paused", "Resumed", "TakeoverStarted", "HandedBack", "EngineEvent", "Phase", "PHASES",
+    "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "EngineEvent", "Phase", "PHASES",
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Command",
 ]
 
@@ -71,13 +72,18 @@ class PhaseChanged:
 
 @dataclass(frozen=True, slots=True)
 class ObservationMade:
-    """A fresh observation; ``when`` is ``"before"`` or ``"after"`` the action."""
+    """An observation; ``when`` is ``"before"`` or ``"after"`` the action.
+
+    ``reused``: this step's before is the previous step's after-observation,
+    taken over because nothing happened on the page in between (R1 fast path).
+    """
 
     run_id: str
     flow: str
     index: int
     when: Literal["before", "after"]
     observation: Observation
+    reused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +222,32 @@ class HandedBack:
     continue_from: int
 
 
+@dataclass(frozen=True, slots=True)
+class ScreenChanged:
+    """The screen before step ``index`` differs from its R1 baseline; ``report`` says how, per element.
+
+    The step then takes the full locator chain (R1, R2).
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    report: ChangeReport
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineAlertRaised:
+    """At the end of a flow: a screen changed beyond the R1 threshold, so its baseline was kept, not refreshed."""
+
+    run_id: str
+    alert: BaselineAlert
+
+
 EngineEvent = Union[
     RunStarted, FlowStarted, StepStarted, PhaseChanged, ObservationMade, TargetResolved,
     ActionPerformed, VerdictReached, StepFinished, BreakerChanged, EscalationRaised,
-    FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack,
+    FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack, ScreenChanged,
+    BaselineAlertRaised,
 ]
 
 

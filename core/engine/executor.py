@@ -16,6 +16,7 @@ from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
+from core.engine.screen import ScreenTracker
 from core.perception.driver import Driver, NavigationError
 from core.plan import DecideChain, Decider, FlowStepDecider, HumanDecider
 from core.project.params import ParameterError, bind
@@ -87,6 +88,10 @@ class FlowExecutor:
         self.loops, self.stagnation = self._new_loop_guards()
         self.wait_learner = wait_learner or WaitLearner(self.settings.waits)
         self.store_errors: list[str] = []
+        #: R1 change detection and observation reuse (:mod:`core.engine.screen`).
+        self.screens = ScreenTracker(self)
+        #: Whether the latest ``observe(..., "before")`` reused the previous after-observation.
+        self.last_reused = False
 
     def _new_breaker(self) -> CircuitBreaker:
         return CircuitBreaker.from_settings(self.settings.breaker)
@@ -110,11 +115,19 @@ class FlowExecutor:
         """Announce the breaker's state (R4)."""
         self.emit(BreakerChanged(run_id, self.breaker.state, self.breaker.failures, self.breaker.current_limit))
 
-    def observe(self, run_id: str, flow: Flow, index: int, when: str) -> Observation:
-        """Observe the page (``when``: ``"before"`` / ``"after"`` the action), store and announce it."""
-        obs = self.driver.observe(screenshot=self.screenshots)
+    def observe(self, run_id: str, flow: Flow, index: int, when: str, *, ctx: StepContext | None = None) -> Observation:
+        """Observe the page (``when``: ``"before"`` / ``"after"`` the action), store and announce it.
+
+        With ``ctx`` (the before-observation of a step), the previous step's
+        after-observation is taken instead when nothing happened on the page
+        since (:meth:`ScreenTracker.reusable_before`); ``last_reused`` says so.
+        It is stored and announced as this step's before all the same.
+        """
+        reused = self.screens.reusable_before(ctx) if ctx is not None and when == "before" else None
+        self.last_reused = reused is not None
+        obs = reused or self.screens.observe(run_id, index, when, screenshot=self.screenshots)
         self.store_call("record_observation", run_id, index, when, obs)
-        self.emit(ObservationMade(run_id, flow.name, index, when, obs))  # type: ignore[arg-type]
+        self.emit(ObservationMade(run_id, flow.name, index, when, obs, self.last_reused))  # type: ignore[arg-type]
         return obs
 
     def ask_human(self, escalation: Escalation) -> Answer:
@@ -153,7 +166,9 @@ class FlowExecutor:
         self.emit(FlowStarted(run_id, flow.name, tuple(s.title for s in flow.steps)))
         self.emit_breaker(run_id)
         run = RunState(run_id, flow, dict(params))
+        self.screens.begin_flow(flow.name)
         status, error, kind = self._run_steps(run, setup)
+        self.screens.end_flow(run_id, flow.name, passed=status == "passed")
         if status == "passed" and self.on_descriptor_captured is not None:
             for step, cand in run.captures:
                 self.on_descriptor_captured(flow, step, cand)

@@ -5,7 +5,9 @@ Phases, in order (:data:`core.engine.events.PHASES`):
 ``observe``
     breaker check (R4), then the page before the action (DOM, boxes, screenshot).
 ``fingerprint``
-    the state signature of that page (S2); change detection (R1) plugs in here.
+    the state signature of that page (S2) and change detection against the
+    screen's baseline (R1, :mod:`core.engine.screen`); an unchanged screen
+    takes the fast path (the previous after-observation reused, exact only).
 ``decide``
     the next action from the decide chain (skill > flow step > model > human).
 ``resolve``
@@ -45,10 +47,12 @@ from core.domain import (
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
+from core.domain.change import ChangeReport
 from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
+from core.engine.screen import fast_resolve
 from core.locate import load_crop, resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
 from core.plan import DecideContext, NeedsHuman
@@ -123,6 +127,9 @@ class StepContext:
     ``index`` is the 0-based position in the flow; ``next_index`` where the run
     goes on (``index + 1`` unless a hand-back says otherwise).  Observations are
     in CSS px; ``phase_ms`` holds ms per phase of the current attempt.
+    ``change`` is the R1 comparison of the screen before the step with its
+    baseline (None off the flow); ``reused`` says the before-observation is
+    the previous step's after-observation (nothing happened in between).
     """
 
     run: RunState
@@ -134,6 +141,8 @@ class StepContext:
     source: str = "flow"
     value: str = ""
     before: Observation | None = None
+    reused: bool = False
+    change: ChangeReport | None = None
     state: str = ""
     resolution: Resolution | None = None
     candidate: Candidate | None = None
@@ -175,6 +184,7 @@ class StepContext:
         self.before = self.after = self.candidate = self.resolution = self.verdict = None
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
         self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
+        self.reused, self.change = False, None
 
 
 class StepFailure(Exception):
@@ -192,10 +202,14 @@ class StepFailure(Exception):
 
 
 def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """Breaker check (R4; in half-open only the one probe passes), then the page before the action."""
+    """Breaker check (R4; in half-open only the one probe passes), then the page before the action.
+
+    The page is the previous step's after-observation when nothing happened since (R1 reuse).
+    """
     if not ex.breaker.allow():
         raise StepFailure(Failure("breaker_open", "circuit breaker is open"), escalation="breaker_open")
-    ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")
+    ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before", ctx=ctx)
+    ctx.reused = ex.last_reused
     if ctx.prior is not None:  # a retry: did the last attempt's page change after its verification looked?
         after, budget, t0 = ctx.prior
         ctx.prior = None
@@ -204,9 +218,10 @@ def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """The light state signature of the page before the action (S2)."""
+    """The light state signature of the page before the action (S2) and its change report (R1)."""
     assert ctx.before is not None
     ctx.state = ctx.before.signature.digest
+    ctx.change = ex.screens.check(ctx)
 
 
 def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -234,7 +249,9 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
-    resolution, cand = _by_selector(ex, ctx.step)
+    resolution, cand = fast_resolve(ex, ctx)  # unchanged screen (R1): exact alone, else the full path below
+    if resolution is None:
+        resolution, cand = _by_selector(ex, ctx.step)
     if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
         # a pending heal of this step is tried first (exact on its new descriptor; core.heal, kind 9)
         resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,

@@ -24,7 +24,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "SCHEMA_VERSION", "Base", "SchemaMeta", "RunRow", "StepRow", "ObservationRow",
-    "ResolutionRow", "VerdictRow", "EscalationRow", "utcnow",
+    "ResolutionRow", "VerdictRow", "EscalationRow", "ScreenBaselineRow", "ScreenChangeRow", "utcnow",
 ]
 
 #: Version of the schema these models describe.  Bump it together with a
@@ -192,3 +192,59 @@ class EscalationRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     __table_args__ = (Index("ix_escalations_run", "run_id"),)
+
+
+class ScreenBaselineRow(Base):
+    """The R1 baseline of the screen seen before one flow step; one row per ``(flow, step_id)``.
+
+    A new table (no schema version bump: ``create_all`` adds it on open).
+    ``phash`` is 16 hex chars (``""`` without a screenshot), ``layout`` a SHA1
+    hex digest, ``elements`` a JSON list of ``{"key", "role", "text", "box":
+    [x, y, w, h]}`` (CSS px, page coordinates).  ``refreshed`` counts the
+    refreshes after passing runs; ``alert`` is set when a run saw the screen
+    changed beyond the R1 threshold (``alert_report`` says how) and cleared
+    by the next refresh.  Flow files are never touched by these rows.
+    """
+
+    __tablename__ = "screen_baselines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    flow: Mapped[str] = mapped_column(String(200))
+    step_id: Mapped[str] = mapped_column(String(200))
+    screen_key: Mapped[str] = mapped_column(Text, default="")
+    phash: Mapped[str] = mapped_column(String(64), default="")
+    layout: Mapped[str] = mapped_column(String(64), default="")
+    elements: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    refreshed: Mapped[int] = mapped_column(Integer, default=0)
+    alert: Mapped[bool] = mapped_column(Boolean, default=False)
+    alert_reason: Mapped[str] = mapped_column(Text, default="")
+    alert_report: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    alert_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    alert_run_id: Mapped[str] = mapped_column(String(64), default="")
+    schema_version: Mapped[int] = mapped_column(Integer, default=1)
+
+    __table_args__ = (UniqueConstraint("flow", "step_id", name="uq_screen_baselines_flow_step"),)
+
+
+class ScreenChangeRow(Base):
+    """A screen that differed from its baseline in a run (R1): the per-element change report.
+
+    ``report`` is :meth:`core.domain.change.ChangeReport.to_mapping`.
+    """
+
+    __tablename__ = "screen_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(String(64), _run_fk())
+    step_index: Mapped[int] = mapped_column(Integer)
+    flow: Mapped[str] = mapped_column(String(200), default="")
+    step_id: Mapped[str] = mapped_column(String(200), default="")
+    screen_key: Mapped[str] = mapped_column(Text, default="")
+    similarity: Mapped[float | None] = mapped_column(Float, nullable=True)
+    layout_changed: Mapped[bool] = mapped_column(Boolean, default=False)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (Index("ix_screen_changes_run", "run_id"),)

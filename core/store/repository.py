@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from core.domain import BBox, Escalation, EscalationCandidate, Observation, Resolution, RunResult, StepOutcome, Verdict
 from core.secrets import Redactor
 
+from . import baselines as _baselines
 from . import database
 from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
 from .migrations import check_version, migrate
@@ -470,6 +471,43 @@ class Store:
                     tuple(r.side_effects or ()), _utc(r.created_at))  # type: ignore[arg-type]
                     for r in rows(EscalationRow)),
             )
+
+    # -- R1 screen baselines (core/store/baselines.py) ------------------------------------
+
+    def load_baselines(self, flow: str) -> dict[str, _baselines.StoredBaseline]:
+        """The R1 baselines of ``flow``'s steps, by step id (the screen seen before the step)."""
+        with self._read() as s:
+            return _baselines.load_baselines(s, self._t(flow))
+
+    def baselines(self, *, alerts_only: bool = False) -> list[_baselines.StoredBaseline]:
+        """Every R1 baseline of the project (or only those with an alert), by flow and step id."""
+        with self._read() as s:
+            return _baselines.baseline_rows(s, alerts_only=alerts_only)
+
+    def save_baseline(self, flow: str, step_id: str, fingerprint: Any) -> bool:
+        """Create or refresh the baseline of ``(flow, step_id)`` (clears its alert); True when created.
+
+        Never touches a flow file: a baseline is a row of its own.
+        """
+        with self._write() as s:
+            return _baselines.save_baseline(s, self._t(flow), self._t(step_id), fingerprint, t=self._t, j=self._j)
+
+    def alert_baseline(self, flow: str, step_id: str, report: Any, run_id: str = "") -> bool:
+        """Flag the baseline of ``(flow, step_id)`` with a change beyond the R1 threshold; it is kept as it was."""
+        with self._write() as s:
+            return _baselines.alert_baseline(s, self._t(flow), self._t(step_id), report, run_id, t=self._t,
+                                             j=self._j)
+
+    def record_screen_change(self, run_id: str, index: int, flow: str, step_id: str, report: Any) -> None:
+        """Record the change report (R1) of the screen seen before step ``index`` of a run."""
+        with self._write() as s:
+            self._touch(s, run_id)
+            _baselines.add_screen_change(s, run_id, index, flow, step_id, report, t=self._t, j=self._j)
+
+    def screen_changes(self, run_id: str) -> list[_baselines.ScreenChangeRecord]:
+        """The change reports recorded for one run."""
+        with self._read() as s:
+            return _baselines.screen_changes(s, run_id)
 
     def media_path(self, relpath: str) -> Path:
         """Absolute path of a screenshot path stored in a row."""
