@@ -1,8 +1,8 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
-from .flow import ACTION_KINDS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
+from .flow import ACTION_KINDS, Action, AfterState, Assertion, EpisodeSpec, Flow, Step, StepEvidence
 from .escalation import (
-    Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
+    Checkpoint, Escalation, FieldValue, EscalationAnswerKind, EscalationCandidate, EscalationKind,
 )
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
@@ -12,8 +12,8 @@ from .observation import (
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
-    "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
+    "ACTION_KINDS", "Action", "AfterState", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature", "StepOutcome", "StepStatus",
-    "Verdict", "Checkpoint", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
+    "Verdict", "Checkpoint", "FieldValue", "Escalation", "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

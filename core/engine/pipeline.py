@@ -37,7 +37,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
 from core.act.expect import expected_delta, judge, observed_deltas
+from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
@@ -46,19 +48,28 @@ from core.domain import (
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
-    ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
+    ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.locate import resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
+from core.perception.netwatch import NetworkWatch
+from core.perception.pagefacts import main_heading
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.policy import Failure, decide_recovery, human_answers
+from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
+from core.store.media import screenshot_relpath
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
 
-__all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind"]
+__all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind", "IDLE_PROBE_MS"]
+
+#: How long (ms) a step whose undeclared action seemed to write is watched afterwards, with no action, to
+#: tell polling and telemetry timers (which recur on their own) from the user's write (S6).  1000 ms sees a
+#: poller of up to 1 s period once; slower ones are learnt from the idle time between steps.
+IDLE_PROBE_MS = 1000
 
 
 @dataclass
@@ -76,7 +87,10 @@ class RunState:
     outcomes : list[StepOutcome]
         Finished steps, in the order they ran.
     side_effects : list[str]
-        Irreversible steps that passed ("step 3 'Submit' wrote data").
+        Irreversible steps that acted and whose effect was verified, and - when
+        the write requests were seen - at least one of them succeeded ("step 3
+        'Submit' wrote data (POST /requests 303)"): the escalation's true list
+        of "data already written".
     checkpoints : list[Checkpoint]
         One per step that reached the checkpoint phase (R3).
     rounds : int
@@ -86,6 +100,11 @@ class RunState:
         descriptors may be written back once the whole run has passed.
     invalid_actions : int
         Verdicts that were unchanged or changed unexpectedly (S8's measure).
+    background : Background
+        Endpoints the page calls by itself (polling, telemetry): not writes (S6).
+    idle_from : float
+        ``time.monotonic()`` when the last step ended: requests from then to
+        the next action are background traffic.
     """
 
     run_id: str
@@ -97,6 +116,8 @@ class RunState:
     rounds: int = 0
     invalid_actions: int = 0
     captures: list[tuple[Step, Candidate]] = field(default_factory=list)
+    background: Background = field(default_factory=Background)
+    idle_from: float = 0.0
 
 
 @dataclass
@@ -135,6 +156,11 @@ class StepContext:
     error: str = ""
     error_kind: ErrorKind = ""
     next_index: int = -1
+    reversible: bool | None = None
+    writes: list[RequestSeen] = field(default_factory=list)
+    watched: bool = False
+    t_act: float = 0.0
+    inferred: bool = False
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -157,6 +183,14 @@ class StepContext:
         self.before = self.after = self.candidate = self.resolution = self.verdict = None
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
         self.phase_ms = {}
+        self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
+
+    @property
+    def effective_reversible(self) -> bool:
+        """The step's reversibility as known now: declared, else inferred from its writes (S6)."""
+        if self.reversible is not None:
+            return self.reversible
+        return self.step.reversible if self.step is not None else True
 
 
 class StepFailure(Exception):
@@ -261,15 +295,53 @@ def precheck(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """Keep the state before acting (R3): step, URL, signature, reversibility, side effects so far."""
+    """Keep the state before acting (R3): signature, URL, dialogs, screenshot path, form values
+    (secrets by digest), reversibility and side effects so far; learn the page's background requests (S6).
+
+    Raises a pre-check failure (failure kind 14) when the target found lies in a dialog the step was not
+    recorded in: a popup's own same-named button is never pressed in place of the page's.
+    """
     assert ctx.step is not None and ctx.before is not None
-    run = ctx.run
-    cp = Checkpoint(run.run_id, run.flow.name, ctx.index, ctx.step.id, ctx.before.url, ctx.state,
-                    ctx.step.reversible, tuple(run.side_effects))
+    run, step = ctx.run, ctx.step
+    _guard_popup(ctx)
+    watch = NetworkWatch.of(ex.driver)
+    ctx.watched = watch is not None
+    if watch is not None and run.idle_from:
+        run.background.idle(watch.between(run.idle_from))  # nothing acted since the last step ended
+    shot = ""
+    if ex.store is not None and ctx.before.screenshot_png:
+        shot = screenshot_relpath(run.run_id, ctx.index, "before", ctx.attempt)
+    cp = take_checkpoint(ex.driver, run_id=run.run_id, flow=run.flow.name, index=ctx.index, step=step,
+                         before=ctx.before, reversible=step.reversible, side_effects=tuple(run.side_effects),
+                         secrets=_secret_values(ex, run), screenshot=shot)
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         run.checkpoints[-1] = cp  # a retry replaces its step's checkpoint
     else:
         run.checkpoints.append(cp)
+    ctx.t_act = time.monotonic()
+
+
+def _secret_values(ex: "FlowExecutor", run: RunState) -> tuple[str, ...]:
+    """Values that a checkpoint keeps by digest only: the driver's known secrets and the flow's secret params."""
+    known = list(getattr(ex.driver, "secret_values", ()) or ())
+    known += [run.params[n] for n in run.flow.secrets if run.params.get(n)]
+    return tuple(v for v in dict.fromkeys(known) if v)
+
+
+def _guard_popup(ctx: StepContext) -> None:
+    """The target is in an open dialog that the step was not recorded in (failure kind 14)."""
+    cand, step, before = ctx.candidate, ctx.step, ctx.before
+    if cand is None or step is None or before is None or not before.modal_titles:
+        return
+    from core.act.after import same_text
+
+    box = cand.descriptor.container
+    inside = [t for t in before.modal_titles if box and t and same_text(t, box)]
+    recorded = step.target.container
+    if inside and recorded and not same_text(recorded, box):
+        raise StepFailure(Failure("precondition", f"precondition not met: the element found is in the dialog "
+                                                  f"{inside[-1]!r}, not in {recorded!r} where it was recorded"),
+                          escalation="precondition")
 
 
 def act(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -296,11 +368,16 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """The page after; expected delta (S5) and assertions (P7) give the verdict."""
+    """The page after; expected delta (S5), the recorded after-state, a fill that stayed (failure kind 13)
+    and the assertions (P7) give the verdict.  The writes the action caused are read first: they make an
+    undeclared step irreversible (S6) before anything can fail."""
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
+    _infer_writes(ex, ctx)
     verdict = _effect_verdict(ctx)
+    if verdict.kind == "as_expected" and ctx.acted:
+        verdict = _landing_verdict(ex, ctx, verdict)
     failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
               for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
     if failed:
@@ -320,6 +397,91 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """The server writes the action caused (S6): an undeclared step that wrote becomes irreversible.
+
+    Beacons, keepalive fetches and background endpoints are not writes
+    (:func:`core.act.writes.server_writes`); a write to an endpoint not yet
+    known as background is watched :data:`IDLE_PROBE_MS` longer, without any
+    action: if it recurs on its own, it is polling, not the user's data.
+    Idempotent per attempt.
+    """
+    if ctx.inferred or not ctx.acted or ctx.step is None or ctx.before is None:
+        return
+    ctx.inferred = True
+    watch = NetworkWatch.of(ex.driver)
+    if watch is None:
+        return
+    ctx.watched = True
+    from urllib.parse import urlsplit
+
+    u = urlsplit(ctx.before.url)
+    origin = f"{u.scheme}://{u.netloc}"
+    window = watch.between(ctx.t_act)
+    writes = server_writes(window, origin=origin, background=ctx.run.background)
+    step = ctx.step
+    if writes and not step.reversible_declared and step.reversible:
+        t = time.monotonic()
+        try:
+            watch.page.wait_for_timeout(IDLE_PROBE_MS)
+        except Exception:  # noqa: BLE001 - a page that closed: no probe
+            pass
+        recurring = [r for r in watch.between(t) if not is_beacon(r)]
+        ctx.run.background.idle(r for r in recurring if any(r.method == w.method and r.url.split("?")[0]
+                                                            == w.url.split("?")[0] for w in writes))
+        writes = [w for w in writes if w not in ctx.run.background]
+    ctx.writes = writes
+    if writes and not step.reversible_declared:
+        ctx.reversible = False
+    if ctx.after is not None and not [d for d in observed_deltas(ctx.before, ctx.after)
+                                      if d not in ("focus", "loading")]:
+        ctx.run.background.idle(window)  # a step that changed nothing: its requests are the page's own
+
+
+def _landing_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
+    """Where the step landed: a fill the page undid (failure kind 13) and the recorded after-state (S5).
+
+    A dialog that opened although the recorded after-state had none is
+    dismissed by its close / cancel control or Escape (failure kind 14) and
+    the page judged again; anything else that does not hold is
+    ``changed_unexpectedly`` with the plain reason.
+    """
+    assert ctx.step is not None and ctx.before is not None and ctx.after is not None
+    step, before = ctx.step, ctx.before
+    if step.action.kind == "input" and ctx.candidate is not None:
+        key = control_key(ctx.candidate)
+        after_c = next((c for c in ctx.after.candidates if control_key(c) == key), None)
+        why = fill_undone(ex.redact(ctx.value), ctx.candidate, after_c)
+        if why:
+            return Verdict("changed_unexpectedly", verdict.expected, verdict.observed, why)
+    recorded = step.recorded.after if step.recorded is not None else None
+    if recorded is None or recorded.is_empty:
+        return verdict
+    for attempt in range(2):
+        after = ctx.after
+        heading = main_heading(ex.driver) if recorded.heading else ""
+        public = {k: v for k, v in ctx.run.params.items() if k not in ctx.run.flow.secrets}
+        actual = observed_after(before, after, heading=heading or "", params=public, target=ctx.candidate)
+        changed = changed_fields(before, after)
+        if step.action.kind in ("input", "select") and ctx.candidate is not None:
+            changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
+        mism = compare_after(recorded, actual, changed=changed, appeared=appeared_fields(before, after),
+                             modal_titles=after.modal_titles, heading_known=heading is not None)
+        if not mism:
+            return verdict
+        if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
+            done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
+                                  observe=lambda: ex.driver.observe(screenshot=False))
+            ex.emit(Recovered(ctx.run.run_id, ctx.run.flow.name, ctx.index, "dismiss", bool(done),
+                              ex.redact("; ".join(done) or "no popup to dismiss")))
+            if done:
+                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after")
+                continue
+        break
+    return Verdict("changed_unexpectedly", verdict.expected, verdict.observed,
+                   "; ".join(m.reason for m in mism))
 
 
 def _effect_verdict(ctx: StepContext) -> Verdict:
@@ -408,7 +570,13 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
-    """Judge a failed attempt: retry, escalate (and act on the answer) or abort."""
+    """Judge a failed attempt: roll back and retry, retry, escalate (and act on the answer) or abort.
+
+    The step's reversibility is the one known now (declared, or inferred
+    from the writes its action caused, S6).  A reversible step with a
+    checkpoint is rolled back before it is retried (R3); a popup over the
+    page is dismissed first (failure kind 14).
+    """
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
@@ -416,19 +584,85 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     if ctx.verdict is None and exc.verdict is None and f.kind not in ("abstained", "breaker_open", "no_decision",
                                                                         "budget"):
         ctx.verdict = Verdict("failed", expected_delta(step) if step else "any", (), f.reason)
-    reversible = step.reversible if step is not None else True
+    if f.acted:
+        _infer_writes(ex, ctx)
+    reversible = ctx.effective_reversible if step is not None else True
     ex.breaker.record_failure(f.reason, read_only=bool(step and step.read_only))
     ex.emit_breaker(ctx.run.run_id)
     max_attempts = 1 + (ex.settings.waits.retries if reversible else 0)
+    cp = ctx.run.checkpoints[-1] if ctx.run.checkpoints and ctx.run.checkpoints[-1].index == ctx.index else None
+    popup = _popup_open(ctx)
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
-                          breaker_state=ex.breaker.state)
+                          breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
+    if rec.kind == "roll_back":
+        why = _roll_back(ex, ctx, cp, popup=popup)
+        if not why:
+            time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
+            return
+        rec = replace(rec, kind="escalate", reason=f"{f.reason}; {why}")
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
-    answer = _escalate(ex, ctx, rec.reason, kind, human_answers(f, reversible=reversible))
+    answers = human_answers(f, reversible=reversible, compensations=bool(step and step.compensations))
+    answer = _escalate(ex, ctx, rec.reason, kind, answers)
     _apply_answer(ex, ctx, answer, rec.reason, failed=f.kind == "assertion",
                   budget=f.kind == "budget")
+
+
+def _popup_open(ctx: StepContext) -> bool:
+    """A dialog is open now that was not before the step (or, before acting, one covers the page)."""
+    obs = ctx.after or ctx.before
+    if obs is None:
+        return False
+    if ctx.after is not None and ctx.before is not None:
+        return len(ctx.after.modal_titles) > len(ctx.before.modal_titles)
+    cand = ctx.candidate
+    return bool(obs.modal_titles) and (cand is None or cand.covered or not cand.enabled)
+
+
+def _roll_back(ex: "FlowExecutor", ctx: StepContext, cp: Checkpoint | None, *, popup: bool) -> str:
+    """Roll back to the checkpoint (R3), or only dismiss the popup when there is none; "" when done."""
+    run, step = ctx.run, ctx.step
+    assert step is not None
+
+    def look() -> Observation:
+        return ex.driver.observe(screenshot=False)
+
+    def bind(s: Step) -> Step:
+        return bind_step(s, run.params, where=ctx.where)
+
+    if cp is None:
+        box = ctx.candidate.descriptor.bbox if ctx.candidate is not None else None
+        point = (box.x + box.width / 2, box.y + box.height / 2) if box is not None else None
+        done = dismiss_popups(ex.driver, keep=_dialogs_expected(ctx), point=point, observe=look)
+        ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "dismiss", bool(done),
+                          ex.redact("; ".join(done) or "no popup to dismiss")))
+        return "" if done and "the popup did not close" not in done else "the popup could not be dismissed"
+    cp_obs = ctx.before
+    result = roll_back(ex.driver, cp, step, cp_obs=cp_obs, params=run.params, observe=look, bind=bind)
+    run.checkpoints[-1] = replace(cp, step_state="rolled_back" if result.ok else "failed")
+    ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "rollback", result.ok,
+                      ex.redact("; ".join(result.done + [result.reason]))))
+    return "" if result.ok else result.reason
+
+
+def _dialogs_expected(ctx: StepContext) -> int:
+    """How many of the open dialogs the step expects (the one its target was recorded in, and its parents)."""
+    from core.act.after import same_text
+
+    obs, step = ctx.before, ctx.step
+    if obs is None or step is None:
+        return 0
+    box = step.target.container
+    for i in range(len(obs.modal_titles) - 1, -1, -1):
+        if box and same_text(box, obs.modal_titles[i]):
+            return i + 1
+    prev = ctx.run.flow.steps[ctx.index - 1] if 0 < ctx.index <= len(ctx.run.flow.steps) else None
+    after = prev.recorded.after if prev is not None and prev.recorded is not None else None
+    if after is not None and after.dialog:
+        return min(1, len(obs.modal_titles))
+    return 0
 
 
 def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
@@ -464,6 +698,9 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
 
 def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: str, *, failed: bool,
                   budget: bool = False) -> None:
+    if answer.kind == "compensate":
+        _compensate(ex, ctx, reason)
+        return
     if answer.kind == "retry":
         ex.breaker.half_open()
         ex.emit_breaker(ctx.run.run_id)
@@ -478,6 +715,28 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
     # engine could not do on its own is an escalation
     ctx.status, ctx.error = ("failed" if failed else "escalated"), reason
     ctx.error_kind = "assertion" if failed else ("budget" if budget else "escalated")
+
+
+def _compensate(ex: "FlowExecutor", ctx: StepContext, reason: str) -> None:
+    """A person approved running an irreversible step's compensations (R3): run them, end the flow.
+
+    The step is recorded ``escalated`` either way - the run does not go on
+    by itself after a write was undone - with what the compensations did.
+    """
+    run, step = ctx.run, ctx.step
+    assert step is not None
+    try:
+        done = run_compensations(ex.driver, step, params=run.params, observe=lambda: ex.driver.observe(screenshot=False),
+                                 bind=lambda s: bind_step(s, run.params, where=ctx.where))
+        what = "compensated by approval: " + "; ".join(done)
+    except ActionError as exc:
+        what = f"compensation failed: {exc}"
+    ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "compensate", what.startswith("compensated"),
+                      ex.redact(what)))
+    if run.checkpoints and run.checkpoints[-1].index == ctx.index:
+        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state="rolled_back" if what.startswith(
+            "compensated") else "failed")
+    ctx.status, ctx.error, ctx.error_kind = "escalated", f"{reason}; {what}", "escalated"
 
 
 def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -508,6 +767,24 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
 
 
+def _side_effect(ctx: StepContext) -> str:
+    """The line for "data already written", or "" (issue 9 item 3: the list is true).
+
+    Only an irreversible step that acted and passed verification; when its
+    write requests were watched, at least one must have succeeded (a
+    watched step that sent no write wrote nothing).
+    """
+    if ctx.status != "passed" or ctx.step is None or not ctx.acted or ctx.effective_reversible:
+        return ""
+    line = f"step {ctx.index + 1} '{ctx.title}' wrote data"
+    if not ctx.watched:
+        return line
+    ok = [w for w in ctx.writes if w.succeeded is not False]
+    if not ok:
+        return ""
+    return f"{line} ({', '.join(w.shown for w in ok[:3])})"
+
+
 def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     """Always: store the outcome and emit ``StepFinished`` (also after a crash or a stop)."""
     run = ctx.run
@@ -520,8 +797,13 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))
     run.outcomes.append(outcome)
-    if ctx.status == "passed" and ctx.step is not None and not ctx.step.reversible:
-        run.side_effects.append(f"step {ctx.index + 1} '{ctx.title}' wrote data")
+    effect = _side_effect(ctx)
+    if effect:
+        run.side_effects.append(effect)
+    if run.checkpoints and run.checkpoints[-1].index == ctx.index:
+        state = {"passed": "success", "manual": "success"}.get(ctx.status, "failed")
+        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state)
+    run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
