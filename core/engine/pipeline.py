@@ -376,7 +376,7 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
     _infer_writes(ex, ctx)
     verdict = _effect_verdict(ctx)
-    if verdict.kind == "as_expected" and ctx.acted:
+    if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
         verdict = _landing_verdict(ex, ctx, verdict)
     failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
               for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
@@ -422,7 +422,8 @@ def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
     window = watch.between(ctx.t_act)
     writes = server_writes(window, origin=origin, background=ctx.run.background)
     step = ctx.step
-    if writes and not step.reversible_declared and step.reversible:
+    if any(w.resource_type in ("fetch", "xhr") for w in writes) and not step.reversible_declared and step.reversible:
+        # a form or document POST is never a poller: only script requests get the idle probe
         t = time.monotonic()
         try:
             watch.page.wait_for_timeout(IDLE_PROBE_MS)
@@ -457,7 +458,7 @@ def _landing_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> 
         if why:
             return Verdict("changed_unexpectedly", verdict.expected, verdict.observed, why)
     recorded = step.recorded.after if step.recorded is not None else None
-    if recorded is None or recorded.is_empty:
+    if recorded is None or recorded.is_empty or verdict.kind != "as_expected":
         return verdict
     for attempt in range(2):
         after = ctx.after

@@ -1,7 +1,9 @@
 """The requests a page sends, with what makes them beacons, for the inferred reversibility label (S6).
 
-:class:`NetworkWatch` follows one Playwright page (``page.on("request")``
-and ``"response"``) and keeps the last :data:`KEEP` requests as
+:class:`NetworkWatch` follows one Playwright page (CDP
+``Network.requestWillBeSent`` and ``responseReceived`` on a session of its
+own - Playwright's request events would keep every request object alive)
+and keeps the last :data:`KEEP` requests as
 :class:`~core.act.writes.RequestSeen` records on the ``time.monotonic``
 clock.  Chromium does not say which fetches were sent with ``keepalive``:
 a small init script of our own (:data:`NET_HOOK`, not the page library)
@@ -70,27 +72,30 @@ class NetworkWatch:
     def __init__(self, page: Any) -> None:
         self.page = page
         self._seen: deque[RequestSeen] = deque(maxlen=KEEP)
-        self._by_request: dict[Any, int] = {}
+        self._pos: dict[str, int] = {}
         self._seq = 0
         self._marks: deque[tuple[float, str, str]] = deque(maxlen=200)
-        page.on("request", self._on_request)
-        page.on("response", self._on_response)
+        self._followers: list[NetworkWatch] = []
         context = page.context
-        if not getattr(context, "_steadyhand_net_hook", False):
+        # CDP Network events, not Playwright's "request" events: those keep every Request and Response
+        # alive in this process (~14 KB each, measured by `steadyhand bench record`)
+        self._cdp = context.new_cdp_session(page)
+        self._cdp.on("Network.requestWillBeSent", self._on_request)
+        self._cdp.on("Network.responseReceived", self._on_response)
+        self._cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
+        owner = getattr(context, "_steadyhand_net_hook", None)
+        if isinstance(owner, NetworkWatch):
+            owner._followers.append(self)
+        else:
             try:
                 context.expose_binding(BINDING, self._on_mark)
                 context.add_init_script(NET_HOOK)
-            except Exception:  # noqa: BLE001 - already exposed by an earlier watch of this context
+            except Exception:  # noqa: BLE001 - exposed already by someone else: marks are not seen
                 pass
             try:
                 context._steadyhand_net_hook = self  # noqa: SLF001 - one hook per context
             except Exception:  # noqa: BLE001
                 pass
-        else:
-            owner = context._steadyhand_net_hook  # noqa: SLF001
-            if isinstance(owner, NetworkWatch):
-                owner._followers.append(self)
-        self._followers: list[NetworkWatch] = []
         for frame in page.frames:
             try:
                 frame.evaluate(NET_HOOK)
@@ -120,22 +125,27 @@ class NetworkWatch:
         for f in getattr(self, "_followers", ()):
             f._marks.append((now, str(method), str(url)))
 
-    def _on_request(self, request: Any) -> None:
+    def _on_request(self, event: Any) -> None:
         try:
-            rec = RequestSeen(time.monotonic(), str(request.method).upper(), str(request.url),
-                              str(request.resource_type).lower())
+            req = event["request"]
+            rec = RequestSeen(time.monotonic(), str(req.get("method", "GET")).upper(), str(req.get("url", "")),
+                              str(event.get("type", "other")).lower())
+            rid = str(event["requestId"])
         except Exception:  # noqa: BLE001
             return
+        redirect = event.get("redirectResponse")
+        if isinstance(redirect, dict) and "status" in redirect:  # a POST answered 303: its status is that one
+            self._on_response({"requestId": rid, "response": redirect})
         self._seq += 1
         self._seen.append(rec)
-        self._by_request[request] = self._seq
-        if len(self._by_request) > KEEP:
-            self._by_request.pop(next(iter(self._by_request)))
+        self._pos[rid] = self._seq
+        if len(self._pos) > KEEP:
+            self._pos.pop(next(iter(self._pos)))
 
-    def _on_response(self, response: Any) -> None:
+    def _on_response(self, event: Any) -> None:
         try:
-            seq = self._by_request.get(response.request)
-            status = int(response.status)
+            seq = self._pos.get(str(event["requestId"]))
+            status = int(event["response"]["status"])
         except Exception:  # noqa: BLE001
             return
         if seq is None:

@@ -228,7 +228,7 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
             comp = Step(id=f"{sm.id}.c{j + 1}", name=cm.name, selector=cm.selector, target=ctarget,
                         action=Action(kind=cm.action, value=cm.value, direction=cm.direction,  # type: ignore[arg-type]
                                       distance=cm.distance, timeout_ms=cm.timeout_ms))
-            if needs_target(comp) and not comp.selector and ctarget.is_empty:
+            if needs_target(comp) and cm.action != "press" and not comp.selector and ctarget.is_empty:
                 raise ProjectError(path, f"compensation action {cm.action!r} needs a 'selector' or a 'target'",
                                    location=f"{where}, field 'compensations' #{j + 1}")
             comps.append(comp)
