@@ -54,7 +54,7 @@ from core.engine.events import (
 from core.locate import resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
 from core.perception.netwatch import NetworkWatch
-from core.perception.pagefacts import main_heading
+from core.perception.pagefacts import main_heading, overlays
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.policy import Failure, decide_recovery, human_answers
@@ -161,6 +161,7 @@ class StepContext:
     watched: bool = False
     t_act: float = 0.0
     inferred: bool = False
+    popup: bool = False
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -184,6 +185,7 @@ class StepContext:
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
         self.phase_ms = {}
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
+        self.popup = False
 
     @property
     def effective_reversible(self) -> bool:
@@ -303,7 +305,7 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
     """
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
-    _guard_popup(ctx)
+    _guard_popup(ex, ctx)
     watch = NetworkWatch.of(ex.driver)
     ctx.watched = watch is not None
     if watch is not None and run.idle_from:
@@ -328,17 +330,30 @@ def _secret_values(ex: "FlowExecutor", run: RunState) -> tuple[str, ...]:
     return tuple(v for v in dict.fromkeys(known) if v)
 
 
-def _guard_popup(ctx: StepContext) -> None:
-    """The target is in an open dialog that the step was not recorded in (failure kind 14)."""
+def _guard_popup(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """A popup is in the way (failure kind 14): the target is covered by an overlay (a cookie banner, a
+    focus-stealing popup), or it lies in an open dialog that the step was not recorded in."""
     cand, step, before = ctx.candidate, ctx.step, ctx.before
-    if cand is None or step is None or before is None or not before.modal_titles:
+    if cand is None or step is None or before is None:
         return
     from core.act.after import same_text
+
+    box = cand.descriptor.bbox
+    if cand.covered and box is not None:
+        found = overlays(ex.driver, (box.x + box.width / 2, box.y + box.height / 2)) or []
+        if found and len(found) > _dialogs_expected(ctx):
+            name = found[-1].get("name") or "a popup"
+            ctx.popup = True
+            raise StepFailure(Failure("precondition", f"precondition not met: the target is covered by {name!r}"),
+                              escalation="precondition")
+    if not before.modal_titles:
+        return
 
     box = cand.descriptor.container
     inside = [t for t in before.modal_titles if box and t and same_text(t, box)]
     recorded = step.target.container
     if inside and recorded and not same_text(recorded, box):
+        ctx.popup = True
         raise StepFailure(Failure("precondition", f"precondition not met: the element found is in the dialog "
                                                   f"{inside[-1]!r}, not in {recorded!r} where it was recorded"),
                           escalation="precondition")
@@ -619,7 +634,9 @@ def _popup_open(ctx: StepContext) -> bool:
     if ctx.after is not None and ctx.before is not None:
         return len(ctx.after.modal_titles) > len(ctx.before.modal_titles)
     cand = ctx.candidate
-    return bool(obs.modal_titles) and (cand is None or cand.covered or not cand.enabled)
+    if cand is not None and cand.covered:
+        return True
+    return ctx.popup or (bool(obs.modal_titles) and (cand is None or not cand.enabled))
 
 
 def _roll_back(ex: "FlowExecutor", ctx: StepContext, cp: Checkpoint | None, *, popup: bool) -> str:
