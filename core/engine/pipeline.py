@@ -605,7 +605,9 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     reversible = ctx.effective_reversible if step is not None else True
     ex.breaker.record_failure(f.reason, read_only=bool(step and step.read_only))
     ex.emit_breaker(ctx.run.run_id)
-    max_attempts = 1 + (ex.settings.waits.retries if reversible else 0)
+    # an attempt that did not act wrote nothing: even an irreversible step may try again (S6 forbids only
+    # doing a write twice)
+    max_attempts = 1 + (ex.settings.waits.retries if reversible or not f.acted else 0)
     cp = ctx.run.checkpoints[-1] if ctx.run.checkpoints and ctx.run.checkpoints[-1].index == ctx.index else None
     popup = _popup_open(ctx)
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
