@@ -6,10 +6,12 @@ only by its SHA-256 digest, never in clear (architecture rule 7).
 
 :func:`roll_back` undoes a reversible step's effect before it is retried:
 
-1. run the step's compensations (actions of the closed action space);
-2. close the dialogs and overlays opened since the checkpoint, each by its
+1. close the dialogs and overlays opened since the checkpoint, each by its
    close or cancel control (:func:`core.recover.dismiss.choose_dismiss`),
-   else Escape - never its confirming button;
+   else Escape - never its confirming button (first: a modal dialog makes
+   the page behind it inert);
+2. run the step's compensations (actions of the closed action space), and
+   close any popup they opened;
 3. go back to the checkpoint's URL when the page left it;
 4. set the form values back (a secret from the bound parameter with the same digest);
 5. verify against the checkpoint's signature (URL, dialogs, controls and values);
@@ -208,9 +210,11 @@ def roll_back(driver: Any, cp: Checkpoint, step: Step, *, cp_obs: Observation | 
     """
     res = RollbackResult(False)
     try:
+        # popups first: a modal dialog makes the page behind it inert, so a compensation could not be pressed
+        res.done += dismiss_popups(driver, keep=len(cp.modal_titles), observe=observe)
         if step.compensations:
             res.done += run_compensations(driver, step, params=params, observe=observe, bind=bind)
-        res.done += dismiss_popups(driver, keep=len(cp.modal_titles), observe=observe)
+            res.done += dismiss_popups(driver, keep=len(cp.modal_titles), observe=observe)
         now = observe()
         if now.url.split("#")[0] != cp.url.split("#")[0]:
             driver.goto(cp.url)
