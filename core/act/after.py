@@ -139,8 +139,10 @@ def observed_after(before: Observation | None, after: Observation, *, heading: s
         The acted element: when several fields changed, it is the one named.
     """
     params = params or {}
-    changed = changed_fields(before, after) if before is not None else []
-    appeared = appeared_fields(before, after) if before is not None else []
+    # the fields of a page that was left are not "changed" and those of a new page did not "appear"
+    same_page = before is not None and urlsplit(before.url).path == urlsplit(after.url).path
+    changed = changed_fields(before, after) if before is not None and same_page else []
+    appeared = appeared_fields(before, after) if before is not None and same_page else []
     field = ""
     if target is not None and _label(target) in changed:
         field = _label(target)
