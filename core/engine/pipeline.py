@@ -66,9 +66,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind", "IDLE_PROBE_MS"]
 
-#: How long (ms) a step whose undeclared action seemed to write is watched afterwards, with no action, to
-#: tell polling and telemetry timers (which recur on their own) from the user's write (S6).  1000 ms sees a
-#: poller of up to 1 s period once; slower ones are learnt from the idle time between steps.
+#: How long (ms) a failed step whose undeclared action seemed to write is watched, with no action, before
+#: its retries are refused: polling and telemetry timers recur on their own, the user's write does not
+#: (S6).  1000 ms sees a poller of up to 1 s period once; slower ones are learnt between steps.
 IDLE_PROBE_MS = 1000
 
 
@@ -118,6 +118,19 @@ class RunState:
     captures: list[tuple[Step, Candidate]] = field(default_factory=list)
     background: Background = field(default_factory=Background)
     idle_from: float = 0.0
+    effects: list[tuple[str, list[RequestSeen], bool]] = field(default_factory=list)
+
+    def refresh_side_effects(self) -> None:
+        """Rebuild :attr:`side_effects` from the verified irreversible steps, dropping writes since learnt
+        to be background traffic (a poll that happened to fire during a step's action)."""
+        lines = []
+        for line, writes, watched in self.effects:
+            ok = [w for w in writes if w.succeeded is not False and w not in self.background]
+            if not watched:
+                lines.append(line)
+            elif ok:
+                lines.append(f"{line} ({', '.join(w.shown for w in ok[:3])})")
+        self.side_effects[:] = lines
 
 
 @dataclass
@@ -310,6 +323,7 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.watched = watch is not None
     if watch is not None and run.idle_from:
         run.background.idle(watch.between(run.idle_from))  # nothing acted since the last step ended
+        run.refresh_side_effects()
     shot = ""
     if ex.store is not None and ctx.before.screenshot_png:
         shot = screenshot_relpath(run.run_id, ctx.index, "before", ctx.attempt)
@@ -418,10 +432,10 @@ def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
     """The server writes the action caused (S6): an undeclared step that wrote becomes irreversible.
 
     Beacons, keepalive fetches and background endpoints are not writes
-    (:func:`core.act.writes.server_writes`); a write to an endpoint not yet
-    known as background is watched :data:`IDLE_PROBE_MS` longer, without any
-    action: if it recurs on its own, it is polling, not the user's data.
-    Idempotent per attempt.
+    (:func:`core.act.writes.server_writes`).  The requests seen around a
+    read-only action (hover, scroll, wait: it cannot write) are the page's
+    own.  Idempotent per attempt; :func:`_confirm_writes` looks closer
+    before a retry is refused.
     """
     if ctx.inferred or not ctx.acted or ctx.step is None or ctx.before is None:
         return
@@ -433,27 +447,37 @@ def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
     from urllib.parse import urlsplit
 
     u = urlsplit(ctx.before.url)
-    origin = f"{u.scheme}://{u.netloc}"
     window = watch.between(ctx.t_act)
-    writes = server_writes(window, origin=origin, background=ctx.run.background)
     step = ctx.step
-    if any(w.resource_type in ("fetch", "xhr") for w in writes) and not step.reversible_declared and step.reversible:
-        # a form or document POST is never a poller: only script requests get the idle probe
-        t = time.monotonic()
-        try:
-            watch.page.wait_for_timeout(IDLE_PROBE_MS)
-        except Exception:  # noqa: BLE001 - a page that closed: no probe
-            pass
-        recurring = [r for r in watch.between(t) if not is_beacon(r)]
-        ctx.run.background.idle(r for r in recurring if any(r.method == w.method and r.url.split("?")[0]
-                                                            == w.url.split("?")[0] for w in writes))
-        writes = [w for w in writes if w not in ctx.run.background]
-    ctx.writes = writes
-    if writes and not step.reversible_declared:
+    if spec(step.action.kind).read_only:
+        ctx.run.background.idle(window)
+    ctx.writes = server_writes(window, origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
+    if ctx.writes and not step.reversible_declared:
         ctx.reversible = False
-    if ctx.after is not None and not [d for d in observed_deltas(ctx.before, ctx.after)
-                                      if d not in ("focus", "loading")]:
-        ctx.run.background.idle(window)  # a step that changed nothing: its requests are the page's own
+
+
+def _confirm_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """Before a failed undeclared step is refused its retries: do its "writes" recur on their own?
+
+    The page is watched :data:`IDLE_PROBE_MS` with no action; an endpoint
+    of a script request (fetch, XHR - a form or document POST is never a
+    poller) that is sent again meanwhile is polling, not the user's data.
+    """
+    step, watch = ctx.step, NetworkWatch.of(ex.driver)
+    if (watch is None or step is None or step.reversible_declared or not step.reversible
+            or not any(w.resource_type in ("fetch", "xhr") for w in ctx.writes)):
+        return
+    t = time.monotonic()
+    try:
+        watch.page.wait_for_timeout(IDLE_PROBE_MS)
+    except Exception:  # noqa: BLE001 - a page that closed: no probe
+        return
+    keys = {(w.method, w.url.split("?")[0]) for w in ctx.writes}
+    ctx.run.background.idle(r for r in watch.between(t)
+                            if not is_beacon(r) and (r.method, r.url.split("?")[0]) in keys)
+    ctx.writes = [w for w in ctx.writes if w not in ctx.run.background]
+    if not ctx.writes:
+        ctx.reversible = None  # back to the action's default: reversible
 
 
 def _landing_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
@@ -602,6 +626,7 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
         ctx.verdict = Verdict("failed", expected_delta(step) if step else "any", (), f.reason)
     if f.acted:
         _infer_writes(ex, ctx)
+        _confirm_writes(ex, ctx)
     reversible = ctx.effective_reversible if step is not None else True
     ex.breaker.record_failure(f.reason, read_only=bool(step and step.read_only))
     ex.emit_breaker(ctx.run.run_id)
@@ -705,6 +730,7 @@ def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
 def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: EscalationKind,
               answers: tuple[EscalationAnswerKind, ...]) -> Answer:
     run = ctx.run
+    run.refresh_side_effects()
     by_ref = {c.ref: c for c in (ctx.before.candidates if ctx.before else ())}
     top = tuple(EscalationCandidate(c.ref, c.label, c.score, by_ref[c.ref].descriptor.bbox if c.ref in by_ref else None)
                 for c in (ctx.resolution.top if ctx.resolution else ()))
@@ -787,22 +813,16 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
 
 
-def _side_effect(ctx: StepContext) -> str:
-    """The line for "data already written", or "" (issue 9 item 3: the list is true).
+def _side_effect(ctx: StepContext) -> bool:
+    """True when the step wrote data the run must list (issue 9 item 3: the list is true).
 
     Only an irreversible step that acted and passed verification; when its
     write requests were watched, at least one must have succeeded (a
     watched step that sent no write wrote nothing).
     """
     if ctx.status != "passed" or ctx.step is None or not ctx.acted or ctx.effective_reversible:
-        return ""
-    line = f"step {ctx.index + 1} '{ctx.title}' wrote data"
-    if not ctx.watched:
-        return line
-    ok = [w for w in ctx.writes if w.succeeded is not False]
-    if not ok:
-        return ""
-    return f"{line} ({', '.join(w.shown for w in ok[:3])})"
+        return False
+    return not ctx.watched or any(w.succeeded is not False for w in ctx.writes)
 
 
 def record(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -817,9 +837,9 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))
     run.outcomes.append(outcome)
-    effect = _side_effect(ctx)
-    if effect:
-        run.side_effects.append(effect)
+    if _side_effect(ctx):
+        run.effects.append((f"step {ctx.index + 1} '{ctx.title}' wrote data", list(ctx.writes), ctx.watched))
+        run.refresh_side_effects()
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         state = {"passed": "success", "manual": "success"}.get(ctx.status, "failed")
         run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state)
