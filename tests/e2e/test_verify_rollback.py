@@ -15,6 +15,7 @@ confirmation page: the navigation happened, but not to the recorded page.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -131,3 +132,35 @@ def test_a_recorded_landing_that_a_later_release_changes_is_changed_unexpectedly
     assert verdict.reason == ("the step reached /confirm/{n} instead of /list.html "
                               "('Are you sure you want to archive request 41?')")
     assert site.posts["/api/archive"] == 0
+
+
+def test_a_double_click_that_changes_the_page_but_opens_no_editor_is_not_as_expected(driver, site, tmp_path) -> None:
+    """Failure kind 15, verification half: a recorded double click opened an inline editor; on the next
+    release the same double click only selects the row - the page changed, the edit did not happen."""
+    driver.goto("/todo.html")
+    listener = RecordingListener(driver.page, driver=driver, flow_name="todo", base_url=site.base_url,
+                                 spool=tmp_path / "rec")
+    listener.attach()
+    driver.page.get_by_text("Buy milk").dblclick()
+    _pump(listener, 1.5)
+    steps = listener.detach().steps
+    assert [s.action.kind for s in steps] == ["dblclick"], [s.action.kind for s in steps]
+    (step,) = steps
+    assert step.recorded is not None and step.recorded.after is not None
+    assert step.recorded.after.field_appeared == "Edit Buy milk"
+
+    def replay(start: str, s: Step) -> tuple[Any, Events]:
+        events = Events()
+        ex = FlowExecutor(driver, emit=events, screenshots=False,
+                          settings=EngineSettings(waits=WaitSettings(retries=0, retry_delay_ms=0)))
+        return ex.run_flow(Flow("todo", start, (s,)), params={}), events
+
+    same, _ = replay("/todo.html", step)
+    assert same.status == "passed", same.error
+    changed, events = replay("/todo.html?v2", step)
+    verdict = events.of(VerdictReached)[0].verdict
+    assert changed.status == "escalated" and verdict.kind == "changed_unexpectedly"
+    assert verdict.reason.startswith("the editor 'Edit Buy milk' did not appear")
+    # without the recorded after-state the same double click would have passed on "the page changed"
+    old, _ = replay("/todo.html?v2", replace(step, recorded=replace(step.recorded, after=None)))
+    assert old.status == "passed"
