@@ -175,6 +175,7 @@ class StepContext:
     t_act: float = 0.0
     inferred: bool = False
     popup: bool = False
+    cp: Checkpoint | None = None
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -198,7 +199,7 @@ class StepContext:
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
         self.phase_ms = {}
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
-        self.popup = False
+        self.popup, self.cp = False, None
 
     @property
     def effective_reversible(self) -> bool:
@@ -334,6 +335,7 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
         run.checkpoints[-1] = cp  # a retry replaces its step's checkpoint
     else:
         run.checkpoints.append(cp)
+    ctx.cp = cp
     ctx.t_act = time.monotonic()
 
 
@@ -633,16 +635,17 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     # an attempt that did not act wrote nothing: even an irreversible step may try again (S6 forbids only
     # doing a write twice)
     max_attempts = 1 + (ex.settings.waits.retries if reversible or not f.acted else 0)
-    cp = ctx.run.checkpoints[-1] if ctx.run.checkpoints and ctx.run.checkpoints[-1].index == ctx.index else None
+    cp = ctx.cp  # this attempt's: a failure before the checkpoint phase has none
     popup = _popup_open(ctx)
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
     if rec.kind == "roll_back":
         why = _roll_back(ex, ctx, cp, popup=popup)
-        if not why:
+        if why:  # a popup that would not close: a retry would meet it again
+            rec = replace(rec, kind="escalate", reason=f"{f.reason}; {why}")
+        else:
             time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
             return
-        rec = replace(rec, kind="escalate", reason=f"{f.reason}; {why}")
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
@@ -681,15 +684,19 @@ def _roll_back(ex: "FlowExecutor", ctx: StepContext, cp: Checkpoint | None, *, p
         box = ctx.candidate.descriptor.bbox if ctx.candidate is not None else None
         point = (box.x + box.width / 2, box.y + box.height / 2) if box is not None else None
         done = dismiss_popups(ex.driver, keep=_dialogs_expected(ctx), point=point, observe=look)
-        ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "dismiss", bool(done),
-                          ex.redact("; ".join(done) or "no popup to dismiss")))
-        return "" if done and "the popup did not close" not in done else "the popup could not be dismissed"
+        if not done:
+            return ""  # nothing in the way after all: a plain retry
+        stuck = "the popup did not close" in done or any(d.startswith("could not") for d in done)
+        ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "dismiss", not stuck, ex.redact("; ".join(done))))
+        return "the popup could not be dismissed" if stuck else ""
     cp_obs = ctx.before
     result = roll_back(ex.driver, cp, step, cp_obs=cp_obs, params=run.params, observe=look, bind=bind)
     run.checkpoints[-1] = replace(cp, step_state="rolled_back" if result.ok else "failed")
     ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "rollback", result.ok,
                       ex.redact("; ".join(result.done + [result.reason]))))
-    return "" if result.ok else result.reason
+    # a reversible step is retried even when the page could not be brought all the way back (it wrote
+    # nothing; the locator finds its target by meaning again) - unless a popup would not close
+    return "the popup could not be dismissed" if "the popup did not close" in result.done else ""
 
 
 def _dialogs_expected(ctx: StepContext) -> int:

@@ -109,7 +109,8 @@ def restore_form(driver: Any, items: list[dict[str, Any]]) -> list[str] | None:
 
 #: Overlays that cover the page: open dialogs (role=dialog, <dialog open>, aria-modal, Bootstrap's
 #: ``.modal.show``) and fixed-position layers over the viewport's centre or over the point given (a
-#: cookie banner, a focus-stealing popup).  Each control inside is tagged ``data-steadyhand-ov="r.i"``
+#: cookie banner, a focus-stealing popup) - never a fixed app shell (one holding ``main`` or ``h1``, or
+#: more than 12 controls).  Each control inside is tagged ``data-steadyhand-ov="r.i"``
 #: so that it can be clicked through a selector; returns ``[{"key", "name", "controls": [{"key",
 #: "name", "label", "cls", "dismiss", "enabled", "tag", "type"}]}]``, topmost last.
 OVERLAYS_JS = """(pt) => {
@@ -129,7 +130,10 @@ OVERLAYS_JS = """(pt) => {
       const s = getComputedStyle(n);
       if (s.position === 'fixed') top = n;
     }
-    if (top && vis(top) && top.querySelector('button,a[href],[role=button],input[type=button],input[type=submit]')) add(top);
+    // a popup layer, not a fixed app shell: it holds neither the page's main content nor many controls
+    if (top && vis(top) && !top.querySelector('main,[role=main],h1') && !top.matches('main,[role=main]')
+        && top.querySelectorAll('button,a[href],input,select,textarea,[role=button]').length <= 12
+        && top.querySelector('button,a[href],[role=button],input[type=button],input[type=submit]')) add(top);
   }
   const nameOf = d => {
     const by = d.getAttribute('aria-labelledby');

@@ -14,7 +14,7 @@ only by its SHA-256 digest, never in clear (architecture rule 7).
    close any popup they opened;
 3. go back to the checkpoint's URL when the page left it;
 4. set the form values back (a secret from the bound parameter with the same digest);
-5. verify against the checkpoint's signature (URL, dialogs, controls and values);
+5. verify against the checkpoint's signature (URL, dialogs and form values);
 6. reload the checkpoint's URL and restore the values again when it still differs;
    the result says whether the state now matches.
 
@@ -79,8 +79,9 @@ def take_checkpoint(driver: Any, *, run_id: str, flow: str, index: int, step: St
 def same_state(cp_obs: Observation | None, cp: Checkpoint, now: Observation) -> list[str]:
     """What differs between the checkpoint and ``now`` (empty: the same state).
 
-    Compared: URL, the dialog stack, the interactive elements (P4 digest)
-    and the form values (by digest) - focus, hover and loading are noise (S5).
+    Compared: URL, the dialog stack and the form values (by digest) - what
+    a rollback restores.  The page's other content (a list that grew, a
+    clock) is not: a reload for it would lose the page's own state.
     ``cp_obs`` is the observation the checkpoint was taken on (None: URL and dialogs only).
     """
     out = []
@@ -88,11 +89,8 @@ def same_state(cp_obs: Observation | None, cp: Checkpoint, now: Observation) -> 
         out.append(f"URL {now.url} instead of {cp.url}")
     if len(now.modal_titles) != len(cp.modal_titles):
         out.append(f"{len(now.modal_titles)} dialog(s) open instead of {len(cp.modal_titles)}")
-    if cp_obs is not None:
-        if now.signature.elements_digest != cp_obs.signature.elements_digest:
-            out.append("the page's controls differ")
-        if now.signature.values_digest != cp_obs.signature.values_digest:
-            out.append("form values differ")
+    if cp_obs is not None and now.signature.values_digest != cp_obs.signature.values_digest:
+        out.append("form values differ")
     return out
 
 
