@@ -336,6 +336,7 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
     else:
         run.checkpoints.append(cp)
     ctx.cp = cp
+    ex.store_call("record_checkpoint", run.run_id, cp)
     ctx.t_act = time.monotonic()
 
 
@@ -850,6 +851,7 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         state = {"passed": "success", "manual": "success"}.get(ctx.status, "failed")
         run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state)
+        ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
