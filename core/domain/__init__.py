@@ -1,8 +1,9 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
 from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
-from .flow import ACTION_KINDS, Action, Assertion, EpisodeSpec, Flow, Step, StepEvidence
+from .flow import ACTION_KINDS, Action, AfterState, Assertion, EpisodeSpec, Flow, Step, StepEvidence
 from .escalation import (
     BreakerContext, BreakerFailure, Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
+    FieldValue,
 )
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
@@ -12,9 +13,9 @@ from .observation import (
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
-    "ACTION_KINDS", "Action", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
+    "ACTION_KINDS", "Action", "AfterState", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "LevelTrace", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature",
-    "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "Escalation",
+    "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",
     "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

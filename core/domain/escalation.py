@@ -7,7 +7,7 @@ from typing import Literal
 from .element import BBox
 
 __all__ = ["EscalationKind", "EscalationAnswerKind", "EscalationCandidate", "BreakerFailure", "BreakerContext",
-           "Escalation", "Checkpoint"]
+           "Escalation", "Checkpoint", "FieldValue"]
 
 #: Why the engine asks a human: the locator abstained; the breaker is open (R4); a pre-check failed
 #: (S4) and retries were spent; the action or its verification failed and retries were spent; an
@@ -19,8 +19,10 @@ EscalationKind = Literal["abstained", "breaker_open", "precondition", "failed", 
                          "budget", "no_decision", "crashed", "loop", "stagnation"]
 
 #: What a human may answer: try the step again (the breaker half-opens, R4), skip it, stop the run,
-#: or take over the page and later hand back with "continue from step N".
-EscalationAnswerKind = Literal["retry", "skip", "stop", "take_over"]
+#: take over the page and later hand back with "continue from step N", or - offered only for an
+#: irreversible step that acted and failed verification and declares compensations - approve running
+#: its compensations (R3: they never run on such a step without a person's approval).
+EscalationAnswerKind = Literal["retry", "skip", "stop", "take_over", "compensate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,39 @@ class Escalation:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldValue:
+    """One form control's value in a checkpoint (R3), never a secret in clear (architecture rule 7).
+
+    Attributes
+    ----------
+    key : str
+        Where the control is in its document (``#id``, ``[name=...]`` or a
+        CSS path), as the restoring script finds it again.
+    label : str
+        Its label or name, for messages.
+    value : str
+        The value ("" for a secret: see ``digest``).
+    checked : bool | None
+        Checked state of a checkbox or radio; None for other controls.
+    digest : str
+        SHA-256 hex of the value when it is secret (a password field, or a
+        value equal to a declared secret); restored only from a bound
+        parameter with the same digest.
+    """
+
+    key: str
+    label: str = ""
+    value: str = ""
+    checked: bool | None = None
+    digest: str = ""
+
+    @property
+    def secret(self) -> bool:
+        """True when the value is kept by digest only."""
+        return bool(self.digest)
+
+
+@dataclass(frozen=True, slots=True)
 class Checkpoint:
     """The state before a step is acted on (R3): where a rollback returns to.
 
@@ -160,6 +195,17 @@ class Checkpoint:
         The step's reversibility label (S6).
     side_effects : tuple[str, ...]
         Irreversible steps already done in the run before this one.
+    screenshot : str
+        Media path (relative to the store's media root) of the screenshot
+        of the page before the action; "" when none was stored.
+    modal_titles : tuple[str, ...]
+        Titles of the dialogs open before the action, outermost first: a
+        rollback closes any dialog beyond these.
+    fields : tuple[FieldValue, ...]
+        Form values of the main document before the action (secrets by digest).
+    step_state : str
+        R3's step state: ``pending`` / ``running`` / ``success`` /
+        ``failed`` / ``rolled_back``.
     """
 
     run_id: str
@@ -170,3 +216,7 @@ class Checkpoint:
     state: str
     reversible: bool
     side_effects: tuple[str, ...] = ()
+    screenshot: str = ""
+    modal_titles: tuple[str, ...] = ()
+    fields: tuple[FieldValue, ...] = ()
+    step_state: str = "pending"

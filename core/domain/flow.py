@@ -14,7 +14,7 @@ from .element import ElementDescriptor
 
 __all__ = [
     "ActionKind", "ACTION_KINDS", "Action", "Assertion",
-    "AssertionKind", "Step", "StepEvidence", "Flow", "EpisodeSpec",
+    "AssertionKind", "Step", "StepEvidence", "AfterState", "Flow", "EpisodeSpec",
 ]
 
 ActionKind = Literal[
@@ -85,6 +85,52 @@ class Assertion:
 
 
 @dataclass(frozen=True, slots=True)
+class AfterState:
+    """Where a step landed, as recorded: part of its expectation at replay (S5, issue 9 item 3).
+
+    Compared by :func:`core.act.after.compare_after`; an empty field is not
+    compared (old flows, hand-written ones that name only what matters).
+
+    Attributes
+    ----------
+    url_pattern : str
+        Path of the page after the step with ids generalised: numbers ->
+        ``{n}``, UUIDs -> ``{uuid}``, long hex or mixed tokens -> ``{id}``;
+        a ``{name}`` segment matches any segment (``"/requests/{n}"``).
+        No query string, no fragment.
+    title : str
+        Document title after the step (digits folded when compared).
+    heading : str
+        Text of the main heading (the first visible ``h1`` or
+        ``role=heading`` level 1, else the first ``h2``) after the step.
+    dialog : bool | None
+        A dialog (modal) was open after the step; None = not recorded.
+    dialog_name : str
+        The top dialog's accessible name or title, when one was open.
+    field_changed : str
+        Label (else name attribute) of the form control whose value changed
+        because of the step ("" = none or not recorded).
+    field_appeared : str
+        Label (else role) of an editable field that appeared because of the
+        step: an inline editor opened by a double click ("" = none).
+    """
+
+    url_pattern: str = ""
+    title: str = ""
+    heading: str = ""
+    dialog: bool | None = None
+    dialog_name: str = ""
+    field_changed: str = ""
+    field_appeared: str = ""
+
+    @property
+    def is_empty(self) -> bool:
+        """True when nothing would be compared."""
+        return not (self.url_pattern or self.title or self.heading or self.dialog is not None
+                    or self.field_changed or self.field_appeared)
+
+
+@dataclass(frozen=True, slots=True)
 class StepEvidence:
     """What the recorder saw around a step (issue "record by demonstration").
 
@@ -97,11 +143,16 @@ class StepEvidence:
         The deltas observed while recording (:func:`core.act.expect.observed_deltas`
         names, e.g. ``("navigation", "content")``); the step's ``expect`` is
         derived from them so that replay verifies the same effect (S5).
+    after : AfterState | None
+        Where the step landed (URL pattern, title, heading, dialog, changed
+        field); None in flows recorded before it existed, which verify by
+        their deltas alone.
     """
 
     state_before: str = ""
     state_after: str = ""
     observed: tuple[str, ...] = ()
+    after: AfterState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +182,16 @@ class Step:
     reversible : bool
         False for network writes (S6); a failed verification of an
         irreversible step stops the run instead of retrying.
+    reversible_declared : bool
+        True when the flow file says ``reversible:`` for this step: the
+        label is taken as written.  Otherwise it is the action table's
+        default, and replay may still find the step irreversible from the
+        requests its action caused (a server write, S6,
+        :mod:`core.act.writes`).
+    compensations : tuple[Step, ...]
+        Actions of the closed action space that undo this step's effect
+        (R3), run in order on a rollback of a reversible step, and for an
+        irreversible one only when a person approves it.
     read_only : bool
         True for actions without side effects; the breaker tolerates more
         failures of those (R4).
@@ -151,6 +212,8 @@ class Step:
     read_only: bool = False
     optional: bool = False
     recorded: StepEvidence | None = None
+    reversible_declared: bool = False
+    compensations: tuple["Step", ...] = ()
 
     @property
     def title(self) -> str:

@@ -21,8 +21,9 @@ __all__ = [
     "RunStarted", "FlowStarted", "StepStarted", "PhaseChanged", "ObservationMade",
     "TargetResolved", "ActionPerformed", "VerdictReached", "StepFinished",
     "BreakerChanged", "EscalationRaised", "FlowFinished", "RunFinished", "EngineError",
-    "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "EngineEvent", "Phase", "PHASES",
-    "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Command",
+    "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "Recovered",
+    "EngineEvent", "Phase", "PHASES",
+    "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
 ]
 
 #: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
@@ -107,6 +108,20 @@ class ActionPerformed:
     kind: ActionKind
     ok: bool
     error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """Recovery acted on step ``index`` (R3): ``how`` is ``rollback`` (back to the checkpoint),
+    ``dismiss`` (a popup closed by its close / cancel control or Escape) or ``compensate`` (compensations
+    a person approved); ``ok`` whether it worked; ``detail`` what was done (secrets masked)."""
+
+    run_id: str
+    flow: str
+    index: int
+    how: Literal["rollback", "dismiss", "compensate"]
+    ok: bool
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +262,7 @@ EngineEvent = Union[
     RunStarted, FlowStarted, StepStarted, PhaseChanged, ObservationMade, TargetResolved,
     ActionPerformed, VerdictReached, StepFinished, BreakerChanged, EscalationRaised,
     FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack, ScreenChanged,
-    BaselineAlertRaised,
+    BaselineAlertRaised, Recovered,
 ]
 
 
@@ -313,4 +328,9 @@ class HandBack:
     continue_from: int | None = None
 
 
-Command = Union[Start, Pause, Resume, StepOnce, Stop, Retry, Skip, TakeOver, HandBack]
+@dataclass(frozen=True, slots=True)
+class Compensate:
+    """Answer to an escalation of an irreversible step that declares compensations: run them (R3)."""
+
+
+Command = Union[Start, Pause, Resume, StepOnce, Stop, Retry, Skip, TakeOver, HandBack, Compensate]

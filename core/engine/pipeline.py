@@ -39,7 +39,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
 from core.act.expect import expected_delta, judge, observed_deltas
+from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
@@ -49,23 +51,32 @@ from core.domain import (
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.change import ChangeReport
 from core.engine.events import (
-    ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, StepFinished,
+    ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine.screen import fast_resolve
 from core.locate import load_crop, resolve
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError
+from core.perception.netwatch import NetworkWatch
+from core.perception.pagefacts import main_heading, overlays
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.breaker import describe_open, risk_of
 from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
 from core.recover.waits import WaitBudget, bound_reason
+from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
+from core.store.media import screenshot_relpath
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
 
-__all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind"]
+__all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind", "IDLE_PROBE_MS"]
+
+#: How long (ms) a failed step whose undeclared action seemed to write is watched, with no action, before
+#: its retries are refused: polling and telemetry timers recur on their own, the user's write does not
+#: (S6).  1000 ms sees a poller of up to 1 s period once; slower ones are learnt between steps.
+IDLE_PROBE_MS = 1000
 
 
 @dataclass
@@ -83,7 +94,10 @@ class RunState:
     outcomes : list[StepOutcome]
         Finished steps, in the order they ran.
     side_effects : list[str]
-        Irreversible steps that passed ("step 3 'Submit' wrote data").
+        Irreversible steps that acted and whose effect was verified, and - when
+        the write requests were seen - at least one of them succeeded ("step 3
+        'Submit' wrote data (POST /requests 303)"): the escalation's true list
+        of "data already written".
     checkpoints : list[Checkpoint]
         One per step that reached the checkpoint phase (R3).
     rounds : int
@@ -100,6 +114,11 @@ class RunState:
         Attempts on which the locator abstained (R2).
     stop_kind : str
         The escalation kind (or error kind) of the step the run stopped at; "" while it goes on.
+    background : Background
+        Endpoints the page calls by itself (polling, telemetry): not writes (S6).
+    idle_from : float
+        ``time.monotonic()`` when the last step ended: requests from then to
+        the next action are background traffic.
     """
 
     run_id: str
@@ -114,6 +133,21 @@ class RunState:
     abstentions: int = 0
     stop_kind: str = ""
     healed: list[tuple[int, Step, Candidate, Resolution]] = field(default_factory=list)
+    background: Background = field(default_factory=Background)
+    idle_from: float = 0.0
+    effects: list[tuple[str, list[RequestSeen], bool]] = field(default_factory=list)
+
+    def refresh_side_effects(self) -> None:
+        """Rebuild :attr:`side_effects` from the verified irreversible steps, dropping writes since learnt
+        to be background traffic (a poll that happened to fire during a step's action)."""
+        lines = []
+        for line, writes, watched in self.effects:
+            ok = [w for w in writes if w.succeeded is not False and w not in self.background]
+            if not watched:
+                lines.append(line)
+            elif ok:
+                lines.append(f"{line} ({', '.join(w.shown for w in ok[:3])})")
+        self.side_effects[:] = lines
 
 
 @dataclass
@@ -162,6 +196,13 @@ class StepContext:
     error: str = ""
     error_kind: ErrorKind = ""
     next_index: int = -1
+    reversible: bool | None = None
+    writes: list[RequestSeen] = field(default_factory=list)
+    watched: bool = False
+    t_act: float = 0.0
+    inferred: bool = False
+    popup: bool = False
+    cp: Checkpoint | None = None
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -185,6 +226,15 @@ class StepContext:
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
         self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
         self.reused, self.change = False, None
+        self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
+        self.popup, self.cp = False, None
+
+    @property
+    def effective_reversible(self) -> bool:
+        """The step's reversibility as known now: declared, else inferred from its writes (S6)."""
+        if self.reversible is not None:
+            return self.reversible
+        return self.step.reversible if self.step is not None else True
 
 
 class StepFailure(Exception):
@@ -309,15 +359,69 @@ def precheck(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """Keep the state before acting (R3): step, URL, signature, reversibility, side effects so far."""
+    """Keep the state before acting (R3): signature, URL, dialogs, screenshot path, form values
+    (secrets by digest), reversibility and side effects so far; learn the page's background requests (S6).
+
+    Raises a pre-check failure (failure kind 14) when the target found lies in a dialog the step was not
+    recorded in: a popup's own same-named button is never pressed in place of the page's.
+    """
     assert ctx.step is not None and ctx.before is not None
-    run = ctx.run
-    cp = Checkpoint(run.run_id, run.flow.name, ctx.index, ctx.step.id, ctx.before.url, ctx.state,
-                    ctx.step.reversible, tuple(run.side_effects))
+    run, step = ctx.run, ctx.step
+    _guard_popup(ex, ctx)
+    watch = NetworkWatch.of(ex.driver)
+    ctx.watched = watch is not None
+    if watch is not None and run.idle_from:
+        run.background.idle(watch.between(run.idle_from))  # nothing acted since the last step ended
+        run.refresh_side_effects()
+    shot = ""
+    if ex.store is not None and ctx.before.screenshot_png:
+        shot = screenshot_relpath(run.run_id, ctx.index, "before", ctx.attempt)
+    cp = take_checkpoint(ex.driver, run_id=run.run_id, flow=run.flow.name, index=ctx.index, step=step,
+                         before=ctx.before, reversible=step.reversible, side_effects=tuple(run.side_effects),
+                         secrets=_secret_values(ex, run), screenshot=shot)
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         run.checkpoints[-1] = cp  # a retry replaces its step's checkpoint
     else:
         run.checkpoints.append(cp)
+    ctx.cp = cp
+    ex.store_call("record_checkpoint", run.run_id, cp)
+    ctx.t_act = time.monotonic()
+
+
+def _secret_values(ex: "FlowExecutor", run: RunState) -> tuple[str, ...]:
+    """Values that a checkpoint keeps by digest only: the driver's known secrets and the flow's secret params."""
+    known = list(getattr(ex.driver, "secret_values", ()) or ())
+    known += [run.params[n] for n in run.flow.secrets if run.params.get(n)]
+    return tuple(v for v in dict.fromkeys(known) if v)
+
+
+def _guard_popup(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """A popup is in the way (failure kind 14): the target is covered by an overlay (a cookie banner, a
+    focus-stealing popup), or it lies in an open dialog that the step was not recorded in."""
+    cand, step, before = ctx.candidate, ctx.step, ctx.before
+    if cand is None or step is None or before is None:
+        return
+    from core.act.after import same_text
+
+    box = cand.descriptor.bbox
+    if cand.covered and box is not None:
+        found = overlays(ex.driver, (box.x + box.width / 2, box.y + box.height / 2)) or []
+        if found and len(found) > _dialogs_expected(ctx):
+            name = found[-1].get("name") or "a popup"
+            ctx.popup = True
+            raise StepFailure(Failure("precondition", f"precondition not met: the target is covered by {name!r}"),
+                              escalation="precondition")
+    if not before.modal_titles:
+        return
+
+    box = cand.descriptor.container
+    inside = [t for t in before.modal_titles if box and t and same_text(t, box)]
+    recorded = step.target.container
+    if inside and recorded and not same_text(recorded, box):
+        ctx.popup = True
+        raise StepFailure(Failure("precondition", f"precondition not met: the element found is in the dialog "
+                                                  f"{inside[-1]!r}, not in {recorded!r} where it was recorded"),
+                          escalation="precondition")
 
 
 def act(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -360,11 +464,16 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
-    """The page after; expected delta (S5) and assertions (P7) give the verdict."""
+    """The page after; expected delta (S5), the recorded after-state, a fill that stayed (failure kind 13)
+    and the assertions (P7) give the verdict.  The writes the action caused are read first: they make an
+    undeclared step irreversible (S6) before anything can fail."""
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
+    _infer_writes(ex, ctx)
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
+    if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
+        verdict = _landing_verdict(ex, ctx, verdict)
     failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
               for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
     if failed:
@@ -420,6 +529,102 @@ def _stagnation(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> None:
     if why and verdict.kind != "as_expected":  # this round failed too: stop now; else the next repeat is refused
         raise StepFailure(Failure("stagnation", f"{why} (last verdict: {verdict.reason})", acted=True),
                           escalation="stagnation", verdict=verdict)
+
+
+def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """The server writes the action caused (S6): an undeclared step that wrote becomes irreversible.
+
+    Beacons, keepalive fetches and background endpoints are not writes
+    (:func:`core.act.writes.server_writes`).  The requests seen around a
+    read-only action (hover, scroll, wait: it cannot write) are the page's
+    own.  Idempotent per attempt; :func:`_confirm_writes` looks closer
+    before a retry is refused.
+    """
+    if ctx.inferred or not ctx.acted or ctx.step is None or ctx.before is None:
+        return
+    ctx.inferred = True
+    watch = NetworkWatch.of(ex.driver)
+    if watch is None:
+        return
+    ctx.watched = True
+    from urllib.parse import urlsplit
+
+    u = urlsplit(ctx.before.url)
+    window = watch.between(ctx.t_act)
+    step = ctx.step
+    if spec(step.action.kind).read_only:
+        ctx.run.background.idle(window)
+    ctx.writes = server_writes(window, origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
+    if ctx.writes and not step.reversible_declared:
+        ctx.reversible = False
+
+
+def _confirm_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """Before a failed undeclared step is refused its retries: do its "writes" recur on their own?
+
+    The page is watched :data:`IDLE_PROBE_MS` with no action; an endpoint
+    of a script request (fetch, XHR - a form or document POST is never a
+    poller) that is sent again meanwhile is polling, not the user's data.
+    """
+    step, watch = ctx.step, NetworkWatch.of(ex.driver)
+    if (watch is None or step is None or step.reversible_declared or not step.reversible
+            or not any(w.resource_type in ("fetch", "xhr") for w in ctx.writes)):
+        return
+    t = time.monotonic()
+    try:
+        watch.page.wait_for_timeout(IDLE_PROBE_MS)
+    except Exception:  # noqa: BLE001 - a page that closed: no probe
+        return
+    keys = {(w.method, w.url.split("?")[0]) for w in ctx.writes}
+    ctx.run.background.idle(r for r in watch.between(t)
+                            if not is_beacon(r) and (r.method, r.url.split("?")[0]) in keys)
+    ctx.writes = [w for w in ctx.writes if w not in ctx.run.background]
+    if not ctx.writes:
+        ctx.reversible = None  # back to the action's default: reversible
+
+
+def _landing_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
+    """Where the step landed: a fill the page undid (failure kind 13) and the recorded after-state (S5).
+
+    A dialog that opened although the recorded after-state had none is
+    dismissed by its close / cancel control or Escape (failure kind 14) and
+    the page judged again; anything else that does not hold is
+    ``changed_unexpectedly`` with the plain reason.
+    """
+    assert ctx.step is not None and ctx.before is not None and ctx.after is not None
+    step, before = ctx.step, ctx.before
+    if step.action.kind == "input" and ctx.candidate is not None:
+        key = control_key(ctx.candidate)
+        after_c = next((c for c in ctx.after.candidates if control_key(c) == key), None)
+        why = fill_undone(ex.redact(ctx.value), ctx.candidate, after_c)
+        if why:
+            return Verdict("changed_unexpectedly", verdict.expected, verdict.observed, why)
+    recorded = step.recorded.after if step.recorded is not None else None
+    if recorded is None or recorded.is_empty or verdict.kind != "as_expected":
+        return verdict
+    for attempt in range(2):
+        after = ctx.after
+        heading = main_heading(ex.driver) if recorded.heading else ""
+        public = {k: v for k, v in ctx.run.params.items() if k not in ctx.run.flow.secrets}
+        actual = observed_after(before, after, heading=heading or "", params=public, target=ctx.candidate)
+        changed = changed_fields(before, after)
+        if step.action.kind in ("input", "select") and ctx.candidate is not None:
+            changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
+        mism = compare_after(recorded, actual, changed=changed, appeared=appeared_fields(before, after),
+                             modal_titles=after.modal_titles, heading_known=heading is not None)
+        if not mism:
+            return verdict
+        if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
+            done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
+                                  observe=lambda: ex.driver.observe(screenshot=False))
+            ex.emit(Recovered(ctx.run.run_id, ctx.run.flow.name, ctx.index, "dismiss", bool(done),
+                              ex.redact("; ".join(done) or "no popup to dismiss")))
+            if done:
+                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after")
+                continue
+        break
+    return Verdict("changed_unexpectedly", verdict.expected, verdict.observed,
+                   "; ".join(m.reason for m in mism))
 
 
 def _effect_verdict(ctx: StepContext) -> Verdict:
@@ -510,7 +715,13 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
-    """Judge a failed attempt: retry, escalate (and act on the answer) or abort."""
+    """Judge a failed attempt: roll back and retry, retry, escalate (and act on the answer) or abort.
+
+    The step's reversibility is the one known now (declared, or inferred
+    from the writes its action caused, S6).  A reversible step with a
+    checkpoint is rolled back before it is retried (R3); a popup over the
+    page is dismissed first (failure kind 14).
+    """
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
@@ -518,19 +729,34 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     if ctx.verdict is None and exc.verdict is None and f.kind not in ("abstained", "breaker_open", "no_decision",
                                                                         "budget"):
         ctx.verdict = Verdict("failed", expected_delta(step) if step else "any", (), f.reason)
-    reversible = step.reversible if step is not None else True
+    if f.acted:
+        _infer_writes(ex, ctx)
+        _confirm_writes(ex, ctx)
+    reversible = ctx.effective_reversible if step is not None else True
     if f.kind != "breaker_open":  # an attempt the open breaker refused is not a failure of the page (R4)
-        ex.breaker.record_failure(f.reason, risk=risk_of(step or _flow_step(ctx)), index=ctx.index,
+        ex.breaker.record_failure(f.reason, risk=risk_of(replace(step, reversible=reversible) if step else _flow_step(ctx)), index=ctx.index,
                                   step_title=ctx.title, attempt=ctx.attempt)
         ex.emit_breaker(ctx.run.run_id)
-    max_attempts = 1 + (ex.settings.waits.retries if reversible else 0)
+    # an attempt that did not act wrote nothing: even an irreversible step may try again (S6 forbids only
+    # doing a write twice)
+    max_attempts = 1 + (ex.settings.waits.retries if reversible or not f.acted else 0)
+    cp = ctx.cp  # this attempt's: a failure before the checkpoint phase has none
+    popup = _popup_open(ctx)
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
-                          breaker_state=ex.breaker.state)
+                          breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
+    if rec.kind == "roll_back":
+        why = _roll_back(ex, ctx, cp, popup=popup)
+        if why:  # a popup that would not close: a retry would meet it again
+            rec = replace(rec, kind="escalate", reason=f"{f.reason}; {why}")
+        else:
+            time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
+            return
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
-    reason, answers, breaker = rec.reason, human_answers(f, reversible=reversible), None
+    reason, answers, breaker = rec.reason, human_answers(
+        f, reversible=reversible, compensations=bool(step and step.compensations)), None
     if ex.breaker.state == "open":  # R4: say which failures opened it, what was done, when it half-opens
         breaker = ex.breaker.context()
         opened = describe_open(breaker, tuple(ctx.run.side_effects))
@@ -547,6 +773,67 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
 def _flow_step(ctx: StepContext) -> Step | None:
     steps = ctx.run.flow.steps
     return steps[ctx.index] if 0 <= ctx.index < len(steps) else None
+
+
+def _popup_open(ctx: StepContext) -> bool:
+    """A dialog is open now that was not before the step (or, before acting, one covers the page)."""
+    obs = ctx.after or ctx.before
+    if obs is None:
+        return False
+    if ctx.after is not None and ctx.before is not None:
+        return len(ctx.after.modal_titles) > len(ctx.before.modal_titles)
+    cand = ctx.candidate
+    if cand is not None and cand.covered:
+        return True
+    return ctx.popup or (bool(obs.modal_titles) and (cand is None or not cand.enabled))
+
+
+def _roll_back(ex: "FlowExecutor", ctx: StepContext, cp: Checkpoint | None, *, popup: bool) -> str:
+    """Roll back to the checkpoint (R3), or only dismiss the popup when there is none; "" when done."""
+    run, step = ctx.run, ctx.step
+    assert step is not None
+
+    def look() -> Observation:
+        return ex.driver.observe(screenshot=False)
+
+    def bind(s: Step) -> Step:
+        return bind_step(s, run.params, where=ctx.where)
+
+    if cp is None:
+        box = ctx.candidate.descriptor.bbox if ctx.candidate is not None else None
+        point = (box.x + box.width / 2, box.y + box.height / 2) if box is not None else None
+        done = dismiss_popups(ex.driver, keep=_dialogs_expected(ctx), point=point, observe=look)
+        if not done:
+            return ""  # nothing in the way after all: a plain retry
+        stuck = "the popup did not close" in done or any(d.startswith("could not") for d in done)
+        ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "dismiss", not stuck, ex.redact("; ".join(done))))
+        return "the popup could not be dismissed" if stuck else ""
+    cp_obs = ctx.before
+    result = roll_back(ex.driver, cp, step, cp_obs=cp_obs, params=run.params, observe=look, bind=bind)
+    run.checkpoints[-1] = replace(cp, step_state="rolled_back" if result.ok else "failed")
+    ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "rollback", result.ok,
+                      ex.redact("; ".join(result.done + [result.reason]))))
+    # a reversible step is retried even when the page could not be brought all the way back (it wrote
+    # nothing; the locator finds its target by meaning again) - unless a popup would not close
+    return "the popup could not be dismissed" if "the popup did not close" in result.done else ""
+
+
+def _dialogs_expected(ctx: StepContext) -> int:
+    """How many of the open dialogs the step expects (the one its target was recorded in, and its parents)."""
+    from core.act.after import same_text
+
+    obs, step = ctx.before, ctx.step
+    if obs is None or step is None:
+        return 0
+    box = step.target.container
+    for i in range(len(obs.modal_titles) - 1, -1, -1):
+        if box and same_text(box, obs.modal_titles[i]):
+            return i + 1
+    prev = ctx.run.flow.steps[ctx.index - 1] if 0 < ctx.index <= len(ctx.run.flow.steps) else None
+    after = prev.recorded.after if prev is not None and prev.recorded is not None else None
+    if after is not None and after.dialog:
+        return min(1, len(obs.modal_titles))
+    return 0
 
 
 def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
@@ -569,6 +856,7 @@ def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
 def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: EscalationKind,
               answers: tuple[EscalationAnswerKind, ...], breaker: BreakerContext | None = None) -> Answer:
     run = ctx.run
+    run.refresh_side_effects()
     by_ref = {c.ref: c for c in (ctx.before.candidates if ctx.before else ())}
     top = tuple(EscalationCandidate(c.ref, c.label, c.score, by_ref[c.ref].descriptor.bbox if c.ref in by_ref else None)
                 for c in (ctx.resolution.top if ctx.resolution else ()))
@@ -583,6 +871,9 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
 
 def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: str, *, failed: bool,
                   budget: bool = False) -> None:
+    if answer.kind == "compensate":
+        _compensate(ex, ctx, reason)
+        return
     if answer.kind == "retry":  # a human's retry: the open breaker's one probe (R4), one more try past P8
         ex.breaker.half_open()
         ex.loops.grant_once()
@@ -599,6 +890,28 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
     # engine could not do on its own is an escalation
     ctx.status, ctx.error = ("failed" if failed else "escalated"), reason
     ctx.error_kind = "assertion" if failed else ("budget" if budget else "escalated")
+
+
+def _compensate(ex: "FlowExecutor", ctx: StepContext, reason: str) -> None:
+    """A person approved running an irreversible step's compensations (R3): run them, end the flow.
+
+    The step is recorded ``escalated`` either way - the run does not go on
+    by itself after a write was undone - with what the compensations did.
+    """
+    run, step = ctx.run, ctx.step
+    assert step is not None
+    try:
+        done = run_compensations(ex.driver, step, params=run.params, observe=lambda: ex.driver.observe(screenshot=False),
+                                 bind=lambda s: bind_step(s, run.params, where=ctx.where))
+        what = "compensated by approval: " + "; ".join(done)
+    except ActionError as exc:
+        what = f"compensation failed: {exc}"
+    ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "compensate", what.startswith("compensated"),
+                      ex.redact(what)))
+    if run.checkpoints and run.checkpoints[-1].index == ctx.index:
+        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state="rolled_back" if what.startswith(
+            "compensated") else "failed")
+    ctx.status, ctx.error, ctx.error_kind = "escalated", f"{reason}; {what}", "escalated"
 
 
 def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -631,6 +944,18 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
 
 
+def _side_effect(ctx: StepContext) -> bool:
+    """True when the step wrote data the run must list (issue 9 item 3: the list is true).
+
+    Only an irreversible step that acted and passed verification; when its
+    write requests were watched, at least one must have succeeded (a
+    watched step that sent no write wrote nothing).
+    """
+    if ctx.status != "passed" or ctx.step is None or not ctx.acted or ctx.effective_reversible:
+        return False
+    return not ctx.watched or any(w.succeeded is not False for w in ctx.writes)
+
+
 def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     """Always: store the outcome and emit ``StepFinished`` (also after a crash or a stop)."""
     run = ctx.run
@@ -645,8 +970,14 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     run.outcomes.append(outcome)
     if ctx.status in ("failed", "escalated", "error", "stopped"):
         run.stop_kind = ctx.escalation_kind if ctx.status == "escalated" and ctx.escalation_kind else ctx.error_kind
-    if ctx.status == "passed" and ctx.step is not None and not ctx.step.reversible:
-        run.side_effects.append(f"step {ctx.index + 1} '{ctx.title}' wrote data")
+    if _side_effect(ctx):
+        run.effects.append((f"step {ctx.index + 1} '{ctx.title}' wrote data", list(ctx.writes), ctx.watched))
+        run.refresh_side_effects()
+    if run.checkpoints and run.checkpoints[-1].index == ctx.index:
+        state = {"passed": "success", "manual": "success"}.get(ctx.status, "failed")
+        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state)
+        ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
+    run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,

@@ -15,7 +15,7 @@ from core.domain import Escalation
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
     Command, EngineError, EngineEvent, HandBack, Pause, Paused, Resume, Resumed, Retry, RunFinished, RunStarted,
-    Skip, Start, StepOnce, Stop, TakeOver,
+    Skip, Start, StepOnce, Stop, TakeOver, Compensate,
 )
 from core.engine.session import ProjectSession
 from core.project import Project
@@ -57,6 +57,8 @@ class _ThreadControl:
             self.paused, self.step_from, self._answer = False, self._where, Answer("retry")
         elif isinstance(cmd, Skip):
             self.paused, self._answer = False, Answer("skip")
+        elif isinstance(cmd, Compensate):
+            self.paused, self._answer = False, Answer("compensate")
         elif isinstance(cmd, TakeOver):
             self.paused, self.takeover_wanted, self._answer = False, True, Answer("take_over")
         elif isinstance(cmd, HandBack):

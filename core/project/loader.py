@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from core.act.space import needs_target, spec
 from core.domain import (
-    Action, Assertion, BreakerSettings, BrowserSettings, ElementDescriptor, EngineSettings, EpisodeSpec, Flow,
+    Action, AfterState, Assertion, BreakerSettings, BrowserSettings, ElementDescriptor, EngineSettings, EpisodeSpec, Flow,
     LocatorConfig, Step, StepEvidence, WaitSettings,
 )
 
@@ -218,15 +218,32 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
             target = ElementDescriptor.from_mapping(sm.target)
         except (TypeError, ValueError, KeyError, IndexError) as exc:
             raise ProjectError(path, f"invalid element descriptor: {exc}", location=f"{where}, field 'target'") from None
+        comps = []
+        for j, cm in enumerate(sm.compensations):
+            try:
+                ctarget = ElementDescriptor.from_mapping(cm.target)
+            except (TypeError, ValueError, KeyError, IndexError) as exc:
+                raise ProjectError(path, f"invalid element descriptor: {exc}",
+                                   location=f"{where}, field 'compensations' #{j + 1}") from None
+            comp = Step(id=f"{sm.id}.c{j + 1}", name=cm.name, selector=cm.selector, target=ctarget,
+                        action=Action(kind=cm.action, value=cm.value, direction=cm.direction,  # type: ignore[arg-type]
+                                      distance=cm.distance, timeout_ms=cm.timeout_ms))
+            if needs_target(comp) and cm.action != "press" and not comp.selector and ctarget.is_empty:
+                raise ProjectError(path, f"compensation action {cm.action!r} needs a 'selector' or a 'target'",
+                                   location=f"{where}, field 'compensations' #{j + 1}")
+            comps.append(comp)
+        after = AfterState(**sm.after.model_dump()) if sm.after is not None else None
+        evidence = (StepEvidence(sm.recorded.state_before, sm.recorded.state_after, tuple(sm.recorded.observed),
+                                 after) if sm.recorded else (StepEvidence(after=after) if after else None))
         step = Step(
             id=sm.id, name=sm.name,
             action=Action(kind=sm.action, value=sm.value, direction=sm.direction,  # type: ignore[arg-type]
                           distance=sm.distance, timeout_ms=sm.timeout_ms),
             selector=sm.selector, target=target,
             assertions=tuple(Assertion(kind=a.kind, expected=a.expected, selector=a.selector) for a in sm.assertions),
-            expect=sm.expect, reversible=sm.reversible, read_only=sm.read_only, optional=sm.optional,
-            recorded=StepEvidence(sm.recorded.state_before, sm.recorded.state_after, tuple(sm.recorded.observed))
-            if sm.recorded else None,
+            expect=sm.expect, read_only=sm.read_only, optional=sm.optional,
+            reversible=spec(sm.action).reversible if sm.reversible is None else sm.reversible,
+            reversible_declared=sm.reversible is not None, compensations=tuple(comps), recorded=evidence,
         )
         if needs_target(step) and not step.selector and target.is_empty:
             raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
@@ -318,18 +335,45 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
             ]
         if s.expect != "auto":
             d["expect"] = s.expect
-        if not s.reversible:
-            d["reversible"] = False
+        if s.reversible_declared or not s.reversible:
+            d["reversible"] = s.reversible
+        if s.compensations:
+            d["compensations"] = [_compensation_mapping(c) for c in s.compensations]
         if s.read_only:
             d["read_only"] = True
         if s.optional:
             d["optional"] = True
-        if s.recorded is not None:
+        after = s.recorded.after if s.recorded is not None else None
+        if after is not None and not after.is_empty:
+            d["after"] = {k: v for k, v in (
+                ("url_pattern", after.url_pattern), ("title", after.title), ("heading", after.heading),
+                ("dialog", after.dialog), ("dialog_name", after.dialog_name), ("field_changed", after.field_changed),
+                ("field_appeared", after.field_appeared)) if v not in ("", None)}
+        if s.recorded is not None and (s.recorded.state_before or s.recorded.state_after or s.recorded.observed):
             d["recorded"] = {"state_before": s.recorded.state_before, "state_after": s.recorded.state_after,
                              "observed": list(s.recorded.observed)}
         steps.append(d)
     out["steps"] = steps
     return out
+
+
+def _compensation_mapping(c: Step) -> dict[str, Any]:
+    """One compensation as written in the flow file (stable key order)."""
+    d: dict[str, Any] = {}
+    if c.name:
+        d["name"] = c.name
+    d["action"] = c.action.kind
+    if c.action.value:
+        d["value"] = c.action.value
+    if c.action.kind == "scroll":
+        d["direction"], d["distance"] = c.action.direction, c.action.distance
+    if c.action.timeout_ms:
+        d["timeout_ms"] = c.action.timeout_ms
+    if c.selector:
+        d["selector"] = c.selector
+    if not c.target.is_empty:
+        d["target"] = c.target.to_mapping()
+    return d
 
 
 class _FlowDumper(yaml.SafeDumper):

@@ -17,7 +17,7 @@ from core.domain.settings import EngineSettings
 
 __all__ = [
     "SCHEMA_VERSION", "ViewportModel", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel", "WaitModel",
-    "ProjectModel", "AssertionModel", "StepModel", "EpisodeModel", "FlowModel",
+    "ProjectModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
 ]
 
 #: Current schema version of project and flow files.
@@ -140,6 +140,34 @@ class EvidenceModel(_Strict):
     observed: list[str] = Field(default_factory=list, description="deltas observed while recording (S5)")
 
 
+class AfterStateModel(_Strict):
+    url_pattern: str = Field("", description="path after the step, ids generalised ({n}, {uuid}, {id}, {param})")
+    title: str = Field("", description="document title after the step")
+    heading: str = Field("", description="main heading (h1) after the step")
+    dialog: Optional[bool] = Field(None, description="a dialog is open after the step")
+    dialog_name: str = Field("", description="the open dialog's name")
+    field_changed: str = Field("", description="label of the form control the step changed")
+    field_appeared: str = Field("", description="label of an editable field the step made appear (an inline editor)")
+
+
+class CompensationModel(_Strict):
+    name: str = ""
+    action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="closed action space (P5+)")
+    value: str = ""
+    direction: Literal["down", "up", "left", "right"] = "down"
+    distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=100000, description="CSS px")
+    timeout_ms: int = Field(0, ge=0, le=120000, description="ms; 0 = the project's browser.action_timeout_ms")
+    selector: str = ""
+    target: dict = Field(default_factory=dict)
+
+    @field_validator("action")
+    @classmethod
+    def _closed_action(cls, v: str) -> str:
+        if v not in ACTION_KINDS:
+            raise ValueError(f"unknown action {v!r}; expected one of {', '.join(ACTION_KINDS)}")
+        return v
+
+
 class StepModel(_Strict):
     id: str = Field(min_length=1)
     name: str = ""
@@ -152,9 +180,13 @@ class StepModel(_Strict):
     target: dict = Field(default_factory=dict)
     assertions: list[AssertionModel] = Field(default_factory=list)
     expect: Literal["auto", "navigation", "value", "overlay_open", "overlay_close", "content", "none", "any"] = "auto"
-    reversible: bool = True
+    reversible: Optional[bool] = Field(None, description="declared reversibility (S6); absent: the action's "
+                                       "default, made irreversible at replay when the action wrote to the server")
+    compensations: list[CompensationModel] = Field(default_factory=list,
+                                                   description="actions that undo the step (R3)")
     read_only: bool = False
     optional: bool = False
+    after: Optional[AfterStateModel] = Field(None, description="where the step lands: part of its expectation (S5)")
     recorded: Optional[EvidenceModel] = None
 
     @field_validator("action")

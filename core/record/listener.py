@@ -28,9 +28,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urldefrag
 
+from core.act.after import observed_after
 from core.act.expect import observed_deltas
-from core.domain import Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
+from core.act.space import spec
+from core.domain import AfterState, Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
 from core.perception.driver import PAGE_LIB, PlaywrightDriver
+from core.perception.pagefacts import main_heading
 from core.project.params import escape, placeholder
 from core.secrets import Redactor
 
@@ -750,7 +753,8 @@ class RecordingListener:
             full = observed_deltas(p.before, after)
             observed = tuple(dict.fromkeys(decisive + list(full)))
             complete = True
-            evidence = StepEvidence(p.before.signature.digest, after.signature.digest, observed)
+            evidence = StepEvidence(p.before.signature.digest, after.signature.digest, observed,
+                                    self._after_state(p.before, after, p.desc, kind))
         else:
             evidence = StepEvidence(p.before.signature.digest if p.before is not None else "",
                                     after.signature.digest if after is not None else "", observed)
@@ -769,6 +773,22 @@ class RecordingListener:
         self.on_event(StepRecorded(self.builder.count - 1, step, crop, dup))
         while self._after_next:  # checks that something went away after this action
             self._add_check(self._after_next.pop(0))
+
+    def _after_state(self, before: Observation, after: Observation, desc: ElementDescriptor,
+                     kind: str) -> AfterState | None:
+        """Where the step landed (issue 9 item 3): URL pattern, title, main heading, dialog, changed field;
+        parameter and secret values generalised to ``{name}``, the heading masked like all text."""
+        heading = main_heading(self.driver)
+        if heading is None:
+            return None
+        target = next((c for c in before.candidates if c.descriptor.css_path == desc.css_path
+                       and c.descriptor.frame == desc.frame), None) if desc.css_path else None
+        names = {**self.builder.known_params, **{k: v for k, v in self.secrets.items() if v}}
+        got = observed_after(before, after, heading=self.driver.redactor.text(heading), params=names, target=target)
+        if self._draft is not None or spec(kind).read_only:
+            # typing already under way belongs to the next step, and a scroll or hover changes no field
+            got = replace(got, field_changed="", field_appeared="")
+        return got
 
     def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:
         """Let an action take effect: at least 150 ms, then quiet (P6), and any page load it started (S7).

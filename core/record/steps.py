@@ -360,7 +360,7 @@ class StepBuilder:
         step = Step(
             id=self.next_id(), name=step_name(kind, desc, display(name_value)), action=action,
             target=escape_target(desc), selector=selector, expect=expect,
-            reversible=spec(kind).reversible and not wrote,
+            reversible=spec(kind).reversible and not wrote, reversible_declared=wrote,
             read_only=spec(kind).read_only or (kind == "press" and value in ("Tab", "Shift+Tab")),
             recorded=evidence,
         )

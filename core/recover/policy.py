@@ -18,9 +18,16 @@ Rules, first match wins:
    failed after the action had its effect, the breaker is open, the same
    action on the same state again (P8), rounds without change (K2)) escalates;
 4. an open breaker escalates (R4);
-5. with attempts left: roll back first when the attempt acted, changed the
-   page unexpectedly and a compensation exists; else retry;
+5. with attempts left: roll back first when a checkpoint of the step exists
+   (R3: compensations, close dialogs, restore URL and form values, verify,
+   reload) and either the attempt acted and its verification failed
+   (unchanged, changed unexpectedly, the action raised) or a popup covers
+   the page (a pre-check failed under an unexpected dialog, failure kind
+   14); else retry;
 6. otherwise escalate: retries are spent.
+
+An irreversible step's compensations never run on their own: the human
+answer ``compensate`` (:func:`human_answers`) approves them (R3, S6).
 """
 from __future__ import annotations
 
@@ -36,6 +43,8 @@ FailureKind = Literal["abstained", "breaker_open", "precondition", "action_error
                       "changed_unexpectedly", "assertion", "no_decision", "budget", "crash", "loop", "stagnation"]
 RecoveryKind = Literal["retry", "roll_back", "escalate", "abort"]
 
+#: Failures after acting that a rollback to the checkpoint undoes (R3).
+_ROLL_BACK_AFTER_ACTING = frozenset({"unchanged", "changed_unexpectedly", "action_error"})
 #: Failures a retry cannot fix: a human is needed at once.
 #: ``loop`` (P8) and ``stagnation`` (K2): repeating the attempt is what they forbid.
 _HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget", "loop", "stagnation"})
@@ -69,7 +78,7 @@ class Recovery:
 
 
 def decide_recovery(failure: Failure, *, reversible: bool, attempts: int, max_attempts: int,
-                    breaker_state: str, can_roll_back: bool = False) -> Recovery:
+                    breaker_state: str, can_roll_back: bool = False, popup: bool = False) -> Recovery:
     """Decide what follows a failed attempt (rules in the module docstring).
 
     Parameters
@@ -85,7 +94,9 @@ def decide_recovery(failure: Failure, *, reversible: bool, attempts: int, max_at
     breaker_state : str
         ``closed`` / ``open`` / ``half_open`` after recording this failure (R4).
     can_roll_back : bool
-        A compensation for the step's effects exists (R3).
+        A checkpoint of the step exists to roll back to (R3).
+    popup : bool
+        A dialog or overlay that the step did not expect is open (failure kind 14).
     """
     if failure.kind == "crash":
         return Recovery("abort", f"the browser failed: {failure.reason}")
@@ -96,21 +107,24 @@ def decide_recovery(failure: Failure, *, reversible: bool, attempts: int, max_at
     if breaker_state == "open":
         return Recovery("escalate", f"circuit breaker opened: {failure.reason}")
     if attempts < max_attempts:
-        if failure.acted and failure.kind == "changed_unexpectedly" and can_roll_back:
-            return Recovery("roll_back", f"undo and retry: {failure.reason}")
+        if can_roll_back and ((failure.acted and failure.kind in _ROLL_BACK_AFTER_ACTING)
+                              or (popup and failure.kind in ("precondition", "action_error"))):
+            return Recovery("roll_back", f"roll back to the checkpoint and retry: {failure.reason}")
         return Recovery("retry", failure.reason)
     return Recovery("escalate", f"failed after {attempts} attempt(s): {failure.reason}")
 
 
-def human_answers(failure: Failure, *, reversible: bool) -> tuple[EscalationAnswerKind, ...]:
+def human_answers(failure: Failure, *, reversible: bool,
+                  compensations: bool = False) -> tuple[EscalationAnswerKind, ...]:
     """The answers a human may give when ``failure`` escalates.
 
     A spent step budget can only stop (P6: the run has looped); an
-    irreversible step that acted is never retried (S6); otherwise retry,
-    skip, stop and take over.
+    irreversible step that acted is never retried (S6), and when it declares
+    compensations the human may approve running them (``compensate``, R3);
+    otherwise retry, skip, stop and take over.
     """
     if failure.kind == "budget":
         return ("stop",)
     if failure.acted and not reversible:
-        return ("skip", "stop", "take_over")
+        return ("compensate", "skip", "stop", "take_over") if compensations else ("skip", "stop", "take_over")
     return ("retry", "skip", "stop", "take_over")

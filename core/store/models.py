@@ -24,7 +24,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "SCHEMA_VERSION", "Base", "SchemaMeta", "RunRow", "StepRow", "ObservationRow",
-    "ResolutionRow", "VerdictRow", "EscalationRow", "ScreenBaselineRow", "ScreenChangeRow", "utcnow",
+    "ResolutionRow", "VerdictRow", "EscalationRow", "ScreenBaselineRow", "ScreenChangeRow", "CheckpointRow",
+    "utcnow",
 ]
 
 #: Version of the schema these models describe.  Bump it together with a
@@ -248,3 +249,26 @@ class ScreenChangeRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     __table_args__ = (Index("ix_screen_changes_run", "run_id"),)
+
+
+class CheckpointRow(Base):
+    """The state before a step acted (R3): where a rollback returns to.  Form values of secret fields are
+    kept by their SHA-256 digest only (architecture rule 7); the screenshot is a media path."""
+
+    __tablename__ = "checkpoints"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(String(64), _run_fk())
+    step_index: Mapped[int] = mapped_column(Integer)
+    step_id: Mapped[str] = mapped_column(String(200), default="")
+    url: Mapped[str] = mapped_column(Text, default="")
+    state: Mapped[str] = mapped_column(String(64), default="")
+    reversible: Mapped[bool] = mapped_column(Boolean, default=True)
+    step_state: Mapped[str] = mapped_column(String(16), default="pending")
+    screenshot: Mapped[str | None] = mapped_column(Text, nullable=True)
+    modal_titles: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    fields: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    side_effects: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    __table_args__ = (UniqueConstraint("run_id", "step_index", name="uq_checkpoints_run_step"),)

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator
 from sqlalchemy import Engine, func, select, update
 from sqlalchemy.orm import Session
 
-from core.domain import BBox, Escalation, EscalationCandidate, Observation, Resolution, RunResult, StepOutcome, Verdict
+from core.domain import BBox, Checkpoint, Escalation, EscalationCandidate, Observation, Resolution, RunResult, StepOutcome, Verdict
 from core.secrets import Redactor
 
 from . import baselines as _baselines
@@ -37,7 +37,7 @@ from . import database
 from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
 from .migrations import check_version, migrate
 from .models import (
-    SCHEMA_VERSION, EscalationRow, ObservationRow, ResolutionRow, RunRow, StepRow, VerdictRow,
+    SCHEMA_VERSION, CheckpointRow, EscalationRow, ObservationRow, ResolutionRow, RunRow, StepRow, VerdictRow,
     utcnow,
 )
 from .owner import current_owner
@@ -367,6 +367,35 @@ class Store:
                 step_title=self._t(event.step_title), reason=self._t(event.reason),
                 candidates=self._j([_candidate_json(c) for c in event.candidates]),
                 side_effects=self._j(list(event.side_effects)), created_at=utcnow()))
+
+    def record_checkpoint(self, run_id: str, cp: Checkpoint) -> None:
+        """Record (or replace, on a retry or a state change) the checkpoint of step ``cp.index`` (R3).
+
+        Texts pass the redactor; a secret field's value is already only its digest.
+        """
+        fields = [{"key": self._t(f.key), "label": self._t(f.label), "value": self._t(f.value), "checked": f.checked,
+                   "digest": f.digest} for f in cp.fields]
+        with self._write() as s:
+            self._touch(s, run_id)
+            row = s.scalar(select(CheckpointRow).where(CheckpointRow.run_id == run_id,
+                                                       CheckpointRow.step_index == int(cp.index)))
+            if row is None:
+                row = CheckpointRow(run_id=run_id, step_index=int(cp.index))
+                s.add(row)
+            row.step_id, row.url, row.state = self._t(cp.step_id), self._t(cp.url), cp.state
+            row.reversible, row.step_state, row.screenshot = bool(cp.reversible), cp.step_state, cp.screenshot or None
+            row.modal_titles = self._j(list(cp.modal_titles))
+            row.fields, row.side_effects = self._j(fields), self._j(list(cp.side_effects))
+
+    def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
+        """The checkpoints of a run as stored, by step index (plain mappings, for reports and tests)."""
+        with self._read() as s:
+            rows = s.scalars(select(CheckpointRow).where(CheckpointRow.run_id == run_id)
+                             .order_by(CheckpointRow.step_index)).all()
+            return [{"index": r.step_index, "step_id": r.step_id, "url": r.url, "state": r.state,
+                     "reversible": r.reversible, "step_state": r.step_state, "screenshot": r.screenshot,
+                     "modal_titles": list(r.modal_titles or ()), "fields": list(r.fields or ()),
+                     "side_effects": list(r.side_effects or ())} for r in rows]
 
     def finish_run(self, run_id: str, result: RunResult) -> None:
         """Complete a run: status, duration, counts, reward, error - in one transaction.

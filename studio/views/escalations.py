@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from core.domain import BBox, EscalationCandidate
 from core.engine.events import (
-    Command, EngineEvent, EscalationRaised, HandBack, HandedBack, ObservationMade, Resumed, Retry, RunFinished,
+    Command, Compensate, EngineEvent, EscalationRaised, HandBack, HandedBack, ObservationMade, Resumed, Retry, RunFinished,
     Skip, StepStarted, Stop, TakeOver, TakeoverStarted,
 )
 from core.perception.grid import Grid
@@ -45,15 +45,17 @@ _Index = QModelIndex | QPersistentModelIndex
 
 #: The answers in the order the buttons are shown, with the command each one sends.
 ANSWERS: tuple[tuple[str, Callable[[], Command]], ...] = (
-    ("retry", Retry), ("skip", Skip), ("take_over", TakeOver), ("stop", Stop),
+    ("retry", Retry), ("skip", Skip), ("take_over", TakeOver), ("compensate", Compensate), ("stop", Stop),
 )
 #: Answer -> button text.
-ANSWER_LABELS = {"retry": "Retry", "skip": "Skip step", "stop": "Stop", "take_over": "Take over"}
+ANSWER_LABELS = {"retry": "Retry", "skip": "Skip step", "stop": "Stop", "take_over": "Take over",
+                 "compensate": "Run compensation"}
 _ANSWER_TIPS = {
     "retry": "Try the step again (the breaker half-opens)",
     "skip": "Leave this step as skipped and go on with the next one",
     "stop": "End this flow here (it counts as escalated); a run of several flows goes on with the next one",
     "take_over": "Take the page yourself; hand back later with \u201ccontinue from step N\u201d",
+    "compensate": "Undo what this irreversible step may have written by running its declared compensations (R3)",
 }
 #: Escalation kind (``core.domain.EscalationKind``) -> what it says to a user.
 KIND_LABELS = {

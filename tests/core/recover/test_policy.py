@@ -44,11 +44,34 @@ def test_reversible_failures_are_retried_while_attempts_last(kind: str) -> None:
     assert exhausted == ("escalate", "failed after 3 attempt(s): why")
 
 
-def test_roll_back_only_with_a_compensation_after_an_unexpected_change() -> None:
-    assert decide("changed_unexpectedly", acted=True, can_roll_back=True)[0] == "roll_back"
-    assert decide("changed_unexpectedly", acted=True, can_roll_back=False)[0] == "retry"
-    assert decide("unchanged", acted=True, can_roll_back=True)[0] == "retry"
-    assert decide("changed_unexpectedly", acted=True, can_roll_back=True, attempts=3)[0] == "escalate"
+@pytest.mark.parametrize("kind", ["changed_unexpectedly", "unchanged", "action_error"])
+def test_a_reversible_step_that_acted_rolls_back_to_its_checkpoint_before_a_retry(kind: str) -> None:
+    assert decide(kind, acted=True, can_roll_back=True)[0] == "roll_back"
+    assert decide(kind, acted=True, can_roll_back=False)[0] == "retry"
+    assert decide(kind, acted=True, can_roll_back=True, attempts=3)[0] == "escalate"
+
+
+def test_a_failure_before_acting_rolls_back_only_under_a_popup() -> None:
+    def d(kind: str, popup: bool) -> str:
+        return decide_recovery(Failure(kind, "covered"), reversible=True, attempts=1, max_attempts=3,  # type: ignore[arg-type]
+                               breaker_state="closed", can_roll_back=True, popup=popup).kind
+    assert d("precondition", True) == "roll_back"
+    assert d("precondition", False) == "retry"
+    assert d("abstained", True) == "escalate"
+
+
+def test_an_irreversible_step_is_never_rolled_back_nor_retried() -> None:
+    r = decide_recovery(Failure("changed_unexpectedly", "x", acted=True), reversible=False, attempts=1,
+                        max_attempts=3, breaker_state="closed", can_roll_back=True, popup=True)
+    assert r.kind == "escalate" and "aborted abnormally" in r.reason
+
+
+def test_compensation_is_offered_only_to_a_person_for_an_irreversible_step_that_acted() -> None:
+    acted = Failure("changed_unexpectedly", "x", acted=True)
+    assert human_answers(acted, reversible=False, compensations=True) == ("compensate", "skip", "stop", "take_over")
+    assert "compensate" not in human_answers(acted, reversible=False, compensations=False)
+    assert "compensate" not in human_answers(acted, reversible=True, compensations=True)
+    assert "compensate" not in human_answers(Failure("unchanged", "x"), reversible=False, compensations=True)
 
 
 def test_what_a_human_may_answer() -> None:

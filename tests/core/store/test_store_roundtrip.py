@@ -245,4 +245,4 @@ def test_models_compile_for_postgresql():
             str(CreateIndex(index).compile(dialect=dialect))
     names = {t.name for t in Base.metadata.sorted_tables}
     assert names >= {"schema_meta", "runs", "steps", "observations", "resolutions", "verdicts",
-                     "escalations", "heal_proposals", "screen_baselines", "screen_changes"}
+                     "escalations", "heal_proposals", "screen_baselines", "screen_changes", "checkpoints"}

@@ -1,0 +1,174 @@
+"""The requests a page sends, with what makes them beacons, for the inferred reversibility label (S6).
+
+:class:`NetworkWatch` follows one Playwright page (CDP
+``Network.requestWillBeSent`` and ``responseReceived`` on a session of its
+own - Playwright's request events would keep every request object alive)
+and keeps the last :data:`KEEP` requests as
+:class:`~core.act.writes.RequestSeen` records on the ``time.monotonic``
+clock.  Chromium does not say which fetches were sent with ``keepalive``:
+a small init script of our own (:data:`NET_HOOK`, not the page library)
+wraps ``fetch`` and ``navigator.sendBeacon`` and reports those through an
+exposed binding, so they can be told from the user's writes.  What counts
+as a write is :func:`core.act.writes.server_writes` (pure).
+
+Used from the one thread that owns Playwright (architecture rule 10).
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from core.act.writes import RequestSeen
+
+__all__ = ["NetworkWatch", "NET_HOOK", "BINDING", "KEEP"]
+
+#: Requests kept (oldest dropped).
+KEEP = 500
+#: Name of the binding the hook reports keepalive requests through.
+BINDING = "__steadyhandNetMark"
+#: A mark and a request match when sent within this many seconds of each other.
+_MARK_WINDOW_S = 2.0
+
+#: Wraps fetch (``keepalive`` in its init or Request) and navigator.sendBeacon; reports (method, url).
+NET_HOOK = """
+(() => {
+  if (window.__steadyhandNetHook) return;
+  window.__steadyhandNetHook = true;
+  const mark = (method, url) => {
+    try { const abs = new URL(String(url), location.href).href;
+          if (typeof window.%(b)s === 'function') window.%(b)s(String(method || 'GET').toUpperCase(), abs); }
+    catch (e) { /* never break the page */ }
+  };
+  const origFetch = window.fetch;
+  if (typeof origFetch === 'function') {
+    window.fetch = function (input, init) {
+      try {
+        const isReq = typeof Request !== 'undefined' && input instanceof Request;
+        const keep = (init && init.keepalive) || (isReq && input.keepalive);
+        if (keep) mark((init && init.method) || (isReq ? input.method : 'GET'), isReq ? input.url : input);
+      } catch (e) { /* ignore */ }
+      return origFetch.apply(this, arguments);
+    };
+  }
+  if (navigator.sendBeacon) {
+    const origBeacon = navigator.sendBeacon.bind(navigator);
+    navigator.sendBeacon = function (url, data) { mark('POST', url); return origBeacon(url, data); };
+  }
+})();
+""" % {"b": BINDING}
+
+
+class NetworkWatch:
+    """Requests of one page (re-attached when the driver's page changes).
+
+    Parameters
+    ----------
+    page : playwright Page
+        The page to follow; the hook is installed in its context (documents
+        to come) and evaluated into the documents already loaded.
+    """
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self._seen: deque[RequestSeen] = deque(maxlen=KEEP)
+        self._pos: dict[str, int] = {}
+        self._seq = 0
+        self._marks: deque[tuple[float, str, str]] = deque(maxlen=200)
+        self._followers: list[NetworkWatch] = []
+        context = page.context
+        # CDP Network events, not Playwright's "request" events: those keep every Request and Response
+        # alive in this process (~14 KB each, measured by `steadyhand bench record`)
+        self._cdp = context.new_cdp_session(page)
+        self._cdp.on("Network.requestWillBeSent", self._on_request)
+        self._cdp.on("Network.responseReceived", self._on_response)
+        self._cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
+        owner = getattr(context, "_steadyhand_net_hook", None)
+        if isinstance(owner, NetworkWatch):
+            owner._followers.append(self)
+        else:
+            try:
+                context.expose_binding(BINDING, self._on_mark)
+                context.add_init_script(NET_HOOK)
+            except Exception:  # noqa: BLE001 - exposed already by someone else: marks are not seen
+                pass
+            try:
+                context._steadyhand_net_hook = self  # noqa: SLF001 - one hook per context
+            except Exception:  # noqa: BLE001
+                pass
+        for frame in page.frames:
+            try:
+                frame.evaluate(NET_HOOK)
+            except Exception:  # noqa: BLE001 - a frame navigating away
+                pass
+
+    @classmethod
+    def of(cls, driver: Any) -> "NetworkWatch | None":
+        """The watch of ``driver``'s current page (made on first use); None for drivers without a page."""
+        page = getattr(driver, "page", None)
+        if page is None or not hasattr(page, "on"):
+            return None
+        watch = getattr(driver, "_steadyhand_netwatch", None)
+        if isinstance(watch, NetworkWatch) and watch.page is page:
+            return watch
+        try:
+            watch = cls(page)
+            driver._steadyhand_netwatch = watch  # noqa: SLF001 - cached on the driver it follows
+        except Exception:  # noqa: BLE001 - a page that cannot be followed: no inference
+            return None
+        return watch
+
+    # --- events ---------------------------------------------------------------------
+    def _on_mark(self, source: Any, method: str, url: str) -> None:
+        now = time.monotonic()
+        self._marks.append((now, str(method), str(url)))
+        for f in getattr(self, "_followers", ()):
+            f._marks.append((now, str(method), str(url)))
+
+    def _on_request(self, event: Any) -> None:
+        try:
+            req = event["request"]
+            rec = RequestSeen(time.monotonic(), str(req.get("method", "GET")).upper(), str(req.get("url", "")),
+                              str(event.get("type", "other")).lower())
+            rid = str(event["requestId"])
+        except Exception:  # noqa: BLE001
+            return
+        redirect = event.get("redirectResponse")
+        if isinstance(redirect, dict) and "status" in redirect:  # a POST answered 303: its status is that one
+            self._on_response({"requestId": rid, "response": redirect})
+        self._seq += 1
+        self._seen.append(rec)
+        self._pos[rid] = self._seq
+        if len(self._pos) > KEEP:
+            self._pos.pop(next(iter(self._pos)))
+
+    def _on_response(self, event: Any) -> None:
+        try:
+            seq = self._pos.get(str(event["requestId"]))
+            status = int(event["response"]["status"])
+        except Exception:  # noqa: BLE001
+            return
+        if seq is None:
+            return
+        pos = len(self._seen) - (self._seq - seq) - 1
+        if 0 <= pos < len(self._seen):
+            old = self._seen[pos]
+            self._seen[pos] = RequestSeen(old.t, old.method, old.url, old.resource_type, old.keepalive, status)
+
+    # --- queries --------------------------------------------------------------------
+    def _marked(self, r: RequestSeen) -> bool:
+        return any(m == r.method and u == r.url and abs(t - r.t) <= _MARK_WINDOW_S for t, m, u in self._marks)
+
+    def between(self, t0: float, t1: float | None = None) -> list[RequestSeen]:
+        """Requests sent in ``[t0, t1]`` (monotonic s; ``t1`` None = now), keepalive marks applied."""
+        try:
+            self.page.wait_for_timeout(1)  # let Playwright deliver pending events (requests, marks)
+        except Exception:  # noqa: BLE001 - a closed page has no more requests
+            pass
+        end = time.monotonic() if t1 is None else t1
+        out = []
+        for r in list(self._seen):
+            if t0 <= r.t <= end:
+                out.append(RequestSeen(r.t, r.method, r.url, r.resource_type, True, r.status)
+                           if not r.keepalive and self._marked(r) else r)
+        return out
