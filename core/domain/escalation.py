@@ -12,9 +12,9 @@ __all__ = ["EscalationKind", "EscalationAnswerKind", "EscalationCandidate", "Esc
 #: (S4) and retries were spent; the action or its verification failed and retries were spent; an
 #: irreversible step failed verification (S6, never retried); an assertion did not hold after the
 #: action had its effect; the run hit ``max_steps`` (P6); no decider of the chain chose an action;
-#: the browser or page crashed.
+#: the browser or page crashed; the page broke the page library, stopped answering or kept loading (``page``).
 EscalationKind = Literal["abstained", "breaker_open", "precondition", "failed", "irreversible", "assertion",
-                         "budget", "no_decision", "crashed"]
+                         "budget", "no_decision", "crashed", "page"]
 
 #: What a human may answer: try the step again (the breaker half-opens, R4), skip it, stop the run,
 #: or take over the page and later hand back with "continue from step N".

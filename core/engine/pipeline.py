@@ -50,7 +50,7 @@ from core.engine.events import (
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.locate import resolve
-from core.perception.driver import ActionError, BrowserClosedError, NavigationError
+from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.plan import DecideContext, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.policy import Failure, decide_recovery, human_answers
@@ -178,6 +178,26 @@ def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
     if not ex.breaker.allow():
         raise StepFailure(Failure("breaker_open", "circuit breaker is open"), escalation="breaker_open")
     ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")
+    _wait_while_loading(ex, ctx)
+
+
+def _wait_while_loading(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """A page still loading (spinner, skeleton rows, ``aria-busy``): wait for it, up to ``waits.loading_max_ms``
+    (S7), and observe again; never resolve against placeholders (failure kind 4).
+
+    Raises
+    ------
+    PageLoadingError
+        ``"still loading after N ms: <evidence>"`` when the bound is reached.
+    """
+    wait = getattr(ex.driver, "wait_loaded", None)
+    limit = float(ex.settings.waits.loading_max_ms)
+    t0 = time.monotonic()
+    while ctx.before is not None and ctx.before.loading and wait is not None:
+        if (time.monotonic() - t0) * 1000.0 >= limit:
+            raise PageLoadingError(f"still loading after {limit:.0f} ms: {'; '.join(ctx.before.loading)}")
+        wait(limit, started=t0)
+        ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")
 
 
 def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -409,6 +429,8 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     """Judge a failed attempt: retry, escalate (and act on the answer) or abort."""
+    if isinstance(exc, PageError):  # a broken, stuck or still-loading page: a human decides (never a hang)
+        exc = StepFailure(Failure("page", str(exc), acted=ctx.acted), escalation="page")
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
@@ -443,7 +465,7 @@ def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
     if isinstance(exc, NavigationError):
         return "navigation", str(exc)
     first = str(exc).splitlines()[0] if str(exc) else ""
-    driver_error = (isinstance(exc, (ActionError, BrowserClosedError))
+    driver_error = (isinstance(exc, (ActionError, BrowserClosedError, PageError))
                     or type(exc).__module__.startswith("playwright"))
     return ("browser" if driver_error else "internal"), f"{type(exc).__name__}: {first}"
 

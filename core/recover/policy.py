@@ -32,11 +32,13 @@ __all__ = ["FailureKind", "Failure", "RecoveryKind", "Recovery", "decide_recover
 
 #: What went wrong in one attempt.
 FailureKind = Literal["abstained", "breaker_open", "precondition", "action_error", "unchanged",
-                      "changed_unexpectedly", "assertion", "no_decision", "budget", "crash"]
+                      "changed_unexpectedly", "assertion", "no_decision", "budget", "crash", "page"]
 RecoveryKind = Literal["retry", "roll_back", "escalate", "abort"]
 
 #: Failures a retry cannot fix: a human is needed at once.
-_HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget"})
+#: ``page``: the page broke the page library, stopped answering or kept loading past its bound
+#: (:class:`core.perception.driver.PageError`); a retry would wait the same limit again.
+_HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget", "page"})
 
 
 @dataclass(frozen=True, slots=True)
