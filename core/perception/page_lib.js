@@ -728,7 +728,8 @@
     collect, describe, probe, refIndex, secretRects, isInteractive, isCandidate, isVisible, roleOf, cssPath, clean,
     modals, nodePath, loadingEvidence, allText: () => visibleText() + ' ' + shadowText(),
   };
-  const exported = { version: 1, state, ref: (i) => state.refs[i] || null };
+  // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
+  const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe' };
   for (const k in API) exported[k] = guarded(API[k]);
   // call(name, argsJson): JSON text {"ok": result} or {"error": "<the page's error>"}, made with the pristine
   // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,
