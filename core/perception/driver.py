@@ -36,6 +36,12 @@ PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
 DEFAULT_WAITS = WaitSettings()
 #: Poll interval of :meth:`PlaywrightDriver.wait_settled`, s.
 _SETTLE_POLL_S = 0.03
+#: Most elements (all frames of the page together) for which observe reads Chromium's accessibility tree.
+#: ``Accessibility.getFullAXTree`` costs about 1 ms per 2 DOM nodes (7.4 s for a 1,000-row table of 7,000
+#: elements, 15,000 AX nodes, on the 2-core test machine) against well under 1 s for the page library's
+#: whole collect; above this the page library's in-page names are used for every element - recorder and
+#: replay apply the same rule, so a descriptor recorded on a long page is named as replay names it.
+AX_TREE_MAX_ELEMENTS = 5000
 #: Poll interval of :meth:`PlaywrightDriver.check_assertion`, s.
 _ASSERT_POLL_S = 0.1
 
@@ -158,6 +164,9 @@ class PlaywrightDriver:
         #: ``browser.action_timeout_ms``, 5000 by default): a page that does not answer in time raises
         #: :class:`PageUnresponsiveError` instead of hanging the run.
         self.script_timeout_ms = float(settings.action_timeout_ms)
+        #: ms spent inside the page library's functions (in-page time, without transfer), summed over calls;
+        #: :meth:`observe` resets it, so after an observation it is that observation's in-page time.
+        self.page_ms = 0.0
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -333,6 +342,7 @@ class PlaywrightDriver:
         if "error" in msg:
             raise PageScriptError(f"the page's scripts broke Steadyhand's page library at {self._frame_url(frame)} "
                                   f"({name}): {self.redactor.text(str(msg['error']))}")
+        self.page_ms += float(msg.get("ms") or 0.0)
         return msg.get("ok")
 
     def _frame_url(self, frame: Any) -> str:
@@ -471,6 +481,7 @@ class PlaywrightDriver:
         painted over in the screenshot.
         """
         page = self.page
+        self.page_ms = 0.0
         raw_main: dict[str, Any] | None = None
         candidates: list[Candidate] = []
         items_all: list[dict[str, Any]] = []
@@ -488,7 +499,9 @@ class PlaywrightDriver:
                     offsets[frame] = self._frame_offset(frame)
                     if offsets[frame] is not None:
                         self._ensure_lib(frame)
-                ax = self.ax_maps([f for f in frames if offsets[f] is not None]) if self.ax_tree else {}
+                live = [f for f in frames if offsets[f] is not None]
+                use_ax = self.ax_tree and sum(int(self._lib(f, "elementCount")) for f in live) <= AX_TREE_MAX_ELEMENTS
+                ax = self.ax_maps(live) if use_ax else {}
                 for frame in frames:
                     offset = offsets[frame]
                     if offset is None:
@@ -575,6 +588,8 @@ class PlaywrightDriver:
 
     def _redact_item(self, item: dict[str, Any]) -> None:
         """Mask secret values in every text field of an observed element (in place)."""
+        if not self.redactor:
+            return  # no secret declared: nothing to mask (a long table has thousands of items)
         for key in ("text", "name", "label", "value", "title", "placeholder", "container"):
             item[key] = self.redactor.text(str(item.get(key, "")))
         item["neighbours"] = [self.redactor.text(str(n)) for n in item.get("neighbours", ())]

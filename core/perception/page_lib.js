@@ -192,9 +192,32 @@
 
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'file', 'color']);
 
+  // The <label>s of el (el.labels), from one pass over each tree's labels per collect: el.labels scans the
+  // whole tree scope on every read, quadratic over a long table of buttons.
+  let labelCache = null;  // per collect: tree root -> Map(control -> [label])
+  function labelsOf(el) {
+    if (!labelCache) return el.labels ? Array.from(el.labels) : [];
+    if (!('labels' in el)) return [];
+    const root = el.getRootNode();
+    let map = labelCache.get(root);
+    if (!map) {
+      map = new Map();
+      const ls = root.querySelectorAll ? root.querySelectorAll('label') : [];
+      for (let i = 0; i < ls.length; i++) {
+        const c = ls[i].control;
+        if (!c) continue;
+        if (!map.has(c)) map.set(c, []);
+        map.get(c).push(ls[i]);
+      }
+      labelCache.set(root, map);
+    }
+    return map.get(el) || [];
+  }
+
   function labelOf(el) {
     let txt = '';
-    if (el.labels && el.labels.length) txt = Array.from(el.labels).map(labelText).join(' ');
+    const labels = labelsOf(el);
+    if (labels.length) txt = labels.map(labelText).join(' ');
     if (!clean(txt) && el.id) {
       const root = el.getRootNode();
       const l = root.querySelector ? root.querySelector(`label[for="${CSS.escape(el.id)}"]`) : null;
@@ -453,11 +476,11 @@
     const ns = document.querySelectorAll(NEAR_SEL);
     for (let i = 0; i < ns.length; i++) {
       const n = ns[i];
-      if (n.children.length > 2) continue;
+      if (n.children.length > 2 || !n.firstChild) continue;
+      const q = n.getBoundingClientRect();  // before innerText: a box costs less than the text, and hides most
+      if (q.width < 1 || q.height < 1) continue;
       const t = clean(n.innerText || '', 80);
       if (!t || t.length > 40) continue;  // neighbours are short labels, not paragraphs
-      const q = n.getBoundingClientRect();
-      if (q.width < 1 || q.height < 1) continue;
       const cx = q.x + q.width / 2, cy = q.y + q.height / 2;
       const key = `${Math.floor(cx / NEAR_PX)},${Math.floor(cy / NEAR_PX)}`;
       let list = cells.get(key);
@@ -652,7 +675,7 @@
     const refs = [];
     const items = [];
     const hosts = [];
-    posCache = new WeakMap(); idxCache = new WeakMap();
+    posCache = new WeakMap(); idxCache = new WeakMap(); labelCache = new Map();
     textIndex = withNeighbours && document.body ? buildTextIndex() : null;
     try {
       if (document.body) {
@@ -669,7 +692,7 @@
           items.push(describe(el, withNeighbours));
         }
       }
-    } finally { posCache = idxCache = textIndex = null; }
+    } finally { posCache = idxCache = textIndex = labelCache = null; }
     state.refs = refs;
     shadowHosts = hosts;
     return {
@@ -725,13 +748,14 @@
   const API = {
     pinned: (el, withNeighbours) => ({ i: refIndex(el), d: describe(el, withNeighbours) }),
     assertInfo: (el) => ({ d: describe(el, false), t: String(el.innerText || el.value || '').trim() }),
+    elementCount: () => document.getElementsByTagName('*').length,
     collect, describe, probe, refIndex, secretRects, isInteractive, isCandidate, isVisible, roleOf, cssPath, clean,
     modals, nodePath, loadingEvidence, allText: () => visibleText() + ' ' + shadowText(),
   };
   // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
   const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe' };
   for (const k in API) exported[k] = guarded(API[k]);
-  // call(name, argsJson): JSON text {"ok": result} or {"error": "<the page's error>"}, made with the pristine
+  // call(name, argsJson): JSON text {"ok": result, "ms": in-page ms} or {"error": "<the page's error>"}, made with the pristine
   // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,
   // Object.keys or Array cannot garble what crosses to Python.
   // callOn(name, el, argsJson): the same with el as the first argument.
@@ -741,7 +765,9 @@
       if (typeof fn !== 'function') return pStringify({ error: `no page library function ${name}` });
       const args = argsJson ? pParse(argsJson) : [];
       if (first !== undefined) args.unshift(first);
-      return pStringify({ ok: rApply(fn, null, args) });
+      const t0 = performance.now();
+      const ok = rApply(fn, null, args);
+      return pStringify({ ok, ms: performance.now() - t0 });
     } catch (e) {
       let msg = '';
       try { msg = (e && e.name ? e.name + ': ' : '') + (e && e.message !== undefined ? e.message : String(e)); } catch (e2) { msg = 'an unprintable error'; }
