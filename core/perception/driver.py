@@ -437,6 +437,8 @@ class PlaywrightDriver:
             self._ax_session = None
             return out
         docs: dict[Any, Any] = {self.page.main_frame: root}
+        # CDP puts an iframe's frame id on the <iframe> element's node, not on its content document
+        frame_ids: dict[Any, str] = {}
 
         def document_of(frame: Any) -> Any:
             if frame in docs:
@@ -449,16 +451,20 @@ class PlaywrightDriver:
                     path = self._lib_on(self._bounded(frame, "frame_element", what="locating a frame"), "nodePath")
                     node = element_at(pdoc, [int(x) for x in path.split("/")]) if path else None
                     docs[frame] = node.get("contentDocument") if node is not None else None
+                    if node is not None and node.get("frameId"):
+                        frame_ids[frame] = str(node["frameId"])
+                except PageError:
+                    raise
                 except Exception:
                     docs[frame] = None
             return docs[frame]
 
         for frame in frames:
             doc = document_of(frame)
-            if doc is None:
+            if doc is None or (frame != self.page.main_frame and frame not in frame_ids):
                 continue
             try:
-                params = {"frameId": doc["frameId"]} if doc.get("frameId") else {}
+                params = {"frameId": frame_ids[frame]} if frame in frame_ids else {}
                 nodes = cdp.send("Accessibility.getFullAXTree", params, timeout=self.script_timeout_ms)["nodes"]
             except Exception:
                 continue

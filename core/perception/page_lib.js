@@ -264,6 +264,30 @@
     return s;
   }
 
+  // Text of el as rendered, slotted content included: innerText follows the DOM tree, so a shadow
+  // <button><slot></slot></button> (Shoelace's sl-button) reads "" although it shows its host's text.
+  function renderedText(el) {
+    if (!el.querySelector || !el.querySelector('slot')) return el.innerText || el.textContent || '';
+    const parts = [];
+    const visit = (n) => {
+      if (n.nodeType === 3) { parts.push(n.nodeValue); return; }
+      if (n.nodeType !== 1) return;
+      if (n.tagName === 'SLOT') {
+        const assigned = n.assignedNodes({ flatten: true });
+        if (!assigned.length) { for (let c = n.firstChild; c; c = c.nextSibling) visit(c); return; }
+        for (let i = 0; i < assigned.length; i++) {
+          const a = assigned[i];
+          parts.push(a.nodeType === 1 ? (a.innerText || a.textContent || '') : (a.nodeValue || ''));
+        }
+        return;
+      }
+      if (n.tagName === 'STYLE' || n.tagName === 'SCRIPT') return;
+      for (let c = n.firstChild; c; c = c.nextSibling) visit(c);
+    };
+    visit(el);
+    return parts.join(' ');
+  }
+
   function ownText(el) {
     const tag = el.tagName.toLowerCase();
     if (tag === 'input') {
@@ -272,7 +296,7 @@
       return '';
     }
     if (tag === 'select' || tag === 'textarea') return '';
-    return domCase(clean(el.innerText || el.textContent, 200), el);
+    return domCase(clean(renderedText(el), 200), el);
   }
 
   // The in-page accessible name: used only where the browser's accessibility tree gave none
