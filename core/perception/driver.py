@@ -484,7 +484,21 @@ class PlaywrightDriver:
 
         Secrets are masked: password values never leave the page, values of
         declared secrets are replaced in text, and both kinds of fields are
-        painted over in the screenshot.
+        painted over in the screenshot.  ``Observation.loading`` lists what
+        says the page is still loading (frame label first for an iframe's).
+
+        Every call into the page is bounded by :attr:`script_timeout_ms`;
+        Chromium's accessibility tree is read only up to
+        :data:`AX_TREE_MAX_ELEMENTS` elements.
+
+        Raises
+        ------
+        PageScriptError
+            When the page's scripts broke the page library (their error text in the message).
+        PageUnresponsiveError
+            When the page did not answer or paint in time.
+        BrowserClosedError
+            When the page or the browser is gone.
         """
         page = self.page
         self.page_ms = 0.0
@@ -716,14 +730,14 @@ class PlaywrightDriver:
                           "right": (action.distance, 0), "left": (-action.distance, 0)}[action.direction]
                 if ref:
                     self._handle(ref).hover(timeout=t)
-                page.mouse.wheel(dx, dy)
+                self._bounded(page.mouse, "wheel", dx, dy, what="scroll", ms=t)
                 return
             if kind in ("wait", "screenshot", "assert"):
                 if kind == "wait" and value:
                     page.get_by_text(value).first.wait_for(state="visible", timeout=t)
                 return
             if kind == "press" and not ref:
-                page.keyboard.press(value)
+                self._bounded(page.keyboard, "press", value, what=f"key {value}", ms=t)
                 return
             if ref is None:
                 raise ActionError(f"{kind} needs a target element")
@@ -767,9 +781,9 @@ class PlaywrightDriver:
                 raise
         # a custom widget: focus it, select all, type
         h.click(timeout=timeout)
-        self.page.keyboard.press("Control+A")
-        self.page.keyboard.press("Delete")
-        self.page.keyboard.type(value)
+        for key in ("Control+A", "Delete"):
+            self._bounded(self.page.keyboard, "press", key, what="clearing a custom field", ms=timeout)
+        self._bounded(self.page.keyboard, "type", value, what="typing into a custom field", ms=timeout)
 
     def _select(self, h: Any, value: str, timeout: int) -> None:
         tag = self._bounded(h, "evaluate", "e => e.tagName.toLowerCase()", None, what="select")
@@ -787,7 +801,7 @@ class PlaywrightDriver:
         # a custom listbox / combobox: open it and click the option by accessible name
         h.click(timeout=timeout)
         option = self.page.get_by_role("option", name=value, exact=True)
-        if option.count() == 0:
+        if self._bounded(option, "count", what="finding an option", ms=timeout) == 0:
             option = self.page.get_by_role("option", name=value)
         option.first.click(timeout=timeout)
 
@@ -914,12 +928,19 @@ class PlaywrightDriver:
         -------
         (bool, str)
             Whether it holds and a one-line explanation (secrets masked).
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError
+            When the page breaks the page library or stops answering.
         """
         deadline = time.monotonic() + self.waits.assertion_timeout_ms / 1000.0
         ok, why = False, ""
         while True:
             try:
                 ok, why = self._check_once(assertion, ref, expected)
+            except PageError:
+                raise  # a broken or stuck page: the step escalates with it, not a failed assertion
             except Exception as exc:
                 ok, why = False, f"cannot check: {str(exc).splitlines()[0] if str(exc) else exc!r}"
             if ok or time.monotonic() >= deadline:
@@ -963,9 +984,9 @@ class PlaywrightDriver:
         if a.selector:
             loc = page.locator(a.selector)
             if kind == "count":
-                n = loc.count()
+                n = self._bounded(loc, "count", what=f"selector {a.selector!r}")
                 return str(n) == expected, f"{n} elements match {a.selector!r}"
-            if loc.count() == 0:
+            if self._bounded(loc, "count", what=f"selector {a.selector!r}") == 0:
                 return kind == "hidden", f"no element matches {a.selector!r}"
             h = loc.first.element_handle()
         elif ref:

@@ -77,9 +77,9 @@ def test_the_run_waits_for_the_rows_and_clicks_the_right_one(site, loading_max_m
     assert result.status == "passed", result.error
     res = result.steps[0].resolution
     assert res is not None and res.strategy == "exact"
-    seen = [e.observation for e in events if isinstance(e, ObservationMade)]
-    assert seen and all("placeholder" not in c.descriptor.classes for o in seen for c in o.candidates)
-    before = [o for o, e in zip(seen, [e for e in events if isinstance(e, ObservationMade)]) if e.when == "before"]
+    made = [e for e in events if isinstance(e, ObservationMade)]
+    assert made and all("placeholder" not in c.descriptor.classes for e in made for c in e.observation.candidates)
+    before = [e.observation for e in made if e.when == "before"]
     assert not before[-1].loading
     names = {c.ref: c.descriptor.name for c in before[-1].candidates}
     assert names[res.ref] == "Edit Grace Hopper"
