@@ -514,13 +514,11 @@ class PlaywrightDriver:
                 extra_texts: list[str] = []
                 loading: list[str] = []
                 frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
-                offsets = {}
-                for frame in frames:
-                    offsets[frame] = self._frame_offset(frame)
-                    if offsets[frame] is not None:
-                        self._ensure_lib(frame)
+                offsets = {f: self._frame_offset(f) for f in frames}
                 live = [f for f in frames if offsets[f] is not None]
-                use_ax = self.ax_tree and sum(int(self._lib(f, "elementCount")) for f in live) <= AX_TREE_MAX_ELEMENTS
+                # one round trip per frame: installs the library where missing and counts the elements
+                elements = sum(int(self._lib(f, "elementCount")) for f in live)
+                use_ax = self.ax_tree and elements <= AX_TREE_MAX_ELEMENTS
                 ax = self.ax_maps(live) if use_ax else {}
                 for frame in frames:
                     offset = offsets[frame]

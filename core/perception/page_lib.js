@@ -600,9 +600,12 @@
   }
 
   // --- still loading (failure kind 4): spinners, skeleton rows, busy regions ------------------
-  // A class token naming a placeholder: skeleton / shimmer anywhere in it (MuiSkeleton-root, ant-skeleton-input,
-  // skeleton-row), placeholder as a word of it (Bootstrap's placeholder, placeholder-glow).
-  const PLACEHOLDER_TOKEN = /skeleton|shimmer|(^|[-_])placeholders?([-_]|$)/i;
+  // A class token naming a placeholder box: skeleton / shimmer anywhere in it (MuiSkeleton-root,
+  // ant-skeleton-input, skeleton-row), or placeholder as a word of it (Bootstrap's placeholder,
+  // placeholder-glow) on an element without text of its own - "placeholder" also names the grey hint
+  // text of a select widget (react-select__placeholder, select2-selection__placeholder), which is no box.
+  const SKELETON_TOKEN = /skeleton|shimmer/i;
+  const PLACEHOLDER_WORD = /(^|[-_])placeholders?([-_]|$)/i;
   // spinner / loader / loading as a word of a class: loading evidence only on an element holding no control
   // (jQuery UI's "ui-spinner" is a number field, not a spinner)
   const SPINNER_TOKEN = /(^|[-_])(spinner|loader|loading)([-_]|$)/i;
@@ -615,7 +618,12 @@
     for (let i = 0; i < cl.length; i++) if (re.test(cl[i])) return cl[i];
     return '';
   };
-  const placeholderClass = (n) => classMatching(n, PLACEHOLDER_TOKEN);
+  const placeholderClass = (n) => {
+    const sk = classMatching(n, SKELETON_TOKEN);
+    if (sk) return sk;
+    const ph = classMatching(n, PLACEHOLDER_WORD);
+    return ph && !clean(n.textContent) ? ph : '';
+  };
   // Why node n says "still loading", or '' (an indeterminate progress bar only: a determinate one is a meter).
   function loadingReason(n) {
     if (n.getAttribute('aria-busy') === 'true') return 'aria-busy="true"';

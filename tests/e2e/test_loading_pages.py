@@ -92,3 +92,18 @@ def test_a_page_that_never_finishes_loading_escalates_and_clicks_nothing(site) -
     assert 'aria-busy="true" on tbody#rows' in result.error
     assert [e.kind for e in events if isinstance(e, EscalationRaised)] == ["page"]
     assert not [e for e in events if isinstance(e, ActionPerformed)]
+
+
+def test_select_hint_texts_and_number_spinners_are_not_loading(site) -> None:
+    """react-select's and Select2's "placeholder" hint texts and jQuery UI's "ui-spinner" number field are
+    no loading indicators: the page is not loading and their controls are candidates."""
+    driver = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
+    driver.open()
+    try:
+        driver.goto("/select_hints.html")
+        obs = driver.observe(screenshot=False)
+    finally:
+        driver.close()
+    assert obs.loading == ()
+    # (case-folded: the page library's domCase gives "Country" the case of the hint text "Choose a country")
+    assert {"carrier", "country", "parcels", "continue"} <= {c.descriptor.name.lower() for c in obs.candidates}
