@@ -160,6 +160,8 @@ class PlaywrightDriver:
         self.ax_tree = True
         self._ax_session: Any = None
         self._ax_page: Any = None
+        #: (frame, document token, DOM mutations) of each frame when the accessibility tree was last read.
+        self._ax_key: Any = None
         #: Time limit of every evaluation in the page and every CDP request, ms (the project's
         #: ``browser.action_timeout_ms``, 5000 by default): a page that does not answer in time raises
         #: :class:`PageUnresponsiveError` instead of hanging the run.
@@ -516,15 +518,30 @@ class PlaywrightDriver:
                 frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
                 offsets = {f: self._frame_offset(f) for f in frames}
                 live = [f for f in frames if offsets[f] is not None]
-                # one round trip per frame: installs the library where missing and counts the elements
-                elements = sum(int(self._lib(f, "elementCount")) for f in live)
-                use_ax = self.ax_tree and elements <= AX_TREE_MAX_ELEMENTS
-                ax = self.ax_maps(live) if use_ax else {}
+                # one round trip per frame: installs the library where missing, counts elements and mutations
+                stamps = [(f, self._lib(f, "stamp")) for f in live]
+                use_ax = self.ax_tree and sum(int(s["elements"]) for _, s in stamps) <= AX_TREE_MAX_ELEMENTS
+                key = [(f, s["doc"], s["mutations"]) for f, s in stamps]
+                if use_ax and key != self._ax_key:
+                    ax = self.ax_maps(live)
+                    self._ax_key = key
+                else:
+                    # no DOM mutation in any frame since the tree was last read (or too many elements): the page
+                    # library names the elements from the entries it kept then (or computes names in the page)
+                    ax = {}
+                    if not use_ax:
+                        self._ax_key = None
                 for frame in frames:
                     offset = offsets[frame]
                     if offset is None:
                         continue
                     raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax.get(frame)})
+                    if use_ax and frame not in ax and raw.get("unnamed"):
+                        # an element the kept tree entries do not cover (shown by CSS alone, e.g. on :hover)
+                        fresh = self.ax_maps([frame])
+                        if frame in fresh:
+                            ax[frame] = fresh[frame]
+                            raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": fresh[frame]})
                     fi = len(self._frames)
                     self._frames.append(frame)
                     if raw_main is None:

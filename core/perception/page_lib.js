@@ -121,7 +121,7 @@
   const GT = /^data-gt/i;
   // ax: element -> {role, name, page} from the browser's accessibility tree at the last collect
   // (page: the in-page name then, to tell a stale entry)
-  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [], ax: new WeakMap() };
+  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [], ax: new WeakMap(), doc: `${Math.random()}` };
 
   // --- quiet-ness: DOM mutations and in-flight requests ----------------------------
   try {
@@ -707,6 +707,7 @@
     const refs = [];
     const items = [];
     const hosts = [];
+    let unnamed = 0;  // without opts.ax: candidates the kept accessibility-tree entries do not cover
     posCache = new WeakMap(); idxCache = new WeakMap(); labelCache = new Map();
     textIndex = withNeighbours && document.body ? buildTextIndex() : null;
     try {
@@ -720,7 +721,7 @@
             if (e && e[0] === el.tagName.toLowerCase()) {
               state.ax.set(el, { role: e[1], name: e[2], page: pageNameOf(el, labelOf(el), ownText(el)) });
             } else state.ax.delete(el);
-          }
+          } else if (!state.ax.has(el)) unnamed++;
           items.push(describe(el, withNeighbours));
         }
       }
@@ -728,7 +729,7 @@
     state.refs = refs;
     shadowHosts = hosts;
     return {
-      url: location.href, title: document.title, items,
+      url: location.href, title: document.title, items, unnamed,
       viewport: [innerWidth, innerHeight], dpr: devicePixelRatio, scroll: [scrollX, scrollY],
       text: visibleText(), shadow_text: shadowText(hosts), modals: modals(), loading: loadingEvidence(), errors: errorCount(), focus: focusDesc(),
     };
@@ -780,7 +781,9 @@
   const API = {
     pinned: (el, withNeighbours) => ({ i: refIndex(el), d: describe(el, withNeighbours) }),
     assertInfo: (el) => ({ d: describe(el, false), t: String(el.innerText || el.value || '').trim() }),
-    elementCount: () => document.getElementsByTagName('*').length,
+    // what the driver keys its accessibility-tree cache on: this document (a random token per installation),
+    // its DOM mutations so far and its element count
+    stamp: () => ({ doc: state.doc, mutations: state.mutations, elements: document.getElementsByTagName('*').length }),
     collect, describe, probe, refIndex, secretRects, isInteractive, isCandidate, isVisible, roleOf, cssPath, clean,
     modals, nodePath, loadingEvidence, allText: () => visibleText() + ' ' + shadowText(),
   };
