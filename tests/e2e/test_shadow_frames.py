@@ -99,7 +99,14 @@ def run(driver: PlaywrightDriver, flow: Flow) -> tuple[Any, list[Any]]:
     events: list[Any] = []
     ex = FlowExecutor(driver, emit=events.append, screenshots=False,
                       settings=EngineSettings(waits=WaitSettings(retry_delay_ms=0)))
-    return ex.run_flow(flow, params={}), events
+
+    def frames_loaded() -> dict[str, str]:
+        # the engine's after-load settle waits for the top document, not for iframes a script starts later
+        # (xorigin.html sets its frame's src after parsing): a frame not loaded yet makes the locator abstain
+        driver.page.wait_for_load_state("load")
+        return {}
+
+    return ex.run_flow(flow, params={}, setup=frames_loaded), events
 
 
 def test_fill_and_click_in_shadow_roots_and_nested_frames(driver) -> None:
