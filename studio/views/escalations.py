@@ -66,6 +66,7 @@ KIND_LABELS = {
     "budget": "Step budget spent",
     "no_decision": "No decision",
     "crashed": "Browser crashed",
+    "page": "Page broken, not answering or still loading",
 }
 #: States in which the engine still waits on this escalation's page.
 _LIVE = ("open", "taken over")
