@@ -161,6 +161,23 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_bench_table(args: argparse.Namespace) -> int:
+    """``steadyhand bench table``: observe / resolve ms per target on an N-row table (exit 0: figures are the output)."""
+    from core.bench.table import format_report, run_table_benchmark
+
+    if args.json and not _writable(Path(args.json)):
+        _err(f"{args.json}: cannot write the JSON summary there")
+        return EXIT_INPUT
+    if args.rows < 1 or args.repeat < 1:
+        _err("--rows and --repeat must be at least 1")
+        return EXIT_INPUT
+    report = run_table_benchmark(args.rows, repeat=args.repeat)
+    print(format_report(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
 def _cmd_bench_record(args: argparse.Namespace) -> int:
     """``steadyhand bench record``: recorder memory under minutes of scripted activity (exit 0: figures are the output)."""
     from core.bench.record_memory import BenchSetupError, format_report, run_record_memory_benchmark
@@ -412,6 +429,12 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--latency-ms", type=int, default=200, help="demo submit latency for both sides, ms (default 200)")
     bt.add_argument("--json", metavar="PATH")
     bt.set_defaults(func=_cmd_bench_tweaks)
+
+    bt = bsub.add_parser("table", help="observe and locate times per target on a long table (failure kind 6)")
+    bt.add_argument("--rows", type=int, default=1000, help="rows of the table (default 1000)")
+    bt.add_argument("--repeat", type=int, default=3, help="observations per target, median reported (default 3)")
+    bt.add_argument("--json", metavar="PATH")
+    bt.set_defaults(func=_cmd_bench_table)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")

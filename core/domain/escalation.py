@@ -14,9 +14,10 @@ __all__ = ["EscalationKind", "EscalationAnswerKind", "EscalationCandidate", "Bre
 #: irreversible step failed verification (S6, never retried); an assertion did not hold after the
 #: action had its effect; the run hit ``max_steps`` (P6); no decider of the chain chose an action;
 #: the browser or page crashed; the same action on the same page state was about to be done again
-#: (``loop``, P8); rounds in a row changed nothing real (``stagnation``, K2).
+#: (``loop``, P8); rounds in a row changed nothing real (``stagnation``, K2); the page broke the page
+#: library, stopped answering or kept loading (``page``).
 EscalationKind = Literal["abstained", "breaker_open", "precondition", "failed", "irreversible", "assertion",
-                         "budget", "no_decision", "crashed", "loop", "stagnation"]
+                         "budget", "no_decision", "crashed", "loop", "stagnation", "page"]
 
 #: What a human may answer: try the step again (the breaker half-opens, R4), skip it, stop the run,
 #: take over the page and later hand back with "continue from step N", or - offered only for an

@@ -89,6 +89,10 @@ class Observation:
         Titles of open dialogs, outermost first.
     timestamp_ms : float
         Wall-clock time of the observation in ms since the epoch.
+    loading : tuple[str, ...]
+        Evidence that the page is still loading (``'aria-busy="true" on tbody#rows'``,
+        ``'class "skeleton-row" on tr'``, an indeterminate progress bar), at most 5 and
+        ``"+N more"``; empty when nothing says so.  Placeholders are never candidates.
     """
 
     url: str
@@ -102,6 +106,7 @@ class Observation:
     screenshot_png: bytes = b""
     modal_titles: tuple[str, ...] = ()
     timestamp_ms: float = 0.0
+    loading: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

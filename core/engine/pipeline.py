@@ -56,7 +56,7 @@ from core.engine.events import (
 )
 from core.engine.screen import fast_resolve
 from core.locate import load_crop, resolve
-from core.perception.driver import ActionError, BrowserClosedError, NavigationError
+from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
 from core.plan import DecideContext, NeedsHuman
@@ -265,6 +265,27 @@ def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
         ctx.prior = None
         if ctx.before.signature.digest != after:  # a late change (S7): learn it, the next wait is longer
             ex.wait_learner.learn(budget, {"changed": False}, late_change_ms=(time.monotonic() - t0) * 1000.0)
+    _wait_while_loading(ex, ctx)
+
+
+def _wait_while_loading(ex: "FlowExecutor", ctx: StepContext) -> None:
+    """A page still loading (spinner, skeleton rows, ``aria-busy``): wait for it, up to ``waits.loading_max_ms``
+    (S7), and observe again; never resolve against placeholders (failure kind 4).
+
+    Raises
+    ------
+    PageLoadingError
+        ``"still loading after N ms: <evidence>"`` when the bound is reached.
+    """
+    wait = getattr(ex.driver, "wait_loaded", None)
+    limit = float(ex.settings.waits.loading_max_ms)
+    t0 = time.monotonic()
+    while ctx.before is not None and ctx.before.loading and wait is not None:
+        if (time.monotonic() - t0) * 1000.0 >= limit:
+            raise PageLoadingError(f"still loading after {limit:.0f} ms: {'; '.join(ctx.before.loading)}")
+        wait(limit, started=t0)
+        ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before", ctx=ctx)
+        ctx.reused = ex.last_reused
 
 
 def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -722,6 +743,8 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     checkpoint is rolled back before it is retried (R3); a popup over the
     page is dismissed first (failure kind 14).
     """
+    if isinstance(exc, PageError):  # a broken, stuck or still-loading page: a human decides (never a hang)
+        exc = StepFailure(Failure("page", str(exc), acted=ctx.acted), escalation="page")
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
@@ -848,7 +871,7 @@ def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
     if isinstance(exc, NavigationError):
         return "navigation", str(exc)
     first = str(exc).splitlines()[0] if str(exc) else ""
-    driver_error = (isinstance(exc, (ActionError, BrowserClosedError))
+    driver_error = (isinstance(exc, (ActionError, BrowserClosedError, PageError))
                     or type(exc).__module__.startswith("playwright"))
     return ("browser" if driver_error else "internal"), f"{type(exc).__name__}: {first}"
 

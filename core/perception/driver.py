@@ -10,7 +10,9 @@ pixel ratio).
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import json
 import time
 from pathlib import Path
 from typing import Any, Mapping, Protocol
@@ -26,7 +28,7 @@ from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
 __all__ = ["Driver", "PlaywrightDriver", "ActionError", "NavigationError", "BrowserClosedError", "PAGE_LIB",
-           "DEFAULT_WAITS"]
+           "DEFAULT_WAITS", "PageError", "PageScriptError", "PageUnresponsiveError", "PageLoadingError"]
 
 PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
 
@@ -34,6 +36,12 @@ PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
 DEFAULT_WAITS = WaitSettings()
 #: Poll interval of :meth:`PlaywrightDriver.wait_settled`, s.
 _SETTLE_POLL_S = 0.03
+#: Most elements (all frames of the page together) for which observe reads Chromium's accessibility tree.
+#: ``Accessibility.getFullAXTree`` costs about 1 ms per 2 DOM nodes (7.4 s for a 1,000-row table of 7,000
+#: elements, 15,000 AX nodes, on the 2-core test machine) against well under 1 s for the page library's
+#: whole collect; above this the page library's in-page names are used for every element - recorder and
+#: replay apply the same rule, so a descriptor recorded on a long page is named as replay names it.
+AX_TREE_MAX_ELEMENTS = 5000
 #: Poll interval of :meth:`PlaywrightDriver.check_assertion`, s.
 _ASSERT_POLL_S = 0.1
 
@@ -52,6 +60,34 @@ class BrowserClosedError(RuntimeError):
     Not a failed action: nothing can be retried on a dead page, so the run
     ends with error kind ``browser``.
     """
+
+
+class PageError(RuntimeError):
+    """The page cannot be observed or acted on as it is; the step escalates with this message (never a hang).
+
+    Subclasses say why.  Not a failed action to retry blindly: the recovery
+    policy hands it to a human at once (failure kind ``page``).
+    """
+
+
+class PageScriptError(PageError):
+    """The page's own scripts broke the in-page library; the message holds the page's error text
+    (``"TypeError: ... is not a function"``) and the URL."""
+
+
+class PageUnresponsiveError(PageError):
+    """The page did not answer an evaluation within the script time limit (its main thread is busy,
+    e.g. a script in an endless loop); the message says the limit (ms) and what was asked."""
+
+
+class PageLoadingError(PageError):
+    """The page still shows loading indicators (spinner, skeleton rows, ``aria-busy``) after the
+    loading bound (``WaitSettings.loading_max_ms``); the message says ``"still loading after N ms"``
+    and the evidence."""
+
+
+#: What the page library's ``call`` answers when it is not installed in a frame.
+_NO_LIB = "__steadyhand-missing__"
 
 
 class Driver(Protocol):
@@ -131,6 +167,15 @@ class PlaywrightDriver:
         self.ax_tree = True
         self._ax_session: Any = None
         self._ax_page: Any = None
+        #: (frame, document token, DOM mutations) of each frame when the accessibility tree was last read.
+        self._ax_key: Any = None
+        #: Time limit of every evaluation in the page and every CDP request, ms (the project's
+        #: ``browser.action_timeout_ms``, 5000 by default): a page that does not answer in time raises
+        #: :class:`PageUnresponsiveError` instead of hanging the run.
+        self.script_timeout_ms = float(settings.action_timeout_ms)
+        #: ms spent inside the page library's functions (in-page time, without transfer), summed over calls;
+        #: :meth:`observe` resets it, so after an observation it is that observation's in-page time.
+        self.page_ms = 0.0
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -241,23 +286,133 @@ class PlaywrightDriver:
         self.wait_settled()
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
-        return self.page.evaluate(script, arg)
+        """``page.evaluate`` within :attr:`script_timeout_ms`.
+
+        Raises
+        ------
+        PageUnresponsiveError
+            When the page does not answer in time.
+        """
+        return self._bounded(self.page, "evaluate", script, arg, what="evaluate")
+
+    # --- time-limited calls into the page ---------------------------------------------
+    def _bounded(self, obj: Any, method: str, *args: Any, what: str, ms: float | None = None) -> Any:
+        """``obj.<method>(*args)`` of Playwright's sync API, abandoned after ``ms`` (default :attr:`script_timeout_ms`).
+
+        Playwright's ``evaluate``, ``evaluate_handle``, ``frame_element`` and
+        ``bounding_box`` have no timeout of their own and wait for ever on a
+        page whose main thread never becomes free.  The call's coroutine
+        runs under ``asyncio.wait_for`` on Playwright's own loop; cancelling
+        it aborts the call in Playwright (``connection.py``: "cancelling the
+        task that awaits the call aborts it").  An object that is not a
+        Playwright sync object is called directly.
+
+        Raises
+        ------
+        PageUnresponsiveError
+            When the call did not finish in time (the page is alive).
+        BrowserClosedError
+            When the page or the browser died meanwhile.
+        """
+        limit = float(self.script_timeout_ms if ms is None else ms)
+        impl, sync = getattr(obj, "_impl_obj", None), getattr(obj, "_sync", None)
+        if impl is None or sync is None:
+            return getattr(obj, method)(*args)
+        from playwright.sync_api._generated import mapping
+
+        coro = getattr(impl, method)(*[mapping.to_impl(a) for a in args])
+
+        async def limited() -> Any:
+            return await asyncio.wait_for(coro, limit / 1000.0)
+
+        try:
+            return mapping.from_maybe_impl(sync(limited()))
+        except asyncio.TimeoutError:
+            self._check_alive()
+            raise PageUnresponsiveError(
+                f"the page did not answer within {limit:.0f} ms ({what}) at {self._url()}: its own scripts keep "
+                "its main thread busy (script time limit: browser.action_timeout_ms)") from None
+
+    def _url(self) -> str:
+        try:
+            return self.redactor.text(str(self.page.url))
+        except Exception:
+            return "(no page)"
+
+    def _answer(self, raw: Any, name: str, frame: Any) -> Any:
+        """The result of a page library ``call``, or :class:`PageScriptError` with the page's error text."""
+        try:
+            msg = json.loads(raw) if isinstance(raw, str) else None
+        except ValueError:
+            msg = None
+        if not isinstance(msg, dict):
+            raise PageScriptError(f"the page library's {name} returned no readable answer at {self._frame_url(frame)} "
+                                  f"(got {type(raw).__name__}): the page's scripts broke it")
+        if "error" in msg:
+            raise PageScriptError(f"the page's scripts broke Steadyhand's page library at {self._frame_url(frame)} "
+                                  f"({name}): {self.redactor.text(str(msg['error']))}")
+        self.page_ms += float(msg.get("ms") or 0.0)
+        return msg.get("ok")
+
+    def _frame_url(self, frame: Any) -> str:
+        try:
+            return self.redactor.text(str(frame.url))
+        except Exception:
+            return self._url()
+
+    def _lib(self, frame: Any, name: str, *args: Any) -> Any:
+        """Call page library function ``name`` in ``frame`` (JSON in, JSON out), within the script time limit.
+
+        Installs the library first when the frame lacks it (a frame the init
+        script did not reach).
+
+        Raises
+        ------
+        PageScriptError
+            When the page's scripts broke the library (the message holds their error).
+        PageUnresponsiveError
+            When the frame did not answer in time.
+        """
+        src = (f"() => window.__steadyhand && window.__steadyhand.call ? window.__steadyhand.call({json.dumps(name)}, "
+               f"{json.dumps(json.dumps(list(args)))}) : {json.dumps(_NO_LIB)}")
+        raw = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
+        if raw == _NO_LIB:
+            self._bounded(frame, "evaluate", PAGE_LIB, None, what="installing the page library")
+            raw = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
+        return self._answer(raw, name, frame)
+
+    def _lib_on(self, handle: Any, name: str, *args: Any) -> Any:
+        """Call page library function ``name`` with the element behind ``handle`` first (see :meth:`_lib`)."""
+        src = (f"(e) => window.__steadyhand && window.__steadyhand.callOn ? window.__steadyhand.callOn("
+               f"{json.dumps(name)}, e, {json.dumps(json.dumps(list(args)))}) : {json.dumps(_NO_LIB)}")
+        raw = self._bounded(handle, "evaluate", src, None, what=f"page library {name}")
+        if raw == _NO_LIB:
+            frame = handle.owner_frame()
+            if frame is not None:
+                self._ensure_lib(frame)
+            raw = self._bounded(handle, "evaluate", src, None, what=f"page library {name}")
+        return self._answer(raw, name, handle)
 
     # --- observation ----------------------------------------------------------------
     def _ensure_lib(self, frame: Any) -> None:
-        if not frame.evaluate("() => !!(window.__steadyhand && window.__steadyhand.version === 1)"):
-            frame.evaluate(PAGE_LIB)
+        """Install the page library in ``frame`` unless it is there (within the script time limit)."""
+        if not self._bounded(frame, "evaluate", "() => !!(window.__steadyhand && window.__steadyhand.version === 1)",
+                             None, what="checking the page library"):
+            self._bounded(frame, "evaluate", PAGE_LIB, None, what="installing the page library")
 
     def _frame_offset(self, frame: Any) -> tuple[float, float] | None:
+        """Top-left of ``frame``'s content box in top-level CSS px (None: not laid out or gone)."""
         if frame == self.page.main_frame:
             return (0.0, 0.0)
         try:
-            el = frame.frame_element()
-            box = el.bounding_box()
+            el = self._bounded(frame, "frame_element", what="locating a frame")
+            box = self._bounded(el, "bounding_box", what="locating a frame")
             if not box:
                 return None
-            border = el.evaluate("e => [e.clientLeft, e.clientTop]")
+            border = self._bounded(el, "evaluate", "e => [e.clientLeft, e.clientTop]", None, what="locating a frame")
             return (box["x"] + border[0], box["y"] + border[1])
+        except PageError:
+            raise
         except Exception:
             return None
 
@@ -286,11 +441,13 @@ class PlaywrightDriver:
         out: dict[Any, dict[str, list[str]]] = {}
         try:
             cdp = self._ax_cdp()
-            root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+            root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}, timeout=self.script_timeout_ms)["root"]
         except Exception:
             self._ax_session = None
             return out
         docs: dict[Any, Any] = {self.page.main_frame: root}
+        # CDP puts an iframe's frame id on the <iframe> element's node, not on its content document
+        frame_ids: dict[Any, str] = {}
 
         def document_of(frame: Any) -> Any:
             if frame in docs:
@@ -300,21 +457,24 @@ class PlaywrightDriver:
             pdoc = document_of(parent) if parent is not None else None
             if pdoc is not None:
                 try:
-                    path = frame.frame_element().evaluate(
-                        "e => window.__steadyhand ? window.__steadyhand.nodePath(e) : null")
+                    path = self._lib_on(self._bounded(frame, "frame_element", what="locating a frame"), "nodePath")
                     node = element_at(pdoc, [int(x) for x in path.split("/")]) if path else None
                     docs[frame] = node.get("contentDocument") if node is not None else None
+                    if node is not None and node.get("frameId"):
+                        frame_ids[frame] = str(node["frameId"])
+                except PageError:
+                    raise
                 except Exception:
                     docs[frame] = None
             return docs[frame]
 
         for frame in frames:
             doc = document_of(frame)
-            if doc is None:
+            if doc is None or (frame != self.page.main_frame and frame not in frame_ids):
                 continue
             try:
-                params = {"frameId": doc["frameId"]} if doc.get("frameId") else {}
-                nodes = cdp.send("Accessibility.getFullAXTree", params)["nodes"]
+                params = {"frameId": frame_ids[frame]} if frame in frame_ids else {}
+                nodes = cdp.send("Accessibility.getFullAXTree", params, timeout=self.script_timeout_ms)["nodes"]
             except Exception:
                 continue
             out[frame] = ax_entries(doc, nodes)
@@ -333,9 +493,24 @@ class PlaywrightDriver:
 
         Secrets are masked: password values never leave the page, values of
         declared secrets are replaced in text, and both kinds of fields are
-        painted over in the screenshot.
+        painted over in the screenshot.  ``Observation.loading`` lists what
+        says the page is still loading (frame label first for an iframe's).
+
+        Every call into the page is bounded by :attr:`script_timeout_ms`;
+        Chromium's accessibility tree is read only up to
+        :data:`AX_TREE_MAX_ELEMENTS` elements.
+
+        Raises
+        ------
+        PageScriptError
+            When the page's scripts broke the page library (their error text in the message).
+        PageUnresponsiveError
+            When the page did not answer or paint in time.
+        BrowserClosedError
+            When the page or the browser is gone.
         """
         page = self.page
+        self.page_ms = 0.0
         raw_main: dict[str, Any] | None = None
         candidates: list[Candidate] = []
         items_all: list[dict[str, Any]] = []
@@ -346,19 +521,34 @@ class PlaywrightDriver:
                 raw_main = None
                 candidates, items_all, self._frames, secret_boxes = [], [], [], []
                 extra_texts: list[str] = []
+                loading: list[str] = []
                 frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
-                offsets = {}
-                for frame in frames:
-                    offsets[frame] = self._frame_offset(frame)
-                    if offsets[frame] is not None:
-                        self._ensure_lib(frame)
-                ax = self.ax_maps([f for f in frames if offsets[f] is not None]) if self.ax_tree else {}
+                offsets = {f: self._frame_offset(f) for f in frames}
+                live = [f for f in frames if offsets[f] is not None]
+                # one round trip per frame: installs the library where missing, counts elements and mutations
+                stamps = [(f, self._lib(f, "stamp")) for f in live]
+                use_ax = self.ax_tree and sum(int(s["elements"]) for _, s in stamps) <= AX_TREE_MAX_ELEMENTS
+                key = [(f, s["doc"], s["mutations"]) for f, s in stamps]
+                if use_ax and key != self._ax_key:
+                    ax = self.ax_maps(live)
+                    self._ax_key = key
+                else:
+                    # no DOM mutation in any frame since the tree was last read (or too many elements): the page
+                    # library names the elements from the entries it kept then (or computes names in the page)
+                    ax = {}
+                    if not use_ax:
+                        self._ax_key = None
                 for frame in frames:
                     offset = offsets[frame]
                     if offset is None:
                         continue
-                    raw = frame.evaluate("o => window.__steadyhand.collect(o)",
-                                         {"neighbours": neighbours, "ax": ax.get(frame)})
+                    raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax.get(frame)})
+                    if use_ax and frame not in ax and raw.get("unnamed"):
+                        # an element the kept tree entries do not cover (shown by CSS alone, e.g. on :hover)
+                        fresh = self.ax_maps([frame])
+                        if frame in fresh:
+                            ax[frame] = fresh[frame]
+                            raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": fresh[frame]})
                     fi = len(self._frames)
                     self._frames.append(frame)
                     if raw_main is None:
@@ -370,8 +560,9 @@ class PlaywrightDriver:
                     dpr = float(raw_main["dpr"])
                     grid = Grid(max(1, vp[0]), max(1, vp[1]))
                     label = self._frame_label(frame)
+                    loading.extend(f"{label}: {e}" if label else str(e) for e in raw.get("loading") or ())
                     if self.secret_values and screenshot:
-                        for x, y, w, h in frame.evaluate("v => window.__steadyhand.secretRects(v)", self.secret_values):
+                        for x, y, w, h in self._lib(frame, "secretRects", self.secret_values):
                             secret_boxes.append(((x + offset[0]) * dpr - 2, (y + offset[1]) * dpr - 2,
                                                  w * dpr + 4, h * dpr + 4))
                     for idx, item in enumerate(raw["items"]):
@@ -389,11 +580,16 @@ class PlaywrightDriver:
                         candidates.append(cand)
                         items_all.append(item)
                 break
+            except (PageError, BrowserClosedError):
+                raise
             except Exception as exc:  # navigation in progress destroys the context: retry
                 if attempt == 2 or "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
                     if attempt == 2:
                         raise
-                page.wait_for_load_state("domcontentloaded")
+                try:
+                    page.wait_for_load_state("domcontentloaded", timeout=self.settings.navigation_timeout_ms)
+                except Exception:
+                    self._check_alive()
         assert raw_main is not None
         raw_sig = dict(raw_main)
         raw_sig["items"] = items_all
@@ -402,7 +598,7 @@ class PlaywrightDriver:
         sig = light_signature(raw_sig)
         png = b""
         if screenshot:
-            png = page.screenshot(type="png")
+            png = self._screenshot()
             if secret_boxes:
                 png = mask_boxes_png(png, secret_boxes)
         return Observation(
@@ -411,11 +607,31 @@ class PlaywrightDriver:
             scroll=tuple(raw_main["scroll"]), candidates=tuple(candidates),  # type: ignore[arg-type]
             visible_text=raw_sig["text"], signature=sig, screenshot_png=png,
             modal_titles=tuple(self.redactor.text(m) for m in raw_main.get("modals", ())),
+            loading=tuple(self.redactor.text(e) for e in loading),
             timestamp_ms=time.time() * 1000.0,
         )
 
+    def _screenshot(self) -> bytes:
+        """A PNG of the viewport within :attr:`script_timeout_ms` (a busy page never paints).
+
+        Raises
+        ------
+        PageUnresponsiveError
+            When the page did not paint in time.
+        """
+        from playwright.sync_api import TimeoutError as PwTimeout
+
+        try:
+            return bytes(self.page.screenshot(type="png", timeout=self.script_timeout_ms))
+        except PwTimeout:
+            self._check_alive()
+            raise PageUnresponsiveError(f"the page did not paint within {self.script_timeout_ms:.0f} ms (screenshot) "
+                                        f"at {self._url()}: its own scripts keep its main thread busy") from None
+
     def _redact_item(self, item: dict[str, Any]) -> None:
         """Mask secret values in every text field of an observed element (in place)."""
+        if not self.redactor:
+            return  # no secret declared: nothing to mask (a long table has thousands of items)
         for key in ("text", "name", "label", "value", "title", "placeholder", "container"):
             item[key] = self.redactor.text(str(item.get(key, "")))
         item["neighbours"] = [self.redactor.text(str(n)) for n in item.get("neighbours", ())]
@@ -432,7 +648,9 @@ class PlaywrightDriver:
         seen: set[str] = set()
         for frame in self._frames:
             try:
-                handles = frame.locator(selector).element_handles()
+                handles = self._bounded(frame.locator(selector), "element_handles", what=f"selector {selector!r}")
+            except PageError:
+                raise
             except Exception:
                 handles = []
             for h in handles:
@@ -443,7 +661,7 @@ class PlaywrightDriver:
                 offset = self._frame_offset(owner)
                 if offset is None:
                     continue
-                info = h.evaluate("e => ({i: window.__steadyhand.refIndex(e), d: window.__steadyhand.describe(e, true)})")
+                info = self._lib_on(h, "pinned", True)
                 ref = f"{fi}:{info['i']}"
                 if ref in seen:
                     continue
@@ -488,7 +706,10 @@ class PlaywrightDriver:
         try:
             fi_s, idx_s = ref.split(":")
             frame = self._frames[int(fi_s)]
-            handle = frame.evaluate_handle("i => window.__steadyhand.ref(i)", int(idx_s)).as_element()
+            handle = self._bounded(frame, "evaluate_handle", "i => window.__steadyhand.ref(i)", int(idx_s),
+                                   what=f"element {ref}").as_element()
+        except PageError:
+            raise
         except Exception as exc:
             raise ActionError(f"element {ref} is gone: {exc}") from None
         if handle is None:
@@ -531,14 +752,14 @@ class PlaywrightDriver:
                           "right": (action.distance, 0), "left": (-action.distance, 0)}[action.direction]
                 if ref:
                     self._handle(ref).hover(timeout=t)
-                page.mouse.wheel(dx, dy)
+                self._bounded(page.mouse, "wheel", dx, dy, what="scroll", ms=t)
                 return
             if kind in ("wait", "screenshot", "assert"):
                 if kind == "wait" and value:
                     page.get_by_text(value).first.wait_for(state="visible", timeout=t)
                 return
             if kind == "press" and not ref:
-                page.keyboard.press(value)
+                self._bounded(page.keyboard, "press", value, what=f"key {value}", ms=t)
                 return
             if ref is None:
                 raise ActionError(f"{kind} needs a target element")
@@ -582,17 +803,18 @@ class PlaywrightDriver:
                 raise
         # a custom widget: focus it, select all, type
         h.click(timeout=timeout)
-        self.page.keyboard.press("Control+A")
-        self.page.keyboard.press("Delete")
-        self.page.keyboard.type(value)
+        for key in ("Control+A", "Delete"):
+            self._bounded(self.page.keyboard, "press", key, what="clearing a custom field", ms=timeout)
+        self._bounded(self.page.keyboard, "type", value, what="typing into a custom field", ms=timeout)
 
     def _select(self, h: Any, value: str, timeout: int) -> None:
-        tag = h.evaluate("e => e.tagName.toLowerCase()")
+        tag = self._bounded(h, "evaluate", "e => e.tagName.toLowerCase()", None, what="select")
         if tag == "select":
             # by visible text, else by option value (codegen scripts record values), without waiting
-            by = h.evaluate("(e, v) => { const o = Array.from(e.options); "
-                            "return o.some(x => x.label === v || x.text.trim() === v) ? 'label' "
-                            ": o.some(x => x.value === v) ? 'value' : 'label'; }", value)
+            by = self._bounded(h, "evaluate", "(e, v) => { const o = e.options; let l = false, w = false; "
+                               "for (let i = 0; i < o.length; i++) { if (o[i].label === v || o[i].text.trim() === v) "
+                               "l = true; if (o[i].value === v) w = true; } return l ? 'label' : w ? 'value' : 'label'; }",
+                               value, what="select")
             if by == "value":
                 h.select_option(value=value, timeout=timeout)
             else:
@@ -601,7 +823,7 @@ class PlaywrightDriver:
         # a custom listbox / combobox: open it and click the option by accessible name
         h.click(timeout=timeout)
         option = self.page.get_by_role("option", name=value, exact=True)
-        if option.count() == 0:
+        if self._bounded(option, "count", what="finding an option", ms=timeout) == 0:
             option = self.page.get_by_role("option", name=value)
         option.first.click(timeout=timeout)
 
@@ -630,10 +852,46 @@ class PlaywrightDriver:
             When the page or the browser is gone (a dead page is not "navigating").
         """
         try:
-            return self.page.evaluate("() => window.__steadyhand ? window.__steadyhand.probe() : null")
-        except Exception:
+            return dict(self._lib(self.page.main_frame, "probe"))
+        except PageError:
+            raise
+        except Exception:  # the document is being replaced (navigation)
             self._check_alive()
             return None
+
+    def wait_loaded(self, limit_ms: float, *, started: float | None = None) -> float:
+        """Wait until the main frame shows no loading indicator and is quiet (failure kind 4, S7).
+
+        Polls :meth:`probe` every 30 ms.  ``started`` (``time.monotonic()``)
+        counts time already spent waiting against ``limit_ms``.
+
+        Returns
+        -------
+        float
+            ms waited in this call.
+
+        Raises
+        ------
+        PageLoadingError
+            ``"still loading after N ms: <evidence>"`` once ``limit_ms`` is reached.
+        PageScriptError, PageUnresponsiveError
+            When the page breaks the library or stops answering.
+        """
+        t0 = time.monotonic()
+        origin = t0 if started is None else started
+        evidence: list[str] = []
+        while True:
+            p = self.probe()
+            if p is not None:
+                evidence = [str(e) for e in p.get("loading") or ()]
+                if not evidence and p.get("ready") != "loading" and p.get("quietMs", 0) >= self.waits.quiet_ms:
+                    return (time.monotonic() - t0) * 1000.0
+            total = (time.monotonic() - origin) * 1000.0
+            if total >= limit_ms:
+                why = "; ".join(evidence) if evidence else "the document is still loading"
+                raise PageLoadingError(f"still loading after {limit_ms:.0f} ms at {self._url()}: "
+                                       f"{self.redactor.text(why)}")
+            time.sleep(_SETTLE_POLL_S)
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:
@@ -698,20 +956,26 @@ class PlaywrightDriver:
         -------
         (bool, str)
             Whether it holds and a one-line explanation (secrets masked).
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError
+            When the page breaks the page library or stops answering.
         """
         deadline = time.monotonic() + self.waits.assertion_timeout_ms / 1000.0
         ok, why = False, ""
         while True:
             try:
                 ok, why = self._check_once(assertion, ref, expected)
+            except PageError:
+                raise  # a broken or stuck page: the step escalates with it, not a failed assertion
             except Exception as exc:
                 ok, why = False, f"cannot check: {str(exc).splitlines()[0] if str(exc) else exc!r}"
             if ok or time.monotonic() >= deadline:
                 return ok, self.redactor.text(why)
             time.sleep(_ASSERT_POLL_S)
 
-    @staticmethod
-    def _secret_value_equals(h: Any, expected: str) -> tuple[bool, str]:
+    def _secret_value_equals(self, h: Any, expected: str) -> tuple[bool, str]:
         """Compare a password field's value by its SHA-256 digest, computed in the page.
 
         The field's value never leaves the page and the expected value never
@@ -719,12 +983,14 @@ class PlaywrightDriver:
         secure context) does the page compare the two itself and return a
         boolean.  The message never shows either value.
         """
-        digest = h.evaluate("""async (e) => {
+        digest = self._bounded(h, "evaluate", """async (e) => {
             if (!(window.crypto && crypto.subtle)) return null;
             const b = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(e.value || ''));
-            return Array.from(new Uint8Array(b)).map((x) => x.toString(16).padStart(2, '0')).join(''); }""")
+            return Array.from(new Uint8Array(b)).map((x) => x.toString(16).padStart(2, '0')).join(''); }""",
+                               None, what="comparing a secret field")
         if digest is None:
-            same = bool(h.evaluate("(e, want) => (e.value || '') === want", expected))
+            same = bool(self._bounded(h, "evaluate", "(e, want) => (e.value || '') === want", expected,
+                                      what="comparing a secret field"))
         else:
             same = digest == hashlib.sha256(expected.encode("utf-8")).hexdigest()
         return same, ("the secret field holds the expected value" if same
@@ -736,8 +1002,7 @@ class PlaywrightDriver:
         if kind in ("text_appears", "text_absent"):
             texts = []
             for f in page.frames:
-                self._ensure_lib(f)
-                texts.append(f.evaluate("() => window.__steadyhand.allText()"))
+                texts.append(str(self._lib(f, "allText")))
             present = any(expected in t for t in texts)
             if kind == "text_appears":
                 return present, f"text {expected!r} {'appears' if present else 'does not appear'}"
@@ -747,16 +1012,16 @@ class PlaywrightDriver:
         if a.selector:
             loc = page.locator(a.selector)
             if kind == "count":
-                n = loc.count()
+                n = self._bounded(loc, "count", what=f"selector {a.selector!r}")
                 return str(n) == expected, f"{n} elements match {a.selector!r}"
-            if loc.count() == 0:
+            if self._bounded(loc, "count", what=f"selector {a.selector!r}") == 0:
                 return kind == "hidden", f"no element matches {a.selector!r}"
             h = loc.first.element_handle()
         elif ref:
             h = self._handle(ref)
         else:
             return False, "no element to assert on"
-        info = h.evaluate("e => ({d: window.__steadyhand.describe(e, false), t: (e.innerText || e.value || '').trim()})")
+        info = self._lib_on(h, "assertInfo")
         d, text = info["d"], " ".join(str(info["t"]).split())
         if kind == "visible":
             return bool(d["visible"]), "visible" if d["visible"] else "not visible"

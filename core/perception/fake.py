@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
 from core.act.precheck import EDITABLE_ROLES
 from core.act.space import spec
 from core.domain import Action, Assertion, Candidate, Observation
-from core.perception.driver import ActionError, NavigationError, _candidate
+from core.perception.driver import ActionError, NavigationError, PageLoadingError, _candidate
 from core.perception.grid import Grid
 from core.state.signature import light_signature
 
@@ -207,6 +207,12 @@ class FakeDriver:
         Every page loaded, in order (paths); ``history`` is the back stack.
     mutations : int
         Bumped on every state change (what :meth:`probe` reports).
+    loaded_after_waits : int | None
+        While ``loading`` (set by :func:`update`), the observation shows the
+        loading evidence ``"fake loading indicator"``; the page is loaded after
+        this many :meth:`wait_loaded` calls (None: never).
+    loading_waits : int
+        :meth:`wait_loaded` calls so far.
     """
 
     pages: Mapping[str, Any]
@@ -217,6 +223,8 @@ class FakeDriver:
     history: list[str] = field(default_factory=list)
     mutations: int = 0
     is_open: bool = False
+    loaded_after_waits: int | None = 1
+    loading_waits: int = 0
     # live state of the current page
     path: str = ""
     elements: list[dict] = field(default_factory=list)
@@ -321,6 +329,7 @@ class FakeDriver:
             url=self.url, title=self.title, viewport=VIEWPORT, device_pixel_ratio=1.0, scroll=self.scroll,
             candidates=tuple(self._candidate(i) for i in visible), visible_text=raw["text"],
             signature=light_signature(raw), modal_titles=tuple(self.modals), timestamp_ms=time.time() * 1000.0,
+            loading=("fake loading indicator",) if self.loading else (),
         )
 
     def refs_for_selector(self, selector: str) -> list[Candidate]:
@@ -400,6 +409,22 @@ class FakeDriver:
         """Same keys as the in-page probe; the page is always quiet."""
         return {"url": self.url, "mutations": self.mutations, "quietMs": 1000.0, "inflight": 0,
                 "loading": self.loading, "ready": "complete"}
+
+    def wait_loaded(self, limit_ms: float, *, started: float | None = None) -> float:
+        """Count a wait; the page loads after ``loaded_after_waits`` of them (at once: no time passes).
+
+        Raises
+        ------
+        PageLoadingError
+            ``"still loading after N ms"`` when the page never loads.
+        """
+        self.loading_waits += 1
+        if self.loading and self.loaded_after_waits is not None and self.loading_waits >= self.loaded_after_waits:
+            self.loading = False
+            self.mutations += 1
+        if self.loading:
+            raise PageLoadingError(f"still loading after {limit_ms:.0f} ms: fake loading indicator")
+        return 0.0
 
     def wait_settled(self, *, long: bool = False, start: Mapping[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:

@@ -1,21 +1,137 @@
 // Steadyhand in-page library: installed in every frame by an init script.
 // Observes interactive elements (P1), page-level state (S2) and quiet-ness (P6).
 // It never reads the demo app's ground-truth attributes (data-gt*).
+//
+// Robust to the page's own scripts: the built-ins it relies on (Array and its prototype, JSON,
+// Object, String, querySelectorAll, getBoundingClientRect, NodeList iteration...) are taken
+// pristine at injection - from this realm when the init script runs before the page's scripts,
+// else from a fresh iframe realm - and every entry point swaps them back in for the duration of
+// the call (GUARDED below), restoring the page's own afterwards. Results leave the page as JSON
+// text made by the pristine JSON.stringify (call()), so the page's overrides cannot garble them.
 (() => {
   if (window.__steadyhand && window.__steadyhand.version === 1) return;
+
+  // --- pristine built-ins -------------------------------------------------------------
+  const R = (() => {
+    // before the page's scripts ran (an init script at document start) this realm is pristine
+    if (!document.documentElement || !document.scripts || document.scripts.length === 0) return window;
+    try {
+      const f = Document.prototype.createElement.call(document, 'iframe');
+      f.setAttribute('aria-hidden', 'true');
+      f.style.cssText = 'display:none';
+      Node.prototype.appendChild.call(document.documentElement, f);
+      const w = f.contentWindow;
+      const realm = {};
+      const names = ['Array', 'Object', 'String', 'JSON', 'Math', 'Reflect', 'Symbol', 'Set', 'Map', 'WeakMap',
+        'Number', 'Function', 'Node', 'Element', 'Document', 'DocumentFragment', 'ShadowRoot', 'NodeList',
+        'HTMLCollection', 'DOMTokenList', 'CSS', 'parseInt', 'parseFloat', 'getComputedStyle', 'RegExp', 'Promise',
+        'EventTarget'];
+      for (let i = 0; i < names.length; i++) realm[names[i]] = w[names[i]];
+      Node.prototype.removeChild.call(document.documentElement, f);
+      return realm;
+    } catch (e) { return window; }
+  })();
+  const gOPD = R.Object.getOwnPropertyDescriptor, defProp = R.Object.defineProperty;
+  const delProp = R.Reflect.deleteProperty, rApply = R.Reflect.apply;
+  const pStringify = R.JSON.stringify, pParse = R.JSON.parse;
+  const IT = R.Symbol.iterator;
+  // [holder path, keys]: 'window' is the page's global, paths are read from the page and from R.
+  const GUARDED = [
+    ['Array', ['from', 'isArray', 'of']],
+    ['Array.prototype', ['push', 'pop', 'shift', 'unshift', 'slice', 'splice', 'concat', 'join', 'indexOf',
+      'lastIndexOf', 'includes', 'map', 'filter', 'forEach', 'some', 'every', 'reduce', 'find', 'findIndex', 'sort',
+      'reverse', 'keys', 'values', 'entries', 'fill', 'flat', IT, 'toJSON']],
+    ['Object', ['keys', 'values', 'entries', 'assign', 'freeze', 'create', 'getOwnPropertyDescriptor', 'defineProperty']],
+    ['Object.prototype', ['toJSON', 'hasOwnProperty', 'toString', 'valueOf']],
+    ['String.prototype', ['trim', 'replace', 'slice', 'split', 'toLowerCase', 'toUpperCase', 'indexOf', 'includes',
+      'startsWith', 'endsWith', 'padStart', 'repeat', 'substring', 'charAt', 'match', 'toJSON', IT]],
+    ['Number.prototype', ['toJSON', 'toString']], ['Boolean.prototype', ['toJSON']],
+    ['JSON', ['stringify', 'parse']],
+    ['Math', ['hypot', 'max', 'min', 'abs', 'round', 'floor', 'ceil']],
+    ['Function.prototype', ['call', 'apply', 'bind']],
+    ['RegExp.prototype', ['test', 'exec']],
+    ['Set.prototype', ['has', 'add', 'delete', IT]], ['Map.prototype', ['get', 'set', 'has', 'delete', IT]],
+    ['WeakMap.prototype', ['get', 'set', 'has', 'delete']],
+    ['Node.prototype', ['contains', 'getRootNode']],
+    ['Element.prototype', ['getBoundingClientRect', 'getClientRects', 'querySelector', 'querySelectorAll', 'closest',
+      'matches', 'getAttribute', 'hasAttribute']],
+    ['Document.prototype', ['querySelector', 'querySelectorAll', 'getElementById', 'elementFromPoint',
+      'createTreeWalker', 'createRange']],
+    ['DocumentFragment.prototype', ['querySelector', 'querySelectorAll', 'getElementById']],
+    ['ShadowRoot.prototype', ['elementFromPoint']],
+    ['NodeList.prototype', [IT, 'item', 'forEach']], ['HTMLCollection.prototype', [IT, 'item']],
+    ['DOMTokenList.prototype', [IT]],
+    ['CSS', ['escape']],
+    ['window', ['getComputedStyle', 'parseInt', 'parseFloat', 'Set', 'Map', 'WeakMap']],
+    ['document', ['querySelector', 'querySelectorAll', 'getElementById', 'elementFromPoint', 'createTreeWalker',
+      'createRange']],
+  ];
+  const at = (root, path) => {
+    let o = root;
+    const parts = path === 'window' ? [] : path === 'document' ? null : path.split('.');
+    if (parts === null) return root === window ? document : null;  // the document's own properties: none pristine
+    for (let i = 0; i < parts.length && o; i++) o = o[parts[i]];
+    return o || null;
+  };
+  const SWAPS = [];  // [holder in the page, key, pristine descriptor or undefined]
+  for (let i = 0; i < GUARDED.length; i++) {
+    const holder = at(window, GUARDED[i][0]);
+    const source = GUARDED[i][0] === 'window' ? R : at(R, GUARDED[i][0]);
+    if (!holder) continue;
+    const keys = GUARDED[i][1];
+    for (let j = 0; j < keys.length; j++) {
+      let d;
+      try { d = source ? gOPD(source, keys[j]) : undefined; } catch (e) { d = undefined; }
+      if (GUARDED[i][0] === 'window') d = gOPD(window, keys[j]);  // the page's global functions as injected
+      SWAPS[SWAPS.length] = [holder, keys[j], d];
+    }
+  }
+  const sameDesc = (a, b) => (!a && !b) || (!!a && !!b && a.value === b.value && a.get === b.get && a.set === b.set);
+  function swapIn() {
+    const undo = [];
+    for (let i = 0; i < SWAPS.length; i++) {
+      const holder = SWAPS[i][0], key = SWAPS[i][1], want = SWAPS[i][2];
+      let cur;
+      try { cur = gOPD(holder, key); } catch (e) { continue; }
+      if (sameDesc(cur, want)) continue;
+      try {
+        if (want) defProp(holder, key, want); else if (!delProp(holder, key)) continue;
+        undo[undo.length] = [holder, key, cur];
+      } catch (e) { /* a non-configurable override stays: the call may fail and say so */ }
+    }
+    return undo;
+  }
+  function swapOut(undo) {
+    for (let i = undo.length - 1; i >= 0; i--) {
+      const holder = undo[i][0], key = undo[i][1], was = undo[i][2];
+      try { if (was) defProp(holder, key, was); else delProp(holder, key); } catch (e) { /* ignore */ }
+    }
+  }
+  let depth = 0;
+  // fn with the pristine built-ins swapped in for the duration of the outermost call.
+  function guarded(fn) {
+    return function () {
+      if (depth > 0) return rApply(fn, this, arguments);
+      depth++;
+      const undo = swapIn();
+      try { return rApply(fn, this, arguments); } finally { swapOut(undo); depth--; }
+    };
+  }
+
   const GT = /^data-gt/i;
   // ax: element -> {role, name, page} from the browser's accessibility tree at the last collect
   // (page: the in-page name then, to tell a stale entry)
-  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [], ax: new WeakMap() };
+  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [], ax: new WeakMap(), doc: `${Math.random()}` };
 
   // --- quiet-ness: DOM mutations and in-flight requests ----------------------------
   try {
-    const mo = new MutationObserver((list) => {
-      for (const m of list) {
+    const mo = new MutationObserver(guarded((list) => {
+      for (let i = 0; i < list.length; i++) {
+        const m = list[i];
         if (m.type === 'attributes' && m.attributeName && GT.test(m.attributeName)) continue;
         state.mutations++; state.lastMutation = performance.now();
       }
-    });
+    }));
     const startObs = () => mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     if (document.documentElement) startObs(); else document.addEventListener('DOMContentLoaded', startObs);
   } catch (e) { /* ignore */ }
@@ -23,13 +139,13 @@
     const of = window.fetch;
     if (of) window.fetch = function (...a) {
       state.inflight++;
-      return of.apply(this, a).finally(() => { state.inflight = Math.max(0, state.inflight - 1); state.lastMutation = performance.now(); });
+      return rApply(of, this, a).finally(() => { state.inflight = Math.max(0, state.inflight - 1); state.lastMutation = performance.now(); });
     };
     const oo = XMLHttpRequest.prototype.open, os = XMLHttpRequest.prototype.send;
     XMLHttpRequest.prototype.send = function (...a) {
       state.inflight++;
       this.addEventListener('loadend', () => { state.inflight = Math.max(0, state.inflight - 1); state.lastMutation = performance.now(); });
-      return os.apply(this, a);
+      return rApply(os, this, a);
     };
     XMLHttpRequest.prototype.open = oo;
   } catch (e) { /* ignore */ }
@@ -76,9 +192,32 @@
 
   const BUTTON_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'file', 'color']);
 
+  // The <label>s of el (el.labels), from one pass over each tree's labels per collect: el.labels scans the
+  // whole tree scope on every read, quadratic over a long table of buttons.
+  let labelCache = null;  // per collect: tree root -> Map(control -> [label])
+  function labelsOf(el) {
+    if (!labelCache) return el.labels ? Array.from(el.labels) : [];
+    if (!('labels' in el)) return [];
+    const root = el.getRootNode();
+    let map = labelCache.get(root);
+    if (!map) {
+      map = new Map();
+      const ls = root.querySelectorAll ? root.querySelectorAll('label') : [];
+      for (let i = 0; i < ls.length; i++) {
+        const c = ls[i].control;
+        if (!c) continue;
+        if (!map.has(c)) map.set(c, []);
+        map.get(c).push(ls[i]);
+      }
+      labelCache.set(root, map);
+    }
+    return map.get(el) || [];
+  }
+
   function labelOf(el) {
     let txt = '';
-    if (el.labels && el.labels.length) txt = Array.from(el.labels).map(labelText).join(' ');
+    const labels = labelsOf(el);
+    if (labels.length) txt = labels.map(labelText).join(' ');
     if (!clean(txt) && el.id) {
       const root = el.getRootNode();
       const l = root.querySelector ? root.querySelector(`label[for="${CSS.escape(el.id)}"]`) : null;
@@ -125,6 +264,30 @@
     return s;
   }
 
+  // Text of el as rendered, slotted content included: innerText follows the DOM tree, so a shadow
+  // <button><slot></slot></button> (Shoelace's sl-button) reads "" although it shows its host's text.
+  function renderedText(el) {
+    if (!el.querySelector || !el.querySelector('slot')) return el.innerText || el.textContent || '';
+    const parts = [];
+    const visit = (n) => {
+      if (n.nodeType === 3) { parts.push(n.nodeValue); return; }
+      if (n.nodeType !== 1) return;
+      if (n.tagName === 'SLOT') {
+        const assigned = n.assignedNodes({ flatten: true });
+        if (!assigned.length) { for (let c = n.firstChild; c; c = c.nextSibling) visit(c); return; }
+        for (let i = 0; i < assigned.length; i++) {
+          const a = assigned[i];
+          parts.push(a.nodeType === 1 ? (a.innerText || a.textContent || '') : (a.nodeValue || ''));
+        }
+        return;
+      }
+      if (n.tagName === 'STYLE' || n.tagName === 'SCRIPT') return;
+      for (let c = n.firstChild; c; c = c.nextSibling) visit(c);
+    };
+    visit(el);
+    return parts.join(' ');
+  }
+
   function ownText(el) {
     const tag = el.tagName.toLowerCase();
     if (tag === 'input') {
@@ -133,7 +296,7 @@
       return '';
     }
     if (tag === 'select' || tag === 'textarea') return '';
-    return domCase(clean(el.innerText || el.textContent, 200), el);
+    return domCase(clean(renderedText(el), 200), el);
   }
 
   // The in-page accessible name: used only where the browser's accessibility tree gave none
@@ -157,6 +320,46 @@
     return clean(el.getAttribute('title') || el.getAttribute('placeholder') || '', 120);
   }
 
+  // Per collect (null outside one): element -> [1-based index among same-tag siblings, their count], and
+  // element -> index among element siblings; one pass over each parent's children instead of one per element
+  // (a 1,000-row table made cssPath, xPath and nodePath quadratic).
+  let posCache = null, idxCache = null;
+  function typePos(n) {
+    const p = n.parentElement;
+    if (!p) return [1, 1];
+    if (posCache) {
+      const hit = posCache.get(n);
+      if (hit) return hit;
+      const counts = new Map(), kids = p.children;
+      for (let i = 0; i < kids.length; i++) {
+        const t = kids[i].tagName, c = (counts.get(t) || 0) + 1;
+        counts.set(t, c);
+        posCache.set(kids[i], [c, 0]);
+      }
+      for (let i = 0; i < kids.length; i++) posCache.get(kids[i])[1] = counts.get(kids[i].tagName);
+      return posCache.get(n) || [1, 1];
+    }
+    let idx = 1, count = 0;
+    for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
+      if (c.tagName !== n.tagName) continue;
+      count++;
+      if (c === n) idx = count;
+    }
+    return [idx, count];
+  }
+  function elementIndex(n, p) {
+    if (idxCache) {
+      const hit = idxCache.get(n);
+      if (hit !== undefined) return hit;
+      let i = 0;
+      for (let c = p.firstElementChild; c; c = c.nextElementSibling) idxCache.set(c, i++);
+      return idxCache.get(n);
+    }
+    let i = 0;
+    for (let c = p.firstElementChild; c && c !== n; c = c.nextElementSibling) i++;
+    return i;
+  }
+
   function cssPath(el) {
     const parts = [];
     let n = el;
@@ -165,8 +368,8 @@
       if (n.id && /^[A-Za-z][\w-]*$/.test(n.id)) { parts.unshift(`${s}#${n.id}`); break; }
       const p = n.parentElement;
       if (p) {
-        const same = Array.from(p.children).filter((c) => c.tagName === n.tagName);
-        if (same.length > 1) s += `:nth-of-type(${same.indexOf(n) + 1})`;
+        const pos = typePos(n);
+        if (pos[1] > 1) s += `:nth-of-type(${pos[0]})`;
       }
       parts.unshift(s);
       n = p;
@@ -179,9 +382,7 @@
     let n = el;
     while (n && n.nodeType === 1) {
       const p = n.parentElement;
-      let idx = 1;
-      if (p) for (const c of p.children) { if (c === n) break; if (c.tagName === n.tagName) idx++; }
-      parts.unshift(`${n.tagName.toLowerCase()}[${idx}]`);
+      parts.unshift(`${n.tagName.toLowerCase()}[${p ? typePos(n)[0] : 1}]`);
       n = p;
     }
     return '/' + parts.join('/');
@@ -233,9 +434,7 @@
     while (n && n.nodeType === 1) {
       const p = n.parentNode;
       if (!p) return null;
-      let i = 0;
-      for (let c = p.firstElementChild; c && c !== n; c = c.nextElementSibling) i++;
-      out.push(i);
+      out.push(elementIndex(n, p));
       if (p.nodeType === 9) return out.reverse().join('/');
       if (p.nodeType === 11) { if (!p.host || p.host.shadowRoot !== p) return null; out.push(-1); n = p.host; }
       else n = p;
@@ -254,7 +453,8 @@
   }
 
   // What can be acted on, for the observer and the recorder alike: an interactive element that is shown.
-  const isCandidate = (el) => isInteractive(el) && isVisible(el);
+  // Placeholders (skeleton rows, busy regions) are not: a heal must never land on one (failure kind 4).
+  const isCandidate = (el) => isInteractive(el) && isVisible(el) && !inPlaceholder(el);
 
   function* walk(root) {
     const stack = [root];
@@ -290,23 +490,56 @@
     return out;
   }
 
-  function textNodesNear(el, r) {
-    // nearest texts of visible text-bearing elements (labels, headings, cells), nearest first
-    const cx = r.x + r.width / 2, cy = r.y + r.height / 2;
-    const cands = [];
-    for (const n of document.querySelectorAll('label,h1,h2,h3,h4,th,td,legend,p,span,div,li,dt,dd,a,button')) {
-      if (n === el || n.contains(el) || el.contains(n)) continue;
-      if (n.children.length > 2) continue;
+  // Short visible texts of the page bucketed by their centre in cells of NEAR_PX (one pass per collect; a
+  // candidate then looks at the 3 x 3 cells around it instead of every text on the page).
+  const NEAR_PX = 250;
+  const NEAR_SEL = 'label,h1,h2,h3,h4,th,td,legend,p,span,div,li,dt,dd,a,button';
+  let textIndex = null;
+  function buildTextIndex() {
+    const cells = new Map();
+    const ns = document.querySelectorAll(NEAR_SEL);
+    for (let i = 0; i < ns.length; i++) {
+      const n = ns[i];
+      if (n.children.length > 2 || !n.firstChild) continue;
+      const q = n.getBoundingClientRect();  // before innerText: a box costs less than the text, and hides most
+      if (q.width < 1 || q.height < 1) continue;
       const t = clean(n.innerText || '', 80);
       if (!t || t.length > 40) continue;  // neighbours are short labels, not paragraphs
-      const q = n.getBoundingClientRect();
-      if (q.width < 1 || q.height < 1) continue;
-      const d = Math.hypot(q.x + q.width / 2 - cx, q.y + q.height / 2 - cy);
-      if (d < 250) cands.push([d, t]);
+      const cx = q.x + q.width / 2, cy = q.y + q.height / 2;
+      const key = `${Math.floor(cx / NEAR_PX)},${Math.floor(cy / NEAR_PX)}`;
+      let list = cells.get(key);
+      if (!list) { list = []; cells.set(key, list); }
+      list.push([cx, cy, t, n, i]);
     }
-    cands.sort((a, b) => a[0] - b[0]);
+    return cells;
+  }
+
+  function textNodesNear(el, r) {
+    // nearest texts of visible text-bearing elements (labels, headings, cells) within NEAR_PX, nearest first
+    // (document order among equals)
+    const index = textIndex || buildTextIndex();
+    const cx = r.x + r.width / 2, cy = r.y + r.height / 2;
+    const gx = Math.floor(cx / NEAR_PX), gy = Math.floor(cy / NEAR_PX);
+    const cands = [];
+    for (let ix = gx - 1; ix <= gx + 1; ix++) {
+      for (let iy = gy - 1; iy <= gy + 1; iy++) {
+        const list = index.get(`${ix},${iy}`);
+        if (!list) continue;
+        for (let k = 0; k < list.length; k++) {
+          const e = list[k], n = e[3];
+          if (n === el || n.contains(el) || el.contains(n)) continue;
+          const d = Math.hypot(e[0] - cx, e[1] - cy);
+          if (d < NEAR_PX) cands.push([d, e[4], e[2]]);
+        }
+      }
+    }
+    cands.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const out = [];
-    for (const [, t] of cands) { if (!out.includes(t)) out.push(t); if (out.length >= 4) break; }
+    for (let k = 0; k < cands.length; k++) {
+      const t = cands[k][2];
+      if (!out.includes(t)) out.push(t);
+      if (out.length >= 4) break;
+    }
     return out;
   }
 
@@ -366,12 +599,70 @@
     };
   }
 
-  function isLoading() {
-    for (const n of document.querySelectorAll('[aria-busy=true],[role=progressbar],.spinner,.loading,.loader')) {
-      if (isVisible(n)) return true;
+  // --- still loading (failure kind 4): spinners, skeleton rows, busy regions ------------------
+  // A class token naming a placeholder box: skeleton / shimmer anywhere in it (MuiSkeleton-root,
+  // ant-skeleton-input, skeleton-row), or placeholder as a word of it (Bootstrap's placeholder,
+  // placeholder-glow) on an element without text of its own - "placeholder" also names the grey hint
+  // text of a select widget (react-select__placeholder, select2-selection__placeholder), which is no box.
+  const SKELETON_TOKEN = /skeleton|shimmer/i;
+  const PLACEHOLDER_WORD = /(^|[-_])placeholders?([-_]|$)/i;
+  // spinner / loader / loading as a word of a class: loading evidence only on an element holding no control
+  // (jQuery UI's "ui-spinner" is a number field, not a spinner)
+  const SPINNER_TOKEN = /(^|[-_])(spinner|loader|loading)([-_]|$)/i;
+  const CONTROLS = 'input,select,textarea,button,a[href],[role=button],[role=spinbutton]';
+  const LOADING_SEL = '[aria-busy=true],[role=progressbar],progress,[class*=skeleton i],[class*=shimmer i],' +
+    '[class*=placeholder i],[class*=spinner i],[class*=loader i],[class*=loading i]';
+  const classMatching = (n, re) => {
+    const cl = n.classList;
+    if (!cl) return '';
+    for (let i = 0; i < cl.length; i++) if (re.test(cl[i])) return cl[i];
+    return '';
+  };
+  const placeholderClass = (n) => {
+    const sk = classMatching(n, SKELETON_TOKEN);
+    if (sk) return sk;
+    const ph = classMatching(n, PLACEHOLDER_WORD);
+    return ph && !clean(n.textContent) ? ph : '';
+  };
+  // Why node n says "still loading", or '' (an indeterminate progress bar only: a determinate one is a meter).
+  function loadingReason(n) {
+    if (n.getAttribute('aria-busy') === 'true') return 'aria-busy="true"';
+    if (n.getAttribute('role') === 'progressbar' && !n.hasAttribute('aria-valuenow')) return 'role=progressbar (indeterminate)';
+    if (n.tagName === 'PROGRESS' && !n.hasAttribute('value')) return 'indeterminate <progress>';
+    const c = placeholderClass(n);
+    if (c) return `class "${c}"`;
+    const sp = classMatching(n, SPINNER_TOKEN);
+    if (sp && !n.matches(CONTROLS) && !n.querySelector(CONTROLS) && !isInteractive(n)) return `class "${sp}"`;
+    return '';
+  }
+  const short = (n) => `${n.tagName.toLowerCase()}${n.id ? '#' + n.id : ''}`;
+  // Evidence that the page is still loading: up to 5 strings like 'aria-busy="true" on tbody#rows',
+  // then '+N more'; [] when nothing visible says so.
+  function loadingEvidence() {
+    const out = [];
+    let more = 0;
+    const roots = [document];
+    for (let r = 0; r < roots.length; r++) {
+      const found = roots[r].querySelectorAll(LOADING_SEL);
+      for (let i = 0; i < found.length; i++) {
+        const n = found[i];
+        const why = loadingReason(n);
+        if (!why || !isVisible(n)) continue;
+        if (out.length < 5) out.push(`${why} on ${short(n)}`); else more++;
+      }
+      if (r === 0 && shadowHosts) for (let i = 0; i < shadowHosts.length; i++) roots.push(shadowHosts[i].shadowRoot);
+    }
+    if (more) out.push(`+${more} more`);
+    return out;
+  }
+  // el is (inside) a placeholder: a busy region or a skeleton; never a candidate.
+  function inPlaceholder(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.parentNode && n.parentNode.host) || null) {
+      if (n.getAttribute('aria-busy') === 'true' || placeholderClass(n)) return true;
     }
     return false;
   }
+  let shadowHosts = null;  // open shadow hosts seen by the last collect (loading evidence inside them)
 
   function errorCount() {
     let c = 0;
@@ -416,25 +707,31 @@
     const refs = [];
     const items = [];
     const hosts = [];
-    if (document.body) {
-      for (const el of walk(document.body)) {
-        if (el.shadowRoot) hosts.push(el);
-        if (!isCandidate(el)) continue;
-        refs.push(el);
-        if (ax) {
-          const e = ax[nodePath(el)];
-          if (e && e[0] === el.tagName.toLowerCase()) {
-            state.ax.set(el, { role: e[1], name: e[2], page: pageNameOf(el, labelOf(el), ownText(el)) });
-          } else state.ax.delete(el);
+    let unnamed = 0;  // without opts.ax: candidates the kept accessibility-tree entries do not cover
+    posCache = new WeakMap(); idxCache = new WeakMap(); labelCache = new Map();
+    textIndex = withNeighbours && document.body ? buildTextIndex() : null;
+    try {
+      if (document.body) {
+        for (const el of walk(document.body)) {
+          if (el.shadowRoot) hosts.push(el);
+          if (!isCandidate(el)) continue;
+          refs.push(el);
+          if (ax) {
+            const e = ax[nodePath(el)];
+            if (e && e[0] === el.tagName.toLowerCase()) {
+              state.ax.set(el, { role: e[1], name: e[2], page: pageNameOf(el, labelOf(el), ownText(el)) });
+            } else state.ax.delete(el);
+          } else if (!state.ax.has(el)) unnamed++;
+          items.push(describe(el, withNeighbours));
         }
-        items.push(describe(el, withNeighbours));
       }
-    }
+    } finally { posCache = idxCache = textIndex = labelCache = null; }
     state.refs = refs;
+    shadowHosts = hosts;
     return {
-      url: location.href, title: document.title, items,
+      url: location.href, title: document.title, items, unnamed,
       viewport: [innerWidth, innerHeight], dpr: devicePixelRatio, scroll: [scrollX, scrollY],
-      text: visibleText(), shadow_text: shadowText(hosts), modals: modals(), loading: isLoading(), errors: errorCount(), focus: focusDesc(),
+      text: visibleText(), shadow_text: shadowText(hosts), modals: modals(), loading: loadingEvidence(), errors: errorCount(), focus: focusDesc(),
     };
   }
 
@@ -471,7 +768,7 @@
   function probe() {
     return {
       url: location.href, mutations: state.mutations, quietMs: performance.now() - state.lastMutation,
-      inflight: state.inflight, loading: isLoading(), ready: document.readyState,
+      inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState,
     };
   }
 
@@ -481,8 +778,38 @@
     return i;
   }
 
-  window.__steadyhand = {
-    version: 1, collect, describe, probe, refIndex, secretRects, ref: (i) => state.refs[i] || null, state,
-    isInteractive, isCandidate, isVisible, roleOf, cssPath, clean, modals, nodePath, allText: () => visibleText() + ' ' + shadowText(),
+  const API = {
+    pinned: (el, withNeighbours) => ({ i: refIndex(el), d: describe(el, withNeighbours) }),
+    assertInfo: (el) => ({ d: describe(el, false), t: String(el.innerText || el.value || '').trim() }),
+    // what the driver keys its accessibility-tree cache on: this document (a random token per installation),
+    // its DOM mutations so far and its element count
+    stamp: () => ({ doc: state.doc, mutations: state.mutations, elements: document.getElementsByTagName('*').length }),
+    collect, describe, probe, refIndex, secretRects, isInteractive, isCandidate, isVisible, roleOf, cssPath, clean,
+    modals, nodePath, loadingEvidence, allText: () => visibleText() + ' ' + shadowText(),
   };
+  // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
+  const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe' };
+  for (const k in API) exported[k] = guarded(API[k]);
+  // call(name, argsJson): JSON text {"ok": result, "ms": in-page ms} or {"error": "<the page's error>"}, made with the pristine
+  // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,
+  // Object.keys or Array cannot garble what crosses to Python.
+  // callOn(name, el, argsJson): the same with el as the first argument.
+  const callWith = (name, first, argsJson) => {
+    try {
+      const fn = API[name];
+      if (typeof fn !== 'function') return pStringify({ error: `no page library function ${name}` });
+      const args = argsJson ? pParse(argsJson) : [];
+      if (first !== undefined) args.unshift(first);
+      const t0 = performance.now();
+      const ok = rApply(fn, null, args);
+      return pStringify({ ok, ms: performance.now() - t0 });
+    } catch (e) {
+      let msg = '';
+      try { msg = (e && e.name ? e.name + ': ' : '') + (e && e.message !== undefined ? e.message : String(e)); } catch (e2) { msg = 'an unprintable error'; }
+      return pStringify({ error: msg.slice(0, 500) });
+    }
+  };
+  exported.call = guarded((name, argsJson) => callWith(name, undefined, argsJson));
+  exported.callOn = guarded((name, el, argsJson) => callWith(name, el, argsJson));
+  window.__steadyhand = exported;
 })();

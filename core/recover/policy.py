@@ -40,14 +40,18 @@ __all__ = ["FailureKind", "Failure", "RecoveryKind", "Recovery", "decide_recover
 
 #: What went wrong in one attempt.
 FailureKind = Literal["abstained", "breaker_open", "precondition", "action_error", "unchanged",
-                      "changed_unexpectedly", "assertion", "no_decision", "budget", "crash", "loop", "stagnation"]
+                      "changed_unexpectedly", "assertion", "no_decision", "budget", "crash", "loop", "stagnation",
+                      "page"]
 RecoveryKind = Literal["retry", "roll_back", "escalate", "abort"]
 
 #: Failures after acting that a rollback to the checkpoint undoes (R3).
 _ROLL_BACK_AFTER_ACTING = frozenset({"unchanged", "changed_unexpectedly", "action_error"})
 #: Failures a retry cannot fix: a human is needed at once.
 #: ``loop`` (P8) and ``stagnation`` (K2): repeating the attempt is what they forbid.
-_HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget", "loop", "stagnation"})
+#: ``page``: the page broke the page library, stopped answering or kept loading past its bound
+#: (:class:`core.perception.driver.PageError`); a retry would wait the same limit again.
+_HUMAN_AT_ONCE = frozenset({"abstained", "breaker_open", "assertion", "no_decision", "budget", "loop", "stagnation",
+                            "page"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ KIND_LABELS = {
     "crashed": "Browser crashed",
     "loop": "Same action again (anti-loop)",
     "stagnation": "Nothing really changes",
+    "page": "Page broken, not answering or still loading",
 }
 #: States in which the engine still waits on this escalation's page.
 _LIVE = ("open", "taken over")
