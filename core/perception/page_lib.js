@@ -554,6 +554,12 @@
     return hosts.join(' >> ');
   }
 
+  // a contains b across shadow boundaries (b inside a's shadow tree, or slotted): contains() stops at a root
+  function composedContains(a, b) {
+    for (let n = b; n; n = n.parentNode || n.host) if (n === a) return true;
+    return false;
+  }
+
   function describe(el, withNeighbours = true) {
     const r = el.getBoundingClientRect();
     const tag = el.tagName.toLowerCase();
@@ -577,7 +583,7 @@
     if (cx >= 0 && cy >= 0 && cx < innerWidth && cy < innerHeight) {
       let top = document.elementFromPoint(cx, cy);
       while (top && top.shadowRoot) { const inner = top.shadowRoot.elementFromPoint(cx, cy); if (!inner || inner === top) break; top = inner; }
-      covered = !!top && top !== el && !el.contains(top) && !top.contains(el) && !(top.tagName === 'LABEL' && label);
+      covered = !!top && top !== el && !composedContains(el, top) && !composedContains(top, el) && !(top.tagName === 'LABEL' && label);
     }
     const disabled = !!el.disabled || el.getAttribute('aria-disabled') === 'true' || !!el.closest('fieldset[disabled]');
     const checked = ('checked' in el && (type === 'checkbox' || type === 'radio')) ? !!el.checked

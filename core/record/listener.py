@@ -788,6 +788,11 @@ class RecordingListener:
         if self._draft is not None or spec(kind).read_only:
             # typing already under way belongs to the next step, and a scroll or hover changes no field
             got = replace(got, field_changed="", field_appeared="")
+        elif spec(kind).expected != "value":
+            # only a value action (fill, choose, check) vouches for the field it changed: the before snapshot
+            # of a click or key press may predate the previous step's value reaching the page, which would
+            # pin that field on this step (an editor that appeared, kind 15, stays)
+            got = replace(got, field_changed="")
         return got
 
     def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:

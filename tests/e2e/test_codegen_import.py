@@ -217,7 +217,7 @@ def test_import_codegen_then_replay(project: Path, tmp_path: Path):
 
     run = _steadyhand("run", str(project), "--flow", FLOW, "--headless")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert re.search(rf"{FLOW}\s+passed\s+16\s+0\s+0", run.stdout), run.stdout
+    assert re.search(rf"{FLOW}\s+passed\s+16/16\s+0\s+0", run.stdout), run.stdout
 
     replayed = load_flow(path)
     for step in replayed.steps:
