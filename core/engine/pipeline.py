@@ -55,7 +55,7 @@ from core.engine.events import (
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine.screen import fast_resolve
-from core.locate import load_crop, resolve
+from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
@@ -350,12 +350,12 @@ def _by_selector(ex: "FlowExecutor", step: Step) -> tuple[Resolution | None, Can
     if not step.selector:
         return None, None
     matches = ex.driver.refs_for_selector(step.selector)
-    if len(matches) == 1:
+    if len(matches) == 1 and not selector_contradicts(step.target, matches[0].descriptor):
         c = matches[0]
         return Resolution("exact", c.ref, 1.0, 1.0, 0.0, reason=f"selector {step.selector!r} matched one element",
                           top=(ScoredCandidate(c.ref, 1.0, c.descriptor.label_text),)), c
     if not step.target.is_empty:
-        return None, None
+        return None, None  # the recorded element decides (a selector matching another control is no answer)
     why = "matched nothing" if not matches else f"matched {len(matches)} elements"
     return Resolution("", None, 0.0, 0.0, 0.0, abstained=True,
                       reason=f"selector {step.selector!r} {why} and the step has no descriptor yet",
@@ -438,11 +438,26 @@ def _guard_popup(ex: "FlowExecutor", ctx: StepContext) -> None:
     box = cand.descriptor.container
     inside = [t for t in before.modal_titles if box and t and same_text(t, box)]
     recorded = step.target.container
-    if inside and recorded and not same_text(recorded, box):
+    if inside and recorded and not same_text(recorded, box) and not _nested_in_recorded(before, cand, recorded):
         ctx.popup = True
         raise StepFailure(Failure("precondition", f"precondition not met: the element found is in the dialog "
                                                   f"{inside[-1]!r}, not in {recorded!r} where it was recorded"),
                           escalation="precondition")
+
+
+def _nested_in_recorded(before: Observation, cand: Candidate, recorded: str) -> bool:
+    """The recorded dialog is still open and the element sits in a dialog stacked over it, with no control of
+    the same name left in the recorded one: the dialog became two nested dialogs (an R tweak), not a popup
+    in front of the recorded control."""
+    from core.act.after import same_text
+
+    titles = list(before.modal_titles)
+    at = next((i for i, t in enumerate(titles) if t and same_text(recorded, t)), None)
+    if at is None or not any(same_text(t, cand.descriptor.container) for t in titles[at + 1:] if t):
+        return False
+    label = cand.descriptor.label_text
+    return not any(same_text(c.descriptor.container, recorded) and same_text(c.descriptor.label_text, label)
+                   for c in before.candidates if c.descriptor.container and c.descriptor.label_text)
 
 
 def act(ex: "FlowExecutor", ctx: StepContext) -> None:

@@ -19,14 +19,14 @@ Pure functions over :class:`~core.locate.features.Features`.
 """
 from __future__ import annotations
 
-from core.domain import Candidate
+from core.domain import Candidate, ElementDescriptor
 
-from .features import CandidatePool, Features
+from .features import CandidatePool, Features, features_of
 from .roles import GENERIC
 from .textsim import text_similarity
 
 __all__ = [
-    "crosses_roles", "others_agree", "contradicts", "unique_id_agrees", "not_actionable",
+    "crosses_roles", "others_agree", "contradicts", "unique_id_agrees", "not_actionable", "selector_contradicts",
     "CONTRADICTION_BELOW", "AGREE_AT_LEAST", "VALUE_FAMILIES",
 ]
 
@@ -132,3 +132,26 @@ def not_actionable(c: Candidate) -> str:
     if c.covered:
         return "covered"
     return ""
+
+
+def selector_contradicts(target: ElementDescriptor, found: ElementDescriptor) -> bool:
+    """True when the one element a step's selector matched is not the recorded element.
+
+    It crosses roles (:func:`crosses_roles`), or both have a label and the
+    labels are less alike than a FUZZY_TEXT match (``SELECTOR_AGREE_AT_LEAST``,
+    0.8, R2's fuzzy threshold): an id reused by another control in a new
+    release ("#export-report" now on "Save report", 0.75) is no exact match,
+    and the locator chain decides instead.  An empty target never
+    contradicts (a selector-only step).
+    """
+    if target.is_empty:
+        return False
+    t, c = features_of(target), features_of(found)
+    if crosses_roles(t, c):
+        return True
+    return bool(t.label and c.label) and text_similarity(t.label, c.label, t.label_core, c.label_core) < \
+        SELECTOR_AGREE_AT_LEAST
+
+
+#: Label similarity a selector's match needs to be the recorded element (R2's fuzzy threshold, 0.8).
+SELECTOR_AGREE_AT_LEAST = 0.8
