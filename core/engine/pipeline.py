@@ -333,6 +333,12 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
                              screenshot_dpr=ctx.before.device_pixel_ratio,
                              crop=load_crop(ctx.run.flow.source, ctx.step.target.crop))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
+        if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
+                and ctx.source == "flow" and ctx.decided is not None):
+            refused = ex.pending_heals.rejected(ctx.run.run_id, ctx.run.flow, ctx.decided, cand)
+            if refused:  # a person said this heal goes to the wrong control: never act on it again
+                resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
+                cand = None
     ctx.resolution = replace(resolution, ms=(time.perf_counter() - t0) * 1000.0)
     ctx.candidate = cand
     ex.store_call("record_resolution", ctx.run.run_id, ctx.index, ctx.resolution)

@@ -111,6 +111,7 @@ class HealBook:
         self._reused: dict[tuple[str, int], int] = {}
         self.errors: list[str] = []
         self._cache: tuple[tuple[str, str], dict[str, list[Any]]] = (("", ""), {})
+        self._rejected_cache: tuple[tuple[str, str], dict[str, Any]] = (("", ""), {})
 
     def _review_hint(self, pid: int) -> str:
         return f"steadyhand heals show {self.root or 'PROJECT'} {pid}"
@@ -156,6 +157,35 @@ class HealBook:
             return Resolution(strategy=PENDING_HEAL, ref=r.ref, score=r.score, margin=r.margin, ms=0.0,
                               reason=reason, top=r.top), by_ref[r.ref]
         return None, None
+
+    def rejected(self, run_id: str, flow: Flow, step: Step, cand: Candidate) -> str:
+        """Why acting on ``cand`` for ``step`` was refused by a person, or ``""``.
+
+        A heal a person rejected (``heals reject``) names the element the
+        step must not go to: when the chain heals to the same element again
+        (same old -> new identity), the engine does not act on it - the
+        step escalates with the rejection's id and reason instead of
+        pressing what a person called the wrong control.  Read once per run.
+        """
+        target = step.target
+        if target.is_empty or _parametrised(target) or not flow.name:
+            return ""
+        try:
+            rejected = self._rejected(run_id, flow.name)
+        except Exception as exc:  # noqa: BLE001 - a store failure: nothing known to refuse
+            self.errors.append(f"rejected heals not read: {type(exc).__name__}: {exc}")
+            return ""
+        rec = rejected.get(proposal_key(flow.name, step.id, target, new_descriptor(target, cand.descriptor)))
+        if rec is None:
+            return ""
+        why = f": {rec.reason}" if getattr(rec, "reason", "") else ""
+        return f"the element found is the one of rejected heal #{rec.id}{why} - not acted on"
+
+    def _rejected(self, run_id: str, flow: str) -> dict[str, Any]:
+        if self._rejected_cache[0] != (run_id, flow):
+            self._rejected_cache = ((run_id, flow), {p.key: p for p in self.table.list(status="rejected", flow=flow)
+                                                     if p.kind == "heal"})
+        return self._rejected_cache[1]
 
     def _pending(self, run_id: str, flow: str) -> dict[str, list[Any]]:
         """The flow's pending heals by old key, read once per run (one query per run, not per step)."""

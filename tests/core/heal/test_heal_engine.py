@@ -124,9 +124,10 @@ def test_a_rejected_heal_is_remembered_never_reused_and_never_proposed_again(pro
     assert rejected.status == "rejected" and rejected.reason.startswith("Export report (E) exports")
     result, notes, _ = project.run(page())
     res = result.steps[0].resolution
-    assert res.strategy == "fuzzy_text"  # healed afresh by the chain, not reused
-    assert notes == [f"heal at step s1 (button 'Export report' -> button 'Export report (E)', fuzzy_text "
-                     f"{res.score:.2f}) matches rejected heal #{p.id}: not proposed again"]
+    # the chain finds the same element again; a person called it the wrong control: not acted on, not reused
+    assert res.abstained and res.ref is None and f"rejected heal #{p.id}" in res.reason
+    assert "not the report" in res.reason and result.status != "passed"
+    assert project.clicked == [] and notes == []
     assert project.review.list_pending() == [] and len(project.review.list()) == 1
     with pytest.raises(AlreadyReviewedError, match="already rejected"):
         project.review.accept(p.id)
