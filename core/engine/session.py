@@ -146,7 +146,13 @@ class ProjectSession:
         ------
         core.perception.browser.BrowserLaunchError, SessionError
         """
-        self.site = open_site(self.project)
+        from core.project import ProjectError
+        from core.store import StoreError
+
+        try:
+            self.site = open_site(self.project)
+        except ProjectError as exc:  # the site options of the project file are wrong
+            raise SessionError(str(exc)) from None
         secrets: list[str] = []
         for flow in self.project.flows.values():
             secrets.extend(resolve_params(self.project, flow, {})[1])
@@ -155,7 +161,11 @@ class ProjectSession:
         if self.use_store:
             from core.store import Store
 
-            self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
+            try:
+                self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
+            except StoreError as exc:
+                self.site.close()
+                raise SessionError(str(exc)) from None
             self.heals = HealBook(self.store, project_root=self.project.root, project_name=self.project.name)
         run = self.project.engine_settings
         self.driver = PlaywrightDriver(run.browser, base_url=self.site.base_url, redactor=self.redactor,

@@ -50,7 +50,14 @@ def heals_command(args: argparse.Namespace) -> int:
             return EXIT_OK
         print(f"steadyhand: error: no heal proposal #{args.id} in {root} (no run was recorded yet)", file=sys.stderr)
         return EXIT_INPUT
-    with HealReview(root) as review:
+    from core.store import StoreError
+
+    try:
+        review_cm = HealReview(root)
+    except StoreError as exc:
+        print(f"steadyhand: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    with review_cm as review:
         try:
             if args.heals == "list":
                 print(format_list(review.list(None if args.all else "pending")))

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from core.domain import Flow
 from core.project.params import ParameterError
-from core.project import Project
+from core.project import Project, ProjectError
 
 __all__ = ["SiteAdapter", "ExternalSite", "DemoAdapter", "MiniwobAdapter", "open_site", "miniwob_html_root"]
 
@@ -48,20 +48,56 @@ class SiteAdapter:
 ExternalSite = SiteAdapter
 
 
+def demo_options(project: Project) -> dict[str, Any]:
+    """The demo site's keyword arguments from ``site_options`` of the project file.
+
+    Raises
+    ------
+    core.project.ProjectError
+        An unknown option (``variantt``), a date that is not ``YYYY-MM-DD``,
+        a latency that is not a whole number of ms from 0 to 60000, or an
+        unknown variant - naming ``steadyhand.yaml``, the field and what was
+        expected.
+    """
+    from core.sites.demo import VARIANTS
+
+    where = project.root / "steadyhand.yaml"
+    opts = project.settings.site_options
+    known = ("today", "latency_ms", "variant")
+    for key in opts:
+        if key not in known:
+            raise ProjectError(where, f"unknown demo site option {key!r}; expected one of {', '.join(known)}",
+                               location=f"site_options.{key}")
+    kwargs: dict[str, Any] = {}
+    if "today" in opts:
+        try:
+            kwargs["today"] = date.fromisoformat(str(opts["today"]))
+        except ValueError:
+            raise ProjectError(where, f"expected a date YYYY-MM-DD, got {opts['today']!r}",
+                               location="site_options.today") from None
+    if "latency_ms" in opts:
+        try:
+            kwargs["latency_ms"] = int(str(opts["latency_ms"]))
+        except ValueError:
+            kwargs["latency_ms"] = -1
+        if not 0 <= kwargs["latency_ms"] <= 60000:
+            raise ProjectError(where, f"expected a whole number of ms from 0 to 60000, got {opts['latency_ms']!r}",
+                               location="site_options.latency_ms")
+    if "variant" in opts:
+        if opts["variant"] not in VARIANTS:
+            raise ProjectError(where, f"unknown variant {opts['variant']!r}; expected one of {', '.join(VARIANTS)} "
+                                      f"(docs/variants.md)", location="site_options.variant")
+        kwargs["variant"] = opts["variant"]
+    return kwargs
+
+
 class DemoAdapter(SiteAdapter):
     """The bundled demo app, reset before every flow."""
 
     def __init__(self, project: Project) -> None:
         from core.sites.demo import DemoSite
 
-        opts = project.settings.site_options
-        kwargs: dict[str, Any] = {}
-        if "today" in opts:
-            kwargs["today"] = date.fromisoformat(opts["today"])
-        if "latency_ms" in opts:
-            kwargs["latency_ms"] = int(opts["latency_ms"])
-        if "variant" in opts:
-            kwargs["variant"] = opts["variant"]
+        kwargs = demo_options(project)
         self.site = DemoSite(project.data_dir / "demo-app.sqlite", **kwargs)
         self.site.start()
         super().__init__(self.site.base_url)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import DatabaseError
 from sqlalchemy.orm import Session
 
 from core.domain import BBox, Checkpoint, Escalation, EscalationCandidate, Observation, Resolution, RunResult, StepOutcome, Verdict
@@ -145,6 +146,8 @@ class Store:
             Read-only open of a missing file.
         core.store.SchemaVersionError
             The file is from a newer Steadyhand, or (read-only) needs a migration.
+        StoreError
+            The file is damaged or not a SQLite database.
         """
         path = Path(path)
         if path.is_dir():
@@ -155,7 +158,12 @@ class Store:
         engine = database.sqlite_engine(path, read_only=read_only)
         store = cls(engine, media_root=path.parent, redactor=redactor, read_only=read_only,
                     path=path)
-        store._prepare(recover=recover)
+        try:
+            store._prepare(recover=recover)
+        except DatabaseError as exc:  # a damaged file or not SQLite at all: say so, never write over it
+            engine.dispose()
+            raise StoreError(f"{path}: not a readable Steadyhand store ({exc.orig}); move the file away to "
+                             f"start a new store (nothing was written to it)") from None
         return store
 
     @classmethod
