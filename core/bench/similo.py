@@ -2,7 +2,7 @@
 
 Reads the Similo replication-package format (Nass, Alégroth, Feldt et al.,
 "Similo: A Similarity-based Web Element Locator", ACM TOSEM 2023; see
-``benchmarks/README.md``)::
+the replication package)::
 
     <dataset>/<App>/N.properties                  old_xpath=..., new_xpath=...
     <dataset>/<App>/target_widgets/*.properties   widgets of the OLD page
@@ -32,7 +32,7 @@ __all__ = [
     "SIMILO_REFERENCE", "site_folds",
 ]
 
-#: Published reference on the same 318 dev pairs (benchmarks/README.md):
+#: Reference figures on the same 318 dev pairs, measured with the dataset when it was packaged:
 #: a faithful port of Similo, weights 1.5/0.5, no abstention.
 SIMILO_REFERENCE: Mapping[str, float] = {
     "pairs": 318, "located": 295, "wrong": 23, "abstained": 0, "accuracy": 295 / 318,
@@ -462,5 +462,5 @@ def format_report(report: BenchReport) -> str:
             lines.append(f"located per fold: min {min(accs):.1f}%, max {max(accs):.1f}%, "
                          f"spread {max(accs) - min(accs):.1f} points")
     lines.append("Similo reference: faithful port of the published weights (1.5/0.5), no abstention, "
-                 "measured on the same 318 pairs (benchmarks/README.md).")
+                 "measured on the same 318 pairs when the dataset was packaged.")
     return "\n".join(lines)
