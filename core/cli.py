@@ -161,6 +161,36 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_baselines(args: argparse.Namespace) -> int:
+    """``steadyhand baselines list|reset``: the R1 screen baselines of a project's store."""
+    from core.store import Store, StoreError, store_path
+
+    root = Path(args.project)
+    if not (root / "steadyhand.yaml").is_file():
+        _err(f"{root}: not a project folder (no steadyhand.yaml)")
+        return EXIT_INPUT
+    if not store_path(root).is_file():
+        print("no baselines (no run of this project was recorded yet)")
+        return EXIT_OK
+    try:
+        store = Store.open(store_path(root))
+    except StoreError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    with store:
+        if args.baselines == "reset":
+            n = store.reset_baselines(flow=args.flow, step_id=args.step)
+            print(f"{n} baseline(s) forgotten; the next passing run takes new ones (flow files untouched)")
+            return EXIT_OK
+        rows = store.baselines(alerts_only=args.alerts)
+        if not rows:
+            print("no baselines" + (" with an alert" if args.alerts else ""))
+        for b in rows:
+            state = f"ALERT: {b.alert_reason}" if b.alert else f"ok (refreshed {b.refreshed}x)"
+            print(f"{b.flow} step {b.step_id}: {state}")
+    return EXIT_OK
+
+
 def _cmd_bench_table(args: argparse.Namespace) -> int:
     """``steadyhand bench table``: observe / resolve ms per target on an N-row table (exit 0: figures are the output)."""
     from core.bench.table import format_report, run_table_benchmark
@@ -385,6 +415,18 @@ def build_parser() -> argparse.ArgumentParser:
     from core.heal.command import add_heals_parser, heals_command
 
     add_heals_parser(sub).set_defaults(func=heals_command)
+    bs = sub.add_parser("baselines", help="the R1 screen baselines: list them, or forget them after a real change",
+                        description="Example: steadyhand baselines list projects/demo --alerts; "
+                                    "steadyhand baselines reset projects/demo --flow export_report")
+    basub = bs.add_subparsers(dest="baselines", required=True)
+    bls = basub.add_parser("list", help="every baseline and its alert")
+    bls.add_argument("project")
+    bls.add_argument("--alerts", action="store_true", help="only baselines with an alert")
+    brs = basub.add_parser("reset", help="forget baselines; the next passing run takes new ones")
+    brs.add_argument("project")
+    brs.add_argument("--flow", help="only this flow's")
+    brs.add_argument("--step", help="only this step id's (with --flow)")
+    bs.set_defaults(func=_cmd_baselines)
 
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)

@@ -320,6 +320,7 @@ class PlaywrightDriver:
             return getattr(obj, method)(*args)
         from playwright.sync_api._generated import mapping
 
+        # the impl methods take every argument positionally (Keyboard.press(key, delay): pass delay=None)
         coro = getattr(impl, method)(*[mapping.to_impl(a) for a in args])
 
         async def limited() -> Any:
@@ -735,7 +736,7 @@ class PlaywrightDriver:
             When the element is gone, not actionable within the timeout, or
             the action fails.
         """
-        from playwright.sync_api import Error as PwError
+        from playwright.sync_api import Error as PwError, TimeoutError as PwTimeout
 
         page = self.page
         t = action.timeout_ms or self.settings.action_timeout_ms  # 0: the project's (P6)
@@ -756,10 +757,14 @@ class PlaywrightDriver:
                 return
             if kind in ("wait", "screenshot", "assert"):
                 if kind == "wait" and value:
-                    page.get_by_text(value).first.wait_for(state="visible", timeout=t)
+                    try:
+                        page.get_by_text(value).first.wait_for(state="visible", timeout=t)
+                    except PwTimeout:
+                        raise ActionError(self.redactor.text(f"the text {value!r} did not appear within {t} ms")) \
+                            from None
                 return
             if kind == "press" and not ref:
-                self._bounded(page.keyboard, "press", value, what=f"key {value}", ms=t)
+                self._bounded(page.keyboard, "press", value, None, what=f"key {value}", ms=t)
                 return
             if ref is None:
                 raise ActionError(f"{kind} needs a target element")
@@ -804,8 +809,8 @@ class PlaywrightDriver:
         # a custom widget: focus it, select all, type
         h.click(timeout=timeout)
         for key in ("Control+A", "Delete"):
-            self._bounded(self.page.keyboard, "press", key, what="clearing a custom field", ms=timeout)
-        self._bounded(self.page.keyboard, "type", value, what="typing into a custom field", ms=timeout)
+            self._bounded(self.page.keyboard, "press", key, None, what="clearing a custom field", ms=timeout)
+        self._bounded(self.page.keyboard, "type", value, None, what="typing into a custom field", ms=timeout)
 
     def _select(self, h: Any, value: str, timeout: int) -> None:
         tag = self._bounded(h, "evaluate", "e => e.tagName.toLowerCase()", None, what="select")

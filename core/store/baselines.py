@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from core.domain.change import ChangeReport, KeyElement, ScreenFingerprint
@@ -99,6 +99,16 @@ def baseline_rows(s: Session, *, alerts_only: bool = False) -> list[StoredBaseli
     if alerts_only:
         q = q.where(ScreenBaselineRow.alert.is_(True))
     return [_of(r) for r in s.scalars(q)]
+
+
+def delete_baselines(s: Session, *, flow: str | None = None, step_id: str | None = None) -> int:
+    """Delete baselines (all, one flow's, or one step's); the next passing run makes new ones. Returns the count."""
+    q = delete(ScreenBaselineRow)
+    if flow is not None:
+        q = q.where(ScreenBaselineRow.flow == flow)
+    if step_id is not None:
+        q = q.where(ScreenBaselineRow.step_id == step_id)
+    return int(s.execute(q).rowcount or 0)
 
 
 def save_baseline(s: Session, flow: str, step_id: str, fp: ScreenFingerprint, *,

@@ -529,6 +529,17 @@ class Store:
         with self._write() as s:
             return _baselines.save_baseline(s, self._t(flow), self._t(step_id), fingerprint, t=self._t, j=self._j)
 
+    def reset_baselines(self, *, flow: str | None = None, step_id: str | None = None) -> int:
+        """Forget R1 baselines (all, one flow's or one step's): the next passing run takes new ones.
+
+        For a baseline that keeps raising an alert because the app really
+        changed (or it was taken with a popup open).  Never touches a flow
+        file.  Returns how many were deleted.
+        """
+        with self._write() as s:
+            return _baselines.delete_baselines(s, flow=None if flow is None else self._t(flow),
+                                               step_id=None if step_id is None else self._t(step_id))
+
     def alert_baseline(self, flow: str, step_id: str, report: Any, run_id: str = "") -> bool:
         """Flag the baseline of ``(flow, step_id)`` with a change beyond the R1 threshold; it is kept as it was."""
         with self._write() as s:
