@@ -501,6 +501,11 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
     long = not ctx.step.reversible  # submits wait longer (S7)
     ctx.settle_t0 = time.monotonic()
     ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long)
+    if ctx.wait.samples == 0 and not long and expected_delta(ctx.step) == "value":
+        # a fill, choice or check mutates no DOM the wait could see: waiting the whole idle bound (500 ms) for
+        # nothing is most of a replay's time; twice the quiet time lets a reaction (validation, suggestions)
+        # start, and a later one is learnt (S7) and seen by the fill read-back and the next observation
+        ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, 2.0 * ex.settings.waits.quiet_ms))
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
                                          limit_ms=ctx.wait.limit_ms) or {}
 
