@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from core.engine.report import (
     EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK, FlowStats, exit_code, result_label,
@@ -138,6 +138,14 @@ def _cmd_studio(args: argparse.Namespace) -> int:
     return int(app.main(Path(args.project), run=args.run, headed=args.headed))
 
 
+def _bench_output(args: argparse.Namespace, table: str, report: Any) -> int:
+    """Print a benchmark's table; write ``report.to_json_dict()`` to ``--json`` when given. Exit 0: figures are the output."""
+    print(table, flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
+
+
 def _cmd_bench_locate(args: argparse.Namespace) -> int:
     from core.bench.dataset import DatasetError, open_dataset
     from core.bench.similo import format_report, run_similo_benchmark
@@ -155,10 +163,7 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
     except DatasetError as exc:
         _err(str(exc))
         return EXIT_INPUT
-    print(format_report(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK
+    return _bench_output(args, format_report(report), report)
 
 
 def _cmd_baselines(args: argparse.Namespace) -> int:
@@ -202,10 +207,7 @@ def _cmd_bench_table(args: argparse.Namespace) -> int:
         _err("--rows and --repeat must be at least 1")
         return EXIT_INPUT
     report = run_table_benchmark(args.rows, repeat=args.repeat)
-    print(format_report(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK
+    return _bench_output(args, format_report(report), report)
 
 
 def _cmd_bench_record(args: argparse.Namespace) -> int:
@@ -221,10 +223,7 @@ def _cmd_bench_record(args: argparse.Namespace) -> int:
     except BenchSetupError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
-    print(format_report(report), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK
+    return _bench_output(args, format_report(report), report)
 
 
 def _cmd_bench_drift(args: argparse.Namespace) -> int:
@@ -254,10 +253,7 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
     except DriftEnvError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
-    print(format_report(report), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK
+    return _bench_output(args, format_report(report), report)
 
 
 def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
@@ -274,10 +270,7 @@ def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
     except BenchSetupError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
-    print(format_report(report), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
-    return EXIT_OK
+    return _bench_output(args, format_report(report), report)
 
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
