@@ -795,9 +795,9 @@ def main(argv: list[str] | None = None, *, stop: Callable[[], bool] | None = Non
     site = DemoSite(args.db, today=args.today, latency_ms=args.latency_ms, variant=args.variant, port=args.port)
     site.start()
     users = ", ".join(f"{u} / {DEMO_PASSWORD}" for u in DEMO_USERS)
-    print(f"LeaveDesk demo at {site.url('/login')}  (variant {site.variant}, today {site.today}, "
-          f"latency {site.latency_ms} ms)\nUsers: {users}\nCtrl-C to stop.", flush=True)
-    try:
+    try:  # the URL is printed inside: a Ctrl-C right after it is read still stops cleanly
+        print(f"LeaveDesk demo at {site.url('/login')}  (variant {site.variant}, today {site.today}, "
+              f"latency {site.latency_ms} ms)\nUsers: {users}\nCtrl-C to stop.", flush=True)
         while not (stop and stop()):
             time.sleep(0.2)
     except KeyboardInterrupt:
