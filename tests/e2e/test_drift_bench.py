@@ -24,9 +24,9 @@ from core.bench.drift_env import DatasetteServer, DriftEnvError, free_port
 from core.bench.drift_truth import INTENDED, GroundTruthError, IntendedAction, ground_truth, locate
 from core.domain import BrowserSettings
 from core.locate.chain import resolve
-from core.perception.driver import PlaywrightDriver
 from core.project import load_flow
 from core.sites.server import StaticSite
+from browser_fixtures import open_driver
 
 pytestmark = pytest.mark.browser
 
@@ -130,13 +130,8 @@ def sites():
 
 @pytest.fixture(scope="module")
 def driver(sites):
-    d = PlaywrightDriver(BrowserSettings(viewport_width=1280, viewport_height=800), base_url="http://127.0.0.1",
-                         headless=True)
-    d.open()
-    try:
+    with open_driver("http://127.0.0.1", BrowserSettings(viewport_width=1280, viewport_height=800)) as d:
         yield d
-    finally:
-        d.close()
 
 
 @pytest.mark.parametrize("step_id,version", CASES)

@@ -16,6 +16,7 @@ from core.domain import BrowserSettings
 from core.locate.chain import resolve
 from core.perception.driver import PlaywrightDriver
 from core.sites.server import StaticSite
+from browser_fixtures import open_driver
 
 pytestmark = pytest.mark.browser
 
@@ -30,13 +31,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def driver(site):
-    d = PlaywrightDriver(BrowserSettings(viewport_width=1280, viewport_height=800), base_url=site.base_url,
-                         headless=True)
-    d.open()
-    try:
+    with open_driver(site.base_url, BrowserSettings(viewport_width=1280, viewport_height=800)) as d:
         yield d
-    finally:
-        d.close()
 
 
 def _candidate_of(driver: PlaywrightDriver, obs, selector: str):

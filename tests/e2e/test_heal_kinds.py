@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from core.domain import BrowserSettings, Candidate, Observation
+from core.domain import Candidate, Observation
 from core.locate import resolve
 from core.perception.driver import PlaywrightDriver
 from core.sites.server import StaticSite
+from browser_fixtures import open_driver
 
 pytestmark = pytest.mark.browser
 
@@ -34,12 +35,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def driver(site):
-    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
-    d.open()
-    try:
+    with open_driver(site.base_url) as d:
         yield d
-    finally:
-        d.close()
 
 
 def observe(driver: PlaywrightDriver, page: str) -> Observation:

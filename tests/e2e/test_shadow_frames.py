@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from core.domain import Action, Assertion, BrowserSettings, Candidate, EngineSettings, Flow, Step, WaitSettings
+from core.domain import Action, Assertion, Candidate, EngineSettings, Flow, Step, WaitSettings
 from core.engine.executor import FlowExecutor
 from core.perception.driver import PlaywrightDriver
 from core.sites.server import StaticSite
+from browser_fixtures import open_driver
 
 FIXTURES = Path(__file__).parent / "fixtures" / "components"
 
@@ -34,10 +35,8 @@ def site():
 
 @pytest.fixture()
 def driver(site):
-    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
-    d.open()
-    yield d
-    d.close()
+    with open_driver(site.base_url) as d:
+        yield d
 
 
 def by_name(cands: tuple[Candidate, ...]) -> dict[tuple[str, str], Candidate]:

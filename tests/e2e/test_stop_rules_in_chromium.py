@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from core.domain import Action, BrowserSettings, ElementDescriptor, EngineSettings, Escalation, Flow, Step, WaitSettings
+from core.domain import Action, ElementDescriptor, EngineSettings, Escalation, Flow, Step, WaitSettings
 from core.engine.control import Answer, HeadlessControl
 from core.engine.events import EscalationRaised, StepStarted, VerdictReached
 from core.engine.executor import FlowExecutor
 from core.perception.driver import PlaywrightDriver
 from core.recover.waits import WaitLearner
 from core.sites.server import StaticSite
+from browser_fixtures import open_driver
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stops"
 
@@ -32,10 +33,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def driver(site):
-    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
-    d.open()
-    yield d
-    d.close()
+    with open_driver(site.base_url) as d:
+        yield d
 
 
 class Answers(HeadlessControl):

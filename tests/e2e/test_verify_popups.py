@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 from core.domain import (
-    Action, AfterState, BrowserSettings, ElementDescriptor, EngineSettings, Flow, Step, StepEvidence, WaitSettings,
+    Action, AfterState, ElementDescriptor, EngineSettings, Flow, Step, StepEvidence, WaitSettings,
 )
 from core.engine.events import Recovered, VerdictReached
 from core.engine.executor import FlowExecutor
 from core.perception.driver import PlaywrightDriver
 from verify_site import Events, VerifySite
+from browser_fixtures import open_driver
 
 pytestmark = pytest.mark.browser
 
@@ -35,10 +36,8 @@ def site():
 
 @pytest.fixture
 def driver(site):
-    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
-    d.open()
-    yield d
-    d.close()
+    with open_driver(site.base_url) as d:
+        yield d
 
 
 def run(driver: PlaywrightDriver, start: str, steps: tuple[Step, ...]) -> tuple[Any, Events]:

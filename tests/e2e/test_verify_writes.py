@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from core.domain import Action, BrowserSettings, ElementDescriptor, EngineSettings, Flow, Step, WaitSettings
+from core.domain import Action, ElementDescriptor, EngineSettings, Flow, Step, WaitSettings
 from core.engine.events import EscalationRaised
 from core.engine.executor import FlowExecutor
 from core.perception.driver import PlaywrightDriver
 from verify_site import Events, VerifySite
+from browser_fixtures import open_driver
 
 pytestmark = pytest.mark.browser
 
@@ -32,10 +33,8 @@ def site():
 
 @pytest.fixture
 def driver(site):
-    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, headless=True)
-    d.open()
-    yield d
-    d.close()
+    with open_driver(site.base_url) as d:
+        yield d
 
 
 def by(selector: str, kind: str = "click", value: str = "", **kw: Any) -> Step:
