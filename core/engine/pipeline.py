@@ -790,14 +790,9 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     # doing a write twice)
     max_attempts = 1 + (ex.settings.waits.retries if reversible or not f.acted else 0)
     cp = ctx.cp  # this attempt's: a failure before the checkpoint phase has none
-    popup = _popup_open(ctx)
-    if f.kind == "abstained" and ctx.attempt == 1 and ctx.before is not None \
-            and len(ctx.before.modal_titles) > _dialogs_expected(ctx):
-        # the target may be behind a popup the step does not expect (covered, or its twin is): dismiss it by
-        # its close / cancel control or Escape, never its confirming button (failure kind 14), look again once
-        if not _roll_back(ex, ctx, None, popup=True):
-            time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
-            return
+    # an abstention counts only dialogs the step does not expect (its target may be behind one, kind 14)
+    popup = _popup_open(ctx) if f.kind != "abstained" else (
+        ctx.before is not None and len(ctx.before.modal_titles) > _dialogs_expected(ctx))
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
     if rec.kind == "roll_back":

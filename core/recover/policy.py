@@ -106,6 +106,9 @@ def decide_recovery(failure: Failure, *, reversible: bool, attempts: int, max_at
         return Recovery("abort", f"the browser failed: {failure.reason}")
     if failure.acted and not reversible:
         return Recovery("escalate", f"aborted abnormally: irreversible step failed verification ({failure.reason})")
+    if failure.kind == "abstained" and popup and can_roll_back and attempts == 1:
+        # the target may be behind the popup: dismiss it (never by its confirming button) and look once more
+        return Recovery("roll_back", f"dismiss the popup the step does not expect and look again: {failure.reason}")
     if failure.kind in _HUMAN_AT_ONCE:
         return Recovery("escalate", failure.reason)
     if breaker_state == "open":

@@ -57,7 +57,8 @@ def test_a_failure_before_acting_rolls_back_only_under_a_popup() -> None:
                                breaker_state="closed", can_roll_back=True, popup=popup).kind
     assert d("precondition", True) == "roll_back"
     assert d("precondition", False) == "retry"
-    assert d("abstained", True) == "escalate"
+    assert d("abstained", True) == "roll_back"  # once: dismiss the unexpected popup, look again
+    assert d("abstained", False) == "escalate"
 
 
 def test_an_irreversible_step_is_never_rolled_back_nor_retried() -> None:
@@ -80,3 +81,14 @@ def test_what_a_human_may_answer() -> None:
     assert human_answers(Failure("unchanged", "x", acted=False), reversible=False) == ("retry", "skip", "stop",
                                                                                       "take_over")
     assert human_answers(Failure("abstained", "tie"), reversible=True) == ("retry", "skip", "stop", "take_over")
+
+
+def test_an_abstention_behind_an_unexpected_popup_dismisses_it_once_then_asks() -> None:
+    f = Failure("abstained", "locator abstained: best candidate is covered")
+    first = decide_recovery(f, reversible=True, attempts=1, max_attempts=3, breaker_state="closed",
+                            can_roll_back=True, popup=True)
+    assert first.kind == "roll_back"
+    assert decide_recovery(f, reversible=True, attempts=2, max_attempts=3, breaker_state="closed",
+                           can_roll_back=True, popup=True).kind == "escalate"
+    assert decide_recovery(f, reversible=True, attempts=1, max_attempts=3, breaker_state="closed",
+                           can_roll_back=False, popup=False).kind == "escalate"
