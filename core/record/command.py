@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
@@ -100,11 +101,76 @@ def _run_in_own_session(argv: list[str], args: argparse.Namespace) -> int:
     what = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else f"signal {-code}"
     print(f"steadyhand: warning: the recording process was killed ({what}); saving what its journal holds",
           file=sys.stderr, flush=True)
-    return _recover(args)
+    return _recover(args, session=child.pid)
 
 
-def _recover(args: argparse.Namespace) -> int:
-    """Save the newest journal of ``args.flow`` left in the project by a killed recording."""
+#: How long the processes a killed recording left behind get to die, in seconds.
+REAP_TIMEOUT_S = 10.0
+
+
+def _reap_leftovers(session: int, folder: Path) -> None:
+    """Kill what a killed recording process left running, and wait (bounded) until it is gone.
+
+    Playwright's driver runs in the dead child's session; Chromium, launched
+    detached, runs in a session of its own, with its profile inside the journal
+    folder (``--user-data-dir=<project>/.steadyhand/recordings/...``).  Left alone
+    they keep writing into the journal while it is being removed.  Only processes
+    of that session or naming that journal ``folder`` are killed (another
+    recording's browser is left alone).  Linux only
+    (``/proc``); elsewhere nothing is done.  Waits at most ``REAP_TIMEOUT_S``;
+    never raises.
+    """
+    import time
+
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    marker = os.fsencode(str(folder.resolve()))
+    me = os.getpid()
+
+    def leftovers() -> list[int]:
+        found = []
+        for entry in proc.iterdir():
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            pid = int(entry.name)
+            try:
+                if os.getsid(pid) == session or marker in (entry / "cmdline").read_bytes():
+                    found.append(pid)
+            except (OSError, ProcessLookupError):
+                continue
+        return found
+
+    deadline = time.monotonic() + REAP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        pids = leftovers()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.1)
+
+
+def _remove_journal(folder: Path) -> None:
+    """Remove a journal folder; retried a few times (a dying browser may still be writing in it); never raises."""
+    import time
+
+    for _ in range(20):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(0.1)
+
+
+def _recover(args: argparse.Namespace, *, session: int | None = None) -> int:
+    """Save the newest journal of ``args.flow`` left in the project by a killed recording.
+
+    ``session`` is the killed process's session id: what it left running is
+    killed first (``_reap_leftovers``).
+    """
     from core.project import ProjectError, load_project
 
     from .recorder import recover_journal
@@ -118,6 +184,8 @@ def _recover(args: argparse.Namespace) -> int:
     if not folders:
         _err("no journal of it was found; nothing could be saved")
         return 4
+    if session is not None:
+        _reap_leftovers(session, folders[-1])
     try:
         got = recover_journal(folders[-1])
     except ProjectError as exc:
@@ -125,11 +193,11 @@ def _recover(args: argparse.Namespace) -> int:
         return 4
     if got is None:
         _err("nothing had been recorded yet; no flow was saved")
-        shutil.rmtree(folders[-1], ignore_errors=True)
+        _remove_journal(folders[-1])
         return 4
     flow, crops, files = got
     path = save_recording(project.root, flow, crops, files)
-    shutil.rmtree(folders[-1], ignore_errors=True)
+    _remove_journal(folders[-1])
     n = len(flow.steps)
     print(f"Recovered {n} step{'s' if n != 1 else ''} from its journal into {path.relative_to(project.root)}",
           flush=True)

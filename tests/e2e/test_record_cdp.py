@@ -241,5 +241,15 @@ def test_a_killed_recording_is_recovered_from_its_journal(project):
     assert flow.start_url == "/"  # what was asked (the default, the base URL), not the login it redirects to
     assert (project / "flows" / "killed.crops" / "s3.png").is_file()
     assert not any((project / ".steadyhand" / "recordings").iterdir())
+    # the browser the dead recording left running (its profile was in the journal) was killed, not left writing
+    marker = os.fsencode(str((project / ".steadyhand" / "recordings").resolve()))
+    alive = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes():
+                alive.append(entry.name)
+        except OSError:
+            continue
+    assert not alive
     for p, data in _files_text(project):
         assert DEMO_SECRET.encode() not in data, p
