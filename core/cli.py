@@ -75,8 +75,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
+    if args.junit and not _writable(Path(args.junit)):
+        _err(f"{args.junit}: cannot write the JUnit XML there")
+        return EXIT_INPUT
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
     results = []
+    seeds: list[int | None] = []
     from core.engine.screen import ChangeLines
 
     change_lines = ChangeLines()
@@ -101,6 +105,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         _err(result.error)  # the target is unreachable: every other flow would say the same
                         return EXIT_ENVIRONMENT
                     results.append(result)
+                    seeds.append(seed)
                     st.add(result)
                     gt = getattr(session.site, "ground_truth", None)
                     if gt is not None:
@@ -123,6 +128,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         doc = summary_json(list(stats.values()))
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    if args.junit:
+        from core.engine.junit import write_junit
+
+        write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
     return exit_code(results)
 
 
@@ -365,8 +374,25 @@ def _env_var(name: str) -> str:
     return env_var_name(name)
 
 
+def _version() -> str:
+    """The installed distribution's version, or the source tree's (pyproject.toml) when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("steadyhand")
+    except PackageNotFoundError:
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        try:
+            return str(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="steadyhand", description="Build, replay and debug self-healing GUI agents.")
+    p.add_argument("--version", action="version", version=f"steadyhand {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="replay a project's flows (headless-capable)")
@@ -374,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--flow", action="append", help="flow name (repeatable; default: all)")
     r.add_argument("--headless", action="store_true", help="run Chromium headless")
     r.add_argument("--json", metavar="PATH", help="write a JSON summary")
+    r.add_argument("--junit", metavar="PATH", help="write JUnit XML (one test case per flow run) for CI")
     r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
     r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")

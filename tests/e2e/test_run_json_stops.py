@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,8 @@ def project(tmp_path_factory):
 def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: Path) -> None:
     out = tmp_path / "run.json"
     r = subprocess.run([sys.executable, "-m", "core.cli", "run", str(project), "--headless", "--no-store",
-                        "--no-screenshots", "-q", "--json", str(out)], cwd=ROOT, env=dict(os.environ),
+                        "--no-screenshots", "-q", "--json", str(out), "--junit", str(tmp_path / "junit.xml")],
+                       cwd=ROOT, env=dict(os.environ),
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 3, r.stdout + r.stderr  # escalated, none failed
     doc = json.loads(out.read_text())
@@ -93,3 +95,15 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
     assert rows["toggle"][1:3] == ["escalated", "4/8"]
     assert rows["profile"][1:3] == ["escalated", "1/2"]
     assert rows["settings"][1:3] == ["passed", "2/2"]
+
+    # the same stops, as CI systems read them: one test case per flow, failures with the step and the reason
+    suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
+    assert (suite.get("name"), suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("Stops", "4", "3", "0")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert set(cases) == set(FLOWS) and cases["settings"].find("failure") is None
+    toggle_failure = cases["toggle"].find("failure")
+    assert toggle_failure.get("type") == "stagnation"
+    assert toggle_failure.get("message").startswith('escalated at step 5 (s5 "click Wi-Fi"): ')
+    assert "K2" in toggle_failure.get("message")
+    assert cases["save"].find("failure").get("type") == "breaker_open"
+    assert "  5. s5" in cases["toggle"].find("system-out").text
