@@ -135,6 +135,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return exit_code(results)
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    """``steadyhand audit``: 0 nothing found, 1 a secret was found somewhere, 2 bad input."""
+    from core.engine.audit import audit_project
+    from core.project import ProjectError, load_project
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    extra = [Path(p) for p in args.also or []]
+    missing = [p for p in extra if not p.exists()]
+    if missing:
+        _err(f"--also {missing[0]}: no such file or folder")
+        return EXIT_INPUT
+    report = audit_project(project, extra=extra)
+    for line in report.lines():
+        print(line)
+    return EXIT_OK if report.clean else EXIT_FAILED
+
+
 def _cmd_studio(args: argparse.Namespace) -> int:
     from core.project import ProjectError, load_project
 
@@ -408,6 +429,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-screenshots", action="store_true", help="skip screenshots (faster)")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-flow progress lines")
     r.set_defaults(func=_cmd_run)
+
+    a = sub.add_parser("audit", help="look for the declared secrets' values in the project's files, store and screenshots",
+                       description="Scan the project folder (flows, the store, screenshots and their masked regions, "
+                                   "recording journals, anything archived there) and any --also paths (exports, "
+                                   "reports) for the declared secrets' values, in clear, URL-encoded, JSON- or "
+                                   "HTML-escaped or base64. Exit 0: nothing found; 1: something found; 2: bad input.",
+                       epilog="example: steadyhand audit projects/demo --also tests/test_login.py --also junit.xml")
+    a.add_argument("project", help="project folder (holds steadyhand.yaml)")
+    a.add_argument("--also", action="append", metavar="PATH", help="a file or folder outside the project to scan too")
+    a.set_defaults(func=_cmd_audit)
 
     s = sub.add_parser("studio", help="open the studio on a project")
     s.add_argument("project")

@@ -17,6 +17,7 @@ Three small tools:
 from __future__ import annotations
 
 import io
+import json
 import math
 import os
 import re
@@ -24,12 +25,14 @@ from typing import Any, Iterable, Sequence
 from urllib.parse import quote, quote_plus
 
 __all__ = [
-    "MASK", "ENV_PREFIX", "MIN_SUBSTRING_LENGTH", "MissingSecretError", "env_var_name",
+    "MASK", "MASKS_CHUNK", "ENV_PREFIX", "MIN_SUBSTRING_LENGTH", "MissingSecretError", "env_var_name",
     "keyring_service", "resolve_secret", "Redactor", "mask_boxes_png", "css_boxes_to_device",
 ]
 
 #: What a masked secret looks like, in text, in the store and in logs.
 MASK = "••••••"
+#: PNG text chunk listing the regions :func:`mask_boxes_png` painted, device px ``[[x0, y0, x1, y1], ...]``.
+MASKS_CHUNK = "steadyhand:masks"
 #: Prefix of the environment variables that carry secrets.
 ENV_PREFIX = "STEADYHAND_SECRET_"
 #: Secret values shorter than this (chars) are masked only when a whole
@@ -299,7 +302,9 @@ def mask_boxes_png(
     -------
     bytes
         The masked PNG (same size and mode family), or ``png`` itself when
-        there is nothing to mask.
+        there is nothing to mask.  Its ``steadyhand:masks`` text chunk
+        (:data:`MASKS_CHUNK`) lists the painted regions, so an audit can
+        check that each one is solid.
     """
     rects: list[tuple[int, int, int, int]] = []
     for x, y, w, h in boxes_device_px:
@@ -323,6 +328,15 @@ def mask_boxes_png(
         if x1 > x0 and y1 > y0:
             # PIL's rectangle includes its end coordinates.
             draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill)
+    from PIL.PngImagePlugin import PngInfo
+
+    done = []
+    for x0, y0, x1, y1 in rects:
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+        if x1 > x0 and y1 > y0:
+            done.append([x0, y0, x1, y1])
+    info = PngInfo()
+    info.add_text(MASKS_CHUNK, json.dumps(done))  # what was masked, for `steadyhand audit`
     buf = io.BytesIO()
-    img.save(buf, format="PNG")
+    img.save(buf, format="PNG", pnginfo=info)
     return buf.getvalue()

@@ -91,6 +91,22 @@ def demo_options(project: Project) -> dict[str, Any]:
     return kwargs
 
 
+#: The bundled demo app's own database (the app under test's data, users' passwords included), in the data folder.
+DEMO_APP_DB = "demo-app.sqlite"
+
+
+def site_data_files(project: Project) -> list[Path]:
+    """Files that hold the data of the app under test itself (not Steadyhand's): the demo app's database.
+
+    An audit of Steadyhand's records leaves them out: the app keeps its
+    users' passwords as it likes.  Empty for sites that are not bundled.
+    """
+    if project.settings.site != "demo":
+        return []
+    db = project.data_dir / DEMO_APP_DB
+    return [db, *(db.with_name(db.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+
+
 class DemoAdapter(SiteAdapter):
     """The bundled demo app, reset before every flow."""
 
@@ -98,7 +114,7 @@ class DemoAdapter(SiteAdapter):
         from core.sites.demo import DemoSite
 
         kwargs = demo_options(project)
-        self.site = DemoSite(project.data_dir / "demo-app.sqlite", **kwargs)
+        self.site = DemoSite(project.data_dir / DEMO_APP_DB, **kwargs)
         self.site.start()
         super().__init__(self.site.base_url)
 

@@ -1,0 +1,283 @@
+"""Secrets audit: look for the declared secrets' values everywhere a project keeps data (architecture rule 7).
+
+:func:`audit_project` scans
+
+- every file under the project folder (flows, crops, the run-data folder
+  ``.steadyhand/`` with its SQLite store and its journal/WAL files, media,
+  recording journals, anything sent to a model that was archived there) and
+  any extra paths given (exports, reports, JUnit files written elsewhere),
+  byte by byte, so a value left in a freed page of the database is found
+  too;
+- the store table by table, column by column, to say *where* a value is
+  (``steps.error, row 12``);
+- every PNG's text chunks, and the regions the engine masked on its
+  screenshots (listed by :func:`core.secrets.mask_boxes_png` in the PNG's
+  ``steadyhand:masks`` chunk): a masked region must be one solid colour.
+
+Each value is looked for in the forms it leaks in: as is, URL-encoded
+(``%40`` and ``+``), JSON-escaped, HTML-escaped and base64.  Values shorter
+than :data:`core.secrets.MIN_SUBSTRING_LENGTH` (3 chars) cannot be searched
+for without matching everything: they are reported as not audited.
+Symbolic links are not followed (a link out of the project is reported, not
+read).  Nothing is written.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+from urllib.parse import quote, quote_plus
+
+from core.project import Project
+from core.secrets import MASKS_CHUNK, MIN_SUBSTRING_LENGTH, MissingSecretError, resolve_secret
+
+__all__ = ["Finding", "AuditReport", "declared_secrets", "audit_project", "audit_paths", "MASKS_CHUNK"]
+
+#: Files are read in blocks of this many bytes (with an overlap as long as the longest pattern).
+_BLOCK = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One place a secret was found.
+
+    Attributes
+    ----------
+    where : str
+        A path relative to the project (or absolute for an extra path),
+        with ``: table.column, row N`` for a store cell or ``: PNG chunk K``.
+    secret : str
+        The secret's declared name (never its value).
+    form : str
+        ``clear``, ``url-encoded``, ``json-escaped``, ``html-escaped``,
+        ``base64``, or ``unmasked region`` for a masked screenshot region
+        that is not solid.
+    """
+
+    where: str
+    secret: str
+    form: str
+
+    def __str__(self) -> str:
+        if self.form == "unmasked region":
+            return f"{self.where}: a masked region is not solid (something shows through)"
+        return f"{self.where}: secret {self.secret!r} ({self.form})"
+
+
+@dataclass
+class AuditReport:
+    """What was scanned and what was found; ``clean`` when nothing was found."""
+
+    secrets: list[str] = field(default_factory=list)
+    not_audited: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    files: int = 0
+    store_cells: int = 0
+    screenshots: int = 0
+    masked_regions: int = 0
+    skipped_links: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+    def lines(self) -> list[str]:
+        """The report as printed by ``steadyhand audit``: findings first, then the summary line."""
+        out = [str(f) for f in self.findings]
+        out += [f"{name}: shorter than {MIN_SUBSTRING_LENGTH} characters, not audited" for name in self.not_audited]
+        out += [f"{name}: no value (environment, keyring or default), not audited" for name in self.unresolved]
+        out += [f"{where}: the app under test's own data, not audited" for where in self.excluded]
+        out += [f"{link}: a symbolic link, not followed" for link in self.skipped_links]
+        what = (f"{self.files} files ({self.screenshots} screenshots, {self.masked_regions} masked regions), "
+                f"{self.store_cells} store cells, for {len(self.secrets)} secret(s)")
+        verdict = "nothing found" if self.clean else f"{len(self.findings)} finding(s)"
+        out.append(f"Audited {what}: {verdict}.")
+        return out
+
+
+def declared_secrets(project: Project) -> tuple[dict[str, str], list[str]]:
+    """The values of the secrets the project and its flows declare, name -> value, and the names without one.
+
+    Values come from where a run takes them (:func:`core.secrets.resolve_secret`:
+    environment, keyring, default).
+    """
+    names = list(project.settings.secrets)
+    for flow in project.flows.values():
+        names += [n for n in flow.secrets if n not in names]
+    values: dict[str, str] = {}
+    missing: list[str] = []
+    for name in names:
+        spec = project.settings.secrets.get(name)
+        try:
+            values[name] = resolve_secret(name, project=project.name, default=spec.default if spec else None)
+        except MissingSecretError:
+            missing.append(name)
+    return values, missing
+
+
+def _forms(value: str) -> list[tuple[str, bytes]]:
+    forms = [("clear", value), ("url-encoded", quote(value, safe="")), ("url-encoded", quote_plus(value)),
+             ("json-escaped", json.dumps(value)[1:-1]), ("html-escaped", html.escape(value)),
+             ("base64", base64.b64encode(value.encode()).decode())]
+    seen: set[bytes] = set()
+    out = []
+    for form, text in forms:
+        b = text.encode("utf-8")
+        if b not in seen:
+            seen.add(b)
+            out.append((form, b))
+    return out
+
+
+class _Patterns:
+    def __init__(self, secrets: Mapping[str, str]) -> None:
+        self.items = [(name, form, b) for name, value in secrets.items() for form, b in _forms(value)]
+        self.longest = max((len(b) for _, _, b in self.items), default=1)
+
+    def find(self, data: bytes) -> list[tuple[str, str]]:
+        """(name, form) of each pattern found in ``data``, once per secret (the first form that matches)."""
+        hits: list[tuple[str, str]] = []
+        names: set[str] = set()
+        for name, form, b in self.items:
+            if name not in names and b in data:
+                names.add(name)
+                hits.append((name, form))
+        return hits
+
+    def find_in_file(self, path: Path) -> list[tuple[str, str]]:
+        hits: dict[str, str] = {}
+        tail = b""
+        with open(path, "rb") as fh:
+            while True:
+                block = fh.read(_BLOCK)
+                if not block:
+                    break
+                for name, form in self.find(tail + block):
+                    hits.setdefault(name, form)
+                tail = block[-(self.longest - 1):] if self.longest > 1 else b""
+        return list(hits.items())
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _walk(path: Path, report: AuditReport, root: Path) -> Iterable[Path]:
+    if path.is_symlink():
+        report.skipped_links.append(_rel(path, root))
+        return
+    if path.is_file():
+        yield path
+        return
+    if not path.is_dir():
+        return
+    for child in sorted(path.iterdir()):
+        yield from _walk(child, report, root)
+
+
+def _audit_png(path: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as img:
+            img.load()
+            info = {k: v for k, v in img.info.items() if isinstance(v, str)}
+            rgb = img.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError):
+        return  # not a readable image: its bytes were scanned as a file
+    report.screenshots += 1
+    for key, text in info.items():
+        if key == MASKS_CHUNK:
+            continue
+        for name, form in patterns.find(text.encode("utf-8")):
+            report.findings.append(Finding(f"{where}: PNG chunk {key}", name, form))
+    try:
+        rects = json.loads(info.get(MASKS_CHUNK, "[]"))
+    except json.JSONDecodeError:
+        rects = []
+    import numpy as np
+
+    pixels = np.asarray(rgb)
+    for rect in rects if isinstance(rects, list) else []:
+        try:
+            x0, y0, x1, y1 = (int(v) for v in rect)
+        except (TypeError, ValueError):
+            continue
+        region = pixels[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+        if region.size == 0:
+            continue
+        report.masked_regions += 1
+        if not (region == region.reshape(-1, 3)[0]).all():
+            report.findings.append(Finding(f"{where}: masked region {x0},{y0}-{x1},{y1}", "", "unmasked region"))
+
+
+def _audit_store(db: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
+    from core.store.cells import text_cells
+
+    for name, col, n, data in text_cells(db):
+        report.store_cells += 1
+        for secret, form in patterns.find(data):
+            report.findings.append(Finding(f"{where}: {name}.{col}, row {n}", secret, form))
+
+
+def audit_paths(paths: Sequence[Path], secrets: Mapping[str, str], *, root: Path,
+                exclude: Iterable[Path] = ()) -> AuditReport:
+    """Audit files and folders for ``secrets`` (name -> value); ``where`` is given relative to ``root``.
+
+    Files in ``exclude`` (the app under test's own data) are left out and
+    listed in :attr:`AuditReport.excluded`.  Never raises for unreadable
+    files (they are skipped and not counted).
+    """
+    report = AuditReport(secrets=sorted(secrets))
+    skip = {Path(p).absolute() for p in exclude}
+    usable = {n: v for n, v in secrets.items() if len(v) >= MIN_SUBSTRING_LENGTH}
+    report.not_audited = sorted(set(secrets) - set(usable))
+    patterns = _Patterns(usable)
+    for top in paths:
+        for path in _walk(Path(top), report, root):
+            where = _rel(path, root)
+            if path.absolute() in skip:
+                report.excluded.append(where)
+                continue
+            try:
+                hits = patterns.find_in_file(path) if usable else []
+            except OSError:
+                continue
+            report.files += 1
+            store_hits = []
+            if path.suffix == ".sqlite" and usable:
+                before = len(report.findings)
+                _audit_store(path, where, patterns, report)
+                store_hits = report.findings[before:]
+            if path.suffix.lower() == ".png":
+                before = len(report.findings)
+                _audit_png(path, where, patterns, report)
+                store_hits += report.findings[before:]
+            # found in the file: name the cell or PNG chunk when one holds it, else the file (e.g. a freed page)
+            named = {f.secret for f in store_hits}
+            report.findings += [Finding(where, n, form) for n, form in hits if n not in named]
+    return report
+
+
+def audit_project(project: Project, *, extra: Sequence[Path] = ()) -> AuditReport:
+    """Audit a project's folder (and ``extra`` paths) for its declared secrets' values."""
+    from core.project.loader import SETTINGS_FILE
+
+    secrets, missing = declared_secrets(project)
+    from core.sites.adapters import site_data_files
+
+    report = audit_paths([project.root, *extra], secrets, root=project.root, exclude=site_data_files(project))
+    report.unresolved = sorted(missing)
+    # a secret's declared default sits in the project file by the user's choice (a public demo value): not a leak
+    defaults = {n for n, spec in project.settings.secrets.items() if spec.default is not None
+                and secrets.get(n) == spec.default}
+    report.findings = [f for f in report.findings if not (f.where == SETTINGS_FILE and f.secret in defaults)]
+    return report

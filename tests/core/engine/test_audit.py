@@ -1,0 +1,99 @@
+"""The secrets audit finds a declared secret's value wherever it leaked, in the forms it leaks in, and says where."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import yaml
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
+from sqlalchemy import create_engine, text
+
+from core.engine.audit import audit_paths, audit_project
+from core.project import load_project
+from core.secrets import MASKS_CHUNK, mask_boxes_png
+
+SECRET = "s3cr3t+pass@word"
+
+
+def png(size=(40, 20), color=(255, 255, 255), chunks: dict[str, str] | None = None) -> bytes:
+    img = Image.new("RGB", size, color)
+    info = PngInfo()
+    for k, v in (chunks or {}).items():
+        info.add_text(k, v)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", pnginfo=info)
+    return buf.getvalue()
+
+
+def test_a_clean_folder_is_clean_and_counted(tmp_path: Path) -> None:
+    (tmp_path / "flow.yaml").write_text("value: '{password}'\n")
+    (tmp_path / "shot.png").write_bytes(mask_boxes_png(png(), [(2, 2, 10, 5)]))
+    report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
+    assert report.clean and report.files == 2 and report.screenshots == 1 and report.masked_regions == 1
+    assert report.lines()[-1].endswith("for 1 secret(s): nothing found.")
+
+
+def test_every_leaked_form_is_found_and_named(tmp_path: Path) -> None:
+    from urllib.parse import quote, quote_plus
+
+    (tmp_path / "log.txt").write_text(f"typed {SECRET}\n")
+    (tmp_path / "req.har").write_text(f"POST /login?p={quote(SECRET, safe='')}")
+    (tmp_path / "form.txt").write_text(f"p={quote_plus(SECRET)}")
+    (tmp_path / "doc.json").write_text(json.dumps({"v": "x\"" + SECRET}))
+    (tmp_path / "ok.txt").write_text("nothing here")
+    report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
+    got = {f.where: f.form for f in report.findings}
+    assert got == {"log.txt": "clear", "req.har": "url-encoded", "form.txt": "url-encoded"} | {"doc.json": "clear"}
+    assert all(f.secret == "password" and SECRET not in str(f) for f in report.findings)
+
+
+def test_a_store_cell_is_named_by_table_column_and_row(tmp_path: Path) -> None:
+    db = tmp_path / "store.sqlite"
+    engine = create_engine(f"sqlite:///{db}")
+    with engine.begin() as c:
+        c.execute(text("create table steps (id integer primary key, error text)"))
+        c.execute(text("insert into steps (error) values ('fine'), (:v)"), {"v": f"typed {SECRET} into Password"})
+    engine.dispose()
+    report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
+    assert [str(f) for f in report.findings] == ["store.sqlite: steps.error, row 2: secret 'password' (clear)"]
+
+
+def test_a_masked_region_that_is_not_solid_and_a_text_chunk_are_found(tmp_path: Path) -> None:
+    img = Image.new("RGB", (40, 20), (0, 0, 0))
+    img.putpixel((5, 3), (250, 250, 250))  # a glyph shows through the mask
+    info = PngInfo()
+    info.add_text(MASKS_CHUNK, json.dumps([[2, 2, 12, 7]]))
+    info.add_text("Comment", f"typed {SECRET}")
+    img.save(tmp_path / "shot.png", pnginfo=info)
+    report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
+    forms = sorted(f.form for f in report.findings)
+    assert forms == ["clear", "unmasked region"]  # the chunk (its bytes are plain in the file: one finding)
+    assert any("masked region 2,2-12,7" in f.where for f in report.findings)
+
+
+def test_short_values_and_links_are_reported_not_searched(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("ab ab ab")
+    (tmp_path / "out").symlink_to("/etc")
+    report = audit_paths([tmp_path], {"pin": "ab"}, root=tmp_path)
+    assert report.clean and report.not_audited == ["pin"] and report.skipped_links == ["out"]
+    assert "pin: shorter than 3 characters, not audited" in report.lines()
+
+
+def test_a_project_is_audited_for_its_declared_secrets(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "steadyhand.yaml").write_text(yaml.safe_dump({
+        "schema_version": 1, "name": "Audited", "base_url": "http://127.0.0.1:9",
+        "secrets": {"password": {"default": "public-demo"}, "token": {}, "pin": {}}}))
+    monkeypatch.setenv("STEADYHAND_SECRET_TOKEN", SECRET)
+    monkeypatch.delenv("STEADYHAND_SECRET_PIN", raising=False)
+    monkeypatch.delenv("STEADYHAND_SECRET_PASSWORD", raising=False)
+    data = tmp_path / ".steadyhand"
+    data.mkdir()
+    (data / "notes.txt").write_text(f"token={SECRET} and public-demo")
+    report = audit_project(load_project(tmp_path))
+    # the default declared in the project file is not a leak; the same value anywhere else is
+    assert sorted((f.where, f.secret) for f in report.findings) == [
+        (".steadyhand/notes.txt", "password"), (".steadyhand/notes.txt", "token")]
+    assert report.unresolved == ["pin"]

@@ -1,0 +1,48 @@
+"""After a real run of a demo flow that types the password (store, screenshots, JUnit, an exported test),
+`steadyhand audit` finds the secret nowhere and checks the masked password field on the screenshots; a value
+planted afterwards is found and named."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "demo-" + "pass"
+
+pytestmark = pytest.mark.browser
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STEADYHAND_")}
+    return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_nothing_leaks_from_a_run_and_a_planted_value_is_found(tmp_path: Path) -> None:
+    project = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", project, ignore=shutil.ignore_patterns(".steadyhand"))
+    junit, exported = tmp_path / "junit.xml", tmp_path / "test_export_report.py"
+    run = cli("run", str(project), "--flow", "export_report", "--headless", "--junit", str(junit))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert cli("export", "pytest", str(project), "--flow", "export_report", "-o", str(exported)).returncode == 0
+
+    audit = cli("audit", str(project), "--also", str(junit), "--also", str(exported))
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    summary = audit.stdout.splitlines()[-1]
+    assert summary.endswith("for 1 secret(s): nothing found."), audit.stdout
+    screenshots = int(summary.split("(")[1].split()[0])
+    masked = int(summary.split(", ")[1].split()[0])
+    assert screenshots > 0 and masked > 0  # the password field was masked on the screenshots, and solidly
+    assert ".steadyhand/demo-app.sqlite: the app under test's own data, not audited" in audit.stdout
+
+    media = next(p for p in (project / ".steadyhand").rglob("*.png"))
+    (media.parent / "debug.txt").write_text(f"typed {SECRET}")
+    leaked = cli("audit", str(project))
+    assert leaked.returncode == 1
+    assert f"{(media.parent / 'debug.txt').relative_to(project)}: secret 'password' (clear)" in leaked.stdout
+    assert SECRET not in leaked.stdout + leaked.stderr
