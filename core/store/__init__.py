@@ -4,10 +4,10 @@ One SQLite database per project at ``<project>/.steadyhand/store.sqlite``;
 screenshots are PNG files under ``<project>/.steadyhand/screenshots/<run_id>/``
 referenced by rows with paths relative to ``.steadyhand/``.
 """
-from . import heal_models  # noqa: F401 - registers the heal_proposals table before create_all
+from . import heal_models  # noqa: F401 - registers the heal_proposals table in the models' metadata
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
-from .migrations import MIGRATIONS, SchemaVersionError, current_version, migrate
+from .migrations import SchemaVersionError, current_version, migrate
 from .models import SCHEMA_VERSION
 from .records import (
     EscalationRecord, ObservationRecord, ResolutionRecord, RunDetail, RunSummary, StepRecord,
@@ -21,7 +21,7 @@ from .repository import (
 
 __all__ = [
     "Store", "store_path", "STORE_DIRNAME", "DB_FILENAME", "SCREENSHOTS_DIR", "SCHEMA_VERSION",
-    "MIGRATIONS", "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
+    "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
     "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",

@@ -1,4 +1,4 @@
-"""The table of heal proposals (issue 9 part 4): a NEW table, added by ``create_all`` on open.
+"""The table of heal proposals (issue 9 part 4): a table of schema version 1 (stores that predate it gain it on open, :mod:`core.store.migrations`).
 
 A row is one proposed change of one step's target in one flow file: the
 descriptor the file holds (``old_target``) and the one the engine acted on
@@ -17,8 +17,8 @@ written at once and reported as filled in).  ``kind``: ``heal`` or
 the change read it.  Times are UTC.
 
 No foreign key to ``runs``: a proposal outlives the run that made it.
-The schema version is not bumped: a new table needs no migration
-(:mod:`core.store.migrations`).
+A table added to the models needs an Alembic revision that creates it
+(:mod:`core.store.schema`).
 """
 from __future__ import annotations
 

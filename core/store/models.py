@@ -28,8 +28,8 @@ __all__ = [
     "utcnow",
 ]
 
-#: Version of the schema these models describe.  Bump it together with a
-#: new entry in :data:`core.store.migrations.MIGRATIONS`.
+#: Version of the schema these models describe: the number of the head Alembic revision
+#: (``core/store/schema/versions/NNNN_*.py``); bump it together with a new revision.
 SCHEMA_VERSION = 1
 
 
@@ -198,7 +198,7 @@ class EscalationRow(Base):
 class ScreenBaselineRow(Base):
     """The R1 baseline of the screen seen before one flow step; one row per ``(flow, step_id)``.
 
-    A new table (no schema version bump: ``create_all`` adds it on open).
+    A table of schema version 1 (stores that predate it gain it on open).
     ``phash`` is 16 hex chars (``""`` without a screenshot), ``layout`` a SHA1
     hex digest, ``elements`` a JSON list of ``{"key", "role", "text", "box":
     [x, y, w, h]}`` (CSS px, page coordinates).  ``refreshed`` counts the

@@ -103,8 +103,9 @@ def test_an_existing_store_without_the_table_gains_it_on_open_at_the_same_schema
     path = tmp_path / "store.sqlite"
     store = Store.open(path)
     run_id = store.begin_run("T", "f")
-    with store._wengine.begin() as conn:  # a store written before heal proposals existed
+    with store._wengine.begin() as conn:  # a store written before heal proposals existed (and before Alembic)
         conn.execute(text("DROP TABLE heal_proposals"))
+        conn.execute(text("DROP TABLE alembic_version"))
     store.close()
     store = Store.open(path)
     with store._engine.connect() as conn:
