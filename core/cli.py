@@ -366,6 +366,47 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_import_side(args: argparse.Namespace) -> int:
+    """``steadyhand import-side FILE --project P [--test NAME] [--prefix P] [--force]``: 0 imported, 2 bad input."""
+    from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
+    from core.record.side import import_side
+    from core.secrets import env_var_name
+
+    try:
+        project = load_project(args.project)
+        values = {name: value for name, spec in project.settings.secrets.items()
+                  if (value := os.environ.get(env_var_name(name)) or spec.default)}
+        imports = import_side(Path(args.file), base_url=project.settings.base_url or "", test=args.test,
+                              flow_prefix=args.prefix or "", secret_names=tuple(project.settings.secrets),
+                              secret_values=values)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    if not imports:
+        _err(f"{args.file}: the project has no tests")
+        return EXIT_INPUT
+    targets = [(imp, project.root / FLOWS_DIR / f"{imp.flow.name}.yaml") for imp in imports]
+    for imp, path in targets:
+        existing = project.flows.get(imp.flow.name)
+        if existing is not None and Path(existing.source).resolve() != path.resolve():
+            _err(f"{existing.source}: already defines flow {imp.flow.name!r}; pass --prefix to name them apart")
+            return EXIT_INPUT
+        if path.exists() and not args.force:
+            _err(f"{path}: the flow file already exists; pass --force to overwrite it")
+            return EXIT_INPUT
+    for imp, path in targets:
+        try:
+            save_flow(imp.flow, path)
+        except OSError as exc:
+            _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
+            return EXIT_INPUT
+        for note in imp.notes:
+            print(f"  note: {note}")
+        print(f"imported {len(imp.flow.steps)} steps into {FLOWS_DIR}/{imp.flow.name}.yaml")
+    print(f"run `steadyhand run {args.project}` to replay (the first run captures full element descriptors)")
+    return EXIT_OK
+
+
 def _cmd_init(args: argparse.Namespace) -> int:
     """``steadyhand init DIR --url URL``: a project for any web app, ready for ``record`` (0 made, 2 bad input)."""
     from core.project import ProjectError
@@ -528,6 +569,17 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--repeat", type=int, default=3, help="observations per target, median reported (default 3)")
     bt.add_argument("--json", metavar="PATH")
     bt.set_defaults(func=_cmd_bench_table)
+
+    isd = sub.add_parser("import-side", help="turn a Selenium IDE project (.side) into flow files, one per test",
+                         description="Read a Selenium IDE .side file (never run it) and write one flow per test "
+                                     "into the project's flows/. Unsupported commands are listed with the reason.",
+                         epilog="example: steadyhand import-side smoke.side --project projects/site --prefix side_")
+    isd.add_argument("file", help="the .side file")
+    isd.add_argument("--project", required=True, help="project folder (holds steadyhand.yaml)")
+    isd.add_argument("--test", help="import only the test of this name")
+    isd.add_argument("--prefix", help="prefix of the flow names (default: none)")
+    isd.add_argument("--force", action="store_true", help="overwrite existing flow files")
+    isd.set_defaults(func=_cmd_import_side)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")

@@ -153,6 +153,12 @@ class ElementDescriptor:
     crop : str
         PNG crop of the element (device px) at record time: a path relative
         to the flow file's folder (``"leave_request.crops/s3.png"``).
+    imported : bool
+        True for hints an import wrote (a Selenium IDE target list: id,
+        name attribute, link text, tag) that no page has confirmed yet; the
+        first run that passes the step replaces them by the descriptor it
+        captured, as for a selector-only step.  False for everything
+        recorded or captured (and then omitted from files).
     """
 
     tag: str = ""
@@ -181,11 +187,13 @@ class ElementDescriptor:
     shadow: str = ""
     anchor: Anchor | None = None
     crop: str = ""
+    imported: bool = False
 
     @property
     def is_empty(self) -> bool:
         """True when no identifying field is set."""
-        return not any((self.tag, self.role, self.name, self.text, self.id, self.css_path, self.xpath))
+        return not any((self.tag, self.role, self.name, self.text, self.id, self.css_path, self.xpath,
+                        self.name_attr, self.test_id, self.label, self.placeholder, self.alt))
 
     @property
     def label_text(self) -> str:
@@ -198,6 +206,8 @@ class ElementDescriptor:
         for f in fields(self):
             v = getattr(self, f.name)
             if v in ("", (), None) or (f.name == "device_pixel_ratio" and v == 1.0 and self.bbox is None):
+                continue
+            if f.name == "imported" and not v:
                 continue
             if isinstance(v, (BBox,)):
                 v = v.to_list()
@@ -234,6 +244,8 @@ class ElementDescriptor:
                 v = tuple(str(c) for c in v)
             elif k == "device_pixel_ratio":
                 v = float(v)
+            elif k == "imported":
+                v = v is True or str(v).lower() == "true"
             else:
                 v = str(v)
             kw[k] = v

@@ -700,7 +700,11 @@ def _passed(ex: "FlowExecutor", ctx: StepContext) -> None:
     ex.breaker.record_success()
     ex.emit_breaker(ctx.run.run_id)
     decided = ctx.decided
-    if ctx.candidate is not None and decided.target.is_empty and not placeholders(decided.selector):
+    # a selector-only step, or imported hints confirmed without a heal: the descriptor is captured (filled in);
+    # hints that needed a heal to find anything become a heal proposal instead (reviewed, never written blindly)
+    confirmed = decided.target.imported and ctx.resolution is not None and not ctx.resolution.healed
+    if (ctx.candidate is not None and (decided.target.is_empty or confirmed)
+            and not placeholders(decided.selector)):
         # a parametrised selector names another element each run: its descriptor is not this one
         ctx.run.captures.append((decided, ctx.candidate))
     if ctx.candidate is not None and ctx.resolution is not None and ctx.resolution.healed and ctx.source == "flow":

@@ -296,7 +296,7 @@ class HealBook:
         new_text = text
         for step, cand in captured:
             now = current.get(step.id)
-            if now is None or not now.target.is_empty:
+            if now is None or not (now.target.is_empty or now.target.imported):
                 continue  # edited since the run read it: the file wins
             target = escape_target(cand.descriptor)
             try:
@@ -310,7 +310,9 @@ class HealBook:
                 step_id=step.id, step_index=next((i for i, s in enumerate(flow.steps) if s.id == step.id), 0),
                 step_title=step.title, kind="filled_in", status="applied",
                 old_target={}, new_target=target.to_mapping(), strategy="exact", score=1.0, margin=1.0,
-                resolution_reason=f"selector {step.selector!r} matched one element", run_id=run_id,
+                resolution_reason=(f"imported hints confirmed by an exact match (selector {step.selector!r})"
+                                   if now.target.imported else f"selector {step.selector!r} matched one element"),
+                run_id=run_id,
                 last_run_id=run_id, flow_digest=digest(edited), diff=unified_diff(new_text, edited, name)))
             new_text = edited
         if new_text == text:
@@ -318,6 +320,11 @@ class HealBook:
         write_atomic(path, new_text.encode("utf-8"))
         for row in rows:
             rec, _ = self.table.propose(row)
+            if row["resolution_reason"].startswith("imported hints"):
+                notes.append(f"filled in #{rec.id}: {name} step {row['step_id']} - descriptor captured for the "
+                             f"imported hints from the element they matched exactly ({_label(row['new_target'])}); "
+                             f"not a heal")
+                continue
             notes.append(f"filled in #{rec.id}: {name} step {row['step_id']} - descriptor captured from the one "
                          f"element its selector matched ({_label(row['new_target'])}); not a heal, the selector "
                          f"stays the exact level")
