@@ -1,4 +1,4 @@
-"""A small loopback HTTP server: static files plus JSON routes.
+"""A small loopback HTTP server: static files plus JSON routes, served by werkzeug's WSGI server.
 
 Bundled sites (the demo app, MiniWoB++ pages) are served by one
 :class:`LoopbackServer` each, bound to ``127.0.0.1`` on a free port (port 0,
@@ -22,11 +22,9 @@ import mimetypes
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Mapping
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs
 
 __all__ = [
     "Request", "Response", "Handler", "LoopbackServer", "StaticSite",
@@ -214,80 +212,65 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(out) + "$")
 
 
-class _QuietHTTPServer(ThreadingHTTPServer):
-    """ThreadingHTTPServer that never prints tracebacks of dropped clients."""
+def _quiet_handler() -> type:
+    """Werkzeug's request handler, quiet (no per-request lines), HTTP/1.0 and with a read timeout."""
+    from werkzeug.serving import WSGIRequestHandler
 
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 64
+    class QuietHandler(WSGIRequestHandler):
+        protocol_version = "HTTP/1.0"  # one request per connection: no idle keep-alive threads
+        timeout = 30  # s; a silent client is dropped
 
-    def __init__(self, address: tuple[str, int], owner: "LoopbackServer") -> None:
-        self.owner = owner
-        super().__init__(address, _RequestHandler)
+        def log(self, type: str, message: str, *args: Any) -> None:  # noqa: A002 - werkzeug's signature
+            if type == "error":
+                log.debug("site server: " + message, *args)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: D102
-        log.debug("connection error from %s", client_address, exc_info=True)
-
-
-class _RequestHandler(BaseHTTPRequestHandler):
-    """Parses the request, asks the owner for a Response, writes it."""
-
-    server: _QuietHTTPServer
-    protocol_version = "HTTP/1.0"  # one request per connection: no idle threads
-    server_version = "SteadyhandSite/1.0"
-    sys_version = ""
-    timeout = 30  # s; a silent client is dropped
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
-        return
-
-    def _dispatch(self) -> None:
-        parts = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY_BYTES:
-            self._write(Response.error(413, "Request body too large"))
+        def log_request(self, *args: Any, **kwargs: Any) -> None:
             return
-        body = self.rfile.read(length) if length > 0 else b""
-        cookies: dict[str, str] = {}
-        if self.headers.get("Cookie"):
-            jar = SimpleCookie()
+
+        def version_string(self) -> str:
+            return "SteadyhandSite/1.0"
+
+    return QuietHandler
+
+
+def _wsgi_app(owner: "LoopbackServer") -> Callable[..., Any]:
+    """The WSGI application of ``owner``: werkzeug parses the request, ``owner.handle`` answers it."""
+    from werkzeug.exceptions import RequestEntityTooLarge
+    from werkzeug.wrappers import Request as WRequest
+    from werkzeug.wrappers import Response as WResponse
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        wreq = WRequest(environ)
+        wreq.max_content_length = MAX_BODY_BYTES
+        try:
+            body = wreq.get_data(cache=False)
+        except RequestEntityTooLarge:
+            body = None
+        if body is None:
+            response = Response.error(413, "Request body too large")
+        else:
+            method = "GET" if wreq.method == "HEAD" else wreq.method
+            request = Request(
+                method=method,
+                path=wreq.path or "/",
+                query=parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True),
+                headers={k.lower(): v for k, v in wreq.headers.items()},
+                body=body,
+                cookies=dict(wreq.cookies),
+            )
             try:
-                jar.load(self.headers["Cookie"])
-            except Exception:  # malformed cookie header: ignore it
-                jar = SimpleCookie()
-            cookies = {k: v.value for k, v in jar.items()}
-        method = "GET" if self.command == "HEAD" else self.command
-        request = Request(
-            method=method,
-            path=unquote(parts.path) or "/",
-            query=parse_qs(parts.query, keep_blank_values=True),
-            headers={k.lower(): v for k, v in self.headers.items()},
-            body=body,
-            cookies=cookies,
-        )
-        try:
-            response = self.server.owner.handle(request)
-        except Exception as exc:  # a bug in a handler must not kill the server
-            log.exception("handler failed for %s %s", self.command, self.path)
-            response = Response.error(500, f"Internal error: {type(exc).__name__}")
-        self._write(response)
+                response = owner.handle(request)
+            except Exception as exc:  # a bug in a handler must not kill the server
+                log.exception("handler failed for %s %s", wreq.method, wreq.full_path)
+                response = Response.error(500, f"Internal error: {type(exc).__name__}")
+        out = WResponse(response.body, status=response.status, content_type=response.content_type)
+        out.headers["Cache-Control"] = "no-store"
+        out.headers["X-Content-Type-Options"] = "nosniff"
+        for name, value in response.headers:
+            out.headers.add(name, value)
+        return out(environ, start_response)
 
-    def _write(self, response: Response) -> None:
-        try:
-            self.send_response(response.status)
-            self.send_header("Content-Type", response.content_type)
-            self.send_header("Content-Length", str(len(response.body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            for name, value in response.headers:
-                self.send_header(name, value)
-            self.end_headers()
-            if self.command != "HEAD" and response.body:
-                self.wfile.write(response.body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-
-    do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = _dispatch
+    return app
 
 
 class LoopbackServer:
@@ -311,7 +294,7 @@ class LoopbackServer:
     def __init__(self, *, port: int = 0) -> None:
         self._port = port
         self._routes: list[_Route] = []
-        self._httpd: _QuietHTTPServer | None = None
+        self._httpd: Any = None  # werkzeug.serving.ThreadedWSGIServer
         self._thread: threading.Thread | None = None
 
     # -- routes -------------------------------------------------------------
@@ -383,7 +366,22 @@ class LoopbackServer:
         """Bind and serve in a daemon thread; returns ``self``.  Idempotent."""
         if self._httpd is not None:
             return self
-        self._httpd = _QuietHTTPServer((self.host, self._port), self)
+        import socket
+
+        from werkzeug.serving import ThreadedWSGIServer
+
+        # bound here (werkzeug would print and exit on a bind error): an OSError names the port
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self._port))
+            sock.listen(64)
+            httpd = ThreadedWSGIServer(self.host, sock.getsockname()[1], _wsgi_app(self), handler=_quiet_handler(),
+                                       fd=sock.fileno())
+        finally:
+            sock.close()  # werkzeug serves a duplicate of it
+        httpd.daemon_threads = True
+        self._httpd = httpd
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
             name=f"{type(self).__name__}:{self.port}", daemon=True,

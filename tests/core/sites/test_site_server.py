@@ -191,3 +191,11 @@ def test_large_bodies_are_refused() -> None:
 def test_root_must_exist(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         StaticSite(tmp_path / "missing")
+
+
+def test_a_taken_port_raises_oserror_and_does_not_exit(root: Path) -> None:
+    with StaticSite(root) as first:
+        second = StaticSite(root, port=first.port)
+        with pytest.raises(OSError):
+            second.start()
+        assert not second.running and first.running
