@@ -1,6 +1,6 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
+``python -m studio.preview live|resolution|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
@@ -52,11 +52,42 @@ def _live() -> LiveView:
     last = obs[-2]  # "before" of step 5: the form with the healed "Log in" target
     view.set_observation(last.observation, QImage.fromData(last.observation.screenshot_png, "PNG"))
     target = next(e for e in events if isinstance(e, TargetResolved) and e.index == last.index)
-    if target.candidate is not None:
-        view.set_target(target.candidate, f"{target.resolution.strategy} {target.resolution.score:.2f}")
+    view.show_resolution(target.resolution, target.candidate)
     view.set_grid_visible(True)
     view.resize(1120, 630)
     return view
+
+
+def _resolution() -> QWidget:
+    """The resolution panel at the sample run's escalation, said plainly (:func:`core.engine.explain.explain`)."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from core.engine.events import EscalationRaised  # noqa: PLC0415
+    from core.engine.explain import explain  # noqa: PLC0415
+
+    from .views.resolution import ResolutionPanel  # noqa: PLC0415
+
+    panel = ResolutionPanel()
+    events = _events()
+    page = {}
+    for e in events:
+        if isinstance(e, ObservationMade):
+            page[e.index] = e.observation.candidates
+        if isinstance(e, EscalationRaised):
+            res = next((t.resolution for t in events if isinstance(t, TargetResolved) and t.index == e.index), None)
+            cands = page.get(e.index, ())
+            by_ref = {c.ref: c for c in cands}
+            tops = tuple(replace(c, role=by_ref[c.ref].descriptor.role if c.ref in by_ref else "") for c in e.candidates)
+            e = replace(e, candidates=tops, answers=(*e.answers, "use_candidate"),
+                        plain=explain(e.kind, e.reason, target=by_ref[tops[0].ref].descriptor.with_(
+                            name="Unlock my account", text="", id="") if tops and tops[0].ref in by_ref else None,
+                            resolution=res, candidates=cands))
+        panel.apply(e)
+    if panel.rows():
+        panel.select_ref(panel.rows()[0].ref)
+    panel.show_element(next(iter(page.get(panel.escalation.index if panel.escalation else 0, ())), None))
+    panel.resize(420, 720)
+    return panel
 
 
 def _steps() -> StepsPanel:
@@ -198,7 +229,7 @@ def live_window(phase_delay_s: float = 0.12) -> MainWindow:
 
 
 PANELS: dict[str, Callable[[], QWidget]] = {
-    "live": _live, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
+    "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
     "recorder": _recorder, "window": populated_window,
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).

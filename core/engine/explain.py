@@ -115,9 +115,11 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
         return (f"{name} ({t_role}) was not found; the closest is a {c_role} {_label(best, by_ref)} "
                 f"({best.score:.2f}), another kind of control: it is not used without your confirmation.")
     state = _state(cand)
+    if state and best.score >= TIE_MIN_SCORE:
+        return f"{name} is on the page but {state}: it cannot be used now ({_label(best, by_ref)}, {best.score:.2f})."
     if state:
-        return (f"{name} was not found among the elements that can be used; the closest, {_label(best, by_ref)} "
-                f"({best.score:.2f}), is {state}.")
+        return (f"{name} was not found; the closest, {_label(best, by_ref)} ({best.score:.2f}), is {state} "
+                f"and not close enough anyway.")
     if runner is not None and best.score >= TIE_MIN_SCORE and best.score - runner.score < margin:
         return (f"{name} matches more than one element about equally: {_label(best, by_ref)} ({best.score:.2f}) "
                 f"and {_label(runner, by_ref)} ({runner.score:.2f}); which one is meant?")
@@ -154,8 +156,10 @@ def explain(kind: EscalationKind | str, reason: str, *, target: ElementDescripto
         return _abstained(name, target, resolution, by_ref, margin)
     if kind == "precondition":
         why = _strip(reason, "precondition not met: ")
-        why = _strip(why, "the target is ", "target is ")
-        return _sentence(f"{name} was found but {why}" if why != reason else f"{name} cannot be used now: {reason}")
+        state = _strip(why, "the target is ", "target is ")
+        if state != why:
+            return _sentence(f"{name} was found but is {state}")
+        return _sentence(f"{name} was found but cannot be used now: {why}")
     if kind in ("assertion", "irreversible"):
         what = _strip(reason, "assertion failed: ")
         if kind == "irreversible":
