@@ -16,7 +16,8 @@ amber) and the other candidates of the current resolution (dashed amber, with
 their rank and score; overlapping labels are stacked so each stays
 readable); a legend in the corner says so.  The grid is ``rows`` x ``cols``
 (:meth:`LiveView.set_grid_size`, default 10 x 10, P2).  Zoom: Ctrl+wheel
-(around the pointer), ``+`` / ``-``, ``0`` or ``F`` to fit; pan: drag, or the
+(around the pointer), ``+`` / ``-``, ``0`` or ``F`` to fit when the view has the focus (the
+window adds Ctrl++ / Ctrl+- / Ctrl+0, :func:`studio.views.resolution.install_resolution_dock`); pan: drag, or the
 wheel while zoomed (outside interactive mode).  Hovering an element shows its
 descriptor (role, accessible name, label, text, test id, anchor, box in CSS
 px) as a tooltip; a click on a box reports it (``candidate_clicked``).
@@ -211,7 +212,6 @@ class LiveView(QWidget):
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # + / - / 0 zoom once clicked
 
     # --- content ---------------------------------------------------------------------------
 
@@ -342,7 +342,7 @@ class LiveView(QWidget):
             self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             self.setCursor(Qt.CursorShape.CrossCursor if self._picking else Qt.CursorShape.PointingHandCursor)
         else:
-            self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self.unsetCursor()
         self.update()
 

@@ -106,6 +106,7 @@ class ResolutionPanel(QWidget):
         self._escalation: EscalationRaised | None = None
         self._open = False
         self._rows: list[ShownCandidate] = []
+        self.detail_text = ""
         self._notes: list[str] = []
 
         self.headline = QLabel("No step resolved yet \u2014 the current step's target and how it was found "
@@ -138,6 +139,7 @@ class ResolutionPanel(QWidget):
         self.candidates.itemSelectionChanged.connect(self._on_selection)
         self.candidates.itemDoubleClicked.connect(lambda item, _c: self._double_clicked(item))
         self.candidates.viewport().installEventFilter(self)
+        self.candidates.setMinimumHeight(110)
         h = self.candidates.header()
         h.setStretchLastSection(False)
         h.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -197,6 +199,16 @@ class ResolutionPanel(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)
         self._refresh()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        # wide and short (a bottom dock): summary, trace and element side by side; else stacked
+        wide = self.width() > 1.6 * self.height()
+        want = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.splitter.orientation() != want:
+            self.splitter.setOrientation(want)
+            total = self.width() if wide else self.height()
+            self.splitter.setSizes([int(total * f) for f in ((0.5, 0.3, 0.2) if wide else (0.55, 0.25, 0.2))])
+        super().resizeEvent(event)
 
     # --- state -----------------------------------------------------------------------------
 
@@ -411,16 +423,16 @@ class ResolutionPanel(QWidget):
             state = "waiting for you" if self._open else "answered"
             self.headline.setText(f"<span style='color:{COLORS['muted']}'>{where} \u00b7 {state}</span><br>"
                                   f"<b style='font-size:14px'>{_esc(plain)}</b>")
-            self.detail.setText(f"Detail: {esc.reason}" if esc.plain and esc.reason != esc.plain else "")
+            self._set_detail(esc.reason if esc.plain and esc.reason != esc.plain else "")
         elif res is not None:
             self.headline.setText(f"<span style='color:{COLORS['muted']}'>{where}</span><br>"
                                   + ("<b>Abstained</b>" if res.abstained else
                                      f"<b>Found by {_esc(res.strategy)}</b>"))
-            self.detail.setText(res.reason)
+            self._set_detail(res.reason)
         elif self._index >= 0:
             self.headline.setText(f"<span style='color:{COLORS['muted']}'>{where}</span><br>No target resolved "
                                   f"for this step yet.")
-            self.detail.setText("")
+            self._set_detail("")
         self.detail.setVisible(bool(self.detail.text()))
         self._fill_figures(res)
         self.note.setText("\n".join(self._notes))
@@ -430,13 +442,25 @@ class ResolutionPanel(QWidget):
         self._fill_trace(res)
         self._update_buttons()
 
+    #: The detail (the engine's reason) is cut after this many characters; all of it is in the tooltip.
+    DETAIL_CHARS = 220
+
+    def _set_detail(self, text: str) -> None:
+        """The engine's own words, shortened (the whole text is the tooltip and :attr:`detail_text`)."""
+        self.detail_text = text
+        short = text if len(text) <= self.DETAIL_CHARS else text[: self.DETAIL_CHARS - 1].rstrip() + "\u2026"
+        self.detail.setText(f"Detail: {short}" if text else "")
+        self.detail.setToolTip(text)
+
     def _fill_figures(self, res: Resolution | None) -> None:
         if res is None:
             self.figures.setText("")
             self.figures.hide()
             return
         runner = res.top[1].score if len(res.top) > 1 else None
-        parts = [f"strategy <b>{_esc(res.strategy or 'none')}</b>", f"score <b>{res.score:.2f}</b>",
+        best = res.top[0].score if res.top else res.score
+        parts = [f"strategy <b>{_esc(res.strategy)}</b>" if not res.abstained else "<b>abstained</b>",
+                 f"score <b>{res.score:.2f}</b>" if not res.abstained else f"best <b>{best:.2f}</b>",
                  f"margin <b>{res.margin:.2f}</b>" + (f" over the runner-up ({runner:.2f})" if runner is not None else
                                                         " (no runner-up)")]
         if res.considered:
@@ -507,8 +531,14 @@ def install_resolution_dock(window) -> QDockWidget:  # noqa: ANN001 - a studio.m
     dock.setWidget(panel)
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                      | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    window.resizeDocks([dock], [380], Qt.Orientation.Horizontal)
+    screen = window.screen().availableGeometry().width() if window.screen() is not None else 0
+    if screen >= 1500 or getattr(window, "steps_dock", None) is None:
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        window.resizeDocks([dock], [340], Qt.Orientation.Horizontal)
+    else:  # a small screen: a tab beside the steps and the log, laid out side by side there
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        window.tabifyDockWidget(window.steps_dock, dock)
+        window.steps_dock.raise_()
     window.resolution_panel = panel
     lv = window.live_view
     bridge = window.bridge
@@ -541,6 +571,19 @@ def install_resolution_dock(window) -> QDockWidget:  # noqa: ANN001 - a studio.m
             window.event_log.log(f"\u2192 proposed {command.ref} as the heal of this step")  # type: ignore[attr-defined]
 
     panel.command_requested.connect(send)
+
+    # zoom shortcuts of the live view, window-wide (the passive view takes no keyboard focus)
+    from PySide6.QtGui import QAction, QKeySequence  # noqa: PLC0415
+
+    for name, text, keys, slot in (("action_zoom_in", "Zoom in", QKeySequence.StandardKey.ZoomIn, lv.zoom_in),
+                                   ("action_zoom_out", "Zoom out", QKeySequence.StandardKey.ZoomOut, lv.zoom_out),
+                                   ("action_zoom_fit", "Fit the page", QKeySequence("Ctrl+0"), lv.fit)):
+        action = QAction(text, window)
+        action.setShortcut(keys)
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(slot)
+        window.addAction(action)
+        setattr(window, name, action)
 
     def escalated(_event: object) -> None:
         dock.show()
