@@ -59,34 +59,43 @@ def _live() -> LiveView:
 
 
 def _resolution() -> QWidget:
-    """The resolution panel at the sample run's escalation, said plainly (:func:`core.engine.explain.explain`)."""
+    """The resolution panel at the sample run's escalation: the real locator chain (R2) run again on the
+    sample page for a renamed target, said plainly (:func:`core.engine.explain.explain`)."""
     from dataclasses import replace  # noqa: PLC0415
 
     from core.engine.events import EscalationRaised  # noqa: PLC0415
-    from core.engine.explain import explain  # noqa: PLC0415
+    from core.engine.explain import explain, role_of  # noqa: PLC0415
+    from core.locate import resolve  # noqa: PLC0415
 
     from .views.resolution import ResolutionPanel  # noqa: PLC0415
 
     panel = ResolutionPanel()
     events = _events()
-    page = {}
+    page: dict[int, tuple] = {}
     for e in events:
-        if isinstance(e, ObservationMade):
+        if isinstance(e, ObservationMade) and e.when == "before":
             page[e.index] = e.observation.candidates
         if isinstance(e, EscalationRaised):
-            res = next((t.resolution for t in events if isinstance(t, TargetResolved) and t.index == e.index), None)
             cands = page.get(e.index, ())
             by_ref = {c.ref: c for c in cands}
-            tops = tuple(replace(c, role=by_ref[c.ref].descriptor.role if c.ref in by_ref else "") for c in e.candidates)
-            e = replace(e, candidates=tops, answers=(*e.answers, "use_candidate"),
-                        plain=explain(e.kind, e.reason, target=by_ref[tops[0].ref].descriptor.with_(
-                            name="Unlock my account", text="", id="") if tops and tops[0].ref in by_ref else None,
-                            resolution=res, candidates=cands))
-        panel.apply(e)
+            first = next((by_ref[c.ref] for c in e.candidates if c.ref in by_ref), None)
+            if first is not None:  # the step's target as recorded without its kind: two look-alikes
+                target = first.descriptor.with_(role="", tag="", id="", css_path="", xpath="", bbox=None)
+                res = resolve(target, cands)
+                panel.apply(TargetResolved(e.run_id, e.flow, e.index, res, None))
+                tops = tuple(replace(c, role=role_of(by_ref[c.ref].descriptor)) for c in e.candidates
+                             if c.ref in by_ref)
+                top = tuple(t for s in res.top for t in tops if t.ref == s.ref) or tops
+                e = replace(e, candidates=tuple(replace(t, score=next(s.score for s in res.top if s.ref == t.ref))
+                                                for t in top if any(s.ref == t.ref for s in res.top)) or tops,
+                            answers=(*e.answers, "use_candidate"),
+                            plain=explain("abstained", e.reason, target=target, resolution=res, candidates=cands))
+        if not isinstance(e, TargetResolved):
+            panel.apply(e)
     if panel.rows():
         panel.select_ref(panel.rows()[0].ref)
-    panel.show_element(next(iter(page.get(panel.escalation.index if panel.escalation else 0, ())), None))
-    panel.resize(420, 720)
+        panel.show_element(panel.rows()[0].element)
+    panel.resize(420, 760)
     return panel
 
 

@@ -76,6 +76,15 @@ def _state(c: Candidate | None) -> str:
     return ""
 
 
+def _kind(c: Candidate | None) -> str:
+    """``"link in B3, "``: the role and grid cell of a candidate, for telling look-alikes apart."""
+    if c is None:
+        return ""
+    role = role_of(c.descriptor)
+    where = f" in {c.grid_cell}" if c.grid_cell else ""
+    return f"{role}{where}, " if role or where else ""
+
+
 def _crosses(target: ElementDescriptor | None, c: Candidate | None) -> tuple[str, str]:
     """(target role, candidate role) when both are known and differ, else ("", "")."""
     if target is None or c is None:
@@ -121,8 +130,12 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
         return (f"{name} was not found; the closest, {_label(best, by_ref)} ({best.score:.2f}), is {state} "
                 f"and not close enough anyway.")
     if runner is not None and best.score >= TIE_MIN_SCORE and best.score - runner.score < margin:
-        return (f"{name} matches more than one element about equally: {_label(best, by_ref)} ({best.score:.2f}) "
-                f"and {_label(runner, by_ref)} ({runner.score:.2f}); which one is meant?")
+        a, b = _label(best, by_ref), _label(runner, by_ref)
+        if a == b:  # same words: tell them apart by kind and place
+            a, b = (f"{lab} ({_kind(by_ref.get(s.ref))}{s.score:.2f})" for lab, s in ((a, best), (b, runner)))
+        else:
+            a, b = f"{a} ({best.score:.2f})", f"{b} ({runner.score:.2f})"
+        return f"{name} matches more than one element about equally: {a} and {b}; which one is meant?"
     return f"{name} was not found; the closest is {_label(best, by_ref)} ({best.score:.2f}), not close enough to act on it."
 
 

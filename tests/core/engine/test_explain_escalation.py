@@ -100,3 +100,16 @@ def test_an_unconfirmed_use_is_not_an_answer_when_the_candidate_needs_a_confirma
     assert accepts(e, Answer("use_candidate", ref="0:2"))
     assert not accepts(e, Answer("use_candidate", ref="9:9", confirmed=True))  # not one of its candidates
     assert accepts(e, Answer("stop"))
+
+
+def test_look_alikes_with_the_same_words_are_told_apart_by_kind_and_place() -> None:
+    cands = [Candidate("0:1", ElementDescriptor(tag="a", role="link", name="Unlock account", bbox=BBox(0, 0, 90, 20)),
+                       grid_cell="G6"),
+             Candidate("0:2", ElementDescriptor(tag="button", role="button", name="Unlock account",
+                                                bbox=BBox(0, 500, 90, 30)), grid_cell="J10")]
+    target = ElementDescriptor(name="Unlock account")
+    r = resolve(target, cands)
+    assert r.abstained
+    text = explain("abstained", r.reason, target=target, resolution=r, candidates=cands)
+    assert text.startswith("'Unlock account' matches more than one element about equally: 'Unlock account' (")
+    assert "link in G6" in text and "button in J10" in text
