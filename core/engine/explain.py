@@ -120,7 +120,7 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
     cand = by_ref.get(best.ref)
     runner = top[1] if len(top) > 1 else None
     t_role, c_role = _crosses(target, cand)
-    if t_role:
+    if t_role and best.score >= TIE_MIN_SCORE:  # the words match, the kind of control does not
         return (f"{name} ({t_role}) was not found; the closest is a {c_role} {_label(best, by_ref)} "
                 f"({best.score:.2f}), another kind of control: it is not used without your confirmation.")
     state = _state(cand)
@@ -136,7 +136,13 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
         else:
             a, b = f"{a} ({best.score:.2f})", f"{b} ({runner.score:.2f})"
         return f"{name} matches more than one element about equally: {a} and {b}; which one is meant?"
-    return f"{name} was not found; the closest is {_label(best, by_ref)} ({best.score:.2f}), not close enough to act on it."
+    closest = f"a {c_role} {_label(best, by_ref)}" if t_role else _label(best, by_ref)
+    text = f"{name} was not found; the closest is {closest} ({best.score:.2f}), not close enough to act on it"
+    if t_role:  # the best is another kind of control: name the closest of the recorded kind too
+        same = next((s for s in top[1:] if s.ref in by_ref and role_of(by_ref[s.ref].descriptor) == t_role), None)
+        if same is not None:
+            text += f"; the closest {t_role} is {_label(same, by_ref)} ({same.score:.2f})"
+    return text + "."
 
 
 def explain(kind: EscalationKind | str, reason: str, *, target: ElementDescriptor | None = None,

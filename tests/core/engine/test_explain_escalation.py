@@ -113,3 +113,13 @@ def test_look_alikes_with_the_same_words_are_told_apart_by_kind_and_place() -> N
     text = explain("abstained", r.reason, target=target, resolution=r, candidates=cands)
     assert text.startswith("'Unlock account' matches more than one element about equally: 'Unlock account' (")
     assert "link in G6" in text and "button in J10" in text
+
+
+def test_a_weak_best_of_another_kind_names_the_closest_of_the_recorded_kind_too() -> None:
+    cands = [_c("0:1", "Last reward:", role="", tag="label"), _c("0:2", "Click Me!", y=50)]
+    target = ElementDescriptor(tag="button", role="button", name="Submit the order")
+    res = Resolution("", None, 0.0, 0.0, 0.0, abstained=True, reason="r",
+                     top=(ScoredCandidate("0:1", 0.36, "Last reward:"), ScoredCandidate("0:2", 0.31, "Click Me!")))
+    text = explain("abstained", "r", target=target, resolution=res, candidates=cands)
+    assert text == ("'Submit the order' was not found; the closest is a label 'Last reward:' (0.36), not close "
+                    "enough to act on it; the closest button is 'Click Me!' (0.31).")
