@@ -136,7 +136,7 @@ def descriptor_lines(candidate: Candidate) -> list[tuple[str, str]]:
     rows.append(("grid cell", candidate.grid_cell))
     if d.bbox is not None:
         b = d.bbox
-        rows.append(("box (CSS px)", f"{b.x:.0f}, {b.y:.0f}  {b.width:.0f} × {b.height:.0f}"))
+        rows.append(("box (CSS px)", f"{b.x:.0f}, {b.y:.0f} \u00b7 {b.width:.0f} \u00d7 {b.height:.0f}"))
     flags = [f for f, on in (("disabled", not candidate.enabled), ("covered", candidate.covered),
                              ("hidden", not candidate.visible)) if on]
     rows.append(("state", ", ".join(flags) or "enabled"))
