@@ -85,8 +85,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     change_lines = ChangeLines()
 
-    def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1)
-        for line in change_lines(event):
+    from core.engine.explain import escalation_lines
+
+    def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1); escalations
+        for line in change_lines(event) + escalation_lines(event):
             if not args.quiet:
                 print(line, file=sys.stderr, flush=True)
 

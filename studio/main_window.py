@@ -36,6 +36,7 @@ from .views.escalations import AnswerBar, EscalationsPanel, TakeoverBanner
 from .views.event_log import EventLog
 from .views.live_view import LiveView
 from .views.recorder import RecorderDock
+from .views.resolution import install_resolution_dock
 from .views.steps import StepsPanel
 
 __all__ = ["MainWindow", "ProjectLoader", "default_project_loader"]
@@ -129,6 +130,7 @@ class MainWindow(QMainWindow):
         self._build_recorder()
         self._build_status_bar()
         self._connect_bridge()
+        self.resolution_dock = install_resolution_dock(self)
         self._update_controls()
         self._update_status()
 
@@ -626,7 +628,7 @@ class MainWindow(QMainWindow):
         escalated = esc is not None and esc.state == "open"
         if escalated:
             text = (f"<b>Escalated at step {esc.event.index + 1} \u2014 {_esc(esc.event.step_title)}</b><br>"
-                    f"{_esc(esc.event.reason)}")
+                    f"{_esc(esc.event.plain or esc.event.reason)}")
             self.banner_answers.set_answers(esc.event.answers)
         else:
             text = (f"<b>Paused before step {event.index + 1}</b>"

@@ -1,6 +1,6 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
+``python -m studio.preview live|resolution|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
@@ -52,11 +52,51 @@ def _live() -> LiveView:
     last = obs[-2]  # "before" of step 5: the form with the healed "Log in" target
     view.set_observation(last.observation, QImage.fromData(last.observation.screenshot_png, "PNG"))
     target = next(e for e in events if isinstance(e, TargetResolved) and e.index == last.index)
-    if target.candidate is not None:
-        view.set_target(target.candidate, f"{target.resolution.strategy} {target.resolution.score:.2f}")
+    view.show_resolution(target.resolution, target.candidate)
     view.set_grid_visible(True)
     view.resize(1120, 630)
     return view
+
+
+def _resolution() -> QWidget:
+    """The resolution panel at the sample run's escalation: the real locator chain (R2) run again on the
+    sample page for a renamed target, said plainly (:func:`core.engine.explain.explain`)."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from core.engine.events import EscalationRaised  # noqa: PLC0415
+    from core.engine.explain import explain, role_of  # noqa: PLC0415
+    from core.locate import resolve  # noqa: PLC0415
+
+    from .views.resolution import ResolutionPanel  # noqa: PLC0415
+
+    panel = ResolutionPanel()
+    events = _events()
+    page: dict[int, tuple] = {}
+    for e in events:
+        if isinstance(e, ObservationMade) and e.when == "before":
+            page[e.index] = e.observation.candidates
+        if isinstance(e, EscalationRaised):
+            cands = page.get(e.index, ())
+            by_ref = {c.ref: c for c in cands}
+            first = next((by_ref[c.ref] for c in e.candidates if c.ref in by_ref), None)
+            if first is not None:  # the step's target as recorded without its kind: two look-alikes
+                target = first.descriptor.with_(role="", tag="", id="", css_path="", xpath="", bbox=None)
+                res = resolve(target, cands)
+                panel.apply(TargetResolved(e.run_id, e.flow, e.index, res, None))
+                tops = tuple(replace(c, role=role_of(by_ref[c.ref].descriptor)) for c in e.candidates
+                             if c.ref in by_ref)
+                top = tuple(t for s in res.top for t in tops if t.ref == s.ref) or tops
+                e = replace(e, candidates=tuple(replace(t, score=next(s.score for s in res.top if s.ref == t.ref))
+                                                for t in top if any(s.ref == t.ref for s in res.top)) or tops,
+                            answers=(*e.answers, "use_candidate"),
+                            plain=explain("abstained", e.reason, target=target, resolution=res, candidates=cands))
+        if not isinstance(e, TargetResolved):
+            panel.apply(e)
+    if panel.rows():
+        panel.select_ref(panel.rows()[0].ref)
+        panel.show_element(panel.rows()[0].element)
+    panel.resize(420, 760)
+    return panel
 
 
 def _steps() -> StepsPanel:
@@ -198,7 +238,7 @@ def live_window(phase_delay_s: float = 0.12) -> MainWindow:
 
 
 PANELS: dict[str, Callable[[], QWidget]] = {
-    "live": _live, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
+    "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
     "recorder": _recorder, "window": populated_window,
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).

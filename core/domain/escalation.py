@@ -23,7 +23,7 @@ EscalationKind = Literal["abstained", "breaker_open", "precondition", "failed", 
 #: take over the page and later hand back with "continue from step N", or - offered only for an
 #: irreversible step that acted and failed verification and declares compensations - approve running
 #: its compensations (R3: they never run on such a step without a person's approval).
-EscalationAnswerKind = Literal["retry", "skip", "stop", "take_over", "compensate"]
+EscalationAnswerKind = Literal["retry", "skip", "stop", "take_over", "compensate", "use_candidate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +40,19 @@ class EscalationCandidate:
         The locator's score, 0..1.
     box : BBox | None
         Bounding box in CSS px of that observation's viewport, when known.
+    role : str
+        Its effective role ("" when unknown).
+    confirm : str
+        Why using it once needs an explicit confirmation (an irreversible step, a
+        role crossing); "" when a plain choice is enough.
     """
 
     ref: str
     label: str
     score: float
     box: BBox | None = None
+    role: str = ""
+    confirm: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +136,10 @@ class Escalation:
         The circuit breaker's state when it is open (R4): the failures that
         opened it and the time until half-open; None otherwise.  ``reason``
         says the same in words.
+    plain : str
+        The same in plain words, said first (:func:`core.engine.explain.explain`):
+        "'Department' was not found; the closest is 'Employee' (0.67)..."; ``reason``
+        is the detail.  "" when not computed.
     """
 
     run_id: str
@@ -141,6 +152,7 @@ class Escalation:
     kind: EscalationKind = "failed"
     answers: tuple[EscalationAnswerKind, ...] = ("retry", "skip", "stop", "take_over")
     breaker: BreakerContext | None = None
+    plain: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,10 +44,17 @@ class Answer:
     continue_from : int | None
         Only for the end of a takeover: the 0-based step index to continue
         from; None = the step the takeover began at.
+    ref : str
+        Only for ``use_candidate``: the ref of the escalation's candidate to use once.
+    confirmed : bool
+        Only for ``use_candidate``: the person confirmed a choice that needs it
+        (an irreversible step, a role crossing).
     """
 
     kind: EscalationAnswerKind
     continue_from: int | None = None
+    ref: str = ""
+    confirmed: bool = False
 
 
 class RunControl(Protocol):

@@ -24,6 +24,7 @@ __all__ = [
     "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "Recovered",
     "EngineEvent", "Phase", "PHASES",
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
+    "HealProposed", "UseCandidate", "ProposeHeal",
 ]
 
 #: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
@@ -258,11 +259,27 @@ class BaselineAlertRaised:
     alert: BaselineAlert
 
 
+@dataclass(frozen=True, slots=True)
+class HealProposed:
+    """A person proposed an escalation's candidate as the heal of step ``index`` (:class:`ProposeHeal`).
+
+    ``proposal_id`` is the heal proposal's id in the store (0 when none was made); ``note`` says
+    what was done or why nothing was ("proposed as heal #4", "no store: nothing proposed").
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    ref: str
+    proposal_id: int
+    note: str
+
+
 EngineEvent = Union[
     RunStarted, FlowStarted, StepStarted, PhaseChanged, ObservationMade, TargetResolved,
     ActionPerformed, VerdictReached, StepFinished, BreakerChanged, EscalationRaised,
     FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack, ScreenChanged,
-    BaselineAlertRaised, Recovered,
+    BaselineAlertRaised, Recovered, HealProposed,
 ]
 
 
@@ -333,4 +350,27 @@ class Compensate:
     """Answer to an escalation of an irreversible step that declares compensations: run them (R3)."""
 
 
-Command = Union[Start, Pause, Resume, StepOnce, Stop, Retry, Skip, TakeOver, HandBack, Compensate]
+@dataclass(frozen=True, slots=True)
+class UseCandidate:
+    """Answer to an escalation that offers ``use_candidate``: act on candidate ``ref`` for this step, once.
+
+    ``ref`` is one of the escalation's candidates.  When that candidate's ``confirm`` is set (an
+    irreversible step, a role crossing) the command is ignored unless ``confirmed`` is True: the
+    person saw why and confirmed.  The flow file is not changed (see :class:`ProposeHeal`).
+    """
+
+    ref: str
+    confirmed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProposeHeal:
+    """While an escalation waits: propose candidate ``ref`` as the heal of this step (a heal proposal in the
+    store, reviewed like any other); not an answer, the escalation keeps waiting.  Answered by
+    :class:`HealProposed`."""
+
+    ref: str
+
+
+Command = Union[Start, Pause, Resume, StepOnce, Stop, Retry, Skip, TakeOver, HandBack, Compensate, UseCandidate,
+                ProposeHeal]

@@ -45,7 +45,7 @@ from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
-    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind, Flow,
+    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
@@ -55,6 +55,7 @@ from core.engine.events import (
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine.screen import fast_resolve
+from core.engine.chosen import escalation_offer, propose_heal, resolve_chosen, use_once
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
@@ -203,6 +204,7 @@ class StepContext:
     inferred: bool = False
     popup: bool = False
     cp: Checkpoint | None = None
+    chosen: Candidate | None = None  # a person's use-once choice for the next attempt (core.engine.chosen)
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -320,7 +322,9 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
-    resolution, cand = fast_resolve(ex, ctx)  # unchanged screen (R1): exact alone, else the full path below
+    resolution, cand = resolve_chosen(ex, ctx)  # a person chose the target for this attempt (use once)
+    if resolution is None:
+        resolution, cand = fast_resolve(ex, ctx)  # unchanged screen (R1): exact alone, else the full path below
     if resolution is None:
         resolution, cand = _by_selector(ex, ctx.step)
     if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
@@ -912,15 +916,22 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
               answers: tuple[EscalationAnswerKind, ...], breaker: BreakerContext | None = None) -> Answer:
     run = ctx.run
     run.refresh_side_effects()
-    by_ref = {c.ref: c for c in (ctx.before.candidates if ctx.before else ())}
-    top = tuple(EscalationCandidate(c.ref, c.label, c.score, by_ref[c.ref].descriptor.bbox if c.ref in by_ref else None)
-                for c in (ctx.resolution.top if ctx.resolution else ()))
+    top, answers, plain = escalation_offer(ex, ctx, reason, kind, answers, breaker)
     event = EscalationRaised(run.run_id, run.flow.name, ctx.index, ctx.title, reason, top, tuple(run.side_effects),
-                             kind, answers, breaker)
+                             kind, answers, breaker, plain)
     ctx.escalation_kind = kind
     ex.store_call("record_escalation", run.run_id, event)
     ex.emit(event)
-    answer = ex.ask_human(event)
+    proposing = hasattr(ex.control, "on_propose")  # ProposeHeal commands while it waits (core.engine.chosen)
+    if proposing:
+        ex.control.on_propose = lambda cmd: propose_heal(ex, ctx, cmd)  # type: ignore[attr-defined]
+    try:
+        answer = ex.ask_human(event)
+    finally:
+        if proposing:
+            ex.control.on_propose = None  # type: ignore[attr-defined]
+    if answer.kind == "use_candidate" and not use_once(ex, ctx, event, answer):
+        return Answer("stop")  # never act on a choice that is unknown or needed a confirmation it did not get
     return answer if answer.kind in answers else Answer("stop")
 
 
@@ -929,7 +940,7 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
     if answer.kind == "compensate":
         _compensate(ex, ctx, reason)
         return
-    if answer.kind == "retry":  # a human's retry: the open breaker's one probe (R4), one more try past P8
+    if answer.kind in ("retry", "use_candidate"):  # a human's retry (or chosen target): the open breaker's one probe (R4), one more try past P8
         ex.breaker.half_open()
         ex.loops.grant_once()
         ex.stagnation.grant_once()

@@ -15,8 +15,9 @@ from core.domain import Escalation
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
     Command, EngineError, EngineEvent, HandBack, Pause, Paused, Resume, Resumed, Retry, RunFinished, RunStarted,
-    Skip, Start, StepOnce, Stop, TakeOver, Compensate,
+    Skip, Start, StepOnce, Stop, TakeOver, Compensate, ProposeHeal, UseCandidate,
 )
+from core.engine.chosen import accepts
 from core.engine.session import ProjectSession
 from core.project import Project
 
@@ -40,6 +41,8 @@ class _ThreadControl:
         self._answer: Answer | None = None
         self._handed_back = False
         self._where: tuple[str, int] = ("", -1)
+        #: Set by the step loop while an escalation waits: takes a ProposeHeal (core.engine.chosen).
+        self.on_propose: Callable[[ProposeHeal], object] | None = None
 
     def _apply(self, cmd: object) -> None:
         """Apply one command; raises StopRequested for Stop (and when the runner closes)."""
@@ -63,6 +66,10 @@ class _ThreadControl:
             self.paused, self.takeover_wanted, self._answer = False, True, Answer("take_over")
         elif isinstance(cmd, HandBack):
             self.paused, self._answer = False, Answer("take_over", continue_from=cmd.continue_from)
+        elif isinstance(cmd, UseCandidate):
+            self.paused, self._answer = False, Answer("use_candidate", ref=cmd.ref, confirmed=cmd.confirmed)
+        elif isinstance(cmd, ProposeHeal) and self.on_propose is not None:
+            self.on_propose(cmd)  # not an answer: the escalation keeps waiting
 
     def _drain(self) -> None:
         while True:
@@ -110,7 +117,8 @@ class _ThreadControl:
         try:
             return self._wait_for_answer(escalation.run_id, escalation.flow, escalation.index,
                                          f"escalated: {escalation.reason}",
-                                         lambda a: a.kind in escalation.answers and not self._handed_back)
+                                         lambda a: a.kind in escalation.answers and not self._handed_back
+                                         and accepts(escalation, a))
         except StopRequested:
             if self.runner._closing:
                 raise

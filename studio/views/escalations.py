@@ -237,7 +237,8 @@ def escalation_html(item: Escalation | None) -> str:
         f"<span style='color:{STATUS_COLORS['escalated']}'>{_esc(kind)}</span> &middot; "
         f"<span style='color:{state_color}; font-weight:bold'>{item.state}</span>"
         + (f" &middot; {stamp}" if stamp else "") + "</p>",
-        f"<p><b>Why:</b> {_esc(ev.reason)}</p>",
+        (f"<p><b>{_esc(ev.plain)}</b></p><p style='color:{muted}'>Detail: {_esc(ev.reason)}</p>" if ev.plain
+         else f"<p><b>Why:</b> {_esc(ev.reason)}</p>"),
     ]
     if item.state == "open":
         parts.append(f"<p style='color:{STATUS_COLORS['escalated']}'>The run waits for your answer "

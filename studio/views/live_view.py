@@ -10,6 +10,18 @@ Three coordinate systems meet here:
 hit testing and tests all use it; :meth:`LiveView.map_to_css` goes back from
 widget px to CSS px.
 
+Boxes are coloured by state (:meth:`LiveView.box_state`): enabled (blue),
+disabled (grey), covered by an overlay (magenta), the current target (solid
+amber) and the other candidates of the current resolution (dashed amber, with
+their rank and score; overlapping labels are stacked so each stays
+readable); a legend in the corner says so.  The grid is ``rows`` x ``cols``
+(:meth:`LiveView.set_grid_size`, default 10 x 10, P2).  Zoom: Ctrl+wheel
+(around the pointer), ``+`` / ``-``, ``0`` or ``F`` to fit when the view has the focus (the
+window adds Ctrl++ / Ctrl+- / Ctrl+0, :func:`studio.views.resolution.install_resolution_dock`); pan: drag, or the
+wheel while zoomed (outside interactive mode).  Hovering an element shows its
+descriptor (role, accessible name, label, text, test id, anchor, box in CSS
+px) as a tooltip; a click on a box reports it (``candidate_clicked``).
+
 Interactive mode (:meth:`LiveView.set_interactive`, used while recording on a
 headless Chromium): clicks, double clicks, wheel turns and key presses on the
 view are reported as signals in CSS px / Playwright key names, for the
@@ -21,18 +33,20 @@ from typing import Sequence
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QColor, QFont, QHelpEvent, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent,
+    QBrush, QColor, QFont, QFontMetricsF, QHelpEvent, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent,
 )
-from PySide6.QtWidgets import QApplication, QSizePolicy, QToolTip, QWidget
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication, QMenu, QSizePolicy, QToolTip, QWidget
 
-from core.domain import BBox, Candidate, Observation
-from core.perception.grid import Grid
+from core.domain import BBox, Candidate, Observation, Resolution
+from core.perception.grid import DEFAULT_COLS, DEFAULT_ROWS, Grid
 
 from ..theme import COLORS
 
 __all__ = [
     "LiveView", "GRID_PEN_WIDTH", "GRID_COLOR", "BOX_COLOR", "TARGET_COLOR", "HIGHLIGHT_COLOR", "REC_COLOR",
-    "WHEEL_STEP_CSS", "playwright_key",
+    "WHEEL_STEP_CSS", "playwright_key", "DISABLED_COLOR", "COVERED_COLOR", "STATE_COLORS", "LEGEND",
+    "ZOOM_MIN", "ZOOM_MAX", "ZOOM_STEP", "GRID_PRESETS", "descriptor_lines",
 ]
 
 #: Grid lines: 2 px semi-transparent red (P2: "2 px semi-transparent red lines").
@@ -45,6 +59,19 @@ HOVER_COLOR = QColor(120, 180, 255, 255)
 TARGET_COLOR = QColor(245, 165, 36, 255)
 #: Outline of the candidate the user points at in the escalation panel.
 HIGHLIGHT_COLOR = QColor(64, 224, 208, 255)
+#: Outline of a disabled element's box, and of one covered by an overlay (a popup, a banner).
+DISABLED_COLOR = QColor(150, 150, 150, 230)
+COVERED_COLOR = QColor(214, 64, 200, 235)
+#: Box state (:meth:`LiveView.box_state`) -> outline colour.
+STATE_COLORS: dict[str, QColor] = {"enabled": BOX_COLOR, "disabled": DISABLED_COLOR, "covered": COVERED_COLOR,
+                                   "target": TARGET_COLOR, "candidate": TARGET_COLOR}
+#: The legend, in the order it is drawn: (state, text).
+LEGEND: tuple[tuple[str, str], ...] = (("enabled", "enabled"), ("disabled", "disabled"), ("covered", "covered"),
+                                       ("target", "target"), ("candidate", "candidate"))
+#: Zoom bounds (1.0 = fit the widget) and the factor of one step (+ / -, one Ctrl+wheel notch).
+ZOOM_MIN, ZOOM_MAX, ZOOM_STEP = 1.0, 8.0, 1.25
+#: Grid sizes offered in the context menu (rows, cols); any 1..26 x >= 1 is accepted (P2).
+GRID_PRESETS: tuple[tuple[int, int], ...] = ((5, 5), (10, 10), (15, 15), (20, 20))
 #: Frame of the view in interactive (recording) mode.
 REC_COLOR = QColor(240, 82, 79, 230)
 #: CSS px scrolled per wheel notch (120 eighths of a degree), as Chromium does.
@@ -93,6 +120,30 @@ def playwright_key(key: int, modifiers: Qt.KeyboardModifier, text: str) -> tuple
     return None
 
 
+def descriptor_lines(candidate: Candidate) -> list[tuple[str, str]]:
+    """The descriptor of a box as (field, value) rows, empty fields left out; the box in CSS px.
+
+    Fields: role, accessible name, label, text, placeholder, test id, id, anchor (its text and
+    offset in CSS px), container, grid cell, box ``x, y  w x h`` (CSS px) and the state flags.
+    """
+    d = candidate.descriptor
+    rows = [("role", d.role or d.tag), ("name", d.name), ("label", d.label),
+            ("text", d.text if d.text != d.name else ""), ("placeholder", d.placeholder), ("test id", d.test_id),
+            ("id", d.id)]
+    if d.anchor is not None:
+        rows.append(("anchor", f"“{d.anchor.text}” {d.anchor.role} ({d.anchor.dx:+.0f}, {d.anchor.dy:+.0f}) px"))
+    rows.append(("container", d.container))
+    rows.append(("grid cell", candidate.grid_cell))
+    if d.bbox is not None:
+        b = d.bbox
+        rows.append(("box (CSS px)", f"{b.x:.0f}, {b.y:.0f} \u00b7 {b.width:.0f} \u00d7 {b.height:.0f}"))
+    flags = [f for f, on in (("disabled", not candidate.enabled), ("covered", candidate.covered),
+                             ("hidden", not candidate.visible)) if on]
+    rows.append(("state", ", ".join(flags) or "enabled"))
+    rows.append(("ref", candidate.ref))
+    return [(k, " ".join(str(v).split())[:120]) for k, v in rows if v]
+
+
 class LiveView(QWidget):
     """Screenshot canvas with candidate boxes, target highlight and grid overlay.
 
@@ -114,6 +165,11 @@ class LiveView(QWidget):
     key_pressed(str)
         Interactive mode: a special key, as a Playwright key name
         (``"Enter"``, ``"Shift+Tab"``, ``"ArrowLeft"``, ``"Control+a"``).
+    candidate_clicked(object, QPoint)
+        Outside interactive mode: a click (not a drag) on a box - the candidate and the global
+        position of the click (where a menu opens).
+    zoom_changed(float)
+        The zoom factor (1.0 = fit) changed.
     """
 
     candidate_hovered = Signal(object)
@@ -122,6 +178,8 @@ class LiveView(QWidget):
     text_typed = Signal(str)
     pointer_moved = Signal(float, float)
     key_pressed = Signal(str)
+    candidate_clicked = Signal(object, object)
+    zoom_changed = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -136,8 +194,13 @@ class LiveView(QWidget):
         self._hover: Candidate | None = None
         self._grid_visible = False
         self._boxes_visible = True
-        self._grid_rows = 10
-        self._grid_cols = 10
+        self._grid_rows = DEFAULT_ROWS
+        self._grid_cols = DEFAULT_COLS
+        self._zoom = 1.0
+        self._pan = QPointF(0.0, 0.0)
+        self._drag: tuple[QPointF, QPointF] | None = None  # (press position, pan at press), outside interactive
+        self._dragged = False
+        self._legend_visible = True
         self._placeholder = "No screenshot yet \u2014 press Start (F5)"
         self._interactive = False
         self._picking = False
@@ -192,6 +255,20 @@ class LiveView(QWidget):
         """
         self._alternatives = tuple(items)
         self.update()
+
+    def show_resolution(self, resolution: Resolution, candidate: Candidate | None) -> None:
+        """Show a step's resolution: its pick as the target (labelled ``strategy score``) and its other
+        top candidates (at most 3, labelled ``#rank score``) as the resolution's candidates; an abstention
+        shows its top candidates only."""
+        by_ref = {c.ref: c for c in self._candidates}
+        if candidate is None or resolution.abstained:
+            self.set_target(None)
+            self.set_alternatives([(by_ref[s.ref], f"#{i + 1} {s.score:.2f}")
+                                   for i, s in enumerate(resolution.top[:3]) if s.ref in by_ref])
+            return
+        self.set_target(candidate, f"{resolution.strategy} {resolution.score:.2f}")
+        self.set_alternatives([(by_ref[s.ref], f"#{i + 1} {s.score:.2f}") for i, s in enumerate(resolution.top[:3])
+                               if s.ref in by_ref and s.ref != candidate.ref])
 
     @property
     def alternatives(self) -> tuple[tuple[Candidate, str], ...]:
@@ -297,6 +374,145 @@ class LiveView(QWidget):
         self._grid_visible = bool(visible)
         self.update()
 
+    def grid_size(self) -> tuple[int, int]:
+        """``(rows, cols)`` of the grid (P2: 10 x 10 by default)."""
+        return self._grid_rows, self._grid_cols
+
+    def set_grid_size(self, rows: int, cols: int) -> None:
+        """Use a ``rows`` x ``cols`` grid (rows A.., columns 1..).
+
+        Raises
+        ------
+        ValueError
+            When rows is not within 1..26 or cols < 1 (:class:`core.perception.grid.Grid`).
+        """
+        Grid(1.0, 1.0, rows=rows, cols=cols)  # validates
+        self._grid_rows, self._grid_cols = int(rows), int(cols)
+        self.update()
+
+    # --- zoom and pan ---------------------------------------------------------------------
+
+    def zoom(self) -> float:
+        """Zoom factor: 1.0 fits the widget (aspect kept), up to :data:`ZOOM_MAX`."""
+        return self._zoom
+
+    def set_zoom(self, factor: float, anchor: QPointF | None = None) -> None:
+        """Zoom to ``factor`` (clamped to ZOOM_MIN..ZOOM_MAX) keeping the image point under ``anchor``
+        (widget px; the widget's centre when None) where it is."""
+        factor = max(ZOOM_MIN, min(ZOOM_MAX, float(factor)))
+        if self._image.isNull():
+            self._zoom = factor
+            return
+        anchor = anchor if anchor is not None else QPointF(self.width() / 2.0, self.height() / 2.0)
+        before = self.image_rect()
+        rel = ((anchor.x() - before.x()) / before.width(), (anchor.y() - before.y()) / before.height()) \
+            if not before.isEmpty() else (0.5, 0.5)
+        old = self._zoom
+        self._zoom = factor
+        if factor == ZOOM_MIN:
+            self._pan = QPointF(0.0, 0.0)
+        else:
+            fit = self._fit_rect()
+            w, h = fit.width() * factor, fit.height() * factor
+            # place the image so that the anchor keeps its relative position on it
+            x, y = anchor.x() - rel[0] * w, anchor.y() - rel[1] * h
+            self._pan = QPointF(x - (fit.center().x() - w / 2.0), y - (fit.center().y() - h / 2.0))
+            self._clamp_pan()
+        self._scaled = QImage()
+        self.update()
+        if factor != old:
+            self.zoom_changed.emit(factor)
+
+    def zoom_in(self) -> None:
+        self.set_zoom(self._zoom * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.set_zoom(self._zoom / ZOOM_STEP)
+
+    def fit(self) -> None:
+        """Back to the whole page in the widget (zoom 1, no pan)."""
+        self.set_zoom(ZOOM_MIN)
+
+    def pan(self) -> QPointF:
+        """Offset of the zoomed image from its centred position, widget px."""
+        return QPointF(self._pan)
+
+    def pan_by(self, dx: float, dy: float) -> None:
+        """Move the zoomed image by ``(dx, dy)`` widget px (kept so that it still fills the view)."""
+        if self._zoom <= ZOOM_MIN:
+            return
+        self._pan = QPointF(self._pan.x() + dx, self._pan.y() + dy)
+        self._clamp_pan()
+        self.update()
+
+    def _clamp_pan(self) -> None:
+        fit = self._fit_rect()
+        w, h = fit.width() * self._zoom, fit.height() * self._zoom
+        mx, my = max(0.0, (w - self.width()) / 2.0), max(0.0, (h - self.height()) / 2.0)
+        self._pan = QPointF(max(-mx, min(mx, self._pan.x())), max(-my, min(my, self._pan.y())))
+
+    # --- states and labels ----------------------------------------------------------------
+
+    def box_state(self, candidate: Candidate) -> str:
+        """``target``, ``candidate`` (of the current resolution), ``covered``, ``disabled`` or ``enabled``."""
+        if self._target is not None and candidate.ref == self._target.ref:
+            return "target"
+        if any(c.ref == candidate.ref for c, _ in self._alternatives):
+            return "candidate"
+        if candidate.covered:
+            return "covered"
+        if not candidate.enabled:
+            return "disabled"
+        return "enabled"
+
+    def legend_visible(self) -> bool:
+        return self._legend_visible
+
+    def set_legend_visible(self, visible: bool) -> None:
+        """Show or hide the colour legend (bottom left)."""
+        self._legend_visible = bool(visible)
+        self.update()
+
+    def legend_rect(self) -> QRectF:
+        """Where the legend is drawn, widget px (empty without an image or when hidden)."""
+        if self.image_rect().isEmpty() or not self._legend_visible:
+            return QRectF()
+        fm = self.fontMetrics()
+        w = sum(fm.horizontalAdvance(text) + 30 for _s, text in LEGEND) + 8
+        h = fm.height() + 10
+        return QRectF(8, self.height() - h - 8, w, h)
+
+    def label_rects(self) -> list[tuple[str, QRectF]]:
+        """The labels of the target and the resolution's candidates as drawn: (text, chip rect in widget px).
+
+        Laid out so that no two overlap: a label that would cover an earlier one is stacked above it
+        (or below the box when there is no room above).
+        """
+        items: list[tuple[str, QRectF]] = []
+        if self._target is not None and self._target.descriptor.bbox is not None:
+            items.append((self._target_label or "target",
+                          self.map_to_widget(self._target.descriptor.bbox).adjusted(-3, -3, 3, 3)))
+        for cand, label in self._alternatives:
+            if cand.descriptor.bbox is not None and (self._target is None or cand.ref != self._target.ref):
+                items.append((label, self.map_to_widget(cand.descriptor.bbox).adjusted(-3, -3, 3, 3)))
+        font = QFont(self.font())
+        font.setBold(True)
+        fm = QFontMetricsF(font)
+        placed: list[tuple[str, QRectF]] = []
+        for text, r in items:
+            w, h = fm.horizontalAdvance(text) + 12, fm.height() + 4
+            chip = QRectF(r.x(), r.y() - h - 3, w, h)
+            if chip.top() < 0:
+                chip.moveTop(r.bottom() + 2)
+            for _ in range(len(placed) + 1):
+                hit = next((q for _t, q in placed if q.intersects(chip)), None)
+                if hit is None:
+                    break
+                up = hit.top() - h - 2
+                chip.moveTop(up if up >= 0 else hit.bottom() + 2)
+            placed.append((text, chip))
+        return placed
+
     def grid_cells(self) -> list[tuple[str, QRectF]]:
         """Cells of the grid over the shown image, in widget px, row by row (A1..J10).
 
@@ -314,14 +530,23 @@ class LiveView(QWidget):
 
     # --- geometry -------------------------------------------------------------------------
 
-    def image_rect(self) -> QRectF:
-        """Where the image is drawn, in widget px (scaled to fit, aspect kept, centred)."""
+    def _fit_rect(self) -> QRectF:
         if self._image.isNull() or self.width() <= 0 or self.height() <= 0:
             return QRectF()
         iw, ih = self._image.width(), self._image.height()
         s = min(self.width() / iw, self.height() / ih)
         w, h = iw * s, ih * s
         return QRectF((self.width() - w) / 2.0, (self.height() - h) / 2.0, w, h)
+
+    def image_rect(self) -> QRectF:
+        """Where the image is drawn, in widget px: scaled to fit (aspect kept, centred), times the zoom,
+        moved by the pan."""
+        fit = self._fit_rect()
+        if fit.isEmpty() or self._zoom == 1.0:
+            return fit
+        w, h = fit.width() * self._zoom, fit.height() * self._zoom
+        c = fit.center()
+        return QRectF(c.x() - w / 2.0 + self._pan.x(), c.y() - h / 2.0 + self._pan.y(), w, h)
 
     def scale(self) -> float:
         """Widget px per image (device) px; 0 without an image."""
@@ -348,16 +573,14 @@ class LiveView(QWidget):
 
     @staticmethod
     def tooltip_text(candidate: Candidate) -> str:
-        """Tooltip of a box: role, accessible name, grid cell, and flags."""
+        """Tooltip of a box: role and accessible name, then its descriptor (:func:`descriptor_lines`)."""
         d = candidate.descriptor
         name = d.label_text or d.tag or "?"
         lines = [f"<b>{_esc(d.role or d.tag or 'element')}</b> \u201c{_esc(name)}\u201d",
                  f"grid cell <b>{_esc(candidate.grid_cell or '?')}</b> \u00b7 ref {_esc(candidate.ref)}"]
-        flags = [f for f, on in (("disabled", not candidate.enabled), ("covered", candidate.covered),
-                                 ("hidden", not candidate.visible)) if on]
-        if flags:
-            lines.append(", ".join(flags))
-        return "<br>".join(lines)
+        rows = "".join(f"<tr><td style='color:#8a93a6;padding-right:8px'>{_esc(k)}</td><td>{_esc(v)}</td></tr>"
+                       for k, v in descriptor_lines(candidate) if k not in ("grid cell", "ref"))
+        return "<br>".join(lines) + f"<table>{rows}</table>"
 
     # --- Qt -------------------------------------------------------------------------------
 
@@ -386,6 +609,16 @@ class LiveView(QWidget):
         return super().event(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if self._drag is not None:
+            start, pan = self._drag
+            delta = event.position() - start
+            if delta.manhattanLength() >= QApplication.startDragDistance():
+                self._dragged = True
+            if self._dragged and self._zoom > ZOOM_MIN:
+                self._pan = QPointF(pan.x() + delta.x(), pan.y() + delta.y())
+                self._clamp_pan()
+                self.setCursor(Qt.CursorShape.ClosedHandCursor)
+                self.update()
         if self._interactive:
             css = self.map_to_css(event.position())
             if css is not None:
@@ -403,6 +636,10 @@ class LiveView(QWidget):
             self._press = event.position() if self.map_to_css(event.position()) is not None else None
             event.accept()
             return
+        if not self._interactive and event.button() == Qt.MouseButton.LeftButton:
+            self._drag, self._dragged = (event.position(), QPointF(self._pan)), False
+            event.accept()
+            return
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
@@ -414,6 +651,15 @@ class LiveView(QWidget):
                     self.flush_click()  # an earlier click elsewhere: it was a single one
                     self._pending_click = css
                     self._click_timer.start(QApplication.doubleClickInterval())
+            event.accept()
+            return
+        if not self._interactive and event.button() == Qt.MouseButton.LeftButton and self._drag is not None:
+            dragged, self._drag, self._dragged = self._dragged, None, False
+            self.unsetCursor()
+            if not dragged:
+                c = self.candidate_at(event.position())
+                if c is not None:
+                    self.candidate_clicked.emit(c, event.globalPosition().toPoint())
             event.accept()
             return
         super().mouseReleaseEvent(event)
@@ -431,6 +677,17 @@ class LiveView(QWidget):
         super().mouseDoubleClickEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        angle = event.angleDelta()
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier and angle.y():
+            self.set_zoom(self._zoom * ZOOM_STEP ** (angle.y() / 120.0), event.position())
+            event.accept()
+            return
+        if not self._interactive and self._zoom > ZOOM_MIN:
+            pixel = event.pixelDelta()
+            d = pixel if not pixel.isNull() else angle / 120.0 * 60.0
+            self.pan_by(float(d.x()), float(d.y()))
+            event.accept()
+            return
         css = self.map_to_css(event.position()) if self._interactive else None
         if css is None:
             super().wheelEvent(event)
@@ -454,6 +711,19 @@ class LiveView(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
         what = self._forwarded(event)
+        if what is None and not self._interactive:
+            key = event.key()
+            if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+                self.zoom_in()
+            elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
+                self.zoom_out()
+            elif key in (Qt.Key.Key_0, Qt.Key.Key_F):
+                self.fit()
+            else:
+                super().keyPressEvent(event)
+                return
+            event.accept()
+            return
         if what is None:
             super().keyPressEvent(event)
             return
@@ -463,6 +733,29 @@ class LiveView(QWidget):
             self.text_typed.emit(value)
         else:
             self.key_pressed.emit(value)
+        event.accept()
+
+    def context_menu(self) -> QMenu:
+        """The view's context menu: zoom in / out / fit, grid size, legend (built fresh each time)."""
+        menu = QMenu(self)
+        menu.addAction("Zoom in (+ or Ctrl+wheel)", self.zoom_in)
+        menu.addAction("Zoom out (\u2212)", self.zoom_out)
+        menu.addAction("Fit (0)", self.fit)
+        grid = menu.addMenu("Grid size")
+        for rows, cols in GRID_PRESETS:
+            a = grid.addAction(f"{rows} \u00d7 {cols}", lambda r=rows, c=cols: self.set_grid_size(r, c))
+            a.setCheckable(True)
+            a.setChecked((rows, cols) == self.grid_size())
+        legend = menu.addAction("Legend", lambda: self.set_legend_visible(not self._legend_visible))
+        legend.setCheckable(True)
+        legend.setChecked(self._legend_visible)
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt API
+        if self._interactive:
+            super().contextMenuEvent(event)
+            return
+        self.context_menu().exec(event.globalPos())
         event.accept()
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt API
@@ -491,16 +784,25 @@ class LiveView(QWidget):
             p.end()
             return
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.drawImage(rect.topLeft(), self._scaled_image(rect))
+        if self._zoom == 1.0:
+            p.drawImage(rect.topLeft(), self._scaled_image(rect))
+        else:  # zoomed: let the painter scale the visible part only
+            p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            p.drawImage(rect, self._image)
         if self._boxes_visible:
             self._paint_boxes(p)
         if self._grid_visible:
             self._paint_grid(p, rect)
-        self._paint_alternatives(p)
-        self._paint_target(p)
+        chips = dict(self.label_rects())
+        self._paint_alternatives(p, chips)
+        self._paint_target(p, chips)
         self._paint_highlight(p)
         if self._interactive:
             self._paint_rec(p, rect)
+        elif self._legend_visible and (self._boxes_visible or self._target is not None or self._alternatives):
+            self._paint_legend(p)
+        if self._zoom != 1.0:
+            self._paint_zoom(p)
         p.end()
 
     # --- painting -------------------------------------------------------------------------
@@ -518,13 +820,62 @@ class LiveView(QWidget):
                 continue
             r = self.map_to_widget(c.descriptor.bbox)
             hovered = c is self._hover
-            pen = QPen(HOVER_COLOR if hovered else BOX_COLOR, 2.0 if hovered else 1.25)
+            state = self.box_state(c)
+            color = HOVER_COLOR if hovered and state == "enabled" else STATE_COLORS.get(state, BOX_COLOR)
+            if state in ("target", "candidate"):
+                color = BOX_COLOR if not hovered else HOVER_COLOR  # outlined again, in amber, on top
+            pen = QPen(color, 2.0 if hovered or state in ("covered", "disabled") else 1.25)
+            if state == "disabled":
+                pen.setStyle(Qt.PenStyle.DotLine)
             p.setPen(pen)
-            fill = QColor(HOVER_COLOR if hovered else BOX_COLOR)
-            fill.setAlpha(60 if hovered else 22)
+            fill = QColor(color)
+            fill.setAlpha(60 if hovered else (40 if state == "covered" else 22))
             p.setBrush(fill)
             p.drawRect(r)
+            if state == "covered":  # hatched: something lies over it
+                hatch = QColor(COVERED_COLOR)
+                hatch.setAlpha(110)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(QBrush(hatch, Qt.BrushStyle.BDiagPattern))
+                p.drawRect(r)
         p.setBrush(Qt.BrushStyle.NoBrush)
+
+    def _paint_legend(self, p: QPainter) -> None:
+        box = self.legend_rect()
+        if box.isEmpty():
+            return
+        p.setFont(self.font())  # the font legend_rect measured with (chips leave the painter's bold)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(20, 24, 32, 215))
+        p.drawRoundedRect(box, 4, 4)
+        fm = p.fontMetrics()
+        x = box.x() + 8
+        for state, text in LEGEND:
+            sw = QRectF(x, box.center().y() - 6, 16, 12)
+            pen = QPen(STATE_COLORS[state], 2.5 if state in ("target", "covered") else 1.8)
+            if state == "candidate":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            elif state == "disabled":
+                pen.setStyle(Qt.PenStyle.DotLine)
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(sw)
+            p.setPen(QColor(230, 233, 240))
+            p.drawText(QRectF(x + 20, box.y(), fm.horizontalAdvance(text) + 4, box.height()),
+                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            x += fm.horizontalAdvance(text) + 30
+
+    def _paint_zoom(self, p: QPainter) -> None:
+        text = f"{self._zoom * 100:.0f} %  \u00b7  0 to fit"
+        p.setFont(self.font())
+        fm = p.fontMetrics()
+        chip = QRectF(self.width() - fm.horizontalAdvance(text) - 20, 8, fm.horizontalAdvance(text) + 12,
+                      fm.height() + 6)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(20, 24, 32, 215))
+        p.drawRoundedRect(chip, 4, 4)
+        p.setPen(QColor(230, 233, 240))
+        p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_grid(self, p: QPainter, rect: QRectF) -> None:
         cells = self.grid_cells()
@@ -553,25 +904,26 @@ class LiveView(QWidget):
             p.drawText(chip, Qt.AlignmentFlag.AlignCenter, label)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
-    def _paint_alternatives(self, p: QPainter) -> None:
+    def _paint_alternatives(self, p: QPainter, chips: dict[str, QRectF]) -> None:
         for cand, label in self._alternatives:
-            if cand.descriptor.bbox is None:
+            if cand.descriptor.bbox is None or (self._target is not None and cand.ref == self._target.ref):
                 continue
             r = self.map_to_widget(cand.descriptor.bbox).adjusted(-3, -3, 3, 3)
             pen = QPen(TARGET_COLOR, 2, Qt.PenStyle.DashLine)
             p.setPen(pen)
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRoundedRect(r, 3, 3)
-            self._paint_chip(p, r, label, dashed=True)
+            self._paint_chip(p, r, label, dashed=True, at=chips.get(label))
 
-    def _paint_target(self, p: QPainter) -> None:
+    def _paint_target(self, p: QPainter, chips: dict[str, QRectF]) -> None:
         if self._target is None or self._target.descriptor.bbox is None:
             return
         r = self.map_to_widget(self._target.descriptor.bbox).adjusted(-3, -3, 3, 3)
         p.setPen(QPen(TARGET_COLOR, 3))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRoundedRect(r, 3, 3)
-        self._paint_chip(p, r, self._target_label or "target")
+        label = self._target_label or "target"
+        self._paint_chip(p, r, label, at=chips.get(label))
 
     def _paint_highlight(self, p: QPainter) -> None:
         if self._highlight is None:
@@ -610,7 +962,7 @@ class LiveView(QWidget):
         p.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_chip(self, p: QPainter, r: QRectF, text: str, *, dashed: bool = False,
-                    color: QColor = TARGET_COLOR) -> None:
+                    color: QColor = TARGET_COLOR, at: QRectF | None = None) -> None:
         font = QFont(self.font())
         font.setBold(True)
         p.setFont(font)
@@ -618,6 +970,11 @@ class LiveView(QWidget):
         chip = QRectF(r.x(), r.y() - fm.height() - 6, fm.horizontalAdvance(text) + 12, fm.height() + 4)
         if chip.top() < 0:
             chip.moveTop(r.bottom() + 2)
+        if at is not None:
+            if at.bottom() < r.top() - chip.height() or at.top() > r.bottom() + chip.height():
+                p.setPen(QPen(color, 1, Qt.PenStyle.DotLine))  # a stacked label: a leader line to its box
+                p.drawLine(QPointF(at.left() + 4, at.bottom()), QPointF(r.left() + 4, r.top()))
+            chip = at
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QColor(40, 30, 8, 230) if dashed else color)
         p.drawRoundedRect(chip, 3, 3)
