@@ -435,7 +435,7 @@ def _normalize(pos: dict[str, tuple[float, float]]) -> dict[str, tuple[float, fl
 
 
 def _sorted_nodes(nodes: Sequence[StateNode]) -> list[StateNode]:
-    return sorted(nodes, key=lambda n: (n.first_seen or datetime.min.replace(tzinfo=timezone.utc), n.key))
+    return sorted(nodes, key=lambda n: n.first_seen or datetime.min.replace(tzinfo=timezone.utc))  # stable: ties keep order
 
 
 def from_records(name: str, nodes: Iterable[StateNode], edges: Iterable[StateEdge], **kw: Any) -> StateGraph:
