@@ -61,7 +61,7 @@ from .signature import dhash64, state_hash
 __all__ = [
     "DHASH_TOLERANCE_BITS", "LAYOUT_SEED", "MAX_CYCLE_LENGTH", "StateSeen", "StateNode", "StateEdge", "Transition",
     "GraphChange", "StateGraph", "flow_graph_name", "target_summary", "edge_key", "dhash_distance", "matches",
-    "first_repeat", "stable_layout",
+    "first_repeat", "stable_layout", "layered_layout",
 ]
 
 #: Largest dHash distance (bits of 64) between two sightings of one state.  P4 gives no tolerance; 6 bits
@@ -429,6 +429,31 @@ def stable_layout(graph: StateGraph, previous: Mapping[str, tuple[float, float]]
         start = nx.spring_layout(g, seed=seed)
         pos = nx.kamada_kawai_layout(g, pos=start) if nx.is_connected(g) else start
     return _normalize({k: (float(v[0]), float(v[1])) for k, v in pos.items()})
+
+
+def layered_layout(graph: StateGraph) -> dict[str, tuple[int, float]]:
+    """``(layer, row)`` per node: the layer is the number of actions from the first state (BFS over the
+    graph's arrows, networkx), rows are centred on 0 and ordered by first sighting within a layer.
+
+    Made for flows (mostly chains with a few branches and returns): read left to right, a return is an
+    arrow back.  States not reachable from the first one start new roots after it.  Deterministic:
+    the same graph gives the same positions, and a growing flow keeps the positions it had.
+    """
+    order = [n.key for n in graph.nodes()]
+    layer: dict[str, int] = {}
+    for root in order:
+        if root in layer:
+            continue
+        for key, d in nx.single_source_shortest_path_length(graph.nx, root).items():
+            layer.setdefault(key, d)
+    rows: dict[int, list[str]] = {}
+    for key in order:
+        rows.setdefault(layer[key], []).append(key)
+    out: dict[str, tuple[int, float]] = {}
+    for lay, keys in rows.items():
+        for i, key in enumerate(keys):
+            out[key] = (lay, i - (len(keys) - 1) / 2)
+    return out
 
 
 def _normalize(pos: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:

@@ -26,7 +26,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton,
-    QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QSizePolicy, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from core.engine.events import FlowFinished, RunFinished
@@ -67,6 +67,7 @@ class _Shot(QLabel):
         self.image = QImage()
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setMinimumSize(160, 100)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # the pixmap never widens it
         self.setStyleSheet(f"background: {COLORS['canvas']}; color: {COLORS['muted']};")
         self.set_image(QImage())
 
@@ -104,7 +105,7 @@ class RunViewer(QWidget):
         self.header.setWordWrap(True)
         self.step_list = QListWidget()
         self.step_list.setObjectName("runViewerSteps")
-        self.step_list.setMinimumWidth(200)
+        self.step_list.setMinimumWidth(240)
         self.step_list.currentRowChanged.connect(self.show_step)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("runViewerSlider")

@@ -27,14 +27,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
-    QResizeEvent
+    QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import (
-    QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView,
-    QLabel, QSplitter, QVBoxLayout, QWidget,
+    QComboBox, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem,
+    QGraphicsView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
 from core.engine.events import FlowStarted, StateGraphChanged
-from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, stable_layout
+from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, layered_layout, stable_layout
 from core.store import GraphTable, Store
 
 from ..theme import COLORS, TAKEOVER_COLOR
@@ -51,6 +51,14 @@ VERDICT_COLORS = {
 }
 #: Box size of a state in scene px.
 NODE_W, NODE_H = 168.0, 50.0
+#: Distance between layers / rows of the layered layout, scene px (room for an edge label between boxes).
+LAYER_GAP, ROW_GAP, BAND_GAP = NODE_W + 124.0, NODE_H + 52.0, 64.0
+#: Smallest zoom the canvas fits to (below it labels are unreadable): larger graphs scroll, centred on the current state.
+MIN_FIT_SCALE = 0.8
+#: Longest edge label, chars (fits between two layers).
+LABEL_CHARS = 26
+#: Layout modes offered: layered (BFS layers from the first state, left to right) or force-directed.
+LAYOUTS = ("layered", "force")
 _REVISIT_FILL = "#3b3350"
 _FILL = "#2b303a"
 
@@ -108,6 +116,18 @@ def _border_point(center: QPointF, toward: QPointF) -> QPointF:
     return QPointF(center.x() + dx * s, center.y() + dy * s)
 
 
+def _crosses(a: QPointF, b: QPointF, centers: list[QPointF]) -> bool:
+    """True when the segment a-b passes through a node box centred at one of ``centers`` (sampled every 10 px)."""
+    n = max(int(math.hypot(b.x() - a.x(), b.y() - a.y()) / 10), 1)
+    for c in centers:
+        for i in range(1, n):
+            t = i / n
+            x, y = a.x() + (b.x() - a.x()) * t, a.y() + (b.y() - a.y()) * t
+            if abs(x - c.x()) <= NODE_W / 2 + 4 and abs(y - c.y()) <= NODE_H / 2 + 4:
+                return True
+    return False
+
+
 def _arrow_head(tip: QPointF, frm: QPointF, size: float = 9.0) -> QPolygonF:
     ang = math.atan2(tip.y() - frm.y(), tip.x() - frm.x())
     left = QPointF(tip.x() - size * math.cos(ang - 0.42), tip.y() - size * math.sin(ang - 0.42))
@@ -127,7 +147,12 @@ class GraphCanvas(QGraphicsView):
         self.setBackgroundBrush(QColor(COLORS["canvas"]))
         self.setObjectName("stateGraphCanvas")
         self.setMinimumSize(240, 160)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.focus_key = ""
+        self._zoomed = False
         self.node_items: dict[str, _NodeItem] = {}
+        self._taken: list[QRectF] = []
         self.edge_labels: dict[tuple[str, str, str], QGraphicsSimpleTextItem] = {}
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
@@ -140,25 +165,45 @@ class GraphCanvas(QGraphicsView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
-        self.fit()
+        if not self._zoomed:
+            self.fit()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        """Zoom (the wheel) around the pointer; the graph is panned by dragging."""
+        factor = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
+        if 0.15 < self.transform().m11() * factor < 4.0:
+            self.scale(factor, factor)
+            self._zoomed = True
 
     def fit(self) -> None:
-        rect = self.scene().itemsBoundingRect()
-        if not rect.isNull():
-            self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        """Fit the whole graph, but not below :data:`MIN_FIT_SCALE`; then keep the focused state in view."""
+        rect = self.scene().itemsBoundingRect().adjusted(-20, -20, 20, 20)
+        if rect.isNull():
+            return
+        self.scene().setSceneRect(rect)
+        vw, vh = max(self.viewport().width(), 1), max(self.viewport().height(), 1)
+        s = min(vw / rect.width(), vh / rect.height(), 1.6)
+        s = max(s, MIN_FIT_SCALE)
+        self.resetTransform()
+        self.scale(s, s)
+        self._zoomed = False
+        if self.focus_key in self.node_items:
+            self.centerOn(self.node_items[self.focus_key])
+        else:
+            self.centerOn(rect.center())
 
     def node_center(self, key: str) -> QPointF:
         """Centre of a node's box in view (widget) coordinates, for clicks in tests."""
         return QPointF(self.mapFromScene(self.node_items[key].scenePos()))
 
-    def draw(self, graph: StateGraph, pos: dict[str, tuple[float, float]], *, current: str, selected: str) -> None:
+    def draw(self, graph: StateGraph, centers: dict[str, QPointF], *, current: str, selected: str) -> None:
+        """Draw ``graph`` with node centres in scene px."""
         scene = self.scene()
         scene.clear()
         self.node_items.clear()
         self.edge_labels.clear()
-        n = max(len(graph), 1)
-        spread = max(260.0, 150.0 * math.sqrt(n))
-        centers = {k: QPointF(x * spread, y * spread * 0.72) for k, (x, y) in pos.items()}
+        self.focus_key = selected or current
+        self._taken = [QRectF(c.x() - NODE_W / 2, c.y() - NODE_H / 2, NODE_W, NODE_H) for c in centers.values()]
         # parallel edges between one pair fan out; a pair's two directions bend to opposite sides
         groups: dict[tuple[str, str], list[StateEdge]] = {}
         for e in graph.edges():
@@ -171,8 +216,13 @@ class GraphCanvas(QGraphicsView):
                     self._self_loop(centers[src], e, i, len(edges))
                 else:
                     reverse = (dst, src) in groups
-                    bend = 26.0 * (i - (len(edges) - 1) / 2) + (22.0 if reverse else 0.0)
-                    self._edge(centers[src], centers[dst], e, bend)
+                    a, b = centers[src], centers[dst]
+                    dist = math.hypot(b.x() - a.x(), b.y() - a.y())
+                    # an arrow whose straight line would cross another box (a return, a shortcut) arcs around it
+                    others = [c for k, c in centers.items() if k not in (src, dst)]
+                    far = 40.0 + 0.2 * dist if _crosses(a, b, others) else 0.0
+                    bend = 26.0 * (i - (len(edges) - 1) / 2) + (22.0 if reverse else 0.0) + far
+                    self._edge(a, b, e, bend)
         for number, node in enumerate(graph.nodes(), 1):
             if node.key not in centers:
                 continue
@@ -187,8 +237,9 @@ class GraphCanvas(QGraphicsView):
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         return pen
 
-    def _label(self, e: StateEdge, at: QPointF) -> None:
-        text = QGraphicsSimpleTextItem(_elide(e.label, 34))
+    def _label(self, e: StateEdge, at: QPointF, room: float = 1e9) -> None:
+        """The edge's label centred at ``at``, cut to fit ``room`` scene px (the whole label in the tooltip)."""
+        text = QGraphicsSimpleTextItem(_elide(e.label, max(10, min(LABEL_CHARS, int(room / 5.6)))))
         f = QFont()
         f.setPointSizeF(8.0)
         text.setFont(f)
@@ -197,7 +248,15 @@ class GraphCanvas(QGraphicsView):
         bg = QGraphicsRectItem(QRectF(-3, -1, r.width() + 6, r.height() + 2))
         bg.setBrush(QColor(20, 21, 24, 215))
         bg.setPen(QPen(Qt.PenStyle.NoPen))
-        bg.setPos(at.x() - r.width() / 2, at.y() - r.height() / 2)
+        # move off boxes and other labels: try above and below the line, up to 3 label heights away
+        x, y = at.x() - r.width() / 2, at.y() - r.height() / 2
+        for dy in (0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0):
+            box = QRectF(x - 3, y + dy * (r.height() + 3) - 1, r.width() + 6, r.height() + 2)
+            if not any(box.intersects(t) for t in self._taken):
+                y += dy * (r.height() + 3)
+                break
+        self._taken.append(QRectF(x - 3, y - 1, r.width() + 6, r.height() + 2))
+        bg.setPos(x, y)
         bg.setZValue(3)
         text.setParentItem(bg)
         tip = (f"{e.kind} {e.target_summary}\nstep {e.step_id} \u2014 taken {e.count}x\n"
@@ -220,7 +279,8 @@ class GraphCanvas(QGraphicsView):
         self.scene().addItem(item)
         head = self.scene().addPolygon(_arrow_head(end, ctrl), QPen(Qt.PenStyle.NoPen), QBrush(self._pen(e).color()))
         head.setZValue(1)
-        self._label(e, path.pointAtPercent(0.5))
+        room = abs(b.x() - a.x()) - NODE_W - 12 if abs(b.x() - a.x()) > abs(b.y() - a.y()) else LAYER_GAP - 24
+        self._label(e, path.pointAtPercent(0.5), room)
 
     def _self_loop(self, c: QPointF, e: StateEdge, i: int, k: int) -> None:
         """Self-loop ``i`` of ``k`` on the node at ``c``: nested loops out of the box's left side, labels stacked."""
@@ -238,9 +298,36 @@ class GraphCanvas(QGraphicsView):
         head = self.scene().addPolygon(_arrow_head(end, QPointF(left.x() - w * 0.5, c.y() + spread + 8)),
                                        QPen(Qt.PenStyle.NoPen), QBrush(self._pen(e).color()))
         head.setZValue(1)
-        text_w = QGraphicsSimpleTextItem(_elide(e.label, 34)).boundingRect().width() * 0.8
+        text_w = QGraphicsSimpleTextItem(_elide(e.label, LABEL_CHARS)).boundingRect().width() * 0.8
         self._label(e, QPointF(left.x() - 34.0 - 20.0 * (k - 1) - 8 - text_w / 2,
                                c.y() + 15.0 * (i - (k - 1) / 2)))
+
+
+class _Screenshot(QLabel):
+    """A state's screenshot, scaled to the label whenever the label is resized."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.image = QImage()
+
+    def set_image(self, image: QImage, empty_text: str) -> None:
+        self.image = image
+        self._empty = empty_text
+        self._render()
+
+    def _render(self) -> None:
+        if self.image.isNull():
+            self.setPixmap(QPixmap())
+            self.setText(getattr(self, "_empty", ""))
+            return
+        self.setText("")
+        self.setPixmap(QPixmap.fromImage(self.image).scaled(
+            max(self.width(), 200), max(self.height(), 130), Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._render()
 
 
 class StateGraphView(QWidget):
@@ -263,15 +350,25 @@ class StateGraphView(QWidget):
         self.current = ""
         self.selected = ""
         self._pos: dict[str, tuple[float, float]] = {}
+        self.layout_mode = "layered"
+        self.layout_box = QComboBox()
+        self.layout_box.setObjectName("stateGraphLayout")
+        self.layout_box.addItem("Layered (steps left to right)", "layered")
+        self.layout_box.addItem("Force-directed (kamada-kawai)", "force")
+        self.layout_box.currentIndexChanged.connect(lambda _i: self.set_layout(self.layout_box.currentData()))
+        self.fit_button = QLabel("<a href='fit'>Fit</a>")
+        self.fit_button.setToolTip("Fit the graph to the view (drag to pan, wheel to zoom)")
+        self.fit_button.linkActivated.connect(lambda _l: self.canvas.fit())
         self.header = QLabel()
         self.header.setObjectName("stateGraphHeader")
         self.header.setWordWrap(True)
         self.canvas = GraphCanvas()
         self.canvas.node_clicked.connect(self.select_state)
-        self.shot = QLabel()
+        self.shot = _Screenshot()
         self.shot.setObjectName("stateScreenshot")
         self.shot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.shot.setMinimumSize(200, 130)
+        self.shot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # the pixmap never widens it
         self.shot.setStyleSheet(f"background: {COLORS['canvas']}; color: {COLORS['muted']};")
         self.details = QLabel()
         self.details.setObjectName("stateDetails")
@@ -288,9 +385,14 @@ class StateGraphView(QWidget):
         self.splitter.addWidget(side)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([620, 380])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        lay.addWidget(self.header)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        top.addWidget(self.fit_button)
+        top.addWidget(self.layout_box)
+        lay.addLayout(top)
         lay.addWidget(self.splitter, 1)
         self._redraw()
         self._show_selected()
@@ -359,21 +461,12 @@ class StateGraphView(QWidget):
     def _show_selected(self) -> None:
         key = self.selected or self.current
         if not key or key not in self.graph:
-            self.shot.setPixmap(QPixmap())
-            self.shot.setText("Click a state to see its screenshot")
+            self.shot.set_image(QImage(), "Click a state to see its screenshot")
             self.details.setText("")
             return
         node = self.graph.node(key)
         path = self.screenshot_path(key)
-        image = QImage(str(path)) if path is not None else QImage()
-        if image.isNull():
-            self.shot.setPixmap(QPixmap())
-            self.shot.setText("No screenshot stored for this state")
-        else:
-            self.shot.setText("")
-            w, h = max(self.shot.width(), 200), max(self.shot.height(), 130)
-            self.shot.setPixmap(QPixmap.fromImage(image).scaled(w, h, Qt.AspectRatioMode.KeepAspectRatio,
-                                                                Qt.TransformationMode.SmoothTransformation))
+        self.shot.set_image(QImage(str(path)) if path is not None else QImage(), "No screenshot stored for this state")
         out_edges = [e for e in self.graph.edges() if e.source == key]
         when = node.last_seen.strftime("%Y-%m-%d %H:%M:%S UTC") if node.last_seen else "?"
         number = next(i for i, n in enumerate(self.graph.nodes(), 1) if n.key == key)
@@ -385,15 +478,56 @@ class StateGraphView(QWidget):
             lines.append("actions from here: " + "; ".join(_html(e.label) for e in out_edges[:6]))
         self.details.setText("<br>".join(lines))
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        self._show_selected()
-
     # -- drawing ---------------------------------------------------------------------------
 
-    def _redraw(self) -> None:
+    def set_layout(self, mode: str) -> None:
+        """``"layered"`` (default) or ``"force"`` (kamada-kawai, fixed seed, known nodes kept in place)."""
+        if mode not in LAYOUTS:
+            raise ValueError(f"unknown layout {mode!r}; expected one of {', '.join(LAYOUTS)}")
+        self.layout_mode = mode
+        self._pos = {}
+        self._redraw()
+
+    def centers(self) -> dict[str, QPointF]:
+        """Node centres in scene px for the current layout mode."""
+        if self.layout_mode == "layered":
+            return self._snake(layered_layout(self.graph))
         self._pos = stable_layout(self.graph, self._pos)
-        self.canvas.draw(self.graph, self._pos, current=self.current, selected=self.selected)
+        spread = max(260.0, 150.0 * math.sqrt(max(len(self.graph), 1)))
+        return {k: QPointF(x * spread, y * spread * 0.72) for k, (x, y) in self._pos.items()}
+
+    def _snake(self, grid: dict[str, tuple[int, float]]) -> dict[str, QPointF]:
+        """Layers left to right, wrapped into bands (every other band right to left) to fit the view's shape."""
+        if not grid:
+            return {}
+        layers = max(lay for lay, _ in grid.values()) + 1
+        rows = max(sum(1 for lay2, _ in grid.values() if lay2 == lay) for lay in range(layers))
+        band_h = rows * ROW_GAP + BAND_GAP
+        vw, vh = max(self.canvas.viewport().width(), 320), max(self.canvas.viewport().height(), 200)
+        target = vw / vh
+        per_band = min(range(1, layers + 1),
+                       key=lambda k: abs(math.log((k * LAYER_GAP) / (math.ceil(layers / k) * band_h) / target)))
+        self._per_band = per_band
+        out: dict[str, QPointF] = {}
+        for key, (lay, row) in grid.items():
+            band, col = divmod(lay, per_band)
+            if band % 2:
+                col = per_band - 1 - col
+            out[key] = QPointF(col * LAYER_GAP, band * band_h + row * ROW_GAP)
+        return out
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.layout_mode == "layered" and len(self.graph):
+            grid = layered_layout(self.graph)
+            old = getattr(self, "_per_band", 0)
+            self._snake(grid)
+            if self._per_band != old:
+                self._redraw()
+        self._show_selected()
+
+    def _redraw(self) -> None:
+        self.canvas.draw(self.graph, self.centers(), current=self.current, selected=self.selected)
         n, e = len(self.graph), len(self.graph.edges())
         if n == 0:
             name = self.graph.name.split(":", 1)[-1] if self.graph.name else ""
