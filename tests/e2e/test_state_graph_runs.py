@@ -1,9 +1,13 @@
 """Real runs grow the flow's stored state graph (P4): the demo app twice, and a MiniWoB++ task on other seeds."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import yaml
+
+from core.cli import main
 from core.engine.events import StateGraphChanged
 from core.engine.session import ProjectSession
 from core.project import load_project
@@ -13,9 +17,17 @@ from core.store import GraphTable, Store
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_two_demo_runs_add_to_the_same_stored_graph(tmp_path: Path) -> None:
+def _fast(root: Path) -> None:
+    """The demo's simulated server latency down to 150 ms (800 by default): the same pages, sooner."""
+    settings = yaml.safe_load((root / "steadyhand.yaml").read_text())
+    settings["site_options"]["latency_ms"] = "150"
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+
+
+def test_two_demo_runs_add_to_the_same_stored_graph(tmp_path: Path, capsys) -> None:  # noqa: ANN001
     dst = tmp_path / "demo"
     shutil.copytree(ROOT / "projects" / "demo", dst, ignore=shutil.ignore_patterns(".steadyhand"))
+    _fast(dst)
     project = load_project(dst)
     events: list[StateGraphChanged] = []
     name = flow_graph_name("export_report")
@@ -48,6 +60,19 @@ def test_two_demo_runs_add_to_the_same_stored_graph(tmp_path: Path) -> None:
     # the password never reaches the graph's rows
     raw = b"".join(p.read_bytes() for p in project.data_dir.glob("store.sqlite*"))
     assert b"demo-pass" not in raw
+
+    # the same from the command line (read-only)
+    capsys.readouterr()
+    assert main(["history", "graph", str(dst), "export_report", "--json", str(tmp_path / "g.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{name}: {len(two)} states, {len(two.edges())} actions")
+    data = json.loads((tmp_path / "g.json").read_text())
+    assert len(data["nodes"]) == len(two) and sum(e["count"] for e in data["edges"]) == 2 * len(flow.steps)
+    assert main(["history", "list", str(dst)]) == 0
+    assert capsys.readouterr().out.count("export_report") == 2
+    assert main(["history", "compare", str(dst), first.run_id[:8], second.run_id[:8]]) == 0
+    assert "export_report: A " in capsys.readouterr().out
+    assert main(["history", "compare", str(dst), "no-such-run", second.run_id]) == 2
 
 
 def test_a_miniwob_task_on_other_seeds_keeps_one_graph(tmp_path: Path) -> None:
