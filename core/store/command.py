@@ -120,8 +120,9 @@ def history_command(args: argparse.Namespace) -> int:
             _write_json(args.json, {"graph": name, "nodes": [], "edges": []})
             return EXIT_OK
         number = {n.key: i for i, n in enumerate(g.nodes(), 1)}
-        print(f"{name}: {len(g)} states, {len(g.edges())} actions, {len(g.revisited())} revisited, "
-              f"{len(g.loops())} loop(s)")
+        cycles = [c for c in g.loops() if len(c) > 1]
+        print(f"{name}: {len(g)} states, {len(g.edges())} actions ({len(g.self_loops())} self-loops), "
+              f"{len(g.revisited())} revisited, {len(cycles)} loop(s)")
         for n in g.nodes():
             print(f"  S{number[n.key]:<3} {n.title[:40]:<40} {n.url}  visits {n.visits} in {n.runs} run(s)"
                   + ("  REVISITED" if n.revisited else ""))

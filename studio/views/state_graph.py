@@ -15,7 +15,8 @@ What the picture says:
   three times), thicker the more it was taken, coloured by its last verdict
   (:data:`VERDICT_COLORS`); a self-loop (an action that left the state as it
   was, e.g. typing into a field) is a small loop above its box;
-* the header counts states, actions, revisits and loops (cycles of states).
+* the header counts states, actions (and how many left the state as it
+  was), revisited states and loops (cycles through two or more states).
 
 Clicking a box shows that state's stored screenshot and its details on the
 right (:attr:`StateGraphView.state_selected` carries the node key).
@@ -534,11 +535,13 @@ class StateGraphView(QWidget):
             self.header.setText(f"No states yet{' for ' + name if name else ''} \u2014 run a flow (F5): each step "
                                 f"adds the states it went through and the action between them.")
             return
-        loops = self.graph.loops()
+        loops = [c for c in self.graph.loops() if len(c) > 1]
+        selfs = len(self.graph.self_loops())
         revisits = len(self.graph.revisited())
         self.header.setText(
-            f"<b>{_html(self.graph.name)}</b> \u2014 {n} state{'s' * (n != 1)}, {e} action{'s' * (e != 1)}, "
-            f"{revisits} revisited, {len(loops)} loop{'s' * (len(loops) != 1)} \u00b7 "
+            f"<b>{_html(self.graph.name)}</b> \u2014 {n} state{'s' * (n != 1)}, {e} action{'s' * (e != 1)} "
+            f"({selfs} left the state as it was), {revisits} revisited, {len(loops)} loop{'s' * (len(loops) != 1)} "
+            f"\u00b7 "
             + " ".join(f"<span style='color:{c}'>\u25a0</span> {k.replace('_', ' ')}"
                        for k, c in VERDICT_COLORS.items() if k))
 

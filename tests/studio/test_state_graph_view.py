@@ -34,6 +34,9 @@ def test_graph_after_a_real_demo_run_has_one_node_per_distinct_state(qtbot, tmp_
     w.show()
     seen: list[object] = []
     w.bridge.event_received.connect(seen.append)
+    sizes: list[int] = []  # the graph as drawn after each step's change: it grows during the run
+    w.bridge.event_received.connect(
+        lambda e: sizes.append(len(w.graph_view.canvas.node_items)) if isinstance(e, StateGraphChanged) else None)
     try:
         assert w.start_run(("export_report",))
         qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=90_000)
@@ -48,6 +51,7 @@ def test_graph_after_a_real_demo_run_has_one_node_per_distinct_state(qtbot, tmp_
     observed = {(e.observation.signature.elements_digest, e.observation.signature.text_digest)
                 for e in seen if isinstance(e, ObservationMade)}
     assert len(graph) == len(observed) >= 3
+    assert sizes == sorted(sizes) and sizes[0] <= 2 and sizes[-1] == len(graph)
     assert len(view.canvas.node_items) == len(graph)
     # the current state is the last step's after-state, outlined in the accent colour
     assert view.current == changes[-1].target.key
