@@ -59,7 +59,7 @@ from core.domain import StateSignature
 from .signature import dhash64, state_hash
 
 __all__ = [
-    "DHASH_TOLERANCE_BITS", "LAYOUT_SEED", "MAX_CYCLE_LENGTH", "StateSeen", "StateNode", "StateEdge", "Transition",
+    "DHASH_TOLERANCE_BITS", "LAYOUT_SEED", "MAX_CYCLE_LENGTH", "KAMADA_KAWAI_MAX_NODES", "StateSeen", "StateNode", "StateEdge", "Transition",
     "GraphChange", "StateGraph", "flow_graph_name", "target_summary", "edge_key", "dhash_distance", "matches",
     "first_repeat", "stable_layout", "layered_layout",
 ]
@@ -69,6 +69,8 @@ __all__ = [
 DHASH_TOLERANCE_BITS = 6
 #: Seed of the layout (same graph -> same picture between updates and launches).
 LAYOUT_SEED = 7
+#: Kamada-kawai (O(n^2) per iteration) only up to this many states; a bigger graph gets the seeded spring layout.
+KAMADA_KAWAI_MAX_NODES = 40
 #: Longest cycle :meth:`StateGraph.loops` looks for (bounds the search on big exploration graphs).
 MAX_CYCLE_LENGTH = 8
 
@@ -339,6 +341,15 @@ class StateGraph:
         simple = nx.DiGraph(self.nx)
         return [list(c) for c in nx.simple_cycles(simple, length_bound=max_length)]
 
+    def loop_edges(self) -> list[StateEdge]:
+        """Arrows between two states that lie on a loop (both in one strongly connected part): linear time,
+        unlike :meth:`loops`, so a front end can ask after every step."""
+        part: dict[str, int] = {}
+        for i, comp in enumerate(nx.strongly_connected_components(self.nx)):
+            for k in comp:
+                part[k] = i
+        return [e for e in self.edges() if not e.self_loop and part[e.source] == part[e.target]]
+
     def successors(self, key: str) -> list[str]:
         return list(dict.fromkeys(self.nx.successors(key)))
 
@@ -408,7 +419,8 @@ def stable_layout(graph: StateGraph, previous: Mapping[str, tuple[float, float]]
                   seed: int = LAYOUT_SEED) -> dict[str, tuple[float, float]]:
     """Node positions in [-1, 1] x [-1, 1], stable between updates.
 
-    Kamada-kawai from a spring start with a fixed ``seed``; when
+    Kamada-kawai from a spring start with a fixed ``seed`` (spring only above
+    :data:`KAMADA_KAWAI_MAX_NODES` states); when
     ``previous`` positions are given, known nodes start where they were and
     the spring layout moves only the new ones (``fixed``), so a growing graph
     does not jump.  Disconnected parts are laid out on one undirected view.
@@ -427,7 +439,7 @@ def stable_layout(graph: StateGraph, previous: Mapping[str, tuple[float, float]]
         pos = dict(prev)
     else:
         start = nx.spring_layout(g, seed=seed)
-        pos = nx.kamada_kawai_layout(g, pos=start) if nx.is_connected(g) else start
+        pos = nx.kamada_kawai_layout(g, pos=start) if n <= KAMADA_KAWAI_MAX_NODES and nx.is_connected(g) else start
     return _normalize({k: (float(v[0]), float(v[1])) for k, v in pos.items()})
 
 

@@ -15,8 +15,9 @@ What the picture says:
   three times), thicker the more it was taken, coloured by its last verdict
   (:data:`VERDICT_COLORS`); a self-loop (an action that left the state as it
   was, e.g. typing into a field) is a small loop above its box;
+* an arrow on a loop (it can lead back to where it started) is dashed;
 * the header counts states, actions (and how many left the state as it
-  was), revisited states and loops (cycles through two or more states).
+  was), revisited states and arrows on a loop.
 
 Clicking a box shows that state's stored screenshot and its details on the
 right (:attr:`StateGraphView.state_selected` carries the node key).
@@ -117,14 +118,26 @@ def _border_point(center: QPointF, toward: QPointF) -> QPointF:
     return QPointF(center.x() + dx * s, center.y() + dy * s)
 
 
-def _crosses(a: QPointF, b: QPointF, centers: list[QPointF]) -> bool:
-    """True when the segment a-b passes through a node box centred at one of ``centers`` (sampled every 10 px)."""
-    n = max(int(math.hypot(b.x() - a.x(), b.y() - a.y()) / 10), 1)
-    for c in centers:
-        for i in range(1, n):
-            t = i / n
-            x, y = a.x() + (b.x() - a.x()) * t, a.y() + (b.y() - a.y()) * t
-            if abs(x - c.x()) <= NODE_W / 2 + 4 and abs(y - c.y()) <= NODE_H / 2 + 4:
+def _crosses(a: QPointF, b: QPointF, centers: list[tuple[float, float]]) -> bool:
+    """True when the segment a-b passes through a node box centred at one of ``centers`` (Liang-Barsky clipping)."""
+    ax, ay, dx, dy = a.x(), a.y(), b.x() - a.x(), b.y() - a.y()
+    hw, hh = NODE_W / 2 + 4, NODE_H / 2 + 4
+    for cx, cy in centers:
+        t0, t1 = 0.0, 1.0
+        for p, q in ((-dx, ax - (cx - hw)), (dx, (cx + hw) - ax), (-dy, ay - (cy - hh)), (dy, (cy + hh) - ay)):
+            if p == 0:
+                if q < 0:
+                    break
+                continue
+            r = q / p
+            if p < 0:
+                t0 = max(t0, r)
+            else:
+                t1 = min(t1, r)
+            if t0 > t1:
+                break
+        else:
+            if t0 <= t1:
                 return True
     return False
 
@@ -154,6 +167,7 @@ class GraphCanvas(QGraphicsView):
         self._zoomed = False
         self.node_items: dict[str, _NodeItem] = {}
         self._taken: list[QRectF] = []
+        self._loop_keys: set[tuple[str, str, str]] = set()
         self.edge_labels: dict[tuple[str, str, str], QGraphicsSimpleTextItem] = {}
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
@@ -204,6 +218,7 @@ class GraphCanvas(QGraphicsView):
         self.node_items.clear()
         self.edge_labels.clear()
         self.focus_key = selected or current
+        self._loop_keys = {(e.source, e.target, e.key) for e in graph.loop_edges()}
         self._taken = [QRectF(c.x() - NODE_W / 2, c.y() - NODE_H / 2, NODE_W, NODE_H) for c in centers.values()]
         # parallel edges between one pair fan out; a pair's two directions bend to opposite sides
         groups: dict[tuple[str, str], list[StateEdge]] = {}
@@ -220,7 +235,7 @@ class GraphCanvas(QGraphicsView):
                     a, b = centers[src], centers[dst]
                     dist = math.hypot(b.x() - a.x(), b.y() - a.y())
                     # an arrow whose straight line would cross another box (a return, a shortcut) arcs around it
-                    others = [c for k, c in centers.items() if k not in (src, dst)]
+                    others = [(c.x(), c.y()) for k, c in centers.items() if k not in (src, dst)]
                     far = 40.0 + 0.2 * dist if _crosses(a, b, others) else 0.0
                     bend = 26.0 * (i - (len(edges) - 1) / 2) + (22.0 if reverse else 0.0) + far
                     self._edge(a, b, e, bend)
@@ -236,6 +251,8 @@ class GraphCanvas(QGraphicsView):
     def _pen(self, e: StateEdge) -> QPen:
         pen = QPen(QColor(VERDICT_COLORS.get(e.last_verdict, VERDICT_COLORS[""])), 1.4 + 0.6 * min(e.count, 5))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        if (e.source, e.target, e.key) in self._loop_keys:
+            pen.setStyle(Qt.PenStyle.DashLine)
         return pen
 
     def _label(self, e: StateEdge, at: QPointF, room: float = 1e9) -> None:
@@ -535,12 +552,12 @@ class StateGraphView(QWidget):
             self.header.setText(f"No states yet{' for ' + name if name else ''} \u2014 run a flow (F5): each step "
                                 f"adds the states it went through and the action between them.")
             return
-        loops = [c for c in self.graph.loops() if len(c) > 1]
+        back = len(self.graph.loop_edges())
         selfs = len(self.graph.self_loops())
         revisits = len(self.graph.revisited())
         self.header.setText(
             f"<b>{_html(self.graph.name)}</b> \u2014 {n} state{'s' * (n != 1)}, {e} action{'s' * (e != 1)} "
-            f"({selfs} left the state as it was), {revisits} revisited, {len(loops)} loop{'s' * (len(loops) != 1)} "
+            f"({selfs} left the state as it was), {revisits} revisited, {back} on a loop (dashed) "
             f"\u00b7 "
             + " ".join(f"<span style='color:{c}'>\u25a0</span> {k.replace('_', ' ')}"
                        for k, c in VERDICT_COLORS.items() if k))

@@ -77,6 +77,7 @@ def test_a_loop_is_detected() -> None:
     g.add(tr(form, home, "click", "Cancel", "s3"))
     loops = g.loops()
     assert len(loops) == 1 and set(loops[0]) == {home.key, form.key}
+    assert {(e.source, e.target) for e in g.loop_edges()} == {(home.key, form.key), (form.key, home.key)}
     g.add(tr(home, home, "scroll", "", "s4"))
     assert [home.key] in g.loops()
     path = [login.key, home.key, form.key, home.key]
