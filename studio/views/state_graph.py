@@ -29,7 +29,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
-    QResizeEvent, QWheelEvent
+    QResizeEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem,
     QGraphicsView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
@@ -368,6 +368,7 @@ class StateGraphView(QWidget):
         self.current = ""
         self.selected = ""
         self._pos: dict[str, tuple[float, float]] = {}
+        self._dirty = False
         self.layout_mode = "layered"
         self.layout_box = QComboBox()
         self.layout_box.setObjectName("stateGraphLayout")
@@ -544,8 +545,21 @@ class StateGraphView(QWidget):
                 self._redraw()
         self._show_selected()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._dirty:
+            self._redraw()
+
     def _redraw(self) -> None:
+        # a hidden dock (another tab in front) only notes the change: it is drawn when shown
+        self._dirty = not self.isVisible() and self.parent() is not None
+        if self._dirty:
+            self._update_header()
+            return
         self.canvas.draw(self.graph, self.centers(), current=self.current, selected=self.selected)
+        self._update_header()
+
+    def _update_header(self) -> None:
         n, e = len(self.graph), len(self.graph.edges())
         if n == 0:
             name = self.graph.name.split(":", 1)[-1] if self.graph.name else ""

@@ -32,6 +32,7 @@ def test_graph_after_a_real_demo_run_has_one_node_per_distinct_state(qtbot, tmp_
     qtbot.addWidget(w)
     w.resize(1280, 800)
     w.show()
+    w.graph_dock.raise_()  # the graph is drawn while its dock is in front (a hidden one is drawn when shown)
     seen: list[object] = []
     w.bridge.event_received.connect(seen.append)
     sizes: list[int] = []  # the graph as drawn after each step's change: it grows during the run
