@@ -509,6 +509,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.heal.command import add_heals_parser, heals_command
 
     add_heals_parser(sub).set_defaults(func=heals_command)
+    from core.store.command import add_history_parser, history_command
+
+    add_history_parser(sub).set_defaults(func=history_command)
     bs = sub.add_parser("baselines", help="the R1 screen baselines: list them, or forget them after a real change",
                         description="Example: steadyhand baselines list projects/demo --alerts; "
                                     "steadyhand baselines reset projects/demo --flow export_report")

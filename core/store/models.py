@@ -30,7 +30,7 @@ __all__ = [
 
 #: Version of the schema these models describe: the number of the head Alembic revision
 #: (``core/store/schema/versions/NNNN_*.py``); bump it together with a new revision.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def utcnow() -> datetime:

@@ -1,0 +1,60 @@
+"""State graphs of flows and explorations (state_nodes, state_edges).
+
+Revision 0002: new tables only; existing ones are untouched.
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table('state_edges',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('graph', sa.String(length=300), nullable=False),
+    sa.Column('source', sa.String(length=64), nullable=False),
+    sa.Column('target', sa.String(length=64), nullable=False),
+    sa.Column('edge_key', sa.String(length=32), nullable=False),
+    sa.Column('kind', sa.String(length=32), nullable=False),
+    sa.Column('target_summary', sa.Text(), nullable=False),
+    sa.Column('step_id', sa.String(length=200), nullable=False),
+    sa.Column('count', sa.Integer(), nullable=False),
+    sa.Column('verdicts', sa.JSON(), nullable=False),
+    sa.Column('last_verdict', sa.String(length=32), nullable=False),
+    sa.Column('last_run_id', sa.String(length=64), nullable=False),
+    sa.Column('first_seen', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('last_seen', sa.DateTime(timezone=True), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('graph', 'source', 'target', 'edge_key', name='uq_state_edges_graph_edge')
+    )
+    op.create_index('ix_state_edges_graph', 'state_edges', ['graph'], unique=False)
+    op.create_table('state_nodes',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('graph', sa.String(length=300), nullable=False),
+    sa.Column('key', sa.String(length=64), nullable=False),
+    sa.Column('structure', sa.String(length=64), nullable=False),
+    sa.Column('dhash', sa.String(length=32), nullable=False),
+    sa.Column('url', sa.Text(), nullable=False),
+    sa.Column('title', sa.Text(), nullable=False),
+    sa.Column('screenshot', sa.String(length=500), nullable=False),
+    sa.Column('visits', sa.Integer(), nullable=False),
+    sa.Column('runs', sa.Integer(), nullable=False),
+    sa.Column('last_run_id', sa.String(length=64), nullable=False),
+    sa.Column('first_seen', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('last_seen', sa.DateTime(timezone=True), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('graph', 'key', name='uq_state_nodes_graph_key')
+    )
+    op.create_index('ix_state_nodes_graph_structure', 'state_nodes', ['graph', 'structure'], unique=False)
+
+
+def downgrade() -> None:
+    op.drop_index('ix_state_nodes_graph_structure', table_name='state_nodes')
+    op.drop_table('state_nodes')
+    op.drop_index('ix_state_edges_graph', table_name='state_edges')
+    op.drop_table('state_edges')
