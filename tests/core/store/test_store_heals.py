@@ -1,10 +1,12 @@
 """The heal_proposals table through a real SQLite store: insert, count again, review, redaction, creation on open."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from typing import Any
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect
 
 from core.secrets import Redactor
 from core.store import SCHEMA_VERSION, HealConflictError, HealTable, Store
@@ -100,14 +102,16 @@ def test_secrets_never_reach_the_table_in_clear(tmp_path) -> None:
 
 
 def test_an_existing_store_without_the_table_gains_it_on_open_at_the_same_schema_version(tmp_path) -> None:
-    path = tmp_path / "store.sqlite"
-    store = Store.open(path)
-    run_id = store.begin_run("T", "f")
-    with store._wengine.begin() as conn:  # a store written before heal proposals existed (and before Alembic)
-        conn.execute(text("DROP TABLE heal_proposals"))
-        conn.execute(text("DROP TABLE alembic_version"))
-        conn.execute(text("UPDATE schema_meta SET version = 1"))
-    store.close()
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "store.sqlite"  # a store of schema 1 written before heal proposals (and Alembic) existed
+    shutil.copy(Path(__file__).resolve().parents[2] / "fixtures" / "store" / "schema1_demo.sqlite", path)
+    raw = sqlite3.connect(path)
+    raw.execute("DROP TABLE heal_proposals")
+    run_id = raw.execute("SELECT id FROM runs LIMIT 1").fetchone()[0]
+    raw.commit()
+    raw.close()
     store = Store.open(path)
     with store._engine.connect() as conn:
         assert inspect(conn).has_table("heal_proposals")
