@@ -44,10 +44,17 @@ class Answer:
     continue_from : int | None
         Only for the end of a takeover: the 0-based step index to continue
         from; None = the step the takeover began at.
+    meaning : str | None
+        Only for the end of a takeover: what the manual actions were for
+        (``replace`` / ``insert`` / ``done``, :data:`core.engine.events.HandBackMeaning`).
+    reason : str
+        Why a takeover ended without a hand-back (e.g. its wait timed out); "" otherwise.
     """
 
     kind: EscalationAnswerKind
     continue_from: int | None = None
+    meaning: str | None = None
+    reason: str = ""
 
 
 class RunControl(Protocol):
