@@ -1,6 +1,6 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
+``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover|correction [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
@@ -9,7 +9,8 @@ finished set of sample events instead and saves a PNG (works offscreen).
 ``recording`` the whole studio while a :class:`~studio.testing.FakeRecorder`
 records the sample steps (the live view shows the recorded page); ``takeover``
 the whole studio after the escalation of the sample run was answered with
-Take over (the "You have the page" bar).
+Take over (the "You have the page" bar, one action recorded); ``correction``
+the flow edit offered after a takeover, as a diff.
 """
 from __future__ import annotations
 
@@ -184,8 +185,34 @@ def takeover_window(project_root: Path | None = None) -> MainWindow:
     window.escalations_panel.select_candidate(1)
     window.take_over()
     _drain(lambda: window.state is RunState.TAKEN_OVER)
+    window.takeover_banner.set_actions(("Click Unlock account",))  # what the live view's click recorded
     window.takeover_banner.continue_from.setValue(7)
     return window
+
+
+def _correction() -> QWidget:
+    """The flow edit offered after a takeover: step 6 of the sample flow replaced by the click done by hand."""
+    import tempfile  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415
+
+    from core.domain import Action, Step  # noqa: PLC0415
+    from core.engine.events import CorrectionOffered  # noqa: PLC0415
+    from core.heal.corrections import correction_edit, steps_as_mappings  # noqa: PLC0415
+    from core.project.loader import flow_to_mapping  # noqa: PLC0415
+
+    from .samples import _target  # noqa: PLC0415
+    from .views.takeover import CorrectionDialog  # noqa: PLC0415
+
+    project = sample_project()
+    flow = project.flows["login_lockout"]
+    text = yaml.dump(flow_to_mapping(flow), sort_keys=False, allow_unicode=True, width=100)
+    by_hand = Step("s1", Action("click"), name="Click Unlock my account",
+                   target=_target("Unlock my account", "button", "button"))
+    edit = correction_edit(text, step_id="s6", meaning="replace",
+                           steps=steps_as_mappings(flow.name, "", [by_hand]), path="flows/login_lockout.yaml")
+    offer = CorrectionOffered("r1", flow.name, 5, 1, "replace", "offered", edit.diff, (by_hand.title,))
+    return CorrectionDialog(offer, Path(tempfile.gettempdir()))
 
 
 def live_window(phase_delay_s: float = 0.12) -> MainWindow:
@@ -199,7 +226,7 @@ def live_window(phase_delay_s: float = 0.12) -> MainWindow:
 
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
-    "recorder": _recorder, "window": populated_window,
+    "recorder": _recorder, "window": populated_window, "correction": _correction,
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
 WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window, "takeover": takeover_window}
