@@ -69,7 +69,7 @@ class TakeoverRecording:
         self.titles: list[str] = []
         self.errors: list[str] = []
         self.page: Observation | None = ctx.before
-        self._spool = Path(tempfile.mkdtemp(prefix="steadyhand-takeover-"))
+        self._spool: Path | None = None
 
     def start(self) -> bool:
         """Attach the listener to the driver's page; False (and nothing attached) when it cannot be."""
@@ -82,6 +82,7 @@ class TakeoverRecording:
         secret_values = set(getattr(driver, "secret_values", ()) or ())
         secrets = {k: v for k, v in run.params.items() if v and (v in secret_values or k in run.flow.secrets)}
         params = {k: v for k, v in run.params.items() if k not in secrets}
+        self._spool = Path(tempfile.mkdtemp(prefix="steadyhand-takeover-"))
         try:
             if self.page is None:
                 self.page = driver.observe(screenshot=True)
@@ -142,7 +143,8 @@ class TakeoverRecording:
                 self.errors.append(self.ex.redact(f"the takeover's actions were lost: {exc}"))
                 return None
         finally:
-            shutil.rmtree(self._spool, ignore_errors=True)
+            if self._spool is not None:
+                shutil.rmtree(self._spool, ignore_errors=True)
 
 
 def begin_takeover(ex: "FlowExecutor", ctx: "StepContext") -> TakeoverRecording:

@@ -119,7 +119,7 @@ def _in_place(text: str, step_id: str, meaning: str, new_steps: list[dict[str, A
     dash = len(line) - len(line.lstrip(" "))
     if not line.lstrip(" ").startswith("- "):
         return None
-    end = items[at + 1].start_mark.line if at + 1 < len(items) else _last_line(item) + 1
+    end = _last_line(item) + 1  # comments after the step's last entry belong to what follows: kept
     body = yaml.dump(new_steps, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     block = [" " * dash + ln + "\n" for ln in body.splitlines()]
     if meaning == "replace":
