@@ -399,8 +399,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_run)
 
     from core.engine.handback import add_handback_parser, handback_command
+    from core.heal.corrections_command import add_corrections_parser, corrections_command
 
     add_handback_parser(sub).set_defaults(func=handback_command)
+    add_corrections_parser(sub).set_defaults(func=corrections_command)
 
     s = sub.add_parser("studio", help="open the studio on a project")
     s.add_argument("project")

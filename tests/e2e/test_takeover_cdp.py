@@ -6,7 +6,8 @@ Chromium over CDP types the password where the page has it, hands back
 ("replace"), then clicks Export report and hands back again; the run
 finishes green, both manual segments are stored as corrections offered as
 flow edits, the typed password is a placeholder everywhere, and once the
-edits are accepted the flow replays green with no human.
+edits are accepted (`steadyhand corrections accept`) the flow replays green
+with no human.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from core.heal.corrections import accept_correction, list_corrections
+from core.heal.corrections import list_corrections
 from core.project import load_flow
 from core.store import Store
 from takeover_project import ROOT, broken_demo
@@ -95,10 +96,16 @@ def test_takeover_over_cdp_then_handback_finishes_green_and_stores_corrections(t
         assert [(s["action"], s.get("value")) for s in pw_fix.steps][-1] == ("input", "{password}")
         assert "+- id: s2_h1\n+  name: Fill Password\n   action: input\n   value: '{password}'\n" in pw_fix.diff
         assert export.reason.startswith("locator abstained") and "Print the summary" in export.reason
-        for a, b in ((export, "s4_h1"), (pw_fix, "s2_h1")):
-            assert f"+- id: {b}" in accept_correction(store, a.id, project_root=project)
+        ids = (export.id, pw_fix.id)
     finally:
         store.close()
+    listed = _cli("corrections", "list", str(project))
+    assert listed.returncode == 0 and f"#{export.id}" in listed.stdout and "Click Export report" in listed.stdout
+    for cid, new_id in zip(ids, ("s4_h1", "s2_h1"), strict=True):
+        out = _cli("corrections", "accept", str(project), str(cid))
+        assert out.returncode == 0 and f"+- id: {new_id}" in out.stdout, out.stderr
+    again = _cli("corrections", "accept", str(project), str(ids[0]))
+    assert again.returncode == 2 and "accepted" in again.stderr  # once only
     ours = (project / ".steadyhand").rglob("*")  # the store, its screenshots and corrections (not the app's own db)
     blobs = [p.read_bytes() for p in ours if p.is_file() and p.name != "demo-app.sqlite"]
     assert len(blobs) > 5
