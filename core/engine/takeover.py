@@ -223,7 +223,7 @@ def store_correction(ex: "FlowExecutor", ctx: "StepContext", rec: TakeoverRecord
             row = CorrectionTable(ex.store).add({
                 "run_id": run.run_id, "project": ex.project_name, "flow": run.flow.name,
                 "flow_file": str(Path(source).resolve()) if source else "", "step_index": ctx.index,
-                "step_id": step_id, "step_title": ctx.title, "reason": reason, "page": page_state,
+                "step_id": step_id, "step_title": ctx.title, "reason": reason or "taken over by the user (no escalation)", "page": page_state,
                 "steps": mappings, "params": dict(recording.params) if recording is not None else {},
                 "secrets": list(secrets), "meaning": meaning, "continue_from": target, "state": state,
                 "flow_digest": flow_digest_of(source) if source else "", "diff": diff,

@@ -200,9 +200,12 @@ class TakeoverController(QObject):
 
     # --- input ----------------------------------------------------------------------------
     def _send(self, command: Any) -> bool:
-        if not self.active or self.window.bridge.engine is None:
+        engine = self.window.bridge.engine
+        if not self.active or engine is None:
             return False
-        self.window.bridge.send(command)
+        # straight to the engine's queue: input is not a run command (no state change, no log line per
+        # pointer move; what it did is logged when the engine recorded it)
+        engine.send(command)
         if not isinstance(command, ForwardMove):
             self.sent.append(command)
         return True
