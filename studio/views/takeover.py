@@ -248,7 +248,7 @@ class TakeoverController(QObject):
                                                 candidates=event.candidates)
                 caption = getattr(self.window, "caption", None)
                 if caption is not None:
-                    caption.setText(f"\u270b You have the page   \u00b7   {event.url}   \u00b7   "
+                    caption.setText(f"You have the page   \u00b7   {event.url}   \u00b7   "
                                     f"{len(event.candidates)} candidates   \u00b7   click, scroll and type in the "
                                     "view: it is the engine's own page")
         elif isinstance(event, TakeoverActionRecorded) and self.active:
