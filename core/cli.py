@@ -92,9 +92,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if not args.quiet:
                 print(line, file=sys.stderr, flush=True)
 
+    control, cdp_port = None, None
+    if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
+        from core.engine.handback import WaitControl
+        from core.record.recorder import free_cdp_port
+
+        cdp_port = args.cdp_port or free_cdp_port()
+        control = WaitControl(project.data_dir, cdp_endpoint=f"http://127.0.0.1:{cdp_port}", project=args.project,
+                              timeout_s=args.takeover_timeout)
+        print(f"takeover: waiting on escalations; CDP http://127.0.0.1:{cdp_port}", file=sys.stderr, flush=True)
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
-                            use_store=not args.no_store, screenshots=not args.no_screenshots) as session:
+                            use_store=not args.no_store, screenshots=not args.no_screenshots,
+                            control=control, cdp_port=cdp_port) as session:
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]
@@ -471,6 +481,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-store", action="store_true", help="do not record the run in the project store")
     r.add_argument("--no-screenshots", action="store_true", help="skip screenshots (faster)")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-flow progress lines")
+    r.add_argument("--on-escalation", choices=("stop", "wait"), default="stop",
+                   help="stop: the flow ends escalated; wait: keep the browser open for a takeover (CDP on "
+                        "127.0.0.1) until `steadyhand handback`")
+    r.add_argument("--cdp-port", type=int, help="remote-debugging port for --on-escalation wait (default: a free one)")
+    r.add_argument("--takeover-timeout", type=float, default=600.0, metavar="S",
+                   help="longest wait for a hand-back, s (600)")
     r.set_defaults(func=_cmd_run)
 
     a = sub.add_parser("audit", help="look for the declared secrets' values in the project's files, store and screenshots",
@@ -482,6 +498,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("project", help="project folder (holds steadyhand.yaml)")
     a.add_argument("--also", action="append", metavar="PATH", help="a file or folder outside the project to scan too")
     a.set_defaults(func=_cmd_audit)
+    from core.engine.handback import add_handback_parser, handback_command
+    from core.heal.corrections_command import add_corrections_parser, corrections_command
+
+    add_handback_parser(sub).set_defaults(func=handback_command)
+    add_corrections_parser(sub).set_defaults(func=corrections_command)
 
     s = sub.add_parser("studio", help="open the studio on a project")
     s.add_argument("project")

@@ -33,6 +33,7 @@ from .run_state import RunState, RunStateMachine, controls_for
 from .views.breaker import BreakerIndicator
 from .theme import TAKEOVER_COLOR
 from .views.escalations import AnswerBar, EscalationsPanel, TakeoverBanner
+from .views.takeover import TakeoverController
 from .views.event_log import EventLog
 from .views.live_view import LiveView
 from .views.recorder import RecorderDock
@@ -132,6 +133,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._connect_bridge()
         self.resolution_dock = install_resolution_dock(self)
+        self.takeover = TakeoverController(self)  # the live view drives the engine's page while taken over
         self._update_controls()
         self._update_status()
 
@@ -584,7 +586,8 @@ class MainWindow(QMainWindow):
         if isinstance(command, Start):
             detail = f" {', '.join(command.flows)}"
         elif isinstance(command, HandBack) and command.continue_from is not None:
-            detail = f" continue from step {command.continue_from + 1}"
+            detail = f" continue from step {command.continue_from + 1}" + (
+                f" ({command.meaning})" if command.meaning else "")
         self.event_log.log(f"\u2192 {type(command).__name__}{detail}")
         if self.run_state.on_command(command):
             self._state_changed()

@@ -10,10 +10,11 @@ finished set of sample events instead and saves a PNG (works offscreen).
 ``recording`` the whole studio while a :class:`~studio.testing.FakeRecorder`
 records the sample steps (the live view shows the recorded page); ``takeover``
 the whole studio after the escalation of the sample run was answered with
-Take over (the "You have the page" bar).
+Take over (the "You have the page" bar, one action recorded).
 ``graph``, ``history`` and ``compare`` read a sample store of two runs
 (:mod:`studio.history_samples`): the flow's state graph, a run opened
 read-only, and the two runs compared.
+``correction`` the flow edit offered after a takeover, as a diff.
 """
 from __future__ import annotations
 
@@ -228,8 +229,34 @@ def takeover_window(project_root: Path | None = None) -> MainWindow:
     window.escalations_panel.select_candidate(1)
     window.take_over()
     _drain(lambda: window.state is RunState.TAKEN_OVER)
+    window.takeover_banner.set_actions(("Click Unlock account",))  # what the live view's click recorded
     window.takeover_banner.continue_from.setValue(7)
     return window
+
+
+def _correction() -> QWidget:
+    """The flow edit offered after a takeover: step 6 of the sample flow replaced by the click done by hand."""
+    import tempfile  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415
+
+    from core.domain import Action, Step  # noqa: PLC0415
+    from core.engine.events import CorrectionOffered  # noqa: PLC0415
+    from core.heal.corrections import correction_edit, steps_as_mappings  # noqa: PLC0415
+    from core.project.loader import flow_to_mapping  # noqa: PLC0415
+
+    from .samples import _target  # noqa: PLC0415
+    from .views.takeover import CorrectionDialog  # noqa: PLC0415
+
+    project = sample_project()
+    flow = project.flows["login_lockout"]
+    text = yaml.dump(flow_to_mapping(flow), sort_keys=False, allow_unicode=True, width=100)
+    by_hand = Step("s1", Action("click"), name="Click Unlock my account",
+                   target=_target("Unlock my account", "button", "button"))
+    edit = correction_edit(text, step_id="s6", meaning="replace",
+                           steps=steps_as_mappings(flow.name, "", [by_hand]), path="flows/login_lockout.yaml")
+    offer = CorrectionOffered("r1", flow.name, 5, 1, "replace", "offered", edit.diff, (by_hand.title,))
+    return CorrectionDialog(offer, Path(tempfile.gettempdir()))
 
 
 def live_window(phase_delay_s: float = 0.12) -> MainWindow:
@@ -274,7 +301,7 @@ def _history(compare: bool = False) -> QWidget:
 
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
-    "recorder": _recorder, "window": populated_window,
+    "recorder": _recorder, "window": populated_window, "correction": _correction,
     "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).

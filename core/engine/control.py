@@ -49,12 +49,19 @@ class Answer:
     confirmed : bool
         Only for ``use_candidate``: the person confirmed a choice that needs it
         (an irreversible step, a role crossing).
+    meaning : str | None
+        Only for the end of a takeover: what the manual actions were for
+        (``replace`` / ``insert`` / ``done``, :data:`core.engine.events.HandBackMeaning`).
+    reason : str
+        Why a takeover ended without a hand-back (e.g. its wait timed out); "" otherwise.
     """
 
     kind: EscalationAnswerKind
     continue_from: int | None = None
     ref: str = ""
     confirmed: bool = False
+    meaning: str | None = None
+    reason: str = ""
 
 
 class RunControl(Protocol):

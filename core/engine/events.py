@@ -15,6 +15,7 @@ from typing import Literal, Union
 from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
 from core.domain.change import BaselineAlert, ChangeReport
 from core.domain.flow import ActionKind
+from core.record.events import ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType
 from core.recover.breaker import BreakerState
 from core.state.graph import StateEdge, StateNode
 
@@ -26,6 +27,7 @@ __all__ = [
     "StateGraphChanged", "EngineEvent", "Phase", "PHASES",
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
     "HealProposed", "UseCandidate", "ProposeHeal",
+    "TakeoverFrame", "TakeoverActionRecorded", "CorrectionOffered", "HandBackMeaning", "TakeoverInput",
 ]
 
 #: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
@@ -232,11 +234,16 @@ class TakeoverStarted:
 
 @dataclass(frozen=True, slots=True)
 class HandedBack:
-    """The human handed control back; the engine continues from step ``continue_from`` (0-based)."""
+    """The human handed control back; the engine continues from step ``continue_from`` (0-based).
+
+    ``meaning`` is what the hand-back said the manual actions were for
+    (:data:`HandBackMeaning`; "" when it said nothing).
+    """
 
     run_id: str
     flow: str
     continue_from: int
+    meaning: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,10 +347,15 @@ class HandBack:
     """End a takeover: the engine re-observes the page and continues from step ``continue_from``.
 
     ``continue_from`` is the 0-based step index (the studio shows it 1-based);
-    None continues with the step the takeover began at.
+    None continues where ``meaning`` says (``replace`` / ``done``: the next
+    step; ``insert``: the step the takeover began at), and with no meaning
+    with the step the takeover began at.  ``meaning`` (:data:`HandBackMeaning`)
+    says what the manual actions were for; the correction stored from them
+    carries it (:mod:`core.engine.takeover`).
     """
 
     continue_from: int | None = None
+    meaning: "HandBackMeaning | None" = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,3 +413,62 @@ class StateGraphChanged:
 
 
 EngineEvent = Union[EngineEvent, StateGraphChanged]  # type: ignore[misc]
+
+
+# --- takeover: the human's actions on the engine's page (core/engine/takeover.py) -------------
+
+#: What a takeover's manual actions were for: replace the step, insert before it, or the step is done.
+HandBackMeaning = Literal["replace", "insert", "done"]
+
+#: Input forwarded to the engine's page during a takeover (CSS px of the viewport): the recorder's commands.
+TakeoverInput = Union[ForwardClick, ForwardMove, ForwardType, ForwardKey, ForwardScroll]
+
+
+@dataclass(frozen=True, slots=True)
+class TakeoverFrame:
+    """A fresh screenshot of the engine's page during a takeover of step ``index`` (the live view).
+
+    ``png`` in device px (secrets painted over); ``candidates`` with CSS px boxes.
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    png: bytes
+    device_pixel_ratio: float
+    url: str
+    candidates: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TakeoverActionRecorded:
+    """The human's actions so far during the takeover of step ``index``: ``titles`` in order (redacted)."""
+
+    run_id: str
+    flow: str
+    index: int
+    titles: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionOffered:
+    """After a hand-back: the manual segment was stored as correction ``correction_id`` (0: no store).
+
+    ``state`` is ``offered`` (``diff`` is the flow-file edit waiting for
+    review: :func:`core.heal.corrections.accept_correction`) or ``kept``
+    (nothing to edit; ``note`` says why); ``steps`` the actions' titles.
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    correction_id: int
+    meaning: str
+    state: str
+    diff: str
+    steps: tuple[str, ...] = ()
+    note: str = ""
+
+
+EngineEvent = Union[EngineEvent, TakeoverFrame, TakeoverActionRecorded, CorrectionOffered]
+Command = Union[Command, ForwardClick, ForwardMove, ForwardType, ForwardKey, ForwardScroll]

@@ -950,7 +950,7 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
         ctx.status, ctx.error = "skipped", f"skipped by the user: {reason}"
         return
     if answer.kind == "take_over":
-        _take_over(ex, ctx)
+        _take_over(ex, ctx, reason)
         return
     # an assertion that does not hold is a failed flow (the app misbehaved); anything else the
     # engine could not do on its own is an escalation
@@ -980,26 +980,34 @@ def _compensate(ex: "FlowExecutor", ctx: StepContext, reason: str) -> None:
     ctx.status, ctx.error, ctx.error_kind = "escalated", f"{reason}; {what}", "escalated"
 
 
-def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     """A human has the page: wait for the hand-back, then go on from the step they name.
 
     When this step's action was already performed and the step is
     irreversible, "the same step again" goes on with the next step instead:
     it may have written data, and is never done twice (S6).
     """
+    from core.engine.takeover import begin_takeover, continue_target, end_takeover, store_correction
+
     run = ctx.run
     ex.emit(TakeoverStarted(run.run_id, run.flow.name, ctx.index, ctx.acted))
-    back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
+    recording = begin_takeover(ex, ctx)  # the human's actions on this page, recorded as steps
+    try:
+        back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
+    finally:
+        manual = end_takeover(ex, recording)
     if back.kind == "stop":
-        ctx.status, ctx.error, ctx.error_kind = "escalated", "the takeover ended without a hand-back", "escalated"
+        ctx.status, ctx.error_kind = "escalated", "escalated"
+        ctx.error = "the takeover ended without a hand-back" + (f": {back.reason}" if back.reason else "")
         return
-    target = ctx.index if back.continue_from is None else back.continue_from
+    target = continue_target(back.meaning, ctx.index, back.continue_from)
     if not 0 <= target <= len(run.flow.steps):
         target = ctx.index
     done_already = ctx.acted and ctx.step is not None and not ctx.step.reversible
     if target == ctx.index and done_already:
         target = ctx.index + 1
-    ex.emit(HandedBack(run.run_id, run.flow.name, target))
+    ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
+    store_correction(ex, ctx, recording, manual, back.meaning, target, reason)
     ex.breaker.record_success()  # the human left the page in a working state
     ex.loops.reset()
     ex.stagnation.reset()

@@ -18,6 +18,7 @@ from core.engine.events import (
     Skip, Start, StepOnce, Stop, TakeOver, Compensate, ProposeHeal, UseCandidate,
 )
 from core.engine.chosen import accepts
+from core.engine.takeover import TAKEOVER_INPUTS, TakeoverRecording
 from core.engine.session import ProjectSession
 from core.project import Project
 
@@ -43,9 +44,28 @@ class _ThreadControl:
         self._where: tuple[str, int] = ("", -1)
         #: Set by the step loop while an escalation waits: takes a ProposeHeal (core.engine.chosen).
         self.on_propose: Callable[[ProposeHeal], object] | None = None
+        #: The recording of the human's actions while a takeover lasts (:mod:`core.engine.takeover`).
+        self.takeover: TakeoverRecording | None = None
+
+    def attach_takeover(self, recording: TakeoverRecording | None) -> None:
+        """While set, waiting pumps ``recording`` and forwarded input goes to the engine's page."""
+        self.takeover = recording
+
+    def _next_command(self) -> object:
+        """The next command; during a takeover the page's events are pumped while none comes."""
+        while self.takeover is not None:
+            try:
+                return self.runner._commands.get_nowait()
+            except queue.Empty:
+                self.takeover.pump()
+        return self.runner._commands.get()
 
     def _apply(self, cmd: object) -> None:
         """Apply one command; raises StopRequested for Stop (and when the runner closes)."""
+        if isinstance(cmd, TAKEOVER_INPUTS):
+            if self.takeover is not None:  # input outside a takeover is stale: dropped
+                self.takeover.forward(cmd)
+            return
         if cmd is _CLOSE:
             self.runner._closing = True
             raise StopRequested()
@@ -65,7 +85,8 @@ class _ThreadControl:
         elif isinstance(cmd, TakeOver):
             self.paused, self.takeover_wanted, self._answer = False, True, Answer("take_over")
         elif isinstance(cmd, HandBack):
-            self.paused, self._answer = False, Answer("take_over", continue_from=cmd.continue_from)
+            self.paused, self._answer = False, Answer("take_over", continue_from=cmd.continue_from,
+                                                      meaning=cmd.meaning)
         elif isinstance(cmd, UseCandidate):
             self.paused, self._answer = False, Answer("use_candidate", ref=cmd.ref, confirmed=cmd.confirmed)
         elif isinstance(cmd, ProposeHeal) and self.on_propose is not None:
@@ -86,7 +107,7 @@ class _ThreadControl:
         self.runner._emit(Paused(run_id, flow, index, reason))
         try:
             while True:
-                self._apply(self.runner._commands.get())
+                self._apply(self._next_command())
                 if self._answer is not None and accept(self._answer):
                     break
                 self._answer, self.paused = None, True  # not an answer to this question: keep waiting

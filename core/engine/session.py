@@ -107,12 +107,16 @@ class ProjectSession:
         Pause / escalation policy; headless by default.
     use_store : bool
         Record runs in ``<project>/.steadyhand/store.sqlite``.
+    cdp_port : int | None
+        Open Chromium's remote-debugging port on 127.0.0.1 (a takeover by a
+        script over CDP, :mod:`core.engine.handback`); None: no port.
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
-                 screenshots: bool = True) -> None:
+                 screenshots: bool = True, cdp_port: int | None = None) -> None:
         self.project = project
+        self.cdp_port = cdp_port
         self.emit = emit
         self.headless = headless
         self.control = control or HeadlessControl()
@@ -171,6 +175,9 @@ class ProjectSession:
         self.driver = PlaywrightDriver(run.browser, base_url=self.site.base_url, redactor=self.redactor,
                                        headless=self.headless, waits=run.waits)
         self.driver.secret_values = list(self._secret_values)
+        if self.cdp_port:
+            self.driver.extra_args = [f"--remote-debugging-port={int(self.cdp_port)}",
+                                      "--remote-debugging-address=127.0.0.1"]
         try:
             self.driver.open()
         except Exception:

@@ -152,6 +152,8 @@ class PlaywrightDriver:
         self.base_url = base_url.rstrip("/") + "/"
         self.redactor = redactor or Redactor(())
         self.headless = settings.headless if headless is None else headless
+        #: More Chromium arguments (e.g. a remote-debugging port on 127.0.0.1 for a takeover over CDP).
+        self.extra_args: list[str] = []
         self._pw: Any = None
         self._browser: Any = None
         self._context: Any = None
@@ -193,7 +195,7 @@ class PlaywrightDriver:
         self._pw = sync_playwright().start()
         try:
             self._browser = self._pw.chromium.launch(
-                executable_path=exe, headless=self.headless, args=list(CHROMIUM_ARGS),
+                executable_path=exe, headless=self.headless, args=list(CHROMIUM_ARGS) + list(self.extra_args),
                 slow_mo=self.settings.slow_mo_ms or None)
         except PwError as exc:
             raise self._launch_failed(exc, exe) from None

@@ -7,6 +7,8 @@ referenced by rows with paths relative to ``.steadyhand/``.
 from . import heal_models  # noqa: F401 - registers the heal_proposals table in the models' metadata
 from . import graph_models  # noqa: F401 - registers the state_nodes / state_edges tables in the models' metadata
 from .graphs import GraphTable
+from . import correction_models  # noqa: F401 - registers the corrections table in the models' metadata
+from .corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import SchemaVersionError, current_version, migrate
@@ -28,4 +30,5 @@ __all__ = [
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
     "HealConflictError", "GraphTable",
+    "HealConflictError", "CorrectionTable", "CorrectionRecord", "CorrectionConflictError",
 ]

@@ -23,8 +23,8 @@ from typing import Any, Callable, Sequence
 from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QListView, QPushButton, QSpinBox, QSplitter,
-    QTextBrowser, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QButtonGroup, QFrame, QHBoxLayout, QHeaderView, QLabel, QListView, QPushButton, QRadioButton,
+    QSpinBox, QSplitter, QTextBrowser, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from core.domain import BBox, EscalationCandidate
@@ -496,11 +496,29 @@ class EscalationsPanel(QWidget):
             self.header.setText(f"{open_count} open \u00b7 {total} in this run")
 
 
+#: The hand-back's question: what the manual actions were for (key, label, tooltip).
+MEANINGS = (
+    ("replace", "replace this step", "They do what this step should do: offered as the step's replacement in the "
+                                     "flow file; the engine goes on with the next step"),
+    ("insert", "go before this step", "They were missing before this step: offered as new steps before it; the "
+                                      "engine runs this step next"),
+    ("done", "did this step once", "This step is done by hand this time; the flow file stays as it is"),
+)
+
+
 class TakeoverBanner(QFrame):
     """The "You have the page" bar, shown while a human has taken over the engine's page.
 
+    It asks what the manual actions were for (:attr:`meaning`: replace this
+    step / insert them before it / the step is done), lists the actions
+    recorded so far (:meth:`set_actions`) and where the engine goes on.
     "Continue from step N" is 1-based (N = the flow's step count + 1 means
-    "finish the flow"); :meth:`hand_back` sends ``HandBack(continue_from=N - 1)``.
+    "finish the flow") and follows the meaning until the user sets it:
+    replace and done go on with the next step, insert with the same step.
+    :meth:`hand_back` sends ``HandBack(continue_from=N - 1, meaning=...)``.
+    Until an action is recorded the meaning is "insert" (nothing done: the
+    same step runs again on the page as left); the first recorded action
+    makes it "replace" unless the user chose.
 
     Signals
     -------
@@ -532,11 +550,34 @@ class TakeoverBanner(QFrame):
                                          "continues from the step chosen on the left (F5)")
         self.hand_back_button.clicked.connect(self.hand_back)
         self.continue_from.valueChanged.connect(self._update_continue_title)
+        self.actions = QLabel("No action recorded yet.")
+        self.actions.setObjectName("takeoverActions")
+        self.actions.setWordWrap(True)
+        self.actions.setTextFormat(Qt.TextFormat.RichText)
+        self.meaning_buttons: dict[str, QRadioButton] = {}
+        self._meaning_row = QHBoxLayout()
+        self._meaning_row.setSpacing(10)
+        self._meaning_row.addWidget(QLabel("Your actions:"))
+        self._meaning_group = QButtonGroup(self)
+        for key, text, tip in MEANINGS:
+            b = QRadioButton(text)
+            b.setObjectName(f"meaning_{key}")
+            b.setToolTip(tip)
+            self._meaning_group.addButton(b)
+            self.meaning_buttons[key] = b
+            self._meaning_row.addWidget(b)
+            b.clicked.connect(lambda _c=False, k=key: self._choose(k, by_user=True))
+        self._meaning_row.addStretch(1)
+        self._user_meaning = False
+        self._user_continue = False
+        self.continue_from.valueChanged.connect(self._continue_set_by_user)
 
         col = QVBoxLayout(self)
         col.setContentsMargins(12, 8, 8, 8)
         col.setSpacing(6)
         col.addWidget(self.title)
+        col.addWidget(self.actions)
+        col.addLayout(self._meaning_row)
         self._row = QHBoxLayout()
         self._row.setSpacing(6)
         self._row.addWidget(self.continue_label)
@@ -558,18 +599,22 @@ class TakeoverBanner(QFrame):
         then cannot be reached by hand); None when unknown.  ``acted``: the
         engine had already performed this step, so the next step is the default.
         """
-        self.flow, self.index, self._titles = flow, index, tuple(titles)
+        self.index = -1
+        self._titles = tuple(titles)
         n = max(len(self._titles), index + 1)
         self.continue_from.setRange(1, n + 1)
-        self.continue_from.setValue(index + 2 if acted else index + 1)
+        self.flow, self.index = flow, index
+        self._user_meaning = self._user_continue = False
+        self.set_actions(())
+        self._choose("done" if acted else "insert")
         self.hand_back_button.setEnabled(True)
         step = f"step {index + 1}" + (f" \u2014 {_esc(self._titles[index])}" if index < len(self._titles) else "")
         if headless:
-            how = ("This run's browser is headless, so its page cannot be reached by hand: leave it as it is "
-                   "and choose the step the engine goes on with.")
+            how = ("Click, type and scroll in the live view: your actions go to the engine's page and are "
+                   "recorded. Then say what they were for and hand back.")
         else:
-            how = ("Do the step yourself in the browser (or leave the page as it is), then choose where the "
-                   "engine goes on.")
+            how = ("Do the step yourself in the live view or the Chromium window: your actions are recorded. "
+                   "Then say what they were for and hand back.")
         self.title.setText(f"<b>You have the page</b> &nbsp;\u00b7&nbsp; taken over at {step} of {_esc(flow)}. "
                            f"The engine does not touch the page until you hand back. {how}")
         self._update_continue_title()
@@ -585,12 +630,45 @@ class TakeoverBanner(QFrame):
         """True between :meth:`begin` and :meth:`end`."""
         return self.index >= 0
 
+    @property
+    def meaning(self) -> str:
+        """The chosen meaning of the manual actions: ``replace``, ``insert`` or ``done``."""
+        return next((k for k, b in self.meaning_buttons.items() if b.isChecked()), "insert")
+
+    def set_meaning(self, meaning: str) -> None:
+        """Choose what the manual actions were for, as the user would (the continue step follows)."""
+        self._choose(meaning, by_user=True)
+
+    def _choose(self, meaning: str, *, by_user: bool = False) -> None:
+        self._user_meaning = self._user_meaning or by_user
+        self.meaning_buttons[meaning].setChecked(True)
+        if not self._user_continue and self.index >= 0:
+            self.continue_from.blockSignals(True)
+            self.continue_from.setValue(self.index + (2 if meaning in ("replace", "done") else 1))
+            self.continue_from.blockSignals(False)
+            self._update_continue_title()
+
+    def _continue_set_by_user(self, *_args: Any) -> None:
+        if self.index >= 0:  # begin() sets the range and the default with the banner not yet active
+            self._user_continue = True
+
+    def set_actions(self, titles: Sequence[str]) -> None:
+        """Show the actions recorded so far; the first one makes the meaning "replace" unless the user chose."""
+        if not titles:
+            self.actions.setText("<i>No action recorded yet</i> \u2014 what you do on the page is recorded with "
+                                 "full descriptors, as in a recording.")
+            return
+        items = "; ".join(f"{i}. {_esc(t)}" for i, t in enumerate(titles, 1))
+        self.actions.setText(f"<b>Recorded:</b> {items}")
+        if not self._user_meaning and self.meaning == "insert":
+            self._choose("replace")
+
     def hand_back(self) -> None:
-        """Send ``HandBack(continue_from=N - 1)`` for the step N shown (once per takeover)."""
+        """Send ``HandBack(continue_from=N - 1, meaning=...)`` for the step N shown (once per takeover)."""
         if not self.active or not self.hand_back_button.isEnabled():
             return
         self.hand_back_button.setEnabled(False)
-        self.command_requested.emit(HandBack(continue_from=self.continue_from.value() - 1))
+        self.command_requested.emit(HandBack(continue_from=self.continue_from.value() - 1, meaning=self.meaning))
 
     def _update_continue_title(self, *_args: Any) -> None:
         i = self.continue_from.value() - 1

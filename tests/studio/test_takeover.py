@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from core.domain import BBox, EscalationCandidate
 from core.engine.events import (
     EscalationRaised, FlowStarted, HandBack, HandedBack, Paused, Resumed, Retry, RunStarted, Skip, StepStarted,
-    Stop, TakeOver, TakeoverStarted,
+    Stop, TakeOver, TakeoverActionRecorded, TakeoverStarted,
 )
 from studio.main_window import MainWindow
 from studio.run_state import RunState
@@ -92,9 +92,19 @@ def test_take_over_then_hand_back_from_the_next_step(qtbot, recorded) -> None:  
     assert w.steps_panel.model.row(5).phase == "taken over"
     assert "taken over at step 6" in w.event_log.toPlainText()
 
-    banner.continue_from.setValue(7)
+    # nothing recorded yet: the actions go before the step, which runs again; recorded ones replace it
+    assert banner.meaning == "insert" and banner.continue_from.value() == 6
+    _play(qtbot, w, engine, TakeoverActionRecorded("r1", FLOW, 5, ("Click Unlock account",)))
+    assert banner.meaning == "replace" and banner.continue_from.value() == 7
+    assert "1. Click Unlock account" in banner.actions.text()
+    banner.set_meaning("done")
+    assert banner.continue_from.value() == 7
+    banner.set_meaning("insert")
+    assert banner.continue_from.value() == 6
+    banner.continue_from.setValue(7)  # the user's own choice of step wins over the meaning's
+    banner.set_meaning("replace")
     qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
-    assert engine.commands[-1] == HandBack(continue_from=6)
+    assert engine.commands[-1] == HandBack(continue_from=6, meaning="replace")
     assert not banner.isVisibleTo(w) and w.state is RunState.RUNNING
     _play(qtbot, w, engine, Resumed("r1"), HandedBack("r1", FLOW, 6))
     assert "handed back, continuing from step 7" in w.state_label.text()
@@ -106,7 +116,7 @@ def test_f5_during_a_takeover_hands_back(qtbot, recorded) -> None:  # noqa: ANN0
     w.take_over()
     _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5))
     w.start_or_resume()
-    assert engine.commands[-1] == HandBack(continue_from=5)
+    assert engine.commands[-1] == HandBack(continue_from=5, meaning="insert")
 
 
 def test_toolbar_take_over_while_running_and_while_paused(qtbot, recorded) -> None:  # noqa: ANN001

@@ -1,4 +1,4 @@
-"""State graphs of flows and explorations (state_nodes, state_edges).
+"""State graphs of flows and explorations (state_nodes, state_edges) and the corrections a takeover offers (corrections).
 
 Revision 0002: new tables only; existing ones are untouched.
 """
@@ -14,6 +14,33 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_table('corrections',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('run_id', sa.String(length=64), nullable=False),
+    sa.Column('project', sa.String(length=200), nullable=False),
+    sa.Column('flow', sa.String(length=200), nullable=False),
+    sa.Column('flow_file', sa.Text(), nullable=False),
+    sa.Column('step_index', sa.Integer(), nullable=False),
+    sa.Column('step_id', sa.String(length=200), nullable=False),
+    sa.Column('step_title', sa.Text(), nullable=False),
+    sa.Column('reason', sa.Text(), nullable=False),
+    sa.Column('page', sa.JSON(), nullable=False),
+    sa.Column('screenshot', sa.String(length=500), nullable=True),
+    sa.Column('steps', sa.JSON(), nullable=False),
+    sa.Column('crops', sa.JSON(), nullable=False),
+    sa.Column('params', sa.JSON(), nullable=False),
+    sa.Column('secrets', sa.JSON(), nullable=False),
+    sa.Column('meaning', sa.String(length=16), nullable=False),
+    sa.Column('continue_from', sa.Integer(), nullable=False),
+    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('flow_digest', sa.String(length=64), nullable=False),
+    sa.Column('diff', sa.Text(), nullable=False),
+    sa.Column('review_reason', sa.Text(), nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('reviewed_at', sa.DateTime(timezone=True), nullable=True),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index('ix_corrections_flow_state', 'corrections', ['flow', 'state'], unique=False)
     op.create_table('state_edges',
     sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
     sa.Column('graph', sa.String(length=300), nullable=False),
@@ -58,3 +85,5 @@ def downgrade() -> None:
     op.drop_table('state_nodes')
     op.drop_index('ix_state_edges_graph', table_name='state_edges')
     op.drop_table('state_edges')
+    op.drop_index('ix_corrections_flow_state', table_name='corrections')
+    op.drop_table('corrections')

@@ -1,0 +1,201 @@
+"""Takeover without the studio: ``steadyhand run --on-escalation wait`` and ``steadyhand handback``.
+
+:class:`WaitControl` is the run control of a command-line run that waits for
+a person (or a script) instead of stopping at an escalation: it answers
+every escalation that offers it with "take over", keeps the browser open and
+announces on stderr::
+
+    takeover: export_report step 4 'Export report' is yours; CDP http://127.0.0.1:PORT (run RUN_ID)
+    takeover: hand back with: steadyhand handback PROJECT --as replace|insert|done
+
+The browser's remote-debugging endpoint is bound to 127.0.0.1 (architecture
+rule 11).  While it waits, whatever is done on that page - by a script over
+CDP (``connect_over_cdp``) or, in a headed run, by hand in the Chromium
+window - is recorded as the correction (:mod:`core.engine.takeover`).
+
+The hand-back is a control file: the waiting run writes
+``<project>/.steadyhand/takeover.json`` (run id, flow, step, CDP endpoint,
+pid) and polls ``handback.json`` in the same folder, which
+:func:`write_handback` (the ``handback`` command) writes atomically.  The
+wait is bounded (``--takeover-timeout``, :data:`DEFAULT_TIMEOUT_S`); at the
+bound the step ends escalated with the reason "no hand-back within N s".
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from core.domain import Escalation
+from core.engine.control import Answer
+
+__all__ = ["WaitControl", "write_handback", "read_takeover", "HandbackError", "TAKEOVER_FILE", "HANDBACK_FILE",
+           "DEFAULT_TIMEOUT_S", "POLL_MS", "add_handback_parser", "handback_command"]
+
+#: Written by the waiting run while a takeover lasts (in the project's run-data folder).
+TAKEOVER_FILE = "takeover.json"
+#: Written by ``steadyhand handback``; read (and removed) by the waiting run.
+HANDBACK_FILE = "handback.json"
+#: How long a run waits for a hand-back, s (every wait has a limit).
+DEFAULT_TIMEOUT_S = 600.0
+#: How often the control file is looked at, ms (the page's events are pumped in between).
+POLL_MS = 100
+MEANINGS = ("replace", "insert", "done")
+
+
+class HandbackError(RuntimeError):
+    """No run waits for a hand-back (or not the one named); the message says so."""
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class WaitControl:
+    """Run control of ``run --on-escalation wait``: escalations become takeovers that wait for a hand-back.
+
+    Parameters
+    ----------
+    data_dir : Path
+        The project's run-data folder (``.steadyhand/``), where the control files live.
+    cdp_endpoint : str
+        ``"http://127.0.0.1:<port>"`` of the engine's browser (announced).
+    project : str
+        The project folder as the user named it (for the hand-back hint).
+    timeout_s : float
+        Longest wait for a hand-back, s.
+    announce : Callable[[str], None]
+        Where the lines for the person go (stderr by default).
+    """
+
+    def __init__(self, data_dir: Path, *, cdp_endpoint: str, project: str = ".", timeout_s: float = DEFAULT_TIMEOUT_S,
+                 announce: Callable[[str], None] | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.cdp_endpoint = cdp_endpoint
+        self.project = project
+        self.timeout_s = float(timeout_s)
+        self.announce = announce or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.takeover: Any = None
+
+    def attach_takeover(self, recording: Any) -> None:
+        """The recording of the human's actions while the takeover lasts (pumped while waiting)."""
+        self.takeover = recording
+
+    def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
+        return None
+
+    def escalate(self, escalation: Escalation) -> Answer:
+        if "take_over" not in escalation.answers:
+            return Answer("stop")
+        self.announce(f"takeover: escalated at {escalation.flow} step {escalation.index + 1} "
+                      f"'{escalation.step_title}': {escalation.reason}")
+        return Answer("take_over")
+
+    def take_over(self, run_id: str, flow: str, index: int) -> Answer:
+        """Announce, write the takeover file, and poll for the hand-back up to :attr:`timeout_s`."""
+        takeover, handback = self.data_dir / TAKEOVER_FILE, self.data_dir / HANDBACK_FILE
+        handback.unlink(missing_ok=True)  # a hand-back written before this takeover is not its answer
+        _write_json(takeover, {"run_id": run_id, "flow": flow, "step": index + 1, "cdp": self.cdp_endpoint,
+                               "pid": os.getpid()})
+        self.announce(f"takeover: {flow} step {index + 1} is yours; CDP {self.cdp_endpoint} (run {run_id})")
+        self.announce(f"takeover: hand back with: steadyhand handback {self.project} --as replace|insert|done")
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            while time.monotonic() < deadline:
+                data = _read_json(handback)
+                if data is not None and data.get("run_id") == run_id:
+                    handback.unlink(missing_ok=True)
+                    meaning = data.get("meaning") if data.get("meaning") in MEANINGS else None
+                    cont = data.get("continue_from")
+                    cont = int(cont) - 1 if isinstance(cont, int) and cont >= 1 else None
+                    self.announce(f"takeover: handed back ({meaning or 'no meaning given'})")
+                    return Answer("take_over", continue_from=cont, meaning=meaning)
+                if self.takeover is not None:
+                    self.takeover.pump(POLL_MS)
+                else:
+                    time.sleep(POLL_MS / 1000.0)
+            self.announce(f"takeover: no hand-back within {self.timeout_s:.0f} s; the step ends escalated")
+            return Answer("stop", reason=f"no hand-back within {self.timeout_s:.0f} s")
+        finally:
+            takeover.unlink(missing_ok=True)
+
+
+def read_takeover(data_dir: Path) -> dict[str, Any] | None:
+    """The waiting run's takeover file, None when no run waits."""
+    return _read_json(Path(data_dir) / TAKEOVER_FILE)
+
+
+def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
+                   continue_from: int | None = None) -> dict[str, Any]:
+    """Hand back to the run waiting in ``data_dir``; returns its takeover record.
+
+    ``continue_from`` is 1-based (as shown); None lets ``meaning`` decide.
+
+    Raises
+    ------
+    HandbackError
+        No run waits, or ``run_id`` names another one.
+    ValueError
+        ``meaning`` is not one of replace / insert / done.
+    """
+    if meaning not in MEANINGS:
+        raise ValueError(f"--as must be one of {', '.join(MEANINGS)}, not {meaning!r}")
+    waiting = read_takeover(data_dir)
+    if waiting is None:
+        raise HandbackError(f"{Path(data_dir) / TAKEOVER_FILE}: no run is waiting for a hand-back")
+    if run_id and waiting.get("run_id") != run_id:
+        raise HandbackError(f"run {run_id} is not waiting for a hand-back (run {waiting.get('run_id')} is)")
+    data: dict[str, Any] = {"run_id": waiting.get("run_id"), "meaning": meaning}
+    if continue_from is not None:
+        data["continue_from"] = int(continue_from)
+    _write_json(Path(data_dir) / HANDBACK_FILE, data)
+    return waiting
+
+
+def add_handback_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``steadyhand handback PROJECT --as replace|insert|done [--run ID] [--continue-from N]``."""
+    h = sub.add_parser("handback", help="hand a waiting run (run --on-escalation wait) back to the engine",
+                       description="Say what the manual actions were for; the waiting run re-observes the page, "
+                                   "stores them as a correction and continues.")
+    h.add_argument("project", help="project folder")
+    h.add_argument("--as", dest="meaning", required=True, choices=MEANINGS,
+                   help="replace the step / insert the actions before it / the step is done")
+    h.add_argument("--run", help="the waiting run's id (default: the one waiting)")
+    h.add_argument("--continue-from", type=int, metavar="N", help="continue from step N (1-based)")
+    return h
+
+
+def handback_command(args: argparse.Namespace) -> int:
+    """The ``handback`` command; exit 0 when written, 2 when no run waits or the input is bad."""
+    from core.project import ProjectError, load_project
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        print(f"steadyhand: error: {exc}", file=sys.stderr)
+        return 2
+    if args.continue_from is not None and args.continue_from < 1:
+        print(f"steadyhand: error: --continue-from is 1-based, got {args.continue_from}", file=sys.stderr)
+        return 2
+    try:
+        waiting = write_handback(project.data_dir, args.meaning, run_id=args.run, continue_from=args.continue_from)
+    except (HandbackError, ValueError) as exc:
+        print(f"steadyhand: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"handed back run {waiting.get('run_id')} ({waiting.get('flow')} step {waiting.get('step')}) "
+          f"as {args.meaning}")
+    return 0

@@ -1,0 +1,294 @@
+"""Takeover corrections as flow edits: what a person did by hand, offered as a change of the flow file.
+
+A correction (:mod:`core.store.corrections`) holds the steps a person did
+during a takeover, recorded with full descriptors, and what the hand-back
+said they were for:
+
+* ``replace`` - the manual steps replace the failed step;
+* ``insert`` - they go before it (the step itself stays and runs after them);
+* ``done`` - the step was done by hand this once; nothing to change in the file
+  (the correction is ``kept`` as material for heals and skills).
+
+:func:`correction_edit` turns one into the new flow-file text, in place: the
+failed step's list item is replaced (or preceded) by the new steps, written
+with the stable key order of :func:`core.project.loader.flow_to_mapping` at
+the list's indentation; every other line stays byte for byte.  The result
+must parse to the old data with only that change and load as a flow; a
+layout the in-place edit cannot handle is rewritten from the parsed data.
+New step ids are ``<failed id>_h<n>`` (unique in the file); the crops of
+the recorded elements are written beside the flow as a recording's are
+(``<flow>.crops/<id>.png``) when the edit is accepted.
+
+:func:`list_corrections`, :func:`correction_diff`, :func:`accept_correction`
+and :func:`reject_correction` are the review API (the heal-review queue, the
+CLI).  Errors: :class:`CorrectionReviewError` with a message that says what
+to do; nothing is written when one is raised.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import yaml
+
+from core.domain import Flow, Step
+from core.project.loader import flow_from_mapping, flow_to_mapping, load_flow, write_atomic
+from core.store import Store
+from core.store.corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
+
+from .flowfile import FlowEditError, _Dumper, _last_line, digest, unified_diff
+
+__all__ = ["CorrectionReviewError", "CorrectionEdit", "correction_edit", "steps_as_mappings", "new_step_ids",
+           "list_corrections", "correction_diff", "accept_correction", "reject_correction", "flow_path_of"]
+
+
+class CorrectionReviewError(RuntimeError):
+    """A correction could not be previewed or reviewed; the message says why (nothing was written)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionEdit:
+    """The flow file before and after a correction's edit, and the unified diff between them."""
+
+    old: str
+    new: str
+    diff: str
+
+
+def steps_as_mappings(flow_name: str, start_url: str, steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """Steps as the flow file holds them (stable key order, :func:`core.project.loader.flow_to_mapping`)."""
+    return list(flow_to_mapping(Flow(flow_name, start_url, tuple(steps)))["steps"])
+
+
+def new_step_ids(existing: Sequence[str], failed_id: str, count: int) -> list[str]:
+    """``count`` ids ``<failed_id>_h1``, ``_h2``... that are not in ``existing``."""
+    taken, out, n = set(existing), [], 0
+    while len(out) < count:
+        n += 1
+        cand = f"{failed_id}_h{n}"
+        if cand not in taken:
+            out.append(cand)
+            taken.add(cand)
+    return out
+
+
+def _renamed(steps: Sequence[Mapping[str, Any]], ids: Sequence[str], crops: Mapping[str, str],
+             flow_name: str) -> list[dict[str, Any]]:
+    """The steps with their new ids; a target's ``crop`` names the file it will be written to (or is dropped)."""
+    out = []
+    for s, new_id in zip(steps, ids, strict=True):
+        d = copy.deepcopy(dict(s))
+        old_id = str(d.get("id", ""))
+        d = {"id": new_id, **{k: v for k, v in d.items() if k != "id"}}
+        target = d.get("target")
+        if isinstance(target, dict):
+            if old_id in crops:
+                target["crop"] = f"{flow_name}.crops/{new_id}.png"
+            else:
+                target.pop("crop", None)
+        out.append(d)
+    return out
+
+
+def _steps_node(text: str) -> tuple[yaml.SequenceNode, list[yaml.MappingNode]]:
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if isinstance(root, yaml.MappingNode):
+        for k, v in root.value:
+            if k.value == "steps" and isinstance(v, yaml.SequenceNode):
+                return v, [n for n in v.value if isinstance(n, yaml.MappingNode)]
+    raise FlowEditError("not a flow file (no 'steps' list)")
+
+
+def _in_place(text: str, step_id: str, meaning: str, new_steps: list[dict[str, Any]]) -> str | None:
+    """The edited text, keeping every other line; None when the layout does not allow it."""
+    seq, items = _steps_node(text)
+    at = next((i for i, n in enumerate(items) if any(k.value == "id" and str(v.value) == step_id for k, v in n.value)),
+              None)
+    if at is None:
+        raise FlowEditError(f"no step with id {step_id!r}")
+    if seq.flow_style or any(n.flow_style for n in items):
+        return None
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    item = items[at]
+    first = item.start_mark.line
+    line = lines[first]
+    dash = len(line) - len(line.lstrip(" "))
+    if not line.lstrip(" ").startswith("- "):
+        return None
+    end = _last_line(item) + 1  # comments after the step's last entry belong to what follows: kept
+    body = yaml.dump(new_steps, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    block = [" " * dash + ln + "\n" for ln in body.splitlines()]
+    if meaning == "replace":
+        return "".join(lines[:first] + block + lines[end:])
+    return "".join(lines[:first] + block + lines[first:])
+
+
+def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Mapping[str, Any]],
+                    crops: Mapping[str, str] | None = None, secrets: Sequence[str] = (),
+                    path: Path | str = "flow.yaml") -> CorrectionEdit:
+    """The flow file ``text`` with a correction's ``steps`` put in place of (or before) step ``step_id``.
+
+    Parameters
+    ----------
+    text : str
+        The flow file's current text.
+    step_id : str
+        Id of the step the takeover began at.
+    meaning : str
+        ``replace`` or ``insert`` (``done`` changes nothing and is refused here).
+    steps : Sequence[Mapping[str, Any]]
+        The manual steps as file mappings (:func:`steps_as_mappings`); at least one.
+    crops : Mapping[str, str] | None
+        Recorded step id -> crop file (any value): those steps keep a ``crop`` entry.
+    secrets : Sequence[str]
+        Secret parameter names the steps use; those the flow does not
+        declare yet are added to its ``secrets`` list.
+    path : Path | str
+        The file, named in errors and in the diff labels.
+
+    Raises
+    ------
+    FlowEditError
+        No such step, not a flow file, ``done``, or no steps.
+    core.project.ProjectError
+        The edited file would not load as a flow.
+    """
+    if meaning not in ("replace", "insert"):
+        raise FlowEditError(f"a correction meant {meaning!r} edits nothing")
+    if not steps:
+        raise FlowEditError("no manual action was recorded: nothing to put in the flow")
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise FlowEditError("not a flow file (no 'steps' list)")
+    ids = [str(s.get("id")) for s in data["steps"] if isinstance(s, dict)]
+    hits = [i for i, s in enumerate(data["steps"]) if isinstance(s, dict) and str(s.get("id")) == step_id]
+    if len(hits) != 1:
+        raise FlowEditError(f"no step with id {step_id!r}" if not hits else f"{len(hits)} steps with id {step_id!r}")
+    flow_name = str(data.get("name") or Path(path).stem)
+    new_steps = _renamed(steps, new_step_ids(ids, step_id, len(steps)), crops or {}, flow_name)
+    expected = copy.deepcopy(data)
+    plain = yaml.safe_load(yaml.dump(new_steps, Dumper=_Dumper, allow_unicode=True))
+    i = hits[0]
+    expected["steps"][i:i + 1] = plain if meaning == "replace" else plain + [expected["steps"][i]]
+    missing = [s for s in secrets if s not in (expected.get("secrets") or [])]
+    new: str | None = None
+    if not missing:
+        new = _in_place(text, step_id, meaning, new_steps)
+    if missing:
+        expected["secrets"] = list(expected.get("secrets") or []) + missing
+    if new is None or yaml.safe_load(new) != expected:
+        new = yaml.dump(expected, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    flow_from_mapping(yaml.safe_load(new), path)
+    return CorrectionEdit(text, new, unified_diff(text, new, Path(path).name if Path(path).is_absolute() else str(path)))
+
+
+# --- review ------------------------------------------------------------------------------------
+
+
+def flow_path_of(rec: CorrectionRecord, project_root: Path | str | None) -> Path:
+    """The correction's flow file, absolute (relative names are under ``project_root``)."""
+    p = Path(rec.flow_file)
+    if p.is_absolute() or project_root is None:
+        return p
+    return Path(project_root) / p
+
+
+def list_corrections(store: Store, state: str | None = "offered", *, flow: str | None = None,
+                     project: str | None = None) -> list[CorrectionRecord]:
+    """Corrections newest first; ``state`` ``offered`` (default: the ones a review queue shows), None = all."""
+    return CorrectionTable(store).list(state=state, flow=flow, project=project)
+
+
+def _get(store: Store, correction_id: int) -> CorrectionRecord:
+    rec = CorrectionTable(store).get(correction_id)
+    if rec is None:
+        raise CorrectionReviewError(f"no correction #{correction_id} in this project's store")
+    return rec
+
+
+def correction_diff(store: Store, correction_id: int, *, project_root: Path | str | None = None) -> CorrectionEdit:
+    """The edit accepting would make to the flow file as it is now on disk; nothing is written.
+
+    Raises
+    ------
+    CorrectionReviewError
+        Unknown id, not offered, the file cannot be read or no longer has the step.
+    """
+    rec = _get(store, correction_id)
+    if rec.state != "offered":
+        why = f" ({rec.review_reason})" if rec.review_reason else ""
+        raise CorrectionReviewError(f"correction #{rec.id} is {rec.state}{why}: nothing to do")
+    path = flow_path_of(rec, project_root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CorrectionReviewError(f"{rec.flow_file}: cannot read the flow file ({exc.strerror or exc}); "
+                                    "nothing written") from None
+    try:
+        return correction_edit(text, step_id=rec.step_id, meaning=rec.meaning, steps=rec.steps, crops=rec.crops,
+                               secrets=rec.secrets, path=rec.flow_file)
+    except Exception as exc:  # noqa: BLE001 - FlowEditError, ProjectError: the file is never written then
+        raise CorrectionReviewError(f"{rec.flow_file}: {exc}; nothing written") from None
+
+
+def accept_correction(store: Store, correction_id: int, *, project_root: Path | str | None = None) -> str:
+    """Write the correction's edit into the flow file (and its crops beside it); returns the diff applied.
+
+    The edit is computed against the file as it is now (it may have changed
+    since the takeover; the failed step must still be there).  The store is
+    marked first, so a second accept of the same correction writes nothing.
+
+    Raises
+    ------
+    CorrectionReviewError
+        As :func:`correction_diff`, or another review came first.
+    """
+    rec = _get(store, correction_id)
+    edit = correction_diff(store, correction_id, project_root=project_root)
+    path = flow_path_of(rec, project_root)
+    try:
+        CorrectionTable(store).review(rec.id, "accepted", diff=edit.diff)
+    except CorrectionConflictError as exc:
+        raise CorrectionReviewError(str(exc)) from None
+    new_flow = yaml.safe_load(edit.new)
+    old_ids = {str(s.get("id")) for s in (yaml.safe_load(edit.old) or {}).get("steps", []) if isinstance(s, dict)}
+    added = [s for s in new_flow["steps"] if str(s.get("id")) not in old_ids]
+    for recorded, step in zip(rec.steps, added, strict=False):
+        rel = rec.crops.get(str(recorded.get("id", "")))
+        target = step.get("target") if isinstance(step.get("target"), dict) else {}
+        if rel and target.get("crop"):
+            src = store.media_path(rel)
+            if src.is_file():
+                dest = path.parent / str(target["crop"])
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(dest, src.read_bytes())
+    write_atomic(path, edit.new.encode("utf-8"))
+    load_flow(path)  # checked before writing; a failure here is a defect worth raising
+    return edit.diff
+
+
+def reject_correction(store: Store, correction_id: int, reason: str = "") -> CorrectionRecord:
+    """Mark the correction rejected (with ``reason``); the flow file is not touched.
+
+    Raises
+    ------
+    CorrectionReviewError
+        Unknown id, or not offered any more.
+    """
+    rec = _get(store, correction_id)
+    try:
+        return CorrectionTable(store).review(rec.id, "rejected", reason=reason)
+    except CorrectionConflictError as exc:
+        raise CorrectionReviewError(str(exc)) from None
+
+
+def flow_digest_of(path: Path | str) -> str:
+    """SHA-256 hex of the flow file now ("" when it cannot be read)."""
+    try:
+        return digest(Path(path).read_bytes())
+    except OSError:
+        return ""
