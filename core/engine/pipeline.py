@@ -50,10 +50,12 @@ from core.domain import (
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.change import ChangeReport
+from core.domain.evidence import AssertionCheck
 from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
+from core.engine import evidence as _evidence
 from core.engine.screen import fast_resolve
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
@@ -203,6 +205,8 @@ class StepContext:
     inferred: bool = False
     popup: bool = False
     cp: Checkpoint | None = None
+    waited: float = 0.0
+    checks: list[AssertionCheck] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -227,7 +231,7 @@ class StepContext:
         self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
-        self.popup, self.cp = False, None
+        self.popup, self.cp, self.checks = False, None, []
 
     @property
     def effective_reversible(self) -> bool:
@@ -521,8 +525,10 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
         verdict = _landing_verdict(ex, ctx, verdict)
-    failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
-              for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
+    results = [(a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
+    ctx.checks = [AssertionCheck(a.kind, _assert_target(a, ctx), ex.redact(a.expected), ex.redact(why), ok)
+                  for a, ok, why in results]
+    failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a, ok, why in results if not ok]
     if failed:
         effect_ok = verdict.kind == "as_expected" and ctx.acted
         verdict = Verdict("failed", verdict.expected, verdict.observed, "assertion failed: " + "; ".join(failed))
@@ -531,7 +537,9 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
             raise StepFailure(Failure("assertion", verdict.reason, acted=True), escalation="assertion",
                               verdict=verdict)
     elif step.assertions and verdict.kind == "unchanged" and step.action.kind in ("assert", "wait"):
-        verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold")
+        verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold: " + _checked(ctx))
+    elif ctx.checks and verdict.kind == "as_expected":
+        verdict = replace(verdict, reason=f"{verdict.reason}; checked: {_checked(ctx)}")
     _record_verdict(ex, ctx, verdict)
     if verdict.invalid:
         run.invalid_actions += 1
@@ -541,6 +549,21 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+def _assert_target(a: Any, ctx: StepContext) -> str:
+    """What an assertion was checked on: its selector, the step's target, or the page."""
+    if a.kind in ("text_appears", "text_absent", "url_contains"):
+        return "page"
+    if a.selector:
+        return a.selector
+    cand = ctx.candidate
+    return (cand.descriptor.label_text if cand is not None else "") or "the step's target"
+
+
+def _checked(ctx: StepContext) -> str:
+    """``"text_appears 'Saved' on page: text 'Saved' appears"`` for each passed assertion (secrets masked)."""
+    return "; ".join(f"{c.kind} {c.expected!r} on {c.target}: {c.observed}" for c in ctx.checks if c.ok)
 
 
 #: Deltas the settle wait itself notices (DOM mutations and URL changes); others (values, focus, scroll) it cannot.
@@ -752,7 +775,11 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             return  # finished early (an optional step whose target is absent)
         if name == "resolve" and not needs_target(ctx.step):  # type: ignore[arg-type]
             continue
-        ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
+        t = time.monotonic()
+        try:
+            ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
+        finally:
+            ctx.waited += time.monotonic() - t  # time paused is not the step's time
         ex.emit(PhaseChanged(run.run_id, run.flow.name, ctx.index, name))  # type: ignore[arg-type]
         t0 = time.perf_counter()
         try:
@@ -916,7 +943,11 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
     ctx.escalation_kind = kind
     ex.store_call("record_escalation", run.run_id, event)
     ex.emit(event)
-    answer = ex.ask_human(event)
+    t = time.monotonic()
+    try:
+        answer = ex.ask_human(event)
+    finally:
+        ctx.waited += time.monotonic() - t  # waiting for a human is not the step's time
     return answer if answer.kind in answers else Answer("stop")
 
 
@@ -974,7 +1005,11 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext) -> None:
     """
     run = ctx.run
     ex.emit(TakeoverStarted(run.run_id, run.flow.name, ctx.index, ctx.acted))
-    back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
+    t = time.monotonic()
+    try:
+        back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
+    finally:
+        ctx.waited += time.monotonic() - t  # the human's time on the page is not the engine's
     if back.kind == "stop":
         ctx.status, ctx.error, ctx.error_kind = "escalated", "the takeover ended without a hand-back", "escalated"
         return
@@ -1014,7 +1049,8 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     if not ctx.status:
         ctx.status, ctx.error_kind = "error", ctx.error_kind or "internal"
         ctx.error = ctx.error or "the step ended without a result"
-    ms = (time.monotonic() - ctx.t0) * 1000.0
+    wall_ms = (time.monotonic() - ctx.t0) * 1000.0
+    ms = max(0.0, wall_ms - ctx.waited * 1000.0)  # active time: paused and waiting for a human left out
     step_id = ctx.decided.id if ctx.decided else (run.flow.steps[ctx.index].id if ctx.index < len(run.flow.steps) else "")
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))
@@ -1030,6 +1066,7 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
+    _evidence.collect(ex, ctx, active_ms=ms, wall_ms=wall_ms)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
                          ctx.source))
