@@ -321,6 +321,7 @@ class TimelineFilter(QSortFilterProxyModel):
     def set_filters(self, *, text: str | None = None, action: str | None = None, verdict: str | None = None,
                     strategy: str | None = None) -> None:
         """Set any of the filters ("" = all); the view updates at once."""
+        self._begin()
         if text is not None:
             self.text = text.strip().lower()
         if action is not None:
@@ -329,7 +330,22 @@ class TimelineFilter(QSortFilterProxyModel):
             self.verdict = verdict
         if strategy is not None:
             self.strategy = strategy
-        self.invalidateFilter()
+        self._end()
+
+    def refilter(self) -> None:
+        """Filter again (a step's data changed)."""
+        self._begin()
+        self._end()
+
+    def _begin(self) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.10
+            self.beginFilterChange()
+
+    def _end(self) -> None:
+        if hasattr(self, "endFilterChange"):
+            self.endFilterChange()
+        else:
+            self.invalidateFilter()
 
     def accepts(self, s: TimelineStep) -> bool:
         if self.action and s.action != self.action:
@@ -433,7 +449,7 @@ def timeline_details_html(s: TimelineStep | None) -> str:
     if ev is not None and ev.diff is not None:
         d = ev.diff
         rows.append(("screen", f"{len(d.regions)} changed region{'s' if len(d.regions) != 1 else ''}"
-                               f" ({d.changed_ratio * 100:.1f}% of {d.width:.0f}x{d.height:.0f} CSS px)"
+                               f" ({max(d.changed_ratio * 100, 0.1) if d.regions else 0:.1f}% of {d.width:.0f}x{d.height:.0f} CSS px)"
                                + (" - more not shown" if d.truncated else "") + (f"; {escape(d.note)}" if d.note else "")))
     elif ev is not None:
         rows.append(("screen", "no before/after pair to compare"))
@@ -532,11 +548,13 @@ class TimelinePanel(QWidget):
         right.addWidget(self.details)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 2)
+        right.setSizes([600, 300])
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([600, 700])
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -679,7 +697,7 @@ class TimelinePanel(QWidget):
             self._show_current()
         if flow and self.action_combo.findData(self.model.step(self.model.find(flow, index) or 0).action) < 0:
             self._refresh_choices()
-        self.proxy.invalidateFilter()
+        self.proxy.refilter()
         self._update_count()
 
     def _show_current(self) -> None:
