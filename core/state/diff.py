@@ -17,9 +17,13 @@
 4. ``cv2.dilate`` (a :data:`DILATE_PX` square) joins the letters of a changed
    word and the parts of a moved box into one region;
 5. ``cv2.findContours`` (external) and ``cv2.boundingRect`` give the regions,
-   shrunk back by the dilation, in CSS px; regions with fewer than
-   :data:`MIN_CHANGED_PIXELS` changed pixels are dropped (a caret blink), and
-   at most :data:`MAX_REGIONS` are kept, largest first.
+   shrunk back to the changed pixels they hold, in CSS px; regions with fewer
+   than :data:`MIN_CHANGED_PIXELS` changed pixels are dropped (a caret blink)
+   and overlapping ones merged.  When a page changed all over (more than
+   :data:`MAX_REGIONS` regions: a navigation) the grouping is redone with a 3
+   and 9 times larger square, so the regions say "this area changed" rather
+   than listing every word; at most :data:`MAX_REGIONS` are kept, largest
+   first.
 
 The constants are Steadyhand's choices, tuned on the demo app and MiniWoB++
 pages at dpr 1 and 2; none comes from the mechanism list.  A pure function:
@@ -72,6 +76,37 @@ def _decode(png: bytes, what: str):  # -> np.ndarray (H, W, 3) uint8
     if img is None:
         raise DiffError(f"the {what} screenshot is not a readable image")
     return img
+
+
+def _groups(changed, k: int) -> list[tuple[int, int, int, int]]:
+    """Tight boxes (work px, ``x0, y0, x1, y1``) of the changed pixels grouped by a ``k`` px dilation; boxes
+    that overlap are merged (two words of one changed line whose boxes cross are one region)."""
+    import cv2
+    import numpy as np
+
+    grown = cv2.dilate(changed, np.ones((k, k), np.uint8))
+    contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes: list[list[int]] = []
+    for c in contours:
+        x, y, cw, ch = cv2.boundingRect(c)
+        ys, xs = np.nonzero(changed[y:y + ch, x:x + cw])
+        if len(xs) < MIN_CHANGED_PIXELS:
+            continue
+        boxes.append([x + int(xs.min()), y + int(ys.min()), x + int(xs.max()) + 1, y + int(ys.max()) + 1])
+    merged = True
+    while merged and len(boxes) > 1:  # few boxes by now (findContours grouped them): quadratic is fine
+        merged = False
+        out: list[list[int]] = []
+        for b in boxes:
+            for o in out:
+                if b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]:
+                    o[:] = [min(o[0], b[0]), min(o[1], b[1]), max(o[2], b[2]), max(o[3], b[3])]
+                    merged = True
+                    break
+            else:
+                out.append(b)
+        boxes = out
+    return [tuple(b) for b in boxes]  # type: ignore[misc]
 
 
 def image_diff(before_png: bytes, after_png: bytes, *, device_pixel_ratio: float = 1.0,
@@ -147,23 +182,15 @@ def image_diff(before_png: bytes, after_png: bytes, *, device_pixel_ratio: float
             changed[y0:y1, x0:x1] = 0
     total = float(wh * ww) or 1.0
     ratio = float(cv2.countNonZero(changed)) / total
-    regions: list[tuple[int, BBox]] = []
+    rects: list[tuple[int, int, int, int]] = []  # work px, x0 y0 x1 y1
     if ratio > 0:
-        grown = cv2.dilate(changed, np.ones((DILATE_PX, DILATE_PX), np.uint8))
-        contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for c in contours:
-            x, y, cw, ch = cv2.boundingRect(c)
-            sub = changed[y:y + ch, x:x + cw]
-            ys, xs = np.nonzero(sub)
-            if len(xs) < MIN_CHANGED_PIXELS:
-                continue
-            n = len(xs)
-            # the tight box of the changed pixels (the dilation only grouped them)
-            x0, x1 = x + int(xs.min()), x + int(xs.max()) + 1
-            y0, y1 = y + int(ys.min()), y + int(ys.max()) + 1
-            regions.append((n, BBox(x0 * to_css, y0 * to_css, (x1 - x0) * to_css, (y1 - y0) * to_css)))
-    regions.sort(key=lambda r: (-r[1].area, r[1].y, r[1].x))
-    boxes = [r for _n, r in regions]
+        for k in (DILATE_PX, DILATE_PX * 3, DILATE_PX * 9):  # a page that changed all over: coarser groups
+            rects = _groups(changed, k)
+            if len(rects) <= MAX_REGIONS:
+                break
+    regions = [BBox(x0 * to_css, y0 * to_css, (x1 - x0) * to_css, (y1 - y0) * to_css) for x0, y0, x1, y1 in rects]
+    regions.sort(key=lambda r: (-r.area, r.y, r.x))
+    boxes = regions
     truncated = len(boxes) + len(extra) > MAX_REGIONS
     boxes = (extra + boxes)[:MAX_REGIONS]
     return ImageDiff(tuple(boxes), round(ratio, 6), w / dpr, h / dpr, dpr, truncated,

@@ -111,3 +111,22 @@ def test_bad_input_is_a_clear_error() -> None:
         image_diff(_png(_page()), b"not a png")
     with pytest.raises(ValueError, match="device_pixel_ratio"):
         image_diff(_png(_page()), _png(_page()), device_pixel_ratio=0)
+
+
+def test_a_page_that_changed_all_over_gives_few_coarse_regions() -> None:
+    from core.state.diff import MAX_REGIONS
+
+    base = _page(1200, 800)
+    after = base.copy()
+    for i in range(20):  # a new page: 200 words all over it
+        for j in range(10):
+            cv2.rectangle(after, (30 + 110 * j, 60 + 36 * i), (30 + 110 * j + 60, 60 + 36 * i + 10), (30, 30, 30), -1)
+    d = image_diff(_png(base), _png(after))
+    assert 1 <= len(d.regions) <= MAX_REGIONS and not d.truncated, len(d.regions)
+    for i in range(20):  # every word lies in a region (as a few blocks, not 200 boxes)
+        for j in range(10):
+            cx, cy = 30 + 110 * j + 30, 60 + 36 * i + 5
+            assert any(r.x <= cx <= r.x + r.width and r.y <= cy <= r.y + r.height for r in d.regions), (cx, cy)
+    for i, a in enumerate(d.regions):  # and no two regions overlap
+        for b in d.regions[i + 1:]:
+            assert a.intersection_area(b) == 0, (a, b)
