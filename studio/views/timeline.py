@@ -576,8 +576,22 @@ class TimelinePanel(QWidget):
         self.model.rowsInserted.connect(lambda *_a: self._refresh_choices())
         self.model.modelReset.connect(self._refresh_choices)
         self._follow = True
+        self._images: dict[tuple[str, int, str], tuple[object, QImage]] = {}
         self._refresh_choices()
         self._show_current()
+
+    def _image(self, s: TimelineStep, when: str) -> QImage:
+        """The step's screenshot, decoded once per PNG (events of the shown step redraw it often)."""
+        source: object = (s.before_png or s.before_path) if when == "before" else (s.after_png or s.after_path)
+        key = (s.flow, s.index, when)
+        hit = self._images.get(key)
+        if hit is not None and hit[0] is source:
+            return hit[1]
+        img = s.image(when)
+        if len(self._images) > 8:
+            self._images.clear()
+        self._images[key] = (source, img)
+        return img
 
     # --- feeding ----------------------------------------------------------------------------
     def apply(self, event: EngineEvent) -> None:
@@ -695,8 +709,9 @@ class TimelinePanel(QWidget):
         s = self.current_step()
         if s is not None and (s.flow, s.index) == (flow, index):
             self._show_current()
-        if flow and self.action_combo.findData(self.model.step(self.model.find(flow, index) or 0).action) < 0:
-            self._refresh_choices()
+        at = self.model.find(flow, index)
+        if at is not None and self.action_combo.findData(self.model.step(at).action) < 0:
+            self._refresh_choices()  # a new action kind: offer it in the filter
         self.proxy.refilter()
         self._update_count()
 
@@ -712,7 +727,7 @@ class TimelinePanel(QWidget):
         ev = s.evidence
         regions = ev.diff.regions if ev is not None and ev.diff is not None else ()
         dpr = ev.diff.device_pixel_ratio if ev is not None and ev.diff is not None else 1.0
-        before, after = s.image("before"), s.image("after")
+        before, after = self._image(s, "before"), self._image(s, "after")
         self.before_view.empty_text = "no screenshot before this step"
         self.after_view.empty_text = "the step ended before its after-observation" if s.status not in (
             "pending", "running") else "not yet"
