@@ -22,8 +22,9 @@ class ImageDiff:
     Attributes
     ----------
     regions : tuple[BBox, ...]
-        Changed regions, CSS px, largest first; regions overlapping a secret
-        field are never reported (its pixels are left out of the comparison).
+        Changed regions, CSS px, largest first.  A secret field's own pixels
+        are left out of the comparison, so typing a secret changes no region
+        (a region may still enclose the field when its surroundings changed).
     changed_ratio : float
         Share of the compared pixels that changed (0..1).
     width, height : float

@@ -563,7 +563,8 @@ def _assert_target(a: Any, ctx: StepContext) -> str:
 
 def _checked(ctx: StepContext) -> str:
     """``"text_appears 'Saved' on page: text 'Saved' appears"`` for each passed assertion (secrets masked)."""
-    return "; ".join(f"{c.kind} {c.expected!r} on {c.target}: {c.observed}" for c in ctx.checks if c.ok)
+    return "; ".join(f"{c.kind}{f' {c.expected!r}' if c.expected else ''} on {c.target}: {c.observed}"
+                     for c in ctx.checks if c.ok)
 
 
 #: Deltas the settle wait itself notices (DOM mutations and URL changes); others (values, focus, scroll) it cannot.

@@ -468,7 +468,8 @@ def timeline_details_html(s: TimelineStep | None) -> str:
         parts.append("<table cellspacing='0' cellpadding='1'>" + "".join(
             f"<tr><td style='color:{STATUS_COLORS['passed'] if a.ok else STATUS_COLORS['failed']}'>"
             f"{'holds' if a.ok else 'fails'}</td><td>&nbsp;{escape(a.kind)} on {escape(a.target)}</td>"
-            f"<td>&nbsp;expected {escape(repr(a.expected))}</td><td>&nbsp;{escape(a.observed)}</td></tr>"
+            f"<td>&nbsp;{'expected ' + escape(repr(a.expected)) if a.expected else ''}</td>"
+            f"<td>&nbsp;{escape(a.observed)}</td></tr>"
             for a in ev.assertions) + "</table>")
     if ev is not None and ev.phase_ms:
         parts.append(_section("Time per phase (ms)"))

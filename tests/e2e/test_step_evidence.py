@@ -170,3 +170,38 @@ def test_a_passed_assertion_says_what_was_checked_and_times_are_active(recorded)
     # nothing of the secret reached the store
     raw = (store.path.read_bytes() if store.path else b"")
     assert b"hunter2-secret" not in raw
+
+
+def test_miniwob_login_records_evidence_and_never_the_password(tmp_path) -> None:
+    """A page we did not write: MiniWoB++ login-user, run through a session with its store."""
+    import shutil
+    from pathlib import Path
+
+    from core.engine.session import ProjectSession
+    from core.project import load_project
+
+    root = Path(__file__).resolve().parents[2]
+    dst = tmp_path / "miniwob"
+    shutil.copytree(root / "projects" / "miniwob", dst, ignore=shutil.ignore_patterns(".steadyhand"))
+    project = load_project(dst)
+    with ProjectSession(project, headless=True, use_store=True, screenshots=True) as session:
+        result = session.run_flow(project.flows["login-user"], seed=2101)
+        assert result.status == "passed", result.error
+        password = session.site.last_utterance.split('password "')[1].split('"')[0]
+        recs = session.store.step_evidence(result.run_id)
+        assert [r.index for r in recs] == [o.index for o in result.steps]
+        steps = {o.index: o for o in result.steps}
+        typed = [r for r in recs if r.evidence.action == "input"]
+        assert len(typed) == 2 and all(r.evidence.diff is not None for r in recs)
+        # the user name field's new text is a changed region; typing the password changes none around its field
+        # (its pixels are left out; the last click ends the episode and the whole task area changes, which
+        # may enclose the field - painted over in both shots)
+        assert typed[0].evidence.diff.changed
+        pw = next(c for c in session.driver.observe(screenshot=False).candidates if c.extra.get("is_password"))
+        box = pw.descriptor.bbox
+        for r in typed:
+            for g in r.evidence.diff.regions:
+                assert g.intersection_area(box) == 0, (steps[r.index].title, g, box)
+        assert all(r.before_screenshot and r.after_screenshot for r in recs)
+        db = session.store.path
+    assert password and password.encode() not in db.read_bytes()
