@@ -118,3 +118,16 @@ def test_a_paused_step_reads_paused_in_the_steps_table_and_the_timeline(qtbot):
         tl.apply(e)
     assert steps.data(steps.index(0, steps.COL_STATUS)).startswith("running")
     assert tl.model.step(0).status_text == "running"
+
+
+def test_the_event_log_says_what_a_step_left_behind():
+    from core.domain import BBox
+    from core.domain.evidence import ConsoleMessage, FailedRequest, ImageDiff, StepEvidence
+    from core.engine.events import StepEvidenceRecorded
+    from studio.views.event_log import describe_event
+
+    ev = StepEvidence(2, 1, "click", ImageDiff((BBox(1, 2, 3, 4),), 0.01, 1280, 800), (ConsoleMessage("error", "x"),),
+                      (FailedRequest("GET", "http://127.0.0.1/api/r?q=1", 500, "fetch"),), (), 120.4, 900.0)
+    assert describe_event(StepEvidenceRecorded("r", "f", 2, ev)) == (
+        "StepEvidenceRecorded step 3: 1 changed regions \u00b7 1 console errors \u00b7 1 failed requests "
+        "(GET /api/r 500) \u00b7 120 ms active")
