@@ -500,7 +500,10 @@ class TimelinePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("timelinePanel")
-        self.model = TimelineModel(self)
+        #: The live run's steps, fed by :meth:`apply` also while a stored run is shown.
+        self.live_model = TimelineModel(self)
+        #: The steps shown: :attr:`live_model` or a stored run's (:meth:`load_run`).
+        self.model = self.live_model
         self.proxy = TimelineFilter(self)
         self.proxy.setSourceModel(self.model)
 
@@ -573,9 +576,7 @@ class TimelinePanel(QWidget):
         self.strategy_combo.currentIndexChanged.connect(
             lambda _i: self._filter(strategy=self.strategy_combo.currentData()))
         self.table.selectionModel().currentRowChanged.connect(lambda _c, _p: self._show_current())
-        self.model.step_changed.connect(self._on_step_changed)
-        self.model.rowsInserted.connect(lambda *_a: self._refresh_choices())
-        self.model.modelReset.connect(self._refresh_choices)
+        self._wire(self.model)
         self._follow = True
         self._images: dict[tuple[str, int, str], tuple[object, QImage]] = {}
         self._refresh_choices()
@@ -594,15 +595,44 @@ class TimelinePanel(QWidget):
         self._images[key] = (source, img)
         return img
 
+    def _wire(self, model: TimelineModel) -> None:
+        """Follow ``model``'s changes while it is the one shown."""
+        model.step_changed.connect(lambda f, i: self._on_step_changed(f, i) if model is self.model else None)
+        model.rowsInserted.connect(lambda *_a: self._refresh_choices() if model is self.model else None)
+        model.modelReset.connect(lambda: self._refresh_choices() if model is self.model else None)
+
+    def _show_model(self, model: TimelineModel) -> None:
+        if model is self.model:
+            return
+        old, self.model = self.model, model
+        if old is not self.live_model:
+            old.deleteLater()  # a stored run's model is not shown again
+        self._images.clear()
+        self.proxy.setSourceModel(model)
+        self._refresh_choices()
+        self._show_current()
+
+    @property
+    def showing_live(self) -> bool:
+        """True when the live run is shown (not a stored one)."""
+        return self.model is self.live_model
+
     # --- feeding ----------------------------------------------------------------------------
     def apply(self, event: EngineEvent) -> None:
-        """Feed a live engine event; the selection follows the running step until the user picks one."""
+        """Feed a live engine event; the selection follows the running step until the user picks one.
+
+        A new run (``RunStarted``) brings the live run back into view when a stored one was shown."""
+        self.live_model.apply(event)
         if isinstance(event, RunStarted):
+            self.show_live()
             self._follow = True
-            self.source_label.setText("Live run")
-        self.model.apply(event)
-        if self._follow and isinstance(event, StepStarted):
+        if self.showing_live and self._follow and isinstance(event, StepStarted):
             self.select_step(event.flow, event.index, follow=True)
+
+    def show_live(self) -> None:
+        """Show the live run (or the last one) again after a stored run."""
+        self._show_model(self.live_model)
+        self.source_label.setText("Live run" if self.live_model.run_id else "")
 
     def load_run(self, store: Any, run_id: str) -> bool:
         """Show a stored run read-only, from the store alone (steps, verdicts, resolutions, evidence,
@@ -611,7 +641,10 @@ class TimelinePanel(QWidget):
         steps = steps_of_stored_run(store, run_id)
         if steps is None:
             return False
-        self.model.set_steps(steps, run_id=run_id, read_only=True)
+        stored = TimelineModel(self)
+        stored.set_steps(steps, run_id=run_id, read_only=True)
+        self._wire(stored)
+        self._show_model(stored)
         run = store.get_run(run_id)
         when = run.started_at.strftime("%Y-%m-%d %H:%M:%S UTC") if run is not None and run.started_at else ""
         self.source_label.setText(f"Stored run of {run.flow if run else '?'} \u00b7 {when} \u00b7 "

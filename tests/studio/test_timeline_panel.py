@@ -131,3 +131,31 @@ def test_the_event_log_says_what_a_step_left_behind():
     assert describe_event(StepEvidenceRecorded("r", "f", 2, ev)) == (
         "StepEvidenceRecorded step 3: 1 changed regions \u00b7 1 console errors \u00b7 1 failed requests "
         "(GET /api/r 500) \u00b7 120 ms active")
+
+
+def test_a_stored_run_shown_while_a_run_goes_on_keeps_the_live_one(qtbot, tmp_path):
+    """The live run is still followed while a stored run is shown; Show live (or the next run) brings it back."""
+    from core.domain import Verdict
+    from core.engine.events import FlowStarted, RunStarted, StepFinished, StepStarted, VerdictReached
+    from core.domain import StepOutcome
+
+    with Store.open(tmp_path / "store.sqlite") as store:
+        old = store.begin_run("p", "older_flow")
+        store.record_step(old, StepOutcome(0, "s1", "Open the archive", "passed", None, None, 1, 12.0))
+        store.record_verdict(old, 0, Verdict("as_expected", "navigation", ("navigation",), "navigation as expected"))
+    tl = TimelinePanel()
+    qtbot.addWidget(tl)
+    for e in (RunStarted("r", "p", ("f",)), FlowStarted("r", "f", ("one", "two")), StepStarted("r", "f", 0, "one", 1)):
+        tl.apply(e)
+    with Store.open(tmp_path / "store.sqlite", read_only=True) as ro:
+        assert tl.load_run(ro, old)
+    assert not tl.showing_live and [s.title for s in tl.model.steps()] == ["Open the archive"]
+    assert tl.model.step(0).verdict_text == "as expected" and tl.model.step(0).ms == 12.0
+    tl.apply(VerdictReached("r", "f", 0, Verdict("unchanged", "navigation", (), "nothing changed")))
+    tl.apply(StepFinished("r", "f", 0, "failed", False, 40.0))
+    assert [s.title for s in tl.model.steps()] == ["Open the archive"]  # the stored run is not touched
+    tl.show_live()
+    assert tl.showing_live and [(s.title, s.status, s.verdict) for s in tl.model.steps()] == [
+        ("one", "failed", "unchanged"), ("two", "pending", "")]
+    tl.set_filters(verdict="unchanged")
+    assert [s.title for s in tl.visible_steps()] == ["one"]
