@@ -24,7 +24,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QImage, QKeySequence, QPainter, QPen, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QSplitter, QTableView,
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSplitter, QTableView,
     QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -563,7 +563,16 @@ class TimelinePanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(bar)
-        lay.addWidget(self.source_label)
+        self.live_button = QPushButton("Back to the live run")
+        self.live_button.setObjectName("timelineLiveButton")
+        self.live_button.setToolTip("Leave the stored run and show the current (or last) run again")
+        self.live_button.clicked.connect(self.show_live)
+        self.live_button.hide()
+        head = QHBoxLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(self.source_label, 1)
+        head.addWidget(self.live_button)
+        lay.addLayout(head)
         lay.addWidget(self.splitter, 1)
 
         self.find_shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
@@ -609,6 +618,7 @@ class TimelinePanel(QWidget):
             old.deleteLater()  # a stored run's model is not shown again
         self._images.clear()
         self.proxy.setSourceModel(model)
+        self.live_button.setVisible(model is not self.live_model)
         self._refresh_choices()
         self._show_current()
 

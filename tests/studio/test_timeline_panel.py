@@ -154,8 +154,9 @@ def test_a_stored_run_shown_while_a_run_goes_on_keeps_the_live_one(qtbot, tmp_pa
     tl.apply(VerdictReached("r", "f", 0, Verdict("unchanged", "navigation", (), "nothing changed")))
     tl.apply(StepFinished("r", "f", 0, "failed", False, 40.0))
     assert [s.title for s in tl.model.steps()] == ["Open the archive"]  # the stored run is not touched
-    tl.show_live()
-    assert tl.showing_live and [(s.title, s.status, s.verdict) for s in tl.model.steps()] == [
+    assert tl.live_button.isVisibleTo(tl)
+    qtbot.mouseClick(tl.live_button, Qt.MouseButton.LeftButton)
+    assert tl.showing_live and not tl.live_button.isVisibleTo(tl) and [(s.title, s.status, s.verdict) for s in tl.model.steps()] == [
         ("one", "failed", "unchanged"), ("two", "pending", "")]
     tl.set_filters(verdict="unchanged")
     assert [s.title for s in tl.visible_steps()] == ["one"]
