@@ -252,6 +252,14 @@ def _cmd_bench_table(args: argparse.Namespace) -> int:
     return _bench_output(args, format_report(report), report)
 
 
+def _cmd_bench_diff(args: argparse.Namespace) -> int:
+    """``steadyhand bench diff``: ms per step image difference (exit 0: figures are the output)."""
+    from core.bench.diff import format_report, run_diff_benchmark
+
+    report = run_diff_benchmark(args.repeat)
+    return _bench_output(args, format_report(report), report)
+
+
 def _cmd_bench_record(args: argparse.Namespace) -> int:
     """``steadyhand bench record``: recorder memory under minutes of scripted activity (exit 0: figures are the output)."""
     from core.bench.record_memory import BenchSetupError, format_report, run_record_memory_benchmark
@@ -606,6 +614,10 @@ def build_parser() -> argparse.ArgumentParser:
     isd.add_argument("--prefix", help="prefix of the flow names (default: none)")
     isd.add_argument("--force", action="store_true", help="overwrite existing flow files")
     isd.set_defaults(func=_cmd_import_side)
+    bd = bsub.add_parser("diff", help="ms per step image difference (before/after screenshots, OpenCV)")
+    bd.add_argument("--repeat", type=int, default=10, help="runs per case, median reported (default 10)")
+    bd.add_argument("--json", metavar="PATH")
+    bd.set_defaults(func=_cmd_bench_diff)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")

@@ -38,6 +38,7 @@ from .views.event_log import EventLog
 from .views.live_view import LiveView
 from .views.recorder import RecorderDock
 from .views.resolution import install_resolution_dock
+from .views.timeline import TimelinePanel
 from .views.steps import StepsPanel
 
 __all__ = ["MainWindow", "ProjectLoader", "default_project_loader"]
@@ -263,6 +264,10 @@ class MainWindow(QMainWindow):
         self.event_log = EventLog()
         self.log_dock = self._dock("Event log", "eventLogDock", self.event_log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.steps_dock, self.log_dock)
+        self.timeline_panel = TimelinePanel()
+        self.timeline_dock = self._dock("Timeline", "timelineDock", self.timeline_panel,
+                                        Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.log_dock, self.timeline_dock)
         self.steps_dock.raise_()
 
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -385,6 +390,7 @@ class MainWindow(QMainWindow):
         b.handed_back.connect(self._on_handed_back)
         b.engine_error.connect(self._on_engine_error)
         b.event_received.connect(self.recorder_dock.apply_engine_event)
+        b.event_received.connect(self.timeline_panel.apply)
 
     # --- public API -----------------------------------------------------------------------
 

@@ -134,6 +134,40 @@ def _breaker() -> QWidget:
     return box
 
 
+def _timeline() -> QWidget:
+    """The timeline after the sample run, resumed to its end, each step's evidence made by the engine's own
+    image difference of the sample screenshots; step 5 met a console error and a failed request."""
+    from core.domain.evidence import ConsoleMessage, FailedRequest, StepEvidence  # noqa: PLC0415
+    from core.engine.events import StepEvidenceRecorded, StepFinished  # noqa: PLC0415
+    from core.engine.evidence import secret_boxes  # noqa: PLC0415
+    from core.state.diff import image_diff  # noqa: PLC0415
+
+    from .views.timeline import TimelinePanel  # noqa: PLC0415
+
+    panel = TimelinePanel()
+    shots: dict[tuple[int, str], ObservationMade] = {}
+    for e in sample_run_events(until_escalation=False):
+        if isinstance(e, ObservationMade):
+            shots[(e.index, e.when)] = e
+        if isinstance(e, StepFinished):
+            b, a = shots.get((e.index, "before")), shots.get((e.index, "after"))
+            diff = None
+            if b is not None and a is not None and b.observation.screenshot_png and a.observation.screenshot_png:
+                diff = image_diff(b.observation.screenshot_png, a.observation.screenshot_png,
+                                  device_pixel_ratio=a.observation.device_pixel_ratio,
+                                  masks=secret_boxes(b.observation, a.observation))
+            console = (ConsoleMessage("error", "TypeError: Cannot read properties of undefined (reading 'rows')",
+                                      "http://127.0.0.1:8765/static/app.js:212", 140.0),) if e.index == 4 else ()
+            failed = (FailedRequest("GET", "http://127.0.0.1:8765/api/reports", 500, "fetch", "", 95.0),
+                      ) if e.index == 4 else ()
+            panel.apply(StepEvidenceRecorded(e.run_id, e.flow, e.index, StepEvidence(
+                e.index, 1, "", diff, console, failed, (), e.ms, e.ms, tuple(e.phase_ms))))
+        panel.apply(e)
+    panel.select_row(4)
+    panel.resize(1280, 720)
+    return panel
+
+
 def _log() -> EventLog:
     log = EventLog()
     for e in _events():
@@ -302,6 +336,7 @@ def _history(compare: bool = False) -> QWidget:
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
     "recorder": _recorder, "window": populated_window, "correction": _correction,
+    "timeline": _timeline,
     "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).

@@ -254,7 +254,7 @@ class StepOutcome:
     attempts : int
         Attempts made (1 + retries).
     ms : float
-        Wall-clock duration in ms.
+        Active time in ms: wall-clock time less the time paused or waiting for a human.
     error : str
         Why it did not pass (secrets masked), "" when it passed.
     source : str

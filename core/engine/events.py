@@ -14,6 +14,7 @@ from typing import Literal, Union
 
 from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
 from core.domain.change import BaselineAlert, ChangeReport
+from core.domain.evidence import StepEvidence
 from core.domain.flow import ActionKind
 from core.record.events import ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType
 from core.recover.breaker import BreakerState
@@ -24,7 +25,7 @@ __all__ = [
     "TargetResolved", "ActionPerformed", "VerdictReached", "StepFinished",
     "BreakerChanged", "EscalationRaised", "FlowFinished", "RunFinished", "EngineError",
     "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "Recovered",
-    "StateGraphChanged", "EngineEvent", "Phase", "PHASES",
+    "StateGraphChanged", "StepEvidenceRecorded", "EngineEvent", "Phase", "PHASES",
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
     "HealProposed", "UseCandidate", "ProposeHeal",
     "TakeoverFrame", "TakeoverActionRecorded", "CorrectionOffered", "HandBackMeaning", "TakeoverInput",
@@ -142,7 +143,7 @@ class VerdictReached:
 class StepFinished:
     """Step ``index`` ended with ``status`` (see :class:`core.domain.StepOutcome`), always emitted.
 
-    ``ms`` is its duration; ``phase_ms`` the time per phase of its last
+    ``ms`` is its active time (ms; time paused or waiting for a human left out); ``phase_ms`` the time per phase of its last
     attempt (ms, in phase order); ``source`` the decider that chose it.
     """
 
@@ -289,6 +290,21 @@ EngineEvent = Union[
     FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack, ScreenChanged,
     BaselineAlertRaised, Recovered, HealProposed,
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class StepEvidenceRecorded:
+    """What step ``index`` left behind (:class:`core.domain.evidence.StepEvidence`: before/after image
+    difference in CSS px, console errors, failed requests, assertions checked, active and wall time), emitted
+    in its ``record`` phase just before ``StepFinished``; the same record is in the store."""
+
+    run_id: str
+    flow: str
+    index: int
+    evidence: StepEvidence
+
+
+EngineEvent = Union[EngineEvent, StepEvidenceRecorded]  # type: ignore[misc]
 
 
 # --- commands (front end -> engine) -------------------------------------------------

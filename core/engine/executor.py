@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, Resolution, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
+from core.engine.evidence import attach as attach_evidence
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.graph import GraphRecorder
 from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
@@ -199,6 +200,7 @@ class FlowExecutor:
         flow, loaded = run.flow, False
         try:
             self.control.pause_point(run.run_id, flow.name, -1, "start")
+            attach_evidence(self)  # console errors and failed requests of the start page count for step 1
             self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"))
             loaded = True
             if setup is not None:

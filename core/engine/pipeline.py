@@ -50,10 +50,12 @@ from core.domain import (
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.change import ChangeReport
+from core.domain.evidence import AssertionCheck
 from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
+from core.engine import evidence as _evidence
 from core.engine.screen import fast_resolve
 from core.engine.chosen import escalation_offer, propose_heal, resolve_chosen, use_once
 from core.locate import load_crop, resolve, selector_contradicts
@@ -205,6 +207,8 @@ class StepContext:
     popup: bool = False
     cp: Checkpoint | None = None
     chosen: Candidate | None = None  # a person's use-once choice for the next attempt (core.engine.chosen)
+    waited: float = 0.0
+    checks: list[AssertionCheck] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -229,7 +233,7 @@ class StepContext:
         self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
-        self.popup, self.cp = False, None
+        self.popup, self.cp, self.checks = False, None, []
 
     @property
     def effective_reversible(self) -> bool:
@@ -525,8 +529,10 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
         verdict = _landing_verdict(ex, ctx, verdict)
-    failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a in step.assertions
-              for ok, why in [ex.driver.check_assertion(a, ctx.held, a.expected)] if not ok]
+    results = [(a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
+    ctx.checks = [AssertionCheck(a.kind, _assert_target(a, ctx), ex.redact(a.expected), ex.redact(why), ok)
+                  for a, ok, why in results]
+    failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a, ok, why in results if not ok]
     if failed:
         effect_ok = verdict.kind == "as_expected" and ctx.acted
         verdict = Verdict("failed", verdict.expected, verdict.observed, "assertion failed: " + "; ".join(failed))
@@ -535,7 +541,9 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
             raise StepFailure(Failure("assertion", verdict.reason, acted=True), escalation="assertion",
                               verdict=verdict)
     elif step.assertions and verdict.kind == "unchanged" and step.action.kind in ("assert", "wait"):
-        verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold")
+        verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold: " + _checked(ctx))
+    elif ctx.checks and verdict.kind == "as_expected":
+        verdict = replace(verdict, reason=f"{verdict.reason}; checked: {_checked(ctx)}")
     _record_verdict(ex, ctx, verdict)
     if verdict.invalid:
         run.invalid_actions += 1
@@ -545,6 +553,22 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+def _assert_target(a: Any, ctx: StepContext) -> str:
+    """What an assertion was checked on: its selector, the step's target, or the page."""
+    if a.kind in ("text_appears", "text_absent", "url_contains"):
+        return "page"
+    if a.selector:
+        return a.selector
+    cand = ctx.candidate
+    return (cand.descriptor.label_text if cand is not None else "") or "the step's target"
+
+
+def _checked(ctx: StepContext) -> str:
+    """``"text_appears 'Saved' on page: text 'Saved' appears"`` for each passed assertion (secrets masked)."""
+    return "; ".join(f"{c.kind}{f' {c.expected!r}' if c.expected else ''} on {c.target}: {c.observed}"
+                     for c in ctx.checks if c.ok)
 
 
 #: Deltas the settle wait itself notices (DOM mutations and URL changes); others (values, focus, scroll) it cannot.
@@ -760,7 +784,11 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             return  # finished early (an optional step whose target is absent)
         if name == "resolve" and not needs_target(ctx.step):  # type: ignore[arg-type]
             continue
-        ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
+        t = time.monotonic()
+        try:
+            ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
+        finally:
+            ctx.waited += time.monotonic() - t  # time paused is not the step's time
         ex.emit(PhaseChanged(run.run_id, run.flow.name, ctx.index, name))  # type: ignore[arg-type]
         t0 = time.perf_counter()
         try:
@@ -925,9 +953,11 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
     proposing = hasattr(ex.control, "on_propose")  # ProposeHeal commands while it waits (core.engine.chosen)
     if proposing:
         ex.control.on_propose = lambda cmd: propose_heal(ex, ctx, cmd)  # type: ignore[attr-defined]
+    t = time.monotonic()
     try:
         answer = ex.ask_human(event)
     finally:
+        ctx.waited += time.monotonic() - t  # waiting for a human is not the step's time
         if proposing:
             ex.control.on_propose = None  # type: ignore[attr-defined]
     if answer.kind == "use_candidate" and not use_once(ex, ctx, event, answer):
@@ -992,9 +1022,11 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     run = ctx.run
     ex.emit(TakeoverStarted(run.run_id, run.flow.name, ctx.index, ctx.acted))
     recording = begin_takeover(ex, ctx)  # the human's actions on this page, recorded as steps
+    t = time.monotonic()
     try:
         back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
     finally:
+        ctx.waited += time.monotonic() - t  # the human's time on the page is not the engine's
         manual = end_takeover(ex, recording)
     if back.kind == "stop":
         ctx.status, ctx.error_kind = "escalated", "escalated"
@@ -1037,7 +1069,8 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     if not ctx.status:
         ctx.status, ctx.error_kind = "error", ctx.error_kind or "internal"
         ctx.error = ctx.error or "the step ended without a result"
-    ms = (time.monotonic() - ctx.t0) * 1000.0
+    wall_ms = (time.monotonic() - ctx.t0) * 1000.0
+    ms = max(0.0, wall_ms - ctx.waited * 1000.0)  # active time: paused and waiting for a human left out
     step_id = ctx.decided.id if ctx.decided else (run.flow.steps[ctx.index].id if ctx.index < len(run.flow.steps) else "")
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))
@@ -1054,6 +1087,7 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
     ex.graph.step_done(ctx)
+    _evidence.collect(ex, ctx, active_ms=ms, wall_ms=wall_ms)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
                          ctx.source))

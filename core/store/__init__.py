@@ -9,6 +9,8 @@ from . import graph_models  # noqa: F401 - registers the state_nodes / state_edg
 from .graphs import GraphTable
 from . import correction_models  # noqa: F401 - registers the corrections table in the models' metadata
 from .corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
+from . import evidence_models  # noqa: F401 - registers the step_evidence table in the models' metadata
+from .evidence import StepEvidenceRecord
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import SchemaVersionError, current_version, migrate
@@ -29,6 +31,6 @@ __all__ = [
     "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
-    "HealConflictError", "GraphTable",
-    "HealConflictError", "CorrectionTable", "CorrectionRecord", "CorrectionConflictError",
+    "HealConflictError", "GraphTable", "CorrectionTable", "CorrectionRecord", "CorrectionConflictError",
+    "StepEvidenceRecord",
 ]

@@ -557,6 +557,25 @@ class Store:
         with self._read() as s:
             return _baselines.screen_changes(s, run_id)
 
+    # -- step evidence (core/store/evidence.py) --------------------------------------------
+
+    def record_step_evidence(self, run_id: str, evidence: Any) -> None:
+        """Record (or replace) what step ``evidence.index`` left behind (a :class:`core.domain.evidence.StepEvidence`:
+        image difference in CSS px, console errors, failed requests, assertions checked, active and wall ms)."""
+        from . import evidence as _evidence
+
+        with self._write() as s:
+            self._touch(s, run_id)
+            _evidence.add_evidence(s, run_id, evidence, t=self._t)
+
+    def step_evidence(self, run_id: str) -> list[Any]:
+        """The evidence of every step of a run, by step index (:class:`core.store.StepEvidenceRecord`: the
+        evidence and the paths of the step's last before and after screenshots); [] for an unknown run."""
+        from . import evidence as _evidence
+
+        with self._read() as s:
+            return _evidence.read_evidence(s, run_id)
+
     def media_path(self, relpath: str) -> Path:
         """Absolute path of a screenshot path stored in a row."""
         return Path(self.media_root, *relpath.split("/"))

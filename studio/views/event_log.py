@@ -11,6 +11,7 @@ from core.engine.events import (
     EngineEvent, EscalationRaised, FlowFinished, HandedBack, ObservationMade, RunFinished, StepFinished,
     TakeoverStarted, TargetResolved, VerdictReached,
 )
+from core.engine.events import StepEvidenceRecorded
 from core.engine.report import result_label, results_line
 
 __all__ = ["EventLog", "describe_event"]
@@ -50,6 +51,12 @@ def describe_event(event: EngineEvent) -> str:
                 f" \u00b7 {r.seconds:.1f} s")
     if isinstance(event, RunFinished):
         return f"{name}: " + results_line(event.results)
+    if isinstance(event, StepEvidenceRecorded):
+        ev = event.evidence
+        diff = "no screenshots compared" if ev.diff is None else f"{len(ev.diff.regions)} changed regions"
+        failed = "".join(f" ({r.shown})" for r in ev.failed_requests[:1])
+        return (f"{name} step {event.index + 1}: {diff} \u00b7 {len(ev.console)} console errors \u00b7 "
+                f"{len(ev.failed_requests)} failed requests{failed} \u00b7 {ev.active_ms:,.0f} ms active")
     parts = []
     if is_dataclass(event):
         for f in fields(event):

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
 
 from core.domain import ScoredCandidate
 from core.engine.events import (
-    PHASES, ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack, PhaseChanged,
-    StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
+    PHASES, ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack, Paused,
+    PhaseChanged, Resumed, StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 
 from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
@@ -36,8 +36,9 @@ class StepRow:
     ``core.domain.StepOutcome``; ``phase`` the phase it is in
     (``core.engine.events.PHASES``) while running, or ``"taken over"``.
     ``strategy`` is the winning locator strategy, ``"abstained"``, or ``""``
-    before resolution (and for targetless steps).  ``ms`` is the step's wall
-    time in ms, ``phase_ms`` its last attempt's time per phase (ms, in phase
+    before resolution (and for targetless steps).  ``ms`` is the step's active
+    time in ms (time paused or waiting for a human left out); ``paused`` is
+    True while the run waits at this running step; ``phase_ms`` its last attempt's time per phase (ms, in phase
     order); ``score`` / ``margin`` are 0..1; ``source`` the decider that chose
     the step's action.
     """
@@ -65,6 +66,7 @@ class StepRow:
     escalation: str = ""
     phase_ms: tuple[tuple[str, float], ...] = ()
     source: str = ""
+    paused: bool = False
 
 
 class StepsModel(QAbstractTableModel):
@@ -159,6 +161,9 @@ class StepsModel(QAbstractTableModel):
         if isinstance(event, HandedBack):
             self._takeover_row(event)  # HandedBack names the step it continues from, not the taken one
             return
+        if isinstance(event, Resumed):
+            self._unpause()
+            return
         flow = getattr(event, "flow", None)
         index = getattr(event, "index", None)
         if flow is None or index is None:
@@ -166,8 +171,11 @@ class StepsModel(QAbstractTableModel):
         row = self._row_for(flow, index, getattr(event, "title", "") or getattr(event, "step_title", ""))
         if row is None:
             return
-        if isinstance(event, StepStarted):
-            row.status, row.attempt, row.phase = "running", event.attempt, ""
+        if isinstance(event, Paused):
+            if row.status == "running":
+                row.paused = True  # the run waits here: the step reads "paused", not "running"
+        elif isinstance(event, StepStarted):
+            row.status, row.attempt, row.phase, row.paused = "running", event.attempt, "", False
             if event.title:
                 row.title = event.title
         elif isinstance(event, PhaseChanged):
@@ -186,7 +194,7 @@ class StepsModel(QAbstractTableModel):
             row.verdict, row.verdict_expected = v.kind, v.expected
             row.verdict_observed, row.verdict_reason = v.observed, v.reason
         elif isinstance(event, StepFinished):
-            row.status, row.ms, row.phase = event.status, event.ms, ""
+            row.status, row.ms, row.phase, row.paused = event.status, event.ms, "", False
             row.healed = row.healed or event.healed
             row.error = event.error or row.error
             row.phase_ms, row.source = tuple(event.phase_ms), event.source
@@ -197,6 +205,13 @@ class StepsModel(QAbstractTableModel):
         else:
             return
         self._row_changed(flow, index)
+
+    def _unpause(self) -> None:
+        for flow, rows in self._flows.items():
+            for i, row in enumerate(rows):
+                if row.paused:
+                    row.paused = False
+                    self._row_changed(flow, i)
 
     def _takeover_row(self, event: HandedBack) -> None:
         for i, row in enumerate(self._flows.get(event.flow, ())):
@@ -306,7 +321,7 @@ class StepsModel(QAbstractTableModel):
         if col == self.COL_STATUS:
             if row.phase == "taken over":
                 return "taken over"
-            label = status_label(row.status)
+            label = "paused" if row.status == "running" and row.paused else status_label(row.status)
             return f"{label} \u00b7 {row.phase}" if row.status == "running" and row.phase else label
         if col == self.COL_STRATEGY:
             if row.strategy:

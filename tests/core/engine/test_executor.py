@@ -111,7 +111,7 @@ def test_events_sit_between_the_right_phases() -> None:
         "FlowStarted", "BreakerChanged",
         "StepStarted", "observe", "observation:before", "fingerprint", "decide", "resolve", "TargetResolved",
         "precheck", "checkpoint", "act", "ActionPerformed", "settle", "verify", "observation:after", "VerdictReached",
-        "BreakerChanged", "record", "StateGraphChanged", "StepFinished",
+        "BreakerChanged", "record", "StateGraphChanged", "StepEvidenceRecorded", "StepFinished",
     ]
     assert rec.of(FlowStarted)[0].step_titles == ("input User name",)
     assert rec.of(StepStarted)[0].attempt == 1

@@ -1,4 +1,4 @@
-"""State graphs of flows and explorations (state_nodes, state_edges) and the corrections a takeover offers (corrections).
+"""State graphs of flows and explorations (state_nodes, state_edges), the corrections a takeover offers (corrections) and each step's evidence: image difference, console errors, failed requests (step_evidence).
 
 Revision 0002: new tables only; existing ones are untouched.
 """
@@ -78,9 +78,28 @@ def upgrade() -> None:
     sa.UniqueConstraint('graph', 'key', name='uq_state_nodes_graph_key')
     )
     op.create_index('ix_state_nodes_graph_structure', 'state_nodes', ['graph', 'structure'], unique=False)
+    op.create_table('step_evidence',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('run_id', sa.String(length=64), nullable=False),
+    sa.Column('step_index', sa.Integer(), nullable=False),
+    sa.Column('attempt', sa.Integer(), nullable=False),
+    sa.Column('action', sa.String(length=32), nullable=False),
+    sa.Column('diff', sa.JSON(), nullable=True),
+    sa.Column('console', sa.JSON(), nullable=False),
+    sa.Column('failed_requests', sa.JSON(), nullable=False),
+    sa.Column('assertions', sa.JSON(), nullable=False),
+    sa.Column('phase_ms', sa.JSON(), nullable=False),
+    sa.Column('active_ms', sa.Float(), nullable=False),
+    sa.Column('wall_ms', sa.Float(), nullable=False),
+    sa.ForeignKeyConstraint(['run_id'], ['runs.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index('ix_step_evidence_run_step', 'step_evidence', ['run_id', 'step_index'], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index('ix_step_evidence_run_step', table_name='step_evidence')
+    op.drop_table('step_evidence')
     op.drop_index('ix_state_nodes_graph_structure', table_name='state_nodes')
     op.drop_table('state_nodes')
     op.drop_index('ix_state_edges_graph', table_name='state_edges')
