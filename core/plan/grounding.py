@@ -38,7 +38,7 @@ from core.secrets import MASK, Redactor, css_boxes_to_device, mask_boxes_png
 
 __all__ = [
     "DEFAULT_WIDTH_PX", "MAX_LISTED", "GRID_RGBA", "GRID_LINE_PX", "Fill", "GroundAnswer", "GroundingView",
-    "Grounded", "grounding_view", "intersect", "rule_fallback", "describe_candidate", "secret_boxes",
+    "Grounded", "draw_grid", "grounding_view", "intersect", "rule_fallback", "describe_candidate", "secret_boxes",
 ]
 
 #: Widest image sent, px (P2: at least 1440 px wide; P9: downscale to 1440).
@@ -158,7 +158,8 @@ def describe_candidate(c: Candidate, redactor: Redactor, *, value: bool = True) 
     return role, f"'{name}'" if name else "(no name)", ", ".join(state)
 
 
-def _draw_grid(img: "object", grid: Grid) -> None:
+def draw_grid(img: "object", grid: Grid) -> None:
+    """Draw the labelled grid (P2) on a PIL RGBA image in place: 2 px semi-transparent red lines, cell labels."""
     from PIL import ImageDraw, ImageFont
 
     draw = ImageDraw.Draw(img, "RGBA")
@@ -217,9 +218,9 @@ def grounding_view(obs: Observation, *, redactor: Redactor | None = None, rows: 
             img = img.resize((width, max(1, round(img.height * width / img.width))), Image.LANCZOS)
         img = img.convert("RGBA")
         grid = Grid(img.width, img.height, rows, cols)
-        _draw_grid(img, grid)
+        draw_grid(img, grid)
         buf = io.BytesIO()
-        img.convert("RGB").save(buf, format="PNG", optimize=True)
+        img.convert("RGB").save(buf, format="PNG")
         png, size = buf.getvalue(), (img.width, img.height)
         scale = img.width / vw
     else:
