@@ -18,12 +18,12 @@ from core.domain import Candidate
 
 __all__ = ["DESTRUCTIVE", "WRITES", "contradicts_goal", "may_write", "MODEL_ACTIONS"]
 
-#: Verbs whose action destroys or spends (stems; matched at a word start, case-insensitive).
-DESTRUCTIVE = ("delete", "remove", "destroy", "erase", "purge", "drop", "wipe", "reset", "revoke", "deactivat",
-               "unsubscrib", "terminat", "pay", "transfer", "withdraw", "close account", "discard")
-#: Verbs whose action may write to the server (stems).
+#: Verbs whose action destroys or spends (matched as whole words, with -s / -es / -ing; case-insensitive).
+DESTRUCTIVE = ("delete", "remove", "destroy", "erase", "purge", "drop", "wipe", "reset", "revoke", "deactivate",
+               "unsubscribe", "terminate", "pay", "transfer", "withdraw", "discard")
+#: Verbs whose action may write to the server (whole words, as above).
 WRITES = ("submit", "save", "send", "confirm", "approve", "reject", "create", "add", "post", "publish", "order",
-          "buy", "book", "apply", "update", "sign up", "register", "archive", "cancel", "export", "import", "upload",
+          "buy", "book", "apply", "update", "register", "archive", "cancel", "export", "import", "upload",
           "accept", "decline", *DESTRUCTIVE)
 #: Actions a model may choose (P5 and its neighbours; no navigate to arbitrary URLs, no uploads).
 MODEL_ACTIONS = ("click", "dblclick", "input", "select", "check", "uncheck", "press", "hover", "scroll", "wait",
@@ -35,16 +35,18 @@ def _name(c: Candidate) -> str:
     return " ".join((d.label_text or d.title or d.alt or d.text or "").split()).lower()
 
 
-def _has(text: str, stem: str) -> bool:
-    return re.search(r"(?<![a-z])" + re.escape(stem), text) is not None
+def _has(text: str, verb: str) -> bool:
+    """``verb`` as a word of ``text`` (``delete``, ``deletes``, ``deleting``; not ``archived``, not ``address``)."""
+    stem = verb[:-1] if verb.endswith("e") else verb
+    return re.search(r"(?<![a-z])" + re.escape(stem) + r"(?:e|es|s|ing)?(?![a-z])", text) is not None
 
 
 def contradicts_goal(cand: Candidate, goal: str) -> str:
     """Why acting on ``cand`` contradicts ``goal`` ("" when it does not): a destructive verb the goal lacks."""
     name, g = _name(cand), goal.lower()
-    for stem in DESTRUCTIVE:
-        if _has(name, stem) and not _has(g, stem):
-            return (f"the model chose {_name(cand)[:40]!r}, which would {stem.strip()} something the goal does not "
+    for verb in DESTRUCTIVE:
+        if _has(name, verb) and not _has(g, verb):
+            return (f"the model chose {_name(cand)[:40]!r}, which would {verb} something the goal does not "
                     f"ask for ({goal[:60]!r}): refused")
     return ""
 
@@ -58,4 +60,4 @@ def may_write(cand: Candidate, kind: str) -> bool:
     if kind not in ("click", "dblclick", "press"):
         return False
     name = _name(cand)
-    return any(_has(name, stem) for stem in WRITES)
+    return any(_has(name, verb) for verb in WRITES)
