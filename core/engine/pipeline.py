@@ -303,7 +303,8 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure("budget", f"the run took {run.rounds - 1} steps, its limit (max_steps "
                                             f"{ex.settings.max_steps}, P6)"), escalation="budget")
     try:
-        decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params))
+        decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
+                                                 attempt=ctx.attempt))
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source

@@ -318,7 +318,7 @@ class ModelDecider:
             raise NeedsHuman(f"goal {step.goal[:60]!r} not reached after {GOAL_BUDGET} actions (P6 step budget)")
         state = obs.signature.digest
         approved = self._awaiting.pop((ctx.flow.name, ctx.index, state), None)
-        if approved is not None:  # the person answered "retry" to the approval escalation
+        if approved is not None and ctx.attempt > 1:  # the person answered "retry" to the approval escalation
             return approved
         # 2. queued fills of the last answer (P9)
         queued = self._from_queue(ctx, key, obs, step, rounds)
@@ -333,7 +333,7 @@ class ModelDecider:
             return self._decision(ctx, step, rounds, only[0], ans, 1.0, "rule")
         # 4. the model, grounded (P1, P2), cached by state + goal (P9)
         last = self._last.get(key)
-        retry = last is not None and last[0] == state
+        retry = ctx.attempt > 1 and last is not None and last[0] == state  # the last answer failed on this page
         ans = None if retry else a.cached(state, goal)
         view = grounding_view(obs, redactor=a.redactor, rows=a.options.grid_rows, cols=a.options.grid_cols,
                               width=a.options.screenshot_width)
