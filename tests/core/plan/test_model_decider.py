@@ -205,3 +205,32 @@ def test_without_a_model_a_goal_step_escalates_and_recorded_steps_still_run():
 def test_usage_event_type():
     e = ModelUsage("r", "f", "m", {"calls": 1}, 0.0, False)
     assert e.counters["calls"] == 1
+
+
+def test_semantic_tie_break_in_the_engine():
+    """A recorded step whose element now has a twin: the engine asks the model, the step passes by SEMANTIC."""
+    page = [{"id": "o1", "role": "button", "text": "Open", "container": "Requests", "bbox": [600, 140, 80, 30]},
+            {"id": "o2", "role": "button", "text": "Open", "container": "Requests", "bbox": [600, 180, 80, 30]}]
+    d = FakeDriver(pages={"/form": page, "/done": DONE}, reactions={("/form", "o2", "click"): navigate("/done")})
+    from core.domain import ElementDescriptor
+
+    target = ElementDescriptor(tag="button", role="button", name="Open", text="Open", container="Requests")
+    step = Step("s1", Action("click"), target=target, assertions=(Assertion("text_appears", "All done"),))
+
+    def rule(req):
+        ids = re.findall(r"^(c\d+) \|", last_user_text(req), re.M)
+        return json.dumps({"element_id": ids[-1], "confidence": 0.9, "reason": "the lower one"})
+
+    with ScriptedModelServer(rule=rule) as srv:
+        setup = ModelSetup(ModelClient(ModelConfig(srv.base_url, "scripted", retries=0)), None,
+                           ModelModel(base_url=srv.base_url, name="scripted"))
+        agent = ModelAgent(setup)
+        d.open()
+        ex = FlowExecutor(d, emit=lambda e: None, deciders=(agent.decider,), screenshots=False)
+        ex.tie_breaker = agent.tie_break
+        result = ex.run_flow(Flow("f", "/form", (step,)), params={})
+        setup.close()
+    assert result.status == "passed", result.error
+    res = result.steps[0].resolution
+    assert res.strategy == "semantic" and "the model chose it" in res.reason and len(srv.requests) == 1
+    assert acted(d) == ["o2"]
