@@ -304,6 +304,16 @@ class ModelDecider:
         key = (ctx.flow.name, ctx.index)
         rounds = sum(1 for o in ctx.history if o.index == ctx.index)
         goal = a._goal_text(step, ctx.params, ctx.flow.secrets)
+        state = obs.signature.digest
+        # an approval is good for the very next decision only, and only when it is a retry (the person's answer)
+        approved = self._awaiting.pop((ctx.flow.name, ctx.index, state), None)
+        for k in [k for k in self._awaiting if k[:2] == key]:
+            del self._awaiting[k]
+        if approved is not None and ctx.attempt > 1:
+            return approved
+        if rounds == 0 and ctx.attempt == 1:  # the goal starts (again): nothing of an earlier run carries over
+            self._pending.pop(key, None)
+            self._last.pop(key, None)
         # 1. the assertions decide first (P7)
         if step.assertions and a.check_assertion is not None:
             results = [a.check_assertion(_bound(x, ctx.params)) for x in step.assertions]
@@ -316,10 +326,6 @@ class ModelDecider:
                                   judged=True)
         if rounds >= GOAL_BUDGET:
             raise NeedsHuman(f"goal {step.goal[:60]!r} not reached after {GOAL_BUDGET} actions (P6 step budget)")
-        state = obs.signature.digest
-        approved = self._awaiting.pop((ctx.flow.name, ctx.index, state), None)
-        if approved is not None and ctx.attempt > 1:  # the person answered "retry" to the approval escalation
-            return approved
         # 2. queued fills of the last answer (P9)
         queued = self._from_queue(ctx, key, obs, step, rounds)
         if queued is not None:

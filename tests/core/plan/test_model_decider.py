@@ -234,3 +234,37 @@ def test_semantic_tie_break_in_the_engine():
     res = result.steps[0].resolution
     assert res.strategy == "semantic" and "the model chose it" in res.reason and len(srv.requests) == 1
     assert acted(d) == ["o2"]
+
+
+def test_unreachable_model_escalates_with_the_reason():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    d = _driver()
+    d.open()
+    setup = ModelSetup(ModelClient(ModelConfig(f"http://127.0.0.1:{port}/v1", "gone", retries=0)), None,
+                       ModelModel(base_url=f"http://127.0.0.1:{port}/v1", name="gone"))
+    agent = ModelAgent(setup, check_assertion=lambda a: d.check_assertion(a, None, a.expected))
+    ex = FlowExecutor(d, emit=lambda e: None, deciders=(agent.decider,), screenshots=False)
+    result = ex.run_flow(Flow("f", "/form", (GOAL,)), params={})
+    setup.close()
+    assert result.status == "escalated" and "unreachable" in result.error and f"127.0.0.1:{port}" in result.error
+    assert acted(d) == [] and agent.counters()["errors"] == 1
+
+
+def test_cache_expires_after_its_ttl():
+    now = {"t": 0.0}
+    with ScriptedModelServer() as srv:
+        setup = ModelSetup(ModelClient(ModelConfig(srv.base_url, "s")), None,
+                           ModelModel(base_url=srv.base_url, name="s"))
+        agent = ModelAgent(setup, clock=lambda: now["t"])
+        from core.plan.grounding import GroundAnswer
+
+        agent.remember("state1", "goal", GroundAnswer(grid="A1", action="click", element_desc="x"))
+        now["t"] = 299.0
+        assert agent.cached("state1", "goal") is not None and agent.cached("state1", "other goal") is None
+        now["t"] = 301.0  # P9: 5 minutes
+        assert agent.cached("state1", "goal") is None
+        setup.close()
