@@ -339,7 +339,8 @@ class ModelDecider:
             return self._decision(ctx, step, rounds, only[0], ans, 1.0, "rule")
         # 4. the model, grounded (P1, P2), cached by state + goal (P9)
         last = self._last.get(key)
-        retry = ctx.attempt > 1 and last is not None and last[0] == state  # the last answer failed on this page
+        # the page is where the last answer was taken (it failed, or changed nothing the state shows): ask afresh
+        retry = last is not None and last[0] == state
         ans = None if retry else a.cached(state, goal)
         view = grounding_view(obs, redactor=a.redactor, rows=a.options.grid_rows, cols=a.options.grid_cols,
                               width=a.options.screenshot_width)
@@ -348,6 +349,8 @@ class ModelDecider:
                 a.forget(state, goal)
             ans = self._ask(ctx, step, goal, view, rounds, retry_of=last[1] if retry else "")
             a.remember(state, goal, ans)
+        if ans.action in MODEL_ACTIONS and spec(ans.action).target in ("none", "selector"):
+            return self._targetless(ctx, step, rounds, ans)  # scroll the window, wait, back: no element to ground
         grounded = rule_fallback(ans, view, intersect(ans, view))
         if not grounded.ok:
             a.forget(state, goal)
@@ -410,18 +413,44 @@ class ModelDecider:
         return self._decision(ctx, step, rounds, cand, ans, 1.0,
                               "batched fill (one answer filled several fields)")
 
-    def _decision(self, ctx: DecideContext, step: Step, rounds: int, cand: Candidate, ans: GroundAnswer, confidence: float,
-                  why: str) -> Decision:
+    def _targetless(self, ctx: DecideContext, step: Step, rounds: int, ans: GroundAnswer) -> Decision:
+        value = self._value(ctx, step, ans, None)
+        action = Action(kind=ans.action, value=value, direction=ans.direction)  # type: ignore[arg-type]
+        decided = Step(id=goal_action_id(step.id, rounds + 1), action=action,
+                       name=f"{ans.action} {ans.direction if ans.action == 'scroll' else value}".strip()
+                       + " (toward the goal)")
+        self._last[(ctx.flow.name, ctx.index)] = (ctx.observation.signature.digest, ans.action)
+        return Decision(decided, "model", self.agent.redactor.text(ans.reason)[:200], ans.confidence)
+
+    def _value(self, ctx: DecideContext, step: Step, ans: GroundAnswer, cand: Candidate | None) -> str:
+        """The value to type or choose; a secret ``{name}`` goes into a password field only, never a literal."""
+        goal = step.goal
+        value = ans.value if spec(ans.action).value != "none" else ""
+        names = placeholders(value)
+        unknown = [n for n in names if n not in ctx.params]
+        if unknown:
+            raise NeedsHuman(f"goal {goal[:60]!r}: the model's value names {{{unknown[0]}}}, which is no parameter "
+                             "of the run")
+        secret = set(self.agent.secret_names()) | set(ctx.flow.secrets)
+        password = cand is not None and bool(cand.extra.get("is_password") or cand.descriptor.type == "password")
+        if any(n in secret for n in names) and not password:
+            raise NeedsHuman(f"goal {goal[:60]!r}: the model would type a secret into "
+                             f"{(cand.descriptor.label_text if cand else 'the page')[:40]!r}, which is not a password "
+                             "field: refused")
+        if ans.action == "input" and password and value and not names:
+            raise NeedsHuman(f"goal {goal[:60]!r}: the model typed a literal into a password field; only a "
+                             "declared secret {name} may go there")
+        return value
+
+    def _decision(self, ctx: DecideContext, step: Step, rounds: int, cand: Candidate, ans: GroundAnswer,
+                  confidence: float, why: str) -> Decision:
         a = self.agent
         goal = step.goal
         refused = contradicts_goal(cand, goal)
         if refused:
             raise NeedsHuman(f"goal {goal[:60]!r}: {refused}")
         kind = ans.action
-        value = ans.value if spec(kind).value != "none" else ""
-        if kind == "input" and cand.extra.get("is_password") and value and not placeholders(value):
-            raise NeedsHuman(f"goal {goal[:60]!r}: the model typed a literal into a password field; only a "
-                             "declared secret {name} may go there")
+        value = self._value(ctx, step, ans, cand)
         writes = may_write(cand, kind)
         action = Action(kind=kind, value=value)  # type: ignore[arg-type]
         name = f"{kind} {cand.descriptor.label_text[:40]!r} (toward the goal)"

@@ -72,6 +72,7 @@ class GroundAnswer(BaseModel):
     element_id: Optional[str] = None
     value: str = ""
     confidence: float = Field(1.0, ge=0.0, le=1.0)
+    direction: Literal["down", "up", "left", "right"] = "down"
     fills: list[Fill] = Field(default_factory=list, max_length=20)
 
     @field_validator("element_id")

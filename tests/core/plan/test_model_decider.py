@@ -268,3 +268,34 @@ def test_cache_expires_after_its_ttl():
         now["t"] = 301.0  # P9: 5 minutes
         assert agent.cached("state1", "goal") is None
         setup.close()
+
+
+def test_a_secret_goes_into_a_password_field_only():
+    def leak(req):
+        e, cell = _ids(last_user_text(req))["Note"]
+        return json.dumps({"grid": cell, "element_id": e, "element_desc": "Note", "action": "input",
+                           "value": "{pin}", "reason": "r"})
+    with ScriptedModelServer(rule=leak) as srv:
+        d = _driver()
+        d.open()
+        setup = ModelSetup(ModelClient(ModelConfig(srv.base_url, "s", retries=0)), None,
+                           ModelModel(base_url=srv.base_url, name="s"))
+        agent = ModelAgent(setup, check_assertion=lambda a: d.check_assertion(a, None, a.expected),
+                           secret_names=lambda: {"pin"})
+        ex = FlowExecutor(d, emit=lambda e: None, deciders=(agent.decider,), screenshots=False)
+        result = ex.run_flow(Flow("f", "/form", (GOAL,)), params={"pin": "4242"})
+        setup.close()
+    assert result.status == "escalated" and "would type a secret into 'Note'" in result.error
+    assert acted(d) == [] and "4242" not in json.dumps(srv.requests)
+
+
+def test_targetless_scroll_then_the_goal():
+    page = FORM + [{"id": "more", "role": "button", "text": "Go", "bbox": [400, 330, 100, 40]}]
+    d = FakeDriver(pages={"/form": page[:2], "/done": DONE}, reactions={("/form", "save", "click"): navigate("/done")})
+    answers = [json.dumps({"grid": "A1", "action": "scroll", "direction": "down", "element_desc": "", "reason": "look"})]
+
+    def rule(req):
+        return answers.pop(0) if answers else click("Go")(req)
+    result, reqs, d, _ = run(rule, driver=d)
+    assert result.status == "passed", result.error
+    assert [a.kind for a in d.actions if a.kind != "assert"] == ["scroll", "click"]
