@@ -373,6 +373,10 @@ class MainWindow(QMainWindow):
         sb.addWidget(self.state_label, 1)
         self.breaker = BreakerIndicator()
         sb.addPermanentWidget(self.breaker)
+        from .views.model_usage import ModelUsageLabel
+
+        self.model_usage = ModelUsageLabel()
+        sb.addPermanentWidget(self.model_usage)
         self.run_label = QLabel()
         self.run_label.setObjectName("panelTitle")
         sb.addPermanentWidget(self.run_label)
@@ -426,6 +430,7 @@ class MainWindow(QMainWindow):
             return False
         self.escalations_panel.model.clear()
         self.breaker.reset()
+        self.model_usage.reset()
         self.live_view.set_target(None)
         self.bridge.start(flows, paused=paused)
         return True
@@ -604,6 +609,7 @@ class MainWindow(QMainWindow):
         self.steps_panel.apply(event)
         self.escalations_panel.apply(event)
         self.breaker.apply(event)
+        self.model_usage.apply(event)
         if not isinstance(event, PhaseChanged):
             self.event_log.apply(event)
         if isinstance(event, RunStarted):

@@ -168,6 +168,27 @@ def _timeline() -> QWidget:
     return panel
 
 
+def _model() -> QWidget:
+    from PySide6.QtWidgets import QVBoxLayout  # noqa: PLC0415
+
+    from core.engine.events import ModelUsage  # noqa: PLC0415
+
+    from .views.model_usage import ModelUsageLabel  # noqa: PLC0415
+
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    for counters, share, alarm in (
+            ({"calls": 4, "cache_hits": 2, "rule_decisions": 1, "prompt_tokens": 5120, "completion_tokens": 210,
+              "latency_ms": 842.0}, 0.0, False),
+            ({"calls": 3, "cache_hits": 0, "rule_decisions": 0, "prompt_tokens": 3900, "completion_tokens": 150,
+              "latency_ms": 1310.0, "errors": 1}, 0.5, True)):
+        label = ModelUsageLabel()
+        label.set_usage(ModelUsage("r1", "leave_goal", "qwen2.5-vl-7b", counters, share, alarm))
+        lay.addWidget(label)
+    box.resize(720, 90)
+    return box
+
+
 def _log() -> EventLog:
     log = EventLog()
     for e in _events():
@@ -336,7 +357,7 @@ def _history(compare: bool = False) -> QWidget:
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
     "recorder": _recorder, "window": populated_window, "correction": _correction,
-    "timeline": _timeline,
+    "timeline": _timeline, "model": _model,
     "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).

@@ -309,7 +309,8 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure("budget", f"the run took {run.rounds - 1} steps, its limit (max_steps "
                                             f"{ex.settings.max_steps}, P6)"), escalation="budget")
     try:
-        decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params))
+        decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
+                                                 attempt=ctx.attempt))
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source
@@ -339,7 +340,8 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
         resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
                              irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
                              screenshot_dpr=ctx.before.device_pixel_ratio,
-                             crop=load_crop(ctx.run.flow.source, ctx.step.target.crop))
+                             crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
+                             tie_breaker=getattr(ex, "tie_breaker", None))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
         if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
                 and ctx.source == "flow" and ctx.decided is not None):

@@ -956,6 +956,13 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     # --- assertions (P7) ------------------------------------------------------------
+    def check_now(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
+        """Check one assertion once, without polling (whether a goal already holds before acting).
+
+        Raises the same errors as :meth:`check_assertion`.
+        """
+        return self._check_once(assertion, ref, expected)
+
     def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
         """Check one assertion, polling up to ``waits.assertion_timeout_ms`` (2 s by default).
 

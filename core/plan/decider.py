@@ -35,6 +35,9 @@ class DecideContext:
         Steps finished so far in this run, in order.
     params : Mapping[str, str]
         Bound parameters (secrets included: a decider never logs them).
+    attempt : int
+        1 for the first attempt at this step, 2.. for its retries (after a
+        failed attempt, or a person's "retry").
     """
 
     flow: Flow
@@ -42,6 +45,7 @@ class DecideContext:
     observation: Observation
     history: tuple[StepOutcome, ...] = ()
     params: Mapping[str, str] = field(default_factory=dict)
+    attempt: int = 1
 
     @property
     def flow_step(self) -> Step | None:
