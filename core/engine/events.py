@@ -17,13 +17,14 @@ from core.domain.belief import Belief
 from core.domain.change import BaselineAlert, ChangeReport
 from core.domain.flow import ActionKind
 from core.recover.breaker import BreakerState
+from core.state.graph import StateEdge, StateNode
 
 __all__ = [
     "RunStarted", "FlowStarted", "StepStarted", "PhaseChanged", "ObservationMade",
     "TargetResolved", "ActionPerformed", "VerdictReached", "StepFinished",
     "BreakerChanged", "EscalationRaised", "FlowFinished", "RunFinished", "EngineError",
     "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "Recovered",
-    "EngineEvent", "Phase", "PHASES",
+    "StateGraphChanged", "EngineEvent", "Phase", "PHASES",
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
     "StateNoted",
 ]
@@ -358,3 +359,29 @@ class Compensate:
 
 
 Command = Union[Start, Pause, Resume, StepOnce, Stop, Retry, Skip, TakeOver, HandBack, Compensate]
+
+
+@dataclass(frozen=True, slots=True)
+class StateGraphChanged:
+    """Step ``index`` added its transition to the flow's state graph ``graph`` (P4).
+
+    ``source`` and ``target`` are the before- and after-states as they are now
+    (counts included), ``edge`` the action between them; ``target`` is the
+    current state.  ``new_*`` say what the graph did not hold before;
+    ``revisit`` that the action led back to a state reached before.
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    graph: str
+    source: StateNode
+    target: StateNode
+    edge: StateEdge
+    new_source: bool = False
+    new_target: bool = False
+    new_edge: bool = False
+    revisit: bool = False
+
+
+EngineEvent = Union[EngineEvent, StateGraphChanged]  # type: ignore[misc]

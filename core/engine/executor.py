@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, Resolution, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
+from core.engine.graph import GraphRecorder
 from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
 from core.engine.screen import ScreenTracker
 from core.perception.driver import Driver, NavigationError
@@ -95,6 +96,8 @@ class FlowExecutor:
         self.screens = ScreenTracker(self)
         #: Whether the latest ``observe(..., "before")`` reused the previous after-observation.
         self.last_reused = False
+        #: The flow's state graph, grown step by step (P4, :mod:`core.engine.graph`).
+        self.graph = GraphRecorder(self)
 
     def _new_breaker(self) -> CircuitBreaker:
         return CircuitBreaker.from_settings(self.settings.breaker)
@@ -129,7 +132,7 @@ class FlowExecutor:
         reused = self.screens.reusable_before(ctx) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
         obs = reused or self.screens.observe(run_id, index, when, screenshot=self.screenshots)
-        self.store_call("record_observation", run_id, index, when, obs)
+        self.graph.saw(index, when, self.store_call("record_observation", run_id, index, when, obs))
         self.emit(ObservationMade(run_id, flow.name, index, when, obs, self.last_reused))  # type: ignore[arg-type]
         return obs
 
@@ -171,6 +174,7 @@ class FlowExecutor:
         self.emit_breaker(run_id)
         run = RunState(run_id, flow, dict(params))
         self.screens.begin_flow(flow.name)
+        self.graph.begin_flow(flow.name)
         status, error, kind = self._run_steps(run, setup)
         self.screens.end_flow(run_id, flow.name, passed=status == "passed")
         if status == "passed" and self.on_descriptor_captured is not None:

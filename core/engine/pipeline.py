@@ -1035,6 +1035,7 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
+    ex.graph.step_done(ctx)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
                          ctx.source))

@@ -5,6 +5,8 @@ screenshots are PNG files under ``<project>/.steadyhand/screenshots/<run_id>/``
 referenced by rows with paths relative to ``.steadyhand/``.
 """
 from . import heal_models  # noqa: F401 - registers the heal_proposals table before create_all
+from . import graph_models  # noqa: F401 - registers the state_nodes / state_edges tables before create_all
+from .graphs import GraphTable
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import MIGRATIONS, SchemaVersionError, current_version, migrate
@@ -25,5 +27,5 @@ __all__ = [
     "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
-    "HealConflictError",
+    "HealConflictError", "GraphTable",
 ]

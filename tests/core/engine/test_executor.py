@@ -112,7 +112,7 @@ def test_events_sit_between_the_right_phases() -> None:
         "StepStarted", "observe", "observation:before", "fingerprint", "StateNoted", "decide", "resolve",
         "TargetResolved", "precheck", "checkpoint", "act", "ActionPerformed", "settle", "verify",
         "observation:after", "StateNoted", "VerdictReached",
-        "BreakerChanged", "record", "StepFinished",
+        "BreakerChanged", "record", "StateGraphChanged", "StepFinished",
     ]
     assert rec.of(FlowStarted)[0].step_titles == ("input User name",)
     assert rec.of(StepStarted)[0].attempt == 1

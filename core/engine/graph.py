@@ -1,0 +1,113 @@
+"""The flow's state graph grown during a run (P4): one transition per step, stored and announced.
+
+:class:`GraphRecorder` belongs to a :class:`~core.engine.executor.FlowExecutor`.
+At the start of a flow it loads the flow's stored graph
+(:func:`core.state.graph.flow_graph_name`) so later runs add to the same
+graph; the executor tells it the screenshot path of every observation it
+records; and at the end of every step that has a before- and an
+after-observation (the ``record`` phase) it adds the transition - before
+state -> after state, the action kind and a summary of its target, the
+step id and the verdict kind (S5) - to the graph in memory and in the store
+(:class:`core.store.GraphTable`), then emits
+:class:`~core.engine.events.StateGraphChanged`.
+
+Best effort like every store write: a failure to store is kept in the
+executor's ``store_errors`` and never breaks a run.  Secrets: the target
+summary is the element's label (never a typed value) and passes the
+driver's redactor; screenshots are already masked.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.engine.events import StateGraphChanged
+from core.state.graph import GraphChange, StateGraph, StateSeen, Transition, flow_graph_name, target_summary
+from core.store import GraphTable, Store
+
+if TYPE_CHECKING:
+    from core.engine.executor import FlowExecutor
+    from core.engine.pipeline import StepContext
+
+__all__ = ["GraphRecorder"]
+
+
+class GraphRecorder:
+    """Grows the state graph of the flow being run (see the module doc)."""
+
+    def __init__(self, ex: "FlowExecutor") -> None:
+        self.ex = ex
+        self.name = ""
+        self.graph = StateGraph()
+        self._shots: dict[tuple[int, str], str] = {}
+        self._started = False
+
+    def _table(self) -> GraphTable | None:
+        store = self.ex.store
+        return GraphTable(store) if isinstance(store, Store) and not store.read_only else None
+
+    def begin_flow(self, flow: str) -> None:
+        """Load the stored graph of ``flow`` (empty without a store)."""
+        self.name = flow_graph_name(flow)
+        self._shots.clear()
+        self._started = False
+        table = self._table()
+        try:
+            self.graph = table.load_state_graph(self.name) if table is not None else StateGraph(self.name)
+        except Exception as exc:  # noqa: BLE001 - recording is best effort
+            self.ex.store_errors.append(f"state graph {self.name!r} could not be loaded: {exc}")
+            self.graph = StateGraph(self.name)
+
+    def saw(self, index: int, when: str, written: Path | None) -> None:
+        """The observation ``when`` of step ``index`` was stored as ``written`` (absolute path, or None)."""
+        store = self.ex.store
+        if written is None or not isinstance(store, Store):
+            return
+        try:
+            self._shots[(index, when)] = Path(written).resolve().relative_to(store.media_root.resolve()).as_posix()
+        except ValueError:
+            return
+
+    def transition(self, ctx: "StepContext") -> Transition | None:
+        """The step's transition, None when it has no before- or after-observation (or no decided action)."""
+        step = ctx.decided or ctx.step
+        if ctx.before is None or ctx.after is None or step is None:
+            return None
+        cand: Any = ctx.candidate
+        if cand is not None:
+            d = cand.descriptor
+            summary = target_summary(d.role, d.label_text, tag=d.tag, selector=step.selector)
+        elif not step.target.is_empty or step.selector:
+            summary = target_summary(step.target.role, step.target.label_text, tag=step.target.tag,
+                                     selector=step.selector)
+        else:
+            summary = ""
+        before = StateSeen.of(ctx.before.signature, screenshot_png=ctx.before.screenshot_png,
+                              screenshot=self._shots.get((ctx.index, "before"), ""))
+        after = StateSeen.of(ctx.after.signature, screenshot_png=ctx.after.screenshot_png,
+                             screenshot=self._shots.get((ctx.index, "after"), ""))
+        return Transition(before, after, str(step.action.kind), self.ex.redact(summary), step.id,
+                          ctx.verdict.kind if ctx.verdict is not None else "", run_id=ctx.run.run_id,
+                          step_index=ctx.index, start=not self._started)
+
+    def step_done(self, ctx: "StepContext") -> GraphChange | None:
+        """Add the step's transition (memory, store) and announce it; None when the step has none."""
+        try:
+            t = self.transition(ctx)
+        except Exception as exc:  # noqa: BLE001 - never break a run over its graph
+            self.ex.store_errors.append(f"state graph: {exc}")
+            return None
+        if t is None:
+            return None
+        self._started = True
+        change = self.graph.add(t)
+        table = self._table()
+        if table is not None:
+            try:
+                change = table.add_transition(self.name, t)
+            except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
+                self.ex.store_errors.append(f"state graph {self.name!r} not stored: {exc}")
+        self.ex.emit(StateGraphChanged(ctx.run.run_id, ctx.run.flow.name, ctx.index, self.name, change.source,
+                                       change.target, change.edge, change.new_source, change.new_target,
+                                       change.new_edge, change.revisit))
+        return change
