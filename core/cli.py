@@ -455,6 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.export.command import add_export_parser, export_command
 
     add_export_parser(sub).set_defaults(func=export_command)
+    from core.engine.explore import add_explore_parser
+
+    add_explore_parser(sub)
 
     bt = bsub.add_parser("tweaks", help="every demo flow on every UI-tweak variant, against a plain Playwright script",
                          description="Example: steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json")
