@@ -50,6 +50,7 @@ the last step) that ``steadyhand run`` replays.
 """
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import time
@@ -61,12 +62,13 @@ import networkx as nx
 
 from core.act.expect import expected_delta
 from core.act.prior import judge_reversible
-from core.domain import Action, Assertion, Candidate, Flow, Observation, Step
+from core.domain import Action, Assertion, Candidate, EpisodeSpec, Flow, Observation, Step
 from core.locate import resolve
 from core.perception.driver import ActionError, NavigationError
 from core.perception.writeguard import WriteGuard
 from core.project.params import escape, placeholder
 from core.recover.loops import LoopGuard, action_key
+from core.state.normalize import normalize_text
 from core.state.graph import StateGraph, StateSeen, Transition, target_summary
 from core.store.graphs import GraphTable
 
@@ -74,6 +76,9 @@ from .session import ProjectSession, resolve_params
 
 __all__ = ["ExploreSettings", "ExploreReport", "Explorer", "parse_goal", "ExploreError", "Chooser"]
 
+_DIGITS = re.compile(r"\d+")
+#: Seconds between the two looks at the start page that find a clock (volatile digits).
+_CALIBRATE_S = 1.1
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _CLICK_ROLES = frozenset({"button", "link", "tab", "menuitem", "option", "checkbox", "radio", "switch", "treeitem",
                           "columnheader", "menuitemcheckbox", "menuitemradio"})
@@ -295,6 +300,7 @@ class Explorer:
         self.path: list[str] = []
         self.goal_text = parse_goal(settings.goal) if settings.goal else ""
         self.goal_state = ""
+        self.volatile_digits = False
         self.report = ExploreReport(self.graph_name, goal=self.goal_text)
         self.table = GraphTable(session.store) if session.store is not None else None
 
@@ -333,7 +339,17 @@ class Explorer:
             self.guard = WriteGuard(d.page.context, _origin(d.base_url))
         if self.cfg.start or self.setup_flow is None:
             d.goto(self.start)
+            self._start_episode()
         return d.observe()
+
+    def _start_episode(self) -> None:
+        """An episodic page (a MiniWoB++ task) starts its episode, seeded, as a run of its flow would."""
+        if self.s.project.settings.site != "miniwob":
+            return
+        task = Path(self.start.split("?", 1)[0]).stem
+        flow = Flow(name=task, start_url=self.start, steps=(), episode=EpisodeSpec(task))
+        assert self.s.site is not None
+        self.s.site.start_episode(flow, self._driver, self.cfg.seed)
 
     def _light_reset(self) -> Observation:
         """Back to the start state: reload its URL (no data changed without writes), else a full reset."""
@@ -341,6 +357,7 @@ class Explorer:
             return self._full_reset()
         try:
             self._driver.goto(self.root_url)
+            self._start_episode()
         except NavigationError:
             return self._full_reset()
         obs = self._driver.observe()
@@ -351,7 +368,23 @@ class Explorer:
     # -- states and options -----------------------------------------------------------
 
     def _seen(self, obs: Observation) -> StateSeen:
-        return StateSeen.of(obs.signature, screenshot_png=obs.screenshot_png)
+        sig = obs.signature
+        if self.volatile_digits:  # a clock on the page: its digits are not part of the state (P4 normalization)
+            text = _DIGITS.sub("#", normalize_text(obs.visible_text))[:500]
+            sig = replace(sig, text_digest=hashlib.sha1(text.encode("utf-8", "replace") + b"\x1f").hexdigest())
+        return StateSeen.of(sig, screenshot_png=obs.screenshot_png if not self.volatile_digits else b"")
+
+    def _calibrate(self, obs: Observation) -> Observation:
+        """Look at the start page again after :data:`_CALIBRATE_S`: text that changed only in its digits is a
+        clock or a counter (volatile, P4), so digits are left out of the state's text from then on."""
+        time.sleep(_CALIBRATE_S)
+        again = self._driver.observe()
+        a, b = normalize_text(obs.visible_text), normalize_text(again.visible_text)
+        if a != b and _DIGITS.sub("#", a) == _DIGITS.sub("#", b):
+            self.volatile_digits = True
+            self.progress("the start page's text changes by itself (a clock or a counter): its digits are "
+                          "left out of the state identity")
+        return again
 
     def _identify(self, obs: Observation) -> str:
         seen = self._seen(obs)
@@ -500,7 +533,7 @@ class Explorer:
     def run(self) -> ExploreReport:
         """Walk until the goal holds, nothing is left, or a bound is hit; returns the report."""
         t0 = time.monotonic()
-        obs = self._full_reset()
+        obs = self._calibrate(self._full_reset())
         self.root_url = obs.url
         self.root = self._register(obs, 0)
         self.walk.add_node(self.root)
