@@ -76,6 +76,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
+    model_use: dict[str, dict[str, float]] = {}  # per flow: what the model cost (P9), when one is configured
     results = []
     from core.engine.screen import ChangeLines
 
@@ -102,6 +103,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         return EXIT_ENVIRONMENT
                     results.append(result)
                     st.add(result)
+                    for k, v in session.model_usage.pop(result.run_id, {}).items():
+                        model_use.setdefault(name, {})[k] = round(model_use.get(name, {}).get(k, 0) + v, 1)
                     gt = getattr(session.site, "ground_truth", None)
                     if gt is not None:
                         st.ground_truth = gt()
@@ -119,8 +122,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     print(summary_text(list(stats.values())))
+    from core.plan.usage import usage_lines
+
+    for line in usage_lines(model_use):
+        print(line)
     if args.json:
         doc = summary_json(list(stats.values()))
+        for entry in doc["flows"]:
+            if entry["flow"] in model_use:
+                entry["model"] = model_use[entry["flow"]]
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return exit_code(results)

@@ -192,6 +192,15 @@ class Step:
         Actions of the closed action space that undo this step's effect
         (R3), run in order on a rollback of a reversible step, and for an
         irreversible one only when a person approves it.
+    goal : str
+        A goal in words (P3): the model decider chooses actions of the closed
+        action space until ``assertions`` hold (or, without assertions, the
+        model judges the goal reached, P7) within the step budget (P6); the
+        step's own action is then ``assert``.  ``""`` for recorded steps.
+    allow_irreversible : bool
+        A goal step's irreversible actions need no person's approval.
+    key : bool
+        A key goal: a second model confirms its result when one is configured (P10).
     read_only : bool
         True for actions without side effects; the breaker tolerates more
         failures of those (R4).
@@ -214,12 +223,17 @@ class Step:
     recorded: StepEvidence | None = None
     reversible_declared: bool = False
     compensations: tuple["Step", ...] = ()
+    goal: str = ""
+    allow_irreversible: bool = False
+    key: bool = False
 
     @property
     def title(self) -> str:
         """Name, or a generated one from action and target."""
         if self.name:
             return self.name
+        if self.goal:
+            return f"goal: {self.goal}"
         what = self.target.label_text or self.selector or self.action.value
         return f"{self.action.kind} {what}".strip()
 

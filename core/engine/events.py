@@ -24,7 +24,7 @@ __all__ = [
     "TargetResolved", "ActionPerformed", "VerdictReached", "StepFinished",
     "BreakerChanged", "EscalationRaised", "FlowFinished", "RunFinished", "EngineError",
     "Paused", "Resumed", "TakeoverStarted", "HandedBack", "ScreenChanged", "BaselineAlertRaised", "Recovered",
-    "StateGraphChanged", "EngineEvent", "Phase", "PHASES",
+    "StateGraphChanged", "ModelUsage", "EngineEvent", "Phase", "PHASES",
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
     "StateNoted",
 ]
@@ -265,7 +265,7 @@ EngineEvent = Union[
     RunStarted, FlowStarted, StepStarted, PhaseChanged, ObservationMade, TargetResolved,
     ActionPerformed, VerdictReached, StepFinished, BreakerChanged, EscalationRaised,
     FlowFinished, RunFinished, EngineError, Paused, Resumed, TakeoverStarted, HandedBack, ScreenChanged,
-    BaselineAlertRaised, Recovered,
+    BaselineAlertRaised, Recovered, "ModelUsage",
 ]
 
 
@@ -385,3 +385,24 @@ class StateGraphChanged:
 
 
 EngineEvent = Union[EngineEvent, StateGraphChanged]  # type: ignore[misc]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUsage:
+    """What the model cost in one flow run, emitted before ``FlowFinished`` when a model is configured (P7, P9).
+
+    ``counters``: ``calls``, ``errors``, ``prompt_tokens``, ``completion_tokens``,
+    ``latency_ms`` (summed, ms), ``cache_hits``, ``rule_decisions`` (decided
+    by rules without a call), ``goals_passed``, ``goals_judged`` (passed by
+    the model's judgement), ``cross_checks``, ``cross_disagreements`` - this
+    run's share.  ``judged_share`` is the session's share of goals passed by
+    judgement (0..1) and ``alarm`` is True above the project's
+    ``judge_alarm_share`` (0.3, P7).  ``model`` names the primary model.
+    """
+
+    run_id: str
+    flow: str
+    model: str
+    counters: dict = field(default_factory=dict)
+    judged_share: float = 0.0
+    alarm: bool = False

@@ -16,6 +16,7 @@ from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.graph import GraphRecorder
+from core.engine.goal import next_index
 from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
 from core.engine.screen import ScreenTracker
 from core.perception.driver import Driver, NavigationError
@@ -98,6 +99,8 @@ class FlowExecutor:
         self.last_reused = False
         #: The flow's state graph, grown step by step (P4, :mod:`core.engine.graph`).
         self.graph = GraphRecorder(self)
+        #: SEMANTIC's tie-breaker among tied candidates (the model's, R2), or None.
+        self.tie_breaker: Callable[..., Any] | None = None
 
     def _new_breaker(self) -> CircuitBreaker:
         return CircuitBreaker.from_settings(self.settings.breaker)
@@ -212,7 +215,7 @@ class FlowExecutor:
                 ctx: StepContext = run_step(self, run, index)
                 if ctx.status in ("failed", "escalated", "error"):
                     return ("error" if ctx.status == "error" else ctx.status), ctx.error, ctx.error_kind
-                index = ctx.next_index
+                index = next_index(ctx)  # a goal step repeats while the model acts toward it
         except StopRequested:
             return "stopped", "stopped by the user", "stopped"
         except ParameterError as exc:

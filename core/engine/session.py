@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
 from core.domain import Candidate, Flow, Resolution, RunResult, Step
-from core.engine.events import EngineEvent
+from core.engine.events import EngineEvent, ModelUsage
 from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
 from core.engine.pipeline import fatal_kind
@@ -131,6 +131,10 @@ class ProjectSession:
         #: Per run id: what the run did to heal proposals and flow files ("heal proposed #3: ...",
         #: "pending heal #3 reused ...", "filled in #4: ..."); the CLI prints them, the studio may show them.
         self.heal_notes: dict[str, list[str]] = {}
+        #: The optional model (:class:`core.plan.agent.ModelAgent`), None without a ``model:`` section.
+        self.model: Any = None
+        #: Per run id: what the model cost in that run (:class:`core.engine.events.ModelUsage` counters).
+        self.model_usage: dict[str, dict[str, float]] = {}
 
     def __enter__(self) -> "ProjectSession":
         self.open()
@@ -176,9 +180,37 @@ class ProjectSession:
         except Exception:
             self.close()
             raise
+        self._open_model()
+
+    def _open_model(self) -> None:
+        """The project's model, when it has a ``model:`` section (:mod:`core.plan.agent`).
+
+        Raises
+        ------
+        SessionError
+            When its key cannot be found (names the file and field).
+        """
+        from core.plan.agent import ModelAgent
+        from core.plan.config import ModelSetupError, model_setup
+
+        try:
+            setup = model_setup(self.project, self.redactor)
+        except ModelSetupError as exc:
+            self.close()
+            raise SessionError(str(exc)) from None
+        if setup is None:
+            return
+        self._add_secrets(list(setup.secrets))
+        driver = self.driver
+        self.model = ModelAgent(setup, redactor=lambda: self.redactor,
+                                check_assertion=lambda a: driver.check_assertion(a, None, a.expected),
+                                secret_names=lambda: set(self.project.settings.secrets))
 
     def close(self) -> None:
         """Close browser, store and site; never raises."""
+        if self.model is not None:
+            self.model.setup.close()
+            self.model = None
         for obj in (self.driver, self.store, self.site):
             if obj is None:
                 continue
@@ -191,13 +223,17 @@ class ProjectSession:
 
     def _executor(self) -> FlowExecutor:
         assert self.driver is not None
-        return FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store,
-                            settings=self.project.engine_settings, screenshots=self.screenshots,
-                            project_name=self.project.name,
-                            on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
-                            on_step_healed=lambda f, i, s, c, r: self._healed.append((i, s, c, r)),
-                            pending_heals=self.heals,
-                            wait_learner=self.wait_learner)
+        ex = FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store,
+                          settings=self.project.engine_settings, screenshots=self.screenshots,
+                          project_name=self.project.name,
+                          on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
+                          on_step_healed=lambda f, i, s, c, r: self._healed.append((i, s, c, r)),
+                          pending_heals=self.heals,
+                          wait_learner=self.wait_learner,
+                          deciders=(self.model.decider,) if self.model is not None else ())
+        if self.model is not None and self.model.options.tie_break:
+            ex.tie_breaker = self.model.tie_break
+        return ex
 
     def _store_back(self, flow: Flow, result: RunResult) -> None:
         """After a run: heal proposals, reuse counts and filled-in descriptors (:class:`core.heal.HealBook`).
@@ -240,13 +276,25 @@ class ProjectSession:
             executor.finish(result)
             return result
         setup = (lambda: self._start_episode(flow, seed)) if flow.episode else None
+        before = self.model.counters() if self.model is not None else None
         result = executor.run_flow(flow, params=all_params, setup=setup)
+        if self.model is not None and before is not None:
+            self._model_usage(result.run_id, flow.name, before)
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None
         if reward is not None:
             result = replace(result, reward=reward)
         self._store_back(flow, result)
         executor.finish(result)
         return result
+
+    def _model_usage(self, run_id: str, flow: str, before: Mapping[str, float]) -> None:
+        """Keep and announce what the model cost in one run (calls, tokens, latency, cache hits, P7/P9 figures)."""
+        now = self.model.counters()
+        usage = {k: (round(now[k] - before.get(k, 0), 1) if k == "latency_ms" else int(now[k] - before.get(k, 0)))
+                 for k in now}
+        self.model_usage[run_id] = usage
+        share, alarm = self.model.judge_stats()
+        self.emit(ModelUsage(run_id, flow, self.model.setup.primary.config.model, usage, round(share, 3), alarm))
 
     def _revive_browser(self) -> None:
         """A run of one flow is an independent job: after a browser crash the next flow gets a new browser.

@@ -23,6 +23,7 @@ The model-assisted part of SEMANTIC lives outside this pure-logic chain.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -48,7 +49,7 @@ LevelFn = Callable[[Features, CandidatePool, LocatorConfig, LocateInputs], Level
 LEVELS: dict[str, LevelFn] = {
     "exact": lambda t, p, c, _i: exact_level(t, p, c),
     "fuzzy_text": lambda t, p, c, _i: fuzzy_level(t, p, c),
-    "semantic": lambda t, p, c, _i: semantic_level(t, p, c),
+    "semantic": lambda t, p, c, i: semantic_level(t, p, c, tie_breaker=i.tie_breaker),
     "relative": relative_level,
     "visual": visual_level,
 }
@@ -109,6 +110,7 @@ def _confirmations(name: str, w: int, t: Features, pool: CandidatePool, config: 
     """Levels of other evidence (:data:`INDEPENDENT`) whose clear winner is also ``w``."""
     out = [name]
     kinds = {INDEPENDENT[name]}
+    inputs = replace(inputs, tie_breaker=None)  # a model's tie-break is no independent confirmation
     for other in LEVELS:
         if other == name or other == "exact" or other not in config.strategies or INDEPENDENT[other] in kinds:
             continue
@@ -133,6 +135,7 @@ def resolve(
     screenshot_dpr: float = 1.0,
     crop: Image | None = None,
     anchors: Sequence[TextBox] = (),
+    tie_breaker: "Callable[[ElementDescriptor, Sequence[Candidate]], object] | None" = None,
 ) -> Resolution:
     """Find the candidate that is ``target``, or abstain.
 
@@ -161,6 +164,11 @@ def resolve(
     anchors : Sequence[TextBox]
         Text-bearing elements of the page (labels, headings) where RELATIVE
         looks for the target's anchor besides the candidates.
+    tie_breaker : Callable | None
+        ``(target, tied candidates) -> TieChoice | None``: SEMANTIC asks it
+        among candidates tied within the margin and accepts its choice only
+        above confidence 0.7 (R2, :mod:`core.locate.tiebreak`); the safety
+        rules below still judge the choice.
 
     Returns
     -------
@@ -205,7 +213,8 @@ def resolve(
     t = features_of(target)
     pool = pool_of(candidates)
     inputs = LocateInputs(screenshot=screenshot, screenshot_dpr=screenshot_dpr, crop=crop,
-                          crop_dpr=target.device_pixel_ratio or 1.0, anchors=tuple(anchors))
+                          crop_dpr=target.device_pixel_ratio or 1.0, anchors=tuple(anchors),
+                          tie_breaker=(lambda tied: tie_breaker(target, tied)) if tie_breaker is not None else None)
     last: LevelResult | None = None
     for name, level in LEVELS.items():
         if name not in config.strategies:

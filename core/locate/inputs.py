@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Any, Callable, Union
 
 import numpy as np
 
@@ -52,6 +52,8 @@ class LocateInputs:
     anchors : tuple[TextBox, ...]
         Text-bearing elements of the current page (labels, headings...) in
         which the target's anchor is looked for, besides the candidates.
+    tie_breaker : Callable | None
+        SEMANTIC's optional tie-breaker (:data:`core.locate.tiebreak.TieBreaker`).
     """
 
     screenshot: Image | None = None
@@ -59,6 +61,7 @@ class LocateInputs:
     crop: Image | None = None
     crop_dpr: float = 1.0
     anchors: tuple[TextBox, ...] = ()
+    tie_breaker: Callable[..., Any] | None = None
 
 
 #: Crops larger than this are not read (a recorded element crop is a few KB).

@@ -35,6 +35,7 @@ from .roles import GENERIC
 from .place import break_tie_by_place, sim_region as _sim_region
 from .safety import CONTRADICTION_BELOW, unique_id_agrees
 from .textsim import text_similarity_many
+from .tiebreak import TieBreaker, break_tie
 
 __all__ = ["WEIGHTS", "IDENTITY", "TEXT_ATTRIBUTES", "semantic_scores", "semantic_level", "POSITION_SCALE_PX"]
 
@@ -325,7 +326,8 @@ def _context_evidence(t: Features, pool: CandidatePool) -> np.ndarray | None:
 
 
 def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
-                   weights: Mapping[str, float] = WEIGHTS, *, context_evidence: bool = False) -> LevelResult:
+                   weights: Mapping[str, float] = WEIGHTS, *, context_evidence: bool = False,
+                   tie_breaker: TieBreaker | None = None) -> LevelResult:
     """Score all candidates semantically and apply the margin rule.
 
     Positive agreement is required (failure kind 15): only candidates
@@ -343,6 +345,10 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
     the level confirms a FUZZY_TEXT heal on other evidence (an irreversible
     step, R2): agreement on the neighbours or the container then counts as
     positive agreement too (:func:`_context_evidence`).
+   
+    With ``tie_breaker`` (the model's, handed in by the engine), candidates
+    still tied within the margin after every rule above are shown to it; its
+    choice wins only above confidence 0.7 (R2, :func:`core.locate.tiebreak.break_tie`).
     """
     scores, evidence = semantic_scores(t, pool, weights)
     foreign = _foreign_context(t, pool)
@@ -376,7 +382,7 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
     res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
     if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
         res = break_tie_by_place("semantic", t, pool, scores, res, config)
-    return _blocked(res, blocking, pool, config)
+    return break_tie(_blocked(res, blocking, pool, config), scores, pool, config, tie_breaker)
 
 
 def _blocked(res: LevelResult, blocking: np.ndarray, pool: CandidatePool, config: LocatorConfig) -> LevelResult:

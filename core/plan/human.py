@@ -33,6 +33,9 @@ class HumanDecider:
     def decide(self, ctx: DecideContext) -> Decision | None:
         step = ctx.flow_step
         what = f"step {ctx.index + 1} '{step.title}'" if step is not None else f"step {ctx.index + 1}"
+        if step is not None and step.goal:
+            raise NeedsHuman(f"{what} is a goal step and no model is configured (add a 'model:' section to the "
+                             "project, or record the step)")
         raise NeedsHuman(f"no decider chose an action for {what}")
 
     def ask(self, escalation: Escalation) -> object:

@@ -244,6 +244,7 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
             expect=sm.expect, read_only=sm.read_only, optional=sm.optional,
             reversible=spec(sm.action).reversible if sm.reversible is None else sm.reversible,
             reversible_declared=sm.reversible is not None, compensations=tuple(comps), recorded=evidence,
+            goal=sm.goal, allow_irreversible=sm.allow_irreversible, key=sm.key,
         )
         if needs_target(step) and not step.selector and target.is_empty:
             raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
@@ -316,7 +317,10 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
         d: dict[str, Any] = {"id": s.id}
         if s.name:
             d["name"] = s.name
-        d["action"] = s.action.kind
+        if s.goal:
+            d["goal"] = s.goal
+        else:
+            d["action"] = s.action.kind
         if s.action.value:
             d["value"] = s.action.value
         if s.action.kind == "scroll":
@@ -339,6 +343,10 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
             d["reversible"] = s.reversible
         if s.compensations:
             d["compensations"] = [_compensation_mapping(c) for c in s.compensations]
+        if s.allow_irreversible:
+            d["allow_irreversible"] = True
+        if s.key:
+            d["key"] = True
         if s.read_only:
             d["read_only"] = True
         if s.optional:

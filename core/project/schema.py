@@ -17,7 +17,7 @@ from core.domain.settings import EngineSettings
 
 __all__ = [
     "SCHEMA_VERSION", "ViewportModel", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel", "WaitModel",
-    "ProjectModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
+    "ProjectModel", "ModelEndpointModel", "ModelModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
 ]
 
 #: Current schema version of project and flow files.
@@ -102,6 +102,33 @@ class WaitModel(_Strict):
     learn_alpha: float = Field(_WAITS.learn_alpha, gt=0, le=1, description="weight of a new settle-time sample (S7)")
 
 
+class ModelEndpointModel(_Strict):
+    base_url: str = Field(min_length=1, description="OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1")
+    name: str = Field(min_length=1, description="model name the server knows")
+    api_key_secret: Optional[str] = Field(None, description="name of a declared secret holding the key")
+    api_key_env: Optional[str] = Field(None, description="environment variable holding the key")
+    timeout_s: float = Field(30.0, gt=0, le=600, description="per call, s")
+    retries: int = Field(2, ge=0, le=5, description="extra attempts, 300 ms apart (P6)")
+    max_tokens: int = Field(512, ge=16, le=32768, description="completion limit per call")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, v: str) -> str:
+        if not v.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return v
+
+
+class ModelModel(ModelEndpointModel):
+    cross_check: Optional[ModelEndpointModel] = Field(None, description="second model for key assertions (P10)")
+    grid_rows: int = Field(10, ge=1, le=26, description="grid rows A.. (P2)")
+    grid_cols: int = Field(10, ge=1, le=50, description="grid columns 1.. (P2)")
+    screenshot_width: int = Field(1440, ge=320, le=4096, description="image width sent, px (P2, P9)")
+    cache_ttl_s: float = Field(300.0, ge=0, le=86400, description="decision cache by state + goal, s (P9)")
+    tie_break: bool = Field(True, description="ask the model among tied SEMANTIC candidates (R2)")
+    judge_alarm_share: float = Field(0.3, ge=0, le=1, description="alarm when more goals pass by judgement (P7)")
+
+
 class ProjectModel(_Strict):
     schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(min_length=1)
@@ -116,6 +143,7 @@ class ProjectModel(_Strict):
     locator: LocatorModel = Field(default_factory=LocatorModel)
     waits: WaitModel = Field(default_factory=WaitModel)
     max_steps: int = Field(_ENGINE.max_steps, ge=1, le=1000, description="most steps of one flow (P6)")
+    model: Optional[ModelModel] = Field(None, description="optional OpenAI-compatible model (P1-P3, P7, P10)")
 
     @field_validator("site")
     @classmethod
@@ -169,9 +197,13 @@ class CompensationModel(_Strict):
 
 
 class StepModel(_Strict):
+    model_config = ConfigDict(extra="forbid",
+                              json_schema_extra={"anyOf": [{"required": ["action"]}, {"required": ["goal"]}]})
+
     id: str = Field(min_length=1)
     name: str = ""
-    action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="closed action space (P5+)")
+    action: Optional[str] = Field(None, json_schema_extra={"enum": list(ACTION_KINDS)},
+                                  description="closed action space (P5+); required unless the step is a goal")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
     distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=100000, description="CSS px")
@@ -179,6 +211,11 @@ class StepModel(_Strict):
     selector: str = ""
     target: dict = Field(default_factory=dict)
     assertions: list[AssertionModel] = Field(default_factory=list)
+    goal: str = Field("", description="a goal in words: the model chooses the actions until the assertions hold "
+                                      "(P3, P5, P6); without assertions the model judges (P7)")
+    allow_irreversible: bool = Field(False, description="a goal step may do irreversible actions the model "
+                                                        "chooses without a person's approval")
+    key: bool = Field(False, description="a key goal: its result is confirmed by the cross-check model (P10)")
     expect: Literal["auto", "navigation", "value", "overlay_open", "overlay_close", "content", "none", "any"] = "auto"
     reversible: Optional[bool] = Field(None, description="declared reversibility (S6); absent: the action's "
                                        "default, made irreversible at replay when the action wrote to the server")
@@ -191,10 +228,21 @@ class StepModel(_Strict):
 
     @field_validator("action")
     @classmethod
-    def _closed_action(cls, v: str) -> str:
-        if v not in ACTION_KINDS:
+    def _closed_action(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and v not in ACTION_KINDS:
             raise ValueError(f"unknown action {v!r}; expected one of {', '.join(ACTION_KINDS)}")
         return v
+
+    @model_validator(mode="after")
+    def _goal_is_targetless(self) -> "StepModel":
+        if not self.goal:
+            if self.action is None:
+                raise ValueError("field 'action' is required (or 'goal' for a goal step)")
+            return self
+        if self.action not in (None, "assert") or self.selector or self.target:
+            raise ValueError("a goal step has no action, selector or target of its own (the model chooses them)")
+        self.action = "assert"
+        return self
 
 
 class EpisodeModel(_Strict):
