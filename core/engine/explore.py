@@ -66,6 +66,8 @@ from core.domain import Action, Assertion, Candidate, EpisodeSpec, Flow, Observa
 from core.locate import resolve
 from core.perception.driver import ActionError, NavigationError
 from core.perception.writeguard import WriteGuard
+from core.plan.decider import NeedsHuman
+from core.plan.strategy import Planner, PlanOption
 from core.project.params import escape, placeholder
 from core.recover.loops import LoopGuard, action_key
 from core.state.normalize import normalize_text
@@ -204,6 +206,8 @@ class ExploreReport:
     seconds: float = 0.0
     loops_pruned: int = 0
     refused_p8: int = 0
+    backoffs: int = 0
+    planner: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -212,6 +216,8 @@ class ExploreReport:
         out = [f"explored {self.states} states, {self.transitions} transitions in {self.actions} actions "
                f"({self.replays} replayed steps, {self.seconds:.1f} s); stored as graph '{self.graph}'",
                f"stopped: {self.stop}"]
+        if self.planner:
+            out.append(f"planned by {self.planner} (P3); backed off and re-planned {self.backoffs} times")
         if self.loops_pruned:
             out.append(f"loops pruned (P4): {self.loops_pruned}")
         if self.refused_p8:
@@ -271,11 +277,15 @@ class Explorer:
     """
 
     def __init__(self, session: ProjectSession, settings: ExploreSettings, *,
-                 progress: Callable[[str], None] = lambda s: None, chooser: Chooser | None = None) -> None:
+                 progress: Callable[[str], None] = lambda s: None, chooser: Chooser | None = None,
+                 planner: Planner | None = None) -> None:
         self.s = session
         self.cfg = settings
         self.progress = progress
         self.chooser = chooser
+        #: The model's three-layer planner (P3) when one is configured and a goal is given.
+        self.planner = planner
+        self.stable = ""
         self.rng = random.Random(settings.seed)
         project = session.project
         self.params = dict(project.settings.params)
@@ -453,6 +463,12 @@ class Explorer:
     def _reachable(self, key: str) -> bool:
         return key in self.walk and self.root in self.walk and nx.has_path(self.walk, self.root, key)
 
+    def _plan(self, options: Sequence[tuple[str, _Option, int]], obs: Observation) -> int:
+        """The model's choice (P3) among the untried options; "here" is the current (else the last stable) state."""
+        assert self.planner is not None
+        here = self.current or self.stable
+        return self.planner.choose(obs, [PlanOption(o.kind, o.label, key == here) for key, o, _ in options])
+
     def _novelty_first(self, options: Sequence[tuple[str, _Option, int]], current: str) -> int:
         def score(i: int) -> tuple[Any, ...]:
             key, o, depth = options[i]
@@ -537,7 +553,7 @@ class Explorer:
         self.root_url = obs.url
         self.root = self._register(obs, 0)
         self.walk.add_node(self.root)
-        self.current, self.path = self.root, [self.root]
+        self.current, self.path, self.stable = self.root, [self.root], self.root
         if self.goal_text and self._goal_holds(obs):
             self.goal_state = self.root
         choose = self.chooser or self._novelty_first
@@ -553,7 +569,12 @@ class Explorer:
             if not options:
                 self.report.stop = "nothing left to try"
                 break
-            key, o, depth = options[choose(options, self.current)]
+            try:
+                pick = self._plan(options, obs) if self.planner is not None else choose(options, self.current)
+            except NeedsHuman as exc:
+                self.report.stop = f"the model's plan stopped the walk: {exc.reason}"
+                break
+            key, o, depth = options[pick]
             self.tried[key].add(o.key)
             if key != self.current:
                 reached = self._go_to(key)
@@ -598,6 +619,15 @@ class Explorer:
                 self.current = ""
             elif self.goal_text and self._goal_holds(after):
                 self.goal_state = dst
+            elif self.planner is not None:
+                if self.planner.check(after):
+                    self.stable = dst
+                else:  # P3: the plan did not hold - back off to the last stable state and re-plan
+                    why = f"{self.planner.expect!r} did not appear after {o.kind} {o.label}"
+                    self.progress(f"     {why}: back to the last stable state {self.stable[:8]}, re-planning")
+                    self.planner.replan(why)
+                    self.current = ""
+                    self.report.backoffs += 1
         if self.goal_state:
             self.report.stop = "goal reached"
             self._shortcut(t0)
@@ -678,7 +708,8 @@ def _origin(url: str) -> str:
 
 
 def explore(project_root: str | Path, settings: ExploreSettings, *, save: str = "",
-            progress: Callable[[str], None] = lambda s: None, headless: bool | None = True) -> ExploreReport:
+            progress: Callable[[str], None] = lambda s: None, headless: bool | None = True,
+            use_model: bool = True) -> ExploreReport:
     """Open the project, explore, save the goal's flow file; returns the report.
 
     Raises
@@ -694,8 +725,25 @@ def explore(project_root: str | Path, settings: ExploreSettings, *, save: str = 
     if name and not valid_flow_name(name):
         raise ExploreError(f"--save {name!r}: a flow name is letters, digits, '_' and '-'")
     with ProjectSession(project, headless=headless) as session:
-        ex = Explorer(session, settings, progress=progress)
-        report = ex.run()
+        planner = None
+        setup = None
+        if settings.goal and use_model:
+            from core.plan.config import model_setup
+
+            try:
+                setup = model_setup(project, session.redactor)
+            except ValueError as exc:  # ModelSetupError: a key that cannot be found (names the file and field)
+                raise ExploreError(str(exc)) from None
+            if setup is not None:
+                planner = Planner(setup.primary, parse_goal(settings.goal), session.redactor)
+        ex = Explorer(session, settings, progress=progress, planner=planner)
+        if planner is not None:
+            ex.report.planner = f"model {setup.primary.config.model}"
+        try:
+            report = ex.run()
+        finally:
+            if setup is not None:
+                setup.close()
         flow = ex.goal_flow(name) if name else None
         if flow is not None:
             path = flow_path(project.root, name)
@@ -728,6 +776,7 @@ def add_explore_parser(sub: Any) -> Any:
     e.add_argument("--save", default="", metavar="NAME", help="flow name for the goal's path (default reach_<text>)")
     e.add_argument("--seed", type=int, default=0, help="seed of the tie-break draw (default 0)")
     e.add_argument("--headed", action="store_true", help="show the browser")
+    e.add_argument("--no-model", action="store_true", help="explore without the project's model even when one is set")
     e.add_argument("--json", metavar="PATH", help="write the report as JSON")
     e.set_defaults(func=explore_command)
     return e
@@ -756,7 +805,7 @@ def explore_command(args: Any) -> int:
     try:
         report = explore(args.project, settings, save=args.save,
                          progress=lambda line: print(line, file=sys.stderr, flush=True),
-                         headless=False if args.headed else None)
+                         headless=False if args.headed else None, use_model=not args.no_model)
     except (ExploreError, ProjectError) as exc:
         return err(str(exc))
     except (SessionError, BrowserLaunchError, NavigationError) as exc:

@@ -103,3 +103,34 @@ def test_a_write_behind_a_harmless_button_never_reaches_the_server(tmp_path):
         assert posts == []
     finally:
         srv.stop()
+
+
+def test_explore_with_a_model_plans_backs_off_on_a_mismatch_and_replans(tmp_path, capsys):
+    """P3: the model gives a strategy and one action; when what it expected does not appear the walk goes back
+    to the last stable state and asks again (told why).  The scripted server stands in for the model."""
+    import re
+
+    from core.plan.scripted_server import ScriptedModelServer, last_user_text, texts_of
+
+    def rule(req: dict) -> str:
+        text = last_user_text(req)
+        lines = dict(re.findall(r"^(o\d+) \| (.*)$", text, flags=re.M))
+        want = "Ref" if "Last outcome" not in text else "Employee"  # a wrong first plan, then the right one
+        choice = next(k for k, v in lines.items() if f'"{want}"' in v and "click" in v)
+        return ('{"strategy": ["the requests list", "sorted by employee"], "choice": "%s", '
+                '"expect": "Sorted by Employee", "reason": "the employee column sorts the list"}' % choice)
+
+    root = _copy("demo", tmp_path)
+    with ScriptedModelServer(rule) as srv:
+        cfg = yaml.safe_load((root / "steadyhand.yaml").read_text())
+        cfg["model"] = {"base_url": srv.base_url, "name": "scripted"}
+        (root / "steadyhand.yaml").write_text(yaml.safe_dump(cfg))
+        code = main(["explore", str(root), "--setup", "sort_table:3", "--goal", "Sorted by Employee, ascending",
+                     "--budget", "6", "--save", "planned"])
+        out = capsys.readouterr().out
+        sent = [t for r in srv.requests for t in texts_of(r)]
+    assert code == 0, out
+    assert "planned by model scripted (P3); backed off and re-planned 1 times" in out
+    assert len(srv.requests) == 2 and "Last outcome: 'Sorted by Employee' did not appear" in sent[-1]
+    assert not any("demo-pass" in t for t in sent)  # the secret typed by the setup never reaches the model
+    assert (root / "flows" / "planned.yaml").is_file()
