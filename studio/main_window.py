@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_docks()
         self._build_recorder()
+        self._build_graph_and_history()
         self._build_status_bar()
         self._connect_bridge()
         self._update_controls()
@@ -320,6 +321,32 @@ class MainWindow(QMainWindow):
         lv.pointer_moved.connect(d.forward_move)
         lv.text_typed.connect(d.forward_text)
         lv.key_pressed.connect(d.forward_key)
+
+    def _build_graph_and_history(self) -> None:
+        """The state graph (grown by StateGraphChanged) and the run history, tabbed with the steps (P4)."""
+        from core.store import STORE_DIRNAME  # noqa: PLC0415
+
+        from .views.history import HistoryPanel  # noqa: PLC0415
+        from .views.state_graph import StateGraphView  # noqa: PLC0415
+
+        media = self.project.root / STORE_DIRNAME
+        self.graph_view = StateGraphView(media)
+        self.graph_dock = self._dock("State graph", "stateGraphDock", self.graph_view,
+                                     Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.history_panel = HistoryPanel(media, flows=list(self.project.flows))
+        self.history_dock = self._dock("History", "historyDock", self.history_panel,
+                                       Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.log_dock, self.graph_dock)
+        self.tabifyDockWidget(self.graph_dock, self.history_dock)
+        self.steps_dock.raise_()
+        self.bridge.event_received.connect(self.graph_view.apply)
+        self.bridge.event_received.connect(self.history_panel.apply)
+        self.history_panel.step_shown.connect(self._on_history_step)
+
+    def _on_history_step(self, _step: object, image: QImage) -> None:
+        """A stored step scrubbed in the history: its before screenshot on the live view while no run is on."""
+        if self.state in (RunState.IDLE, RunState.FINISHED) and not image.isNull():
+            self.live_view.set_image(image)
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)

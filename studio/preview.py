@@ -1,6 +1,6 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
+``python -m studio.preview live|steps|escalations|breaker|log|recorder|graph|history|compare|window|recording|takeover [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
@@ -10,6 +10,9 @@ finished set of sample events instead and saves a PNG (works offscreen).
 records the sample steps (the live view shows the recorded page); ``takeover``
 the whole studio after the escalation of the sample run was answered with
 Take over (the "You have the page" bar).
+``graph``, ``history`` and ``compare`` read a sample store of two runs
+(:mod:`studio.history_samples`): the flow's state graph, a run opened
+read-only, and the two runs compared.
 """
 from __future__ import annotations
 
@@ -197,9 +200,41 @@ def live_window(phase_delay_s: float = 0.12) -> MainWindow:
     return window
 
 
+def _graph() -> QWidget:
+    from core.state.graph import flow_graph_name  # noqa: PLC0415
+
+    from .history_samples import preview_folder, sample_store  # noqa: PLC0415
+    from .views.state_graph import StateGraphView  # noqa: PLC0415
+
+    media, _a, _b = sample_store(preview_folder())
+    view = StateGraphView(media)
+    graph = view.load_stored(flow_graph_name("login_lockout"))
+    last = graph.edges()[-1]
+    view.set_graph(graph, current=last.target)
+    view.select_state(graph.edges()[3].target)
+    view.resize(1100, 560)
+    return view
+
+
+def _history(compare: bool = False) -> QWidget:
+    from .history_samples import preview_folder, sample_store  # noqa: PLC0415
+    from .views.history import HistoryPanel  # noqa: PLC0415
+
+    media, a, b = sample_store(preview_folder())
+    panel = HistoryPanel(media, flows=list(sample_project().flows))
+    if compare:
+        panel.compare(a, b)
+    else:
+        panel.open_run(b)
+        panel.viewer.show_step(3)
+    panel.resize(1100, 520)
+    return panel
+
+
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
     "recorder": _recorder, "window": populated_window,
+    "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),
 }
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
 WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window, "takeover": takeover_window}

@@ -37,8 +37,9 @@ does not split a state.  Form values are not part of the identity (P4):
 typing into a field is a self-loop on the form's state.
 
 Counts: ``visits`` of a node = arrivals from another state plus the starts
-of paths there (a self-loop is counted on its edge, not as a visit); a node
-with ``visits > 1`` is a revisit.  An edge is one distinct action between two
+of paths there (a self-loop is counted on its edge, not as a visit);
+``runs`` = how many runs (distinct ``run_id``) reached it; a node with more
+visits than runs was revisited: some run came back to it (P4 loop).  An edge is one distinct action between two
 states (same kind, target summary and step id); ``count`` is how often it
 was taken and ``verdicts`` how often each verdict was reached.
 
@@ -60,7 +61,7 @@ from .signature import dhash64, state_hash
 __all__ = [
     "DHASH_TOLERANCE_BITS", "LAYOUT_SEED", "MAX_CYCLE_LENGTH", "StateSeen", "StateNode", "StateEdge", "Transition",
     "GraphChange", "StateGraph", "flow_graph_name", "target_summary", "edge_key", "dhash_distance", "matches",
-    "first_repeat", "stable_layout",
+    "first_repeat", "stable_layout", "layered_layout",
 ]
 
 #: Largest dHash distance (bits of 64) between two sightings of one state.  P4 gives no tolerance; 6 bits
@@ -164,11 +165,13 @@ class StateNode:
     first_seen: datetime | None = None
     last_seen: datetime | None = None
     visits: int = 0
+    runs: int = 0
+    last_run_id: str = ""
 
     @property
     def revisited(self) -> bool:
-        """True when the state was reached more than once."""
-        return self.visits > 1
+        """True when some run (or path) reached the state more than once: more visits than runs that saw it."""
+        return self.visits > max(self.runs, 1)
 
     @property
     def label(self) -> str:
@@ -249,8 +252,8 @@ class GraphChange:
 
     @property
     def revisit(self) -> bool:
-        """The action led back to a state reached before (not a self-loop)."""
-        return not self.edge.self_loop and not self.new_target and self.target.visits > 1
+        """The action led back to a state this run (path) had reached before (not a self-loop)."""
+        return not self.edge.self_loop and not self.new_target and self.target.revisited
 
 
 def matches(node: StateNode | StateSeen, seen: StateSeen, tolerance: int = DHASH_TOLERANCE_BITS) -> bool:
@@ -353,17 +356,19 @@ class StateGraph:
             raise KeyError(f"edge {edge.key} joins unknown states {edge.source[:8]} -> {edge.target[:8]}")
         self.nx.add_edge(edge.source, edge.target, key=edge.key, action=edge)
 
-    def _touch(self, seen: StateSeen, at: datetime, *, visit: bool) -> tuple[StateNode, bool]:
+    def _touch(self, seen: StateSeen, at: datetime, *, visit: bool, run_id: str) -> tuple[StateNode, bool]:
         key = self.identify(seen)
         if key is None:
             node = StateNode(key=seen.key, structure=seen.structure, dhash=seen.dhash, url=seen.url, title=seen.title,
-                             screenshot=seen.screenshot, first_seen=at, last_seen=at, visits=1 if visit else 0)
+                             screenshot=seen.screenshot, first_seen=at, last_seen=at, visits=1 if visit else 0,
+                             runs=1, last_run_id=run_id)
             self.put_node(node)
             return node, True
         old = self.node(key)
         node = replace(old, last_seen=at, visits=old.visits + (1 if visit else 0),
                        screenshot=old.screenshot or seen.screenshot, url=old.url or seen.url,
-                       title=old.title or seen.title)
+                       title=old.title or seen.title, runs=old.runs + (1 if run_id != old.last_run_id else 0),
+                       last_run_id=run_id)
         self.nx.nodes[key]["state"] = node
         return node, False
 
@@ -373,11 +378,11 @@ class StateGraph:
         Returns the :class:`GraphChange` with the nodes and the edge as they are now.
         """
         at = t.at or _utcnow()
-        src, new_src = self._touch(t.before, at, visit=t.start or new_is(self, t.before))
+        src, new_src = self._touch(t.before, at, visit=t.start or new_is(self, t.before), run_id=t.run_id)
         if self.identify(t.after) == src.key:  # a self-loop: counted on the edge only
             dst, new_dst = src, False
         else:
-            dst, new_dst = self._touch(t.after, at, visit=True)
+            dst, new_dst = self._touch(t.after, at, visit=True, run_id=t.run_id)
         ek = t.edge_key
         old = self.edge(src.key, dst.key, ek)
         verdicts = dict(old.verdicts) if old else {}
@@ -424,6 +429,31 @@ def stable_layout(graph: StateGraph, previous: Mapping[str, tuple[float, float]]
         start = nx.spring_layout(g, seed=seed)
         pos = nx.kamada_kawai_layout(g, pos=start) if nx.is_connected(g) else start
     return _normalize({k: (float(v[0]), float(v[1])) for k, v in pos.items()})
+
+
+def layered_layout(graph: StateGraph) -> dict[str, tuple[int, float]]:
+    """``(layer, row)`` per node: the layer is the number of actions from the first state (BFS over the
+    graph's arrows, networkx), rows are centred on 0 and ordered by first sighting within a layer.
+
+    Made for flows (mostly chains with a few branches and returns): read left to right, a return is an
+    arrow back.  States not reachable from the first one start new roots after it.  Deterministic:
+    the same graph gives the same positions, and a growing flow keeps the positions it had.
+    """
+    order = [n.key for n in graph.nodes()]
+    layer: dict[str, int] = {}
+    for root in order:
+        if root in layer:
+            continue
+        for key, d in nx.single_source_shortest_path_length(graph.nx, root).items():
+            layer.setdefault(key, d)
+    rows: dict[int, list[str]] = {}
+    for key in order:
+        rows.setdefault(layer[key], []).append(key)
+    out: dict[str, tuple[int, float]] = {}
+    for lay, keys in rows.items():
+        for i, key in enumerate(keys):
+            out[key] = (lay, i - (len(keys) - 1) / 2)
+    return out
 
 
 def _normalize(pos: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:

@@ -40,6 +40,8 @@ class StateNodeRow(Base):
     title: Mapped[str] = mapped_column(Text, default="")
     screenshot: Mapped[str] = mapped_column(String(500), default="")
     visits: Mapped[int] = mapped_column(Integer, default=0)
+    runs: Mapped[int] = mapped_column(Integer, default=0)
+    last_run_id: Mapped[str] = mapped_column(String(64), default="")
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -43,7 +43,7 @@ def _utc(dt: datetime | None) -> datetime | None:
 def _node(r: StateNodeRow) -> StateNode:
     return StateNode(key=r.key, structure=r.structure, dhash=r.dhash, url=r.url, title=r.title,
                      screenshot=r.screenshot or "", first_seen=_utc(r.first_seen), last_seen=_utc(r.last_seen),
-                     visits=r.visits)
+                     visits=r.visits, runs=r.runs, last_run_id=r.last_run_id)
 
 
 def _edge(r: StateEdgeRow) -> StateEdge:
@@ -100,18 +100,22 @@ class GraphTable:
                 return r
         return None
 
-    def _touch(self, s: Session, name: str, seen: StateSeen, at: datetime, *, visit: bool) -> tuple[StateNodeRow, bool]:
+    def _touch(self, s: Session, name: str, seen: StateSeen, at: datetime, *, visit: bool,
+               run_id: str) -> tuple[StateNodeRow, bool]:
         t = self.store._t
         row = self._find(s, name, seen)
         if row is None:
             row = StateNodeRow(graph=name, key=seen.key, structure=seen.structure, dhash=seen.dhash, url=t(seen.url),
                                title=t(seen.title), screenshot=seen.screenshot, visits=1 if visit else 0,
-                               first_seen=at, last_seen=at)
+                               runs=1, last_run_id=run_id, first_seen=at, last_seen=at)
             s.add(row)
             s.flush()
             return row, True
         row.last_seen = at
         row.visits += 1 if visit else 0
+        if row.last_run_id != run_id:
+            row.runs += 1
+            row.last_run_id = run_id
         row.screenshot = row.screenshot or seen.screenshot
         return row, False
 
@@ -122,12 +126,12 @@ class GraphTable:
         t = self.store._t
         with self.store._write() as s:
             known = self._find(s, name, tr.before)
-            src, new_src = self._touch(s, name, tr.before, at, visit=tr.start or known is None)
+            src, new_src = self._touch(s, name, tr.before, at, visit=tr.start or known is None, run_id=tr.run_id)
             after = self._find(s, name, tr.after)
             if after is not None and after.key == src.key:
                 dst, new_dst = src, False
             else:
-                dst, new_dst = self._touch(s, name, tr.after, at, visit=True)
+                dst, new_dst = self._touch(s, name, tr.after, at, visit=True, run_id=tr.run_id)
             ek = tr.edge_key
             row = s.scalar(select(StateEdgeRow).where(StateEdgeRow.graph == name, StateEdgeRow.source == src.key,
                                                       StateEdgeRow.target == dst.key, StateEdgeRow.edge_key == ek))

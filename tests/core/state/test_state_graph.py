@@ -7,7 +7,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from core.state.graph import (
-    StateGraph, StateSeen, Transition, dhash_distance, first_repeat, flow_graph_name, stable_layout, target_summary,
+    StateGraph, StateSeen, Transition, dhash_distance, first_repeat, flow_graph_name, layered_layout, stable_layout,
+    target_summary,
 )
 from core.state.signature import light_signature
 from core.store import GraphTable, Store
@@ -143,3 +144,16 @@ def test_store_round_trip_in_sqlite(tmp_path: Path) -> None:
     assert len(g.loops()) == 1
     # the loaded graph identifies states as the stored one did
     assert g.identify(later) == home.key
+
+
+def test_layered_layout_puts_each_step_one_layer_further() -> None:
+    g = StateGraph("flow:x")
+    login, home, form = seen(LOGIN, blocks=1), seen(HOME, blocks=2), seen(FORM, blocks=3)
+    g.add(tr(login, home, "click", "Sign in", "s1", start=True))
+    g.add(tr(home, form, "click", "New request", "s2"))
+    g.add(tr(form, login, "click", "Sign out", "s3"))  # a return: the login page stays in layer 0
+    assert layered_layout(g) == {login.key: (0, 0.0), home.key: (1, 0.0), form.key: (2, 0.0)}
+    other = seen(("http://127.0.0.1:8000/help", "Help", ("Back",)), blocks=4)
+    g.add(tr(home, other, "click", "Help", "s4"))
+    lay = layered_layout(g)
+    assert lay[form.key] == (2, -0.5) and lay[other.key] == (2, 0.5)
