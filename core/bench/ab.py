@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from core.bench.ab_model import NoChoice
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.precheck import precheck
 from core.act.prior import judge_reversible
@@ -152,7 +153,7 @@ def _offers(obs: Observation, values: Sequence[str]) -> list[_Choice]:
 Policy = Callable[[Sequence[_Choice], Observation, random.Random], int]
 
 
-def random_policy(choices: Sequence[_Choice], obs: Observation, rng: random.Random) -> int:
+def random_policy(choices: Sequence[_Choice], obs: Observation, rng: random.Random, goal: str = "") -> int:
     """The seeded model-free policy: a uniform draw."""
     return rng.randrange(len(choices))
 
@@ -167,6 +168,7 @@ class _Episode:
         self.seed = seed
         self.learner = learner
         self.values: list[str] = []
+        self.goal = ""
 
     @property
     def d(self) -> Any:
@@ -180,6 +182,7 @@ class _Episode:
             self.d.goto(t.start)
             params = self.s.site.start_episode(flow, self.d, self.seed)
             self.values = sorted({v for k, v in task_fields(flow, params.get("utterance", "")).items() if v})
+            self.goal = str(params.get("utterance", ""))
         else:
             name, _, n = t.setup.partition(":")
             flow = self.s.project.flows[name]
@@ -189,6 +192,7 @@ class _Episode:
                 raise RuntimeError(f"{t.name}: the setup flow {name} did not pass: {result.error}")
             self.d.goto(t.start)
             self.values = []
+            self.goal = f"make the text {t.goal!r} appear on the page"
 
     def _done(self, obs: Observation) -> bool | None:
         """True: goal reached; False: the episode ended without it; None: go on."""
@@ -229,7 +233,10 @@ class _Episode:
                            and not stag.blocks(ch.key)]
             if not choices:
                 break
-            ch = choices[self.policy(choices, obs, self.rng)]
+            try:
+                ch = choices[self.policy(choices, obs, self.rng, goal=self.goal)]
+            except NoChoice:
+                break
             probe = self.d.probe() or {}
             step = Step(id="", action=Action(ch.kind, ch.value), target=ch.cand.descriptor)
             try:
