@@ -67,6 +67,8 @@ __all__ = ["AbTask", "DEFAULT_TASKS", "MAX_STEPS", "FIXED_PAUSE_S", "run_ab", "f
 MAX_STEPS = 30
 #: The pause after an action without state awareness, s.
 FIXED_PAUSE_S = 0.3
+#: Waits for a loading page per episode at most (each bounded by ``loading_max_ms``, S7).
+_MAX_WAITS = 3
 _ROOT = Path(__file__).resolve().parents[2]
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _CLICK_ROLES = frozenset({"button", "link", "tab", "menuitem", "option", "checkbox", "radio", "switch", "treeitem"})
@@ -209,7 +211,7 @@ class _Episode:
         t0 = time.monotonic()
         aw, loops, stag = StateAwareness(), LoopGuard(), Stagnation()
         ineffective: set[tuple[str, str]] = set()
-        steps = invalid = 0
+        steps = invalid = waits = 0
         obs = self.d.observe(screenshot=False, neighbours=False)
         completed = False
         last: ActionNote | None = None
@@ -222,7 +224,8 @@ class _Episode:
             if self.aware:
                 entry = aw.note(obs, index=steps, moment="before" if last is None else "after", action=last)
                 belief = entry.belief
-                if belief.state in ("loading", "waiting_server"):  # S7: wait for it, never act on a loading page
+                if belief.state in ("loading", "waiting_server") and waits < _MAX_WAITS:
+                    waits += 1  # S7: wait for it (bounded), never act on a loading page
                     self.d.wait_loaded(self.learner.settings.loading_max_ms)
                     obs = self.d.observe(screenshot=False, neighbours=False)
                     last = None

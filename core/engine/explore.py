@@ -403,13 +403,10 @@ class Explorer:
     def _options_of(self, obs: Observation) -> list[_Option]:
         out: list[_Option] = []
         keys: set[str] = set()
-        top_dialog = obs.modal_titles[-1] if obs.modal_titles else ""
         for c in obs.candidates:
             d = c.descriptor
             if not c.visible or not c.enabled or c.covered or not c.extra.get("in_viewport", True):
                 continue
-            if top_dialog and d.container and top_dialog not in d.container and d.container not in top_dialog:
-                pass  # the container names the dialog when the control is in it; others are behind it
             role = d.role or d.tag
             if c.editable or role in _FIELD_ROLES:
                 if c.value.strip():
