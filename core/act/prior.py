@@ -41,7 +41,7 @@ WRITE_WORDS = ("submit", "save", "send", "delete", "remove", "approve", "reject"
 #: Words of a control that only navigates or shows things.
 SAFE_WORDS = ("cancel", "close", "back", "next", "previous", "prev", "show", "hide", "expand", "collapse", "sort",
               "filter", "menu", "more", "less", "details", "help", "search", "view", "open", "month", "today",
-              "page", "tab", "toggle", "dismiss", "start")
+              "page", "tab", "toggle", "dismiss")
 _SAFE_ROLES = frozenset({"tab", "menuitem", "option", "treeitem", "switch", "checkbox", "radio", "menuitemcheckbox",
                          "menuitemradio"})
 _SAFE_CLASSES = ("sort", "tab", "toggle", "nav", "close", "page")

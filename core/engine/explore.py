@@ -62,7 +62,7 @@ import networkx as nx
 
 from core.act.expect import expected_delta
 from core.act.prior import judge_reversible
-from core.domain import Action, Assertion, Candidate, EpisodeSpec, Flow, Observation, Step
+from core.domain import Action, Assertion, Candidate, EpisodeSpec, Flow, Observation, RunResult, Step
 from core.locate import resolve
 from core.perception.driver import ActionError, NavigationError
 from core.perception.writeguard import WriteGuard
@@ -311,6 +311,8 @@ class Explorer:
         self.goal_text = parse_goal(settings.goal) if settings.goal else ""
         self.goal_state = ""
         self.volatile_digits = False
+        self.run_id = ""
+        self._shots = 0
         self.report = ExploreReport(self.graph_name, goal=self.goal_text)
         self.table = GraphTable(session.store) if session.store is not None else None
 
@@ -377,12 +379,25 @@ class Explorer:
 
     # -- states and options -----------------------------------------------------------
 
-    def _seen(self, obs: Observation) -> StateSeen:
+    def _shot(self, obs: Observation) -> str:
+        """Store the screenshot of a state not seen before (masked by the driver); its path relative to the media."""
+        store = self.s.store
+        if store is None or not self.run_id or not obs.screenshot_png or self.graph.identify(self._seen(obs)):
+            return ""
+        try:
+            self._shots += 1
+            path = store.record_observation(self.run_id, self._shots, "after", obs)
+            return Path(path).resolve().relative_to(store.media_root.resolve()).as_posix() if path else ""
+        except Exception:  # noqa: BLE001 - screenshots are best effort
+            return ""
+
+    def _seen(self, obs: Observation, shot: str = "") -> StateSeen:
         sig = obs.signature
         if self.volatile_digits:  # a clock on the page: its digits are not part of the state (P4 normalization)
             text = _DIGITS.sub("#", normalize_text(obs.visible_text))[:500]
             sig = replace(sig, text_digest=hashlib.sha1(text.encode("utf-8", "replace") + b"\x1f").hexdigest())
-        return StateSeen.of(sig, screenshot_png=obs.screenshot_png if not self.volatile_digits else b"")
+        return StateSeen.of(sig, screenshot_png=obs.screenshot_png if not self.volatile_digits else b"",
+                            screenshot=shot)
 
     def _calibrate(self, obs: Observation) -> Observation:
         """Look at the start page again after :data:`_CALIBRATE_S`: text that changed only in its digits is a
@@ -532,7 +547,8 @@ class Explorer:
         verdict = "unchanged" if src == dst else "as_expected"
         if blocked:
             verdict = "failed"
-        t = Transition(self._seen(before), self._seen(after), o.kind, o.label, verdict=verdict, start=start)
+        t = Transition(self._seen(before, self._shot(before)), self._seen(after, self._shot(after)), o.kind, o.label,
+                       verdict=verdict, start=start)
         self.graph.add(t)
         if self.table is not None:
             try:
@@ -546,6 +562,29 @@ class Explorer:
     def run(self) -> ExploreReport:
         """Walk until the goal holds, nothing is left, or a bound is hit; returns the report."""
         t0 = time.monotonic()
+        if self.s.store is not None:  # one run row holds the exploration's screenshots
+            try:
+                self.run_id = self.s.store.begin_run(self.s.project.name, "explore")
+            except Exception:  # noqa: BLE001 - best effort
+                self.run_id = ""
+        try:
+            return self._run(t0)
+        finally:
+            self._finish_run(t0)
+
+    def _finish_run(self, t0: float) -> None:
+        if self.s.store is None or not self.run_id:
+            return
+        ok = not self.goal_text or bool(self.goal_state)
+        try:
+            self.s.store.finish_run(self.run_id, RunResult(
+                run_id=self.run_id, flow="explore", status="passed" if ok else "failed", steps=(), heals=0,
+                invalid_actions=0, seconds=time.monotonic() - t0, error="" if ok else "goal not reached",
+                error_kind="" if ok else "assertion"))
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+
+    def _run(self, t0: float) -> ExploreReport:
         obs = self._calibrate(self._full_reset())
         self.root_url = obs.url
         self.root = self._register(obs, 0)
