@@ -30,7 +30,7 @@ def _copy(name: str, tmp_path: Path) -> Path:
 def test_explore_demo_stores_a_graph_and_writes_nothing(tmp_path):
     project = load_project(_copy("demo", tmp_path))
     with ProjectSession(project, headless=True) as session:
-        report = Explorer(session, ExploreSettings(setup="sort_table:3", budget=8, depth=3, seconds=120)).run()
+        report = Explorer(session, ExploreSettings(setup="sort_table:3", budget=5, depth=2, seconds=120)).run()
         truth = session.site.site  # the demo server's own log: only the test reads it
         writes, acts = truth.writes(), truth.activations()
         nodes, edges = GraphTable(session.store).counts(report.graph)
@@ -64,9 +64,9 @@ def test_explore_goal_saves_a_flow_that_replays_green(tmp_path, capsys):
 def test_explore_a_miniwob_page_maps_its_tabs(tmp_path):
     project = load_project(_copy("miniwob", tmp_path))
     with ProjectSession(project, headless=True) as session:
-        report = Explorer(session, ExploreSettings(start="/miniwob/click-tab-2.html", budget=6, seconds=60)).run()
+        report = Explorer(session, ExploreSettings(start="/miniwob/click-tab-2.html", budget=5, seconds=60)).run()
         nodes, edges = GraphTable(session.store).counts(report.graph)
-    assert report.actions == 6 and report.states >= 2  # one state per tab shown
+    assert report.actions == 5 and report.states >= 2  # one state per tab shown
     assert report.loops_pruned >= 1  # going back to a tab already shown is a loop (P4)
     assert nodes >= 2 and edges >= 3
 
