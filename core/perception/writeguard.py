@@ -43,7 +43,7 @@ class WriteGuard:
             self.blocked.append(RequestSeen(time.monotonic(), method, url, rtype))
             route.abort("blockedbyclient")
             return
-        route.continue_()
+        route.fallback()  # to any other handler of the context, else to the network
 
     def take(self) -> list[RequestSeen]:
         """The requests blocked since the last call (and forget them)."""
