@@ -598,6 +598,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.export.command import add_export_parser, export_command
 
     add_export_parser(sub).set_defaults(func=export_command)
+    from core.engine.explore import add_explore_parser
+
+    add_explore_parser(sub)
 
     bt = bsub.add_parser("tweaks", help="every demo flow on every UI-tweak variant, against a plain Playwright script",
                          description="Example: steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json")
@@ -607,6 +610,10 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--latency-ms", type=int, default=200, help="demo submit latency for both sides, ms (default 200)")
     bt.add_argument("--json", metavar="PATH")
     bt.set_defaults(func=_cmd_bench_tweaks)
+
+    from core.bench.ab import add_ab_parser
+
+    add_ab_parser(bsub)
 
     bt = bsub.add_parser("table", help="observe and locate times per target on a long table (failure kind 6)")
     bt.add_argument("--rows", type=int, default=1000, help="rows of the table (default 1000)")

@@ -339,6 +339,23 @@ def _graph() -> QWidget:
     return view
 
 
+def _stored_graph(media: Path, name: str) -> QWidget:
+    """The state graph dock over a real store (``--store``), showing graph ``name`` (else its first graph)."""
+    from core.store import GraphTable, Store  # noqa: PLC0415
+
+    from .views.state_graph import StateGraphView  # noqa: PLC0415
+
+    if not name:
+        with Store.open(media / "store.sqlite", read_only=True) as store:
+            name = next(iter(GraphTable(store).names()), "")
+    view = StateGraphView(media)
+    graph = view.load_stored(name)
+    if graph.edges():
+        view.set_graph(graph, current=graph.edges()[-1].target)
+    view.resize(1100, 560)
+    return view
+
+
 def _history(compare: bool = False) -> QWidget:
     from .history_samples import preview_folder, sample_store  # noqa: PLC0415
     from .views.history import HistoryPanel  # noqa: PLC0415
@@ -392,8 +409,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m studio.preview", description=__doc__.splitlines()[0])
     parser.add_argument("panel", choices=sorted(PANELS) + sorted(WINDOWS))
     parser.add_argument("--grab", type=Path, help="save a PNG of the panel with sample data and exit")
+    parser.add_argument("--store", type=Path, metavar="DIR",
+                        help="graph: a real store folder (<project>/.steadyhand) instead of the sample one")
+    parser.add_argument("--graph", default="", metavar="NAME", help="graph: the stored graph to show (explore:...)")
     ns = parser.parse_args(argv)
     app = create_app()
+    if ns.panel == "graph" and ns.store:
+        PANELS["graph"] = lambda: _stored_graph(ns.store, ns.graph)
     if ns.grab:
         widget = build_panel(ns.panel)
         grab(widget, ns.grab)

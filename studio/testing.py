@@ -35,13 +35,15 @@ from core.engine.events import (
     ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised, FlowFinished,
     FlowStarted, HandBack, HandedBack, ObservationMade, Pause, Paused, PhaseChanged, Resume, Resumed, Retry,
     RunFinished, RunStarted, Skip, Start, StepFinished, StepOnce, StepStarted, Stop, TakeOver, TakeoverStarted,
-    TargetResolved, VerdictReached,
+    StateNoted, TargetResolved, VerdictReached,
 )
-
+from core.domain.observation import Observation
 from core.record.events import (
     AddAssertion, ElementPicked, LiveFrame, RecorderCommand, RecorderEvent, RecordingStarted, RecordingStopped,
     StepRecorded, StepRemoved, StopRecording,
 )
+
+from core.state.awareness import ActionNote, StateAwareness
 
 from .bridge import EngineFactory, OnEvent, ProjectLike
 from .recorder_bridge import OnRecorderEvent, RecorderFactory
@@ -427,6 +429,14 @@ class FakeEngine:
         except _Stopped:
             raise _Stopped(finish("stopped", "stopped by the user")) from None
 
+    def _note_state(self, run_id: str, flow: str, i: int, obs: Observation, moment: str,
+                    action: ActionNote | None = None) -> None:
+        """The state module's note of a sample page (the belief derived by :mod:`core.state.awareness`)."""
+        aw = self.__dict__.setdefault("_awareness", {}).setdefault(run_id, StateAwareness())
+        e = aw.note(obs, index=i, moment=moment, action=action)
+        self._emit(StateNoted(run_id, flow, i, moment, e.belief, e.key_point, e.digest,
+                              tuple(x.line for x in aw.recent())))
+
     def _attempt(self, run_id: str, flow: str, i: int, play: ScriptedStep, attempt: int,
                  phases: list[str]) -> tuple[Resolution | None, Verdict]:
         """One attempt through the phases; raises _Escalation, _TakeoverRequested or _Stopped."""
@@ -435,6 +445,7 @@ class FakeEngine:
         before = sample_observation(play.page_before, timestamp_ms=time.time() * 1000)
         self._emit(ObservationMade(run_id, flow, i, "before", before))
         self._phase(run_id, flow, i, "fingerprint", phases)
+        self._note_state(run_id, flow, i, before, "before")
         self._phase(run_id, flow, i, "decide", phases)
         resolution: Resolution | None = None
         if play.target is not None:
@@ -452,6 +463,7 @@ class FakeEngine:
         self._phase(run_id, flow, i, "verify", phases)
         after = sample_observation(play.page_after, timestamp_ms=time.time() * 1000)
         self._emit(ObservationMade(run_id, flow, i, "after", after))
+        self._note_state(run_id, flow, i, after, "after", ActionNote(step.action.kind, step.title[:60]))
         verdict = Verdict(play.verdict, play.expected, play.observed, play.verdict_reason)
         self._emit(VerdictReached(run_id, flow, i, verdict))
         if play.verdict != "as_expected":

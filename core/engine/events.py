@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Union
 
 from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
+from core.domain.belief import Belief
 from core.domain.change import BaselineAlert, ChangeReport
 from core.domain.evidence import StepEvidence
 from core.domain.flow import ActionKind
@@ -29,6 +30,7 @@ __all__ = [
     "Start", "Pause", "Resume", "StepOnce", "Stop", "Retry", "Skip", "TakeOver", "HandBack", "Compensate", "Command",
     "HealProposed", "UseCandidate", "ProposeHeal",
     "TakeoverFrame", "TakeoverActionRecorded", "CorrectionOffered", "HandBackMeaning", "TakeoverInput",
+    "StateNoted",
 ]
 
 #: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
@@ -509,3 +511,25 @@ class ModelUsage:
     counters: dict = field(default_factory=dict)
     judged_share: float = 0.0
     alarm: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StateNoted:
+    """The state module noted the page of step ``index`` (S2, S3): ``moment`` before / after its action.
+
+    ``belief`` is what the engine believes the page is doing (state, confidence, evidence);
+    ``key_point`` why a heavy signature was taken ("" for a light-only state); ``digest`` the light
+    signature; ``recent`` the ring buffer's last states as lines, oldest first (at most 30).
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    moment: str
+    belief: Belief
+    key_point: str = ""
+    digest: str = ""
+    recent: tuple[str, ...] = ()
+
+
+EngineEvent = Union[EngineEvent, StateNoted]  # type: ignore[misc]

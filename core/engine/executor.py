@@ -25,6 +25,7 @@ from core.plan import DecideChain, Decider, FlowStepDecider, HumanDecider
 from core.project.params import ParameterError, bind
 from core.recover.breaker import CircuitBreaker
 from core.recover.loops import LoopGuard, Stagnation
+from core.state.awareness import StateAwareness
 from core.recover.waits import WaitLearner
 
 __all__ = ["FlowExecutor"]
@@ -90,6 +91,8 @@ class FlowExecutor:
         self.breaker = self._new_breaker()
         self.loops, self.stagnation = self._new_loop_guards()
         self.wait_learner = wait_learner or WaitLearner(self.settings.waits)
+        #: The state module of the current run: ring buffer and belief (S2, S3).
+        self.awareness = StateAwareness()
         self.store_errors: list[str] = []
         #: R1 change detection and observation reuse (:mod:`core.engine.screen`).
         self.screens = ScreenTracker(self)
@@ -170,6 +173,7 @@ class FlowExecutor:
         t0 = time.monotonic()
         self.breaker = self._new_breaker()
         self.loops, self.stagnation = self._new_loop_guards()
+        self.awareness = StateAwareness()
         self.emit(FlowStarted(run_id, flow.name, tuple(s.title for s in flow.steps)))
         self.emit_breaker(run_id)
         run = RunState(run_id, flow, dict(params))

@@ -43,6 +43,7 @@ from core.act.after import appeared_fields, changed_fields, compare_after, contr
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
+from core.engine import aware
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
@@ -299,6 +300,7 @@ def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.before is not None
     ctx.state = ctx.before.signature.digest
     ctx.change = ex.screens.check(ctx)
+    aware.note_before(ex, ctx)
 
 
 def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -381,7 +383,8 @@ def _by_selector(ex: "FlowExecutor", step: Step) -> tuple[Resolution | None, Can
 def precheck(ex: "FlowExecutor", ctx: StepContext) -> None:
     """S4 pre-check; pins the target when the step asserts on it (the next observation renumbers refs)."""
     assert ctx.step is not None
-    why = precheck_target(ctx.step.action.kind, ctx.candidate)
+    why = precheck_target(ctx.step.action.kind, ctx.candidate, aware.belief_of(ex))
+    aware.before_action(ex, ctx)
     if why:
         raise StepFailure(Failure("precondition", f"precondition not met: {why}"), escalation="precondition")
     ctx.already = already_satisfied(ctx.step.action.kind, ctx.candidate, ctx.value)
@@ -510,7 +513,8 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None
     long = not ctx.step.reversible  # submits wait longer (S7)
     ctx.settle_t0 = time.monotonic()
-    ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long)
+    ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long,
+                                      belief=aware.belief_of(ex))
     if ctx.wait.samples == 0 and not long and expected_delta(ctx.step) == "value":
         # a fill, choice or check mutates no DOM the wait could see: waiting the whole idle bound (500 ms) for
         # nothing is most of a replay's time; twice the quiet time lets a reaction (validation, suggestions)
@@ -527,6 +531,7 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
+    aware.note_after(ex, ctx)
     _infer_writes(ex, ctx)
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):

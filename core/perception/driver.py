@@ -122,7 +122,7 @@ def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport
         editable=bool(item.get("editable", False)), checked=item.get("checked"), value=str(item.get("value", "")),
         covered=bool(item.get("covered", False)), grid_cell=grid.cell_of_box(box),
         extra={"is_password": bool(item.get("is_password")), "in_viewport": bool(item.get("in_viewport", True)),
-               "focused": bool(item.get("focused"))},
+               "focused": bool(item.get("focused")), "required": bool(item.get("required"))},
     )
 
 

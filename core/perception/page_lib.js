@@ -602,6 +602,7 @@
       checked, value: isPassword ? (value ? '\u2022'.repeat(6) : '') : value.slice(0, 500), is_password: isPassword, covered,
       in_viewport: r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth,
       focused: document.activeElement === el,
+      required: !!el.required || el.getAttribute('aria-required') === 'true',
     };
   }
 

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from core.domain import WaitSettings
+from core.domain.belief import Belief
 
 __all__ = ["url_pattern", "WaitBudget", "WaitLearner", "bound_reason"]
 
@@ -106,8 +107,15 @@ class WaitLearner:
         """``"<url pattern> <kind>"``, with ``" submit"`` for a submit."""
         return f"{url_pattern(url)} {kind}" + (" submit" if long else "")
 
-    def budget(self, url: str, kind: str, *, long: bool = False) -> WaitBudget:
-        """The idle bound and the limit of the next wait after ``kind`` on ``url``."""
+    def budget(self, url: str, kind: str, *, long: bool = False, belief: Belief | None = None) -> WaitBudget:
+        """The idle bound and the limit of the next wait after ``kind`` on ``url``.
+
+        ``belief`` (S3): when the engine believes the page is waiting for the
+        server (a spinner after a submit), the submit bounds apply (S7: longer
+        limits for submits) whatever the step says.
+        """
+        if belief is not None and belief.state == "waiting_server":
+            long = True
         w = self.settings
         factor = w.submit_factor if long else 1.0
         key = self.key(url, kind, long=long)

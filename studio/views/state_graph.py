@@ -409,6 +409,12 @@ class StateGraphView(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
+        #: Every graph the store holds (a flow's, an exploration's): choosing one shows it.
+        self.graph_box = QComboBox()
+        self.graph_box.setObjectName("stateGraphChooser")
+        self.graph_box.setToolTip("Stored graphs: flow:<name> grows with its runs, explore:<start> with steadyhand explore")
+        self.graph_box.activated.connect(lambda _i: self.load_stored(self.graph_box.currentData() or ""))
+        top.addWidget(self.graph_box)
         top.addWidget(self.fit_button)
         top.addWidget(self.layout_box)
         lay.addLayout(top)
@@ -442,11 +448,22 @@ class StateGraphView(QWidget):
         if db is not None and db.is_file():
             try:
                 with Store.open(db, read_only=True) as store:
-                    graph = GraphTable(store).load_state_graph(name)
+                    table = GraphTable(store)
+                    graph = table.load_state_graph(name)
+                    self._list_graphs(table.names(), name)
             except Exception as exc:  # noqa: BLE001 - a store of another version: say so, show nothing
                 self.header.setText(f"Could not read the state graph {name!r} from {db}: {exc}")
         self.set_graph(graph)
         return graph
+
+    def _list_graphs(self, names: list[str], shown: str) -> None:
+        self.graph_box.blockSignals(True)
+        self.graph_box.clear()
+        for n in dict.fromkeys([*names, shown] if shown else names):
+            self.graph_box.addItem(n, n)
+        self.graph_box.setCurrentIndex(max(0, self.graph_box.findData(shown)))
+        self.graph_box.setVisible(self.graph_box.count() > 1)
+        self.graph_box.blockSignals(False)
 
     def set_graph(self, graph: StateGraph, current: str = "") -> None:
         """Show ``graph`` (positions computed afresh)."""

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 from core.domain import ScoredCandidate
 from core.engine.events import (
     PHASES, ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack, Paused,
-    PhaseChanged, Resumed, StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
+    PhaseChanged, Resumed, StateNoted, StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 
 from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
@@ -67,6 +67,10 @@ class StepRow:
     phase_ms: tuple[tuple[str, float], ...] = ()
     source: str = ""
     paused: bool = False
+    #: The state module's notes (S2, S3): ``(moment, belief summary, evidence, key point)`` before / after
+    #: the action, and the ring buffer's last states as lines.
+    states: tuple[tuple[str, str, tuple[str, ...], str], ...] = ()
+    recent_states: tuple[str, ...] = ()
 
 
 class StepsModel(QAbstractTableModel):
@@ -202,6 +206,11 @@ class StepsModel(QAbstractTableModel):
             row.status, row.escalation = "escalated", event.reason
         elif isinstance(event, TakeoverStarted):
             row.status, row.phase = "running", "taken over"
+        elif isinstance(event, StateNoted):
+            b = event.belief
+            note = (event.moment, f"{b.state} ({b.confidence:.2f})", b.evidence, event.key_point)
+            row.states = tuple(s for s in row.states if s[0] != event.moment) + (note,)
+            row.recent_states = event.recent
         else:
             return
         self._row_changed(flow, index)
@@ -440,6 +449,17 @@ def step_details_html(row: StepRow | None) -> str:
             parts.append(f"<p>{_esc(row.verdict_reason)}</p>")
     else:
         parts.append(f"<p style='color:{muted}'>Not verified yet.</p>")
+    if row.states:
+        parts.append(_section("State (belief)"))
+        for moment, summary, evidence, key in row.states:
+            key_html = f" <span style='color:{muted}'>[{_esc(key)}]</span>" if key else ""
+            items = "".join(f"<li>{_esc(e)}</li>" for e in evidence[:4])
+            parts.append(f"<p style='margin-bottom:0'><b>{_esc(moment)}</b>: {_esc(summary)}{key_html}</p>"
+                         f"<ul style='margin-top:0'>{items}</ul>")
+        if row.recent_states:
+            lines = "<br>".join(_esc(x) for x in row.recent_states[-6:])
+            parts.append(f"<p style='color:{muted}; margin-bottom:2px'>Recent states "
+                         f"({len(row.recent_states)} kept, last 6)</p><p style='color:{muted}'>{lines}</p>")
     if row.phase_ms:
         parts.append(_section("Time per phase (ms)"))
         parts.append(_phase_table(row.phase_ms))

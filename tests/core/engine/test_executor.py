@@ -109,8 +109,9 @@ def test_events_sit_between_the_right_phases() -> None:
 
     assert [label(e) for e in rec.events] == [
         "FlowStarted", "BreakerChanged",
-        "StepStarted", "observe", "observation:before", "fingerprint", "decide", "resolve", "TargetResolved",
-        "precheck", "checkpoint", "act", "ActionPerformed", "settle", "verify", "observation:after", "VerdictReached",
+        "StepStarted", "observe", "observation:before", "fingerprint", "StateNoted", "decide", "resolve",
+        "TargetResolved", "precheck", "checkpoint", "act", "ActionPerformed", "settle", "verify",
+        "observation:after", "StateNoted", "VerdictReached",
         "BreakerChanged", "record", "StateGraphChanged", "StepEvidenceRecorded", "StepFinished",
     ]
     assert rec.of(FlowStarted)[0].step_titles == ("input User name",)
