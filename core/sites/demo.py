@@ -222,6 +222,11 @@ class DemoSite:
         """Stop serving (the database and logs stay readable).  Idempotent."""
         self._server.stop()
 
+    def wait_idle(self, *, quiet_s: float = 0.3, timeout_s: float = 5.0) -> bool:
+        """Block until no request is in progress and none ended for ``quiet_s`` s (late beacons logged);
+        False after ``timeout_s`` (:meth:`core.sites.server.LoopbackServer.wait_idle`)."""
+        return self._server.wait_idle(quiet_s=quiet_s, timeout_s=timeout_s)
+
     def close(self) -> None:
         """Stop serving and close the database."""
         self.stop()

@@ -21,6 +21,7 @@ import logging
 import mimetypes
 import re
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -240,6 +241,17 @@ def _wsgi_app(owner: "LoopbackServer") -> Callable[..., Any]:
     from werkzeug.wrappers import Response as WResponse
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        with owner._activity:
+            owner._in_flight += 1
+        try:
+            return answer(environ, start_response)
+        finally:
+            with owner._activity:
+                owner._in_flight -= 1
+                owner._last_done = time.monotonic()
+                owner._activity.notify_all()
+
+    def answer(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         wreq = WRequest(environ)
         wreq.max_content_length = MAX_BODY_BYTES
         try:
@@ -296,6 +308,9 @@ class LoopbackServer:
         self._routes: list[_Route] = []
         self._httpd: Any = None  # werkzeug.serving.ThreadedWSGIServer
         self._thread: threading.Thread | None = None
+        self._activity = threading.Condition()
+        self._in_flight = 0
+        self._last_done = 0.0
 
     # -- routes -------------------------------------------------------------
     def route(self, method: str, pattern: str, handler: Handler) -> None:
@@ -327,6 +342,24 @@ class LoopbackServer:
     def fallback(self, request: Request) -> Response:
         """Answer a request no route matched (404 here; static files in subclasses)."""
         return Response.error(404, "Not found")
+
+    def wait_idle(self, *, quiet_s: float = 0.3, timeout_s: float = 5.0) -> bool:
+        """Block until no request is being answered and none ended for ``quiet_s`` s; False after ``timeout_s``.
+
+        For harnesses: a page's late beacons (activations it posts while a
+        test closes it) are answered before the next test resets the site.
+        """
+        deadline = time.monotonic() + timeout_s
+        with self._activity:
+            while True:
+                now = time.monotonic()
+                quiet_for = now - self._last_done
+                if self._in_flight == 0 and quiet_for >= quiet_s:
+                    return True
+                if now >= deadline:
+                    return False
+                wait = quiet_s - quiet_for if self._in_flight == 0 else quiet_s
+                self._activity.wait(timeout=max(0.01, min(wait, deadline - now)))
 
     # -- lifecycle ------------------------------------------------------------
     @property
