@@ -1,6 +1,6 @@
 """Open one panel alone with sample data, for development (the Orange3 ``WidgetPreview`` habit).
 
-``python -m studio.preview live|steps|escalations|breaker|log|recorder|window|recording|takeover [--grab out.png]``
+``python -m studio.preview live|steps|escalations|breaker|log|recorder|heal-review|settings|window|window-small|recording|takeover [--grab out.png]``
 
 ``window`` runs the whole studio against the scripted :class:`~studio.testing.FakeEngine`
 (slowed down so it can be watched); ``--grab`` renders the panel with a
@@ -149,6 +149,36 @@ def recording_window(project_root: Path | None = None, steps: int = 5) -> MainWi
     return window
 
 
+def _heal_review() -> QWidget:
+    """The heal review queue over two sample proposals (nothing is written)."""
+    from .heal_samples import SampleHealSource  # noqa: PLC0415
+    from .views.heal_review import HealReviewPanel  # noqa: PLC0415
+
+    panel = HealReviewPanel([SampleHealSource()])
+    panel.resize(1180, 560)
+    return panel
+
+
+def _settings() -> QWidget:
+    """The project settings dialog over a copy of the bundled demo project (written only on OK)."""
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    from .views.settings_dialog import SettingsDialog  # noqa: PLC0415
+
+    root = Path(tempfile.mkdtemp(prefix="steadyhand-settings-")) / "demo"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "projects" / "demo", root,
+                    ignore=shutil.ignore_patterns(".steadyhand"))
+    return SettingsDialog(root)
+
+
+def _window_small() -> QWidget:
+    """The populated main window at 1024x680, the smallest size the layout is made for."""
+    window = populated_window()
+    window.resize(1024, 680)
+    return window
+
+
 def populated_window(project_root: Path | None = None) -> MainWindow:
     """A main window over the sample project, fed with a sample run up to its escalation.
 
@@ -201,6 +231,7 @@ PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
     "recorder": _recorder, "window": populated_window,
 }
+PANELS.update({"heal-review": _heal_review, "settings": _settings, "window-small": _window_small})
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
 WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window, "takeover": takeover_window}
 
@@ -237,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     app = create_app()
     if ns.grab:
         widget = build_panel(ns.panel)
-        grab(widget, ns.grab)
+        grab(widget, ns.grab, widget.size() if ns.panel == "window-small" else None)
         print(ns.grab)
         if isinstance(widget, MainWindow):
             widget.shutdown()
