@@ -69,7 +69,7 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
                             project_loader=project_loader, record_headless=not (headed or _has_display()),
                             settings=QSettings())
     except Exception as exc:  # noqa: BLE001 - report any load failure as a message, not a traceback
-        text = f"Cannot open {project}: {exc}"
+        text = f"cannot open {project}: {type(exc).__name__}: {exc}"
         print(f"steadyhand studio: {text}", file=sys.stderr)
         if os.environ.get("QT_QPA_PLATFORM", "") not in ("offscreen", "minimal"):
             QMessageBox.warning(None, "Steadyhand Studio", text)  # a missing project path gets a dialog

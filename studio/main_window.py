@@ -310,6 +310,14 @@ class MainWindow(QMainWindow):
             item.setForeground(QColor("#f0524f"))
             item.setToolTip(f"This flow file does not load and cannot run:\n{error}")
             self.flows_list.addItem(item)
+        if not self.project.flows and not self.invalid_flows:
+            item = QListWidgetItem("No flows yet.\nRecord your first one: Record (Ctrl+R), click through the app, "
+                                   "then Save.")
+            item.setData(Qt.ItemDataRole.UserRole, None)
+            item.setData(INVALID_ROLE, "")
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            item.setForeground(QColor("#9aa3b2"))
+            self.flows_list.addItem(item)
         self.flows_list.blockSignals(False)
 
     def _build_recorder(self) -> None:
@@ -447,7 +455,9 @@ class MainWindow(QMainWindow):
         self.view_menu = view_menu
         for d in self.docks:
             view_menu.addAction(d.toggleViewAction())
-        self.heal_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+Shift+H"))
+        a = self.heal_dock.toggleViewAction()
+        a.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        a.triggered.connect(lambda on: self.show_heal_review() if on else None)
         view_menu.addSeparator()
         view_menu.addAction(self.action_grid)
         view_menu.addAction(self.action_boxes)
@@ -490,6 +500,16 @@ class MainWindow(QMainWindow):
     def _on_flow_file_written(self, path: str) -> None:
         self.event_log.log(f"flow file written: {path}")
         self.reload_project()
+
+    def show_heal_review(self) -> None:
+        """Show the Heal review dock in front, tall enough for its screenshots and diff, with fresh proposals."""
+        d = self.heal_dock
+        d.show()
+        d.lower()
+        d.raise_()
+        if d.height() < 420 and not d.isFloating():
+            self.resizeDocks([d], [max(420, self.height() // 2)], Qt.Orientation.Vertical)
+        self.heal_review.refresh()
 
     def show_error(self, message: str, detail: str = "") -> None:
         """Show an error in the status bar and keep it, with ``detail``, under the status bar's error button."""
@@ -883,10 +903,10 @@ class MainWindow(QMainWindow):
         self.breaker.apply(event)
         if not isinstance(event, PhaseChanged):
             self.event_log.apply(event)
+        if isinstance(event, RunFinished):
+            QTimer.singleShot(0, self.heal_review.refresh)  # the run's heal proposals
         if isinstance(event, RunStarted):
             self.run_label.setText(f"run {event.run_id}")
-        elif isinstance(event, RunFinished):
-            QTimer.singleShot(0, self.heal_review.refresh)  # the run's heal proposals
         elif isinstance(event, FlowStarted):
             self._flow, self._step_count, self._step_index, self._phase = event.flow, len(event.step_titles), -1, ""
             self._select_flow_item(event.flow)
@@ -982,7 +1002,8 @@ class MainWindow(QMainWindow):
         if current is None:
             return
         if current.data(INVALID_ROLE) is not None:
-            self.caption.setText(f"Invalid flow file \u2014 {current.data(INVALID_ROLE)}")
+            if current.data(INVALID_ROLE):
+                self.caption.setText(f"Invalid flow file \u2014 {current.data(INVALID_ROLE)}")
             return
         name = current.data(Qt.ItemDataRole.UserRole)
         flow = self.project.flows.get(name)
@@ -1070,6 +1091,8 @@ class MainWindow(QMainWindow):
         self.action_take_over.setEnabled(c.take_over and not self.run_state.takeover_asked)
         for i in range(self.flows_list.count()):
             item = self.flows_list.item(i)
+            if item.data(INVALID_ROLE) is not None:
+                continue  # an invalid file (or the empty-project hint) is never checkable
             flags = item.flags()
             if c.flows_editable:
                 flags |= Qt.ItemFlag.ItemIsUserCheckable
@@ -1086,7 +1109,9 @@ class MainWindow(QMainWindow):
             parts = ["Recording", f"{self.recorder_dock.flow_name()} \u00b7 stop it in the Recorder to run flows"]
         elif s in (RunState.IDLE,):
             n = len(self.checked_flows())
-            parts.append(f"{n} of {self.flows_list.count()} flows checked \u00b7 F5 to start")
+            total = len(self.flow_names())
+            parts.append(f"{n} of {total} flows checked \u00b7 F5 to start" if total else
+                         "no flows yet \u2014 record your first flow (Ctrl+R)")
         elif s is RunState.FINISHED:
             parts.append(self._last_results or "no results")
         elif s is RunState.TAKEN_OVER and self.run_state.takeover is not None:

@@ -250,7 +250,8 @@ class ShotView(QWidget):
             p.setPen(pen)
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(r)
-            p.drawText(QPointF(r.x(), max(dst.y() + 10, r.y() - 3) if not dashed else r.bottom() + 12), label)
+            if dst.width() >= 420:  # room for the labels; the legend says which is which anyway
+                p.drawText(QPointF(r.x(), max(dst.y() + 10, r.y() - 3) if not dashed else r.bottom() + 12), label)
         p.end()
 
 

@@ -145,12 +145,17 @@ class SettingsDialog(QDialog):
                     ed.setSingleStep(0.05 if hi is not None and hi <= 1 else 1.0)
                     ed.setRange(float(lo) + (0.001 if strict else 0) if lo is not None else 0.0,
                                 float(hi) if hi is not None else 1_000_000.0)
+                label = name
+                for unit in ("_ms", "_s", "_px"):
+                    if name.endswith(unit):
+                        ed.setSuffix(f" {unit[1:]}")
+                        label = name[: -len(unit)]
                 ed.setValue(value)
                 ed.setObjectName(f"{section}.{name}")
                 ed.setToolTip(f"{section}.{name}: {info.description or ''} (default {info.default})")
                 self.editors[(section, name)] = ed
                 self._initial[(section, name)] = value
-                form.addRow(name.replace("_", " "), ed)
+                form.addRow(label.replace("_", " "), ed)
             page = QWidget()
             page.setLayout(form)
             scroll = QScrollArea()

@@ -245,3 +245,11 @@ def test_edit_settings_text_appends_missing_keys_and_sections() -> None:
     data = yaml.safe_load(out)
     assert data["breaker"] == {"threshold": 3, "loop_window": 12} and data["locator"] == {"margin": 0.2}
     assert data["waits"] == {"retries": 1, "quiet_ms": 80} and out.startswith("name: x\nsite: demo\n")
+
+
+def test_an_empty_project_says_how_to_record_its_first_flow(open_window, demo) -> None:
+    shutil.rmtree(demo / "flows")
+    w, _ = open_window(demo)
+    assert w.flow_names() == [] and w.checked_flows() == ()
+    assert "Record your first one" in w.flows_list.item(0).text()
+    assert "record your first flow (Ctrl+R)" in w.state_label.text() and not w.action_start.isEnabled()
