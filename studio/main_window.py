@@ -37,7 +37,7 @@ from .views.escalations import AnswerBar, EscalationsPanel, TakeoverBanner
 from .views.event_log import EventLog
 from .views.live_view import LiveView
 from .views.recorder import RecorderDock
-from .views.heal_review import HealReviewPanel, HealSource
+from .views.heal_review import CorrectionSource, HealReviewPanel, HealSource
 from .views.steps import StepsPanel
 
 __all__ = ["MainWindow", "ProjectLoader", "default_project_loader"]
@@ -401,7 +401,8 @@ class MainWindow(QMainWindow):
     # --- desktop habits: heal review, menus, settings, files on disk ------------------------
 
     def _build_heal_review(self) -> None:
-        self.heal_review = HealReviewPanel([HealSource(self.project_path)], root=self.project_path)
+        self.heal_review = HealReviewPanel([HealSource(self.project_path), CorrectionSource(self.project_path)],
+                                           root=self.project_path)
         self.heal_review.flow_written.connect(self._on_flow_file_written)
         self.heal_dock = self._dock("Heal review", "healReviewDock", self.heal_review,
                                     Qt.DockWidgetArea.BottomDockWidgetArea)

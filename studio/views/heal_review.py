@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 from core.domain import ElementDescriptor
 
 __all__ = [
-    "ReviewEvidence", "ReviewItem", "ReviewSource", "HealItem", "HealSource", "HealReviewPanel", "DiffDialog",
+    "ReviewEvidence", "ReviewItem", "ReviewSource", "HealItem", "HealSource", "CorrectionItem", "CorrectionSource",
+    "HealReviewPanel", "DiffDialog",
     "EditDialog", "diff_html",
 ]
 
@@ -172,6 +173,97 @@ class HealSource:
             return []  # no run yet: do not create a store just to say so
         with HealReview(self.root) as r:
             return [HealItem(self.root, rec) for rec in r.list(None if all_states else "pending")]
+
+
+class CorrectionItem:
+    """A flow edit offered after a takeover (``core.heal.corrections``) as a queue item; not editable."""
+
+    editable = False
+    kind = "correction"
+
+    def __init__(self, root: Path, rec: Any) -> None:
+        self.root, self.rec = root, rec
+        self.id = int(rec.id)
+        self.key = f"correction:{rec.id}"
+        self.status = "pending" if rec.state == "offered" else rec.state
+        what = {"replace": "replace the step", "insert": "insert before the step"}.get(rec.meaning, rec.meaning)
+        self.title = f"#{rec.id} {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title} (by hand)"
+        self.subtitle = f"{len(rec.steps)} manual step(s): {what} \u00b7 run {rec.run_id}"
+        self.old: Mapping[str, Any] = {"step": rec.step_id, "title": rec.step_title, "escalated": rec.reason}
+        self.new: Mapping[str, Any] = {"meaning": rec.meaning, **{
+            f"step {i + 1}": f"{s.get('action', '')} {s.get('name', '')}".strip() for i, s in enumerate(rec.steps)}}
+        self.flow_file = rec.flow_file
+
+    def _store(self) -> Any:
+        from core.store import Store, store_path  # noqa: PLC0415
+
+        return Store.open(store_path(self.root))
+
+    def evidence(self) -> ReviewEvidence:
+        store = self._store()
+        try:
+            shot = store.media_path(self.rec.screenshot) if self.rec.screenshot else None
+        finally:
+            store.close()
+        page = dict(self.rec.page or {})
+        return ReviewEvidence(before=shot, strategy="takeover", reason=self.rec.reason,
+                              notes=(f"page: {page.get('url', '')} \u00b7 {page.get('title', '')}",
+                                     f"continues from step {self.rec.continue_from + 1}"))
+
+    def diff(self, new: Mapping[str, Any] | None = None) -> str:
+        from core.heal import corrections  # noqa: PLC0415
+
+        if self.status != "pending":
+            return self.rec.diff or ""
+        store = self._store()
+        try:
+            return corrections.correction_diff(store, self.id, project_root=self.root).diff
+        finally:
+            store.close()
+
+    def accept(self, new: Mapping[str, Any] | None = None) -> str:
+        from core.heal import corrections  # noqa: PLC0415
+
+        store = self._store()
+        try:
+            return corrections.accept_correction(store, self.id, project_root=self.root)
+        finally:
+            store.close()
+
+    def reject(self, reason: str) -> None:
+        from core.heal import corrections  # noqa: PLC0415
+
+        store = self._store()
+        try:
+            corrections.reject_correction(store, self.id, reason or "rejected by the reviewer")
+        finally:
+            store.close()
+
+
+class CorrectionSource:
+    """The takeover corrections of a project's store (``offered`` ones; ``all_states`` adds reviewed ones).
+
+    Empty when the engine has no ``core.heal.corrections`` (no takeover corrections are stored then).
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def items(self, *, all_states: bool = False) -> list[ReviewItem]:
+        import importlib.util  # noqa: PLC0415
+
+        from core.store import Store, store_path  # noqa: PLC0415
+
+        if importlib.util.find_spec("core.heal.corrections") is None or not store_path(self.root).is_file():
+            return []
+        from core.heal import corrections  # noqa: PLC0415
+
+        store = Store.open(store_path(self.root))
+        try:
+            recs = corrections.list_corrections(store, None if all_states else "offered")
+        finally:
+            store.close()
+        return [CorrectionItem(self.root, r) for r in recs]
 
 
 # --- widgets -----------------------------------------------------------------------------------------
@@ -460,8 +552,8 @@ class HealReviewPanel(QWidget):
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
 
-        self.empty = QLabel("No heal proposals to review.\nA step healed by any level but exact leaves one here "
-                            "after a run that passed.")
+        self.empty = QLabel("Nothing to review.\nA step healed by any level but exact leaves a proposal here "
+                            "after a run that passed; a takeover's manual steps leave a proposed flow edit.")
         self.empty.setObjectName("emptyState")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)

@@ -131,5 +131,5 @@ def test_an_edited_descriptor_is_written_and_a_changed_file_is_refused_in_the_pa
 def test_no_store_yet_shows_an_empty_state(qtbot, tmp_path) -> None:
     shutil.copytree(ROOT / "projects" / "demo", tmp_path / "d", ignore=shutil.ignore_patterns(".steadyhand"))
     panel = _panel(qtbot, tmp_path / "d")
-    assert panel.items == [] and panel.empty.isVisible() and "No heal proposals" in panel.empty.text()
+    assert panel.items == [] and panel.empty.isVisible() and "Nothing to review" in panel.empty.text()
     assert not (tmp_path / "d" / ".steadyhand").exists()
