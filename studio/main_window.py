@@ -494,9 +494,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Reloaded after changes on disk ({shown})", 8000)
             return
         self._files_changed = True
-        self.files_text.setText(f"<b>Files changed on disk</b> ({_esc(shown)}). The next Start uses them; "
-                                "Reload now to see them here.")
+        self.files_text.setText(f"<b>Files changed on disk</b> ({_esc(shown)}). The run goes on with the files it "
+                                "started with; the next Start uses the new ones.")
+        self._update_files_bar()
         self.files_bar.show()
+
+    def _update_files_bar(self) -> None:
+        """Reload is offered only when nothing runs (a run keeps the files it started with)."""
+        if hasattr(self, "files_reload"):
+            self.files_reload.setVisible(self.state in (RunState.IDLE, RunState.FINISHED))
 
     def _on_flow_file_written(self, path: str) -> None:
         self.event_log.log(f"flow file written: {path}")
@@ -691,6 +697,8 @@ class MainWindow(QMainWindow):
         """Check exactly ``names``."""
         for i in range(self.flows_list.count()):
             item = self.flows_list.item(i)
+            if item.data(INVALID_ROLE) is not None:
+                continue
             on = item.data(Qt.ItemDataRole.UserRole) in names
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
@@ -1074,6 +1082,7 @@ class MainWindow(QMainWindow):
         self.event_log.log(f"recorder saved flow {name} to {path}")  # the Recorder shows it too
 
     def _state_changed(self) -> None:
+        self._update_files_bar()
         self.recorder_dock.set_run_active(self.state not in (RunState.IDLE, RunState.FINISHED))
         self._update_controls()
         self._update_status()

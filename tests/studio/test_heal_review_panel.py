@@ -133,3 +133,21 @@ def test_no_store_yet_shows_an_empty_state(qtbot, tmp_path) -> None:
     panel = _panel(qtbot, tmp_path / "d")
     assert panel.items == [] and panel.empty.isVisible() and "Nothing to review" in panel.empty.text()
     assert not (tmp_path / "d" / ".steadyhand").exists()
+
+
+def test_the_window_dock_accepts_and_reloads_the_project(qtbot, project) -> None:
+    from studio.main_window import MainWindow
+    from studio.testing import RecordingEngine
+
+    w = MainWindow(project, engine_factory=RecordingEngine.factory([]), close_timeout=5.0)
+    qtbot.addWidget(w)
+    w.show()
+    w.show_heal_review()
+    assert w.heal_dock.isVisible() and len(w.heal_review.items) == 2
+    w.heal_review._confirm = lambda *_a: True  # noqa: SLF001 - the dialog's answer
+    _select(w.heal_review, "Export report (E)")
+    assert w.heal_review.accept_current()
+    step = next(s for s in w.project.flows[FLOW].steps if s.id == "s4")  # reloaded from the written file
+    assert step.target.name == "Export report (E)" and step.selector == ""
+    assert "flow file written" in w.event_log.toPlainText()
+    w.shutdown()

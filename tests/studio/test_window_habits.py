@@ -79,6 +79,8 @@ def test_an_invalid_flow_file_is_marked_and_the_rest_opens(open_window, demo) ->
     assert len(bad) == 1 and "broken.yaml" in bad[0].text() and "invalid" in bad[0].text()
     assert "steps" in bad[0].data(INVALID_ROLE) and "broken.yaml" in bad[0].toolTip()
     assert "broken" not in w.checked_flows()
+    w.set_checked_flows(w.flow_names())
+    assert bad[0].data(Qt.ItemDataRole.CheckStateRole) is None  # never gets a check box
     w.flows_list.setCurrentItem(bad[0])
     assert "Invalid flow file" in w.caption.text()
 
@@ -113,10 +115,11 @@ def test_during_a_run_the_change_is_announced_and_the_next_start_uses_the_files(
     flow = demo / "flows" / "sort_table.yaml"
     flow.write_text(flow.read_text().replace("description: Sort the requests", "description: changed", 1))
     qtbot.waitUntil(lambda: not w.files_bar.isHidden(), timeout=5000)
-    assert "sort_table.yaml" in w.files_text.text()
+    assert "sort_table.yaml" in w.files_text.text() and w.files_reload.isHidden()  # no reload mid-run
     assert not w.project.flows["sort_table"].description.startswith("changed")  # the running batch keeps its files
     with qtbot.waitSignal(w.bridge.event_received, timeout=5000):
         engines[0].emit_from_thread(RunFinished("r1", ()))
+    assert not w.files_reload.isHidden()  # offered once the run ended
     assert w.start_run()
     assert engines[-1] is not engines[0]
     assert engines[-1].project.flows["sort_table"].description.startswith("changed") and w.files_bar.isHidden()
