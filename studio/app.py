@@ -72,7 +72,8 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
         text = f"cannot open {project}: {type(exc).__name__}: {exc}"
         print(f"steadyhand studio: {text}", file=sys.stderr)
         if os.environ.get("QT_QPA_PLATFORM", "") not in ("offscreen", "minimal"):
-            QMessageBox.warning(None, "Steadyhand Studio", text)  # a missing project path gets a dialog
+            QMessageBox.warning(None, "Steadyhand Studio",  # a missing project path gets a dialog
+                                f"Cannot open the project.\n\n{exc}")
         return 2
     window.resize(1400, 900)
     window.show()
