@@ -179,13 +179,16 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _cmd_studio(args: argparse.Namespace) -> int:
-    from core.project import ProjectError, load_project
+    from core.project import ProjectError
+    from core.project.lenient import load_project_lenient
 
     try:
-        load_project(args.project)
+        load_project_lenient(args.project)  # an invalid flow file is marked in the studio, not refused here
     except ProjectError as exc:
-        _err(str(exc))
-        return EXIT_INPUT
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            _err(str(exc))
+            return EXIT_INPUT
+        # with a desktop the studio says it in a dialog (and on stderr), then exits with 2
     app = importlib.import_module("studio.app")  # the studio is a front end of core, never imported by it
     return int(app.main(Path(args.project), run=args.run, headed=args.headed))
 

@@ -6,7 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from .bridge import EngineFactory
 from .main_window import MainWindow, ProjectLoader
@@ -65,9 +66,14 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
             return EngineRunner(p, on_event=on_event, headless=False)
     try:
         window = MainWindow(project, run_on_show=run, engine_factory=engine_factory,
-                            project_loader=project_loader, record_headless=not (headed or _has_display()))
+                            project_loader=project_loader, record_headless=not (headed or _has_display()),
+                            settings=QSettings())
     except Exception as exc:  # noqa: BLE001 - report any load failure as a message, not a traceback
-        print(f"steadyhand studio: cannot open {project}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        text = f"cannot open {project}: {type(exc).__name__}: {exc}"
+        print(f"steadyhand studio: {text}", file=sys.stderr)
+        if os.environ.get("QT_QPA_PLATFORM", "") not in ("offscreen", "minimal"):
+            QMessageBox.warning(None, "Steadyhand Studio",  # a missing project path gets a dialog
+                                f"Cannot open the project.\n\n{exc}")
         return 2
     window.resize(1400, 900)
     window.show()

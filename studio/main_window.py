@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap, QShowEvent,
 )
 from PySide6.QtWidgets import (
-    QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QSizePolicy, QStyle,
-    QToolBar, QToolButton, QVBoxLayout, QWidget,
+    QApplication, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+    QMenu, QMessageBox, QPushButton, QSizePolicy, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
 from core.domain import Candidate, EscalationCandidate, Observation
@@ -28,6 +28,7 @@ from core.engine.report import results_line
 from core.record.events import LiveFrame, RecordingStarted
 
 from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_factory
+from .habits import ErrorsButton, FindBar, ProjectWatcher, ShortcutsDialog, recent_projects, remember_project
 from .recorder_bridge import RecorderFactory
 from .run_state import RunState, RunStateMachine, controls_for
 from .views.breaker import BreakerIndicator
@@ -39,18 +40,30 @@ from .views.live_view import LiveView
 from .views.recorder import RecorderDock
 from .views.resolution import install_resolution_dock
 from .views.timeline import TimelinePanel
+from .views.heal_review import CorrectionSource, HealReviewPanel, HealSource
 from .views.steps import StepsPanel
 
 __all__ = ["MainWindow", "ProjectLoader", "default_project_loader"]
 
-ProjectLoader = Callable[[Path], ProjectLike]
+ProjectLoader = Callable[[Path], "ProjectLike | tuple[ProjectLike, dict]"]
+
+#: Item data role of a flows-list entry whose file does not load: the error text (the flow is not runnable).
+INVALID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def default_project_loader(path: Path) -> ProjectLike:
-    """``core.project.load_project(path)``, imported lazily."""
-    from core.project import load_project  # noqa: PLC0415 - the studio loads without it
+def default_project_loader(path: Path) -> tuple[ProjectLike, dict]:
+    """``core.project.lenient.load_project_lenient(path)``: the valid flows and ``{file: error}`` of the others."""
+    from core.project.lenient import load_project_lenient  # noqa: PLC0415 - the studio loads without it
 
-    return load_project(path)
+    return load_project_lenient(path)
+
+
+def _split_loaded(result: object) -> tuple[ProjectLike, dict[str, str]]:
+    """A loader's result as ``(project, {flow file: error text})`` (a loader may return the project alone)."""
+    if isinstance(result, tuple):
+        project, problems = result
+        return project, {str(k): str(v) for k, v in dict(problems).items()}
+    return result, {}  # type: ignore[return-value]
 
 
 def _still_shown(target: Candidate, observation: Observation) -> bool:
@@ -102,11 +115,15 @@ class MainWindow(QMainWindow):
     def __init__(self, project_path: Path | str, *, engine_factory: EngineFactory | None = None,
                  project_loader: ProjectLoader | None = None, run_on_show: bool = False,
                  close_timeout: float = 10.0, recorder_factory: RecorderFactory | None = None,
-                 record_headless: bool = True, parent: QWidget | None = None) -> None:
+                 record_headless: bool = True, settings: QSettings | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.project_path = Path(project_path)
         self._project_loader = project_loader or default_project_loader
-        self.project: ProjectLike = self._project_loader(self.project_path)
+        self.project, self.invalid_flows = _split_loaded(self._project_loader(self.project_path))
+        self.settings = settings  # None: nothing is saved between launches (tests, previews)
+        self._user_close = False  # the next close was asked for by the user (File > Quit, Open project)
+        self.docks: list[QDockWidget] = []  # every dock, in View menu order
         self._recorder_factory = recorder_factory
         self._record_headless = record_headless
         self._engine_factory = engine_factory or default_engine_factory
@@ -131,12 +148,18 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_recorder()
         self._build_graph_and_history()
+        self._build_heal_review()
         self._build_status_bar()
-        self._connect_bridge()
+        self._build_find_bar()
         self.resolution_dock = install_resolution_dock(self)
+        self.docks.append(self.resolution_dock)  # in the View menu with the others
+        self._build_menus()
+        self._build_watcher()
+        self._connect_bridge()
         self.takeover = TakeoverController(self)  # the live view drives the engine's page while taken over
         self._update_controls()
         self._update_status()
+        self.restore_settings()
 
     # --- building -------------------------------------------------------------------------
 
@@ -290,6 +313,22 @@ class MainWindow(QMainWindow):
             item.setToolTip(f"{desc}\n{len(flow.steps)} steps \u00b7 starts at {flow.start_url}".strip())
             item.setText(f"{name}\n{len(flow.steps)} steps" + (f" \u00b7 {desc}" if desc else ""))
             self.flows_list.addItem(item)
+        for path, error in sorted(self.invalid_flows.items()):
+            item = QListWidgetItem(f"\u26a0 {Path(path).name}\ninvalid \u2014 {error.split(': ', 1)[-1][:90]}")
+            item.setData(Qt.ItemDataRole.UserRole, None)
+            item.setData(INVALID_ROLE, error)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            item.setForeground(QColor("#f0524f"))
+            item.setToolTip(f"This flow file does not load and cannot run:\n{error}")
+            self.flows_list.addItem(item)
+        if not self.project.flows and not self.invalid_flows:
+            item = QListWidgetItem("No flows yet.\nRecord your first one: Record (Ctrl+R), click through the app, "
+                                   "then Save.")
+            item.setData(Qt.ItemDataRole.UserRole, None)
+            item.setData(INVALID_ROLE, "")
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            item.setForeground(QColor("#9aa3b2"))
+            self.flows_list.addItem(item)
         self.flows_list.blockSignals(False)
 
     def _build_recorder(self) -> None:
@@ -300,6 +339,7 @@ class MainWindow(QMainWindow):
                                        | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                                        | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.recorder_dock)
+        self.docks.append(self.recorder_dock)
         self.tabifyDockWidget(self.log_dock, self.recorder_dock)
         self.recorder_dock.hide()
         self.steps_dock.raise_()
@@ -362,8 +402,10 @@ class MainWindow(QMainWindow):
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, dock)
+        self.docks.append(dock)
         return dock
 
     def _build_status_bar(self) -> None:
@@ -380,6 +422,8 @@ class MainWindow(QMainWindow):
         self.run_label = QLabel()
         self.run_label.setObjectName("panelTitle")
         sb.addPermanentWidget(self.run_label)
+        self.errors_button = ErrorsButton()
+        sb.addPermanentWidget(self.errors_button)
 
     def _connect_bridge(self) -> None:
         b = self.bridge
@@ -396,22 +440,307 @@ class MainWindow(QMainWindow):
         b.event_received.connect(self.recorder_dock.apply_engine_event)
         b.event_received.connect(self.timeline_panel.apply)
 
+    # --- desktop habits: heal review, menus, settings, files on disk ------------------------
+
+    def _build_heal_review(self) -> None:
+        self.heal_review = HealReviewPanel([HealSource(self.project_path), CorrectionSource(self.project_path)],
+                                           root=self.project_path)
+        self.heal_review.flow_written.connect(self._on_flow_file_written)
+        self.heal_dock = self._dock("Heal review", "healReviewDock", self.heal_review,
+                                    Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.log_dock, self.heal_dock)
+        self.steps_dock.raise_()
+
+    def _build_find_bar(self) -> None:
+        self.find_bar = FindBar(self)
+        self.find_bar.set_targets([self.steps_panel.table], [self.event_log])
+        self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.find_bar)
+        self.find_bar.hide()
+        t = self.steps_panel.table
+        t.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        t.customContextMenuRequested.connect(self._steps_menu)
+        c = self.escalations_panel.candidates
+        c.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        c.customContextMenuRequested.connect(self._candidates_menu)
+
+    def _build_menus(self) -> None:
+        """File, Edit, Run, View, Help.  View lists every dock of :attr:`docks` (a dock added later joins it)."""
+        mb = self.menuBar()
+
+        def act(menu: QMenu, text: str, key: str, slot: Callable[[], object], tip: str = "") -> QAction:
+            a = menu.addAction(text)
+            if key:
+                a.setShortcut(QKeySequence(key))
+                a.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)  # also from a floating dock
+            a.setToolTip(tip or text)
+            a.triggered.connect(lambda _checked=False: slot())
+            self.addAction(a)  # the shortcut works whether or not the menu bar is shown
+            return a
+
+        file_menu = mb.addMenu("&File")
+        self.action_open = act(file_menu, "&Open project\u2026", "Ctrl+O", self.choose_project)
+        self.recent_menu = file_menu.addMenu("Recent projects")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        self.action_reload = act(file_menu, "Re&load project", "Ctrl+Shift+R", self.reload_project)
+        self.action_settings = act(file_menu, "Project &settings\u2026", "Ctrl+,", self.show_settings,
+                                   "Breaker, locator and wait settings of steadyhand.yaml")
+        file_menu.addSeparator()
+        self.action_quit = act(file_menu, "&Quit", "Ctrl+Q", self._quit)
+        edit_menu = mb.addMenu("&Edit")
+        self.action_find = act(edit_menu, "&Find in steps and log\u2026", "Ctrl+F", self.find_bar.open_bar)
+        run_menu = mb.addMenu("&Run")
+        for a in (self.action_start, self.action_pause, self.action_step, self.action_stop, self.action_take_over):
+            run_menu.addAction(a)
+        run_menu.addSeparator()
+        run_menu.addAction(self.action_record)
+        view_menu = mb.addMenu("&View")
+        self.view_menu = view_menu
+        for d in self.docks:
+            view_menu.addAction(d.toggleViewAction())
+        a = self.heal_dock.toggleViewAction()
+        a.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        a.triggered.connect(lambda on: self.show_heal_review() if on else None)
+        view_menu.addSeparator()
+        view_menu.addAction(self.action_grid)
+        view_menu.addAction(self.action_boxes)
+        help_menu = mb.addMenu("&Help")
+        self.action_shortcuts = act(help_menu, "&Keyboard shortcuts", "F1", self.show_shortcuts)
+
+    def _build_watcher(self) -> None:
+        self._files_changed = False
+        self.files_bar = QFrame()
+        self.files_bar.setObjectName("escalationBanner")
+        row = QHBoxLayout(self.files_bar)
+        row.setContentsMargins(12, 6, 8, 6)
+        self.files_text = QLabel()
+        self.files_text.setWordWrap(True)
+        row.addWidget(self.files_text, 1)
+        self.files_reload = QPushButton("Reload")
+        self.files_reload.clicked.connect(self.reload_project)
+        row.addWidget(self.files_reload)
+        self.files_bar.hide()
+        lay = self.centralWidget().layout()
+        lay.insertWidget(1, self.files_bar)
+        self.watcher: ProjectWatcher | None = None
+        if self.project_path.is_dir():
+            self.watcher = ProjectWatcher(self.project_path, self)
+            self.watcher.changed.connect(self._on_files_changed)
+
+    def _on_files_changed(self, paths: list[str]) -> None:
+        names = sorted({Path(p).name for p in paths})
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
+        self.event_log.log(f"files changed on disk: {shown}")
+        if idle and self.reload_project():
+            self.statusBar().showMessage(f"Reloaded after changes on disk ({shown})", 8000)
+            return
+        self._files_changed = True
+        self.files_text.setText(f"<b>Files changed on disk</b> ({_esc(shown)}). The run goes on with the files it "
+                                "started with; the next Start uses the new ones.")
+        self._update_files_bar()
+        self.files_bar.show()
+
+    def _update_files_bar(self) -> None:
+        """Reload is offered only when nothing runs (a run keeps the files it started with)."""
+        if hasattr(self, "files_reload"):
+            self.files_reload.setVisible(self.state in (RunState.IDLE, RunState.FINISHED))
+
+    def _on_flow_file_written(self, path: str) -> None:
+        self.event_log.log(f"flow file written: {path}")
+        self.reload_project()
+
+    def show_heal_review(self) -> None:
+        """Show the Heal review dock in front, tall enough for its screenshots and diff, with fresh proposals."""
+        d = self.heal_dock
+        d.show()
+        d.lower()
+        d.raise_()
+        if d.height() < 420 and not d.isFloating():
+            self.resizeDocks([d], [max(420, self.height() // 2)], Qt.Orientation.Vertical)
+        self.heal_review.refresh()
+
+    def show_error(self, message: str, detail: str = "") -> None:
+        """Show an error in the status bar and keep it, with ``detail``, under the status bar's error button."""
+        self.statusBar().showMessage(message, 15000)
+        self.errors_button.add(message, detail)
+
+    def show_settings(self) -> bool:
+        """The project settings dialog; True when it wrote the file (the project is then reloaded)."""
+        from .views.settings_dialog import SettingsDialog  # noqa: PLC0415
+
+        if not (self.project_path / "steadyhand.yaml").is_file():
+            self.show_error(f"{self.project_path}: no steadyhand.yaml to edit")
+            return False
+        dlg = SettingsDialog(self.project_path, self)
+        self.settings_dialog = dlg
+        if dlg.exec() and dlg.written:
+            self.reload_project()
+            return True
+        return False
+
+    def show_shortcuts(self) -> None:
+        """F1: the keyboard shortcuts."""
+        self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.open()
+
+    def choose_project(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a Steadyhand project", str(self.project_path.parent))
+        if path:
+            self.open_project(Path(path))
+
+    def open_project(self, path: Path | str) -> "MainWindow | None":
+        """Open the project at ``path`` in a new window (this one closes); a problem gets a dialog, None."""
+        path = Path(path).expanduser()
+        problem = ""
+        if not path.is_dir():
+            problem = f"{path}: project folder not found"
+        elif not (path / "steadyhand.yaml").is_file():
+            problem = f"{path}: not a Steadyhand project (no steadyhand.yaml)"
+        if not problem:
+            try:
+                window = MainWindow(path, engine_factory=self._engine_factory, recorder_factory=self._recorder_factory,
+                                    record_headless=self._record_headless, close_timeout=self._close_timeout,
+                                    settings=self.settings)
+            except Exception as exc:  # noqa: BLE001 - shown in a dialog, not a traceback
+                problem = f"{path}: {exc}"
+        if problem:
+            self.error_dialog = QMessageBox(QMessageBox.Icon.Warning, "Cannot open the project", problem,
+                                            QMessageBox.StandardButton.Close, self)
+            self.error_dialog.open()
+            self.show_error(problem)
+            return None
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # its shortcuts go with it
+        if not self.request_close():
+            self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+            window.shutdown()
+            return None
+        _OPEN_WINDOWS.append(window)
+        window.resize(self.size())
+        window.show()
+        return window
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = [p for p in recent_projects(self.settings) if Path(p) != self.project_path.resolve()]
+        for p in recent:
+            self.recent_menu.addAction(p, lambda p=p: self.open_project(p))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def request_close(self) -> bool:
+        """Close as the user asked for it (asks about an unsaved recording); True when the window closed."""
+        self._user_close = True
+        return self.close()
+
+    def _quit(self) -> None:
+        """Ctrl+Q: close every studio window (each asks about an unsaved recording; Cancel stops the quit)."""
+        for w in [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]:
+            if not w.request_close():
+                return
+
+    def confirm_close(self) -> bool:
+        """False when the user cancels closing over an unsaved recording (Save / Discard / Cancel)."""
+        d = self.recorder_dock
+        if not (d.is_recording or (d.dirty and d.model.rowCount())):
+            return True
+        if d.is_recording:
+            answer = self.ask_unsaved(f"A recording of {d.flow_name() or 'a flow'} is in progress. Closing "
+                                      "discards it.", save=False)
+        else:
+            answer = self.ask_unsaved(f"{d.model.rowCount()} recorded step(s) of {d.flow_name() or 'a flow'} are "
+                                      "not saved.", save=True)
+        if answer == QMessageBox.StandardButton.Save:
+            return d.save() is not None
+        return answer == QMessageBox.StandardButton.Discard
+
+    def ask_unsaved(self, text: str, *, save: bool) -> QMessageBox.StandardButton:
+        """The Save / Discard / Cancel question (replaced in tests)."""
+        sb = QMessageBox.StandardButton
+        buttons = (sb.Save if save else sb.NoButton) | sb.Discard | sb.Cancel
+        return QMessageBox.question(self, "Unsaved recording", text, buttons, sb.Cancel)
+
+    def save_settings(self) -> None:
+        """Geometry, dock layout, splitter sizes and the selected flow into :attr:`settings` (when given)."""
+        st = self.settings
+        if st is None:
+            return
+        st.setValue("window/geometry", self.saveGeometry())
+        st.setValue("window/state", self.saveState())
+        st.setValue("steps/splitter", self.steps_panel.splitter.saveState())
+        st.setValue("healReview/splitter", self.heal_review.splitter.saveState())
+        cur = self.flows_list.currentItem()
+        if cur is not None and cur.data(INVALID_ROLE) is None:
+            st.setValue(f"projects/{_key(self.project_path)}/flow", cur.data(Qt.ItemDataRole.UserRole))
+        remember_project(st, self.project_path)
+        st.sync()
+
+    def restore_settings(self) -> None:
+        """Apply what :meth:`save_settings` kept (missing keys: the default layout)."""
+        st = self.settings
+        if st is None:
+            return
+        remember_project(st, self.project_path)
+        for key, apply in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState)):
+            value = st.value(key)
+            if value is not None:
+                apply(value)
+        # splitters once the restored docks have their sizes (on first show)
+        self._splitters_to_restore = [(st.value(k), sp) for k, sp in (
+            ("steps/splitter", self.steps_panel.splitter), ("healReview/splitter", self.heal_review.splitter))
+            if st.value(k) is not None]
+        flow = st.value(f"projects/{_key(self.project_path)}/flow")
+        if flow in self.flow_names():
+            self.flows_list.setCurrentRow(self.flow_names().index(flow))
+
+    def _steps_menu(self, pos: object) -> None:
+        t = self.steps_panel.table
+        index = t.indexAt(pos)  # type: ignore[arg-type]
+        m = QMenu(self)
+        if index.isValid():
+            title = " ".join(str(index.sibling(index.row(), c).data() or "")
+                             for c in range(t.model().columnCount())).strip()
+            m.addAction("Copy row", lambda: QApplication.clipboard().setText(title))
+        flow = self.project.flows.get(self.steps_panel.model.current_flow) if hasattr(
+            self.steps_panel.model, "current_flow") else None
+        source = getattr(flow, "source", "") if flow is not None else ""
+        if source:
+            m.addAction("Copy flow file path", lambda: QApplication.clipboard().setText(str(source)))
+        m.addAction("Find\u2026", self.find_bar.open_bar)
+        m.popup(t.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+        self._context_menu = m
+
+    def _candidates_menu(self, pos: object) -> None:
+        tree = self.escalations_panel.candidates
+        item = tree.itemAt(pos)  # type: ignore[arg-type]
+        if item is None:
+            return
+        text = " ".join(item.text(c) for c in range(tree.columnCount())).strip()
+        m = QMenu(self)
+        m.addAction("Copy candidate", lambda: QApplication.clipboard().setText(text))
+        m.addAction("Show on the page", lambda: tree.setCurrentItem(item))
+        m.popup(tree.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+        self._context_menu = m
+
     # --- public API -----------------------------------------------------------------------
 
     def flow_names(self) -> list[str]:
         """All flows of the project, in list order."""
-        return [self.flows_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.flows_list.count())]
+        return [self.flows_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.flows_list.count())
+                if self.flows_list.item(i).data(INVALID_ROLE) is None]
 
     def checked_flows(self) -> tuple[str, ...]:
         """Flows checked in the list, in list order."""
         return tuple(self.flows_list.item(i).data(Qt.ItemDataRole.UserRole)
                      for i in range(self.flows_list.count())
-                     if self.flows_list.item(i).checkState() == Qt.CheckState.Checked)
+                     if self.flows_list.item(i).checkState() == Qt.CheckState.Checked
+                     and self.flows_list.item(i).data(INVALID_ROLE) is None)
 
     def set_checked_flows(self, names: tuple[str, ...] | list[str]) -> None:
         """Check exactly ``names``."""
         for i in range(self.flows_list.count()):
             item = self.flows_list.item(i)
+            if item.data(INVALID_ROLE) is not None:
+                continue
             on = item.data(Qt.ItemDataRole.UserRole) in names
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
@@ -426,6 +755,8 @@ class MainWindow(QMainWindow):
         if self._recording:
             self.statusBar().showMessage("Stop the recording before starting a run", 8000)
             return False
+        if self._files_changed and not self.reload_project():
+            return False  # a run always uses the files as they are at Start
         if not flows or not self._ensure_engine():
             return False
         self.escalations_panel.model.clear()
@@ -502,12 +833,13 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Cannot reload the project while a run is in progress", 8000)
             return False
         try:
-            project = self._project_loader(self.project_path)
+            project, invalid = _split_loaded(self._project_loader(self.project_path))
         except Exception as exc:  # noqa: BLE001 - a broken file is shown, the loaded project kept
             msg = f"Could not reload the project: {type(exc).__name__}: {exc}"
             self.event_log.log(msg)
-            self.statusBar().showMessage(msg, 15000)
+            self.show_error(msg)
             return False
+        self.invalid_flows = invalid
         unchecked = frozenset(n for n in self.flow_names() if n not in self.checked_flows())
         current = self.flows_list.currentItem()
         current_name = current.data(Qt.ItemDataRole.UserRole) if current is not None else ""
@@ -533,8 +865,12 @@ class MainWindow(QMainWindow):
             self.flows_list.setCurrentRow(names.index(current_name) if current_name in names else 0)
         self._update_controls()
         self._update_status()
-        self.event_log.log(f"project reloaded: {len(names)} flows")
+        self.event_log.log(f"project reloaded: {len(names)} flows"
+                           + (f", {len(invalid)} invalid flow file(s)" if invalid else ""))
         self._project_stale = False
+        self._files_changed = False
+        self.files_bar.hide()
+        self.heal_review.refresh()
         return True
 
     def replay_recorded(self, name: str) -> bool:
@@ -551,11 +887,20 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
+        pending, self._splitters_to_restore = getattr(self, "_splitters_to_restore", []), []
+        for value, splitter in pending:
+            QTimer.singleShot(0, lambda v=value, sp=splitter: sp.restoreState(v))
         if self._run_on_show and not self._auto_started:
             self._auto_started = True
             QTimer.singleShot(0, self.start_all)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        asked_by_user = event.spontaneous() or self._user_close
+        self._user_close = False
+        if asked_by_user and not self.confirm_close():
+            event.ignore()
+            return
+        self.save_settings()
         self.shutdown()
         super().closeEvent(event)
 
@@ -572,7 +917,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # noqa: BLE001 - any engine start failure is shown, not raised
             msg = f"Could not start the engine: {type(exc).__name__}: {exc}"
             self.event_log.log(msg)
-            self.statusBar().showMessage(msg, 15000)
+            self.show_error(msg, _traceback(exc))
             return False
         return True
 
@@ -612,6 +957,8 @@ class MainWindow(QMainWindow):
         self.model_usage.apply(event)
         if not isinstance(event, PhaseChanged):
             self.event_log.apply(event)
+        if isinstance(event, RunFinished):
+            QTimer.singleShot(0, self.heal_review.refresh)  # the run's heal proposals
         if isinstance(event, RunStarted):
             self.run_label.setText(f"run {event.run_id}")
         elif isinstance(event, FlowStarted):
@@ -703,10 +1050,14 @@ class MainWindow(QMainWindow):
             self.live_view.set_highlight(candidate.box, f"{candidate.label or candidate.ref} {candidate.score:.2f}")
 
     def _on_engine_error(self, event: EngineError) -> None:
-        self.statusBar().showMessage(f"Engine error: {event.message}", 15000)
+        self.show_error(f"Engine error: {event.message}", f"run {event.run_id}")
 
     def _on_flow_clicked(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         if current is None:
+            return
+        if current.data(INVALID_ROLE) is not None:
+            if current.data(INVALID_ROLE):
+                self.caption.setText(f"Invalid flow file \u2014 {current.data(INVALID_ROLE)}")
             return
         name = current.data(Qt.ItemDataRole.UserRole)
         flow = self.project.flows.get(name)
@@ -776,6 +1127,7 @@ class MainWindow(QMainWindow):
         self.event_log.log(f"recorder saved flow {name} to {path}")  # the Recorder shows it too
 
     def _state_changed(self) -> None:
+        self._update_files_bar()
         self.recorder_dock.set_run_active(self.state not in (RunState.IDLE, RunState.FINISHED))
         self._update_controls()
         self._update_status()
@@ -794,6 +1146,8 @@ class MainWindow(QMainWindow):
         self.action_take_over.setEnabled(c.take_over and not self.run_state.takeover_asked)
         for i in range(self.flows_list.count()):
             item = self.flows_list.item(i)
+            if item.data(INVALID_ROLE) is not None:
+                continue  # an invalid file (or the empty-project hint) is never checkable
             flags = item.flags()
             if c.flows_editable:
                 flags |= Qt.ItemFlag.ItemIsUserCheckable
@@ -810,7 +1164,9 @@ class MainWindow(QMainWindow):
             parts = ["Recording", f"{self.recorder_dock.flow_name()} \u00b7 stop it in the Recorder to run flows"]
         elif s in (RunState.IDLE,):
             n = len(self.checked_flows())
-            parts.append(f"{n} of {self.flows_list.count()} flows checked \u00b7 F5 to start")
+            total = len(self.flow_names())
+            parts.append(f"{n} of {total} flows checked \u00b7 F5 to start" if total else
+                         "no flows yet \u2014 record your first flow (Ctrl+R)")
         elif s is RunState.FINISHED:
             parts.append(self._last_results or "no results")
         elif s is RunState.TAKEN_OVER and self.run_state.takeover is not None:
@@ -859,6 +1215,21 @@ def _takeover_icon() -> QIcon:
     p.drawArc(1, 1, 16, 16, 210 * 16, 120 * 16)
     p.end()
     return QIcon(pm)
+
+
+#: Windows opened from File > Open project (kept referenced while shown).
+_OPEN_WINDOWS: list[MainWindow] = []
+
+
+def _key(path: Path) -> str:
+    """A QSettings-safe key for a project folder."""
+    return str(path.expanduser().resolve()).strip("/").replace("/", "|") or "root"
+
+
+def _traceback(exc: BaseException) -> str:
+    import traceback  # noqa: PLC0415
+
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
 def _esc(text: str) -> str:

@@ -249,6 +249,36 @@ def recording_window(project_root: Path | None = None, steps: int = 5) -> MainWi
     return window
 
 
+def _heal_review() -> QWidget:
+    """The heal review queue over two sample proposals (nothing is written)."""
+    from .heal_samples import SampleHealSource  # noqa: PLC0415
+    from .views.heal_review import HealReviewPanel  # noqa: PLC0415
+
+    panel = HealReviewPanel([SampleHealSource()])
+    panel.resize(1180, 560)
+    return panel
+
+
+def _settings() -> QWidget:
+    """The project settings dialog over a copy of the bundled demo project (written only on OK)."""
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    from .views.settings_dialog import SettingsDialog  # noqa: PLC0415
+
+    root = Path(tempfile.mkdtemp(prefix="steadyhand-settings-")) / "demo"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "projects" / "demo", root,
+                    ignore=shutil.ignore_patterns(".steadyhand"))
+    return SettingsDialog(root)
+
+
+def _window_small() -> QWidget:
+    """The populated main window at 1024x680, the smallest size the layout is made for."""
+    window = populated_window()
+    window.resize(1024, 680)
+    return window
+
+
 def populated_window(project_root: Path | None = None) -> MainWindow:
     """A main window over the sample project, fed with a sample run up to its escalation.
 
@@ -377,6 +407,7 @@ PANELS: dict[str, Callable[[], QWidget]] = {
     "timeline": _timeline, "model": _model,
     "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),
 }
+PANELS.update({"heal-review": _heal_review, "settings": _settings, "window-small": _window_small})
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
 WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window, "takeover": takeover_window}
 
@@ -418,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         PANELS["graph"] = lambda: _stored_graph(ns.store, ns.graph)
     if ns.grab:
         widget = build_panel(ns.panel)
-        grab(widget, ns.grab)
+        grab(widget, ns.grab, widget.size() if ns.panel == "window-small" else None)
         print(ns.grab)
         if isinstance(widget, MainWindow):
             widget.shutdown()

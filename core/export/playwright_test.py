@@ -55,7 +55,7 @@ ExportStyle = Literal["pytest", "script"]
 _CHROMIUM_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
+    "--disable-dev-shm-usage", "--test-type",
 )
 #: ARIA roles ``get_by_role`` accepts that a recorded descriptor may carry (WAI-ARIA 1.2 widget, landmark and
 #: document-structure roles; "generic", "none", "presentation" and "text" name nothing worth a locator).

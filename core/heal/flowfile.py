@@ -15,6 +15,11 @@ old file's data with only that target changed, and it must load as a flow
 cannot handle (a step written in flow style ``{id: s1, ...}``) is rewritten
 from its parsed data instead (comments are then lost; the diff shows it).
 
+With ``drop_selector=True`` the step's ``selector`` entry goes too (its
+lines removed in place): an accepted heal replaces the element a selector no
+longer found, so the selector is stale and would be tried first on every
+later run.
+
 Errors: :class:`FlowEditError` (no such step, not a flow file) and
 :class:`core.project.ProjectError` (the result would not load).
 """
@@ -90,12 +95,38 @@ def _render(target: Mapping[str, Any], indent: int) -> list[str]:
     return [" " * indent + line + "\n" for line in body.splitlines()]
 
 
-def _edit_in_place(text: str, step_id: str, target: Mapping[str, Any]) -> str | None:
-    """The text with the step's target replaced/inserted in place; None when the layout does not allow it."""
+def _find_step(text: str, step_id: str) -> yaml.MappingNode:
     step = next((n for n in _step_nodes(text)
                  if any(k.value == "id" and str(v.value) == step_id for k, v in n.value)), None)
     if step is None:
         raise FlowEditError(f"no step with id {step_id!r}")
+    return step
+
+
+def _drop_selector_in_place(text: str, step_id: str) -> str | None:
+    """The text without the step's ``selector`` entry; None when the layout does not allow it in place."""
+    step = _find_step(text, step_id)
+    if step.flow_style:
+        return None
+    entries = list(step.value)
+    at = next((i for i, (k, _v) in enumerate(entries) if k.value == "selector"), None)
+    if at is None:
+        return text
+    if at == 0:
+        return None  # "- selector: ..." carries the list dash: rewritten from the data instead
+    k, v = entries[at]
+    if k.start_mark.column != entries[0][0].start_mark.column:
+        return None
+    lines = text.splitlines(keepends=True)
+    first, last = k.start_mark.line, _last_line(v)
+    if lines[first][:k.start_mark.column].strip():
+        return None  # something else on the selector's line
+    return "".join(lines[:first] + lines[last + 1:])
+
+
+def _edit_in_place(text: str, step_id: str, target: Mapping[str, Any]) -> str | None:
+    """The text with the step's target replaced/inserted in place; None when the layout does not allow it."""
+    step = _find_step(text, step_id)
     if step.flow_style or not step.value:
         return None
     lines = text.splitlines(keepends=True)
@@ -118,7 +149,8 @@ def _edit_in_place(text: str, step_id: str, target: Mapping[str, Any]) -> str | 
     return "".join(lines[:at] + _render(target, col) + lines[at:])
 
 
-def set_step_target(text: str, step_id: str, target: Mapping[str, Any], *, path: Path | str) -> str:
+def set_step_target(text: str, step_id: str, target: Mapping[str, Any], *, path: Path | str,
+                    drop_selector: bool = False) -> str:
     """``text`` (a flow file) with ``steps[id == step_id].target`` set to ``target`` (a file mapping).
 
     Parameters
@@ -131,6 +163,9 @@ def set_step_target(text: str, step_id: str, target: Mapping[str, Any], *, path:
         The new descriptor as the file holds it (``ElementDescriptor.to_mapping()``).
     path : Path | str
         The file, named in errors.
+    drop_selector : bool
+        Also remove the step's ``selector`` (stale after a heal replaced the
+        element it named); no-op when the step has none.
 
     Raises
     ------
@@ -147,7 +182,11 @@ def set_step_target(text: str, step_id: str, target: Mapping[str, Any], *, path:
     if len(hits) != 1:
         raise FlowEditError(f"no step with id {step_id!r}" if not hits else f"{len(hits)} steps with id {step_id!r}")
     hits[0]["target"] = yaml.safe_load(yaml.dump(dict(target), Dumper=_Dumper, allow_unicode=True))
+    if drop_selector:
+        hits[0].pop("selector", None)
     new = _edit_in_place(text, step_id, target)
+    if new is not None and drop_selector:
+        new = _drop_selector_in_place(new, step_id)
     if new is None or yaml.safe_load(new) != expected:
         new = yaml.dump(expected, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     flow_from_mapping(yaml.safe_load(new), path)

@@ -5,8 +5,12 @@ panel will use (no Qt here): :class:`HealReview` over a project folder and
 its store.
 
 * :meth:`HealReview.accept` writes the flow file - only the step's
-  ``target`` changes (:func:`core.heal.flowfile.set_step_target`), the
-  result must load as a flow - and returns the unified diff it applied.  It
+  ``target`` changes (:func:`core.heal.flowfile.set_step_target`), and a
+  ``selector`` the step had goes with it (it did not find the element, or
+  the step would not have healed: kept, it would be tried first on every
+  later run); the result must load as a flow - and returns the unified diff
+  it applied.  A reviewer may accept an edited descriptor instead of the
+  proposed one (``target=``).  It
   refuses (and writes nothing) when the flow file changed on disk since the
   proposal was last seen by a run (SHA-256 of the file), or when the step's
   target in the file is no longer the proposal's old descriptor.
@@ -149,8 +153,11 @@ class HealReview:
         p = Path(rec.flow_file)
         return p if p.is_absolute() else self.root / p
 
-    def preview(self, proposal_id: int) -> tuple[str, str]:
+    def preview(self, proposal_id: int, target: Mapping[str, Any] | None = None) -> tuple[str, str]:
         """``(current text, text after accepting)`` of the flow file; nothing is written.
+
+        ``target`` (a descriptor mapping as the flow file holds it) replaces
+        the proposed new descriptor (a reviewer's edit); None = as proposed.
 
         Raises
         ------
@@ -179,20 +186,21 @@ class HealReview:
             raise FlowChangedError(f"{rec.flow_file}: step {rec.step_id!r} no longer has the descriptor heal "
                                    f"#{rec.id} would replace; nothing written")
         try:
-            return text, set_step_target(text, rec.step_id, rec.new_target, path=path)
+            new = rec.new_target if target is None else _checked_target(target, rec.flow_file)
+            return text, set_step_target(text, rec.step_id, new, path=path, drop_selector=bool(step.selector))
         except FlowEditError as exc:
             raise FlowChangedError(f"{rec.flow_file}: {exc}; nothing written") from None
 
-    def diff(self, proposal_id: int) -> str:
-        """The unified diff of the flow file accepting would make.  Raises like :meth:`preview`."""
+    def diff(self, proposal_id: int, target: Mapping[str, Any] | None = None) -> str:
+        """The unified diff of the flow file accepting (``target``: edited) would make.  Raises like :meth:`preview`."""
         rec = self.get(proposal_id)
-        old, new = self.preview(proposal_id)
+        old, new = self.preview(proposal_id, target)
         return unified_diff(old, new, rec.flow_file)
 
     # --- reviewing ------------------------------------------------------------------------------
 
-    def accept(self, proposal_id: int) -> str:
-        """Write the new descriptor into the flow file; returns the unified diff applied.
+    def accept(self, proposal_id: int, target: Mapping[str, Any] | None = None) -> str:
+        """Write the new descriptor (or ``target``, a reviewer's edit of it) into the flow file; returns the diff.
 
         Other pending proposals of the same flow file whose step still has
         their old descriptor get the new file's digest (this change was
@@ -204,7 +212,7 @@ class HealReview:
             Nothing is written.
         """
         rec = self.get(proposal_id)
-        old, new = self.preview(proposal_id)
+        old, new = self.preview(proposal_id, target)
         diff = unified_diff(old, new, rec.flow_file)
         path = self.flow_path(rec)
         try:
@@ -233,6 +241,18 @@ class HealReview:
             return self.table.review(rec.id, "rejected", reason=reason or "rejected by the reviewer")
         except HealConflictError as exc:
             raise AlreadyReviewedError(str(exc)) from None
+
+
+def _checked_target(target: Mapping[str, Any], flow_file: str) -> dict[str, Any]:
+    """A reviewer's descriptor mapping, validated as a flow file's ``target`` (ElementDescriptor fields)."""
+    if not isinstance(target, Mapping) or not target:
+        raise FlowEditError("the edited descriptor must be a non-empty mapping of descriptor fields")
+    known = {f.name for f in fields(ElementDescriptor)}
+    unknown = sorted(str(k) for k in target if k not in known)
+    if unknown:
+        raise FlowEditError(f"the edited descriptor has unknown field(s) {', '.join(unknown)} "
+                            f"(known: {', '.join(sorted(known))})")
+    return dict(target)
 
 
 # --- text for the command line ------------------------------------------------------------------

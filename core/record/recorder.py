@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from core.domain import BrowserSettings, Flow, Step, WaitSettings
-from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
+from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium, write_quiet_prefs
 from core.perception.driver import DEFAULT_WAITS, NavigationError, PlaywrightDriver
 from core.secrets import Redactor
 
@@ -113,6 +113,7 @@ class RecordingDriver(PlaywrightDriver):
             Path(self.profile_parent).mkdir(parents=True, exist_ok=True)
         self._profile = tempfile.mkdtemp(prefix="steadyhand-rec-",
                                          dir=str(self.profile_parent) if self.profile_parent else None)
+        write_quiet_prefs(self._profile)  # no "Save password?" bubble over the recorded page
         self._pw = sync_playwright().start()
         try:
             context = self._pw.chromium.launch_persistent_context(
