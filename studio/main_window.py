@@ -488,7 +488,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.action_quit = act(file_menu, "&Quit", "Ctrl+Q", self._quit)
         edit_menu = mb.addMenu("&Edit")
-        self.action_find = act(edit_menu, "&Find in steps and log\u2026", "Ctrl+F", self.find_bar.open_bar)
+        self.action_find = act(edit_menu, "&Find in steps and log\u2026", "Ctrl+F", self._find)
+        # one Ctrl+F for the window (two would be ambiguous to Qt): inside the timeline it searches the timeline
+        self.timeline_panel.find_shortcut.setEnabled(False)
         run_menu = mb.addMenu("&Run")
         for a in (self.action_start, self.action_pause, self.action_step, self.action_stop, self.action_take_over):
             run_menu.addAction(a)
@@ -709,13 +711,26 @@ class MainWindow(QMainWindow):
         m.popup(t.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
         self._context_menu = m
 
+    def _find(self) -> None:
+        """Ctrl+F: the timeline's search when the focus is in the timeline, else the find bar (steps, log)."""
+        focus = QApplication.focusWidget()
+        if focus is not None and (focus is self.timeline_panel or self.timeline_panel.isAncestorOf(focus)):
+            self.timeline_panel.focus_search()
+            return
+        self.find_bar.open_bar()
+
     def _candidates_menu(self, pos: object) -> None:
         tree = self.escalations_panel.candidates
         item = tree.itemAt(pos)  # type: ignore[arg-type]
         if item is None:
             return
         text = " ".join(item.text(c) for c in range(tree.columnCount())).strip()
-        m = QMenu(self)
+        cand = item.data(0, Qt.ItemDataRole.UserRole)
+        ref = getattr(cand, "ref", "")
+        panel = getattr(self, "resolution_panel", None)
+        # use once / propose as heal (the resolution panel's menu), then copy and show
+        m = (panel.menu_for(ref) if panel is not None and ref and panel.select_ref(ref) else None) or QMenu(self)
+        m.addSeparator()
         m.addAction("Copy candidate", lambda: QApplication.clipboard().setText(text))
         m.addAction("Show on the page", lambda: tree.setCurrentItem(item))
         m.popup(tree.viewport().mapToGlobal(pos))  # type: ignore[arg-type]

@@ -574,7 +574,7 @@ def install_resolution_dock(window) -> QDockWidget:  # noqa: ANN001 - a studio.m
 
     # the Escalations panel's candidates too: context menu (use once / propose as heal), double click uses once
     tree = getattr(getattr(window, "escalations_panel", None), "candidates", None)
-    if isinstance(tree, QTreeWidget) and tree.contextMenuPolicy() == Qt.ContextMenuPolicy.DefaultContextMenu:
+    if isinstance(tree, QTreeWidget):
         def ref_at(item: QTreeWidgetItem | None) -> str:
             c = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
             return c.ref if isinstance(c, EscalationCandidate) else ""
@@ -585,8 +585,9 @@ def install_resolution_dock(window) -> QDockWidget:  # noqa: ANN001 - a studio.m
             if menu is not None:
                 menu.exec(tree.viewport().mapToGlobal(pos))
 
-        tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        tree.customContextMenuRequested.connect(tree_menu)
+        if tree.contextMenuPolicy() == Qt.ContextMenuPolicy.DefaultContextMenu:  # else the window's menu has them
+            tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            tree.customContextMenuRequested.connect(tree_menu)
         tree.itemDoubleClicked.connect(lambda item, _col: panel.use_once(ref_at(item)))
 
     # zoom shortcuts of the live view, window-wide (the passive view takes no keyboard focus)
