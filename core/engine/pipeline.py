@@ -48,6 +48,7 @@ from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind, Flow,
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
+from core.engine import breakpoints
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.change import ChangeReport
 from core.engine.events import (
@@ -736,6 +737,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
             except TakeoverRequested:
                 _take_over(ex, ctx)
             except Exception as exc:  # noqa: BLE001 - the one error path: the policy judges it
+                breakpoints.check(ex, ctx, "failed")
                 _on_failure(ex, ctx, exc)
     except (StopRequested, KeyboardInterrupt):
         ctx.status, ctx.error, ctx.error_kind = "stopped", "stopped by the user", "stopped"
@@ -752,6 +754,7 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             return  # finished early (an optional step whose target is absent)
         if name == "resolve" and not needs_target(ctx.step):  # type: ignore[arg-type]
             continue
+        breakpoints.check(ex, ctx, name)
         ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
         ex.emit(PhaseChanged(run.run_id, run.flow.name, ctx.index, name))  # type: ignore[arg-type]
         t0 = time.perf_counter()
@@ -804,6 +807,9 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
             return
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
+        return
+    if f.kind == "assertion":  # the app misbehaved: the flow fails and a batch goes on, with or without a human
+        ctx.status, ctx.error, ctx.error_kind = "failed", rec.reason, "assertion"
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
     reason, answers, breaker = rec.reason, human_answers(

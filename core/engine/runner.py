@@ -15,8 +15,9 @@ from core.domain import Escalation
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
     Command, EngineError, EngineEvent, HandBack, Pause, Paused, Resume, Resumed, Retry, RunFinished, RunStarted,
-    Skip, Start, StepOnce, Stop, TakeOver, Compensate,
+    SetBreakpoints, Skip, Start, StepOnce, Stop, TakeOver, Compensate,
 )
+from core.engine.breakpoints import Breakpoints
 from core.engine.session import ProjectSession
 from core.project import Project
 
@@ -40,6 +41,8 @@ class _ThreadControl:
         self._answer: Answer | None = None
         self._handed_back = False
         self._where: tuple[str, int] = ("", -1)
+        #: Breakpoints checked by the step pipeline (:func:`core.engine.breakpoints.check`).
+        self.breakpoints = Breakpoints()
 
     def _apply(self, cmd: object) -> None:
         """Apply one command; raises StopRequested for Stop (and when the runner closes)."""
@@ -48,6 +51,9 @@ class _ThreadControl:
             raise StopRequested()
         if isinstance(cmd, Stop):
             raise StopRequested()
+        if isinstance(cmd, SetBreakpoints):
+            self.breakpoints = cmd.breakpoints
+            return  # not an answer: a pause or an escalation keeps waiting
         self._handed_back = isinstance(cmd, HandBack)
         if isinstance(cmd, Pause):
             self.paused = True
@@ -92,17 +98,33 @@ class _ThreadControl:
     def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
         self._where = (flow, index)
         if index < 0:
-            self.takeover_wanted = False  # a new flow: a takeover asked for in the last one does not carry over
+            # a new flow: a takeover asked for in the last one does not carry over; a pause (Start paused,
+            # or Pause pressed meanwhile) waits for the first step, so that it reads "before step 1"
+            self.takeover_wanted = False
+            self._drain()
+            return
         self._drain()
-        if self.step_from is not None and self.step_from != (flow, index) and index >= 0:
+        if self.step_from is not None and self.step_from != (flow, index):
             # one step was run: pause again at the start of the next one
             self.step_from = None
             self.paused = True
         if self.paused:
-            self._wait_for_answer(run_id, flow, index, "paused", lambda a: a.kind in ("retry", "take_over"))
-        if self.takeover_wanted and index >= 0:
+            reason = "paused" if phase == "observe" else f"paused before {phase}"
+            self._wait_for_answer(run_id, flow, index, reason, lambda a: a.kind in ("retry", "take_over"))
+        if self.takeover_wanted:
             self.takeover_wanted = False
             raise TakeoverRequested()
+
+    def break_here(self, run_id: str, flow: str, index: int, reason: str) -> None:
+        """A breakpoint fired (:func:`core.engine.breakpoints.check`): wait like a pause, ``reason`` shown.
+
+        Resume goes on; Step runs the rest of this step and pauses before the
+        next; Take over takes the page at the next pause point; Stop raises
+        :class:`StopRequested`.
+        """
+        self._where = (flow, index)
+        self.step_from = None
+        self._wait_for_answer(run_id, flow, index, reason, lambda a: a.kind in ("retry", "take_over"))
 
     def escalate(self, escalation: Escalation) -> Answer:
         self._where = (escalation.flow, escalation.index)
@@ -185,6 +207,9 @@ class EngineRunner:
                 cmd = self._commands.get()
                 if cmd is _CLOSE:
                     return
+                if isinstance(cmd, SetBreakpoints):
+                    control.breakpoints = cmd.breakpoints
+                    continue
                 if not isinstance(cmd, Start):
                     continue  # pause/resume/step/stop outside a run: nothing to do
                 run_id = uuid.uuid4().hex
