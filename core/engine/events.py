@@ -140,7 +140,7 @@ class VerdictReached:
 class StepFinished:
     """Step ``index`` ended with ``status`` (see :class:`core.domain.StepOutcome`), always emitted.
 
-    ``ms`` is its duration; ``phase_ms`` the time per phase of its last
+    ``ms`` is its duration (time paused or waiting for a human left out); ``phase_ms`` the time per phase of its last
     attempt (ms, in phase order); ``source`` the decider that chose it.
     """
 

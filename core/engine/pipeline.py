@@ -204,6 +204,7 @@ class StepContext:
     inferred: bool = False
     popup: bool = False
     cp: Checkpoint | None = None
+    waited0: float = 0.0
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -727,6 +728,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
     when the user stops the run.
     """
     ctx = StepContext(run, index)
+    ctx.waited0 = float(getattr(ex.control, "waited_s", 0.0))  # time paused or waiting for a human is not the step's
     run.rounds += 1
     try:
         while not ctx.status:
@@ -1020,7 +1022,8 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     if not ctx.status:
         ctx.status, ctx.error_kind = "error", ctx.error_kind or "internal"
         ctx.error = ctx.error or "the step ended without a result"
-    ms = (time.monotonic() - ctx.t0) * 1000.0
+    waited = float(getattr(ex.control, "waited_s", 0.0)) - ctx.waited0
+    ms = max(0.0, time.monotonic() - ctx.t0 - waited) * 1000.0
     step_id = ctx.decided.id if ctx.decided else (run.flow.steps[ctx.index].id if ctx.index < len(run.flow.steps) else "")
     outcome = StepOutcome(ctx.index, step_id, ctx.title, ctx.status, ctx.resolution, ctx.verdict,  # type: ignore[arg-type]
                           ctx.attempt, ms, ex.redact(ctx.error), ctx.source, tuple(ctx.phase_ms.items()))

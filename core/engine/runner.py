@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 import uuid
 from typing import Callable
 
@@ -41,6 +42,9 @@ class _ThreadControl:
         self._answer: Answer | None = None
         self._handed_back = False
         self._where: tuple[str, int] = ("", -1)
+        #: Seconds spent waiting for the user (paused, escalated, taken over) since the engine started:
+        #: the step pipeline leaves them out of a step's duration.
+        self.waited_s = 0.0
         #: Breakpoints checked by the step pipeline (:func:`core.engine.breakpoints.check`).
         self.breakpoints = Breakpoints()
 
@@ -83,6 +87,7 @@ class _ThreadControl:
         """Block until a command gives an answer ``accept`` takes; Paused/Resumed around it."""
         self.paused, self._answer = True, None
         self.runner._emit(Paused(run_id, flow, index, reason))
+        t0 = time.monotonic()
         try:
             while True:
                 self._apply(self.runner._commands.get())
@@ -92,6 +97,7 @@ class _ThreadControl:
         finally:
             # answered, or stopped: either way this question is over (a stopped flow's next flow runs)
             self.paused = False
+            self.waited_s += time.monotonic() - t0
             self.runner._emit(Resumed(run_id))
         return self._answer
 

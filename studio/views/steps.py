@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 
 from core.domain import ScoredCandidate
 from core.engine.events import (
-    PHASES, ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack, PhaseChanged,
+    PHASES, ActionPerformed, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack, Paused, PhaseChanged,
     StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 
@@ -194,6 +194,8 @@ class StepsModel(QAbstractTableModel):
             row.status, row.escalation = "escalated", event.reason
         elif isinstance(event, TakeoverStarted):
             row.status, row.phase = "running", "taken over"
+        elif isinstance(event, Paused) and row.status == "running":
+            row.phase = "paused"  # until the next phase starts
         else:
             return
         self._row_changed(flow, index)
@@ -306,6 +308,8 @@ class StepsModel(QAbstractTableModel):
         if col == self.COL_STATUS:
             if row.phase == "taken over":
                 return "taken over"
+            if row.status == "running" and row.phase == "paused":
+                return "paused"
             label = status_label(row.status)
             return f"{label} \u00b7 {row.phase}" if row.status == "running" and row.phase else label
         if col == self.COL_STRATEGY:
