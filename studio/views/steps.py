@@ -194,7 +194,7 @@ class StepsModel(QAbstractTableModel):
             row.status, row.escalation = "escalated", event.reason
         elif isinstance(event, TakeoverStarted):
             row.status, row.phase = "running", "taken over"
-        elif isinstance(event, Paused) and row.status == "running":
+        elif isinstance(event, Paused) and row.status == "running" and row.phase != "taken over":
             row.phase = "paused"  # until the next phase starts
         else:
             return
