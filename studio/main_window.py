@@ -275,6 +275,7 @@ class MainWindow(QMainWindow):
         self.breakpoint_gutter = BreakpointGutter(self.breakpoint_book, lambda: self.steps_panel.model.current_flow,
                                                   self._step_ids, self.steps_panel.table)
         self.steps_panel.table.setVerticalHeader(self.breakpoint_gutter)
+        self.steps_panel.model.current_flow_changed.connect(lambda _f: self.breakpoint_gutter.viewport().update())
         self.breakpoints_panel = BreakpointsPanel(self.breakpoint_book, self._step_ids, self._step_titles)
         self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", self.breakpoints_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
