@@ -152,6 +152,8 @@ class BreakerPanel(QWidget):
         #: (x, ms) per finished step, (x, score, abstained) per resolution; x counts steps over the run.
         self.latency: list[tuple[int, float]] = []
         self.confidence: list[tuple[int, float, bool]] = []
+        #: x of every attempt on which the locator abstained.
+        self.abstentions: list[int] = []
         self._x_of: dict[tuple[str, int], int] = {}
         self._flow_lines: list[tuple[int, str]] = []
         self._run_id = ""
@@ -190,8 +192,10 @@ class BreakerPanel(QWidget):
             plot.showGrid(x=True, y=True, alpha=0.15)
             plot.setMinimumHeight(120)
             plot.setMenuEnabled(False)
+            plot.getAxis("bottom").setTickSpacing(major=1, minor=1)  # steps are whole numbers
             lay.addWidget(plot, 1)
         self.confidence_plot.setYRange(0, 1.05)
+        self.confidence_plot.setXLink(self.latency_plot)  # one step, one x on both plots
         self._latency_curve = self.latency_plot.plot([], [], pen=pg.mkPen(COLORS["accent"], width=2), symbol="o",
                                                      symbolSize=6, symbolBrush=COLORS["accent"])
         self._confidence_curve = self.confidence_plot.plot([], [], pen=pg.mkPen("#3fb96b", width=2), symbol="o",
@@ -232,6 +236,8 @@ class BreakerPanel(QWidget):
         elif isinstance(event, TargetResolved):
             x = self._x(event.flow, event.index)
             r = event.resolution
+            if r.abstained:  # marked at 0 in red, also when a later attempt of the step found its target
+                self.abstentions.append(x)
             self.confidence = [c for c in self.confidence if c[0] != x] + [(x, 0.0 if r.abstained else r.score,
                                                                           r.abstained)]
             self._plot()
@@ -257,7 +263,7 @@ class BreakerPanel(QWidget):
         self.state, self.failures, self.threshold, self.failed_probes, self.final = "", 0, 0, 0, False
         self._deadline = None
         self._timer.stop()
-        self.latency, self.confidence, self._x_of, self._flow_lines = [], [], {}, []
+        self.latency, self.confidence, self._x_of, self._flow_lines, self.abstentions = [], [], {}, [], []
         for plot, keep in ((self.latency_plot, (self._latency_curve,)),
                            (self.confidence_plot, (self._confidence_curve, self._abstained))):
             for item in list(plot.getPlotItem().items):
@@ -326,7 +332,13 @@ class BreakerPanel(QWidget):
         self._latency_curve.setData([p[0] for p in lat], [p[1] for p in lat])
         conf = sorted(self.confidence)
         self._confidence_curve.setData([c[0] for c in conf], [c[1] for c in conf])
-        self._abstained.setData([c[0] for c in conf if c[2]], [0.0 for c in conf if c[2]])
+        self._abstained.setData(list(self.abstentions), [0.0] * len(self.abstentions))
+        # fixed ranges: every step of the run from x = 1, latency from 0 ms (one point never fills the plot)
+        last = max([len(self._x_of), 5])
+        self.latency_plot.setXRange(0.5, last + 0.5, padding=0)
+        top = max([ms for _x, ms in lat] + [100.0])
+        self.latency_plot.setYRange(0, top * 1.15, padding=0)
+        self.confidence_plot.setYRange(0, 1.05, padding=0)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
         return QSize(420, 460)
