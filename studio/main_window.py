@@ -277,11 +277,11 @@ class MainWindow(QMainWindow):
         self.steps_panel.table.setVerticalHeader(self.breakpoint_gutter)
         self.steps_panel.model.current_flow_changed.connect(lambda _f: self.breakpoint_gutter.viewport().update())
         self.breakpoints_panel = BreakpointsPanel(self.breakpoint_book, self._step_ids, self._step_titles)
-        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", self.breakpoints_panel,
+        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", _scrolled(self.breakpoints_panel),
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.escalations_dock, self.breakpoints_dock)
         self.breaker_panel = BreakerPanel()
-        self.breaker_dock = self._dock("Breaker", "breakerDock", self.breaker_panel,
+        self.breaker_dock = self._dock("Breaker", "breakerDock", _scrolled(self.breaker_panel),
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.log_dock, self.breaker_dock)
         self.escalations_dock.raise_()
@@ -853,6 +853,18 @@ class MainWindow(QMainWindow):
             if self._note and s in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED):
                 parts.append(self._note)
         self.state_label.setText("   \u00b7   ".join(parts))
+
+
+def _scrolled(widget: QWidget) -> QWidget:
+    """``widget`` in a frameless scroll area: a dock never makes the window's minimum size grow."""
+    from PySide6.QtWidgets import QScrollArea  # noqa: PLC0415
+
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setMinimumSize(120, 90)
+    return area
 
 
 def _record_icon() -> QIcon:
