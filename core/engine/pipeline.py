@@ -772,7 +772,10 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     The step's reversibility is the one known now (declared, or inferred
     from the writes its action caused, S6).  A reversible step with a
     checkpoint is rolled back before it is retried (R3); a popup over the
-    page is dismissed first (failure kind 14).
+    page is dismissed first (failure kind 14).  Where the policy would
+    escalate a failed assertion, the step is recorded ``failed`` instead and
+    the flow ends without asking anyone: the app misbehaved, and a batch goes
+    on with its next flow in the studio as on the command line.
     """
     if isinstance(exc, PageError):  # a broken, stuck or still-loading page: a human decides (never a hang)
         exc = StepFailure(Failure("page", str(exc), acted=ctx.acted), escalation="page")
