@@ -102,7 +102,7 @@ def _breaker() -> QWidget:
             panel.apply(e)
     panel.apply(BreakerChanged(run_id, "open", 3, 3, 287.0, 1))  # a failed probe re-opened it: 4:47 to half-open
     row.addWidget(panel, 1)
-    box.resize(820, 560)
+    box.resize(1180, 330)
     return box
 
 

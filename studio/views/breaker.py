@@ -139,7 +139,7 @@ class BreakerPanel(QWidget):
 
         import pyqtgraph as pg  # noqa: PLC0415 - heavy: loaded with the first panel
         from PySide6.QtCore import QTimer  # noqa: PLC0415
-        from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout  # noqa: PLC0415
+        from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout  # noqa: PLC0415
 
         super().__init__(parent)
         self._clock = clock or _time.monotonic
@@ -181,6 +181,8 @@ class BreakerPanel(QWidget):
         self.hint_label.setWordWrap(True)
         lay.addWidget(self.hint_label)
 
+        plots = QHBoxLayout()  # side by side: the panel lives in a wide, short bottom dock
+        lay.addLayout(plots, 1)
         pg.setConfigOptions(antialias=True)
         self.latency_plot = pg.PlotWidget(background=COLORS["base"])
         self.confidence_plot = pg.PlotWidget(background=COLORS["base"])
@@ -190,10 +192,12 @@ class BreakerPanel(QWidget):
             plot.setLabel("left", unit, color=COLORS["muted"])
             plot.setLabel("bottom", "step (over the run)", color=COLORS["muted"])
             plot.showGrid(x=True, y=True, alpha=0.15)
-            plot.setMinimumHeight(120)
+            plot.setMinimumHeight(90)
+            # the plot's own size hint (480 px high) would make the scrolling dock taller than its view
+            plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
             plot.setMenuEnabled(False)
             plot.getAxis("bottom").setTickSpacing(major=1, minor=1)  # steps are whole numbers
-            lay.addWidget(plot, 1)
+            plots.addWidget(plot, 1)
         self.confidence_plot.setYRange(0, 1.05)
         self.confidence_plot.setXLink(self.latency_plot)  # one step, one x on both plots
         self._latency_curve = self.latency_plot.plot([], [], pen=pg.mkPen(COLORS["accent"], width=2), symbol="o",
@@ -341,4 +345,4 @@ class BreakerPanel(QWidget):
         self.confidence_plot.setYRange(0, 1.05, padding=0)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
-        return QSize(420, 460)
+        return QSize(820, 300)
