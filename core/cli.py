@@ -335,6 +335,23 @@ def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
     return _bench_output(args, format_report(report), report)
 
+def _cmd_bench_studio(args: argparse.Namespace) -> int:
+    """``steadyhand bench studio``: the studio replays a project offscreen (its own process: core never loads Qt)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "studio.bench", "--project", str(Path(args.project).resolve()),
+           "--timeout-s", str(args.timeout_s)]
+    if args.flows:
+        cmd += ["--flows", *args.flows]
+    if args.json:
+        cmd += ["--json", str(Path(args.json).resolve())]
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    return subprocess.run(cmd, cwd=root, env=env, check=False).returncode
+
+
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
     from urllib.parse import urlsplit
@@ -638,6 +655,14 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--repeat", type=int, default=10, help="runs per case, median reported (default 10)")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_diff)
+    bst = bsub.add_parser("studio", help="the studio replays a project offscreen: longest GUI stall (ms) and "
+                                          "live-view frames per second",
+                          description="Example: steadyhand bench studio --flows sort_table --json /tmp/studio.json")
+    bst.add_argument("--project", default="projects/demo", help="project to replay (default projects/demo)")
+    bst.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to replay (default: all of the project)")
+    bst.add_argument("--timeout-s", type=float, default=600.0, help="give up after this many seconds (default 600)")
+    bst.add_argument("--json", metavar="PATH", help='write {"stall_ms", "fps", "steps", ...}')
+    bst.set_defaults(func=_cmd_bench_studio)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")
     ic.add_argument("script", help="script written by `playwright codegen --target python`")

@@ -31,7 +31,8 @@ from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_fac
 from .habits import ErrorsButton, FindBar, ProjectWatcher, ShortcutsDialog, recent_projects, remember_project
 from .recorder_bridge import RecorderFactory
 from .run_state import RunState, RunStateMachine, controls_for
-from .views.breaker import BreakerIndicator
+from .views.breaker import BreakerIndicator, BreakerPanel
+from .views.breakpoints import BreakpointBook, BreakpointGutter, BreakpointsPanel
 from .theme import TAKEOVER_COLOR
 from .views.escalations import AnswerBar, EscalationsPanel, TakeoverBanner
 from .views.takeover import TakeoverController
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_central()
         self._build_docks()
+        self._build_debug_docks()
         self._build_recorder()
         self._build_graph_and_history()
         self._build_heal_review()
@@ -299,6 +301,54 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.steps_dock], [300], Qt.Orientation.Vertical)
         if self.flows_list.count():
             self.flows_list.setCurrentRow(0)
+
+    def _build_debug_docks(self) -> None:
+        """Breakpoints (gutter of the steps table, conditions dock) and the Breaker panel with its plots."""
+        self.breakpoint_book = BreakpointBook(self.project.root, self)
+        self.breakpoint_gutter = BreakpointGutter(self.breakpoint_book, lambda: self.steps_panel.model.current_flow,
+                                                  self._step_ids, self.steps_panel.table)
+        self.steps_panel.table.setVerticalHeader(self.breakpoint_gutter)
+        self.steps_panel.model.current_flow_changed.connect(lambda _f: self.breakpoint_gutter.viewport().update())
+        self.breakpoints_panel = BreakpointsPanel(self.breakpoint_book, self._step_ids, self._step_titles)
+        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", _scrolled(self.breakpoints_panel),
+                                           Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.escalations_dock, self.breakpoints_dock)
+        self.breaker_panel = BreakerPanel()
+        self.breaker_dock = self._dock("Breaker", "breakerDock", _scrolled(self.breaker_panel),
+                                       Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.log_dock, self.breaker_dock)
+        self.escalations_dock.raise_()
+        self.steps_dock.raise_()
+        self.breakpoint_book.changed.connect(self._send_breakpoints)
+        self.breakpoint_book.error.connect(lambda m: self.statusBar().showMessage(m, 15000))
+        self._pause_reason = ""
+        self._sent_breakpoints: tuple[object, object] | None = None
+        self.breakpoint_book.load()
+
+    def _step_ids(self, flow: str) -> list[str]:
+        f = self.project.flows.get(flow)
+        return [s.id for s in f.steps] if f is not None else []
+
+    def _step_titles(self, flow: str) -> list[str]:
+        f = self.project.flows.get(flow)
+        return [s.title for s in f.steps] if f is not None else []
+
+    def _send_breakpoints(self, _bps: object = None) -> None:
+        """Give the engine the current breakpoints (at once when it runs, else before the next Start)."""
+        engine, bps = self.bridge.engine, self.breakpoint_book.breakpoints
+        if engine is None:
+            return
+        sent = self._sent_breakpoints
+        if sent is not None and sent[0] is engine and sent[1] == bps:
+            return
+        if sent is None or sent[0] is not engine:
+            if bps.empty:
+                self._sent_breakpoints = (engine, bps)
+                return  # a new engine has none: nothing to say
+        from core.engine.events import SetBreakpoints  # noqa: PLC0415
+
+        engine.send(SetBreakpoints(bps))
+        self._sent_breakpoints = (engine, bps)
 
     def _populate_flows(self, unchecked: frozenset[str] = frozenset()) -> None:
         """Fill the flows list from ``self.project`` (every flow checked except ``unchecked``)."""
@@ -778,6 +828,10 @@ class MainWindow(QMainWindow):
         self.breaker.reset()
         self.model_usage.reset()
         self.live_view.set_target(None)
+        self.live_view.clear()  # the last run's frame is not this run's page
+        self.live_view.set_placeholder("Starting the run\u2026")
+        self.caption.setText("Starting the run \u2014 the first screenshot comes with the first step")
+        self._send_breakpoints()
         self.bridge.start(flows, paused=paused)
         return True
 
@@ -873,6 +927,7 @@ class MainWindow(QMainWindow):
                 model.set_flow(name, titles, reset=True)
         self._populate_flows(unchecked)
         self.recorder_dock.set_project(project)
+        self.breakpoint_book.load(project.root)
         self.setWindowTitle(f"Steadyhand Studio \u2014 {project.name}")
         self.project_label.setText(f"{project.name}  \u00b7  {self.project_path}")
         names = self.flow_names()
@@ -970,6 +1025,7 @@ class MainWindow(QMainWindow):
         self.escalations_panel.apply(event)
         self.breaker.apply(event)
         self.model_usage.apply(event)
+        self.breaker_panel.apply(event)
         if not isinstance(event, PhaseChanged):
             self.event_log.apply(event)
         if isinstance(event, RunFinished):
@@ -987,10 +1043,13 @@ class MainWindow(QMainWindow):
         elif isinstance(event, PhaseChanged):
             self._phase = event.phase
         elif isinstance(event, Paused):
-            self._step_index, self._phase = event.index, ""
+            self._step_index, self._phase, self._pause_reason = event.index, "", event.reason
         elif isinstance(event, Resumed):
             self.banner.hide()
+            self._pause_reason = ""
         elif isinstance(event, RunFinished):
+            self.breaker.finish()
+            self._pause_reason = ""
             self.banner.hide()
             self.takeover_banner.end()
             self._note = ""
@@ -1034,9 +1093,12 @@ class MainWindow(QMainWindow):
             text = (f"<b>Escalated at step {esc.event.index + 1} \u2014 {_esc(esc.event.step_title)}</b><br>"
                     f"{_esc(esc.event.plain or esc.event.reason)}")
             self.banner_answers.set_answers(esc.event.answers)
-        else:
+        elif event.reason.startswith(("breakpoint:", "paused before ")):  # inside the step
+            text = f"<b>Paused at step {event.index + 1}</b> \u2014 {_esc(event.reason)}"
+        else:  # before the step starts
+            why = "" if event.reason == "paused" else event.reason
             text = (f"<b>Paused before step {event.index + 1}</b>"
-                    + (f" \u2014 {_esc(event.reason)}" if event.reason else ""))
+                    + (f" \u2014 {_esc(why)}" if why else " \u2014 F10 runs it, F5 goes on"))
         for b in self.banner_buttons:
             b.setVisible(not escalated)
         self.banner_answers.setVisible(escalated)
@@ -1174,9 +1236,13 @@ class MainWindow(QMainWindow):
 
     def _update_status(self) -> None:
         s = self.state
+        if not self.flows_list.count() and not getattr(self, "_recording", False):
+            self.live_view.set_placeholder("No flow yet \u2014 record your first flow: Record (Ctrl+R)")
         parts = [s.label]
         if getattr(self, "_recording", False) and s in (RunState.IDLE, RunState.FINISHED):
             parts = ["Recording", f"{self.recorder_dock.flow_name()} \u00b7 stop it in the Recorder to run flows"]
+        elif s in (RunState.IDLE, RunState.FINISHED) and not self.flows_list.count():
+            parts.append("no flow yet \u2014 record your first flow (Ctrl+R)")
         elif s in (RunState.IDLE,):
             n = len(self.checked_flows())
             total = len(self.flow_names())
@@ -1195,11 +1261,25 @@ class MainWindow(QMainWindow):
                 if s is RunState.PAUSED:
                     where = f"at step {self._step_index + 1}/{self._step_count}"
                 parts.append(where)
+            if s is RunState.PAUSED and self._pause_reason.startswith(("breakpoint:", "paused before ")):
+                parts.append(self._pause_reason)
             if self._phase and s in (RunState.RUNNING, RunState.PAUSING):
                 parts.append(self._phase)
             if self._note and s in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED):
                 parts.append(self._note)
         self.state_label.setText("   \u00b7   ".join(parts))
+
+
+def _scrolled(widget: QWidget) -> QWidget:
+    """``widget`` in a frameless scroll area: a dock never makes the window's minimum size grow."""
+    from PySide6.QtWidgets import QScrollArea  # noqa: PLC0415
+
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setMinimumSize(120, 90)
+    return area
 
 
 def _record_icon() -> QIcon:

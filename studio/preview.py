@@ -33,7 +33,8 @@ from .main_window import MainWindow
 from .run_state import RunState
 from .samples import sample_project
 from .testing import FakeEngine, FakeRecorder, RecordingEngine, sample_run_events
-from .views.breaker import BreakerIndicator
+from .views.breaker import BreakerIndicator, BreakerPanel
+from .views.breakpoints import BreakpointBook, BreakpointGutter, BreakpointsPanel
 from .views.escalations import EscalationsPanel
 from .views.event_log import EventLog
 from .views.live_view import LiveView
@@ -122,15 +123,55 @@ def _escalations() -> EscalationsPanel:
 
 
 def _breaker() -> QWidget:
-    from PySide6.QtWidgets import QVBoxLayout  # noqa: PLC0415
+    """The status-bar indicators in each state, and the Breaker panel after a sample run whose breaker opened."""
+    from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout  # noqa: PLC0415
+
+    from core.engine.events import BreakerChanged, RunStarted  # noqa: PLC0415
 
     box = QWidget()
-    lay = QVBoxLayout(box)
-    for state, n in (("closed", 0), ("half_open", 2), ("open", 3)):
+    row = QHBoxLayout(box)
+    col = QVBoxLayout()
+    for state, n, final in (("closed", 0, False), ("half_open", 3, False), ("open", 3, False), ("open", 3, True)):
         b = BreakerIndicator()
         b.set_state(state, n, 3)
-        lay.addWidget(b)
-    box.resize(260, 110)
+        if final:
+            b.finish()
+        col.addWidget(b)
+    col.addStretch(1)
+    row.addLayout(col)
+    panel = BreakerPanel()
+    events = sample_run_events(until_escalation=False)
+    run_id = next(e.run_id for e in events if isinstance(e, RunStarted))
+    for e in events:
+        if not isinstance(e, (BreakerChanged,)) and type(e).__name__ != "RunFinished":
+            panel.apply(e)
+    panel.apply(BreakerChanged(run_id, "open", 3, 3, 287.0, 1))  # a failed probe re-opened it: 4:47 to half-open
+    row.addWidget(panel, 1)
+    box.resize(1180, 330)
+    return box
+
+
+def _breakpoints() -> QWidget:
+    """The steps table with its breakpoint gutter (two red dots) beside the Breakpoints panel."""
+    from PySide6.QtWidgets import QHBoxLayout  # noqa: PLC0415
+
+    from core.engine.breakpoints import Breakpoints, Conditions  # noqa: PLC0415
+
+    project = sample_project()
+    flow = "login_lockout"
+    ids = lambda f: [s.id for s in project.flows[f].steps] if f in project.flows else []  # noqa: E731
+    titles = lambda f: [s.title for s in project.flows[f].steps] if f in project.flows else []  # noqa: E731
+    book = BreakpointBook()
+    steps = _steps()
+    steps.table.setVerticalHeader(BreakpointGutter(book, lambda: steps.model.current_flow, ids, steps.table))
+    first = ids(flow)
+    book.set(Breakpoints({flow: frozenset({first[2], first[5]})},
+                         Conditions(low_confidence=True, confidence_below=0.8, abstained=True, irreversible=True)))
+    box = QWidget()
+    row = QHBoxLayout(box)
+    row.addWidget(steps, 3)
+    row.addWidget(BreakpointsPanel(book, ids, titles), 1)
+    box.resize(1400, 360)
     return box
 
 
@@ -402,7 +443,7 @@ def _history(compare: bool = False) -> QWidget:
 
 
 PANELS: dict[str, Callable[[], QWidget]] = {
-    "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "log": _log,
+    "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "breakpoints": _breakpoints, "log": _log,
     "recorder": _recorder, "window": populated_window, "correction": _correction,
     "timeline": _timeline, "model": _model,
     "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
+from core.engine.breakpoints import Breakpoints
 from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
 from core.domain.belief import Belief
 from core.domain.change import BaselineAlert, ChangeReport
@@ -31,6 +32,7 @@ __all__ = [
     "HealProposed", "UseCandidate", "ProposeHeal",
     "TakeoverFrame", "TakeoverActionRecorded", "CorrectionOffered", "HandBackMeaning", "TakeoverInput",
     "StateNoted",
+    "SetBreakpoints",
 ]
 
 #: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
@@ -162,12 +164,18 @@ class StepFinished:
 
 @dataclass(frozen=True, slots=True)
 class BreakerChanged:
-    """Circuit breaker state (R4): ``closed`` / ``open`` / ``half_open``."""
+    """Circuit breaker state (R4): ``closed`` / ``open`` / ``half_open``.
+
+    ``half_open_in_s``: seconds until an open breaker half-opens by itself
+    (None when not open); ``failed_probes``: half-open probes that failed in a row.
+    """
 
     run_id: str
     state: BreakerState
     consecutive_failures: int
     threshold: int
+    half_open_in_s: float | None = None
+    failed_probes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,3 +541,16 @@ class StateNoted:
 
 
 EngineEvent = Union[EngineEvent, StateNoted]  # type: ignore[misc]
+
+
+@dataclass(frozen=True, slots=True)
+class SetBreakpoints:
+    """Replace the engine's breakpoints (:mod:`core.engine.breakpoints`); takes effect at the next pause point.
+
+    Accepted while idle and during a run; a breakpoint that fires emits
+    :class:`Paused` with ``reason`` ``"breakpoint: ..."``.
+    """
+
+    breakpoints: Breakpoints = field(default_factory=Breakpoints)
+
+Command = Union[Command, SetBreakpoints]  # type: ignore[misc]

@@ -123,7 +123,8 @@ class FlowExecutor:
 
     def emit_breaker(self, run_id: str) -> None:
         """Announce the breaker's state (R4)."""
-        self.emit(BreakerChanged(run_id, self.breaker.state, self.breaker.failures, self.breaker.current_limit))
+        b = self.breaker
+        self.emit(BreakerChanged(run_id, b.state, b.failures, b.current_limit, b.seconds_to_half_open(), b.failed_probes))
 
     def observe(self, run_id: str, flow: Flow, index: int, when: str, *, ctx: StepContext | None = None) -> Observation:
         """Observe the page (``when``: ``"before"`` / ``"after"`` the action), store and announce it.

@@ -49,6 +49,7 @@ from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
+from core.engine import breakpoints
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.change import ChangeReport
 from core.domain.evidence import AssertionCheck
@@ -775,6 +776,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
             except TakeoverRequested:
                 _take_over(ex, ctx)
             except Exception as exc:  # noqa: BLE001 - the one error path: the policy judges it
+                breakpoints.check(ex, ctx, "failed")
                 _on_failure(ex, ctx, exc)
     except (StopRequested, KeyboardInterrupt):
         ctx.status, ctx.error, ctx.error_kind = "stopped", "stopped by the user", "stopped"
@@ -791,6 +793,7 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             return  # finished early (an optional step whose target is absent)
         if name == "resolve" and not needs_target(ctx.step):  # type: ignore[arg-type]
             continue
+        breakpoints.check(ex, ctx, name)
         t = time.monotonic()
         try:
             ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
@@ -810,7 +813,10 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     The step's reversibility is the one known now (declared, or inferred
     from the writes its action caused, S6).  A reversible step with a
     checkpoint is rolled back before it is retried (R3); a popup over the
-    page is dismissed first (failure kind 14).
+    page is dismissed first (failure kind 14).  Where the policy would
+    escalate a failed assertion, the step is recorded ``failed`` instead and
+    the flow ends without asking anyone: the app misbehaved, and a batch goes
+    on with its next flow in the studio as on the command line.
     """
     if isinstance(exc, PageError):  # a broken, stuck or still-loading page: a human decides (never a hang)
         exc = StepFailure(Failure("page", str(exc), acted=ctx.acted), escalation="page")
@@ -847,6 +853,9 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
             return
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
+        return
+    if f.kind == "assertion":  # the app misbehaved: the flow fails and a batch goes on, with or without a human
+        ctx.status, ctx.error, ctx.error_kind = "failed", rec.reason, "assertion"
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
     reason, answers, breaker = rec.reason, human_answers(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 import uuid
 from typing import Callable
 
@@ -15,8 +16,9 @@ from core.domain import Escalation
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.engine.events import (
     Command, EngineError, EngineEvent, HandBack, Pause, Paused, Resume, Resumed, Retry, RunFinished, RunStarted,
-    Skip, Start, StepOnce, Stop, TakeOver, Compensate, ProposeHeal, UseCandidate,
+    SetBreakpoints, Skip, Start, StepOnce, Stop, TakeOver, Compensate, ProposeHeal, UseCandidate,
 )
+from core.engine.breakpoints import Breakpoints
 from core.engine.chosen import accepts
 from core.engine.takeover import TAKEOVER_INPUTS, TakeoverRecording
 from core.engine.session import ProjectSession
@@ -42,6 +44,11 @@ class _ThreadControl:
         self._answer: Answer | None = None
         self._handed_back = False
         self._where: tuple[str, int] = ("", -1)
+        #: Seconds spent waiting for the user (paused, escalated, taken over) since the engine started:
+        #: the step pipeline leaves them out of a step's duration.
+        self.waited_s = 0.0
+        #: Breakpoints checked by the step pipeline (:func:`core.engine.breakpoints.check`).
+        self.breakpoints = Breakpoints()
         #: Set by the step loop while an escalation waits: takes a ProposeHeal (core.engine.chosen).
         self.on_propose: Callable[[ProposeHeal], object] | None = None
         #: The recording of the human's actions while a takeover lasts (:mod:`core.engine.takeover`).
@@ -71,6 +78,9 @@ class _ThreadControl:
             raise StopRequested()
         if isinstance(cmd, Stop):
             raise StopRequested()
+        if isinstance(cmd, SetBreakpoints):
+            self.breakpoints = cmd.breakpoints
+            return  # not an answer: a pause or an escalation keeps waiting
         self._handed_back = isinstance(cmd, HandBack)
         if isinstance(cmd, Pause):
             self.paused = True
@@ -105,6 +115,7 @@ class _ThreadControl:
         """Block until a command gives an answer ``accept`` takes; Paused/Resumed around it."""
         self.paused, self._answer = True, None
         self.runner._emit(Paused(run_id, flow, index, reason))
+        t0 = time.monotonic()
         try:
             while True:
                 self._apply(self._next_command())
@@ -114,23 +125,40 @@ class _ThreadControl:
         finally:
             # answered, or stopped: either way this question is over (a stopped flow's next flow runs)
             self.paused = False
+            self.waited_s += time.monotonic() - t0
             self.runner._emit(Resumed(run_id))
         return self._answer
 
     def pause_point(self, run_id: str, flow: str, index: int, phase: str) -> None:
         self._where = (flow, index)
         if index < 0:
-            self.takeover_wanted = False  # a new flow: a takeover asked for in the last one does not carry over
+            # a new flow: a takeover asked for in the last one does not carry over; a pause (Start paused,
+            # or Pause pressed meanwhile) waits for the first step, so that it reads "before step 1"
+            self.takeover_wanted = False
+            self._drain()
+            return
         self._drain()
-        if self.step_from is not None and self.step_from != (flow, index) and index >= 0:
+        if self.step_from is not None and self.step_from != (flow, index):
             # one step was run: pause again at the start of the next one
             self.step_from = None
             self.paused = True
         if self.paused:
-            self._wait_for_answer(run_id, flow, index, "paused", lambda a: a.kind in ("retry", "take_over"))
-        if self.takeover_wanted and index >= 0:
+            reason = "paused" if phase == "observe" else f"paused before {phase}"
+            self._wait_for_answer(run_id, flow, index, reason, lambda a: a.kind in ("retry", "take_over"))
+        if self.takeover_wanted:
             self.takeover_wanted = False
             raise TakeoverRequested()
+
+    def break_here(self, run_id: str, flow: str, index: int, reason: str) -> None:
+        """A breakpoint fired (:func:`core.engine.breakpoints.check`): wait like a pause, ``reason`` shown.
+
+        Resume goes on; Step runs the rest of this step and pauses before the
+        next; Take over takes the page at the next pause point; Stop raises
+        :class:`StopRequested`.
+        """
+        self._where = (flow, index)
+        self.step_from = None
+        self._wait_for_answer(run_id, flow, index, reason, lambda a: a.kind in ("retry", "take_over"))
 
     def escalate(self, escalation: Escalation) -> Answer:
         self._where = (escalation.flow, escalation.index)
@@ -214,6 +242,9 @@ class EngineRunner:
                 cmd = self._commands.get()
                 if cmd is _CLOSE:
                     return
+                if isinstance(cmd, SetBreakpoints):
+                    control.breakpoints = cmd.breakpoints
+                    continue
                 if not isinstance(cmd, Start):
                     continue  # pause/resume/step/stop outside a run: nothing to do
                 run_id = uuid.uuid4().hex

@@ -211,6 +211,8 @@ class StepsModel(QAbstractTableModel):
             note = (event.moment, f"{b.state} ({b.confidence:.2f})", b.evidence, event.key_point)
             row.states = tuple(s for s in row.states if s[0] != event.moment) + (note,)
             row.recent_states = event.recent
+        elif isinstance(event, Paused) and row.status == "running" and row.phase != "taken over":
+            row.phase = "paused"  # until the next phase starts
         else:
             return
         self._row_changed(flow, index)
@@ -330,7 +332,8 @@ class StepsModel(QAbstractTableModel):
         if col == self.COL_STATUS:
             if row.phase == "taken over":
                 return "taken over"
-            label = "paused" if row.status == "running" and row.paused else status_label(row.status)
+            label = "paused" if row.status == "running" and (row.paused or row.phase == "paused") \
+                else status_label(row.status)
             return f"{label} \u00b7 {row.phase}" if row.status == "running" and row.phase else label
         if col == self.COL_STRATEGY:
             if row.strategy:

@@ -540,7 +540,9 @@ def test_a_working_action_whose_assertion_fails_is_not_performed_again() -> None
     assert [a.element for a in fake.actions] == ["go"]  # the click worked: doing it again would act twice
     assert result.status == "failed" and result.steps[0].attempts == 1
     assert rec.of(VerdictReached)[0].verdict.kind == "failed"
-    assert "Published" in rec.of(EscalationRaised)[0].reason
+    # a failed assertion fails the flow without asking anyone (a batch goes on, CLI and studio alike)
+    assert rec.of(EscalationRaised) == [] and "Published" in result.error
+    assert result.error_kind == "assertion"
 
 
 def test_an_empty_input_clears_a_filled_field() -> None:

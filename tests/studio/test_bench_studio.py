@@ -1,0 +1,35 @@
+"""``steadyhand bench studio``: the studio replays a demo flow offscreen and prints its figures."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run([sys.executable, "-m", "core.cli", "bench", "studio", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_bench_studio_replays_and_prints_its_figures(tmp_path: Path) -> None:
+    out = tmp_path / "studio.json"
+    proc = _cli("--flows", "sort_table", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "longest GUI event-loop stall" in proc.stdout and "live view frames per second" in proc.stdout
+    doc = json.loads(out.read_text())
+    assert {"stall_ms", "fps", "steps"} <= set(doc)
+    assert isinstance(doc["stall_ms"], float) and doc["stall_ms"] >= 0
+    assert isinstance(doc["fps"], float) and doc["fps"] > 0  # the live view was given frames
+    assert doc["steps"] == 5 and doc["results"] == {"sort_table": "passed"}
+    assert "propagateSizeHints" not in proc.stderr
+
+
+def test_bench_studio_names_an_unknown_flow() -> None:
+    proc = _cli("--flows", "no_such_flow")
+    assert proc.returncode == 2
+    assert "unknown flow(s) no_such_flow" in proc.stderr
