@@ -776,7 +776,11 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
             except TakeoverRequested:
                 _take_over(ex, ctx)
             except Exception as exc:  # noqa: BLE001 - the one error path: the policy judges it
-                breakpoints.check(ex, ctx, "failed")
+                t = time.monotonic()
+                try:
+                    breakpoints.check(ex, ctx, "failed")
+                finally:
+                    ctx.waited += time.monotonic() - t  # time paused at a breakpoint is not the step's
                 _on_failure(ex, ctx, exc)
     except (StopRequested, KeyboardInterrupt):
         ctx.status, ctx.error, ctx.error_kind = "stopped", "stopped by the user", "stopped"
@@ -793,9 +797,9 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             return  # finished early (an optional step whose target is absent)
         if name == "resolve" and not needs_target(ctx.step):  # type: ignore[arg-type]
             continue
-        breakpoints.check(ex, ctx, name)
         t = time.monotonic()
         try:
+            breakpoints.check(ex, ctx, name)  # a breakpoint pauses here too
             ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
         finally:
             ctx.waited += time.monotonic() - t  # time paused is not the step's time
