@@ -78,6 +78,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.junit and not _writable(Path(args.junit)):
         _err(f"{args.junit}: cannot write the JUnit XML there")
         return EXIT_INPUT
+    if args.html and args.no_store:
+        _err("--html reads the run from the project's store; it cannot be used with --no-store")
+        return EXIT_INPUT
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
     model_use: dict[str, dict[str, float]] = {}  # per flow: what the model cost (P9), when one is configured
     results = []
@@ -154,7 +157,73 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from core.engine.junit import write_junit
 
         write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
+    if args.html:
+        for path in _write_html_reports(project, results, Path(args.html)):
+            print(f"report: {path}", file=sys.stderr)
     return exit_code(results)
+
+
+def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
+    """One HTML report per run: ``path`` itself for one run, ``<stem>-<flow>[-N].html`` beside it for several."""
+    from core.engine.html_report import ReportError, write_html_report
+    from core.store import Store, StoreError
+
+    written: list[Path] = []
+    try:
+        store = Store.open(project.data_dir / "store.sqlite", read_only=True)
+    except (StoreError, OSError) as exc:
+        _err(f"no HTML report: {exc}")
+        return written
+    try:
+        for n, r in enumerate(results):
+            target = path if len(results) == 1 else path.with_name(f"{path.stem}-{r.flow}-{n + 1}{path.suffix}")
+            try:
+                written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None))
+            except (ReportError, OSError) as exc:
+                _err(f"{target}: no HTML report for {r.flow}: {exc}")
+    finally:
+        store.close()
+    return written
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """``steadyhand report RUN_ID [--project P] -o FILE.html``: 0 written, 2 bad input (unknown run, no store)."""
+    from core.engine.html_report import ReportError, write_html_report
+    from core.project import ProjectError, load_project
+    from core.store import Store, StoreError
+
+    try:
+        project = load_project(args.project)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    db = project.data_dir / "store.sqlite"
+    if not db.is_file():
+        _err(f"{db}: no store yet (run a flow first)")
+        return EXIT_INPUT
+    try:
+        store = Store.open(db, read_only=True)
+    except (StoreError, OSError) as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    try:
+        flow = None
+        try:
+            run = store.get_run(args.run_id) or next(
+                (r for r in store.list_runs(limit=10_000) if r.id.startswith(args.run_id)), None)
+            flow = project.flows.get(run.flow) if run is not None else None
+            path = write_html_report(store, args.run_id, Path(args.output),
+                                     total_steps=len(flow.steps) if flow is not None else None)
+        except ReportError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
+        except OSError as exc:
+            _err(f"{args.output}: cannot write the report: {exc.strerror or exc}")
+            return EXIT_INPUT
+    finally:
+        store.close()
+    print(f"report: {path}")
+    return EXIT_OK
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -513,6 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--headless", action="store_true", help="run Chromium headless")
     r.add_argument("--json", metavar="PATH", help="write a JSON summary")
     r.add_argument("--junit", metavar="PATH", help="write JUnit XML (one test case per flow run) for CI")
+    r.add_argument("--html", metavar="PATH", help="write a self-contained HTML report of each run (several runs: "
+                                                  "PATH-<flow>-N.html)")
     r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
     r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
@@ -526,6 +597,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--takeover-timeout", type=float, default=600.0, metavar="S",
                    help="longest wait for a hand-back, s (600)")
     r.set_defaults(func=_cmd_run)
+
+    rp = sub.add_parser("report", help="one self-contained HTML file of a stored run",
+                        description="Write a stored run as one HTML file (steps, verdicts, before/after screenshots "
+                                    "with the changed regions, heals with old and new descriptors, the breaker's "
+                                    "history, timings; secrets masked). RUN_ID may be a unique prefix.",
+                        epilog="example: steadyhand report 3f2a9c --project projects/demo -o run.html")
+    rp.add_argument("run_id", metavar="RUN_ID", help="the run's id or a unique prefix (steadyhand history list)")
+    rp.add_argument("--project", default=".", help="project folder (default: the current folder)")
+    rp.add_argument("-o", "--output", required=True, metavar="FILE.html", help="where to write the report")
+    rp.set_defaults(func=_cmd_report)
 
     a = sub.add_parser("audit", help="look for the declared secrets' values in the project's files, store and screenshots",
                        description="Scan the project folder (flows, the store, screenshots and their masked regions, "

@@ -26,12 +26,15 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 def test_nothing_leaks_from_a_run_and_a_planted_value_is_found(tmp_path: Path) -> None:
     project = tmp_path / "demo"
     shutil.copytree(ROOT / "projects" / "demo", project, ignore=shutil.ignore_patterns(".steadyhand"))
-    junit, exported = tmp_path / "junit.xml", tmp_path / "test_export_report.py"
-    run = cli("run", str(project), "--flow", "export_report", "--headless", "--junit", str(junit))
+    junit, exported, report = tmp_path / "junit.xml", tmp_path / "test_export_report.py", tmp_path / "run.html"
+    run = cli("run", str(project), "--flow", "export_report", "--headless", "--junit", str(junit),
+              "--html", str(report))
     assert run.returncode == 0, run.stdout + run.stderr
+    assert f"report: {report}" in run.stderr
+    _look_at_the_report(report)
     assert cli("export", "pytest", str(project), "--flow", "export_report", "-o", str(exported)).returncode == 0
 
-    audit = cli("audit", str(project), "--also", str(junit), "--also", str(exported))
+    audit = cli("audit", str(project), "--also", str(junit), "--also", str(exported), "--also", str(report))
     assert audit.returncode == 0, audit.stdout + audit.stderr
     summary = audit.stdout.splitlines()[-1]
     assert summary.endswith("for 1 secret(s): nothing found."), audit.stdout
@@ -46,3 +49,30 @@ def test_nothing_leaks_from_a_run_and_a_planted_value_is_found(tmp_path: Path) -
     assert leaked.returncode == 1
     assert f"{(media.parent / 'debug.txt').relative_to(project)}: secret 'password' (clear)" in leaked.stdout
     assert SECRET not in leaked.stdout + leaked.stderr
+
+
+def _look_at_the_report(report: Path) -> None:
+    """The HTML report opened in Chromium: every step with its verdict and both screenshots, no outside reference."""
+    from playwright.sync_api import sync_playwright
+
+    from core.perception.browser import find_chromium
+
+    text = report.read_text()
+    assert "http://" not in text.split("<body>", 1)[1].replace("http://127.0.0.1", "")  # nothing fetched
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(None), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(report.as_uri())
+            assert page.locator("header h1").inner_text().startswith("export_report")
+            steps = page.locator("section.step[id^=step-]")
+            assert steps.count() == 5
+            assert page.locator("section.step[id^=step-] .badge.passed").count() == 5
+            images = page.locator("section.step img")
+            assert images.count() == 10  # before and after of every step
+            assert all(images.nth(i).evaluate("i => i.complete && i.naturalWidth > 0") for i in range(10))
+            assert page.locator(".region").count() >= 5  # changed regions outlined
+            assert "Circuit breaker" in page.content()
+            page.screenshot(path=str(report.with_suffix(".png")))
+        finally:
+            browser.close()
