@@ -19,7 +19,7 @@ from typing import Sequence
 from core.domain import Candidate, ElementDescriptor, EscalationKind, Resolution, ScoredCandidate
 from core.locate.roles import effective_role
 
-__all__ = ["explain", "use_once_confirm", "role_of", "TIE_MIN_SCORE", "FAR_SCORE"]
+__all__ = ["explain", "candidate_state", "use_once_confirm", "role_of", "TIE_MIN_SCORE", "FAR_SCORE"]
 
 #: A best candidate at or above this score, with a runner-up within the margin, is a tie between look-alikes
 #: rather than "not found" (the fuzzy threshold's neighbourhood, R2: 0.8).
@@ -64,7 +64,8 @@ def _label(s: ScoredCandidate, by_ref: dict[str, Candidate]) -> str:
     return _quoted(label) if label else f"an unnamed {role_of(c.descriptor) if c else 'element'}"
 
 
-def _state(c: Candidate | None) -> str:
+def candidate_state(c: Candidate | None) -> str:
+    """``hidden`` / ``disabled`` / ``covered`` / ``enabled`` ("" when the element is not known), in that order."""
     if c is None:
         return ""
     if not c.visible:
@@ -72,8 +73,14 @@ def _state(c: Candidate | None) -> str:
     if not c.enabled:
         return "disabled"
     if c.covered:
-        return "covered by another element"
-    return ""
+        return "covered"
+    return "enabled"
+
+
+def _state(c: Candidate | None) -> str:
+    """What keeps a candidate from being acted on, in words ("" when nothing does)."""
+    state = candidate_state(c)
+    return {"covered": "covered by another element", "enabled": ""}.get(state, state)
 
 
 def _kind(c: Candidate | None) -> str:

@@ -258,9 +258,9 @@ def write_html_report(store: Any, run_id: str, path: Path, *, total_steps: int |
         When the file cannot be written.
     """
     text = html_report(store, run_id, total_steps=total_steps)
+    from core.project.loader import write_atomic
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, text.encode("utf-8"))
     return path

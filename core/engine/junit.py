@@ -118,9 +118,9 @@ def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
         When the folder cannot be created or the file written.
     """
     text = junit_xml(list(results), suite=suite, seeds=seeds)
+    from core.project.loader import write_atomic
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, text.encode("utf-8"))
     return path

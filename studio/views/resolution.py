@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.domain import BBox, Candidate, EscalationCandidate, Resolution
+from core.engine.explain import candidate_state
 from core.engine.events import (
     EngineEvent, EscalationRaised, HealProposed, ObservationMade, ProposeHeal, Resumed, RunFinished,
     RunStarted, StepFinished, StepStarted, TargetResolved, UseCandidate,
@@ -43,19 +44,6 @@ from ..theme import COLORS, STATUS_COLORS
 from .live_view import descriptor_lines
 
 __all__ = ["ResolutionPanel", "ShownCandidate", "candidate_state", "install_resolution_dock"]
-
-
-def candidate_state(c: Candidate | None) -> str:
-    """``hidden`` / ``disabled`` / ``covered`` / ``enabled`` ("" when the element is not known)."""
-    if c is None:
-        return ""
-    if not c.visible:
-        return "hidden"
-    if not c.enabled:
-        return "disabled"
-    if c.covered:
-        return "covered"
-    return "enabled"
 
 
 @dataclass(frozen=True, slots=True)
