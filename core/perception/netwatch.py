@@ -105,18 +105,7 @@ class NetworkWatch:
     @classmethod
     def of(cls, driver: Any) -> "NetworkWatch | None":
         """The watch of ``driver``'s current page (made on first use); None for drivers without a page."""
-        page = getattr(driver, "page", None)
-        if page is None or not hasattr(page, "on"):
-            return None
-        watch = getattr(driver, "_steadyhand_netwatch", None)
-        if isinstance(watch, NetworkWatch) and watch.page is page:
-            return watch
-        try:
-            watch = cls(page)
-            driver._steadyhand_netwatch = watch  # noqa: SLF001 - cached on the driver it follows
-        except Exception:  # noqa: BLE001 - a page that cannot be followed: no inference
-            return None
-        return watch
+        return follow_page(driver, cls, "_steadyhand_netwatch")
 
     # --- events ---------------------------------------------------------------------
     def _on_mark(self, source: Any, method: str, url: str) -> None:
@@ -172,3 +161,20 @@ class NetworkWatch:
                 out.append(RequestSeen(r.t, r.method, r.url, r.resource_type, True, r.status)
                            if not r.keepalive and self._marked(r) else r)
         return out
+
+
+def follow_page(driver: Any, cls: type, attr: str) -> Any:
+    """The ``cls(page)`` follower of ``driver``'s current page, made on first use and cached on the driver as
+    ``attr`` (a new page gets a new one); None for drivers without a page or a page that cannot be followed."""
+    page = getattr(driver, "page", None)
+    if page is None or not hasattr(page, "on"):
+        return None
+    follower = getattr(driver, attr, None)
+    if isinstance(follower, cls) and getattr(follower, "page", None) is page:
+        return follower
+    try:
+        follower = cls(page)
+        setattr(driver, attr, follower)
+    except Exception:  # noqa: BLE001 - a page that cannot be followed: nothing is inferred from it
+        return None
+    return follower

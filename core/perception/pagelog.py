@@ -71,18 +71,9 @@ class PageLog:
     @classmethod
     def of(cls, driver: Any) -> "PageLog | None":
         """The log of ``driver``'s current page (made on first use); None for drivers without a page."""
-        page = getattr(driver, "page", None)
-        if page is None or not hasattr(page, "on"):
-            return None
-        log = getattr(driver, "_steadyhand_pagelog", None)
-        if isinstance(log, PageLog) and log.page is page:
-            return log
-        try:
-            log = cls(page)
-            driver._steadyhand_pagelog = log  # noqa: SLF001 - cached on the driver it follows
-        except Exception:  # noqa: BLE001 - a page that cannot be followed: no log
-            return None
-        return log
+        from .netwatch import follow_page
+
+        return follow_page(driver, cls, "_steadyhand_pagelog")
 
     # --- Playwright events (engine thread) ---------------------------------------------
     def _on_console(self, msg: Any) -> None:
