@@ -52,6 +52,8 @@ __all__ = ["HealBook", "PENDING_HEAL", "new_descriptor", "flow_file_name"]
 
 #: Strategy of a step resolved by reusing a pending heal (a heal in the run's counts: not ``"exact"``).
 PENDING_HEAL = "pending_heal"
+#: Strategy of a heal a person proposed during an escalation (:mod:`core.heal.chosen`): never reused unreviewed.
+CHOSEN_STRATEGY = "chosen"
 
 
 def new_descriptor(old: ElementDescriptor, acted: ElementDescriptor) -> ElementDescriptor:
@@ -192,7 +194,9 @@ class HealBook:
         if self._cache[0] != (run_id, flow):
             by_key: dict[str, list[Any]] = {}
             for p in self.table.list(status="pending", flow=flow):
-                if p.kind == "heal":
+                # a heal a person proposed during an escalation was never acted on nor verified by a run:
+                # it waits for review and is never reused before it is accepted (a wrong click otherwise)
+                if p.kind == "heal" and p.strategy != CHOSEN_STRATEGY:
                     by_key.setdefault(p.old_key, []).append(p)
             for group in by_key.values():
                 group.sort(key=lambda p: (p.updated_at is not None, p.updated_at, p.id), reverse=True)

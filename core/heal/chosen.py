@@ -13,13 +13,10 @@ from typing import Any
 
 from core.domain import Candidate, Flow, Resolution, Step
 
-from .book import HealBook, _label, _parametrised, flow_file_name, new_descriptor
+from .book import CHOSEN_STRATEGY, HealBook, _label, _parametrised, flow_file_name, new_descriptor
 from .identity import old_key, proposal_key
 
 __all__ = ["propose_chosen", "CHOSEN_STRATEGY"]
-
-#: Strategy of a heal a person chose from an escalation.
-CHOSEN_STRATEGY = "chosen"
 
 
 def propose_chosen(book: HealBook, flow: Flow, run_id: str, index: int, step: Step, cand: Candidate,

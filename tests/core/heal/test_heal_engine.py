@@ -206,3 +206,27 @@ def test_a_selector_only_step_is_filled_in_and_reported_not_proposed(tmp_path) -
     with pytest.raises(AlreadyReviewedError):
         p.review.accept(rec.id)
     p.store.close()
+
+
+def test_a_heal_a_person_proposed_is_never_reused_before_it_is_accepted(tmp_path) -> None:
+    """"Propose as heal" on a look-alike during an escalation: the next run must not click it on its own."""
+    from core.heal.chosen import propose_chosen
+    from core.perception.fake import FakeDriver as _Fake
+
+    missing = ElementDescriptor(tag="button", role="button", name="Department", text="Department")
+    p = Project(tmp_path / "p", target=missing)
+    try:
+        pages = page("Delete", "btn-x")  # nothing like "Department"; a "Delete" look-alike is there
+        first, _, _ = p.run(pages)
+        assert first.status != "passed" and p.clicked == []
+        flow = load_flow(p.path)
+        fake = _Fake(pages=pages)
+        fake.goto("/")
+        cand = next(c for c in fake.observe().candidates if c.descriptor.name == "Delete")
+        pid, _line = propose_chosen(p.book, flow, first.run_id, 0, flow.steps[0], cand, None)
+        assert pid and p.review.get(pid).status == "pending"
+        second, notes, _ = p.run(pages)
+        assert p.clicked == [] and second.status != "passed"  # not reused: still waiting for review
+        assert not any("reused" in n for n in notes)
+    finally:
+        p.store.close()
