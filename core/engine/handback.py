@@ -28,7 +28,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from core.domain import Escalation
 from core.engine.control import Answer
@@ -134,16 +134,30 @@ class WaitControl:
             takeover.unlink(missing_ok=True)
 
 
+def _alive(pid: int) -> bool:
+    """True when process ``pid`` exists (signal 0); a process of another user counts as alive."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def read_takeover(data_dir: Path) -> dict[str, Any] | None:
     """The waiting run's takeover file, None when no run waits."""
     return _read_json(Path(data_dir) / TAKEOVER_FILE)
 
 
 def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
-                   continue_from: int | None = None) -> dict[str, Any]:
+                   continue_from: int | None = None, flow_steps: Mapping[str, int] | None = None) -> dict[str, Any]:
     """Hand back to the run waiting in ``data_dir``; returns its takeover record.
 
     ``continue_from`` is 1-based (as shown); None lets ``meaning`` decide.
+    ``flow_steps`` (flow name -> number of steps) bounds it: 1..N, or N + 1
+    to end the flow.  A takeover file left by a process that has ended is
+    refused, not answered.
 
     Raises
     ------
@@ -157,8 +171,16 @@ def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
     waiting = read_takeover(data_dir)
     if waiting is None:
         raise HandbackError(f"{Path(data_dir) / TAKEOVER_FILE}: no run is waiting for a hand-back")
+    pid = waiting.get("pid")
+    if isinstance(pid, int) and not _alive(pid):
+        raise HandbackError(f"{Path(data_dir) / TAKEOVER_FILE}: run {waiting.get('run_id')} is not waiting any more "
+                            f"(its process {pid} has ended); nothing was handed back")
     if run_id and waiting.get("run_id") != run_id:
         raise HandbackError(f"run {run_id} is not waiting for a hand-back (run {waiting.get('run_id')} is)")
+    steps = (flow_steps or {}).get(str(waiting.get("flow")))
+    if continue_from is not None and isinstance(steps, int) and not 1 <= continue_from <= steps + 1:
+        raise HandbackError(f"--continue-from {continue_from}: the flow {waiting.get('flow')} has {steps} steps "
+                            f"(1..{steps}, or {steps + 1} to end it)")
     data: dict[str, Any] = {"run_id": waiting.get("run_id"), "meaning": meaning}
     if continue_from is not None:
         data["continue_from"] = int(continue_from)
@@ -192,7 +214,8 @@ def handback_command(args: argparse.Namespace) -> int:
         print(f"steadyhand: error: --continue-from is 1-based, got {args.continue_from}", file=sys.stderr)
         return 2
     try:
-        waiting = write_handback(project.data_dir, args.meaning, run_id=args.run, continue_from=args.continue_from)
+        waiting = write_handback(project.data_dir, args.meaning, run_id=args.run, continue_from=args.continue_from,
+                                 flow_steps={name: len(f.steps) for name, f in project.flows.items()})
     except (HandbackError, ValueError) as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2

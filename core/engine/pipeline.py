@@ -1055,6 +1055,15 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     target = continue_target(back.meaning, ctx.index, back.continue_from)
     if not 0 <= target <= len(run.flow.steps):
         target = ctx.index
+    nothing_done = (manual is None or not getattr(manual, "steps", ())) and _page_unchanged(ex, ctx)
+    if nothing_done and target > ctx.index and not (ctx.acted and ctx.step is not None and ctx.step.reversible is False):
+        # "done" / "replace" with no action on the page: nothing shows the step's work was done - never passed
+        ex.emit(HandedBack(run.run_id, run.flow.name, ctx.index, back.meaning or ""))
+        store_correction(ex, ctx, recording, manual, back.meaning, ctx.index, reason)
+        ctx.status, ctx.error_kind = "escalated", "escalated"
+        ctx.error = (f"handed back as {back.meaning or 'done'} at step {ctx.index + 1}, but no action was recorded "
+                     f"on the page: nothing shows the step's work was done (skip the step to go on without it)")
+        return
     done_already = ctx.acted and ctx.step is not None and not ctx.step.reversible
     if target == ctx.index and done_already:
         target = ctx.index + 1
@@ -1068,6 +1077,19 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
         return  # the same step again, on the page as the human left it
     why = "; its action had been performed and is not done again" if done_already else ""
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
+
+
+def _page_unchanged(ex: "FlowExecutor", ctx: StepContext) -> bool:
+    """True when the page is in the same light state (S2 digest: URL, texts, elements, values) as when the step
+    was observed before the takeover: nobody did anything on it.  False when it cannot be told."""
+    seen = ctx.after or ctx.before
+    if seen is None or seen.signature is None:
+        return False
+    try:
+        now = ex.driver.observe(screenshot=False)
+    except Exception:  # noqa: BLE001 - a page that cannot be observed: the hand-back decides
+        return False
+    return now.signature is not None and now.signature.digest == seen.signature.digest
 
 
 def _side_effect(ctx: StepContext) -> bool:

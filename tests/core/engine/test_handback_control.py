@@ -72,3 +72,23 @@ def test_escalations_become_takeovers_only_where_offered(tmp_path: Path) -> None
 ])
 def test_where_the_engine_goes_on(meaning: str | None, continue_from: int | None, expected: int) -> None:
     assert continue_target(meaning, 3, continue_from) == expected
+
+
+def test_a_dead_run_and_a_step_out_of_range_are_refused(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (tmp_path / TAKEOVER_FILE).write_text(json.dumps({"run_id": "r9", "flow": "f", "step": 4, "pid": gone.pid}))
+    with pytest.raises(HandbackError, match="its process .* has ended"):
+        write_handback(tmp_path, "done")
+    assert not (tmp_path / HANDBACK_FILE).exists()
+    import os
+
+    (tmp_path / TAKEOVER_FILE).write_text(json.dumps({"run_id": "r9", "flow": "f", "step": 4, "pid": os.getpid()}))
+    with pytest.raises(HandbackError, match="has 5 steps"):
+        write_handback(tmp_path, "done", continue_from=99, flow_steps={"f": 5})
+    write_handback(tmp_path, "done", continue_from=6, flow_steps={"f": 5})  # 6 = end the flow
+    assert json.loads((tmp_path / HANDBACK_FILE).read_text())["continue_from"] == 6

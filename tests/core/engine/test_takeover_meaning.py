@@ -70,3 +70,21 @@ def test_a_takeover_that_timed_out_says_so() -> None:
     assert result.status == "escalated"
     assert result.steps[1].error == "the takeover ended without a hand-back: no hand-back within 600 s"
     assert not events.of(CorrectionOffered)
+
+
+class HandsBackIdle(HandsBack):
+    def take_over(self, run_id: str, flow: str, index: int) -> Answer:
+        return self.back  # the human did nothing on the page
+
+
+def test_done_with_nothing_done_on_the_page_is_never_passed() -> None:
+    fake = FakeDriver(
+        pages={"/": [{"id": "n1", "role": "button", "text": "Next"}], "/two": [{"id": "n2", "role": "button",
+                                                                                  "text": "Next"}]},
+        reactions={("/", "n1", "click"): navigate("/two"), ("/two", "n2", "click"): nothing()})
+    events = EventLog()
+    ex = FlowExecutor(fake, emit=events, control=HandsBackIdle(Answer("take_over", meaning="done"), fake),
+                      screenshots=False, settings=EngineSettings(waits=WaitSettings(retries=0, retry_delay_ms=0)))
+    result = ex.run_flow(Flow("f", "/", (_click("s1", "Next"), _click("s2", "Next"))), params={})
+    assert result.status == "escalated" and [o.status for o in result.steps] == ["passed", "escalated"]
+    assert "no action was recorded on the page" in result.steps[1].error
