@@ -54,7 +54,23 @@ class ProjectWatcher(QObject):
         self._timer.timeout.connect(self._fire)
         self._w.fileChanged.connect(self._on_change)
         self._w.directoryChanged.connect(self._on_change)
+        self._seen = self._snapshot()
         self.rewatch()
+
+    def _snapshot(self) -> dict[str, tuple[int, int]]:
+        """(mtime ns, size) of the project file and every flow file: what a change must change."""
+        out: dict[str, tuple[int, int]] = {}
+        files = [self.root / "steadyhand.yaml"]
+        flows = self.root / "flows"
+        if flows.is_dir():
+            files += sorted(flows.glob("*.yaml"))
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            out[str(f)] = (st.st_mtime_ns, st.st_size)
+        return out
 
     def rewatch(self) -> None:
         """Watch the current set of files (a new flow file, a file replaced by an atomic write)."""
@@ -83,6 +99,10 @@ class ProjectWatcher(QObject):
     def _fire(self) -> None:
         touched, self._touched = sorted(self._touched), set()
         self.rewatch()  # an atomic write replaced the file: watch the new one
+        now = self._snapshot()
+        if now == self._seen:
+            return  # the folder changed but no project or flow file did (the run-data folder was made)
+        self._seen = now
         self.changed.emit(touched)
 
 

@@ -441,6 +441,16 @@ class MainWindow(QMainWindow):
         self.bridge.event_received.connect(self.graph_view.apply)
         self.bridge.event_received.connect(self.history_panel.apply)
         self.history_panel.step_shown.connect(self._on_history_step)
+        self.history_panel.run_opened.connect(self._on_history_run)
+
+    def _on_history_run(self, detail: object) -> None:
+        """A stored run opened in the history: the timeline shows it too (diffs, phases, errors), read-only."""
+        run = getattr(detail, "run", None)
+        store = self.history_panel._store()  # noqa: SLF001 - the history's own read-only store
+        if run is None or store is None:
+            return
+        with store:
+            self.timeline_panel.load_run(store, run.id)
 
     def _on_history_step(self, _step: object, image: QImage) -> None:
         """A stored step scrubbed in the history: its before screenshot on the live view while no run is on."""

@@ -129,3 +129,20 @@ def test_compare_names_slower_and_changed_verdicts_and_the_graph_of_the_same_sto
     # the login page is left and reached again in each run (Unlock account): a revisit and a loop
     assert [n.url.endswith("/login") for n in graph.revisited()] == [True]
     assert graph.loops() and view.canvas.node_items
+
+
+def test_a_run_opened_from_the_history_shows_in_the_timeline(qtbot, runs) -> None:  # noqa: ANN001
+    from studio.main_window import MainWindow
+    from studio.testing import RecordingEngine
+
+    media, base, _sort, _tweak = runs
+    engines: list[RecordingEngine] = []
+    w = MainWindow(media.parent, engine_factory=RecordingEngine.factory(engines), close_timeout=5.0)
+    qtbot.addWidget(w)
+    try:
+        assert w.history_panel.open_run(base)
+        tl = w.timeline_panel
+        assert len(tl.visible_steps()) == w.history_panel.entries[-1].steps
+        assert any(s.evidence is not None and s.evidence.diff is not None for s in tl.visible_steps())
+    finally:
+        w.shutdown()

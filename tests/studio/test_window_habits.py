@@ -256,3 +256,20 @@ def test_an_empty_project_says_how_to_record_its_first_flow(open_window, demo) -
     assert w.flow_names() == [] and w.checked_flows() == ()
     assert "Record your first one" in w.flows_list.item(0).text()
     assert "record your first flow (Ctrl+R)" in w.state_label.text() and not w.action_start.isEnabled()
+
+
+def test_the_run_data_folder_appearing_is_not_a_change_of_the_project(qtbot, tmp_path) -> None:  # noqa: ANN001
+    from studio.habits import ProjectWatcher
+
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "steadyhand.yaml").write_text("name: W\n")
+    (tmp_path / "flows" / "a.yaml").write_text("name: a\n")
+    watcher = ProjectWatcher(tmp_path)
+    seen: list[list[str]] = []
+    watcher.changed.connect(seen.append)
+    (tmp_path / ".steadyhand").mkdir()  # the first run makes its data folder in the project root
+    (tmp_path / "notes.txt").write_text("not a project file")
+    qtbot.wait(900)
+    assert seen == []
+    (tmp_path / "flows" / "a.yaml").write_text("name: a\nsteps: []\n")
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
