@@ -837,6 +837,10 @@ class MainWindow(QMainWindow):
         self.escalations_panel.model.clear()
         self.breaker.reset()
         self.model_usage.reset()
+        for name in flows:  # the last run's results are not this run's: its flows start as pending rows
+            flow = self.project.flows.get(name)
+            if flow is not None:
+                self.steps_panel.model.set_flow(name, tuple(st.title for st in flow.steps), reset=True)
         self.live_view.set_target(None)
         self.live_view.clear()  # the last run's frame is not this run's page
         self.live_view.set_placeholder("Starting the run\u2026")

@@ -148,6 +148,7 @@ class BreakerPanel(QWidget):
         self.threshold = 0
         self.failed_probes = 0
         self.final = False
+        self.running = False  # a run started and no breaker event came yet
         self._deadline: float | None = None
         #: (x, ms) per finished step, (x, score, abstained) per resolution; x counts steps over the run.
         self.latency: list[tuple[int, float]] = []
@@ -221,7 +222,7 @@ class BreakerPanel(QWidget):
         )
 
         if isinstance(event, RunStarted):
-            self.clear()
+            self.clear(running=True)
             self._run_id = event.run_id
         elif isinstance(event, FlowStarted):
             x = len(self._x_of) + 1
@@ -259,11 +260,14 @@ class BreakerPanel(QWidget):
     def finish(self) -> None:
         """The run ended: the state shown is final, nothing counts down."""
         self.final = True
+        self.running = False
         self._deadline = None
         self._timer.stop()
         self._refresh()
 
-    def clear(self) -> None:
+    def clear(self, *, running: bool = False) -> None:
+        """Forget the last run; ``running``: a new run has started (no breaker event yet)."""
+        self.running = running
         self.state, self.failures, self.threshold, self.failed_probes, self.final = "", 0, 0, 0, False
         self._deadline = None
         self._timer.stop()
@@ -287,7 +291,7 @@ class BreakerPanel(QWidget):
     def state_text(self) -> str:
         """``"OPEN"``, ``"HALF-OPEN \u00b7 probing"``, ``"CLOSED \u00b7 run ended"``..."""
         if not self.state:
-            return "No run yet"
+            return "Closed \u00b7 waiting for the first step" if self.running else "No run yet"
         word = _STATE_WORDS.get(self.state, self.state)
         if self.final:
             return f"{word} \u00b7 run ended"

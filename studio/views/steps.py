@@ -401,8 +401,10 @@ def step_details_html(row: StepRow | None) -> str:
     if row.phase == "taken over":
         meta = [f"<span style='color:{TAKEOVER_COLOR}; font-weight:bold'>taken over</span>", "you have the page"]
     else:
-        meta = [f"<span style='color:{color}; font-weight:bold'>{_esc(status_label(row.status))}</span>"]
-    if row.phase and row.phase != "taken over":
+        paused = row.status == "running" and (row.paused or row.phase == "paused")
+        label = "paused" if paused else status_label(row.status)
+        meta = [f"<span style='color:{color}; font-weight:bold'>{_esc(label)}</span>"]
+    if row.phase and row.phase not in ("taken over", "paused"):
         n = PHASES.index(row.phase) + 1 if row.phase in PHASES else 0
         meta.append(f"phase {_esc(row.phase)}" + (f" ({n}/{len(PHASES)})" if n else ""))
     if row.attempt > 1:
