@@ -71,12 +71,17 @@ def escalation_offer(ex: "FlowExecutor", ctx: "StepContext", reason: str, kind: 
 
 
 def accepts(escalation: Any, answer: Answer) -> bool:
-    """False for a ``use_candidate`` answer the escalation cannot take: an unknown ref, or a choice that
-    needs confirming (``EscalationCandidate.confirm``) and was not confirmed."""
+    """False for a ``use_candidate`` answer the escalation cannot take: one meant for another step, an
+    unknown ref or one whose label is not the one the person chose, or a choice that needs confirming
+    (``EscalationCandidate.confirm``) and was not confirmed."""
     if answer.kind != "use_candidate":
         return True
+    if answer.index >= 0 and answer.index != getattr(escalation, "index", answer.index):
+        return False  # meant for another escalation
     cand = next((c for c in escalation.candidates if c.ref == answer.ref), None)
-    return cand is not None and (answer.confirmed or not cand.confirm)
+    if cand is None or (answer.label and cand.label != answer.label):
+        return False  # the ref names another element than the one the person chose
+    return answer.confirmed or not cand.confirm
 
 
 def use_once(ex: "FlowExecutor", ctx: "StepContext", escalation: Any, answer: Answer) -> bool:

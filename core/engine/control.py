@@ -46,6 +46,9 @@ class Answer:
         from; None = the step the takeover began at.
     ref : str
         Only for ``use_candidate``: the ref of the escalation's candidate to use once.
+    index, label : int, str
+        Only for ``use_candidate``: the step index of the escalation answered and
+        the candidate's label as the person saw it (-1 / "": not said).
     confirmed : bool
         Only for ``use_candidate``: the person confirmed a choice that needs it
         (an irreversible step, a role crossing).
@@ -60,6 +63,8 @@ class Answer:
     continue_from: int | None = None
     ref: str = ""
     confirmed: bool = False
+    index: int = -1
+    label: str = ""
     meaning: str | None = None
     reason: str = ""
 

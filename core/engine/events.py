@@ -400,6 +400,10 @@ class UseCandidate:
 
     ref: str
     confirmed: bool = False
+    #: The escalation it answers: its step index (-1: not said) and the candidate's label as shown ("" not said);
+    #: an answer meant for another escalation, or a ref that now names another element, is not taken.
+    index: int = -1
+    label: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,7 +98,8 @@ class _ThreadControl:
             self.paused, self._answer = False, Answer("take_over", continue_from=cmd.continue_from,
                                                       meaning=cmd.meaning)
         elif isinstance(cmd, UseCandidate):
-            self.paused, self._answer = False, Answer("use_candidate", ref=cmd.ref, confirmed=cmd.confirmed)
+            self.paused, self._answer = False, Answer("use_candidate", ref=cmd.ref, confirmed=cmd.confirmed,
+                                                          index=cmd.index, label=cmd.label)
         elif isinstance(cmd, ProposeHeal) and self.on_propose is not None:
             self.on_propose(cmd)  # not an answer: the escalation keeps waiting
 

@@ -286,7 +286,9 @@ class ResolutionPanel(QWidget):
                 return False
             confirmed = True
         self._open = False  # one answer per escalation
-        self.command_requested.emit(UseCandidate(ref, confirmed=confirmed))
+        label = next((c.label for c in (self._escalation.candidates if self._escalation else ()) if c.ref == ref),
+                     "")
+        self.command_requested.emit(UseCandidate(ref, confirmed=confirmed, index=self._index, label=label))
         self._refresh()
         return True
 

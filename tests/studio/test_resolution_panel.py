@@ -62,7 +62,7 @@ def test_plain_words_first_and_a_plain_choice_is_sent_once(qtbot, recorded) -> N
     tree = w.escalations_panel.candidates
     item = tree.topLevelItem(1)
     tree.itemDoubleClicked.emit(item, 0)
-    assert engine.commands[-1] == UseCandidate("0:10", confirmed=False)
+    assert engine.commands[-1] == UseCandidate("0:10", confirmed=False, index=5, label=OFFERED[1].label)
     # answered: nothing more is sent, until the run goes on
     assert not p.can_use() and not p.use_once("0:9") and not p.use_button.isEnabled()
     _play(qtbot, w, engine, Resumed("r1"))
@@ -78,7 +78,8 @@ def test_a_role_crossing_asks_first_and_a_no_sends_nothing(qtbot, recorded) -> N
     assert not p.use_once("0:9")
     assert asked and "link" in asked[0][1] and len(engine.commands) == sent and p.can_use()
     p.confirm = lambda q, why: True
-    assert p.use_once("0:9") and engine.commands[-1] == UseCandidate("0:9", confirmed=True)
+    assert p.use_once("0:9") and engine.commands[-1] == UseCandidate("0:9", confirmed=True, index=5,
+                                                                     label=OFFERED[0].label)
 
 
 def test_a_click_on_a_box_selects_the_candidate_and_use_once_needs_the_answer(qtbot, recorded) -> None:  # noqa: ANN001
