@@ -126,6 +126,9 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
     best = top[0]
     cand = by_ref.get(best.ref)
     runner = top[1] if len(top) > 1 else None
+    if resolution is not None and "the step is irreversible and no second independent" in resolution.reason:
+        return (f"{name} probably is {_label(best, by_ref)} ({best.score:.2f}), but the step is irreversible and "
+                f"only one way of finding it agrees: it is not acted on without your confirmation.")
     t_role, c_role = _crosses(target, cand)
     if t_role and best.score >= TIE_MIN_SCORE:  # the words match, the kind of control does not
         return (f"{name} ({t_role}) was not found; the closest is a {c_role} {_label(best, by_ref)} "

@@ -123,3 +123,14 @@ def test_a_weak_best_of_another_kind_names_the_closest_of_the_recorded_kind_too(
     text = explain("abstained", "r", target=target, resolution=res, candidates=cands)
     assert text == ("'Submit the order' was not found; the closest is a label 'Last reward:' (0.36), not close "
                     "enough to act on it; the closest button is 'Click Me!' (0.31).")
+
+
+def test_an_irreversible_step_held_back_by_the_second_level_rule_says_so() -> None:
+    target = ElementDescriptor(tag="button", role="button", name="Submit", text="Submit")
+    cands = [_c("0:1", "Submit request"), _c("0:2", "Cancel", y=50)]
+    # the chain's words when one level found it and no second independent one agreed (core/locate/chain.py)
+    r = Resolution("", None, 0.0, 0.0, 0.0, abstained=True, top=(ScoredCandidate("0:1", 0.85, "Submit request"),),
+                   reason="fuzzy_text: best 0.85, but the step is irreversible and no second independent level agrees")
+    text = explain("abstained", r.reason, target=target, resolution=r, candidates=cands)
+    assert text.startswith("'Submit' probably is 'Submit request' (0.85)")
+    assert "the step is irreversible" in text and "not close enough" not in text
