@@ -480,6 +480,8 @@ class LiveView(QWidget):
         fm = self.fontMetrics()
         w = sum(fm.horizontalAdvance(text) + 30 for _s, text in LEGEND) + 8
         h = fm.height() + 10
+        if w > self.width() - 16 or h > self.image_rect().height() * 0.15:
+            return QRectF()  # a small view: the legend would hide the page (it is in the context menu's tooltip)
         return QRectF(8, self.height() - h - 8, w, h)
 
     def label_rects(self) -> list[tuple[str, QRectF]]:
@@ -799,7 +801,8 @@ class LiveView(QWidget):
         self._paint_highlight(p)
         if self._interactive:
             self._paint_rec(p, rect)
-        elif self._legend_visible and (self._boxes_visible or self._target is not None or self._alternatives):
+        elif self._legend_visible and (self._boxes_visible or self._target is not None or self._alternatives) \
+                and not self.legend_rect().isEmpty():
             self._paint_legend(p)
         if self._zoom != 1.0:
             self._paint_zoom(p)
