@@ -36,6 +36,8 @@ to approve, or ``allow_irreversible: true`` on the step).
 """
 from __future__ import annotations
 
+import re
+
 import threading
 import time
 from dataclasses import dataclass, field
@@ -332,7 +334,10 @@ class ModelDecider:
             return queued
         # 3. rules before the model (P9): the only actionable element of the page
         only = [c for c in obs.candidates if c.visible and c.enabled and not c.covered]
-        if len(only) == 1 and (only[0].descriptor.role in ("button", "link") or only[0].descriptor.tag == "button"):
+        if (len(only) == 1 and (only[0].descriptor.role in ("button", "link") or only[0].descriptor.tag == "button")
+                and not only[0].descriptor.title and _names_goal(only[0], goal)
+                and not may_write(only[0], "click") and not contradicts_goal(only[0], goal)
+                and not obs.modal_titles):
             a.rule_decisions += 1
             ans = GroundAnswer(grid="A1", element_desc=only[0].descriptor.label_text, action="click",
                                reason="the only actionable element of the page (rule, no model call)")
@@ -474,3 +479,10 @@ def _bound(assertion: Assertion, params: Mapping[str, str]) -> Assertion:
         return Assertion(assertion.kind, bind(assertion.expected, params), bind(assertion.selector, params))
     except Exception:  # noqa: BLE001
         return assertion
+
+
+def _names_goal(cand: Candidate, goal: str) -> bool:
+    """True when the element's name shares a word (3+ letters) with the goal: the rule "the only actionable
+    element" is used only when that element is plainly what the goal asks for (P9: rules for trivial actions)."""
+    words = {w for w in re.findall(r"[a-z]{3,}", (cand.descriptor.label_text or "").lower())}
+    return bool(words & set(re.findall(r"[a-z]{3,}", goal.lower())))

@@ -331,6 +331,13 @@ def intersect(answer: GroundAnswer, view: GroundingView) -> Grounded:
             return Grounded("unknown_id", None, answer.element_id, 0.0,
                             f"the model named element {answer.element_id!r}, which is not listed")
         if answer.element_id in in_cell:
+            chosen = view.ids[answer.element_id]
+            if answer.element_desc and _name(chosen) and _matches(answer.element_desc, chosen) < DESC_MATCH:
+                # the id and the cell agree, the words do not: ids are positions in this listing (a cached or
+                # stale answer, or a model that mixed them up) - the element is not the one described
+                return Grounded("conflict", None, answer.element_id, 0.0,
+                                f"the model described {answer.element_desc[:40]!r} but element {answer.element_id} "
+                                f"is {_name(chosen)[:40]!r}")
             return _checked(view, answer.element_id, answer.action, "agree", 1.0,
                             f"cell {answer.grid} and element {answer.element_id} agree")
         return Grounded("conflict", None, answer.element_id, 0.0,

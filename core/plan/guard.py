@@ -16,7 +16,7 @@ import re
 
 from core.domain import Candidate
 
-__all__ = ["DESTRUCTIVE", "WRITES", "contradicts_goal", "may_write", "MODEL_ACTIONS"]
+__all__ = ["DESTRUCTIVE", "DESTRUCTIVE_PHRASES", "WRITES", "contradicts_goal", "may_write", "MODEL_ACTIONS"]
 
 #: Verbs whose action destroys or spends (matched as whole words, with -s / -es / -ing; case-insensitive).
 DESTRUCTIVE = ("delete", "remove", "destroy", "erase", "purge", "drop", "wipe", "reset", "revoke", "deactivate",
@@ -35,6 +35,23 @@ def _name(c: Candidate) -> str:
     return " ".join((d.label_text or d.title or d.alt or d.text or "").split()).lower()
 
 
+def _texts(c: Candidate) -> str:
+    """Every text the element carries (accessible name, label, text, title, alt, placeholder), lower case: an
+    icon button named "🗑" whose title says "Delete report" deletes."""
+    d = c.descriptor
+    return " ".join(" ".join((d.name, d.label, d.text, d.title, d.alt, d.placeholder)).split()).lower()
+
+
+#: Phrases that destroy though their verb alone does not ("close" also closes dialogs).
+DESTRUCTIVE_PHRASES = ("close account", "close my account", "close your account", "cancel subscription",
+                       "cancel my subscription", "empty trash", "empty the trash")
+
+
+def _wordless(c: Candidate) -> bool:
+    """True when the element says nothing in words (an icon, a symbol): what it does cannot be read."""
+    return re.search(r"[^\W_]", _texts(c)) is None
+
+
 def _has(text: str, verb: str) -> bool:
     """``verb`` as a word of ``text`` (``delete``, ``deletes``, ``deleting``; not ``archived``, not ``address``)."""
     stem = verb[:-1] if verb.endswith("e") else verb
@@ -43,7 +60,11 @@ def _has(text: str, verb: str) -> bool:
 
 def contradicts_goal(cand: Candidate, goal: str) -> str:
     """Why acting on ``cand`` contradicts ``goal`` ("" when it does not): a destructive verb the goal lacks."""
-    name, g = _name(cand), goal.lower()
+    name, g = _texts(cand), goal.lower()
+    for phrase in DESTRUCTIVE_PHRASES:
+        if phrase in name and phrase not in g:
+            return (f"the model chose {_name(cand)[:40]!r}, which would {phrase} - something the goal does not "
+                    f"ask for ({goal[:60]!r}): refused")
     for verb in DESTRUCTIVE:
         if _has(name, verb) and not _has(g, verb):
             return (f"the model chose {_name(cand)[:40]!r}, which would {verb} something the goal does not "
@@ -52,12 +73,18 @@ def contradicts_goal(cand: Candidate, goal: str) -> str:
 
 
 def may_write(cand: Candidate, kind: str) -> bool:
-    """True when a click-like action on ``cand`` may write data: a write verb in its name.
+    """True when the action on ``cand`` may write data: a write verb or a destructive phrase in any of its
+    texts (name, title, alt...), an icon-only control whose words say nothing, or a key pressed in a field
+    (Enter submits its form).
 
     A submit button alone is not enough ("Sign in", "Search" submit forms and write nothing); what the
     action really wrote is still read from its requests afterwards (S6, :mod:`core.act.writes`).
     """
+    if kind == "press" and cand.editable:
+        return True  # Enter (or any key) in a field may submit its form
     if kind not in ("click", "dblclick", "press"):
         return False
-    name = _name(cand)
-    return any(_has(name, verb) for verb in WRITES)
+    if _wordless(cand):
+        return True  # an icon-only control: what it does cannot be read, so it may write
+    name = _texts(cand)
+    return any(_has(name, verb) for verb in WRITES) or any(p in name for p in DESTRUCTIVE_PHRASES)

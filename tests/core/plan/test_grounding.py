@@ -106,3 +106,12 @@ def test_unknown_action_rejected_by_schema():
 
     with pytest.raises(ValidationError):
         GroundAnswer(grid="A1", action="drag", element_desc="x")
+
+
+def test_an_id_whose_element_is_not_the_one_described_is_a_conflict():
+    """Ids are positions in this listing: a cached or stale answer can name the right cell and the wrong
+    element ("Help" described, "Close account" under that id) - never an agreement."""
+    view = grounding_view(_obs(), image=False)
+    k = view.id_of(next(c for c in view.ids.values() if c.descriptor.label_text == "Sign in"))
+    g = intersect(GroundAnswer(grid="E4", element_desc="Help", action="click", reason="r", element_id=k), view)
+    assert g.verdict == "conflict" and not g.ok and "described 'Help'" in g.reason

@@ -167,10 +167,18 @@ def test_decisions_cached_by_state_and_goal():
 
 
 def test_rules_before_the_model_for_the_only_button():
-    lone = FakeDriver(pages={"/form": [{"id": "ok", "role": "button", "text": "Continue"}], "/done": DONE},
+    lone = FakeDriver(pages={"/form": [{"id": "ok", "role": "button", "text": "Finish"}], "/done": DONE},
                       reactions={("/form", "ok", "click"): navigate("/done")})
     result, reqs, d, agent = run(None, driver=lone)
     assert result.status == "passed" and reqs == [] and agent.rule_decisions == 1
+
+
+def test_the_only_button_is_not_clicked_by_rule_when_it_is_not_what_the_goal_asks_or_may_write():
+    for text in ("OK", "Erase all data", "Save"):  # unrelated to "Finish the form", destructive, a write
+        lone = FakeDriver(pages={"/form": [{"id": "ok", "role": "button", "text": text}], "/done": DONE},
+                          reactions={("/form", "ok", "click"): navigate("/done")})
+        result, reqs, d, agent = run(None, driver=lone)
+        assert agent.rule_decisions == 0 and not d.actions, text
 
 
 def test_batched_fill_and_events():
