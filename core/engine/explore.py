@@ -745,7 +745,7 @@ def _origin(url: str) -> str:
 
 def explore(project_root: str | Path, settings: ExploreSettings, *, save: str = "",
             progress: Callable[[str], None] = lambda s: None, headless: bool | None = True,
-            use_model: bool = True) -> ExploreReport:
+            use_model: bool = True, force: bool = False) -> ExploreReport:
     """Open the project, explore, save the goal's flow file; returns the report.
 
     Raises
@@ -760,6 +760,9 @@ def explore(project_root: str | Path, settings: ExploreSettings, *, save: str = 
     name = save or (_slug(parse_goal(settings.goal)) if settings.goal else "")
     if name and not valid_flow_name(name):
         raise ExploreError(f"--save {name!r}: a flow name is letters, digits, '_' and '-'")
+    if name and not force and (flow_path(project.root, name).exists() or name in project.flows):
+        raise ExploreError(f"{flow_path(project.root, name)}: a flow named {name!r} exists; pass --force to "
+                           f"overwrite it or choose another --save name")
     with ProjectSession(project, headless=headless) as session:
         planner = None
         setup = None
@@ -810,6 +813,7 @@ def add_explore_parser(sub: Any) -> Any:
                    help="also try actions that may write data (default: never; a network guard stops writes)")
     e.add_argument("--goal", default="", help='"TEXT appears": stop when it does and save the shortest path')
     e.add_argument("--save", default="", metavar="NAME", help="flow name for the goal's path (default reach_<text>)")
+    e.add_argument("--force", action="store_true", help="overwrite an existing flow of that name")
     e.add_argument("--seed", type=int, default=0, help="seed of the tie-break draw (default 0)")
     e.add_argument("--headed", action="store_true", help="show the browser")
     e.add_argument("--no-model", action="store_true", help="explore without the project's model even when one is set")
@@ -841,7 +845,8 @@ def explore_command(args: Any) -> int:
     try:
         report = explore(args.project, settings, save=args.save,
                          progress=lambda line: print(line, file=sys.stderr, flush=True),
-                         headless=False if args.headed else None, use_model=not args.no_model)
+                         headless=False if args.headed else None, use_model=not args.no_model,
+                         force=args.force)
     except (ExploreError, ProjectError) as exc:
         return err(str(exc))
     except (SessionError, BrowserLaunchError, NavigationError) as exc:

@@ -134,3 +134,17 @@ def test_explore_with_a_model_plans_backs_off_on_a_mismatch_and_replans(tmp_path
     assert len(srv.requests) == 2 and "Last outcome: 'Sorted by Employee' did not appear" in sent[-1]
     assert not any("demo-pass" in t for t in sent)  # the secret typed by the setup never reaches the model
     assert (root / "flows" / "planned.yaml").is_file()
+
+
+def test_save_never_overwrites_a_flow_without_force(tmp_path) -> None:
+    import shutil
+
+    from core.cli import main
+
+    root = tmp_path / "demo"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "projects" / "demo", root,
+                    ignore=shutil.ignore_patterns(".steadyhand"))
+    before = (root / "flows" / "sort_table.yaml").read_bytes()
+    code = main(["explore", str(root), "--setup", "sort_table:3", "--goal", "Sorted by Status, ascending appears",
+                 "--save", "sort_table"])
+    assert code == 2 and (root / "flows" / "sort_table.yaml").read_bytes() == before
