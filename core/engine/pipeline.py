@@ -485,13 +485,18 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None
     run_id, flow, kind = ctx.run.run_id, ctx.run.flow.name, ctx.step.action.kind
     ctx.probe = getattr(ex.driver, "probe", lambda: None)() or {}
-    if ctx.already:
-        ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True, "already in the wanted state"))
-        return
     # P8: the same action on the same state again is refused before it is done; read-only kinds (assert,
     # wait, hover, scroll, screenshot) change no data and a repeated scroll moves a page the digest does not see
     key = "" if spec(kind).read_only else action_key(ctx.step, ctx.candidate.descriptor if ctx.candidate else None,
                                                      ctx.value)
+    if ctx.already:
+        if key and ctx.source == "model":  # a model choosing, again and again, what is already done: a loop too
+            looping = ex.loops.check(key, ctx.state, title=ctx.title)
+            if looping:
+                raise StepFailure(Failure("loop", looping), escalation="loop")
+            ex.loops.record(key, ctx.state)
+        ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True, "already in the wanted state"))
+        return
     looping = ex.loops.check(key, ctx.state, title=ctx.title) if key else ""
     if looping:
         raise StepFailure(Failure("loop", looping), escalation="loop")

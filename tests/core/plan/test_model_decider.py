@@ -307,3 +307,18 @@ def test_targetless_scroll_then_the_goal():
     result, reqs, d, _ = run(rule, driver=d)
     assert result.status == "passed", result.error
     assert [a.kind for a in d.actions if a.kind != "assert"] == ["scroll", "click"]
+
+
+def test_a_model_that_keeps_choosing_what_is_already_done_is_stopped_by_the_anti_loop_rule():
+    page = [{"id": "note", "role": "textbox", "label": "Note", "value": "Family trip", "bbox": [140, 90, 200, 40]},
+            {"id": "save", "role": "button", "text": "Go", "bbox": [400, 330, 100, 40]}]
+    d = FakeDriver(pages={"/form": page, "/done": DONE}, reactions={("/form", "save", "click"): navigate("/done")})
+
+    def same_fill(req):
+        e, cell = _ids(last_user_text(req))["Note"]
+        return json.dumps({"grid": cell, "element_id": e, "element_desc": "Note", "action": "input",
+                           "value": "Family trip", "reason": "r", "confidence": 0.9})
+
+    result, reqs, d, agent = run(same_fill, driver=d)
+    assert result.status == "escalated" and ("P8" in result.error or "loop" in result.error.lower()), result.error
+    assert len(reqs) <= 5 and acted(d) == []  # stopped by P8 (3 in 5), not by the 30-step budget
