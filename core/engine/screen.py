@@ -250,7 +250,10 @@ class ScreenTracker:
         run, obs = ctx.run, ctx.before
         if obs is None or not 0 <= ctx.index < len(run.flow.steps):
             return None
-        step_id = run.flow.steps[ctx.index].id
+        step = run.flow.steps[ctx.index]
+        if getattr(step, "goal", ""):
+            return None  # a goal step goes through many pages by design: it has no one screen to compare
+        step_id = step.id
         fp = fingerprint(obs, self.facts_of(obs))
         base = self.baselines.get(step_id)
         if base is not None and not fp.phash and base.phash:
