@@ -1061,7 +1061,20 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     if not 0 <= target <= len(run.flow.steps):
         target = ctx.index
     nothing_done = (manual is None or not getattr(manual, "steps", ())) and _page_unchanged(ex, ctx)
-    if nothing_done and target > ctx.index and not (ctx.acted and ctx.step is not None and ctx.step.reversible is False):
+    nothing_done = nothing_done and target > ctx.index and not (
+        ctx.acted and ctx.step is not None and ctx.step.reversible is False)
+    if nothing_done and back.continue_from is not None:
+        # the person chose where to go on, having done nothing: the step is skipped by hand, and said so
+        ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
+        store_correction(ex, ctx, recording, manual, back.meaning, target, reason)
+        ex.breaker.record_success()
+        ex.loops.reset()
+        ex.stagnation.reset()
+        ex.emit_breaker(run.run_id)
+        ctx.status, ctx.next_index = "skipped", target
+        ctx.error = f"skipped by hand (nothing was done on the page); continued from step {target + 1}"
+        return
+    if nothing_done:
         # "done" / "replace" with no action on the page: nothing shows the step's work was done - never passed
         ex.emit(HandedBack(run.run_id, run.flow.name, ctx.index, back.meaning or ""))
         store_correction(ex, ctx, recording, manual, back.meaning, ctx.index, reason)

@@ -97,8 +97,9 @@ def test_take_over_an_escalated_step_and_hand_back_to_the_next(qtbot, tmp_path):
     qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=TIMEOUT_MS)
     rows = w.steps_panel.model.rows("export_report")
-    assert [r.status for r in rows] == ["passed", "passed", "passed", "manual", "passed", "passed"]
-    assert rows[3].error == "done by hand; continued from step 5"
+    # nothing was done on the page: the step is said to be skipped by hand, not done
+    assert [r.status for r in rows] == ["passed", "passed", "passed", "skipped", "passed", "passed"]
+    assert rows[3].error == "skipped by hand (nothing was done on the page); continued from step 5"
     log = w.event_log.toPlainText()
     assert "taken over at step 4" in log and "handed back, continuing from step 5" in log
     assert "export_report passed" in w.state_label.text()
