@@ -19,19 +19,28 @@ def add_heals_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     h = sub.add_parser("heals", help="review heal proposals (old -> new descriptor, with evidence)",
                        description="A step healed by any level but exact leaves a proposal; pending ones are "
                                    "reused by later runs until you accept (writes the flow file) or reject them.")
-    hs = h.add_subparsers(dest="heals", required=True)
-    ls = hs.add_parser("list", help="list proposals (pending by default)")
-    ls.add_argument("project")
-    ls.add_argument("--all", action="store_true", help="also accepted, rejected and filled-in ones")
-    for name, text in (("show", "old and new side by side, evidence, the diff accepting would make"),
-                       ("accept", "write the new descriptor into the flow file and print the diff applied"),
-                       ("reject", "remember the change as wrong: never proposed again")):
-        c = hs.add_parser(name, help=text)
-        c.add_argument("project")
-        c.add_argument("id", type=int, help="proposal id (from `heals list`)")
-        if name == "reject":
-            c.add_argument("--reason", default="", help="why (kept with the proposal)")
+    add_review_subcommands(h, "heals", what="proposal", listed="pending", all_help="also accepted, rejected and "
+                           "filled-in ones", texts=(
+                               ("show", "old and new side by side, evidence, the diff accepting would make"),
+                               ("accept", "write the new descriptor into the flow file and print the diff applied"),
+                               ("reject", "remember the change as wrong: never proposed again")))
     return h
+
+
+def add_review_subcommands(parser: argparse.ArgumentParser, dest: str, *, what: str, listed: str, all_help: str,
+                           texts: tuple[tuple[str, str], ...]) -> None:
+    """``list PROJECT [--all]`` and ``show|accept|reject PROJECT ID [--reason]`` under ``parser`` (``dest``
+    names the chosen one): the review commands of heals and of takeover corrections."""
+    subs = parser.add_subparsers(dest=dest, required=True)
+    ls = subs.add_parser("list", help=f"list {what}s ({listed} ones by default)")
+    ls.add_argument("project")
+    ls.add_argument("--all", action="store_true", help=all_help)
+    for name, text in texts:
+        c = subs.add_parser(name, help=text)
+        c.add_argument("project")
+        c.add_argument("id", type=int, help=f"{what} id (from `{dest} list`)")
+        if name == "reject":
+            c.add_argument("--reason", default="", help=f"why (kept with the {what})")
 
 
 def heals_command(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .command import add_review_subcommands
+
 __all__ = ["add_corrections_parser", "corrections_command", "format_corrections"]
 
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -19,18 +21,11 @@ def add_corrections_parser(sub: argparse._SubParsersAction) -> argparse.Argument
     c = sub.add_parser("corrections", help="review what was done by hand in takeovers (offered as flow edits)",
                        description="A takeover's manual actions are stored as a correction; for 'replace' and "
                                    "'insert' hand-backs they are offered as an edit of the flow file.")
-    cs = c.add_subparsers(dest="corrections", required=True)
-    ls = cs.add_parser("list", help="list corrections (offered ones by default)")
-    ls.add_argument("project")
-    ls.add_argument("--all", action="store_true", help="also accepted, rejected and kept ones")
-    for name, text in (("show", "the manual steps and the diff accepting would make"),
-                       ("accept", "write the edit into the flow file and print the diff applied"),
-                       ("reject", "leave the flow file as it is")):
-        p = cs.add_parser(name, help=text)
-        p.add_argument("project")
-        p.add_argument("id", type=int, help="correction id (from `corrections list`)")
-        if name == "reject":
-            p.add_argument("--reason", default="", help="why (kept with the correction)")
+    add_review_subcommands(c, "corrections", what="correction", listed="offered",
+                           all_help="also accepted, rejected and kept ones", texts=(
+                               ("show", "the manual steps and the diff accepting would make"),
+                               ("accept", "write the edit into the flow file and print the diff applied"),
+                               ("reject", "leave the flow file as it is")))
     return c
 
 

@@ -122,7 +122,13 @@ def test_a_page_that_changed_all_over_gives_few_coarse_regions() -> None:
         for j in range(10):
             cv2.rectangle(after, (30 + 110 * j, 60 + 36 * i), (30 + 110 * j + 60, 60 + 36 * i + 10), (30, 30, 30), -1)
     d = image_diff(_png(base), _png(after))
-    assert 1 <= len(d.regions) <= MAX_REGIONS and not d.truncated, len(d.regions)
+    # 200 changed words become a few coarse blocks (not one box per word, not the cap), and they cover
+    # every word that changed
+    assert 1 <= len(d.regions) <= 20 < MAX_REGIONS and not d.truncated, len(d.regions)
+    for i in range(20):
+        for j in range(10):
+            x, y = 30 + 110 * j + 30, 60 + 36 * i + 5  # the middle of word (i, j)
+            assert any(r.x <= x <= r.x + r.width and r.y <= y <= r.y + r.height for r in d.regions), (i, j)
     for i in range(20):  # every word lies in a region (as a few blocks, not 200 boxes)
         for j in range(10):
             cx, cy = 30 + 110 * j + 30, 60 + 36 * i + 5
