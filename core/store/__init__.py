@@ -11,6 +11,8 @@ from . import correction_models  # noqa: F401 - registers the corrections table 
 from .corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
 from . import evidence_models  # noqa: F401 - registers the step_evidence table in the models' metadata
 from .evidence import StepEvidenceRecord
+from . import skill_models  # noqa: F401 - registers the skills / skill_uses / failure_records tables
+from .skills import FailureRecord, SkillConflictError, SkillTable, SkillUseRecord
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import SchemaVersionError, current_version, migrate
@@ -32,5 +34,5 @@ __all__ = [
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
     "HealConflictError", "GraphTable", "CorrectionTable", "CorrectionRecord", "CorrectionConflictError",
-    "StepEvidenceRecord",
+    "StepEvidenceRecord", "SkillTable", "SkillConflictError", "SkillUseRecord", "FailureRecord",
 ]
