@@ -28,7 +28,7 @@ __all__ = [
     "SKILL_SCHEMA_VERSION", "SKILL_STATES", "SKILL_KINDS", "FAILURE_CAUSES", "SkillState", "SkillKind",
     "ElementCondition", "SkillTrigger", "SkillAction", "VerifyRule", "RecoveryRule", "SkillScope",
     "SkillProvenance", "SkillValidation", "Skill", "TARGET_FIELDS", "SEMANTIC_TARGET_FIELDS",
-    "skill_to_mapping", "skill_from_mapping",
+    "skill_to_mapping", "skill_from_mapping", "QUALITY_SUCCESS_DELTA", "QUALITY_FAILURE_DELTA",
 ]
 
 #: Version of the skill schema (files and rows); a newer file is refused, never half-read.
@@ -469,3 +469,8 @@ def skill_from_mapping(d: Mapping[str, Any]) -> Skill:
         last_used_at=_dt(d.get("last_used_at")), created_at=_dt(d.get("created_at")),
         updated_at=_dt(d.get("updated_at")), schema_version=int(d.get("schema_version", SKILL_SCHEMA_VERSION)),
     )
+
+
+#: Quality moves of one use (K7): +0.1 per success, -0.5 per failure (a failed precondition is a failure, K6).
+QUALITY_SUCCESS_DELTA = 0.1
+QUALITY_FAILURE_DELTA = -0.5
