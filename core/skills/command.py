@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_skills_parser", "skills_command"]
+__all__ = ["add_skills_parser", "skills_command", "skills_subparsers"]
 
 EXIT_OK, EXIT_SKIPPED, EXIT_INPUT = 0, 1, 2
 
@@ -80,7 +80,17 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     up = cmd("upkeep", "the weekly review: merge alike skills, list the review area and conflicts")
     up.add_argument("--dry-run", action="store_true", help="report the merges without making them")
     up.add_argument("--json", metavar="PATH", help="also write the findings as JSON")
+    h.set_defaults(skill_subcommands=subs)
     return h
+
+
+def skills_subparsers(skills_parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    """The subcommands of ``skills`` (from :func:`add_skills_parser`), for another module to add one.
+
+    A subcommand added there sets ``skills_handler=<function(args) -> exit code>`` with
+    ``set_defaults``; :func:`skills_command` hands it the arguments.
+    """
+    return skills_parser.get_default("skill_subcommands")
 
 
 def _err(msg: str) -> int:
@@ -175,6 +185,9 @@ def _use_json(u: Any) -> dict[str, Any]:
 
 def skills_command(args: argparse.Namespace) -> int:
     """Run one ``skills`` subcommand; prints to stdout, errors to stderr (one line)."""
+    handler = getattr(args, "skills_handler", None)
+    if handler is not None:  # a subcommand another module added (skills_subparsers)
+        return int(handler(args))
     from dataclasses import replace
 
     from core.domain.skill import skill_to_mapping
