@@ -248,10 +248,19 @@ _BASE = _file(popup_skill(), popup_skill("sk-000000000002"))
 _ALL_PATHS = [p for p in _paths(_BASE) if p]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.fixture(scope="module")
+def fuzz_table(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fuzz")
+    store, table = open_table(root)
+    with store:
+        yield root, table
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(st.tuples(st.sampled_from(_ALL_PATHS), st.one_of(st.just("<delete>"), _json)), min_size=1,
                       max_size=3))
-def test_fuzzed_skill_files_fail_cleanly_or_import_whole(tmp_path, edits):
+def test_fuzzed_skill_files_fail_cleanly_or_import_whole(fuzz_table, edits):
+    root, table = fuzz_table
     data = json.loads(json.dumps(_BASE))
     for path, value in edits:
         node = data
@@ -264,18 +273,14 @@ def test_fuzzed_skill_files_fail_cleanly_or_import_whole(tmp_path, edits):
                 node[path[-1]] = value
         except (KeyError, IndexError, TypeError):
             continue
-    f = tmp_path / "fuzz.json"
+    f = root / "fuzz.json"
     f.write_text(json.dumps(data), encoding="utf-8")
-    db = tmp_path / "fuzzdb"
-    db.mkdir(exist_ok=True)
-    store, table = open_table(db)
-    with store:
-        for s in table.list():
-            table.delete(s.id)
-        try:
-            report = import_skills(table, f, product="demo")
-        except SkillFileError as exc:
-            assert str(exc).startswith(str(f)) and "\n" not in str(exc) and exc.expected
-            assert table.list() == []
-        else:
-            assert len(table.list()) == len(report.added) == len(data["skills"])
+    for s in table.list():
+        table.delete(s.id)
+    try:
+        report = import_skills(table, f, product="demo")
+    except SkillFileError as exc:
+        assert str(exc).startswith(str(f)) and "\n" not in str(exc) and exc.expected
+        assert table.list() == []
+    else:
+        assert len(table.list()) == len(report.added) == len(data["skills"])
