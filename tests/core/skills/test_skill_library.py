@@ -22,17 +22,17 @@ def table(tmp_path):
 
 def test_approve_needs_a_passing_validation_or_force(table):
     table.put(popup_skill("sk-a", passed=5, cases=5))
-    table.put(popup_skill("sk-low", passed=3, cases=5))
+    table.put(popup_skill("sk-low", passed=2, cases=5))
     table.put(popup_skill("sk-transient", reproduced=False))
     table.put(popup_skill("sk-hand", cases=0, passed=0))
     assert library.approve(table, "sk-a").state == "approved"
     assert table.get("sk-a").review_reason == ""
-    for sid, why in (("sk-low", "60% (3/5) is below 80%"), ("sk-transient", "did not reproduce"),
+    for sid, why in (("sk-low", "40% (2/5) is below 60%"), ("sk-transient", "did not reproduce"),
                      ("sk-hand", "never replayed")):
         with pytest.raises(SkillConflictError, match=re.escape(why)):
             library.approve(table, sid)
         assert table.get(sid).state == "proposed"
-    assert library.approve(table, "sk-low", settings=SkillSettings(min_pass_rate=0.6)).state == "approved"
+    assert library.approve(table, "sk-low", settings=SkillSettings(validation_threshold=0.4)).state == "approved"
     forced = library.approve(table, "sk-hand", force=True)
     assert forced.state == "approved" and "without a passing validation" in forced.review_reason
     with pytest.raises(SkillConflictError, match="only a proposed skill"):

@@ -23,7 +23,7 @@ def project(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "proj"
     root.mkdir()
     (root / "steadyhand.yaml").write_text(
-        "schema_version: 1\nname: demo\nsite: demo\nsecrets:\n  password: {}\nskills:\n  min_pass_rate: 0.9\n",
+        "schema_version: 1\nname: demo\nsite: demo\nsecrets:\n  password: {}\nskills:\n  validation_threshold: 0.9\n",
         encoding="utf-8")
     return root
 
@@ -61,7 +61,7 @@ def test_review_cycle(project, capsys):
     assert code == 2 and "names 2 skills" in err
     assert run(capsys, "approve", project, "sk-aaaa00000001")[0] == 0
     code, _, err = run(capsys, "approve", project, "sk-aaaa00000002")
-    assert code == 2 and "80% (4/5) is below 90%" in err  # the project file's skills: min_pass_rate
+    assert code == 2 and "80% (4/5) is below 90%" in err  # the project file's skills: validation_threshold
     code, out, _ = run(capsys, "approve", project, "sk-aaaa00000002", "--force")
     assert code == 0 and "without a passing validation" in out
 
