@@ -3,8 +3,8 @@
 The skill library of one project (its skill space: the project's name is
 the product, K7) on the command line, with the rules of
 :mod:`core.skills.library`, :mod:`core.skills.files` and
-:mod:`core.skills.upkeep`.  Exit codes: 0 done; 1 an import skipped an
-approved skill (reported, nothing replaced); 2 bad input (no project, an
+:mod:`core.skills.upkeep`.  Exit codes: 0 done; 1 an import skipped a
+skill reviewed here (reported, not replaced); 2 bad input (no project, an
 unknown or ambiguous id, a skill not in the state the command needs, a bad
 skill file - then nothing is imported).
 """
@@ -74,7 +74,8 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     im = cmd("import", "read a skill file; all of it is checked first and nothing is stored if a part is bad")
     im.add_argument("file", help="a skill file (.json, .yaml)")
     im.add_argument("--replace-approved", action="store_true",
-                    help="replace approved skills with the same id (else they are reported and skipped)")
+                    help="replace skills reviewed here (approved, rejected, retired) with the same id (else they are "
+                         "reported and skipped)")
     im.add_argument("--keep-state", action="store_true",
                     help="keep the file's review states (default: every imported skill arrives proposed)")
     up = cmd("upkeep", "the weekly review: merge alike skills, list the review area and conflicts")

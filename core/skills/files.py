@@ -628,9 +628,9 @@ def export_skills(skills: Sequence[Skill], path: Path | str, *, product: str = "
 class ImportReport:
     """What an import did.
 
-    ``added``: new ids; ``replaced``: ids that existed (not approved, or
-    approved and ``replace_approved``); ``skipped``: ``(id, reason)`` for
-    approved skills left as they were.
+    ``added``: new ids; ``replaced``: ids that existed (proposed, or
+    reviewed and ``replace_approved``); ``skipped``: ``(id, reason)`` for
+    reviewed skills (approved, rejected, retired) left as they were.
     """
 
     added: tuple[str, ...] = ()
@@ -653,7 +653,9 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
 
     Every skill is checked first (:func:`read_skill_file`); nothing is stored
     when one fails.  An id that names an approved skill is skipped and
-    reported unless ``replace_approved``.  Imported skills arrive as
+    reported unless ``replace_approved`` - and so is one a person here
+    rejected or retired (a shared file does not bring back what was turned
+    down here).  Imported skills arrive as
     ``proposed`` (a person of this project approves what fires here) unless
     ``keep_state``; their provenance source becomes ``import`` (imports do
     not count against the daily cap), their scope's product ``product``.
@@ -676,8 +678,10 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
     skipped: list[tuple[str, str]] = []
     for s in skills:
         old = table.get(s.id)
-        if old is not None and old.state == "approved" and not replace_approved:
-            skipped.append((s.id, "an approved skill has this id; --replace-approved replaces it"))
+        if old is not None and old.state != "proposed" and not replace_approved:
+            why = f" ({old.review_reason})" if old.review_reason and old.state != "approved" else ""
+            article = "an" if old.state == "approved" else "a"
+            skipped.append((s.id, f"{article} {old.state} skill has this id{why}; --replace-approved replaces it"))
             continue
         state = s.state if keep_state else "proposed"
         reason = s.review_reason if keep_state else (

@@ -226,6 +226,11 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
         import_skills(table, path, product="demo", replace_approved=True, keep_state=True)
         assert table.get("sk-000000000001").state == "approved"
 
+        table.set_state("sk-000000000009", "rejected", reason="pressed Save")
+        report = import_skills(table, path, product="demo")
+        assert dict(report.skipped)["sk-000000000009"].startswith("a rejected skill has this id (pressed Save)")
+        assert table.get("sk-000000000009").state == "rejected"  # a shared file does not bring it back
+
 
 # --- fuzzing: one clear SkillFileError, never a traceback, never a partial import -----------------------
 

@@ -92,3 +92,16 @@ def test_edit_keeps_counters_and_sends_a_changed_approved_skill_back_to_review(t
     library.reject(table, "sk-a", "no")
     with pytest.raises(SkillConflictError):
         library.edit(table, s)
+
+
+def test_a_retire_is_seen_at_once_by_another_connection(tmp_path):
+    """The runner holds its own store open; a retire from the command line or the studio reaches its next read."""
+    runner_store, runner = open_table(tmp_path)
+    cli_store, cli = open_table(tmp_path)
+    with runner_store, cli_store:
+        runner.put(popup_skill("sk-a"))
+        library.approve(cli, "sk-a")
+        assert [s.id for s in runner.list(product="demo", state="approved")] == ["sk-a"]
+        library.retire(cli, "sk-a", "the popup is gone")
+        assert runner.list(product="demo", state="approved") == []
+        assert runner.get("sk-a").state == "retired"
