@@ -13,6 +13,7 @@ from library_samples import T0, open_table, popup_skill
 
 from core.domain import Action, Anchor, ElementDescriptor
 from core.domain.skill import ElementCondition, SkillAction, SkillTrigger, skill_to_mapping
+from core.skills import files
 from core.skills.files import (
     ALLOWED_ACTIONS, FILE_FORMAT, SkillFileError, check_skill, export_skills, import_skills, read_one_skill,
     read_skill_file, skill_file_mapping,
@@ -114,15 +115,23 @@ def test_a_foreign_malformed_or_newer_file_is_refused(tmp_path, content, field, 
     assert exc.value.field.startswith(field) and expected in exc.value.expected, str(exc.value)
 
 
-def test_missing_binary_and_huge_files_are_refused(tmp_path):
+def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
     with pytest.raises(SkillFileError, match="file not found"):
         read_skill_file(tmp_path / "none.json")
     (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(SkillFileError, match="UTF-8"):
         read_skill_file(tmp_path / "bin.json")
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 4096)
+    big = export_skills([popup_skill()], tmp_path / "big.json")
+    big.write_text(big.read_text(encoding="utf-8") + " " * 4096, encoding="utf-8")
     with pytest.raises(SkillFileError, match="more than a skill file may have"):
-        (tmp_path / "big.json").write_text(" " * (5 * 1024 * 1024 + 1), encoding="utf-8")
-        read_skill_file(tmp_path / "big.json")
+        read_skill_file(big)
+    with pytest.raises(SkillFileError, match="export the skills in parts"):
+        export_skills([popup_skill(f"sk-{i}") for i in range(5)], tmp_path / "parts.json")
+    assert not (tmp_path / "parts.json").exists()
+    monkeypatch.setattr(files, "MAX_SKILLS", 2)
+    with pytest.raises(SkillFileError, match="more than one file may hold"):
+        export_skills([popup_skill(f"sk-{i}") for i in range(3)], tmp_path / "parts.json")
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     with pytest.raises(SkillFileError):
         read_skill_file(tmp_path / "deep.json")
