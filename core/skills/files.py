@@ -483,8 +483,15 @@ def _load(path: Path) -> Any:
         raise SkillFileError(path, "", f"cannot read: {exc.strerror or exc}") from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
+            for event in yaml.parse(text, Loader=yaml.SafeLoader):
+                if isinstance(event, yaml.AliasEvent):  # a few aliases can stand for billions of nodes
+                    mark = event.start_mark
+                    raise SkillFileError(path, f"line {mark.line + 1}, column {mark.column + 1}",
+                                         "YAML aliases (*name) are not allowed in a skill file; write the text out")
             return yaml.safe_load(text)
         return json.loads(text)
+    except SkillFileError:
+        raise
     except json.JSONDecodeError as exc:
         raise SkillFileError(path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:

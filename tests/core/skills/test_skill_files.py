@@ -115,6 +115,15 @@ def test_a_foreign_malformed_or_newer_file_is_refused(tmp_path, content, field, 
     assert exc.value.field.startswith(field) and expected in exc.value.expected, str(exc.value)
 
 
+def test_yaml_aliases_are_refused_before_they_expand(tmp_path):
+    lol = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join('*' + chr(97 + i) for _ in range(9))}]\n" for i in range(8))
+    (tmp_path / "lol.yaml").write_text(lol, encoding="utf-8")
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(tmp_path / "lol.yaml")
+    assert exc.value.field == "line 2, column 8" and "aliases" in exc.value.expected
+
+
 def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
     with pytest.raises(SkillFileError, match="file not found"):
         read_skill_file(tmp_path / "none.json")
