@@ -690,6 +690,8 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
     ``proposed`` (a person of this project approves what fires here) unless
     ``keep_state``; their provenance source becomes ``import`` (imports do
     not count against the daily cap), their scope's product ``product``.
+    No import keeps ``irreversible_ok``: acting on an irreversible step is
+    approved here, for the step, by ``approve --irreversible-ok``.
 
     Parameters
     ----------
@@ -719,6 +721,7 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
         reason = s.review_reason if keep_state else (
             f"imported from {Path(path).name}" + (f" (it was {s.state} there)" if s.state != "proposed" else ""))
         ready.append(replace(s, state=state, review_reason=reason, scope=replace(s.scope, product=product),  # type: ignore[arg-type]
+                             irreversible_ok=False,
                              provenance=replace(s.provenance, source="import"),
                              created_at=None if old is None else old.created_at))
         (added if old is None else replaced).append(s.id)

@@ -225,7 +225,7 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
     store, table = open_table(tmp_path)
     with store:
         table.put(popup_skill(state="approved", description="ours"))
-        theirs = popup_skill(description="theirs", state="approved")
+        theirs = popup_skill(description="theirs", state="approved", irreversible_ok=True)
         new = popup_skill("sk-000000000009", product="elsewhere")
         path = _write(tmp_path / "theirs.json", _file(theirs, new))
         report = import_skills(table, path, product="demo")
@@ -242,7 +242,8 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
         assert replaced.description == "theirs" and replaced.state == "proposed"  # waits for our review
 
         import_skills(table, path, product="demo", replace_approved=True, keep_state=True)
-        assert table.get("sk-000000000001").state == "approved"
+        kept = table.get("sk-000000000001")
+        assert kept.state == "approved" and not kept.irreversible_ok  # irreversible steps are approved here only
 
         table.set_state("sk-000000000009", "rejected", reason="pressed Save")
         report = import_skills(table, path, product="demo")
