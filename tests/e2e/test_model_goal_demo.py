@@ -78,8 +78,10 @@ def test_goal_step_reaches_its_assertion_and_no_secret_reaches_the_model(project
     assert code == 0, printed
     flow = doc["flows"][0]
     assert flow["passed"] and flow["steps"] == 4  # type user, type password (batched), click, the assertion
+    assert (flow["steps_passed"], flow["steps_total"]) == (1, 1)  # one goal step, however many actions
     m = flow["model"]
     assert m["calls"] == 2 and m["cache_hits"] == 1 and m["goals_passed"] == 1 and m["goals_judged"] == 0
+    assert m["judged_share"] == 0.0  # passed by its assertion, not by the model's judgement (P7)
     assert m["prompt_tokens"] > 0 and m["latency_ms"] > 0
     assert "model: sign_in_goal: 2 calls (1 cache hits" in printed
 
