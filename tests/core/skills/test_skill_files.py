@@ -146,6 +146,13 @@ def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
         read_skill_file(tmp_path / "deep.json")
 
 
+def test_a_foreign_key_with_a_line_break_is_named_on_one_line(tmp_path):
+    path = _mutated(tmp_path, lambda s: s["trigger"].update({"\nx" + "y" * 100: None}))
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(path)
+    assert "\n" not in str(exc.value) and exc.value.field.endswith('field \'trigger."\\nx' + "y" * 38 + '..."\'')
+
+
 def test_the_same_id_twice_is_refused(tmp_path):
     path = _write(tmp_path / "twice.json", _file(popup_skill(), popup_skill()))
     with pytest.raises(SkillFileError) as exc:
