@@ -4,19 +4,18 @@ says why; the command line refuses bad input with exit 2."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from pathlib import Path
 
+import pytest
 import yaml
+
+from core.cli import main
 
 from core.skills.learn import LearnSettings, as_lines, learn_from_run
 from core.store import Store
 from core.store.corrections import CorrectionTable
 from core.store.skills import SkillTable
 from skill_records import FORM, OWN, correction_step, record, snap
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def _fill(store: Store, rec, *, step_index: int = 0, steps=None) -> int:  # noqa: ANN001
@@ -67,18 +66,18 @@ def test_what_is_not_learnt_is_reported_with_the_reason(tmp_path: Path) -> None:
         store.close()
 
 
-def test_the_learn_command_refuses_bad_input(tmp_path: Path) -> None:
+def test_the_learn_command_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "flows").mkdir()
     (tmp_path / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "T", "base_url": "http://127.0.0.1:9"}))
 
-    def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "core.cli", "skills", "learn", *args], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120)
+    def cli(*args: str) -> tuple[int, str]:
+        code = main(["skills", "learn", *args])
+        return code, capsys.readouterr().err
 
-    out = cli(str(tmp_path), "abc")
-    assert out.returncode == 2 and "no store (run the project first)" in out.stderr
+    code, err = cli(str(tmp_path), "abc")
+    assert code == 2 and "no store (run the project first)" in err
     Store.open(tmp_path / ".steadyhand" / "store.sqlite").close()
-    out = cli(str(tmp_path), "abc")
-    assert out.returncode == 2 and "no run 'abc'" in out.stderr
-    out = cli(str(tmp_path), "abc", "--threshold", "2")
-    assert out.returncode == 2 and "--threshold must be within 0..1" in out.stderr
+    code, err = cli(str(tmp_path), "abc")
+    assert code == 2 and "no run 'abc'" in err
+    code, err = cli(str(tmp_path), "abc", "--threshold", "2")
+    assert code == 2 and "--threshold must be within 0..1" in err
