@@ -31,6 +31,11 @@ steps, with the recorder's full descriptors) or an accepted heal's new target.
 5. **Heal, not skill** - a correction that only puts the same kind of action
    on another element, with nothing unexpected on the page, is the step's
    heal (its flow edit is offered by the correction itself).
+6. **With a model** (optional, :func:`choose_actions`): the same inputs, and a
+   fixed schema (:class:`ActionChoice`) by which the model may only keep a
+   subset of the differing actions (a stray click the person made is left
+   out); it never writes a target, a trigger or a value, and an answer that
+   is not the schema, or names no differing action, changes nothing.
 
 :func:`extract` returns a :class:`Candidate` (the skill, state ``proposed``)
 or a :class:`NoSkill` with the reason.
@@ -44,6 +49,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
+from pydantic import BaseModel, Field
+
 from core.domain import Action, Anchor, ElementDescriptor, Observation, Step
 from core.domain.skill import (
     ElementCondition, RecoveryRule, Skill, SkillAction, SkillProvenance, SkillScope, SkillTrigger, VerifyRule,
@@ -55,7 +62,7 @@ from core.skills.capture import observation_of
 from core.skills.trigger import bindings_for, bind_condition, find
 
 __all__ = ["Candidate", "NoSkill", "extract", "differing", "same_action", "same_element", "generalise", "step_of", "is_negative",
-           "recording_observation", "failure_observation", "skill_id"]
+           "recording_observation", "failure_observation", "skill_id", "ActionChoice", "choose_actions"]
 
 #: Words that make a candidate a deny rule (K4: "not / avoid / never").
 _NEGATIVE = re.compile(r"(?<![a-z])(not|don't|do not|avoid|never)(?![a-z])", re.I)
@@ -233,7 +240,7 @@ def skill_id(product: str, skill: Skill) -> str:
 
 def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[str, Any]],
             product: str, attribution: Any = None, meaning: str = "replace", correction_id: int = 0,
-            heal_id: int = 0, now: datetime | None = None) -> Candidate | NoSkill:
+            heal_id: int = 0, now: datetime | None = None, extractor: str = "contrast") -> Candidate | NoSkill:
     """Contrast ``failed`` (flow step mappings around the failure point, the failing step among them) with
     ``corrected`` (the correction's steps) and make the candidate skill (see the module docstring).
 
@@ -329,8 +336,53 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
             source="heal" if heal_id else "correction", run_id=record.run_id, flow=record.flow,
             step_ids=(record.step_id,), step_index=record.step_index, correction_id=correction_id, heal_id=heal_id,
             failure_id=record.id, cause=cause, cause_confidence=float(getattr(attribution, "confidence", 0.0)),
-            extractor="contrast", extracted_at=now or datetime.now(timezone.utc)),
+            extractor=extractor, extracted_at=now or datetime.now(timezone.utc)),
         state="proposed")
     from dataclasses import replace
 
     return Candidate(replace(skill, id=skill_id(product, skill)), tuple(diff))
+
+
+class ActionChoice(BaseModel):
+    """The fixed schema of a model's answer: which differing actions (0-based) the skill needs."""
+
+    keep: list[int] = Field(min_length=1, max_length=20)
+    why: str = Field(default="", max_length=300)
+
+
+def _line(i: int, m: Mapping[str, Any]) -> str:
+    t = m.get("target") or {}
+    words = t.get("name") or t.get("label") or t.get("text") or t.get("placeholder") or ""
+    where = f" in the dialog {t.get('container')!r}" if t.get("container") else ""
+    return f"{i}: {m.get('action', '?')} {t.get('role', '')} {words!r}{where}"
+
+
+def choose_actions(corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[str, Any]], record: Any,
+                   client: Any) -> list[Mapping[str, Any]] | None:
+    """Ask a model (``client.complete_json(messages, ActionChoice)``) which differing actions the skill needs.
+
+    Returns the kept actions (a subset, in order), or None when there is
+    nothing to choose (fewer than two) or the answer is unusable.  Only
+    texts already in the record and the correction (masked by the store)
+    are sent.
+    """
+    diff = differing(corrected, failed)
+    if len(diff) < 2:
+        return None
+    snap = (record.page or {}).get("before") or {}
+    text = "\n".join([
+        "A web flow step failed and a person fixed it by hand. Keep only the actions of the person that the "
+        "fix needs (leave out stray clicks). Answer one JSON object {\"keep\": [indices], \"why\": \"...\"}.",
+        f"Failure: {record.error_type}: {str(record.message)[:300]}",
+        f"Dialogs open: {', '.join(snap.get('modal_titles') or ()) or 'none'}",
+        "Flow steps around it: " + "; ".join(_line(i, m) for i, m in enumerate(failed)),
+        "The person's actions that the flow does not do:", *(_line(i, m) for i, m in enumerate(diff)),
+    ])
+    try:
+        answer, _usage = client.complete_json([{"role": "user", "content": text}], ActionChoice)
+    except Exception:  # noqa: BLE001 - a model that fails chooses nothing
+        return None
+    keep = sorted({i for i in answer.keep if 0 <= i < len(diff)})
+    if not keep or len(keep) != len(set(answer.keep)):
+        return None  # an index that names no differing action: the answer is not trusted at all
+    return [diff[i] for i in keep]

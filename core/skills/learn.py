@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 from core.domain import Flow
 from core.skills.attribution import attribute, refine
 from core.skills.capture import observation_of, semantic_target
-from core.skills.extract import Candidate, NoSkill, extract, recording_observation, step_of
+from core.skills.extract import Candidate, NoSkill, choose_actions, extract, recording_observation, step_of
 from core.skills.validate import DEFAULT_THRESHOLD, Case, reproduced, validate
 from core.store.corrections import CorrectionRecord, CorrectionTable
 from core.store.skills import FailureRecord, SkillConflictError, SkillTable
@@ -255,8 +255,10 @@ def _learn_one(table: SkillTable, rec: FailureRecord, c: CorrectionRecord, produ
     if rec.outcome == "transient":
         drop(reproduced(rec, explained=False)[1], "transient")
         return
-    out = extract(rec, corrected=later, failed=failed_segment(rec, flow), product=product, attribution=att,
-                  meaning=c.meaning, correction_id=c.id)
+    failed = failed_segment(rec, flow)
+    chosen = choose_actions(later, failed, rec, model) if model is not None else None
+    out = extract(rec, corrected=chosen or later, failed=failed, product=product, attribution=att,
+                  meaning=c.meaning, correction_id=c.id, extractor="contrast+model" if chosen else "contrast")
     if isinstance(out, NoSkill):
         drop(out.reason)
         return

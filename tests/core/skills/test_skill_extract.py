@@ -136,3 +136,33 @@ def test_a_popup_the_failed_action_opened_is_the_page_the_trigger_is_made_of() -
     # the popup page must trigger; the form before the action (both attempts: one state), the recording's page
     # and the page the step passed from must not
     assert why == "" and result.passed == result.cases == 4
+
+
+def test_a_model_may_only_keep_some_of_the_differing_actions() -> None:
+    import json
+
+    from core.plan.model import ModelClient, ModelConfig
+    from core.plan.scripted_server import Reply, ScriptedModelServer
+    from core.skills.extract import choose_actions
+
+    rec = record()
+    stray = {"tag": "a", "role": "link", "name": "Help", "text": "Help"}
+    corrected = [correction_step("click", stray, name="Click Help"), correction_step("click", OWN)]
+    with ScriptedModelServer() as srv:
+        client = ModelClient(ModelConfig(srv.base_url, "scripted", retries=0))
+        try:
+            srv.queue(Reply(json.dumps({"keep": [1], "why": "Help was a stray click"})))
+            kept = choose_actions(corrected, _failed(rec), rec, client)
+            assert kept is not None and [k["target"]["name"] for k in kept] == ["Type them myself"]
+            assert "1: click button 'Type them myself' in the dialog 'Autofill?'" in json.dumps(srv.requests)
+            out = extract(rec, corrected=kept, failed=_failed(rec), product="P", attribution=attribute(rec),
+                          meaning="insert", extractor="contrast+model")
+            assert isinstance(out, Candidate) and len(out.skill.actions) == 1
+            assert out.skill.provenance.extractor == "contrast+model"
+            srv.queue(Reply(json.dumps({"keep": [0, 7]})))  # names an action that is not there: not trusted
+            assert choose_actions(corrected, _failed(rec), rec, client) is None
+            srv.queue(Reply("", status=500))
+            assert choose_actions(corrected, _failed(rec), rec, client) is None
+            assert choose_actions(corrected[1:], _failed(rec), rec, client) is None  # one action: nothing to choose
+        finally:
+            client.close()
