@@ -318,6 +318,8 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source
+    if decision.source == "skill":
+        skilled.forget_screen(ex, ctx)  # the flow step's screen is the one after the skill (R1, K6)
     ctx.step = bind_step(decision.step, run.params, where=ctx.where)
     value = ctx.step.action.value
     if decision.step.action.kind == "upload" and value and run.flow.source and not Path(value).is_absolute():

@@ -10,6 +10,8 @@ the engine:
   rule forbids is not acted on - the attempt abstains with the rule's
   reason; a skill action's target must pass the skill's live safety check
   (:meth:`~core.skills.runtime.SkillDecider.check_resolved`);
+* :func:`forget_screen` (the decide phase): the screen checked before a
+  skill acted is not the flow step's baseline (R1);
 * :func:`fell_back` (the failure path): a skill action that did not pass
   ends the skill and the step is recorded ``skipped`` with its reason; the
   run stays at the same index, where the flow step (then the model, then a
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["skill_decider", "after_resolve", "fell_back", "skill_line"]
+__all__ = ["skill_decider", "after_resolve", "forget_screen", "fell_back", "skill_line"]
 
 
 def skill_decider(store: Any, product: str, emit: Callable[[EngineEvent], None], *,
@@ -92,6 +94,26 @@ def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution
     if not reason:
         return resolution, cand
     return replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {ex.redact(reason)}"), None
+
+
+def forget_screen(ex: "FlowExecutor", ctx: "StepContext") -> None:
+    """A skill acts before the flow step: the screen just checked (R1) is not the flow step's.
+
+    Its comparison is dropped, and a baseline it created in this run is
+    forgotten, so the flow step's own check - on the page the skill leaves -
+    makes and refreshes the step's baseline (a store baseline is an upsert).
+    A change it reported stays reported: the page did differ.
+    """
+    steps = ctx.run.flow.steps
+    if not 0 <= ctx.index < len(steps):
+        return
+    step_id = steps[ctx.index].id
+    seen = ex.screens.seen.get(step_id)
+    if seen is None or seen.index != ctx.index:
+        return
+    del ex.screens.seen[step_id]
+    if seen.report.status == "new":
+        ex.screens.baselines.pop(step_id, None)
 
 
 def fell_back(ex: "FlowExecutor", ctx: "StepContext", exc: Exception) -> bool:

@@ -134,6 +134,10 @@ def test_an_approved_skill_accepts_the_banner_then_the_flow_step_runs_at_the_sam
     # the store keeps the flow step's record at index 0 (the skill's is its own outcome, not an overwrite)
     (row,) = store.run_detail(result.run_id).steps
     assert (row.index, row.step_id, row.status) == (0, "s1", "passed")
+    # R1: the step's baseline is the screen the flow step acted on (after the skill), not the banner's
+    base = store.load_baselines("checkout")["s1"].fingerprint
+    assert base.elements and not any("Accept cookies" in repr(e) for e in base.elements)
+    assert any("Continue" in repr(e) for e in base.elements)
     line = skill_line(done)
     assert line is not None and "skill sk-000000000001 passed" in line and "step 1" in line
 
