@@ -373,3 +373,31 @@ def test_rule_channel_then_top_three_by_similarity() -> None:
     assert similarity(elsewhere, obs) == 0.0
     assert similarity(skill("sk-p", scope=SkillScope(product=PRODUCT, url_prefix="/shop"),
                             required=[cond("Accept cookies")], actions=[act("x")]), obs) == 1.0
+
+
+def test_the_page_index_ranks_like_the_exact_match_it_stands_for() -> None:
+    from core.skills.runtime import PageIndex
+    from core.skills.trigger import find
+
+    obs = _obs(names=("Accept cookies", "Continue", "Delete draft", "?"))
+    page = PageIndex(obs)
+    for c in (cond("Accept cookies"), cond("accept   COOKIES!"), cond("Continue", role="link"), cond("Nope"),
+              cond("?"), cond("!"), ElementCondition(text="Delete draft"), ElementCondition()):
+        assert page.maybe(c) == bool(find(c, obs, usable=False)), c
+
+
+def test_an_edit_or_retire_from_another_connection_is_read_at_the_next_decision(store, tmp_path) -> None:
+    from dataclasses import replace
+
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    other = Store.open(tmp_path / "store.sqlite")  # the studio or the command line, another connection
+    try:
+        dec = skill_decider(store, PRODUCT, EventLog())
+        assert [s.description for s in dec.approved()] == ["accept the cookie banner"]
+        SkillTable(other).put(replace(ACCEPT, description="accept the consent banner"), replace_approved=True)
+        assert [s.description for s in dec.approved()] == ["accept the consent banner"]
+        SkillTable(other).set_state(ACCEPT.id, "retired", reason="gone")
+        assert dec.approved() == []
+    finally:
+        other.close()
