@@ -26,7 +26,8 @@ The safety bar (never weakened):
 * a trigger that only half holds never fires (recorded as ``half`` once a
   run, and only when one of its required elements is on the page);
 * a skill fires at most once per step; the same skill holding again at the
-  same step is a loop - it stops firing there and a failure is counted;
+  same step after a use that passed is a loop - it stops firing there and
+  a failure is counted (a use that failed has been counted already);
 * a skill target is acted on only when the element found matches the
   skill's own descriptor exactly (never a look-alike the locator healed to);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
@@ -288,7 +289,7 @@ class _Active:
 class _RunState:
     run_id: str = ""
     flow: str = ""
-    fired: set[tuple[int, str]] = field(default_factory=set)
+    fired: dict[tuple[int, str], str] = field(default_factory=dict)  # (index, skill id) -> its use's outcome
     looped: set[tuple[int, str]] = field(default_factory=set)
     half: set[str] = field(default_factory=set)
     refused: set[str] = field(default_factory=set)
@@ -439,7 +440,7 @@ class SkillDecider:
             if fire and key in run.fired:
                 fire = False
                 reason = "fired at this step already: a second time would be a loop; stopped firing it here"
-                if key not in run.looped:
+                if key not in run.looped and run.fired[key] == "passed":  # it passed, yet the trouble is back
                     run.looped.add(key)
                     self._use(s, "failed", reason, index=ctx.index, step_id=step.id, count="failure",
                               delta=self.failure_delta)
@@ -467,7 +468,7 @@ class SkillDecider:
                 self._use(s, "half", check.reason, index=ctx.index, step_id=step.id)
             if not fire:
                 continue
-            run.fired.add(key)
+            run.fired[key] = ""
             self._active = _Active(s, ctx.index, step, self.clock())
             return self._decision(ctx, self._active)
         return None
@@ -612,6 +613,7 @@ class SkillDecider:
         if a is None:
             return
         self._active = None
+        self._run.fired[(a.index, a.skill.id)] = outcome
         ms = (self.clock() - a.t0) * 1000.0
         ok = outcome == "passed"
         self._use(a.skill, outcome, reason, index=a.index, step_id=a.flow_step.id, ms=ms,

@@ -290,16 +290,29 @@ def test_a_retired_skill_stops_firing_at_the_next_decision(store) -> None:
 
 
 def test_a_skill_fires_once_a_step_a_second_hold_is_a_loop(store) -> None:
+    from core.perception.fake import change_text
+
     table = SkillTable(store)
     sticky = skill("sk-00000000000c", required=[cond("Accept cookies")], actions=[act("Accept cookies")])
     table.put(sticky)
-    fake = banner_site(reactions={("/", "accept", "click"): lambda d, el, v: None})  # the banner stays
+    # its click changes the page (the use passes: it has no verify rule) but the banner stays
+    fake = banner_site(reactions={("/", "accept", "click"): change_text("Preferences noted")})
     result, log, _ = run(fake, store)
     assert clicks(fake).count("accept") == 1
     assert result.status == "escalated"
     uses = table.uses(skill_id=sticky.id)[::-1]  # oldest first
-    assert [u.outcome for u in uses] == ["failed", "failed"]  # its click changed nothing; then the loop
+    assert [u.outcome for u in uses] == ["passed", "failed"]  # it passed; the trouble came back: a loop
     assert "loop" in uses[1].reason
+    assert any("loop" in e.reason and not e.half for e in log.of(SkillConsidered))
+
+
+def test_a_failed_use_is_counted_once_though_its_trigger_still_holds(store) -> None:
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    fake = banner_site(reactions={("/", "accept", "click"): lambda d, el, v: None})  # the click does nothing
+    result, log, _ = run(fake, store)
+    assert clicks(fake).count("accept") == 1 and result.status == "escalated"
+    assert [u.outcome for u in table.uses(skill_id=ACCEPT.id)] == ["failed"]
 
 
 def test_step_and_time_limits(store) -> None:
@@ -332,7 +345,9 @@ def test_a_deny_rule_keeps_every_decider_off_its_element(store) -> None:
     result, log, _ = run(fake, store, (step,))
     assert result.status == "escalated" and clicks(fake) == []
     (esc,) = log.of(EscalationRaised)
-    assert "denied by skill sk-00000000000f" in esc.reason
+    assert esc.reason.startswith("denied by skill sk-00000000000f")
+    assert esc.kind == "precondition" and "use_candidate" not in esc.answers  # no use-once offer of it
+    assert esc.plain.startswith("'Delete account' was found but cannot be used now: denied by skill")
     assert [u.outcome for u in table.uses(skill_id=deny.id)] == ["denied"]
     assert any(e.outcome == "denied" for e in log.of(SkillFinished))
 
@@ -401,3 +416,18 @@ def test_an_edit_or_retire_from_another_connection_is_read_at_the_next_decision(
         assert dec.approved() == []
     finally:
         other.close()
+
+
+def test_a_deny_rule_holds_a_skill_back_too_and_the_skill_falls_back(store) -> None:
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    table.put(skill("sk-000000000010", kind="deny", trigger=SkillTrigger(title="Shop"),
+                    actions=[act("Accept cookies")], description="accepting cookies here is not ours to do"))
+    fake = banner_site()
+    result, log, _ = run(fake, store)
+    assert "accept" not in clicks(fake)
+    assert result.status == "escalated"  # the flow step then meets the banner and a person is asked
+    by_skill = {e.skill_id: e for e in log.of(SkillFinished)}
+    assert by_skill["sk-000000000010"].outcome == "denied"
+    assert by_skill[ACCEPT.id].outcome == "failed" and "denied by skill sk-000000000010" in by_skill[ACCEPT.id].reason
+    assert table.get(ACCEPT.id).failures == 1
