@@ -155,7 +155,8 @@ class FlowStats:
     ground_truth : dict
         The site's server log after the last run (demo site), else empty.
     steps_passed, steps_total : int
-        Summed over the runs: steps that passed, and steps in the flow.
+        Summed over the runs: steps that passed (a skill's actions before a
+        flow step not counted), and steps in the flow.
     abstentions : int
         Summed: attempts on which the locator abstained (R2).
     stops : list[Stop]
@@ -186,7 +187,8 @@ class FlowStats:
     def add(self, r: RunResult) -> None:
         """Count one run of the flow."""
         self.episodes += 1
-        self.steps_passed += sum(1 for o in r.steps if o.status == "passed")
+        self.steps_passed += sum(1 for o in r.steps if o.status == "passed" and o.source != "skill")  # a skill's
+        # actions run before their flow step, at its index: the step is counted once, by its own outcome (K6)
         self.steps_total += r.total_steps or len(r.steps)
         self.abstentions += r.abstentions
         if not succeeded(r):

@@ -138,6 +138,11 @@ def test_an_approved_skill_accepts_the_banner_then_the_flow_step_runs_at_the_sam
     base = store.load_baselines("checkout")["s1"].fingerprint
     assert base.elements and not any("Accept cookies" in repr(e) for e in base.elements)
     assert any("Continue" in repr(e) for e in base.elements)
+    from core.engine.report import FlowStats
+
+    stats = FlowStats("checkout")
+    stats.add(result)
+    assert (stats.steps_passed, stats.steps_total, stats.steps) == (1, 1, 2)  # one flow step, two actions
     line = skill_line(done)
     assert line is not None and "skill sk-000000000001 passed" in line and "step 1" in line
 
