@@ -17,15 +17,15 @@ same queue as heal proposals and shows it with :class:`SkillProposalView`:
   it came from;
 * **Approve**, **Reject** (a reason is required), **Save edits**, **Retire**
   (a reason is required).  They call :mod:`core.skills.library` (which
-  checks the rules); the panel never decides anything itself.
+  checks the rules); the panel never decides anything itself.  A skill whose
+  validation did not pass (the library's :func:`~core.skills.library.approval_problem`)
+  is approved only after the reviewer confirmed the problem shown.
 
 Everything shown is read from the store; errors are shown in the panel,
 never raised into Qt.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -58,52 +58,11 @@ _TARGET_COLUMNS = ("role", "name", "label", "text", "placeholder", "test_id")
 # --- the library operations ---------------------------------------------------------------------
 
 
-class _StoreOperations:
-    """The review moves on :class:`SkillTable` alone, for an engine without :mod:`core.skills.library`.
-
-    Same signatures as the library's ``approve / reject / retire / edit``; the
-    state guards are the table's (``expect=``), a reject or retire needs a reason.
-    """
-
-    @staticmethod
-    def approve(table: Any, skill_id: str, *, irreversible_ok: bool = False) -> Skill:
-        skill = table.get(skill_id)
-        if skill is None:
-            raise KeyError(f"no skill {skill_id}")
-        if irreversible_ok != skill.irreversible_ok:
-            table.put(replace(skill, irreversible_ok=irreversible_ok))
-        return table.set_state(skill_id, "approved", expect=("proposed",))
-
-    @staticmethod
-    def reject(table: Any, skill_id: str, reason: str) -> Skill:
-        if not reason.strip():
-            raise ValueError("a rejected skill needs a reason")
-        return table.set_state(skill_id, "rejected", reason=reason.strip(), expect=("proposed",))
-
-    @staticmethod
-    def retire(table: Any, skill_id: str, reason: str) -> Skill:
-        if not reason.strip():
-            raise ValueError("a retired skill needs a reason")
-        return table.set_state(skill_id, "retired", reason=reason.strip(), expect=("approved", "proposed"))
-
-    @staticmethod
-    def edit(table: Any, skill: Skill) -> Skill:
-        old = table.get(skill.id)
-        if old is None:
-            raise KeyError(f"no skill {skill.id}")
-        if old.state not in ("proposed", "approved"):
-            raise ValueError(f"skill {skill.id} is {old.state}: only a proposed or approved skill can be edited")
-        kept = replace(skill, state=old.state, successes=old.successes, failures=old.failures, quality=old.quality)
-        return table.put(kept, replace_approved=True)[0]
-
-
 def skill_operations() -> Any:
-    """:mod:`core.skills.library` when the engine has it, else the table's own state moves."""
-    if importlib.util.find_spec("core.skills.library") is not None:
-        lib = importlib.import_module("core.skills.library")
-        if all(hasattr(lib, n) for n in ("approve", "reject", "retire", "edit")):
-            return lib
-    return _StoreOperations
+    """The review operations (:mod:`core.skills.library`: ``approve / reject / retire / edit``)."""
+    from core.skills import library  # noqa: PLC0415
+
+    return library
 
 
 # --- items ------------------------------------------------------------------------------------------
@@ -288,9 +247,13 @@ class SkillItem:
                 "correction_note": note}
 
     # review moves (the library's) -----------------------------------------------------------------
-    def approve(self, *, irreversible_ok: bool = False) -> Skill:
+    def approve(self, *, irreversible_ok: bool = False, force: bool = False) -> Skill:
         return self._with_table(lambda t: skill_operations().approve(t, self.skill.id,
-                                                                      irreversible_ok=irreversible_ok))
+                                                                      irreversible_ok=irreversible_ok, force=force))
+
+    def approval_problem(self) -> str:
+        """Why the validation does not allow a plain approve ("" when it does; the library's rule)."""
+        return skill_operations().approval_problem(self.skill)
 
     def reject(self, reason: str) -> None:
         if not (reason or "").strip():
@@ -684,6 +647,8 @@ class SkillProposalView(QWidget):
 
     ``ask_reason(parent, title) -> str | None`` asks for a reject or retire
     reason (None: cancelled); a blank reason is refused with a message.
+    ``confirm_force(parent, text) -> bool`` asks before approving a skill
+    whose validation did not pass (default a question box).
 
     Signals
     -------
@@ -693,10 +658,14 @@ class SkillProposalView(QWidget):
 
     reviewed = Signal(str, str)
 
-    def __init__(self, ask_reason: Callable[[QWidget, str], str | None], parent: QWidget | None = None) -> None:
+    def __init__(self, ask_reason: Callable[[QWidget, str], str | None],
+                 confirm_force: Callable[[QWidget, str], bool] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("skillProposal")
         self._ask_reason = ask_reason
+        #: ``confirm_force(parent, text) -> approve anyway?`` for a skill whose validation did not pass.
+        self.confirm_force = confirm_force or _confirm_force_with_dialog
+        self._problem = ""
         self.item: SkillItem | None = None
         self.heading = QLabel()
         self.heading.setObjectName("panelTitle")
@@ -838,7 +807,14 @@ class SkillProposalView(QWidget):
             self.correction_steps.addItem(li)
         editable = s.state in ("proposed", "approved")
         self.form.set_skill(s, editable=editable)
-        self.validation.setText(validation_html(s))
+        try:
+            self._problem = item.approval_problem() if s.state == "proposed" else ""
+        except Exception as exc:  # noqa: BLE001
+            self._problem = str(exc)
+        html = validation_html(s)
+        if self._problem:
+            html = f"<span style='color:{OLD_COLOR}'><b>Not approvable as it is:</b> {_esc(self._problem)}</span><br>" + html
+        self.validation.setText(html)
         self._buttons()
 
     def _buttons(self) -> None:
@@ -848,7 +824,8 @@ class SkillProposalView(QWidget):
         self.reject_button.setEnabled(state == "proposed")
         self.edit_button.setEnabled(state in ("proposed", "approved") and self._dirty)
         self.retire_button.setEnabled(state in ("approved", "proposed"))
-        self.approve_button.setText("Approve edited" if self._dirty and state == "proposed" else "Approve")
+        text = "Approve edited" if self._dirty and state == "proposed" else "Approve"
+        self.approve_button.setText(text + (" anyway\u2026" if self._problem else ""))
 
     def _on_form_changed(self) -> None:
         self._dirty = True
@@ -888,8 +865,14 @@ class SkillProposalView(QWidget):
             return False
         if self._dirty and not self.save_edits():
             return False
+        force = False
+        if self._problem:
+            if not self.confirm_force(self, f"Its validation did not pass: {self._problem}.\n\nApprove it anyway? "
+                                            "(the review reason will say so)"):
+                return False
+            force = True
         try:
-            self.item.approve(irreversible_ok=self.form.irreversible.isChecked())
+            self.item.approve(irreversible_ok=self.form.irreversible.isChecked(), force=force)
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not approved: {exc}")
             return False
@@ -935,3 +918,12 @@ class SkillProposalView(QWidget):
             return False
         self._done("retired")
         return True
+
+
+def _confirm_force_with_dialog(parent: QWidget, text: str) -> bool:
+    from PySide6.QtWidgets import QMessageBox  # noqa: PLC0415
+
+    answer = QMessageBox.question(parent, "Approve a skill that did not pass validation", text,
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                  QMessageBox.StandardButton.Cancel)
+    return answer == QMessageBox.StandardButton.Yes
