@@ -329,7 +329,7 @@ class _File(_Strict):
     schema_version: int = Field(ge=1)
     product: str = Field("", max_length=200)
     exported_at: Optional[datetime] = None
-    skills: list[dict[str, Any]] = Field(max_length=MAX_SKILLS)
+    skills: list[Any] = Field(max_length=MAX_SKILLS)
 
 
 # --- checks outside the schema --------------------------------------------------------------------------
@@ -427,7 +427,7 @@ def _to_skill(model: _Skill) -> Skill:
                    validation=replace(s.validation, checked_at=_utc(s.validation.checked_at)))
 
 
-def check_skill(skill: Skill, *, secrets: Iterable[str] = ()) -> str:
+def check_skill(skill: Skill, *, secrets: Iterable[str] = (), redactor: Redactor | None = None) -> str:
     """"" when ``skill`` is legal as a skill file would be checked, else ``"field: what was expected"``.
 
     The same rules as reading a file: the engine's own actions only, semantic
@@ -435,7 +435,12 @@ def check_skill(skill: Skill, *, secrets: Iterable[str] = ()) -> str:
     operations (approve, edit) use it so nothing the store holds can fire
     unless a file holding it could be imported.
     """
-    _, where, expected = _validate_skill(skill_to_mapping(skill), Redactor(secrets))
+    data = skill_to_mapping(skill)
+    _, where, expected = _validate_skill(data, Redactor(secrets))
+    if not expected and redactor is not None:
+        found = _secret_problem(data, redactor)
+        if found:
+            where, expected = found, "holds the value of a declared secret in clear"
     return f"{where}: {expected}" if where else expected
 
 
@@ -514,7 +519,8 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
         envelope = _File.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        msg = "unknown field (check the spelling)" if err.get("type") == "extra_forbidden" else str(err.get("msg"))
+        msg = {"extra_forbidden": "unknown field (check the spelling)", "missing": "required field is missing"}.get(
+            str(err.get("type")), str(err.get("msg")))
         raise SkillFileError(path, f"field '{_error_location(err)}'", msg) from None
     redactor = Redactor(secrets)
     out: list[Skill] = []
@@ -535,7 +541,7 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
 
 
 def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
-    """One skill from a file: a skill file holding exactly one, or a bare skill mapping (for ``skills edit``).
+    """One skill from a file: a skill file holding exactly one, a bare skill mapping, or ``skills show --json``'s output.
 
     Raises
     ------
@@ -549,6 +555,8 @@ def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
         if len(skills) != 1:
             raise SkillFileError(path, "field 'skills'", f"expected exactly one skill, found {len(skills)}")
         return skills[0]
+    if isinstance(data, dict) and set(data) == {"skill", "uses"}:  # as `skills show --json` prints it
+        data = data["skill"]
     if not isinstance(data, dict):
         raise SkillFileError(path, "", f"expected a mapping (one skill), got a {type(data).__name__}")
     model, where, expected = _validate_skill(data, Redactor(secrets))
