@@ -3,7 +3,7 @@
 The events are the engine's (:mod:`core.engine.events`: ``SkillConsidered``,
 ``SkillFired``, ``SkillFinished``, ``SkillProposed``, ``SkillDropped``);
 :func:`describe_skill_event` turns one into the event log's line, e.g.
-``skill "Cancel the popup" fired at step 3 (1 action: click button 'Cancel')``.
+``skill "Cancel the popup" fired at step 3 (action 1 of 1)``.
 An engine without these event classes simply never sends them.
 """
 from __future__ import annotations
@@ -29,12 +29,11 @@ def is_skill_event(event: Any) -> bool:
     return bool(classes) and isinstance(event, classes)
 
 
-def _actions(actions: Any) -> str:
-    if not actions:
-        return ""
-    items = [str(a) for a in actions] if isinstance(actions, (list, tuple)) else [str(actions)]
-    n = len(items)
-    return f" ({n} action{'s' * (n != 1)}: {'; '.join(items)[:120]})"
+def _action_of(event: Any) -> str:
+    n = getattr(event, "actions", 0)
+    if isinstance(n, int) and n:
+        return f" (action {int(getattr(event, 'action_index', 0)) + 1} of {n})"
+    return ""
 
 
 def describe_skill_event(event: Any) -> str | None:
@@ -45,7 +44,7 @@ def describe_skill_event(event: Any) -> str | None:
     step = f"step {int(getattr(event, 'index', -1)) + 1}"
     desc = str(getattr(event, "description", "") or getattr(event, "skill_id", ""))
     if name == "SkillFired":
-        return f"skill \u201c{desc}\u201d fired at {step}{_actions(getattr(event, 'actions', ()))}"
+        return f"skill \u201c{desc}\u201d fired at {step}{_action_of(event)}"
     if name == "SkillFinished":
         reason = getattr(event, "reason", "")
         return (f"skill {event.skill_id} {getattr(event, 'outcome', '')} at {step} in "

@@ -607,3 +607,34 @@ class SkillFinished:
 
 EngineEvent = Union[EngineEvent, SkillConsidered, SkillFired, SkillFinished]  # type: ignore[misc]
 __all__ += ["SkillConsidered", "SkillFired", "SkillFinished"]
+
+
+@dataclass(frozen=True, slots=True)
+class SkillProposed:
+    """A run's failure and its correction became a skill proposal (K4, K5), stored with state ``proposed``.
+
+    ``pass_rate`` is the validation's (0..1, on ``cases`` stored states); the
+    review queue shows the proposal (``steadyhand skills show SKILL_ID``).
+    """
+
+    run_id: str
+    flow: str
+    skill_id: str
+    description: str
+    pass_rate: float
+    cases: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDropped:
+    """A failure of the run (or its candidate skill) did not become a skill; ``reason`` says why in one line
+    (it did not reproduce, nothing differed from the flow, below the validation threshold...)."""
+
+    run_id: str
+    flow: str
+    reason: str
+    index: int = -1
+
+
+EngineEvent = Union[EngineEvent, SkillProposed, SkillDropped]  # type: ignore[misc]
+__all__ += ["SkillProposed", "SkillDropped"]
