@@ -180,7 +180,10 @@ class SkillLibraryPanel(QWidget):
 
         self.tree = QTreeWidget()
         self.tree.setObjectName("skillScopeTree")
-        self.tree.setHeaderLabels(["Scope", "Skills"])
+        self.tree.setHeaderLabels(["Scope", "#"])
+        self.tree.headerItem().setToolTip(1, "Skills in this branch")
+        self.tree.setMinimumWidth(170)
+        self.tree.setIndentation(14)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(False)
@@ -413,8 +416,8 @@ class SkillLibraryPanel(QWidget):
                 + (" \u00b7 double-click one to open its run at that step" if n else ""))
         self.uses_table.setRowCount(len(self.uses))
         for row, u in enumerate(self.uses):
-            when = u.at.astimezone().strftime("%Y-%m-%d %H:%M:%S") if u.at else ""
-            cells = [_item(when), _item(u.run_id[:8], tip=u.run_id), _item(u.flow),
+            when = u.at.astimezone().strftime("%m-%d %H:%M:%S") if u.at else ""
+            cells = [_item(when, tip=u.at.astimezone().strftime("%Y-%m-%d %H:%M:%S") if u.at else ""), _item(u.run_id[:8], tip=u.run_id), _item(u.flow),
                      _item(f"{u.step_index + 1}", right=True, tip=u.step_id),
                      _item(u.outcome, color=USE_COLORS.get(u.outcome)),
                      _item(u.reason or (f"{u.ms:.0f} ms" if u.ms else ""), tip=u.reason)]

@@ -35,7 +35,7 @@ from PySide6.QtGui import QColor, QImage, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
     QListWidget, QListWidgetItem, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QSplitter, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QTableWidgetItem, QToolButton, QVBoxLayout, QWidget,
 )
 
 from core.domain import ElementDescriptor
@@ -218,13 +218,41 @@ class SkillItem:
                 if b is not None:
                     boxes.append((b, "failed here", OLD_COLOR, True))
                     dpr = float(target.get("device_pixel_ratio") or dpr)
-        shots = list(fail.screenshots)
-        shot = next((p for p in (self._media(store, s) for s in reversed(shots)) if p is not None), None)
+        shots = [s for s in reversed(fail.screenshots) if self._media(store, s) is not None]
+        shot = self._media(store, shots[0]) if shots else None
+        boxes, dpr = self._run_boxes(store, fail, shots[0] if shots else "", boxes, dpr)
         note = f"{fail.error_type}: {fail.message}" if fail.message else fail.error_type
         if fail.url:
             note += f"\n{fail.url}"
         return {"failure_shot": shot, "failure_boxes": tuple(boxes), "failure_dpr": dpr,
                 "failure_steps": tuple(lines), "failure_row": row, "failure_note": note}
+
+    @staticmethod
+    def _run_boxes(store: Any, fail: Any, shot: str, boxes: list[Any], dpr: float) -> tuple[list[Any], float]:
+        """Boxes the run itself stored for the failing step when the record has none (a failure record keeps
+        semantic fields only): the escalation's candidates, the one named like the target first."""
+        try:
+            detail = store.run_detail(fail.run_id) if fail.run_id else None
+        except Exception:  # noqa: BLE001 - evidence is best effort
+            detail = None
+        if detail is None:
+            return boxes, dpr
+        part = detail.for_step(fail.step_index)
+        obs = next((o for o in part["observations"] if o.screenshot == shot), None)
+        if obs is not None:
+            dpr = float(obs.device_pixel_ratio or dpr)
+        if boxes:
+            return boxes, dpr
+        entry = next((t for t in fail.trajectory if int(t.get("index", -1)) == fail.step_index), {})
+        name = _words(entry.get("target") if isinstance(entry.get("target"), Mapping) else {})
+        for esc in part["escalations"]:
+            cands = [c for c in esc.candidates if c.box is not None]
+            best = next((c for c in cands if name and c.label and name.split("\u2018")[-1].rstrip("\u2019")
+                         in c.label), cands[0] if cands else None)
+            if best is not None:
+                b = best.box
+                return [((b.x, b.y, b.width, b.height), "could not act", OLD_COLOR, True)], dpr
+        return boxes, dpr
 
     def _correction_part(self, store: Any, corr: Any) -> dict[str, Any]:
         lines, boxes, crops = [], [], []
@@ -379,7 +407,6 @@ class SkillForm(QWidget):
         top = QFormLayout()
         top.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         top.addRow("Description", self.description)
-        top.addRow("Kind", self.kind)
         lay.addLayout(top)
 
         trig = QGroupBox("Trigger")
@@ -434,9 +461,11 @@ class SkillForm(QWidget):
         if title:
             bar.addWidget(QLabel(title))
         bar.addStretch(1)
-        add, rem = QPushButton("Add"), QPushButton("Remove")
-        for b, tip in ((add, "Add a row"), (rem, "Remove the selected row")):
+        add, rem = QToolButton(), QToolButton()
+        for b, text, tip in ((add, "+", "Add a row"), (rem, "\u2212", "Remove the selected row")):
+            b.setText(text)
             b.setToolTip(tip)
+            b.setAccessibleName(tip)
             bar.addWidget(b)
         add.clicked.connect(lambda: self._add_row(table))
         rem.clicked.connect(lambda: self._remove_row(table))
@@ -580,6 +609,14 @@ def _esc(text: Any) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _note_label() -> QLabel:
+    """One grey line (clipped when narrow; the whole text is its tooltip)."""
+    label = QLabel()
+    label.setStyleSheet("color: #9aa3b2;")
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    return label
+
+
 def _steps_list(name: str) -> QListWidget:
     w = QListWidget()
     w.setObjectName(name)
@@ -669,8 +706,7 @@ class SkillProposalView(QWidget):
         self.item: SkillItem | None = None
         self.heading = QLabel()
         self.heading.setObjectName("panelTitle")
-        self.heading.setWordWrap(True)
-        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.heading.setTextFormat(Qt.TextFormat.RichText)  # two lines, clipped when narrow (tooltip: all)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.approve_button = QPushButton("Approve")
         self.approve_button.setToolTip("The skill fires from the next run on")
@@ -695,14 +731,10 @@ class SkillProposalView(QWidget):
 
         self.failure_shot = ShotView("failed segment")
         self.failure_steps = _steps_list("skillFailureSteps")
-        self.failure_note = QLabel()
-        self.failure_note.setWordWrap(True)
-        self.failure_note.setStyleSheet("color: #9aa3b2;")
+        self.failure_note = _note_label()
         self.correction_shot = ShotView("correction")
         self.correction_steps = _steps_list("skillCorrectionSteps")
-        self.correction_note = QLabel()
-        self.correction_note.setWordWrap(True)
-        self.correction_note.setStyleSheet("color: #9aa3b2;")
+        self.correction_note = _note_label()
         self.crops = _Crops()
 
         def side(title: str, shot: ShotView, steps: QListWidget, note: QLabel, extra: QWidget | None) -> QWidget:
@@ -735,7 +767,6 @@ class SkillProposalView(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.form)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(260)
         self.validation = QLabel()
         self.validation.setObjectName("skillValidation")
@@ -784,15 +815,16 @@ class SkillProposalView(QWidget):
                        "retired": "#9aa3b2"}.get(s.state, "#9aa3b2")
         self.heading.setText(f"<b>{_esc(s.description or s.id)}</b><br>skill {_esc(s.id)} \u00b7 {_esc(s.kind)} "
                              f"\u00b7 <span style='color:{state_color}'>{_esc(s.state)}</span>")
-        self.heading.setToolTip(item.subtitle)
+        self.heading.setToolTip(f"{s.description}\n{item.subtitle}")
         try:
             ev = item.evidence()
         except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
             ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
         self.failure_shot.set_shot(ev.failure_shot, list(ev.failure_boxes), ev.failure_dpr)
         self.correction_shot.set_shot(ev.correction_shot, list(ev.correction_boxes), ev.correction_dpr)
-        self.failure_note.setText(ev.failure_note)
-        self.correction_note.setText(ev.correction_note)
+        for label, text in ((self.failure_note, ev.failure_note), (self.correction_note, ev.correction_note)):
+            label.setText(" \u00b7 ".join(text.splitlines()))
+            label.setToolTip(text)
         self.crops.set_crops(ev.crops)
         self.failure_steps.clear()
         for i, line in enumerate(ev.failure_steps):
