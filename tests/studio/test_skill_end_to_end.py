@@ -221,6 +221,9 @@ def test_failure_takeover_proposal_approve_in_the_studio_then_the_skill_needs_no
         assert [e.outcome for e in finished] == ["passed"]
         assert f"skill \u201c{fired[0].description}\u201d fired at step 1" in w.event_log.toPlainText()
         assert site.wrong_clicks == 0
+        live = w.timeline_panel.live_model
+        first_step = live.step(live.find("address", 0))
+        assert any("fired at step 1" in line for line in first_step.extra.get("skills", ()))  # on the timeline too
 
         # 5. the library lists where it fired; a double-click opens that run at that step
         lib = w.skill_library
