@@ -65,7 +65,7 @@ from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
-from core.plan import DecideContext, NeedsHuman
+from core.plan import DecideContext, NeedsApproval, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.breaker import describe_open, risk_of
 from core.recover.loops import action_key
@@ -316,6 +316,9 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     try:
         decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
                                                  attempt=ctx.attempt, run_id=run.run_id))
+    except NeedsApproval as exc:  # the element is shown boxed; "retry" approves the very next decision
+        ctx.candidate = exc.candidate
+        raise StepFailure(Failure("no_decision", exc.reason), escalation="approval") from None
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source

@@ -3,8 +3,8 @@
 The skill library of one project (its skill space: the project's name is
 the product, K7) on the command line, with the rules of
 :mod:`core.skills.library`, :mod:`core.skills.files` and
-:mod:`core.skills.upkeep`.  Exit codes: 0 done; 1 an import skipped an
-approved skill (reported, nothing replaced); 2 bad input (no project, an
+:mod:`core.skills.upkeep`.  Exit codes: 0 done; 1 an import skipped a
+skill reviewed here (reported, not replaced); 2 bad input (no project, an
 unknown or ambiguous id, a skill not in the state the command needs, a bad
 skill file - then nothing is imported).
 """
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_skills_parser", "skills_command"]
+__all__ = ["add_skills_parser", "skills_command", "skills_subparsers"]
 
 EXIT_OK, EXIT_SKIPPED, EXIT_INPUT = 0, 1, 2
 
@@ -74,13 +74,24 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     im = cmd("import", "read a skill file; all of it is checked first and nothing is stored if a part is bad")
     im.add_argument("file", help="a skill file (.json, .yaml)")
     im.add_argument("--replace-approved", action="store_true",
-                    help="replace approved skills with the same id (else they are reported and skipped)")
+                    help="replace skills reviewed here (approved, rejected, retired) with the same id (else they are "
+                         "reported and skipped)")
     im.add_argument("--keep-state", action="store_true",
                     help="keep the file's review states (default: every imported skill arrives proposed)")
     up = cmd("upkeep", "the weekly review: merge alike skills, list the review area and conflicts")
     up.add_argument("--dry-run", action="store_true", help="report the merges without making them")
     up.add_argument("--json", metavar="PATH", help="also write the findings as JSON")
+    h.set_defaults(skill_subcommands=subs)
     return h
+
+
+def skills_subparsers(skills_parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    """The subcommands of ``skills`` (from :func:`add_skills_parser`), for another module to add one.
+
+    A subcommand added there sets ``skills_handler=<function(args) -> exit code>`` with
+    ``set_defaults``; :func:`skills_command` hands it the arguments.
+    """
+    return skills_parser.get_default("skill_subcommands")
 
 
 def _err(msg: str) -> int:
@@ -175,6 +186,9 @@ def _use_json(u: Any) -> dict[str, Any]:
 
 def skills_command(args: argparse.Namespace) -> int:
     """Run one ``skills`` subcommand; prints to stdout, errors to stderr (one line)."""
+    handler = getattr(args, "skills_handler", None)
+    if handler is not None:  # a subcommand another module added (skills_subparsers)
+        return int(handler(args))
     from dataclasses import replace
 
     from core.domain.skill import skill_to_mapping

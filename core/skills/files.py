@@ -29,7 +29,7 @@ the store may hold:
   replaced by a ``{<secret name>}`` placeholder (and anything still matching
   by the store's mask).
 
-Limits: a file of at most :data:`MAX_FILE_BYTES` bytes and
+Limits: a file of at most :data:`MAX_FILE_BYTES` bytes (read and written) and
 :data:`MAX_SKILLS` skills; at most :data:`MAX_ACTIONS` actions per skill.
 """
 from __future__ import annotations
@@ -62,8 +62,8 @@ __all__ = [
 FILE_FORMAT = "steadyhand-skills"
 #: Action kinds a skill may hold: the engine's closed action space without navigate and upload (see above).
 ALLOWED_ACTIONS: tuple[str, ...] = tuple(k for k in ACTION_KINDS if k not in ("navigate", "upload"))
-#: Largest skill file read, bytes (5 MiB).
-MAX_FILE_BYTES = 5 * 1024 * 1024
+#: Largest skill file read or written, bytes (32 MiB: 5000 skills of a few actions take about 10 MiB).
+MAX_FILE_BYTES = 32 * 1024 * 1024
 #: Most skills in one file.
 MAX_SKILLS = 5000
 #: Most actions of one skill (a skill is a short fix, not a flow).
@@ -350,7 +350,24 @@ def _strings(d: Any, loc: str = "") -> Iterable[tuple[str, str]]:
             yield from _strings(v, f"{loc}[{i}]")
 
 
+def _collect(d: Any, out: list[str]) -> list[str]:
+    """Every string of a JSON-like value, dict keys too, without locations (the fast path of the checks)."""
+    if isinstance(d, str):
+        out.append(d)
+    elif isinstance(d, dict):
+        for k, v in d.items():
+            if isinstance(k, str):
+                out.append(k)
+            _collect(v, out)
+    elif isinstance(d, (list, tuple)):
+        for v in d:
+            _collect(v, out)
+    return out
+
+
 def _placeholder_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    if not any("{" in t for t in _collect([data.get(k) for k in ("trigger", "actions", "verify")], [])):
+        return None
     declared = set(data.get("params") or ())
     for loc, text in _strings({k: data.get(k) for k in ("trigger", "actions", "verify")}):
         for name in _PLACEHOLDER.findall(text.replace("{{", "").replace("}}", "")):
@@ -362,8 +379,8 @@ def _placeholder_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def _secret_problem(data: Any, redactor: Redactor) -> str:
-    if not redactor:
-        return ""
+    if not redactor or not redactor.contains_secret("\x00".join(_collect(data, []))):
+        return ""  # the strings joined by a separator no secret spans: none holds one
     for loc, text in _strings(data):
         if redactor.contains_secret(text):
             return loc or "(top level)"
@@ -466,8 +483,15 @@ def _load(path: Path) -> Any:
         raise SkillFileError(path, "", f"cannot read: {exc.strerror or exc}") from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
+            for event in yaml.parse(text, Loader=yaml.SafeLoader):
+                if isinstance(event, yaml.AliasEvent):  # a few aliases can stand for billions of nodes
+                    mark = event.start_mark
+                    raise SkillFileError(path, f"line {mark.line + 1}, column {mark.column + 1}",
+                                         "YAML aliases (*name) are not allowed in a skill file; write the text out")
             return yaml.safe_load(text)
         return json.loads(text)
+    except SkillFileError:
+        raise
     except json.JSONDecodeError as exc:
         raise SkillFileError(path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -609,10 +633,17 @@ def export_skills(skills: Sequence[Skill], path: Path | str, *, product: str = "
     Raises
     ------
     SkillFileError
-        The file cannot be written (names the path).
+        The file cannot be written (names the path), or it would hold more
+        than :data:`MAX_SKILLS` skills or :data:`MAX_FILE_BYTES` bytes (nothing written).
     """
     path = Path(path)
+    if len(skills) > MAX_SKILLS:
+        raise SkillFileError(path, "field 'skills'", f"{len(skills)} skills, more than one file may hold "
+                                                     f"({MAX_SKILLS}); export them in parts (by state or id)")
     text = json.dumps(skill_file_mapping(skills, product=product, secrets=secrets), indent=2, ensure_ascii=False)
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise SkillFileError(path, "", f"the file would be more than {MAX_FILE_BYTES} bytes; export the skills "
+                                       f"in parts (by state or id)")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, (text + "\n").encode("utf-8"))
@@ -628,9 +659,9 @@ def export_skills(skills: Sequence[Skill], path: Path | str, *, product: str = "
 class ImportReport:
     """What an import did.
 
-    ``added``: new ids; ``replaced``: ids that existed (not approved, or
-    approved and ``replace_approved``); ``skipped``: ``(id, reason)`` for
-    approved skills left as they were.
+    ``added``: new ids; ``replaced``: ids that existed (proposed, or
+    reviewed and ``replace_approved``); ``skipped``: ``(id, reason)`` for
+    reviewed skills (approved, rejected, retired) left as they were.
     """
 
     added: tuple[str, ...] = ()
@@ -653,10 +684,14 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
 
     Every skill is checked first (:func:`read_skill_file`); nothing is stored
     when one fails.  An id that names an approved skill is skipped and
-    reported unless ``replace_approved``.  Imported skills arrive as
+    reported unless ``replace_approved`` - and so is one a person here
+    rejected or retired (a shared file does not bring back what was turned
+    down here).  Imported skills arrive as
     ``proposed`` (a person of this project approves what fires here) unless
     ``keep_state``; their provenance source becomes ``import`` (imports do
     not count against the daily cap), their scope's product ``product``.
+    No import keeps ``irreversible_ok``: acting on an irreversible step is
+    approved here, for the step, by ``approve --irreversible-ok``.
 
     Parameters
     ----------
@@ -674,15 +709,19 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
     added: list[str] = []
     replaced: list[str] = []
     skipped: list[tuple[str, str]] = []
+    stored = {x.id: x for x in table.list()}  # one read: ids are unique in the store
     for s in skills:
-        old = table.get(s.id)
-        if old is not None and old.state == "approved" and not replace_approved:
-            skipped.append((s.id, "an approved skill has this id; --replace-approved replaces it"))
+        old = stored.get(s.id)
+        if old is not None and old.state != "proposed" and not replace_approved:
+            why = f" ({old.review_reason})" if old.review_reason and old.state != "approved" else ""
+            article = "an" if old.state == "approved" else "a"
+            skipped.append((s.id, f"{article} {old.state} skill has this id{why}; --replace-approved replaces it"))
             continue
         state = s.state if keep_state else "proposed"
         reason = s.review_reason if keep_state else (
             f"imported from {Path(path).name}" + (f" (it was {s.state} there)" if s.state != "proposed" else ""))
         ready.append(replace(s, state=state, review_reason=reason, scope=replace(s.scope, product=product),  # type: ignore[arg-type]
+                             irreversible_ok=False,
                              provenance=replace(s.provenance, source="import"),
                              created_at=None if old is None else old.created_at))
         (added if old is None else replaced).append(s.id)

@@ -5,8 +5,8 @@ The rules, in one place for the command line and the studio:
 - **approve** moves a ``proposed`` skill to ``approved`` (it fires from the
   next decision of any run: the runtime reads the library each run).  It
   needs a validation that passed: the failure reproduced, at least one
-  replay case, and a pass rate of at least ``SkillSettings.min_pass_rate``
-  (0.8).  ``force=True`` approves without that (a skill made or imported by
+  replay case, and a pass rate of at least ``SkillSettings.validation_threshold``
+  (0.6, the bar of validation itself).  ``force=True`` approves without that (a skill made or imported by
   hand has no replay yet) and says so in the review reason.  Legality is
   never forced: a skill that a skill file could not hold (an action outside
   the engine's own, a target with an XPath, CSS path or coordinates, an
@@ -74,9 +74,9 @@ def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str
         return "it was never replayed (no validation case)"
     if not v.reproduced:
         return "the failure it comes from did not reproduce (a transient failure never becomes a skill)"
-    if v.pass_rate < settings.min_pass_rate:
+    if v.pass_rate < settings.validation_threshold:
         return (f"its validation pass rate {v.pass_rate:.0%} ({v.passed}/{v.cases}) is below "
-                f"{settings.min_pass_rate:.0%}")
+                f"{settings.validation_threshold:.0%}")
     return ""
 
 

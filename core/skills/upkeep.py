@@ -219,21 +219,23 @@ def merge_similar(skills: Iterable[Skill], settings: SkillSettings | None = None
     then the oldest, then the id) and drops the rest.
     """
     s = settings or SkillSettings()
-    live = sorted((x for x in skills if x.state in ("approved", "proposed")), key=_keep_rank)
+    groups: dict[tuple[Any, ...], list[Skill]] = {}
+    for x in sorted((x for x in skills if x.state in ("approved", "proposed")), key=_keep_rank):
+        groups.setdefault((x.scope.product, x.kind, trigger_key(x.trigger)), []).append(x)
     merges: list[Merge] = []
-    gone: set[str] = set()
-    for i, keep in enumerate(live):
-        if keep.id in gone:
-            continue
-        for other in live[i + 1:]:
-            if other.id in gone or other.scope.product != keep.scope.product or other.kind != keep.kind:
+    for live in groups.values():  # best first in each group
+        gone: set[str] = set()
+        for i, keep in enumerate(live):
+            if keep.id in gone:
                 continue
-            if trigger_key(other.trigger) != trigger_key(keep.trigger):
-                continue
-            sim = action_similarity(keep, other)
-            if sim > s.merge_similarity:
-                merges.append(Merge(keep, other, sim))
-                gone.add(other.id)
+            for other in live[i + 1:]:
+                if other.id in gone:
+                    continue
+                sim = action_similarity(keep, other)
+                if sim > s.merge_similarity:
+                    merges.append(Merge(keep, other, sim))
+                    gone.add(other.id)
+    merges.sort(key=lambda m: _keep_rank(m.kept))
     return merges
 
 
@@ -359,6 +361,6 @@ def run_upkeep(table: "SkillTable", product: str, settings: SkillSettings | None
     else:
         dropped = {m.dropped.id for m in merges}
         skills = [x for x in skills if x.id not in dropped]
-    uses = [u for x in skills if x.state == "approved" for u in table.uses(skill_id=x.id, limit=1)]
-    return UpkeepReport(product, tuple(merges), tuple(review_area(skills, uses, now, s)),
+    # last_used_at is moved by every recorded use (SkillTable.record_use): no use rows need reading
+    return UpkeepReport(product, tuple(merges), tuple(review_area(skills, (), now, s)),
                         tuple(find_conflicts(skills)), apply)

@@ -13,6 +13,7 @@ from library_samples import T0, open_table, popup_skill
 
 from core.domain import Action, Anchor, ElementDescriptor
 from core.domain.skill import ElementCondition, SkillAction, SkillTrigger, skill_to_mapping
+from core.skills import files
 from core.skills.files import (
     ALLOWED_ACTIONS, FILE_FORMAT, SkillFileError, check_skill, export_skills, import_skills, read_one_skill,
     read_skill_file, skill_file_mapping,
@@ -114,15 +115,32 @@ def test_a_foreign_malformed_or_newer_file_is_refused(tmp_path, content, field, 
     assert exc.value.field.startswith(field) and expected in exc.value.expected, str(exc.value)
 
 
-def test_missing_binary_and_huge_files_are_refused(tmp_path):
+def test_yaml_aliases_are_refused_before_they_expand(tmp_path):
+    lol = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join('*' + chr(97 + i) for _ in range(9))}]\n" for i in range(8))
+    (tmp_path / "lol.yaml").write_text(lol, encoding="utf-8")
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(tmp_path / "lol.yaml")
+    assert exc.value.field == "line 2, column 8" and "aliases" in exc.value.expected
+
+
+def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
     with pytest.raises(SkillFileError, match="file not found"):
         read_skill_file(tmp_path / "none.json")
     (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(SkillFileError, match="UTF-8"):
         read_skill_file(tmp_path / "bin.json")
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 4096)
+    big = export_skills([popup_skill()], tmp_path / "big.json")
+    big.write_text(big.read_text(encoding="utf-8") + " " * 4096, encoding="utf-8")
     with pytest.raises(SkillFileError, match="more than a skill file may have"):
-        (tmp_path / "big.json").write_text(" " * (5 * 1024 * 1024 + 1), encoding="utf-8")
-        read_skill_file(tmp_path / "big.json")
+        read_skill_file(big)
+    with pytest.raises(SkillFileError, match="export the skills in parts"):
+        export_skills([popup_skill(f"sk-{i}") for i in range(5)], tmp_path / "parts.json")
+    assert not (tmp_path / "parts.json").exists()
+    monkeypatch.setattr(files, "MAX_SKILLS", 2)
+    with pytest.raises(SkillFileError, match="more than one file may hold"):
+        export_skills([popup_skill(f"sk-{i}") for i in range(3)], tmp_path / "parts.json")
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     with pytest.raises(SkillFileError):
         read_skill_file(tmp_path / "deep.json")
@@ -207,7 +225,7 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
     store, table = open_table(tmp_path)
     with store:
         table.put(popup_skill(state="approved", description="ours"))
-        theirs = popup_skill(description="theirs", state="approved")
+        theirs = popup_skill(description="theirs", state="approved", irreversible_ok=True)
         new = popup_skill("sk-000000000009", product="elsewhere")
         path = _write(tmp_path / "theirs.json", _file(theirs, new))
         report = import_skills(table, path, product="demo")
@@ -224,7 +242,13 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
         assert replaced.description == "theirs" and replaced.state == "proposed"  # waits for our review
 
         import_skills(table, path, product="demo", replace_approved=True, keep_state=True)
-        assert table.get("sk-000000000001").state == "approved"
+        kept = table.get("sk-000000000001")
+        assert kept.state == "approved" and not kept.irreversible_ok  # irreversible steps are approved here only
+
+        table.set_state("sk-000000000009", "rejected", reason="pressed Save")
+        report = import_skills(table, path, product="demo")
+        assert dict(report.skipped)["sk-000000000009"].startswith("a rejected skill has this id (pressed Save)")
+        assert table.get("sk-000000000009").state == "rejected"  # a shared file does not bring it back
 
 
 # --- fuzzing: one clear SkillFileError, never a traceback, never a partial import -----------------------
@@ -248,10 +272,19 @@ _BASE = _file(popup_skill(), popup_skill("sk-000000000002"))
 _ALL_PATHS = [p for p in _paths(_BASE) if p]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.fixture(scope="module")
+def fuzz_table(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fuzz")
+    store, table = open_table(root)
+    with store:
+        yield root, table
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(st.tuples(st.sampled_from(_ALL_PATHS), st.one_of(st.just("<delete>"), _json)), min_size=1,
                       max_size=3))
-def test_fuzzed_skill_files_fail_cleanly_or_import_whole(tmp_path, edits):
+def test_fuzzed_skill_files_fail_cleanly_or_import_whole(fuzz_table, edits):
+    root, table = fuzz_table
     data = json.loads(json.dumps(_BASE))
     for path, value in edits:
         node = data
@@ -264,18 +297,14 @@ def test_fuzzed_skill_files_fail_cleanly_or_import_whole(tmp_path, edits):
                 node[path[-1]] = value
         except (KeyError, IndexError, TypeError):
             continue
-    f = tmp_path / "fuzz.json"
+    f = root / "fuzz.json"
     f.write_text(json.dumps(data), encoding="utf-8")
-    db = tmp_path / "fuzzdb"
-    db.mkdir(exist_ok=True)
-    store, table = open_table(db)
-    with store:
-        for s in table.list():
-            table.delete(s.id)
-        try:
-            report = import_skills(table, f, product="demo")
-        except SkillFileError as exc:
-            assert str(exc).startswith(str(f)) and "\n" not in str(exc) and exc.expected
-            assert table.list() == []
-        else:
-            assert len(table.list()) == len(report.added) == len(data["skills"])
+    for s in table.list():
+        table.delete(s.id)
+    try:
+        report = import_skills(table, f, product="demo")
+    except SkillFileError as exc:
+        assert str(exc).startswith(str(f)) and "\n" not in str(exc) and exc.expected
+        assert table.list() == []
+    else:
+        assert len(table.list()) == len(report.added) == len(data["skills"])
