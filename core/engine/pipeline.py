@@ -322,6 +322,8 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source
+    if decision.source == "skill":
+        skilled.forget_screen(ex, ctx)  # the flow step's screen is the one after the skill (R1, K6)
     ctx.step = bind_step(decision.step, run.params, where=ctx.where)
     value = ctx.step.action.value
     if decision.step.action.kind == "upload" and value and run.flow.source and not Path(value).is_absolute():
@@ -357,11 +359,13 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
             if refused:  # a person said this heal goes to the wrong control: never act on it again
                 resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
                 cand = None
-    resolution, cand = skilled.after_resolve(ex, ctx, resolution, cand)  # deny rules, a skill's safety (K6)
+    resolution, cand, held = skilled.after_resolve(ex, ctx, resolution, cand)  # deny rules, a skill's safety (K6)
     ctx.resolution = replace(resolution, ms=(time.perf_counter() - t0) * 1000.0)
     ctx.candidate = cand
     ex.store_call("record_resolution", ctx.run.run_id, ctx.index, ctx.resolution)
     ex.emit(TargetResolved(ctx.run.run_id, ctx.run.flow.name, ctx.index, ctx.resolution, cand))
+    if held is not None:
+        raise held  # held back by a deny rule or a skill's safety bar: never acted on
     if ctx.resolution.abstained or cand is None:
         ctx.run.abstentions += 1
         if ctx.step.optional:
