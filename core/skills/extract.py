@@ -50,6 +50,7 @@ from core.domain.skill import (
     skill_to_mapping,
 )
 from core.locate.textsim import normalize
+from core.project.params import placeholders
 from core.skills.capture import observation_of
 from core.skills.trigger import bindings_for, bind_condition, find
 
@@ -121,6 +122,8 @@ def same_element(ta: Mapping[str, Any], tb: Mapping[str, Any]) -> bool:
     return bool(set(ia.values()) & set(ib.values()))
 
 
+#: Action kinds that only look (a recording's assertions and waits): never a skill's action.
+_CHECKS = ("assert", "wait", "screenshot")
 #: Action kinds that fill a field: a click on that field before them is part of filling it.
 _FILLS = ("input", "select", "check", "uncheck", "upload")
 
@@ -133,6 +136,8 @@ def differing(corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[s
     fills = [s.get("target") or {} for s in (*corrected, *failed) if s.get("action") in _FILLS]
     out = []
     for c in corrected:
+        if c.get("action") in _CHECKS:
+            continue  # what the recorder noted while the person acted, not something they did
         if any(same_action(c, f) for f in failed):
             continue
         if c.get("action") == "click" and any(same_element(c.get("target") or {}, t) for t in fills):
@@ -179,11 +184,16 @@ def _condition(fields: Mapping[str, str], *, in_dialog: bool) -> ElementConditio
                             in_dialog=in_dialog)
 
 
-def failure_observation(record: Any) -> Observation:
-    """The page the person saw at the failure: the last failed attempt's before-snapshot (else the first)."""
+def failure_observation(record: Any, *, after: bool = False) -> Observation:
+    """The page at the failure: the last failed attempt's before-snapshot (else the first); with ``after``,
+    the page after the failed action instead when it opened a dialog the page before did not have (a popup
+    that opens when a field gets focus is what the person met)."""
     page = record.page or {}
     attempts = [a for a in page.get("attempts") or () if a.get("before")]
     snap = attempts[-1]["before"] if attempts else (page.get("before") or {})
+    later = page.get("after") or {}
+    if after and later and set(later.get("modal_titles") or ()) - set(snap.get("modal_titles") or ()):
+        snap = later
     return observation_of(snap)
 
 
@@ -248,6 +258,9 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
         return NoSkill("the correction only puts the step's action on another element: that is a heal of the "
                        "step (its flow edit is offered), not a new action")
     obs = failure_observation(record)
+    first_target = generalise((diff[0].get("target") or {}), step_target)[0]
+    if not find(bind_condition(_condition(first_target, in_dialog=False), bindings_for(step)), obs):
+        obs = failure_observation(record, after=True)  # the popup the failed action opened
     recorded = (record.page or {}).get("recorded") or {}
     rec_obs = recording_observation(recorded)
     baseline_known = recorded.get("baseline") is not None
@@ -294,6 +307,7 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
     if not differences:
         return NoSkill("nothing the page showed at the failure is known to differ from the recording (no new "
                        "dialog, no element the recording lacked): the failure is not explained by the page")
+    params += [p for a in actions for p in placeholders(a.action.value)]
     negative = any(is_negative(str(d.get("name") or "")) for d in diff)
     trigger = SkillTrigger(required=tuple(required), absent=tuple(absent), dialog=True if dialog_name else None,
                            dialog_name=dialog_name, step_action=point.get("action", "") if params else "")
