@@ -424,7 +424,7 @@ class SkillForm(QWidget):
         tl.addRow(self.absent)
         lay.addWidget(trig)
 
-        acts = QGroupBox("Actions")
+        acts = self.actions_box = QGroupBox("Actions")
         acts.setToolTip("The engine's own actions, on targets by meaning (no selector, XPath or coordinates)")
         al = QVBoxLayout(acts)
         al.addLayout(self._rows_bar("", self.actions))
@@ -454,7 +454,6 @@ class SkillForm(QWidget):
             c.currentIndexChanged.connect(lambda _i: self.changed.emit())
         self.max_steps.valueChanged.connect(lambda _v: self.changed.emit())
         self.max_ms.valueChanged.connect(lambda _v: self.changed.emit())
-        self.irreversible.toggled.connect(lambda _v: self.changed.emit())
 
     def _rows_bar(self, title: str, table: QTableWidget) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -537,11 +536,16 @@ class SkillForm(QWidget):
         self.irreversible.setText(f"may act on {steps}")
         self.irreversible.setToolTip(f"Approved to act on {steps} although it is irreversible - only that step")
         self.irreversible.setChecked(skill.irreversible_ok)
+        self.actions_box.setTitle("Actions" if skill.kind == "do" else "Elements not to touch (deny rule)")
         for w in (self.description, self.url_pattern, self.page_title, self.dialog_name, self.task_type,
                   self.url_prefix, self.scope_title, self.component):
             w.setReadOnly(not editable)
-        for w2 in (self.dialog, self.step_action, self.max_steps, self.max_ms, self.irreversible):
+        for w2 in (self.dialog, self.step_action, self.max_steps, self.max_ms):
             w2.setEnabled(editable)
+        # approval for an irreversible step is only for the step(s) it was learnt on (core.skills.library)
+        # (an approval choice, not an edit: approving grants it, an edit never does)
+        self.irreversible.setEnabled(skill.state == "proposed" and bool(skill.provenance.step_ids)
+                                     and skill.kind == "do")
         for table in (self.required, self.absent, self.actions):
             table.setEditTriggers(QAbstractItemView.EditTrigger.AllEditTriggers if editable
                                   else QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -598,8 +602,7 @@ class SkillForm(QWidget):
                            url_prefix=self.url_prefix.text().strip(), title=self.scope_title.text().strip(),
                            component=self.component.text().strip())
         return replace(self.base, description=desc, trigger=trigger, actions=self._actions(), scope=scope,
-                       max_steps=self.max_steps.value(), max_ms=self.max_ms.value(),
-                       irreversible_ok=self.irreversible.isChecked())
+                       max_steps=self.max_steps.value(), max_ms=self.max_ms.value())
 
 
 # --- the detail view --------------------------------------------------------------------------------
@@ -895,6 +898,7 @@ class SkillProposalView(QWidget):
         """Approve (saving unsaved edits first); True when the store says approved."""
         if self.item is None or self.item.skill.state != "proposed":
             return False
+        irreversible_ok = self.form.irreversible.isChecked()  # the form is refilled by a save
         if self._dirty and not self.save_edits():
             return False
         force = False
@@ -904,7 +908,7 @@ class SkillProposalView(QWidget):
                 return False
             force = True
         try:
-            self.item.approve(irreversible_ok=self.form.irreversible.isChecked(), force=force)
+            self.item.approve(irreversible_ok=irreversible_ok, force=force)
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not approved: {exc}")
             return False

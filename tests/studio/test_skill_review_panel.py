@@ -188,3 +188,23 @@ def test_skill_source_reads_only_its_product_and_nothing_without_a_store(tmp_pat
     assert SkillSource(root, "another product").items() == []
     assert isinstance(SkillSource(root, "demo").items(all_states=True)[0], SkillItem)
     assert len(SkillSource(root, "demo").items(all_states=True)) == 6
+
+
+def test_approval_for_the_irreversible_step_it_was_learnt_on_is_a_choice_of_the_reviewer(qtbot, root: Path) -> None:  # noqa: ANN001
+    panel = _panel(qtbot, root)
+    _select(panel, f"skill:{SAMPLE_PROPOSED_ID}")
+    v = panel.skill_view
+    assert v.form.irreversible.isEnabled() and not v.form.irreversible.isChecked()
+    assert v.form.irreversible.text() == "may act on s3"
+    v.form.irreversible.setChecked(True)
+    v.form.description.setText("Cancel the address popup, then type")  # an edit, saved before approving
+    v.form.description.textEdited.emit("x")
+    assert v.approve_button.text() == "Approve edited"
+    qtbot.mouseClick(v.approve_button, Qt.MouseButton.LeftButton)
+    s = _stored(root, SAMPLE_PROPOSED_ID)
+    assert s.state == "approved" and s.irreversible_ok and s.provenance.step_ids == ("s3",)
+    assert s.description == "Cancel the address popup, then type"
+    # a skill that names no step it was learnt on cannot get it; a deny rule says what it holds back
+    _select(panel, "skill:sk-deny0de1ete")
+    assert not v.form.irreversible.isEnabled()
+    assert v.form.actions_box.title() == "Elements not to touch (deny rule)"
