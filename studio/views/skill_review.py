@@ -710,7 +710,7 @@ class SkillProposalView(QWidget):
         self.heading = QLabel()
         self.heading.setObjectName("panelTitle")
         self.heading.setTextFormat(Qt.TextFormat.RichText)  # two lines, clipped when narrow (tooltip: all)
-        self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         self.approve_button = QPushButton("Approve")
         self.approve_button.setToolTip("The skill fires from the next run on")
         self.reject_button = QPushButton("Reject\u2026")
