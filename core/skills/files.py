@@ -104,9 +104,14 @@ class SkillFileError(ValueError):
     """
 
     def __init__(self, path: Path | str, field: str, expected: str) -> None:
+        field, expected = _one_line(field), _one_line(expected)  # a key or text of the file may hold line breaks
         self.path, self.field, self.expected = str(path), field, expected
         where = f" at {field}" if field else ""
         super().__init__(f"{self.path}{where}: {expected}")
+
+
+def _one_line(text: str) -> str:
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
 # --- the file's schema (pydantic, at the edge only) ------------------------------------------------------
@@ -387,10 +392,19 @@ def _secret_problem(data: Any, redactor: Redactor) -> str:
     return ""
 
 
+_KEY = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+
+
 def _error_location(err: Mapping[str, Any]) -> str:
     out = ""
     for p in err.get("loc", ()):
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+        if isinstance(p, int):
+            out += f"[{p}]"
+            continue
+        p = str(p)
+        if not _KEY.match(p):  # a foreign key: quoted, escaped and cut short
+            p = json.dumps(p[:40] + ("..." if len(p) > 40 else ""))
+        out += f".{p}" if out else p
     return out
 
 

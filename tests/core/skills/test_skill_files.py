@@ -146,6 +146,13 @@ def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
         read_skill_file(tmp_path / "deep.json")
 
 
+def test_a_foreign_key_with_a_line_break_is_named_on_one_line(tmp_path):
+    path = _mutated(tmp_path, lambda s: s["trigger"].update({"\nx" + "y" * 100: None}))
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(path)
+    assert "\n" not in str(exc.value) and exc.value.field.endswith('field \'trigger."\\nx' + "y" * 38 + '..."\'')
+
+
 def test_the_same_id_twice_is_refused(tmp_path):
     path = _write(tmp_path / "twice.json", _file(popup_skill(), popup_skill()))
     with pytest.raises(SkillFileError) as exc:
@@ -200,6 +207,16 @@ def test_read_one_skill_takes_a_bare_skill_or_show_json(tmp_path):
     assert read_one_skill(bare) == popup_skill()
     shown = _write(tmp_path / "shown.json", {"skill": skill_to_mapping(popup_skill()), "uses": []})
     assert read_one_skill(shown) == popup_skill()
+    import yaml
+
+    (tmp_path / "one.yaml").write_text(yaml.safe_dump(skill_to_mapping(popup_skill())), encoding="utf-8")
+    assert read_one_skill(tmp_path / "one.yaml") == popup_skill()
+    bad = skill_to_mapping(popup_skill())
+    bad["actions"][0]["target"]["css_path"] = "div > button"
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
+    with pytest.raises(SkillFileError) as exc:
+        read_one_skill(tmp_path / "bad.yaml")
+    assert exc.value.field == "field 'actions[0].target.css_path'"
     two = _write(tmp_path / "two.json", _file(popup_skill(), popup_skill("sk-000000000002")))
     with pytest.raises(SkillFileError, match="exactly one skill"):
         read_one_skill(two)
