@@ -3,7 +3,8 @@
 A small hostile shipping form served on 127.0.0.1 in three versions:
 
 1. the form as the flow was written against it (the run passes and takes the
-   R1 baselines: the recording's page);
+   R1 baselines: the recording's page; its telemetry beacon answered 500 is no
+   error signal);
 2. an "Autofill?" dialog covers the form on load; Escape does not close it and
    it has no close or cancel control, so recovery cannot dismiss it and the run
    escalates; a scripted person takes over, clicks "Type them myself" and hands
@@ -64,6 +65,7 @@ if (VERSION === 2 && !sessionStorage.getItem('own')) {
     document.getElementById('name').value = 'Someone Else'; document.getElementById('ov').remove(); };
 }
 document.getElementById('next').onclick = async () => {
+  navigator.sendBeacon('/telemetry', JSON.stringify({clicked: 'next'}));  // answered 500: telemetry never counts
   const r = await fetch('/api/check');
   if (r.ok) document.getElementById('done').textContent = 'Saved for ' + document.getElementById('name').value;
 };
@@ -74,7 +76,7 @@ class Site:
     """The form's server: ``version`` picks the page, ``fail`` answers /api/check with 500 that many times."""
 
     def __init__(self) -> None:
-        self.version, self.fail, self.wrong_clicks = 1, 0, 0
+        self.version, self.fail, self.wrong_clicks, self.beacons = 1, 0, 0, 0
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -100,6 +102,10 @@ class Site:
                 self._send(200, (PAGE % {"version": site.version}).encode())
 
             def do_POST(self) -> None:  # noqa: N802
+                if self.path.startswith("/telemetry"):
+                    site.beacons += 1
+                    self._send(500, b"")
+                    return
                 site.wrong_clicks += 1
                 self._send(204, b"")
 
@@ -207,6 +213,7 @@ def test_a_takeover_on_an_unexpected_dialog_proposes_a_skill_and_a_transient_500
         assert skill.validation.reproduced and skill.validation.pass_rate == skill.quality >= 0.6
         assert skill.provenance.source == "correction" and skill.provenance.step_ids == ("s1",)
         assert skill.provenance.cause == "unexpected_state" and skill.scope.product == "Shipping"
+        assert site.beacons >= 3 and table.failures(run_id=first.run_id) == []  # a 500 beacon is no error signal
         (rec,) = table.failures(run_id=second.run_id)
         assert rec.error_type == "precondition" and rec.outcome == "skill" and rec.skill_id == skill.id
         assert rec.attribution["cause"] == "unexpected_state" and rec.screenshots

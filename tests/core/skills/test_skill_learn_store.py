@@ -81,3 +81,23 @@ def test_the_learn_command_refuses_bad_input(tmp_path: Path, capsys: pytest.Capt
     assert code == 2 and "no run 'abc'" in err
     code, err = cli(str(tmp_path), "abc", "--threshold", "2")
     assert code == 2 and "--threshold must be within 0..1" in err
+
+
+def test_a_failure_with_the_same_dialog_in_another_run_is_a_similar_state_to_replay_on(tmp_path: Path) -> None:
+    from core.skills.learn import cases_for
+
+    store = Store.open(tmp_path / "store.sqlite")
+    try:
+        table = SkillTable(store)
+        older = record(run_id="run-0", flow="billing", step_id="b2", step_index=1,
+                       before=snap(snap(FORM)["candidates"] + [{**OWN}], ("Autofill?",), sig="billing-popup"))
+        _fill(store, older, step_index=1)
+        fid = _fill(store, record(passed_from=snap(FORM, sig="after")))
+        cases = cases_for(table.failure(fid), table)
+        assert [(c.label.split(" (")[0], c.expect) for c in cases] == [
+            ("the failure's page", True), ("a similar failure", True), ("the recording's page", False),
+            ("the page the step passed from after the correction", False)]
+        (skill,) = learn_from_run(store, "Shipping", "run-1").proposed
+        assert (skill.validation.cases, skill.validation.passed) == (4, 4)
+    finally:
+        store.close()
