@@ -151,6 +151,9 @@ class MainWindow(QMainWindow):
         self._build_recorder()
         self._build_graph_and_history()
         self._build_heal_review()
+        from .views.skill_dock import install_skill_library  # noqa: PLC0415
+
+        install_skill_library(self)
         self._build_status_bar()
         self._build_find_bar()
         self.resolution_dock = install_resolution_dock(self)
@@ -503,7 +506,10 @@ class MainWindow(QMainWindow):
     # --- desktop habits: heal review, menus, settings, files on disk ------------------------
 
     def _build_heal_review(self) -> None:
-        self.heal_review = HealReviewPanel([HealSource(self.project_path), CorrectionSource(self.project_path)],
+        from .views.skill_review import SkillSource  # noqa: PLC0415
+
+        self.heal_review = HealReviewPanel([HealSource(self.project_path), CorrectionSource(self.project_path),
+                                            SkillSource(self.project_path, self.project.name)],
                                            root=self.project_path)
         self.heal_review.flow_written.connect(self._on_flow_file_written)
         self.heal_dock = self._dock("Heal review", "healReviewDock", self.heal_review,

@@ -15,6 +15,9 @@ Take over (the "You have the page" bar, one action recorded).
 (:mod:`studio.history_samples`): the flow's state graph, a run opened
 read-only, and the two runs compared.
 ``correction`` the flow edit offered after a takeover, as a diff.
+``skill-review`` the review queue with a proposed skill (failure and correction side by side, the
+editable skill, its validation) beside heal proposals; ``skill-library`` the skill library browser
+(scope tree, quality, hits, where a skill fired) over a sample skill space.
 """
 from __future__ import annotations
 
@@ -442,6 +445,35 @@ def _history(compare: bool = False) -> QWidget:
     return panel
 
 
+def _skill_review() -> QWidget:
+    """The review queue with the sample skill space's proposed skill selected, beside sample heals."""
+    from .heal_samples import SampleHealSource  # noqa: PLC0415
+    from .history_samples import preview_folder  # noqa: PLC0415
+    from .skill_samples import skill_store  # noqa: PLC0415
+    from .views.heal_review import HealReviewPanel  # noqa: PLC0415
+    from .views.skill_review import SkillSource  # noqa: PLC0415
+
+    root = preview_folder()
+    skill_store(root)
+    panel = HealReviewPanel([SkillSource(root, "demo"), SampleHealSource()], root=root)
+    panel.resize(1280, 700)
+    return panel
+
+
+def _skill_library() -> QWidget:
+    """The skill library over the sample skill space, the approved cookie-banner skill and its uses selected."""
+    from .history_samples import preview_folder  # noqa: PLC0415
+    from .skill_samples import SAMPLE_APPROVED_ID, skill_store  # noqa: PLC0415
+    from .views.skill_library import SkillLibraryPanel  # noqa: PLC0415
+
+    root = preview_folder()
+    skill_store(root)
+    panel = SkillLibraryPanel(root, "demo")
+    panel.select_skill(SAMPLE_APPROVED_ID)
+    panel.resize(1100, 560)
+    return panel
+
+
 PANELS: dict[str, Callable[[], QWidget]] = {
     "live": _live, "resolution": _resolution, "steps": _steps, "escalations": _escalations, "breaker": _breaker, "breakpoints": _breakpoints, "log": _log,
     "recorder": _recorder, "window": populated_window, "correction": _correction,
@@ -449,6 +481,7 @@ PANELS: dict[str, Callable[[], QWidget]] = {
     "graph": _graph, "history": _history, "compare": lambda: _history(compare=True),
 }
 PANELS.update({"heal-review": _heal_review, "settings": _settings, "window-small": _window_small})
+PANELS.update({"skill-review": _skill_review, "skill-library": _skill_library})
 #: Whole-window previews in other states than :func:`populated_window` (paused at an escalation).
 WINDOWS: dict[str, Callable[[], MainWindow]] = {"recording": recording_window, "takeover": takeover_window}
 

@@ -57,6 +57,11 @@ def describe_event(event: EngineEvent) -> str:
         failed = "".join(f" ({r.shown})" for r in ev.failed_requests[:1])
         return (f"{name} step {event.index + 1}: {diff} \u00b7 {len(ev.console)} console errors \u00b7 "
                 f"{len(ev.failed_requests)} failed requests{failed} \u00b7 {ev.active_ms:,.0f} ms active")
+    from ..skill_events import describe_skill_event  # noqa: PLC0415 - the skill runtime's and learner's events
+
+    skill_line = describe_skill_event(event)
+    if skill_line is not None:
+        return skill_line
     parts = []
     if is_dataclass(event):
         for f in fields(event):

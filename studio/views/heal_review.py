@@ -28,8 +28,8 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QListWidget,
-    QListWidgetItem, QMenu, QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
-    QTextEdit, QVBoxLayout, QWidget,
+    QListWidgetItem, QMenu, QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTableWidget,
+    QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget,
 )
 
 from core.domain import ElementDescriptor
@@ -456,7 +456,9 @@ class HealReviewPanel(QWidget):
     flow_written(str)
         A flow file (absolute path) was written by an accept.
     reviewed(str, str)
-        ``(item key, "accepted" | "rejected")``.
+        ``(item key, "accepted" | "rejected")``; for a skill proposal
+        (:mod:`studio.views.skill_review`, shown by its own view in the same
+        queue) ``"approved" | "rejected" | "edited" | "retired"``.
     """
 
     flow_written = Signal(str)
@@ -553,7 +555,8 @@ class HealReviewPanel(QWidget):
         body.setStretchFactor(1, 2)
 
         self.empty = QLabel("Nothing to review.\nA step healed by any level but exact leaves a proposal here "
-                            "after a run that passed; a takeover's manual steps leave a proposed flow edit.")
+                            "after a run that passed; a takeover's manual steps leave a proposed flow edit; "
+                            "a failure corrected by hand leaves a proposed skill.")
         self.empty.setObjectName("emptyState")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
@@ -568,7 +571,14 @@ class HealReviewPanel(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setObjectName("healSplit")
         split.addWidget(self.queue)
-        split.addWidget(self.detail)
+        from .skill_review import SkillProposalView  # noqa: PLC0415 - it draws with this module's ShotView
+
+        self.skill_view = SkillProposalView(lambda parent, title: self._ask_reason(parent, title))
+        self.skill_view.reviewed.connect(self._on_skill_reviewed)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.detail)
+        self.stack.addWidget(self.skill_view)
+        split.addWidget(self.stack)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 4)
         split.setSizes([230, 900])
@@ -626,6 +636,14 @@ class HealReviewPanel(QWidget):
         item = self._items[row] if 0 <= row < len(self._items) else None
         self._diff = ""
         self.error.hide()
+        if item is not None and item.kind == "skill":
+            self.stack.setCurrentWidget(self.skill_view)
+            self.skill_view.show_item(item)  # type: ignore[arg-type]
+            for b in (self.accept_button, self.reject_button, self.edit_button):
+                b.setEnabled(False)
+            return
+        self.stack.setCurrentWidget(self.detail)
+        self.skill_view.show_item(None)
         if item is None:
             self.heading.setText("")
             self.fields.setRowCount(0)
@@ -682,6 +700,8 @@ class HealReviewPanel(QWidget):
     def accept_current(self, new: Mapping[str, Any] | None = None) -> bool:
         """Show the diff (confirm), then write it; True when written.  Errors go to the panel."""
         item = self.current()
+        if item is not None and item.kind == "skill":
+            return self.skill_view.approve()
         if item is None or item.status != "pending":
             return False
         try:
@@ -706,6 +726,8 @@ class HealReviewPanel(QWidget):
     def reject_current(self, reason: str | None = None) -> bool:
         """Reject with ``reason`` (asked for when None); True when stored."""
         item = self.current()
+        if item is not None and item.kind == "skill":
+            return self.skill_view.reject(reason)
         if item is None or item.status != "pending":
             return False
         if reason is None:
@@ -737,15 +759,36 @@ class HealReviewPanel(QWidget):
             return
         self.queue.setCurrentItem(li)
         m = QMenu(self)
-        m.addAction("Accept\u2026", lambda: self.accept_current()).setEnabled(self.accept_button.isEnabled())
-        m.addAction("Reject\u2026", lambda: self.reject_current()).setEnabled(self.reject_button.isEnabled())
-        m.addAction("Edit\u2026", lambda: self.edit_current()).setEnabled(self.edit_button.isEnabled())
+        sv = self.skill_view
+        if self.stack.currentWidget() is sv:
+            m.addAction("Approve", sv.approve).setEnabled(sv.approve_button.isEnabled())
+            m.addAction("Reject\u2026", lambda: sv.reject()).setEnabled(sv.reject_button.isEnabled())
+            m.addAction("Retire\u2026", lambda: sv.retire()).setEnabled(sv.retire_button.isEnabled())
+        else:
+            m.addAction("Accept\u2026", lambda: self.accept_current()).setEnabled(self.accept_button.isEnabled())
+            m.addAction("Reject\u2026", lambda: self.reject_current()).setEnabled(self.reject_button.isEnabled())
+            m.addAction("Edit\u2026", lambda: self.edit_current()).setEnabled(self.edit_button.isEnabled())
         m.addSeparator()
         a = m.addAction("Show reviewed too")
         a.setCheckable(True)
         a.setChecked(self.show_reviewed)
         a.toggled.connect(self._toggle_reviewed)
         m.popup(self.queue.viewport().mapToGlobal(pos))
+
+    def _on_skill_reviewed(self, key: str, outcome: str) -> None:
+        self.reviewed.emit(key, outcome)
+        self.refresh(select=key if outcome == "edited" else None)
+
+    def select_key(self, key: str) -> bool:
+        """Show the queue item ``key`` (``"skill:<id>"``, ``"heal:<n>"``), with reviewed ones when it is one."""
+        if not any(it.key == key for it in self._items) and not self.show_reviewed:
+            self.show_reviewed = True
+            self.refresh()
+        row = next((i for i, it in enumerate(self._items) if it.key == key), -1)
+        if row < 0:
+            return False
+        self.queue.setCurrentRow(row)
+        return True
 
     def _toggle_reviewed(self, on: bool) -> None:
         self.show_reviewed = on

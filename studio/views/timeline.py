@@ -34,6 +34,7 @@ from core.engine.events import (
     StepEvidenceRecorded, StepFinished, StepStarted, TargetResolved, VerdictReached,
 )
 
+from ..skill_events import describe_skill_event
 from ..theme import COLORS, STATUS_COLORS, status_color, status_label
 
 __all__ = ["TimelineStep", "TimelineModel", "TimelineFilter", "ShotView", "TimelinePanel", "VERDICT_LABELS",
@@ -104,6 +105,7 @@ class TimelineStep:
         ev = self.evidence
         parts = [self.title, self.flow, self.action, self.status_text, self.verdict_text, self.strategy, self.reason,
                  self.error, self.expected, " ".join(self.observed)]
+        parts += [str(line) for line in self.extra.get("skills", ())]  # "skill ... fired at step N"
         if ev is not None:
             parts += [c.text for c in ev.console] + [r.shown for r in ev.failed_requests]
             parts += [f"{a.kind} {a.target} {a.expected} {a.observed}" for a in ev.assertions]
@@ -243,6 +245,8 @@ class TimelineModel(QAbstractTableModel):
             s.action = s.action or event.evidence.action
         elif isinstance(event, StepFinished):
             s.status, s.ms, s.paused, s.error = event.status, event.ms, False, event.error
+        elif (line := describe_skill_event(event)) is not None:  # a skill considered, fired, finished here
+            s.extra.setdefault("skills", []).append(line)
         else:
             return
         self.touch(s)
@@ -463,6 +467,9 @@ def timeline_details_html(s: TimelineStep | None) -> str:
         parts.append(f"<p>{escape(s.reason)}</p>")
     if s.error:
         parts.append(f"<p style='color:{STATUS_COLORS['failed']}'>{escape(s.error)}</p>")
+    if s.extra.get("skills"):
+        parts.append(_section("Skills"))
+        parts.append("".join(f"<p style='margin:0'>{escape(line)}</p>" for line in s.extra["skills"]))
     if ev is not None and ev.assertions:
         parts.append(_section("Assertions checked"))
         parts.append("<table cellspacing='0' cellpadding='1'>" + "".join(
