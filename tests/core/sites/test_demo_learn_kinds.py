@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from core.bench.tweaks import FLOW_EXPECTED, judge
+from core.bench.tweaks import judge
 from core.sites.demo import DEMO_PASSWORD, LEARN_VARIANTS, SERVED_VARIANTS, TWEAKS, VARIANTS, DemoSite, variant_tweaks
 
 pytestmark = pytest.mark.browser
