@@ -29,6 +29,7 @@ __all__ = [
     "ElementCondition", "SkillTrigger", "SkillAction", "VerifyRule", "RecoveryRule", "SkillScope",
     "SkillProvenance", "SkillValidation", "Skill", "TARGET_FIELDS", "SEMANTIC_TARGET_FIELDS",
     "skill_to_mapping", "skill_from_mapping", "QUALITY_SUCCESS_DELTA", "QUALITY_FAILURE_DELTA",
+    "SkillSettings",
 ]
 
 #: Version of the skill schema (files and rows); a newer file is refused, never half-read.
@@ -474,3 +475,34 @@ def skill_from_mapping(d: Mapping[str, Any]) -> Skill:
 #: Quality moves of one use (K7): +0.1 per success, -0.5 per failure (a failed precondition is a failure, K6).
 QUALITY_SUCCESS_DELTA = 0.1
 QUALITY_FAILURE_DELTA = -0.5
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSettings:
+    """The skill library's settings (K7), read from the project file's ``skills:`` section.
+
+    Attributes
+    ----------
+    success_delta, failure_delta : float
+        Quality moves of one use (+0.1 / -0.5, K7).
+    review_quality : float
+        A skill below this quality goes to the review area (0.3, K7).
+    review_unused_days : int
+        A skill not used for this many days goes to the review area (14, K7).
+    merge_similarity : float
+        Two skills whose action-type sequences are more similar than this
+        (0..1, Indel ratio over the kinds) and whose triggers are the same are merged (0.9, K7).
+    daily_proposals : int
+        Most new proposals of one product in 24 hours (50, K7); imports do not count.
+    min_pass_rate : float
+        Validation pass rate a proposal needs to be approved without ``force``
+        (0.8: 4 of 5 replays; K5 sets no figure).
+    """
+
+    success_delta: float = QUALITY_SUCCESS_DELTA
+    failure_delta: float = QUALITY_FAILURE_DELTA
+    review_quality: float = 0.3
+    review_unused_days: int = 14
+    merge_similarity: float = 0.9
+    daily_proposals: int = 50
+    min_pass_rate: float = 0.8

@@ -14,10 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from core.domain.flow import ACTION_KINDS, DEFAULT_SCROLL_PX
 from core.domain.settings import EngineSettings
+from core.domain.skill import SkillSettings
 
 __all__ = [
     "SCHEMA_VERSION", "ViewportModel", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel", "WaitModel",
-    "ProjectModel", "ModelEndpointModel", "ModelModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
+    "ProjectModel", "ModelEndpointModel", "ModelModel", "SkillsModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
 ]
 
 #: Current schema version of project and flow files.
@@ -129,6 +130,26 @@ class ModelModel(ModelEndpointModel):
     judge_alarm_share: float = Field(0.3, ge=0, le=1, description="alarm when more goals pass by judgement (P7)")
 
 
+_SKILLS = SkillSettings()
+
+
+class SkillsModel(_Strict):
+    """The ``skills:`` section: upkeep of the skill library (K7); defaults from core.domain.skill.SkillSettings."""
+
+    success_delta: float = Field(_SKILLS.success_delta, ge=0, le=1, description="quality + per success (K7)")
+    failure_delta: float = Field(_SKILLS.failure_delta, ge=-1, le=0, description="quality + per failure (K7)")
+    review_quality: float = Field(_SKILLS.review_quality, ge=0, le=1,
+                                  description="below this quality a skill goes to the review area (K7)")
+    review_unused_days: int = Field(_SKILLS.review_unused_days, ge=1, le=3650,
+                                    description="unused this many days: review area (K7)")
+    merge_similarity: float = Field(_SKILLS.merge_similarity, ge=0.5, le=1,
+                                    description="action-type sequences more similar than this merge (K7)")
+    daily_proposals: int = Field(_SKILLS.daily_proposals, ge=0, le=10000,
+                                 description="most new proposals per product in 24 h (K7)")
+    min_pass_rate: float = Field(_SKILLS.min_pass_rate, ge=0, le=1,
+                                 description="validation pass rate an approval needs without --force (K5)")
+
+
 class ProjectModel(_Strict):
     schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(min_length=1)
@@ -144,6 +165,7 @@ class ProjectModel(_Strict):
     waits: WaitModel = Field(default_factory=WaitModel)
     max_steps: int = Field(_ENGINE.max_steps, ge=1, le=1000, description="most steps of one flow (P6)")
     model: Optional[ModelModel] = Field(None, description="optional OpenAI-compatible model (P1-P3, P7, P10)")
+    skills: SkillsModel = Field(default_factory=SkillsModel, description="skill library upkeep (K7)")
 
     @field_validator("site")
     @classmethod

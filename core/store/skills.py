@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from sqlalchemy import func, select
 
@@ -134,26 +134,47 @@ class SkillTable:
         ValueError
             An unknown state.
         """
-        if skill.state not in SKILL_STATES:
-            raise ValueError(f"unknown skill state {skill.state!r}; expected one of {', '.join(SKILL_STATES)}")
+        self._check_state(skill)
+        with self.store._write() as s:
+            return self._put_row(s, skill, replace_approved, utcnow())
+
+    def put_many(self, skills: "Iterable[Skill]", *, replace_approved: bool = False) -> list[tuple[Skill, bool]]:
+        """:meth:`put` for several skills in one transaction: all are stored or none (an import).
+
+        Raises
+        ------
+        SkillConflictError, ValueError
+            As :meth:`put`; then nothing is stored.
+        """
+        skills = list(skills)
+        for skill in skills:
+            self._check_state(skill)
         now = utcnow()
         with self.store._write() as s:
-            row = s.get(SkillRow, skill.id)
-            created = row is None
-            if row is None:
-                row = SkillRow(id=skill.id, created_at=skill.created_at or now)
-                s.add(row)
-            elif row.state == "approved" and not replace_approved:
-                raise SkillConflictError(f"skill {skill.id} is approved; replacing it needs an explicit yes")
-            row.product, row.kind, row.state = skill.scope.product, skill.kind, skill.state
-            row.description = self.store._t(skill.description)
-            row.quality, row.successes, row.failures = skill.quality, skill.successes, skill.failures
-            row.review_reason = self.store._t(skill.review_reason)
-            row.last_used_at = skill.last_used_at
-            row.data = self._data(skill)
-            row.updated_at = now
-            s.flush()
-            return _skill(row), created
+            return [self._put_row(s, skill, replace_approved, now) for skill in skills]
+
+    @staticmethod
+    def _check_state(skill: Skill) -> None:
+        if skill.state not in SKILL_STATES:
+            raise ValueError(f"unknown skill state {skill.state!r}; expected one of {', '.join(SKILL_STATES)}")
+
+    def _put_row(self, s: Any, skill: Skill, replace_approved: bool, now: datetime) -> tuple[Skill, bool]:
+        row = s.get(SkillRow, skill.id)
+        created = row is None
+        if row is None:
+            row = SkillRow(id=skill.id, created_at=skill.created_at or now)
+            s.add(row)
+        elif row.state == "approved" and not replace_approved:
+            raise SkillConflictError(f"skill {skill.id} is approved; replacing it needs an explicit yes")
+        row.product, row.kind, row.state = skill.scope.product, skill.kind, skill.state
+        row.description = self.store._t(skill.description)
+        row.quality, row.successes, row.failures = skill.quality, skill.successes, skill.failures
+        row.review_reason = self.store._t(skill.review_reason)
+        row.last_used_at = skill.last_used_at
+        row.data = self._data(skill)
+        row.updated_at = now
+        s.flush()
+        return _skill(row), created
 
     def get(self, skill_id: str) -> Skill | None:
         """One skill, None when unknown."""
