@@ -755,6 +755,9 @@ def build_parser() -> argparse.ArgumentParser:
     ic.add_argument("--flow", required=True, help="flow name; written to flows/NAME.yaml")
     ic.add_argument("--force", action="store_true", help="overwrite an existing flow file")
     ic.set_defaults(func=_cmd_import_codegen)
+    from core.skills.learn_command import add_learn_command
+
+    add_learn_command(sub)  # `skills learn` (joins the `skills` group registered above, if any)
     return p
 
 

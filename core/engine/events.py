@@ -558,3 +558,34 @@ class SetBreakpoints:
     breakpoints: Breakpoints = field(default_factory=Breakpoints)
 
 Command = Union[Command, SetBreakpoints]  # type: ignore[misc]
+
+
+@dataclass(frozen=True, slots=True)
+class SkillProposed:
+    """A run's failure and its correction became a skill proposal (K4, K5), stored with state ``proposed``.
+
+    ``pass_rate`` is the validation's (0..1, on ``cases`` stored states); the
+    review queue shows the proposal (``steadyhand skills show SKILL_ID``).
+    """
+
+    run_id: str
+    flow: str
+    skill_id: str
+    description: str
+    pass_rate: float
+    cases: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDropped:
+    """A failure of the run (or its candidate skill) did not become a skill; ``reason`` says why in one line
+    (it did not reproduce, nothing differed from the flow, below the validation threshold...)."""
+
+    run_id: str
+    flow: str
+    reason: str
+    index: int = -1
+
+
+EngineEvent = Union[EngineEvent, SkillProposed, SkillDropped]  # type: ignore[misc]
+__all__ += ["SkillProposed", "SkillDropped"]

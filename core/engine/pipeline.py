@@ -72,6 +72,7 @@ from core.recover.policy import Failure, decide_recovery, human_answers
 from core.recover.waits import WaitBudget, bound_reason
 from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
 from core.store.media import screenshot_relpath
+from core.skills.capture import capture_failure, note_step_end
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
@@ -832,6 +833,7 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
+    capture_failure(ex, ctx, exc)  # K2: one failure record per failed step (best effort)
     f, step = exc.failure, ctx.step
     if ctx.verdict is None and exc.verdict is None and f.kind not in ("abstained", "breaker_open", "no_decision",
                                                                         "budget"):
@@ -1148,6 +1150,7 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
     ex.store_call("record_step", run.run_id, outcome)
     ex.graph.step_done(ctx)
     _evidence.collect(ex, ctx, active_ms=ms, wall_ms=wall_ms)
+    note_step_end(ex, ctx)  # K2: a failure a retry got past is transient; error signals of a passed step
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
                          ctx.source))

@@ -292,8 +292,35 @@ class ProjectSession:
         if reward is not None:
             result = replace(result, reward=reward)
         self._store_back(flow, result)
+        self._learn(flow, result)
         executor.finish(result)
         return result
+
+    def _learn(self, flow: Flow, result: RunResult) -> None:
+        """After a run with a takeover correction: its failures become skill proposals (K2-K5,
+        :func:`core.skills.learn.learn_from_run`), announced as ``SkillProposed`` / ``SkillDropped``.
+        Never fails the run (a failure here becomes a heal note)."""
+        if self.store is None or not self.use_store:
+            return
+        from core.engine.events import SkillDropped, SkillProposed
+        from core.skills.learn import learn_from_run
+        from core.store.corrections import CorrectionTable
+
+        try:
+            if not any(c.run_id == result.run_id for c in CorrectionTable(self.store).list(flow=flow.name)):
+                return
+            report = learn_from_run(self.store, self.project.name, result.run_id, flow=flow,
+                                    settings=getattr(self.project.settings, "skills", None),
+                                    model=self.model.setup.primary if self.model is not None else None)
+        except Exception as exc:  # noqa: BLE001 - never fail a run over learning
+            self.heal_notes.setdefault(result.run_id, []).append(
+                self.redactor.text(f"skills not learnt: {type(exc).__name__}: {exc}"))
+            return
+        for s in report.proposed:
+            self.emit(SkillProposed(result.run_id, flow.name, s.id, self.redactor.text(s.description),
+                                    s.validation.pass_rate, s.validation.cases))
+        for d in report.dropped:
+            self.emit(SkillDropped(result.run_id, flow.name, self.redactor.text(d.reason), d.step_index))
 
     def _model_usage(self, run_id: str, flow: str, before: Mapping[str, float]) -> None:
         """Keep and announce what the model cost in one run (calls, tokens, latency, cache hits, P7/P9 figures)."""

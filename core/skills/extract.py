@@ -1,0 +1,322 @@
+"""Skill extraction without a model (K4): contrast the failed segment with the correction.
+
+Pure logic: a failure record (:mod:`core.skills.capture`), its attribution
+(:mod:`core.skills.attribution`), the flow steps around the failure point
+(the *failed segment*: the window before it, the failing step, the steps the
+flow would have gone on with) and the corrected segment - the actions a
+person did during a takeover (:class:`core.store.corrections.CorrectionRecord`
+steps, with the recorder's full descriptors) or an accepted heal's new target.
+
+1. **Differing actions** - a correction action that does what one of the
+   failed segment's steps does (same action kind, same value, same element by
+   role and by test id / label / accessible name / text / placeholder) is
+   not new; only the others become the skill's actions.  None left: the
+   person did what the flow does (a retry by hand of a failure that did not
+   reproduce) and no skill is made.
+2. **Targets** - semantic fields only (role, name, label, placeholder, text,
+   test id, title, alt, tag, anchor); ids, CSS paths, XPaths and boxes are
+   dropped.  A field whose text equals a field of the failing step's target
+   becomes a placeholder (``{target.label}`` ...), so the skill applies to
+   the next field with the same trouble.
+3. **Trigger** - what the page showed at the failure and not on the
+   recording: a dialog the recording did not have (``dialog_name``), the
+   element the first differing action acts on (``required``; inside the
+   dialog when it lay in one) when the recording's screen did not have it,
+   the failing step's own target when the page no longer had it
+   (``absent``).  At least one such difference must be known, else no skill
+   (the failure is not explained by the page).
+4. **Deny** - a candidate whose action notes say not / avoid / never becomes
+   a deny rule (``kind="deny"``): the element is one the agent must not
+   touch while the trigger holds.
+5. **Heal, not skill** - a correction that only puts the same kind of action
+   on another element, with nothing unexpected on the page, is the step's
+   heal (its flow edit is offered by the correction itself).
+
+:func:`extract` returns a :class:`Candidate` (the skill, state ``proposed``)
+or a :class:`NoSkill` with the reason.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping, Sequence
+
+from core.domain import Action, Anchor, ElementDescriptor, Observation, Step
+from core.domain.skill import (
+    ElementCondition, RecoveryRule, Skill, SkillAction, SkillProvenance, SkillScope, SkillTrigger, VerifyRule,
+    skill_to_mapping,
+)
+from core.locate.textsim import normalize
+from core.skills.capture import observation_of
+from core.skills.trigger import bindings_for, bind_condition, find
+
+__all__ = ["Candidate", "NoSkill", "extract", "differing", "same_action", "same_element", "generalise", "step_of", "is_negative",
+           "recording_observation", "failure_observation", "skill_id"]
+
+#: Words that make a candidate a deny rule (K4: "not / avoid / never").
+_NEGATIVE = re.compile(r"(?<![a-z])(not|don't|do not|avoid|never)(?![a-z])", re.I)
+#: Target fields compared to say two actions act on the same element, strongest first.
+_IDENTITY = ("test_id", "label", "name", "text", "placeholder")
+#: Fields of the failing step's target a placeholder may stand for, in the order they are tried.
+_BINDABLE = ("label", "name", "text", "placeholder")
+_SEMANTIC = ("tag", "role", "name", "label", "text", "placeholder", "test_id", "title", "alt")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A candidate skill and what it was made from."""
+
+    skill: Skill
+    differing: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NoSkill:
+    """Why no candidate was made (shown as :class:`~core.engine.events.SkillDropped`)."""
+
+    reason: str
+
+
+def is_negative(text: str) -> bool:
+    """True when ``text`` says not / avoid / never (a deny rule, K4)."""
+    return bool(_NEGATIVE.search(text or ""))
+
+
+def step_of(entry: Mapping[str, Any]) -> Step:
+    """A :class:`Step` from a trajectory entry or a flow-file step mapping (action kind, value, target)."""
+    target = entry.get("target") or {}
+    desc = ElementDescriptor(**{k: str(target.get(k) or "") for k in (*_SEMANTIC, "container")})
+    kind = str(entry.get("action") or "click")
+    return Step(str(entry.get("step_id") or entry.get("id") or ""), Action(kind, str(entry.get("value") or "")),  # type: ignore[arg-type]
+                name=str(entry.get("intent") or entry.get("name") or ""), target=desc)
+
+
+def _ident(t: Mapping[str, Any]) -> dict[str, str]:
+    return {f: normalize(str(t.get(f) or "")) for f in _IDENTITY if t.get(f)}
+
+
+def same_action(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """True when two actions (correction step / flow step mappings) do the same thing to the same element."""
+    if str(a.get("action") or "") != str(b.get("action") or ""):
+        return False
+    if normalize(str(a.get("value") or "")) != normalize(str(b.get("value") or "")):
+        return False
+    return same_element(a.get("target") or {}, b.get("target") or {})
+
+
+def same_element(ta: Mapping[str, Any], tb: Mapping[str, Any]) -> bool:
+    """True when two targets name the same element: same role (when both say one) and the strongest identity
+    field both carry (test id, label, accessible name, text, placeholder) equal; else a text in common."""
+    if ta.get("role") and tb.get("role") and ta.get("role") != tb.get("role"):
+        return False
+    ia, ib = _ident(ta), _ident(tb)
+    if not ia or not ib:
+        return not ia and not ib
+    shared = [f for f in _IDENTITY if f in ia and f in ib]
+    if shared:
+        return ia[shared[0]] == ib[shared[0]]
+    return bool(set(ia.values()) & set(ib.values()))
+
+
+#: Action kinds that fill a field: a click on that field before them is part of filling it.
+_FILLS = ("input", "select", "check", "uncheck", "upload")
+
+
+def differing(corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The corrected segment's actions that no step of the failed segment does (order kept).
+
+    A click on a field that a step of either segment then fills is part of filling it, not a new action.
+    """
+    fills = [s.get("target") or {} for s in (*corrected, *failed) if s.get("action") in _FILLS]
+    out = []
+    for c in corrected:
+        if any(same_action(c, f) for f in failed):
+            continue
+        if c.get("action") == "click" and any(same_element(c.get("target") or {}, t) for t in fills):
+            continue
+        out.append(c)
+    return out
+
+
+def generalise(target: Mapping[str, Any], step_target: Mapping[str, Any]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The semantic fields of ``target`` with texts equal to a field of ``step_target`` made placeholders.
+
+    Returns the fields and the placeholders used (``("target.label",)``).
+    """
+    out: dict[str, str] = {}
+    used: list[str] = []
+    bindable = {f: normalize(str(step_target.get(f) or "")) for f in _BINDABLE if step_target.get(f)}
+    for f in _SEMANTIC:
+        v = str(target.get(f) or "")
+        if not v:
+            continue
+        if f in _BINDABLE:
+            nv = normalize(v)
+            hit = f if bindable.get(f) == nv else next((g for g in _BINDABLE if bindable.get(g) == nv), "")
+            if hit and nv:
+                out[f] = "{target.%s}" % hit
+                used.append(f"target.{hit}")
+                continue
+        out[f] = v
+    return out, tuple(dict.fromkeys(used))
+
+
+def _anchor(target: Mapping[str, Any]) -> Anchor | None:
+    a = target.get("anchor")
+    if not isinstance(a, Mapping) or not a.get("text"):
+        return None
+    return Anchor(text=str(a.get("text")), role=str(a.get("role") or ""), dx=float(a.get("dx") or 0.0),
+                  dy=float(a.get("dy") or 0.0))
+
+
+def _condition(fields: Mapping[str, str], *, in_dialog: bool) -> ElementCondition:
+    name = fields.get("name") or ("" if fields.get("label") or fields.get("placeholder") else fields.get("text", ""))
+    return ElementCondition(role=fields.get("role", ""), name=name, label=fields.get("label", ""),
+                            placeholder=fields.get("placeholder", ""), test_id=fields.get("test_id", ""),
+                            in_dialog=in_dialog)
+
+
+def failure_observation(record: Any) -> Observation:
+    """The page the person saw at the failure: the last failed attempt's before-snapshot (else the first)."""
+    page = record.page or {}
+    attempts = [a for a in page.get("attempts") or () if a.get("before")]
+    snap = attempts[-1]["before"] if attempts else (page.get("before") or {})
+    return observation_of(snap)
+
+
+def recording_observation(recorded: Mapping[str, Any]) -> Observation | None:
+    """The recording's page before the step as far as it is known (the step's R1 baseline elements and the
+    previous step's recorded dialog), or None when nothing is known of it."""
+    base = recorded.get("baseline")
+    prev = recorded.get("after_previous")
+    if base is None and prev is None:
+        return None
+    cands = [{"role": e.get("role", ""), "name": e.get("text", "")} for e in base or ()]
+    modal = []
+    screen = str(recorded.get("screen") or "")
+    top = screen.split("|")[-1].strip() if screen.count("|") >= 3 else ""
+    if top:
+        modal.append(top)
+    elif prev and prev.get("dialog") and prev.get("dialog_name"):
+        modal.append(str(prev["dialog_name"]))
+    return observation_of({"candidates": cands, "modal_titles": modal, "url": "", "title": ""})
+
+
+def _known_on(cond: ElementCondition, obs: Observation | None, baseline_known: bool) -> bool | None:
+    """Whether the recording had the element (None: unknown). Baseline elements carry role and text only."""
+    if obs is None or not baseline_known:
+        return None
+    loose = ElementCondition(role=cond.role, name=cond.name or cond.label or cond.placeholder or cond.text)
+    return bool(find(loose, obs, usable=False)) if not loose.is_empty else None
+
+
+def skill_id(product: str, skill: Skill) -> str:
+    """``sk-<12 hex>`` from the product, kind, trigger and actions: the same lesson learnt twice is one skill."""
+    m = skill_to_mapping(skill)
+    key = json.dumps([product, m["kind"], m["trigger"], [(a["kind"], a["value"], a["target"]) for a in m["actions"]]],
+                     sort_keys=True)
+    return "sk-" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
+
+
+def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[str, Any]],
+            product: str, attribution: Any = None, meaning: str = "replace", correction_id: int = 0,
+            heal_id: int = 0, now: datetime | None = None) -> Candidate | NoSkill:
+    """Contrast ``failed`` (flow step mappings around the failure point, the failing step among them) with
+    ``corrected`` (the correction's steps) and make the candidate skill (see the module docstring).
+
+    ``record`` is the failure record; ``attribution`` its :class:`~core.skills.attribution.Attribution`
+    (or None); ``meaning`` the hand-back's (``replace`` / ``insert`` / ``done``).
+    """
+    if not corrected:
+        return NoSkill("no action was recorded in the correction: nothing to learn")
+    diff = differing(corrected, failed)
+    if not diff:
+        return NoSkill("the correction does what the flow's steps do (nothing differs): the failure did not "
+                       "need a new action")
+    point = next((f for f in failed if (f.get("index") == record.step_index and f.get("status") == "failed")),
+                 None) or next((f for f in failed if str(f.get("step_id") or f.get("id")) == record.step_id), None)
+    if point is None:
+        return NoSkill(f"the failing step {record.step_id!r} is not in the failed segment")
+    step = step_of(point)
+    step_target = point.get("target") or {}
+    unexpected = tuple(getattr(attribution, "unexpected", ()) or ())
+    if (meaning == "replace" and len(diff) == 1 and not unexpected and diff[0].get("action") == point.get("action")
+            and record.error_type in ("locator", "action_error")):
+        return NoSkill("the correction only puts the step's action on another element: that is a heal of the "
+                       "step (its flow edit is offered), not a new action")
+    obs = failure_observation(record)
+    recorded = (record.page or {}).get("recorded") or {}
+    rec_obs = recording_observation(recorded)
+    baseline_known = recorded.get("baseline") is not None
+    bindings = bindings_for(step)
+    actions: list[SkillAction] = []
+    params: list[str] = []
+    conds: list[ElementCondition] = []
+    for d in diff:
+        fields, used = generalise(d.get("target") or {}, step_target)
+        params += used
+        container = str((d.get("target") or {}).get("container") or "")
+        in_dialog = bool(container) and any(normalize(container) == normalize(m) for m in obs.modal_titles)
+        desc = ElementDescriptor(**{k: v for k, v in fields.items()}, anchor=_anchor(d.get("target") or {}))
+        kind = str(d.get("action") or "click")
+        actions.append(SkillAction(Action(kind, str(d.get("value") or "")), desc,  # type: ignore[arg-type]
+                                   str(d.get("name") or "")))
+        conds.append(_condition(fields, in_dialog=in_dialog))
+    required: list[ElementCondition] = []
+    absent: list[ElementCondition] = []
+    differences: list[str] = []
+    first = conds[0]
+    if not first.is_empty:
+        bound = bind_condition(first, bindings)
+        hits = find(bound, obs)
+        if len(hits) > 1:
+            return NoSkill(f"the element the correction acted on ({bound.describe()}) is not unique on the page "
+                           f"at the failure ({len(hits)} match)")
+        if hits:
+            required.append(first)
+            had = _known_on(bound, rec_obs, baseline_known)
+            if had is False:
+                differences.append(f"{bound.describe()} was on the page and not on the recording")
+    dialog_name = unexpected[-1] if unexpected else ""
+    if dialog_name:
+        differences.append(f"the dialog {dialog_name!r} was open and not on the recording")
+    own = _condition(generalise(step_target, step_target)[0], in_dialog=False)
+    if not own.is_empty and not find(bind_condition(own, bindings), obs, usable=False):
+        had = _known_on(bind_condition(own, bindings), rec_obs, baseline_known)
+        if had:
+            absent.append(own)
+            params += [p for p in ("target.name", "target.label", "target.text", "target.placeholder")
+                       if "{" + p + "}" in (own.name + own.label + own.text + own.placeholder)]
+            differences.append("the step's own target was on the recording and not on the page")
+    if not differences:
+        return NoSkill("nothing the page showed at the failure is known to differ from the recording (no new "
+                       "dialog, no element the recording lacked): the failure is not explained by the page")
+    negative = any(is_negative(str(d.get("name") or "")) for d in diff)
+    trigger = SkillTrigger(required=tuple(required), absent=tuple(absent), dialog=True if dialog_name else None,
+                           dialog_name=dialog_name, step_action=point.get("action", "") if params else "")
+    verify: tuple[VerifyRule, ...] = ()
+    if required and required[0].in_dialog and not negative:
+        verify = (VerifyRule("absent", required[0]),)
+    what = "; ".join(f"{a.action.kind} {_condition(generalise(d.get('target') or {}, step_target)[0], in_dialog=False).describe()}"
+                     for a, d in zip(actions, diff, strict=True))
+    when = dialog_name and f"the dialog {dialog_name!r} is open" or "; ".join(differences)
+    desc = (f"When {when}, never {what}" if negative else f"When {when}, {what} before "
+            f"{point.get('intent') or step.title!r}")
+    cause = getattr(attribution, "cause", "")
+    skill = Skill(
+        id="", description=desc[:300], trigger=trigger, actions=tuple(actions), kind="deny" if negative else "do",
+        verify=verify, recovery=(RecoveryRule("not_found", "abort", 1),),
+        scope=SkillScope(product=product, component=dialog_name or str(step_target.get("role") or "")),
+        params=tuple(dict.fromkeys(params)),
+        provenance=SkillProvenance(
+            source="heal" if heal_id else "correction", run_id=record.run_id, flow=record.flow,
+            step_ids=(record.step_id,), step_index=record.step_index, correction_id=correction_id, heal_id=heal_id,
+            failure_id=record.id, cause=cause, cause_confidence=float(getattr(attribution, "confidence", 0.0)),
+            extractor="contrast", extracted_at=now or datetime.now(timezone.utc)),
+        state="proposed")
+    from dataclasses import replace
+
+    return Candidate(replace(skill, id=skill_id(product, skill)), tuple(diff))
