@@ -90,9 +90,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     change_lines = ChangeLines()
 
     from core.engine.explain import escalation_lines
+    from core.engine.skilled import skill_line
 
     def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1); escalations
-        for line in change_lines(event) + escalation_lines(event):
+        skill = skill_line(event)  # a skill's use (K6), one line
+        for line in change_lines(event) + escalation_lines(event) + ([skill] if skill else []):
             if not args.quiet:
                 print(line, file=sys.stderr, flush=True)
 

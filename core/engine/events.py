@@ -561,6 +561,55 @@ Command = Union[Command, SetBreakpoints]  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True)
+class SkillConsidered:
+    """A skill retrieved for step ``index`` (K6) had its trigger checked on the live page.
+
+    ``holds``: the trigger holds; ``half``: it only half holds (never fires);
+    ``reason`` what held and what did not, or why a holding skill was not
+    fired (irreversible step, refused by the safety bar, fired there already).
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    skill_id: str
+    holds: bool
+    half: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFired:
+    """A skill chose action ``action_index`` (0-based) of its ``actions`` before flow step ``index`` (K6)."""
+
+    run_id: str
+    flow: str
+    index: int
+    skill_id: str
+    description: str
+    action_index: int
+    actions: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFinished:
+    """A use of a skill at step ``index`` ended (K6): ``outcome`` is ``passed`` / ``failed`` / ``precondition`` /
+    ``denied`` (a deny rule kept an element from being acted on); ``ms`` the use's time in ms."""
+
+    run_id: str
+    flow: str
+    index: int
+    skill_id: str
+    outcome: str
+    reason: str = ""
+    ms: float = 0.0
+
+
+EngineEvent = Union[EngineEvent, SkillConsidered, SkillFired, SkillFinished]  # type: ignore[misc]
+__all__ += ["SkillConsidered", "SkillFired", "SkillFinished"]
+
+
+@dataclass(frozen=True, slots=True)
 class SkillProposed:
     """A run's failure and its correction became a skill proposal (K4, K5), stored with state ``proposed``.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.plan.agent import is_goal_action
+from core.skills.runtime import is_skill_step
 
 if TYPE_CHECKING:
     from core.engine.pipeline import StepContext
@@ -18,7 +19,10 @@ __all__ = ["next_index"]
 
 
 def next_index(ctx: "StepContext") -> int:
-    """Where the run goes after ``ctx``: the same index after a passed action toward a goal, else ``ctx.next_index``."""
+    """Where the run goes after ``ctx``: the same index after a passed action toward a goal or after a skill's
+    action (the flow step is not consumed by it, K6), else ``ctx.next_index``."""
     if ctx.status == "passed" and is_goal_action(ctx.decided):
         return ctx.index
+    if ctx.source == "skill" and ctx.status in ("passed", "skipped") and is_skill_step(ctx.decided):
+        return ctx.index  # a skill's action (passed, or given up for the chain) runs before the flow step (K6)
     return ctx.next_index

@@ -50,6 +50,7 @@ from core.domain import (
     Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine import breakpoints
+from core.engine import skilled
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.change import ChangeReport
 from core.domain.evidence import AssertionCheck
@@ -314,7 +315,7 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
                                             f"{ex.settings.max_steps}, P6)"), escalation="budget")
     try:
         decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
-                                                 attempt=ctx.attempt))
+                                                 attempt=ctx.attempt, run_id=run.run_id))
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source
@@ -353,6 +354,7 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
             if refused:  # a person said this heal goes to the wrong control: never act on it again
                 resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
                 cand = None
+    resolution, cand = skilled.after_resolve(ex, ctx, resolution, cand)  # deny rules, a skill's safety (K6)
     ctx.resolution = replace(resolution, ms=(time.perf_counter() - t0) * 1000.0)
     ctx.candidate = cand
     ex.store_call("record_resolution", ctx.run.run_id, ctx.index, ctx.resolution)
@@ -830,6 +832,8 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     """
     if isinstance(exc, PageError):  # a broken, stuck or still-loading page: a human decides (never a hang)
         exc = StepFailure(Failure("page", str(exc), acted=ctx.acted), escalation="page")
+    if skilled.fell_back(ex, ctx, exc):  # a skill's action did not pass: the chain decides again (K6)
+        return
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return

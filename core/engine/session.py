@@ -18,6 +18,7 @@ from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
 from core.engine.pipeline import fatal_kind
 from core.engine.report import succeeded
+from core.engine.skilled import skill_decider
 from core.heal import HealBook
 from core.perception.driver import PlaywrightDriver
 from core.project import Project
@@ -239,6 +240,9 @@ class ProjectSession:
                           pending_heals=self.heals,
                           wait_learner=self.wait_learner,
                           deciders=(self.model.decider,) if self.model is not None else ())
+        skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t))
+        if skills is not None:  # the project's approved skills decide first (K6), read afresh each run
+            ex.chain = ex.chain.with_decider(skills)
         if self.model is not None and self.model.options.tie_break:
             ex.tie_breaker = self.model.tie_break
         return ex

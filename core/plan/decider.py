@@ -38,6 +38,9 @@ class DecideContext:
     attempt : int
         1 for the first attempt at this step, 2.. for its retries (after a
         failed attempt, or a person's "retry").
+    run_id : str
+        The run's id ("" outside a run): a decider keeping state per run (the
+        skill decider, K6) starts afresh when it changes.
     """
 
     flow: Flow
@@ -46,6 +49,7 @@ class DecideContext:
     history: tuple[StepOutcome, ...] = ()
     params: Mapping[str, str] = field(default_factory=dict)
     attempt: int = 1
+    run_id: str = ""
 
     @property
     def flow_step(self) -> Step | None:

@@ -1,0 +1,577 @@
+"""Skills at run time (K6): the first link of the decide chain, held to the heal's safety bar.
+
+Before each decision :class:`SkillDecider` reads the product's approved
+skills (a cheap query, so a skill retired during a run stops firing at the
+next decision), retrieves candidates - a *rule channel* for the flow's
+explicit task type (:func:`task_type_of`: ``login``, ``upload``,
+``export``...) and a *similarity channel* otherwise (top 3 by
+:func:`similarity`) - and checks each trigger against the live observation
+(:func:`core.skills.trigger.check_trigger`).  When one holds, the decision
+is the skill's next action (a :class:`~core.domain.Step` built from its
+:class:`~core.domain.skill.SkillAction`, ``{target.*}`` placeholders bound,
+``{param}`` ones left to the pipeline), source ``"skill"``.  The flow step
+is not consumed: the engine stays at the same index after a skill action
+(:func:`core.engine.goal.next_index`) and asks again; the skill goes on with
+its next action, or finishes (its verify rules are checked on the page) and
+the flow step runs.
+
+The safety bar (never weakened):
+
+* a confirming, deleting or submitting control (:func:`guarded_control`:
+  the guard's write verbs and destructive phrases, :mod:`core.plan.guard`, a
+  submit button, an icon saying nothing) is pressed only when the trigger
+  names it as a required element and it is that very element;
+* an irreversible flow step is acted on only by a skill approved for exactly
+  that step (``irreversible_ok`` and the step's id in its provenance);
+* a trigger that only half holds never fires (recorded as ``half`` once a
+  run, and only when one of its required elements is on the page);
+* a skill fires at most once per step; the same skill holding again at the
+  same step is a loop - it stops firing there and a failure is counted;
+* a skill target is acted on only when the element found matches the
+  skill's own descriptor exactly (never a look-alike the locator healed to);
+* deny rules (kind ``deny``): while their trigger holds, the elements their
+  actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
+
+Every use is recorded (:meth:`core.store.skills.SkillTable.record_use`)
+with its time in ms and the quality moves of K7
+(:data:`~core.domain.skill.QUALITY_SUCCESS_DELTA` +0.1,
+:data:`~core.domain.skill.QUALITY_FAILURE_DELTA` -0.5) and announced through
+``notify(kind, **fields)`` - the engine turns ``considered`` / ``fired`` /
+``finished`` into its typed events.  This module never imports the engine.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from core.domain import Action, Candidate, ElementDescriptor, Flow, Observation, Step
+from core.domain.skill import (
+    QUALITY_FAILURE_DELTA, QUALITY_SUCCESS_DELTA, ElementCondition, Skill, SkillAction, VerifyRule,
+)
+from core.locate.textsim import normalize
+from core.plan.decider import DecideContext, Decision
+from core.plan.guard import DESTRUCTIVE_PHRASES, may_write
+from core.skills.trigger import (
+    UnboundPlaceholder, bind_condition, bindings_for, check_trigger, condition_matches, find,
+)
+
+__all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "similarity", "retrieve",
+           "guarded_control", "approved_for_step", "skill_step_id", "is_skill_step", "Notify"]
+
+#: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
+#: words in the flow's name and description (``sign_in`` and ``Sign in`` both say ``login``).
+TASK_WORDS: Mapping[str, tuple[str, ...]] = {
+    "login": ("login", "log in", "logon", "sign in", "signin"),
+    "signup": ("signup", "sign up", "register"),
+    "upload": ("upload",),
+    "export": ("export", "download"),
+    "search": ("search",),
+    "checkout": ("checkout", "check out"),
+}
+#: How many skills the similarity channel keeps (K6: "top 3").
+SIMILAR_TOP = 3
+#: Keys a skill action pressed without a target that submit the focused form.
+_SUBMIT_KEYS = ("enter", "numpadenter", "return")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+#: ``notify(kind, **fields)``: ``kind`` is ``"considered"`` / ``"fired"`` / ``"finished"``.
+Notify = Callable[..., None]
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split()) + " "
+
+
+def task_type_of(flow: Flow, step: Step | None = None) -> str:
+    """The explicit task type of ``flow`` at ``step``, or "" (then only the similarity channel retrieves).
+
+    A step whose action is ``upload`` is an upload; else the first task type
+    of :data:`TASK_WORDS` whose word appears in the flow's name or
+    description.
+    """
+    if step is not None and step.action.kind == "upload":
+        return "upload"
+    text = _words(f"{flow.name} {flow.description}")
+    for task, words in TASK_WORDS.items():
+        if any(f" {w} " in text for w in words):
+            return task
+    return ""
+
+
+def _cond_of(target: ElementDescriptor) -> ElementCondition:
+    return ElementCondition(role=target.role, name=target.name, label=target.label, text=target.text,
+                            placeholder=target.placeholder, test_id=target.test_id)
+
+
+def similarity(skill: Skill, obs: Observation, step: Step | None = None,
+               params: Mapping[str, str] | None = None) -> float:
+    """How much the page looks like the skill's scope and trigger, 0..1 (the similarity channel, K6).
+
+    The mean over the features the skill sets: its scope's URL prefix (the
+    page URL or its path starts with it), its scope's title and its
+    trigger's title (substring, normalised), its trigger's URL pattern, its
+    open-dialog name, and each required element (present on the page, by
+    the exact trigger match).  A scope URL prefix or title that does not
+    match makes it 0 (the skill belongs elsewhere); a skill setting none of
+    these scores 0.1 (it may still hold, e.g. "a dialog is open").
+    """
+    from urllib.parse import urlsplit
+
+    scores: list[float] = []
+    sc, t = skill.scope, skill.trigger
+    if sc.url_prefix:
+        path = urlsplit(obs.url).path
+        if not (obs.url.startswith(sc.url_prefix) or path.startswith(sc.url_prefix)):
+            return 0.0
+        scores.append(1.0)
+    if sc.title:
+        if normalize(sc.title) not in normalize(obs.title):
+            return 0.0
+        scores.append(1.0)
+    if t.title:
+        scores.append(float(normalize(t.title) in normalize(obs.title)))
+    if t.url_pattern:
+        scores.append(float(fnmatch.fnmatch(obs.url, t.url_pattern)))
+    if t.dialog_name:
+        scores.append(float(any(normalize(t.dialog_name) in normalize(m) for m in obs.modal_titles)))
+    bindings = bindings_for(step, params)
+    for c in t.required:
+        try:
+            scores.append(float(bool(find(bind_condition(c, bindings), obs, usable=False))))
+        except UnboundPlaceholder:
+            scores.append(0.0)
+    return sum(scores) / len(scores) if scores else 0.1
+
+
+def retrieve(skills: Iterable[Skill], *, task_type: str, obs: Observation, step: Step | None = None,
+             params: Mapping[str, str] | None = None, top: int = SIMILAR_TOP) -> list[Skill]:
+    """Candidates for this decision: the rule channel, then the similarity channel (K6).
+
+    Rule channel: every ``do`` skill whose scope's task type is ``task_type``
+    (when it is explicit), best quality first.  Similarity channel: the
+    ``top`` skills without a task type whose :func:`similarity` is above 0,
+    best first (ties: quality).  A skill scoped to another task type is not
+    retrieved.
+    """
+    pool = [s for s in skills if s.kind == "do" and s.actions]
+    rule = sorted((s for s in pool if task_type and s.scope.task_type == task_type), key=lambda s: -s.quality)
+    scored = [(similarity(s, obs, step, params), s) for s in pool if not s.scope.task_type]
+    similar = [s for sc, s in sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], -x[1].quality))]
+    return rule + similar[:max(0, top)]
+
+
+def guarded_control(cand: Candidate, kind: str) -> str:
+    """Why pressing ``cand`` with ``kind`` confirms, deletes or submits ("" when it does not).
+
+    The guard's rules (:func:`core.plan.guard.may_write`: a write or
+    destructive verb in any text it carries, a destructive phrase, an icon
+    that says nothing), plus a submit button.  Only presses count (click,
+    double-click, a key); typing into a field does not.
+    """
+    if kind not in ("click", "dblclick", "press"):
+        return ""
+    d = cand.descriptor
+    words = " ".join((d.name, d.label, d.text, d.title, d.alt)).strip()
+    shown = (words or d.role or "an icon")[:40]
+    if d.type == "submit" and kind != "press":
+        return f"{shown!r} is a submit button"
+    if any(p in words.lower() for p in DESTRUCTIVE_PHRASES):
+        return f"{shown!r} destroys data"
+    if may_write(cand, kind):
+        return f"{shown!r} confirms, deletes or submits" if words else "an icon-only control may write"
+    return ""
+
+
+def approved_for_step(skill: Skill, flow: Flow, step: Step) -> bool:
+    """True when ``skill`` was approved to act on exactly this irreversible step (``irreversible_ok``, the step
+    id in its provenance, and its flow when the provenance names one)."""
+    p = skill.provenance
+    return skill.irreversible_ok and step.id in p.step_ids and (not p.flow or p.flow == flow.name)
+
+
+def skill_step_id(step_id: str, skill_id: str, k: int) -> str:
+    """Id of the ``k``-th (0-based) action of ``skill_id`` run before flow step ``step_id``: ``"s3+sk-ab12.1"``."""
+    return f"{step_id}+{skill_id}.{k + 1}"
+
+
+def is_skill_step(step: Step | None) -> bool:
+    """True for an action a skill chose (its id says so; the flow step stays at its index after it)."""
+    return step is not None and "+sk-" in step.id
+
+
+def _bind_target_only(text: str, bindings: Mapping[str, str]) -> str:
+    """``{target.*}`` / ``{step.*}`` placeholders bound; ``{param}`` ones left for the pipeline's binding."""
+    def sub(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key.startswith(("target.", "step.")):
+            if key not in bindings:
+                raise UnboundPlaceholder(key)
+            return bindings[key]
+        return m.group(0)
+    return _PLACEHOLDER.sub(sub, text or "")
+
+
+def _params_missing(skill: Skill, params: Mapping[str, str]) -> list[str]:
+    names: list[str] = []
+    for a in skill.actions:
+        texts = (a.action.value, *(getattr(a.target, f) for f in ("name", "label", "text", "placeholder",
+                                                                  "test_id")))
+        for text in texts:
+            for m in _PLACEHOLDER.finditer(text or ""):
+                key = m.group(1)
+                if not key.startswith(("target.", "step.")) and key not in params:
+                    names.append(key)
+    return names
+
+
+@dataclass
+class _Active:
+    """The skill running at one step: which action is next and since when."""
+
+    skill: Skill
+    index: int
+    flow_step: Step
+    t0: float
+    k: int = 0
+    pending: str = ""
+    outcome: str = ""  # set by a hook that knows why the pending action failed ("precondition")
+    reason: str = ""
+
+
+@dataclass
+class _RunState:
+    run_id: str = ""
+    flow: str = ""
+    fired: set[tuple[int, str]] = field(default_factory=set)
+    looped: set[tuple[int, str]] = field(default_factory=set)
+    half: set[str] = field(default_factory=set)
+    refused: set[str] = field(default_factory=set)
+    denied: set[tuple[int, str]] = field(default_factory=set)
+
+
+class SkillDecider:
+    """The ``skill`` link of the decide chain (K6).
+
+    Parameters
+    ----------
+    table : core.store.skills.SkillTable
+        The skill library (read at each decision; uses recorded there).
+    product : str
+        The skill space: the project's name (K7: one space per product).
+    settings : object | None
+        The library's settings (:mod:`core.skills.upkeep`); read here:
+        ``similar_top`` (3, K6).  Missing attributes take the defaults.
+    notify : Notify | None
+        Receives ``considered`` / ``fired`` / ``finished`` with their fields
+        (the engine emits them as events; texts may carry bound values: the
+        receiver redacts).
+    clock : Callable[[], float]
+        Monotonic seconds (tests pass their own).
+    """
+
+    name = "skill"
+
+    def __init__(self, table: Any, product: str, settings: Any = None, *, notify: Notify | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.table = table
+        self.product = product
+        self.settings = settings
+        self.notify: Notify = notify or (lambda kind, **fields: None)
+        self.clock = clock
+        self.top = int(getattr(settings, "similar_top", SIMILAR_TOP) or SIMILAR_TOP)
+        self._run = _RunState()
+        self._active: _Active | None = None
+        #: Approved deny rules as read at the latest decision.
+        self.deny_rules: tuple[Skill, ...] = ()
+        #: Store failures (recording never breaks a run).
+        self.errors: list[str] = []
+
+    # --- the library ------------------------------------------------------------------
+    def approved(self) -> list[Skill]:
+        """The product's approved skills, read now (a retire is seen at once)."""
+        try:
+            return list(self.table.list(product=self.product, state="approved"))
+        except Exception as exc:  # noqa: BLE001 - a store that fails: no skill fires (the flow goes on)
+            self.errors.append(f"skills not read: {exc}")
+            return []
+
+    def _use(self, skill: Skill, outcome: str, reason: str, *, index: int, step_id: str, ms: float = 0.0,
+             count: str = "", delta: float = 0.0) -> None:
+        try:
+            self.table.record_use(skill.id, run_id=self._run.run_id, flow=self._run.flow, step_index=index,
+                                  step_id=step_id, outcome=outcome, reason=reason, ms=round(ms, 1),
+                                  quality_delta=delta, count=count)
+        except Exception as exc:  # noqa: BLE001 - recording is best effort
+            self.errors.append(f"skill use not recorded: {exc}")
+
+    def _begin(self, ctx: DecideContext) -> None:
+        if ctx.run_id != self._run.run_id or ctx.flow.name != self._run.flow:
+            if self._active is not None:
+                self._finish("failed", "the run ended before the skill finished", count="", delta=0.0)
+            self._run = _RunState(ctx.run_id, ctx.flow.name)
+
+    # --- deciding ---------------------------------------------------------------------
+    def decide(self, ctx: DecideContext) -> Decision | None:
+        """The next action of a running skill, a newly fired skill's first action, or None (the flow decides)."""
+        step = ctx.flow_step
+        if step is None:
+            return None
+        self._begin(ctx)
+        skills = self.approved()
+        self.deny_rules = tuple(s for s in skills if s.kind == "deny")
+        do = {s.id: s for s in skills if s.kind == "do"}
+        a = self._active
+        if a is not None and a.index != ctx.index:
+            self._finish("failed", f"the run left step {a.index + 1} before the skill finished", count="",
+                         delta=0.0)
+        if self._active is not None:
+            decision = self._go_on(ctx, do)
+            if decision is not None:
+                return decision
+        return self._fire(ctx, step, list(do.values()))
+
+    def _go_on(self, ctx: DecideContext, do: Mapping[str, Skill]) -> Decision | None:
+        a = self._active
+        assert a is not None
+        last = ctx.history[-1] if ctx.history else None
+        if last is None or last.step_id != a.pending or last.status != "passed":
+            why = f"its action {a.k + 1} did not pass" + (f" ({last.status})" if last is not None else "")
+            self._finish("failed", why)
+            return None
+        a.k += 1
+        if a.skill.id not in do:
+            self._finish("failed", "retired while in use: stopped firing", count="", delta=0.0)
+            return None
+        elapsed = (self.clock() - a.t0) * 1000.0
+        if elapsed > a.skill.max_ms:
+            self._finish("failed", f"time limit: {elapsed:.0f} ms, more than its {a.skill.max_ms} ms")
+            return None
+        if a.k >= len(a.skill.actions):
+            failed = self._verify_failed(a.skill.verify, ctx.observation, bindings_for(a.flow_step, ctx.params))
+            if failed:
+                self._finish("precondition", "verify rules do not hold: " + "; ".join(failed))
+            else:
+                self._finish("passed", f"{len(a.skill.actions)} action(s) done"
+                             + ("; verify rules hold" if a.skill.verify else ""))
+            return None
+        if a.k >= a.skill.step_limit:
+            self._finish("failed", f"step limit: {a.skill.step_limit} step(s) and {len(a.skill.actions) - a.k} "
+                                   f"action(s) left")
+            return None
+        return self._decision(ctx, a)
+
+    def _fire(self, ctx: DecideContext, step: Step, skills: Sequence[Skill]) -> Decision | None:
+        obs, run = ctx.observation, self._run
+        task = task_type_of(ctx.flow, step)
+        for s in retrieve(skills, task_type=task, obs=obs, step=step, params=ctx.params, top=self.top):
+            check = check_trigger(s.trigger, obs, step=step, params=ctx.params)
+            key = (ctx.index, s.id)
+            reason = check.reason
+            fire = check.holds
+            if fire and key in run.fired:
+                fire = False
+                reason = "fired at this step already: a second time would be a loop; stopped firing it here"
+                if key not in run.looped:
+                    run.looped.add(key)
+                    self._use(s, "failed", reason, index=ctx.index, step_id=step.id, count="failure",
+                              delta=QUALITY_FAILURE_DELTA)
+            elif fire and not step.reversible and not approved_for_step(s, ctx.flow, step):
+                fire = False
+                reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
+                          f"step: not fired")
+            elif fire:
+                unsafe = self._unsafe(s, step, ctx.params)
+                missing = _params_missing(s, ctx.params)
+                if unsafe:
+                    fire, reason = False, f"refused: {unsafe}"
+                    if s.id not in run.refused:
+                        run.refused.add(s.id)
+                        self._use(s, "failed", reason, index=ctx.index, step_id=step.id, count="failure",
+                                  delta=QUALITY_FAILURE_DELTA)
+                        self.notify("finished", run_id=run.run_id, flow=run.flow, index=ctx.index,
+                                    skill_id=s.id, outcome="failed", reason=reason, ms=0.0)
+                elif missing:
+                    fire, reason = False, f"this run has no value for {{{missing[0]}}}: not fired"
+            self.notify("considered", run_id=run.run_id, flow=run.flow, index=ctx.index, skill_id=s.id,
+                        holds=check.holds, half=check.half, reason=reason)
+            if check.half and s.id not in run.half and any(m.endswith(" present") for m in check.met):
+                run.half.add(s.id)  # worth a row: one of its elements is there (once a run, not every step)
+                self._use(s, "half", check.reason, index=ctx.index, step_id=step.id)
+            if not fire:
+                continue
+            run.fired.add(key)
+            self._active = _Active(s, ctx.index, step, self.clock())
+            return self._decision(ctx, self._active)
+        return None
+
+    def _decision(self, ctx: DecideContext, a: _Active) -> Decision | None:
+        sa = a.skill.actions[a.k]
+        try:
+            step = self._step(a, sa)
+        except UnboundPlaceholder as exc:
+            self._finish("precondition", f"action {a.k + 1} names {{{exc.args[0]}}}, which this step has not")
+            return None
+        a.pending, a.outcome, a.reason = step.id, "", ""
+        n = len(a.skill.actions)
+        self.notify("fired", run_id=self._run.run_id, flow=self._run.flow, index=a.index, skill_id=a.skill.id,
+                    description=a.skill.description, action_index=a.k, actions=n)
+        return Decision(step, "skill", f"skill {a.skill.id} ({a.skill.description}): action {a.k + 1} of {n}",
+                        max(0.0, min(1.0, a.skill.quality)))
+
+    def _step(self, a: _Active, sa: SkillAction) -> Step:
+        b = bindings_for(a.flow_step)
+        t = sa.target
+        target = t.with_(**{f: _bind_target_only(getattr(t, f), b)
+                            for f in ("name", "label", "text", "placeholder", "test_id", "title", "alt")
+                            if getattr(t, f)}) if not t.is_empty else t
+        action = Action(sa.action.kind, _bind_target_only(sa.action.value, b))
+        what = sa.note or f"{action.kind} {target.label_text or action.value}".strip()
+        return Step(id=skill_step_id(a.flow_step.id, a.skill.id, a.k), action=action, target=target,
+                    name=f"skill {a.skill.id}: {what}", reversible=a.flow_step.reversible)
+
+    # --- safety -----------------------------------------------------------------------
+    def _required(self, skill: Skill, step: Step | None, params: Mapping[str, str]) -> list[ElementCondition]:
+        b = bindings_for(step, params)
+        out = []
+        for c in skill.trigger.required:
+            try:
+                out.append(bind_condition(c, b))
+            except UnboundPlaceholder:
+                continue
+        return out
+
+    def _unsafe(self, skill: Skill, step: Step, params: Mapping[str, str]) -> str:
+        """Why the skill's actions break the safety bar as written ("" when they do not)."""
+        required = [replace(c, in_dialog=False) for c in self._required(skill, step, params)]
+        b = bindings_for(step, params)
+        for i, sa in enumerate(skill.actions):
+            kind = sa.action.kind
+            if kind == "press" and sa.target.is_empty and normalize(sa.action.value) in _SUBMIT_KEYS:
+                return f"action {i + 1} presses {sa.action.value} with no target named, which submits a form"
+            if sa.target.is_empty:
+                continue
+            try:
+                desc = sa.target.with_(**{f: _bind_target_only(getattr(sa.target, f), {**params, **b})
+                                          for f in ("name", "label", "text", "placeholder", "test_id", "title",
+                                                    "alt") if getattr(sa.target, f)})
+            except UnboundPlaceholder:
+                continue  # not firable on this step anyway (checked when its step is built)
+            why = guarded_control(Candidate("skill", desc), kind)
+            if why and not any(condition_matches(c, Candidate("skill", desc)) for c in required):
+                return f"action {i + 1} would press {why}, which its trigger does not name"
+        return ""
+
+    def check_resolved(self, step_id: str, kind: str, cand: Candidate, target: ElementDescriptor,
+                       obs: Observation, params: Mapping[str, str]) -> tuple[str, str]:
+        """The live safety check of a skill action after the locator found ``cand``: ``(outcome, reason)``,
+        ``("", "")`` when it may go on.
+
+        ``target`` is the action's target as bound.  Refused (``failed``):
+        an element that does not match the skill's descriptor exactly; a
+        confirming, deleting or submitting control that is not the element a
+        required condition of the trigger finds.  ``precondition``: a
+        required element the action targets is no longer the single one on
+        the page.
+        """
+        a = self._active
+        if a is None or a.pending != step_id:
+            return "", ""
+        cond = _cond_of(target)
+        shown = cand.descriptor.label_text or cand.descriptor.role or "element"
+        if not cond.is_empty and not condition_matches(cond, cand, obs):
+            return self._hold(a, "failed", f"the element found ({shown!r}) is not the skill's target "
+                                           f"{cond.describe()}: not acted on")
+        required = self._required(a.skill, a.flow_step, params)
+        named = [c for c in required if condition_matches(c, cand, obs)]
+        for c in named:
+            found = find(c, obs)
+            if len(found) != 1 or found[0].ref != cand.ref:
+                return self._hold(a, "precondition", f"the trigger's {c.describe()} is no longer the one element "
+                                                     f"on the page")
+        why = guarded_control(cand, kind)
+        if why and not named:
+            return self._hold(a, "failed", f"refused: {why}, and the trigger does not name it")
+        return "", ""
+
+    def _hold(self, a: _Active, outcome: str, reason: str) -> tuple[str, str]:
+        a.outcome, a.reason = outcome, reason
+        return outcome, reason
+
+    def denied(self, cand: Candidate, obs: Observation, *, index: int, flow_step: Step | None,
+               params: Mapping[str, str], step_id: str = "") -> tuple[Skill, str] | None:
+        """The deny rule that forbids acting on ``cand`` now (its trigger holds and one of its actions names
+        the element), with the reason; None when none does.  Recorded as a ``denied`` use once per step."""
+        b = bindings_for(flow_step, params)
+        for rule in self.deny_rules:
+            check = check_trigger(rule.trigger, obs, step=flow_step, params=params)
+            if not check.holds:
+                continue
+            for sa in rule.actions:
+                try:
+                    cond = bind_condition(_cond_of(sa.target), b)
+                except UnboundPlaceholder:
+                    continue
+                if cond.is_empty or not condition_matches(cond, cand, obs):
+                    continue
+                reason = (f"denied by skill {rule.id} ({rule.description}): {cond.describe()} must not be acted "
+                          f"on while {'; '.join(check.met) or 'its trigger holds'}")
+                key = (index, rule.id)
+                if key not in self._run.denied:
+                    self._run.denied.add(key)
+                    self._use(rule, "denied", reason, index=index, step_id=step_id or (flow_step.id if flow_step
+                                                                                      else ""))
+                    self.notify("finished", run_id=self._run.run_id, flow=self._run.flow, index=index,
+                                skill_id=rule.id, outcome="denied", reason=reason, ms=0.0)
+                return rule, reason
+        return None
+
+    # --- ending a use -----------------------------------------------------------------
+    def action_failed(self, step_id: str, failure_kind: str, reason: str) -> tuple[str, str] | None:
+        """A skill action did not pass (not found, refused, pre-check, verify failed...): the skill ends, the
+        chain falls back to the flow step.  Returns ``(outcome, reason)``, None when ``step_id`` is not the
+        running skill's action."""
+        a = self._active
+        if a is None or a.pending != step_id:
+            return None
+        outcome = a.outcome or ("precondition" if failure_kind == "precondition" else "failed")
+        why = a.reason or reason
+        why = f"action {a.k + 1} of {len(a.skill.actions)}: {why}"
+        self._finish(outcome, why)
+        return outcome, why
+
+    def _finish(self, outcome: str, reason: str, *, count: str | None = None, delta: float | None = None) -> None:
+        a = self._active
+        if a is None:
+            return
+        self._active = None
+        ms = (self.clock() - a.t0) * 1000.0
+        ok = outcome == "passed"
+        self._use(a.skill, outcome, reason, index=a.index, step_id=a.flow_step.id, ms=ms,
+                  count=("success" if ok else "failure") if count is None else count,
+                  delta=(QUALITY_SUCCESS_DELTA if ok else QUALITY_FAILURE_DELTA) if delta is None else delta)
+        self.notify("finished", run_id=self._run.run_id, flow=self._run.flow, index=a.index, skill_id=a.skill.id,
+                    outcome=outcome, reason=reason, ms=round(ms, 1))
+
+    @staticmethod
+    def _verify_failed(rules: Sequence[VerifyRule], obs: Observation, bindings: Mapping[str, str]) -> list[str]:
+        out = []
+        for r in rules:
+            if r.kind in ("absent", "present") and r.element is not None:
+                try:
+                    element = bind_condition(r.element, bindings)
+                except UnboundPlaceholder as exc:
+                    out.append(f"a verify rule names {{{exc.args[0]}}}, which this step has not")
+                    continue
+                there = bool(find(element, obs, usable=False))
+                if there != (r.kind == "present"):
+                    out.append(f"{element.describe()} " + ("not present" if r.kind == "present" else "still there"))
+            elif r.kind == "url" and r.expected and not fnmatch.fnmatch(obs.url, r.expected):
+                out.append(f"URL is not {r.expected}")
+            elif r.kind == "title" and r.expected and normalize(r.expected) not in normalize(obs.title):
+                out.append(f"title has no {r.expected!r}")
+            elif r.kind == "no_dialog" and obs.modal_titles:
+                out.append(f"a dialog is still open ({obs.modal_titles[-1]!r})")
+        return out
