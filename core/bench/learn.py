@@ -378,7 +378,7 @@ class LearningLoop:
         run.skill_passed = sum(getattr(e, "outcome", "") == "passed" for e in finished)
         run.skill_failed = sum(getattr(e, "outcome", "") == "failed" for e in finished)
         run.false_triggers, run.false_detail = len(false), false
-        actions_run = sum(len(getattr(e, "actions", ()) or ()) or 1 for e in fired)
+        actions_run = sum(int(getattr(e, "actions", 1) or 1) for e in fired)
         run.hits = max(0, run.skill_passed - len(false))
         run.misses = sum(1 for t in takeovers if t.kind in skilled) + run.skill_failed
         # actions: every attempt of a step, every skill action
@@ -386,7 +386,7 @@ class LearningLoop:
             ok = 1 if o.status == "passed" else 0
             run.actions_ok += ok
             run.actions_failed += max(o.attempts - ok, 1 - ok)
-        run.actions_ok += sum(len(getattr(e, "actions", ()) or ()) or 1 for e in fired
+        run.actions_ok += sum(int(getattr(e, "actions", 1) or 1) for e in fired
                               if self._outcome(finished, e) == "passed")
         run.actions_failed += sum(1 for e in fired if self._outcome(finished, e) == "failed")
         run.steps = len(result.steps) + actions_run
@@ -441,14 +441,14 @@ class LearningLoop:
         """Run the learning step on a run the engine did not learn from; what it dropped, with why."""
         try:
             from core.skills.learn import learn_from_run
-            from core.skills.upkeep import SkillSettings
         except ImportError as exc:
             return [f"no learning step available: {exc}"]
         try:
-            report = learn_from_run(session.store, session.project.name, run_id, settings=SkillSettings())
+            report = learn_from_run(session.store, session.project.name, run_id,
+                                    settings=getattr(session.project.settings, "skills", None))
         except Exception as exc:  # noqa: BLE001 - one run that cannot be learnt from is a figure, not a crash
             return [f"learning failed: {type(exc).__name__}: {exc}"]
-        return [" ".join(str(x) for x in (d if isinstance(d, tuple) else (d,))) for d in report.dropped]
+        return [str(getattr(d, "reason", d)) for d in report.dropped]
 
 
 def run_learn_benchmark(project_dir: Path | str = "projects/demo", *,
