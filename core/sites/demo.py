@@ -87,13 +87,15 @@ VARIANTS = tuple(VARIANT_TWEAKS)
 #: a consent wall over every page, a popup when a field gets focus that must be dismissed by "Start empty"
 #: (its "Fill it in" is a harmful write), a Reason field edited only by a double-click on its label.
 LEARN_TWEAKS = ("focus-popup", "cookie-banner", "inline-edit")
-#: The learning variants: one per failure kind, and ``learn-all`` = every tweak of :data:`TWEAKS` and of
-#: :data:`LEARN_TWEAKS`.  Served like :data:`VARIANTS` but kept out of them (the tweak bench runs those).
+#: The learning variants: one per failure kind, ``learn-all`` = every tweak of :data:`TWEAKS` and of
+#: :data:`LEARN_TWEAKS`, and ``popup-renamed`` (the focus popup on a release with renamed ids and labels).
+#: Served like :data:`VARIANTS` but kept out of them (the tweak bench runs those).
 LEARN_VARIANT_TWEAKS: dict[str, tuple[str, ...]] = {
     "focus-popup": ("focus-popup",),
     "cookie-banner": ("cookie-banner",),
     "inline-edit": ("inline-edit",),
     "learn-all": TWEAKS + LEARN_TWEAKS,
+    "popup-renamed": ("focus-popup", "renamed-ids", "suffix", "apostrophe"),
 }
 LEARN_VARIANTS = tuple(LEARN_VARIANT_TWEAKS)
 #: Every variant the demo server serves.
