@@ -26,7 +26,10 @@ Figures per version (printed; never asserted by timed tests):
 * ``takeovers``: takeovers the runs needed (a person's work).
 * ``skill_hit_rate``: where an approved skill applies (a failure kind met
   after a skill was learnt for it), the share resolved by a skill that
-  fired and passed without a takeover; ``None`` where no skill applies.
+  fired and passed without a takeover; ``None`` where no skill applies.  A
+  skill whose trigger held on an irreversible step it was not approved for
+  does not apply there (the safety bar keeps it back, K6): that takeover is
+  counted in ``takeovers`` and listed as ``held_back``, not as a miss.
 * ``action_success_rate``: actions that succeeded / actions tried - every
   attempt of a flow step (a failed attempt, a step done by hand count as
   failures) and every skill action.
@@ -94,6 +97,7 @@ class RunFigures:
     skill_failed: int = 0
     hits: int = 0
     misses: int = 0
+    held_back: list[str] = field(default_factory=list)
     false_triggers: int = 0
     false_detail: list[str] = field(default_factory=list)
     wrong_clicks: int = 0
@@ -135,6 +139,7 @@ class VersionFigures:
             "skill_fired": sum(r.skill_fired for r in rs), "skill_passed": sum(r.skill_passed for r in rs),
             "skill_applies": hits + misses, "skill_hits": hits,
             "approved": sum(len(r.approved) for r in rs), "refused": sum(len(r.refused) for r in rs),
+            "held_back": sum(len(r.held_back) for r in rs),
             "runs": [asdict(r) for r in rs],
         }
 
@@ -380,7 +385,12 @@ class LearningLoop:
         run.false_triggers, run.false_detail = len(false), false
         actions_run = sum(int(getattr(e, "actions", 1) or 1) for e in fired)
         run.hits = max(0, run.skill_passed - len(false))
-        run.misses = sum(1 for t in takeovers if t.kind in skilled) + run.skill_failed
+        # a takeover where a skill's trigger held but the safety bar kept it back (an irreversible step it was
+        # not approved for) is not a miss of the skill: it is reported apart
+        held = {e.index for e in events if type(e).__name__ == "SkillConsidered" and getattr(e, "holds", False)
+                and "irreversible" in str(getattr(e, "reason", ""))}
+        run.held_back = [f"step {t.index + 1} ({t.kind})" for t in takeovers if t.kind in skilled and t.index in held]
+        run.misses = sum(1 for t in takeovers if t.kind in skilled and t.index not in held) + run.skill_failed
         # actions: every attempt of a step, every skill action
         for o in result.steps:  # a step done by hand, or escalated, is a failed action however often tried
             ok = 1 if o.status == "passed" else 0
@@ -552,6 +562,7 @@ def format_report(report: LearnReport) -> str:
             if not r.passed:
                 extra.append(f"{r.status} at {r.stopped_at or '-'}")
             extra += r.unresolved + r.false_detail
+            extra += [f"held back by the safety bar at {x}: a takeover" for x in r.held_back]
             if r.wrong_activations:
                 extra.append(f"wrong activations {r.wrong_activations}")
             extra += [f"not approved: {x}" for x in r.refused] + [f"dropped: {x}" for x in r.dropped]

@@ -1,5 +1,5 @@
 """The learning loop in real Chromium: a failure corrected once through the takeover path, learnt, approved,
-and not needing a person again - on the demo's next UI version, and on a third-party-style shop whose
+and not needing a person again (two UI versions after a run on the unchanged app) - on the demo's next UI version, and on a third-party-style shop whose
 consent bar has other wording and markup, on a page the skill was not learnt on.
 
 * The scripted correction acts on the engine's own page while the recording listener records; the
@@ -31,6 +31,11 @@ THIRD_PARTY = Path(__file__).parent / "fixtures" / "learn_thirdparty"
 
 def test_two_versions_one_flow_the_second_needs_no_takeover_and_makes_no_wrong_click(tmp_path: Path) -> None:
     loop = LearningLoop(ROOT / "projects" / "demo", tmp_path / "demo", judge=_demo_judge)
+    # the unchanged app once: the store knows what the flow's pages showed (the screen baselines), so
+    # what a later page shows and the recording did not can be told
+    (base,) = loop.run_version("v0", "baseline", flows=["export_report"],
+                               prepare=lambda root: _set_variant(root, "baseline", 0)).runs
+    assert base.passed and base.takeovers == 0
     first = loop.run_version("v1", "focus-popup", flows=["export_report"],
                              prepare=lambda root: _set_variant(root, "focus-popup", 0))
     (run,) = first.runs
