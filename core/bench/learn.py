@@ -280,6 +280,11 @@ def _demo_judge(flow: str, session: Any) -> Mapping[str, Any]:
     return judge(flow, site.activations(), site.writes())
 
 
+def _demo_switch(session: Any, variant: str) -> None:
+    """Serve ``variant`` on the running demo site (each flow still starts on a reset site, a fresh context)."""
+    session.site.site.set_variant(variant)
+
+
 def _set_variant(root: Path, variant: str, latency_ms: int | None) -> None:
     path = root / "steadyhand.yaml"
     settings = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -305,10 +310,15 @@ class LearningLoop:
     judge : Callable[[str, ProjectSession], Mapping] | None
         Ground truth of a flow's run (``wrong_clicks``, ``wrong_activations``,
         ``unexpected_writes``); None: none known (0).
+    switch : Callable[[ProjectSession, str], None] | None
+        Puts the running site on another version (the demo: ``set_variant``): one
+        session and browser serve every version (close the loop after, or use
+        it as a context manager).  None: a session per version.
     """
 
     def __init__(self, project_dir: Path, work: Path, *, scripts: Sequence[CorrectionScript] = DEMO_SCRIPTS,
-                 approve_after: Literal["run", "version"] = "run", judge: Judge | None = None) -> None:
+                 approve_after: Literal["run", "version"] = "run", judge: Judge | None = None,
+                 switch: Callable[[Any, str], None] | None = None) -> None:
         self.root = Path(work)
         if self.root.exists():
             shutil.rmtree(self.root)
@@ -321,6 +331,9 @@ class LearningLoop:
         self.skill_kinds: dict[str, str] = {}
         self.skill_cache: dict[str, Any] = {}
         self._pending: list[tuple[RunFigures, str, Any]] = []
+        self.switch = switch
+        self._session: Any = None
+        self._watch = _Watch(self)
 
     def approved_kinds(self) -> set[str]:
         return {k for sid, k in self.skill_kinds.items() if k and getattr(self.skill_cache.get(sid), "state", "") == "approved"}
@@ -329,7 +342,9 @@ class LearningLoop:
                     prepare: Callable[[Path], None] | None = None,
                     on_run: Callable[[RunFigures], None] = lambda r: None) -> VersionFigures:
         """Run ``flows`` (default: all) on this version; ``prepare(root)`` edits the copy first (the demo
-        sets the variant).  Raises :class:`LearnSetupError` when the project or browser cannot start."""
+        sets the variant).  With ``switch`` (see the class) the session of the last version goes on, its site
+        switched to ``variant``; else a new session opens and closes.  Raises :class:`LearnSetupError` when
+        the project or browser cannot start."""
         from core.engine.session import ProjectSession, SessionError
         from core.perception.browser import BrowserLaunchError
         from core.project import ProjectError, load_project
@@ -345,20 +360,44 @@ class LearningLoop:
         if missing:
             raise LearnSetupError(f"{self.root}: no flow named {missing[0]} (flows: {', '.join(project.flows)})")
         figures = VersionFigures(version, variant)
-        watch = _Watch(self)
         try:
-            with ProjectSession(project, headless=True, control=self.control, emit=watch) as session:
-                watch.session = session
+            if self._session is not None and self.switch is not None:
+                session = self._session
+                self.switch(session, variant)
+            else:
+                self.close()
+                session = ProjectSession(project, headless=True, control=self.control, emit=self._watch)
+                session.open()
+                self._session = session
+            self._watch.session = session
+            try:
                 for name in names:
-                    run = self._run_one(session, project, name, version, variant, watch)
+                    run = self._run_one(session, project, name, version, variant, self._watch)
                     figures.runs.append(run)
                     on_run(run)
                 self._approve_pending(session)
+            finally:
+                if self.switch is None:
+                    self.close()
         except BrowserLaunchError as exc:
+            self.close()
             raise LearnSetupError(str(exc), "environment") from None
         except SessionError as exc:
+            self.close()
             raise LearnSetupError(str(exc)) from None
         return figures
+
+    def close(self) -> None:
+        """Close the session kept open across versions (idempotent)."""
+        if self._session is not None:
+            session, self._session = self._session, None
+            session.close()
+
+    def __enter__(self) -> "LearningLoop":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _run_one(self, session: Any, project: Any, name: str, version: str, variant: str, watch: _Watch) -> RunFigures:
         flow = project.flows[name]
@@ -514,12 +553,13 @@ def run_learn_benchmark(project_dir: Path | str = "projects/demo", *,
     tmp = None if work_dir is not None else tempfile.TemporaryDirectory(prefix="steadyhand-bench-learn-")
     try:
         work = Path(work_dir) if work_dir is not None else Path(tmp.name) / "project"  # type: ignore[union-attr]
-        loop = LearningLoop(project_dir, work, approve_after=approve_after, judge=_demo_judge)
-        for version, variant in versions:
-            on_version(version, variant)
-            report.versions.append(loop.run_version(
-                version, variant, flows=flows, on_run=on_run,
-                prepare=lambda root, v=variant: _set_variant(root, v, latency_ms)))
+        with LearningLoop(project_dir, work, approve_after=approve_after, judge=_demo_judge,
+                          switch=_demo_switch) as loop:
+            for version, variant in versions:
+                on_version(version, variant)
+                report.versions.append(loop.run_version(
+                    version, variant, flows=flows, on_run=on_run,
+                    prepare=lambda root, v=variant: _set_variant(root, v, latency_ms)))
     finally:
         if tmp is not None:
             tmp.cleanup()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from core.bench.learn import LearningLoop, _demo_judge, _set_variant
+from core.bench.learn import LearningLoop, _demo_judge, _demo_switch, _set_variant
 from core.bench.learn_correct import CorrectionAction, CorrectionScript, ScriptedCorrection
 from core.engine.session import ProjectSession
 from core.heal.corrections import list_corrections
@@ -30,7 +30,11 @@ THIRD_PARTY = Path(__file__).parent / "fixtures" / "learn_thirdparty"
 
 
 def test_two_versions_one_flow_the_second_needs_no_takeover_and_makes_no_wrong_click(tmp_path: Path) -> None:
-    loop = LearningLoop(ROOT / "projects" / "demo", tmp_path / "demo", judge=_demo_judge)
+    with LearningLoop(ROOT / "projects" / "demo", tmp_path / "demo", judge=_demo_judge, switch=_demo_switch) as loop:
+        _demo_loop(loop)
+
+
+def _demo_loop(loop: LearningLoop) -> None:
     # the unchanged app once: the store knows what the flow's pages showed (the screen baselines), so
     # what a later page shows and the recording did not can be told
     (base,) = loop.run_version("v0", "baseline", flows=["export_report"],
@@ -127,10 +131,11 @@ def test_a_consent_skill_learnt_on_one_third_party_page_serves_another_by_its_tr
         got_it = CorrectionScript("consent", when=CorrectionAction("click", role="dialog", name="cookieconsent"),
                                   actions=(CorrectionAction("click", role="button", name="Got it!",
                                                             within_role="dialog", within_name="cookieconsent"),))
-        loop = LearningLoop(project, tmp_path / "shop", scripts=(got_it,), judge=_page_truth)
-        before = loop.run_version("v1", "no consent bar", flows=["basket", "profile"])
-        assert [(r.passed, r.takeovers) for r in before.runs] == [(True, 0), (True, 0)], before.runs
-        after = loop.run_version("v2", "consent bar", flows=["basket", "profile"], prepare=_release("v2"))
+        with LearningLoop(project, tmp_path / "shop", scripts=(got_it,), judge=_page_truth,
+                          switch=lambda session, version: None) as loop:  # the flows' URLs name the release
+            before = loop.run_version("v1", "no consent bar", flows=["basket", "profile"])
+            assert [(r.passed, r.takeovers) for r in before.runs] == [(True, 0), (True, 0)], before.runs
+            after = loop.run_version("v2", "consent bar", flows=["basket", "profile"], prepare=_release("v2"))
     finally:
         site.stop()
     basket, profile = after.runs
