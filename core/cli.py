@@ -651,6 +651,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.heal.command import add_heals_parser, heals_command
 
     add_heals_parser(sub).set_defaults(func=heals_command)
+    from core.skills.command import add_skills_parser, skills_command
+
+    add_skills_parser(sub).set_defaults(func=skills_command)
     from core.store.command import add_history_parser, history_command
 
     add_history_parser(sub).set_defaults(func=history_command)

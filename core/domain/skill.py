@@ -494,9 +494,10 @@ class SkillSettings:
         (0..1, Indel ratio over the kinds) and whose triggers are the same are merged (0.9, K7).
     daily_proposals : int
         Most new proposals of one product in 24 hours (50, K7); imports do not count.
-    min_pass_rate : float
-        Validation pass rate a proposal needs to be approved without ``force``
-        (0.8: 4 of 5 replays; K5 sets no figure).
+    validation_threshold : float
+        Validation pass rate below which a candidate is dropped before review
+        (K5 sets no figure: 0.6, 3 of 5 replays) and which an approval without
+        ``force`` needs (the same number: what reached review passed).
     """
 
     success_delta: float = QUALITY_SUCCESS_DELTA
@@ -505,4 +506,4 @@ class SkillSettings:
     review_unused_days: int = 14
     merge_similarity: float = 0.9
     daily_proposals: int = 50
-    min_pass_rate: float = 0.8
+    validation_threshold: float = 0.6

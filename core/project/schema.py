@@ -146,8 +146,8 @@ class SkillsModel(_Strict):
                                     description="action-type sequences more similar than this merge (K7)")
     daily_proposals: int = Field(_SKILLS.daily_proposals, ge=0, le=10000,
                                  description="most new proposals per product in 24 h (K7)")
-    min_pass_rate: float = Field(_SKILLS.min_pass_rate, ge=0, le=1,
-                                 description="validation pass rate an approval needs without --force (K5)")
+    validation_threshold: float = Field(_SKILLS.validation_threshold, ge=0, le=1,
+                                 description="validation pass rate a candidate needs to reach review and an approval without --force (K5)")
 
 
 class ProjectModel(_Strict):

@@ -29,7 +29,7 @@ the store may hold:
   replaced by a ``{<secret name>}`` placeholder (and anything still matching
   by the store's mask).
 
-Limits: a file of at most :data:`MAX_FILE_BYTES` bytes and
+Limits: a file of at most :data:`MAX_FILE_BYTES` bytes (read and written) and
 :data:`MAX_SKILLS` skills; at most :data:`MAX_ACTIONS` actions per skill.
 """
 from __future__ import annotations
@@ -62,8 +62,8 @@ __all__ = [
 FILE_FORMAT = "steadyhand-skills"
 #: Action kinds a skill may hold: the engine's closed action space without navigate and upload (see above).
 ALLOWED_ACTIONS: tuple[str, ...] = tuple(k for k in ACTION_KINDS if k not in ("navigate", "upload"))
-#: Largest skill file read, bytes (5 MiB).
-MAX_FILE_BYTES = 5 * 1024 * 1024
+#: Largest skill file read or written, bytes (32 MiB: 5000 skills of a few actions take about 10 MiB).
+MAX_FILE_BYTES = 32 * 1024 * 1024
 #: Most skills in one file.
 MAX_SKILLS = 5000
 #: Most actions of one skill (a skill is a short fix, not a flow).
@@ -329,7 +329,7 @@ class _File(_Strict):
     schema_version: int = Field(ge=1)
     product: str = Field("", max_length=200)
     exported_at: Optional[datetime] = None
-    skills: list[dict[str, Any]] = Field(max_length=MAX_SKILLS)
+    skills: list[Any] = Field(max_length=MAX_SKILLS)
 
 
 # --- checks outside the schema --------------------------------------------------------------------------
@@ -350,7 +350,24 @@ def _strings(d: Any, loc: str = "") -> Iterable[tuple[str, str]]:
             yield from _strings(v, f"{loc}[{i}]")
 
 
+def _collect(d: Any, out: list[str]) -> list[str]:
+    """Every string of a JSON-like value, dict keys too, without locations (the fast path of the checks)."""
+    if isinstance(d, str):
+        out.append(d)
+    elif isinstance(d, dict):
+        for k, v in d.items():
+            if isinstance(k, str):
+                out.append(k)
+            _collect(v, out)
+    elif isinstance(d, (list, tuple)):
+        for v in d:
+            _collect(v, out)
+    return out
+
+
 def _placeholder_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
+    if not any("{" in t for t in _collect([data.get(k) for k in ("trigger", "actions", "verify")], [])):
+        return None
     declared = set(data.get("params") or ())
     for loc, text in _strings({k: data.get(k) for k in ("trigger", "actions", "verify")}):
         for name in _PLACEHOLDER.findall(text.replace("{{", "").replace("}}", "")):
@@ -362,8 +379,8 @@ def _placeholder_problem(data: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def _secret_problem(data: Any, redactor: Redactor) -> str:
-    if not redactor:
-        return ""
+    if not redactor or not redactor.contains_secret("\x00".join(_collect(data, []))):
+        return ""  # the strings joined by a separator no secret spans: none holds one
     for loc, text in _strings(data):
         if redactor.contains_secret(text):
             return loc or "(top level)"
@@ -427,7 +444,7 @@ def _to_skill(model: _Skill) -> Skill:
                    validation=replace(s.validation, checked_at=_utc(s.validation.checked_at)))
 
 
-def check_skill(skill: Skill, *, secrets: Iterable[str] = ()) -> str:
+def check_skill(skill: Skill, *, secrets: Iterable[str] = (), redactor: Redactor | None = None) -> str:
     """"" when ``skill`` is legal as a skill file would be checked, else ``"field: what was expected"``.
 
     The same rules as reading a file: the engine's own actions only, semantic
@@ -435,7 +452,12 @@ def check_skill(skill: Skill, *, secrets: Iterable[str] = ()) -> str:
     operations (approve, edit) use it so nothing the store holds can fire
     unless a file holding it could be imported.
     """
-    _, where, expected = _validate_skill(skill_to_mapping(skill), Redactor(secrets))
+    data = skill_to_mapping(skill)
+    _, where, expected = _validate_skill(data, Redactor(secrets))
+    if not expected and redactor is not None:
+        found = _secret_problem(data, redactor)
+        if found:
+            where, expected = found, "holds the value of a declared secret in clear"
     return f"{where}: {expected}" if where else expected
 
 
@@ -514,7 +536,8 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
         envelope = _File.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        msg = "unknown field (check the spelling)" if err.get("type") == "extra_forbidden" else str(err.get("msg"))
+        msg = {"extra_forbidden": "unknown field (check the spelling)", "missing": "required field is missing"}.get(
+            str(err.get("type")), str(err.get("msg")))
         raise SkillFileError(path, f"field '{_error_location(err)}'", msg) from None
     redactor = Redactor(secrets)
     out: list[Skill] = []
@@ -535,7 +558,7 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
 
 
 def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
-    """One skill from a file: a skill file holding exactly one, or a bare skill mapping (for ``skills edit``).
+    """One skill from a file: a skill file holding exactly one, a bare skill mapping, or ``skills show --json``'s output.
 
     Raises
     ------
@@ -549,6 +572,8 @@ def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
         if len(skills) != 1:
             raise SkillFileError(path, "field 'skills'", f"expected exactly one skill, found {len(skills)}")
         return skills[0]
+    if isinstance(data, dict) and set(data) == {"skill", "uses"}:  # as `skills show --json` prints it
+        data = data["skill"]
     if not isinstance(data, dict):
         raise SkillFileError(path, "", f"expected a mapping (one skill), got a {type(data).__name__}")
     model, where, expected = _validate_skill(data, Redactor(secrets))
@@ -601,10 +626,17 @@ def export_skills(skills: Sequence[Skill], path: Path | str, *, product: str = "
     Raises
     ------
     SkillFileError
-        The file cannot be written (names the path).
+        The file cannot be written (names the path), or it would hold more
+        than :data:`MAX_SKILLS` skills or :data:`MAX_FILE_BYTES` bytes (nothing written).
     """
     path = Path(path)
+    if len(skills) > MAX_SKILLS:
+        raise SkillFileError(path, "field 'skills'", f"{len(skills)} skills, more than one file may hold "
+                                                     f"({MAX_SKILLS}); export them in parts (by state or id)")
     text = json.dumps(skill_file_mapping(skills, product=product, secrets=secrets), indent=2, ensure_ascii=False)
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise SkillFileError(path, "", f"the file would be more than {MAX_FILE_BYTES} bytes; export the skills "
+                                       f"in parts (by state or id)")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, (text + "\n").encode("utf-8"))
@@ -620,9 +652,9 @@ def export_skills(skills: Sequence[Skill], path: Path | str, *, product: str = "
 class ImportReport:
     """What an import did.
 
-    ``added``: new ids; ``replaced``: ids that existed (not approved, or
-    approved and ``replace_approved``); ``skipped``: ``(id, reason)`` for
-    approved skills left as they were.
+    ``added``: new ids; ``replaced``: ids that existed (proposed, or
+    reviewed and ``replace_approved``); ``skipped``: ``(id, reason)`` for
+    reviewed skills (approved, rejected, retired) left as they were.
     """
 
     added: tuple[str, ...] = ()
@@ -645,7 +677,9 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
 
     Every skill is checked first (:func:`read_skill_file`); nothing is stored
     when one fails.  An id that names an approved skill is skipped and
-    reported unless ``replace_approved``.  Imported skills arrive as
+    reported unless ``replace_approved`` - and so is one a person here
+    rejected or retired (a shared file does not bring back what was turned
+    down here).  Imported skills arrive as
     ``proposed`` (a person of this project approves what fires here) unless
     ``keep_state``; their provenance source becomes ``import`` (imports do
     not count against the daily cap), their scope's product ``product``.
@@ -666,10 +700,13 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
     added: list[str] = []
     replaced: list[str] = []
     skipped: list[tuple[str, str]] = []
+    stored = {x.id: x for x in table.list()}  # one read: ids are unique in the store
     for s in skills:
-        old = table.get(s.id)
-        if old is not None and old.state == "approved" and not replace_approved:
-            skipped.append((s.id, "an approved skill has this id; --replace-approved replaces it"))
+        old = stored.get(s.id)
+        if old is not None and old.state != "proposed" and not replace_approved:
+            why = f" ({old.review_reason})" if old.review_reason and old.state != "approved" else ""
+            article = "an" if old.state == "approved" else "a"
+            skipped.append((s.id, f"{article} {old.state} skill has this id{why}; --replace-approved replaces it"))
             continue
         state = s.state if keep_state else "proposed"
         reason = s.review_reason if keep_state else (

@@ -5,12 +5,12 @@ The rules, in one place for the command line and the studio:
 - **approve** moves a ``proposed`` skill to ``approved`` (it fires from the
   next decision of any run: the runtime reads the library each run).  It
   needs a validation that passed: the failure reproduced, at least one
-  replay case, and a pass rate of at least ``SkillSettings.min_pass_rate``
-  (0.8).  ``force=True`` approves without that (a skill made or imported by
+  replay case, and a pass rate of at least ``SkillSettings.validation_threshold``
+  (0.6, the bar of validation itself).  ``force=True`` approves without that (a skill made or imported by
   hand has no replay yet) and says so in the review reason.  Legality is
   never forced: a skill that a skill file could not hold (an action outside
   the engine's own, a target with an XPath, CSS path or coordinates, an
-  undeclared placeholder, a secret in clear; :func:`core.skills.files.check_skill`)
+  undeclared placeholder, a secret in clear, given or known to the store; :func:`core.skills.files.check_skill`)
   is refused.  ``irreversible_ok=True`` approves it to act on an
   irreversible step, and only on the step(s) it was learnt on
   (``provenance.step_ids``), so a skill without them cannot have it.
@@ -42,8 +42,14 @@ from .files import check_skill
 
 __all__ = ["approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS"]
 
-#: Fields whose change makes an edited approved skill a proposal again.
+#: Fields whose change makes an edited approved skill a proposal again (an action's note does not).
 BEHAVIOUR_FIELDS = ("kind", "trigger", "actions", "verify", "recovery", "scope", "params", "max_steps", "max_ms")
+
+
+def _behaviour(skill: Skill, name: str) -> object:
+    if name == "actions":  # an action's note is words for people, not behaviour
+        return tuple((a.action, a.target) for a in skill.actions)
+    return getattr(skill, name)
 
 
 def _get(table: SkillTable, skill_id: str) -> Skill:
@@ -68,9 +74,9 @@ def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str
         return "it was never replayed (no validation case)"
     if not v.reproduced:
         return "the failure it comes from did not reproduce (a transient failure never becomes a skill)"
-    if v.pass_rate < settings.min_pass_rate:
+    if v.pass_rate < settings.validation_threshold:
         return (f"its validation pass rate {v.pass_rate:.0%} ({v.passed}/{v.cases}) is below "
-                f"{settings.min_pass_rate:.0%}")
+                f"{settings.validation_threshold:.0%}")
     return ""
 
 
@@ -90,7 +96,7 @@ def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, 
     skill = _get(table, skill_id)
     if skill.state != "proposed":
         raise SkillConflictError(f"skill {skill_id} is {skill.state}; only a proposed skill can be approved")
-    illegal = check_skill(skill, secrets=secrets)
+    illegal = check_skill(skill, secrets=secrets, redactor=table.store.redactor)
     if illegal:
         raise ValueError(f"skill {skill_id} cannot be approved: {illegal}")
     if irreversible_ok and not skill.provenance.step_ids:
@@ -152,10 +158,10 @@ def edit(table: SkillTable, skill: Skill, *, secrets: Iterable[str] = ()) -> Ski
     old = _get(table, skill.id)
     if old.state not in ("proposed", "approved"):
         raise SkillConflictError(f"skill {skill.id} is {old.state}; only a proposed or approved skill can be edited")
-    illegal = check_skill(skill, secrets=secrets)
+    illegal = check_skill(skill, secrets=secrets, redactor=table.store.redactor)
     if illegal:
         raise ValueError(f"skill {skill.id} cannot be stored: {illegal}")
-    changed = any(getattr(skill, f) != getattr(old, f) for f in BEHAVIOUR_FIELDS)
+    changed = any(_behaviour(skill, f) != _behaviour(old, f) for f in BEHAVIOUR_FIELDS)
     product = old.scope.product  # one skill space per product: an edit does not move a skill to another
     state, irreversible, why = old.state, skill.irreversible_ok and old.irreversible_ok, old.review_reason
     if old.state == "approved" and changed:
