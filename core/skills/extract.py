@@ -50,6 +50,7 @@ from core.domain.skill import (
     skill_to_mapping,
 )
 from core.locate.textsim import normalize
+from core.project.params import placeholders
 from core.skills.capture import observation_of
 from core.skills.trigger import bindings_for, bind_condition, find
 
@@ -121,6 +122,8 @@ def same_element(ta: Mapping[str, Any], tb: Mapping[str, Any]) -> bool:
     return bool(set(ia.values()) & set(ib.values()))
 
 
+#: Action kinds that only look (a recording's assertions and waits): never a skill's action.
+_CHECKS = ("assert", "wait", "screenshot")
 #: Action kinds that fill a field: a click on that field before them is part of filling it.
 _FILLS = ("input", "select", "check", "uncheck", "upload")
 
@@ -133,6 +136,8 @@ def differing(corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[s
     fills = [s.get("target") or {} for s in (*corrected, *failed) if s.get("action") in _FILLS]
     out = []
     for c in corrected:
+        if c.get("action") in _CHECKS:
+            continue  # what the recorder noted while the person acted, not something they did
         if any(same_action(c, f) for f in failed):
             continue
         if c.get("action") == "click" and any(same_element(c.get("target") or {}, t) for t in fills):
@@ -294,6 +299,7 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
     if not differences:
         return NoSkill("nothing the page showed at the failure is known to differ from the recording (no new "
                        "dialog, no element the recording lacked): the failure is not explained by the page")
+    params += [p for a in actions for p in placeholders(a.action.value)]
     negative = any(is_negative(str(d.get("name") or "")) for d in diff)
     trigger = SkillTrigger(required=tuple(required), absent=tuple(absent), dialog=True if dialog_name else None,
                            dialog_name=dialog_name, step_action=point.get("action", "") if params else "")

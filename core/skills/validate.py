@@ -95,6 +95,8 @@ def legality(skill: Skill) -> list[str]:
         out.append("the trigger names nothing")
     if skill.kind == "do" and not skill.actions:
         out.append("no action")
+    if skill.kind == "deny" and not skill.actions:
+        out.append("a deny rule that names no element")
     if len(skill.actions) > MAX_ACTIONS:
         out.append(f"{len(skill.actions)} actions (at most {MAX_ACTIONS})")
     if skill.irreversible_ok:

@@ -11,7 +11,10 @@ A small hostile shipping form served on 127.0.0.1 in three versions:
    trigger is that dialog and that button, validated on the stored states;
 3. "Continue" loads from a server that answers 500 once, then 200: the retry
    gets past it, the failure is captured as transient and learning yields
-   no skill.
+   no skill;
+4. the server keeps answering 500 until the retries are spent; the person takes
+   over and only presses "Continue" again: the correction does what the flow
+   does, and no skill is made.
 """
 from __future__ import annotations
 
@@ -113,9 +116,11 @@ class Site:
 
 
 class ScriptedPerson(HeadlessControl):
-    """Takes over at the first escalation, clicks "Type them myself" on the engine's own page, hands back."""
+    """At each escalation takes the page over, clicks the next planned button on the engine's own page and
+    hands back with the planned meaning; with no plan left, stops."""
 
-    def __init__(self) -> None:
+    def __init__(self, *plans: tuple[str, str]) -> None:
+        self.plans = list(plans)
         self.takeover: Any = None
         self.escalations: list[Escalation] = []
 
@@ -124,15 +129,15 @@ class ScriptedPerson(HeadlessControl):
 
     def escalate(self, escalation: Escalation) -> Answer:
         self.escalations.append(escalation)
-        return Answer("take_over") if len(self.escalations) == 1 and "take_over" in escalation.answers \
-            else Answer("stop")
+        return Answer("take_over") if self.plans and "take_over" in escalation.answers else Answer("stop")
 
     def take_over(self, run_id: str, flow: str, index: int) -> Answer:
+        button, meaning = self.plans.pop(0)
         page = self.takeover.ex.driver.page
-        page.get_by_role("button", name="Type them myself").click()
+        page.get_by_role("button", name=button).click()
         for _ in range(6):  # let the recorder see the click (the run control pumps it)
             self.takeover.pump(50)
-        return Answer("take_over", meaning="insert")
+        return Answer("take_over", meaning=meaning)
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +169,7 @@ def test_a_takeover_on_an_unexpected_dialog_proposes_a_skill_and_a_transient_500
     root = _project(tmp_path / "ship", site.base_url)
     project = load_project(root)
     events: list[Any] = []
-    person = ScriptedPerson()
+    person = ScriptedPerson(("Type them myself", "insert"), ("Continue", "replace"))
     with ProjectSession(project, emit=events.append, headless=True, control=person) as session:
         site.version = 1
         first = session.run_flow(project.flows["ship"])
@@ -175,8 +180,13 @@ def test_a_takeover_on_an_unexpected_dialog_proposes_a_skill_and_a_transient_500
         site.version, site.fail = 1, 1
         third = session.run_flow(project.flows["ship"])
         assert third.status == "passed", third.error
+        site.fail = 5  # every retry meets the 500; the person then presses Continue again by hand
+        fourth = session.run_flow(project.flows["ship"])
+        assert fourth.status == "passed", fourth.error
     assert site.wrong_clicks == 0
-    assert len(person.escalations) == 1 and person.escalations[0].index == 0
+    assert [e.index for e in person.escalations] == [0, 2]
+    (redone,) = [e for e in events if isinstance(e, SkillDropped) and e.run_id == fourth.run_id]
+    assert redone.index == 2 and "nothing differs" in redone.reason
 
     (proposed,) = [e for e in events if isinstance(e, SkillProposed)]
     assert proposed.run_id == second.run_id and proposed.pass_rate >= 0.6 and proposed.cases >= 3

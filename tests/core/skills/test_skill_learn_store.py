@@ -1,0 +1,83 @@
+"""learn_from_run on a real SQLite store: a correction and its failure record become one proposal (stored,
+linked both ways); learning again finds the same skill; a reviewed one is not overwritten; what is dropped
+says why; the command line refuses bad input with exit 2."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.cli import main
+
+from core.skills.learn import LearnSettings, as_lines, learn_from_run
+from core.store import Store
+from core.store.corrections import CorrectionTable
+from core.store.skills import SkillTable
+from skill_records import FORM, OWN, correction_step, record, snap
+
+
+def _fill(store: Store, rec, *, step_index: int = 0, steps=None) -> int:  # noqa: ANN001
+    values = {f.name: getattr(rec, f.name) for f in dataclasses.fields(rec) if f.name not in ("id", "created_at")}
+    stored = SkillTable(store).add_failure(values)
+    CorrectionTable(store).add({"run_id": rec.run_id, "project": "Shipping", "flow": rec.flow, "step_index": step_index,
+                                "step_id": rec.step_id, "meaning": "insert", "state": "offered",
+                                "steps": steps if steps is not None else [correction_step("click", OWN)]})
+    return stored.id
+
+
+def test_a_correction_and_its_failure_become_one_stored_proposal(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite")
+    try:
+        fid = _fill(store, record(passed_from=snap(FORM, sig="after")))
+        table = SkillTable(store)
+        report = learn_from_run(store, "Shipping", "run-1")
+        (skill,) = report.proposed
+        assert not report.dropped and skill.state == "proposed" and skill.quality == skill.validation.pass_rate == 1.0
+        assert table.get(skill.id) is not None and skill.provenance.failure_id == fid
+        rec = table.failure(fid)
+        assert rec.outcome == "skill" and rec.skill_id == skill.id and rec.correction_id
+        assert rec.attribution["cause"] == "unexpected_state" and rec.attribution["after"][0]["action"] == "click"
+        assert as_lines(report)[0].startswith(f"proposed {skill.id}: When the dialog 'Autofill?' is open")
+        again = learn_from_run(store, "Shipping", "run-1")
+        assert [s.id for s in again.proposed] == [skill.id] and len(table.list()) == 1
+        table.set_state(skill.id, "rejected", reason="not wanted")
+        third = learn_from_run(store, "Shipping", "run-1", settings=LearnSettings(validation_threshold=0.9))
+        assert not third.proposed and "in the library already" in third.dropped[0].reason
+        assert table.get(skill.id).state == "rejected"
+    finally:
+        store.close()
+
+
+def test_what_is_not_learnt_is_reported_with_the_reason(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite")
+    try:
+        # a takeover asked for at step 2 with no failure there; a transient failure at step 3
+        _fill(store, record(outcome="transient", step_index=2, step_id="s3", run_id="run-2"), step_index=1,
+              steps=[correction_step("click", OWN)])
+        report = learn_from_run(store, "Shipping", "run-2")
+        assert not report.proposed
+        assert sorted(d.reason for d in report.dropped) == [
+            "did not reproduce: the step passed on a retry by itself (a transient failure)",
+            "no failure was captured at step 2: the takeover was asked for, not needed"]
+        assert not learn_from_run(store, "Shipping", "no-such-run").dropped
+    finally:
+        store.close()
+
+
+def test_the_learn_command_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "T", "base_url": "http://127.0.0.1:9"}))
+
+    def cli(*args: str) -> tuple[int, str]:
+        code = main(["skills", "learn", *args])
+        return code, capsys.readouterr().err
+
+    code, err = cli(str(tmp_path), "abc")
+    assert code == 2 and "no store (run the project first)" in err
+    Store.open(tmp_path / ".steadyhand" / "store.sqlite").close()
+    code, err = cli(str(tmp_path), "abc")
+    assert code == 2 and "no run 'abc'" in err
+    code, err = cli(str(tmp_path), "abc", "--threshold", "2")
+    assert code == 2 and "--threshold must be within 0..1" in err

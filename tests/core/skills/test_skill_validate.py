@@ -1,0 +1,93 @@
+"""Validation before review (K5): legality, replay on stored states, and failures that do not reproduce."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.domain import Action, ElementDescriptor
+from core.domain.skill import ElementCondition, Skill, SkillAction, SkillTrigger
+from core.skills.attribution import attribute
+from core.skills.capture import observation_of
+from core.skills.extract import Candidate, extract
+from core.skills.learn import cases_for
+from core.skills.validate import Case, legality, replay, reproduced, validate
+from skill_records import FORM, OWN, POPUP, correction_step, record, snap
+
+
+def _candidate(rec):  # noqa: ANN001, ANN202
+    out = extract(rec, corrected=[correction_step("click", OWN)], failed=list(rec.trajectory), product="P",
+                  attribution=attribute(rec), meaning="insert")
+    assert isinstance(out, Candidate), out
+    return out.skill
+
+
+def test_a_skill_explained_by_a_page_difference_passes_on_the_failure_and_the_recording() -> None:
+    rec = record(passed_from=snap(FORM, sig="after"))
+    skill = _candidate(rec)
+    cases = cases_for(rec)
+    assert [c.expect for c in cases] == [True, False, False]
+    result, why = validate(skill, rec, cases)
+    assert why == "" and result.reproduced and (result.cases, result.passed) == (3, 3) and result.pass_rate == 1.0
+
+
+def test_a_failure_a_retry_got_past_never_becomes_a_skill() -> None:
+    rec = record(outcome="transient")
+    result, why = validate(_candidate(rec), rec, cases_for(rec))
+    assert not result.reproduced and why == "did not reproduce: the step passed on a retry by itself (a transient " \
+                                            "failure)"
+
+
+def test_a_server_error_seen_once_with_no_page_difference_did_not_reproduce() -> None:
+    rec = record(error_type="verify_mismatch", message="unchanged", before=snap(FORM, sig="s1"),
+                 signals={"http": [{"method": "GET", "url": "http://x.test/api", "status": 503, "type": "fetch"}]})
+    ok, why = reproduced(rec, explained=False)
+    assert not ok and why.startswith("did not reproduce: HTTP 503 seen on one attempt only")
+    assert reproduced(replace(rec, page={**rec.page, "attempts": rec.page["attempts"] * 2}), explained=False)[0]
+    timeout = record(error_type="page", message="still loading after 15000 ms: spinner", before=snap(FORM))
+    assert "a timeout" in reproduced(timeout, explained=False)[1]
+    # a page difference explains it even when the server also failed once
+    assert reproduced(rec, explained=True)[0]
+
+
+def test_below_the_threshold_or_without_a_negative_state_it_is_dropped_with_the_reason() -> None:
+    rec = record(attempts=2)  # seen twice: it reproduced; the replay decides
+    skill = _candidate(rec)
+    # the recording's page had the dialog too: the trigger holds where it must not
+    wrong = [Case(observation_of(snap(POPUP, ("Autofill?",), sig="a")), True, "the failure's page"),
+             Case(observation_of(snap(POPUP, ("Autofill?",), sig="b")), False, "the recording's page"),
+             Case(observation_of(snap(POPUP, ("Autofill?",), sig="c")), False, "a passing page")]
+    result, why = validate(skill, rec, wrong)
+    assert round(result.pass_rate, 2) == 0.33 and why.startswith("pass rate 33% on 3 stored states is below the "
+                                                                 "threshold 60%: the recording's page: the trigger "
+                                                                 "holds where it must not")
+    assert validate(skill, rec, wrong, threshold=0.3)[1] == ""
+    only_positive = [Case(observation_of(snap(POPUP, ("Autofill?",))), True, "the failure's page")]
+    assert "not validated" in validate(skill, rec, only_positive)[1]
+
+
+def test_replay_needs_the_first_target_exactly_once_and_uses_at_most_five_states() -> None:
+    rec = record()
+    skill = _candidate(rec)
+    twice = observation_of(snap(POPUP + [{**OWN}], ("Autofill?",)))
+    n, passed, reasons = replay(skill, [Case(twice, True, "a similar failure")])
+    assert (n, passed) == (1, 0) and "trigger does not hold" in reasons[0]  # two such buttons: ambiguous
+    many = [Case(observation_of(snap(POPUP, ("Autofill?",), sig=str(i))), i % 2 == 0, f"c{i}") for i in range(8)]
+    assert replay(skill, many)[0] == 5
+
+
+def _skill(*actions: SkillAction, required=()) -> Skill:  # noqa: ANN001
+    return Skill("sk-x", "does a thing", SkillTrigger(required=required, dialog_name="Autofill?"), actions)
+
+
+def test_legality_refuses_paths_coordinates_navigation_and_unnamed_confirming_controls() -> None:
+    xpath = SkillAction(Action("click"), ElementDescriptor(role="button", name="Type", xpath="/html/body/button"))
+    assert any("xpath" in r for r in legality(_skill(xpath)))
+    go = SkillAction(Action("navigate", "http://elsewhere.test"))
+    assert any("may not navigate" in r for r in legality(_skill(go)))
+    nameless = SkillAction(Action("click"), ElementDescriptor(bbox=None))
+    assert any("without a target named by meaning" in r for r in legality(_skill(nameless)))
+    accept = SkillAction(Action("click"), ElementDescriptor(role="button", name="Accept all"))
+    assert any("may confirm, delete or submit" in r for r in legality(_skill(accept)))
+    named = ElementCondition(role="button", name="Accept all")
+    assert legality(_skill(accept, required=(named,))) == []
+    assert legality(Skill("sk-y", "", SkillTrigger(), ())) == ["no description", "the trigger names nothing",
+                                                                "no action"]
