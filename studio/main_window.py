@@ -1106,7 +1106,7 @@ class MainWindow(QMainWindow):
         if escalated:
             text = (f"<b>Escalated at step {esc.event.index + 1} \u2014 {_esc(esc.event.step_title)}</b><br>"
                     f"{_esc(esc.event.plain or esc.event.reason)}")
-            self.banner_answers.set_answers(esc.event.answers)
+            self.banner_answers.set_answers(esc.event.answers, esc.event.kind)
         elif event.reason.startswith(("breakpoint:", "paused before ")):  # inside the step
             text = f"<b>Paused at step {event.index + 1}</b> \u2014 {_esc(event.reason)}"
         else:  # before the step starts

@@ -15,9 +15,10 @@ __all__ = ["EscalationKind", "EscalationAnswerKind", "EscalationCandidate", "Bre
 #: action had its effect; the run hit ``max_steps`` (P6); no decider of the chain chose an action;
 #: the browser or page crashed; the same action on the same page state was about to be done again
 #: (``loop``, P8); rounds in a row changed nothing real (``stagnation``, K2); the page broke the page
-#: library, stopped answering or kept loading (``page``).
+#: library, stopped answering or kept loading (``page``); a decider (the model) chose an action that may
+#: write data and waits for a person's approval (``approval``: answering retry approves it).
 EscalationKind = Literal["abstained", "breaker_open", "precondition", "failed", "irreversible", "assertion",
-                         "budget", "no_decision", "crashed", "loop", "stagnation", "page"]
+                         "budget", "no_decision", "crashed", "loop", "stagnation", "page", "approval"]
 
 #: What a human may answer: try the step again (the breaker half-opens, R4), skip it, stop the run,
 #: take over the page and later hand back with "continue from step N", or - offered only for an

@@ -62,6 +62,10 @@ def escalation_offer(ex: "FlowExecutor", ctx: "StepContext", reason: str, kind: 
         top.append(EscalationCandidate(s.ref, s.label, s.score, c.descriptor.bbox if c else None,
                                        role_of(c.descriptor) if c else "",
                                        use_once_confirm(target, c, irreversible=irreversible) if c else ""))
+    if kind == "approval" and ctx.candidate is not None:  # the element the decider would act on, boxed
+        c = ctx.candidate
+        top = [EscalationCandidate(c.ref, c.descriptor.label_text[:80], 1.0, c.descriptor.bbox,
+                                   role_of(c.descriptor), "")]
     if kind in _USABLE and any(c.ref in by_ref for c in top) and "use_candidate" not in answers:
         answers = (*answers, "use_candidate")
     plain = explain(kind, reason, target=target, resolution=ctx.resolution,

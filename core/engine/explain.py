@@ -195,6 +195,11 @@ def explain(kind: EscalationKind | str, reason: str, *, target: ElementDescripto
             return _sentence(f"This step may have written data and its result was not the one expected "
                              f"({what.split(';')[0]}); it is never done twice")
         return _sentence(f"A check after the step did not hold: {what}")
+    if kind == "approval":
+        what = reason.split(": ", 1)[1] if ": " in reason else reason
+        chose = what.split(", which may write data")[0]
+        return _sentence(f"{chose[:1].upper()}{chose[1:]}, which may write data: approve it to go on, "
+                         "or skip, take over or stop")
     if kind == "failed":
         return _sentence(f"The step did not have the expected effect: {reason.split(';')[0]}")
     if kind in _KIND_PLAIN:

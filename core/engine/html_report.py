@@ -207,6 +207,22 @@ def _heals(store: Any, run_id: str) -> str:
     return "".join(parts)
 
 
+def _skills(store: Any, run_id: str) -> str:
+    """The run's skill uses (K6): step, skill, outcome, ms and reason, oldest first."""
+    try:
+        from core.store.skills import SkillTable
+
+        uses = SkillTable(store).uses(run_id=run_id)[::-1]
+    except Exception:  # noqa: BLE001 - a store without the skill tables: nothing to show
+        uses = []
+    if not uses:
+        return "<p class='muted'>No skill fired or held an element back in this run.</p>"
+    rows = "".join(f"<tr><td>{u.step_index + 1} {_e(u.step_id)}</td><td>{_e(u.skill_id)}</td>"
+                   f"<td>{_badge(u.outcome)}</td><td>{u.ms:.0f} ms</td><td>{_e(u.reason)}</td></tr>" for u in uses)
+    return (f"<table><tr><th>step</th><th>skill</th><th>outcome</th><th>time</th><th>reason</th></tr>"
+            f"{rows}</table>")
+
+
 def _resolve_run(store: Any, run_id: str) -> str:
     if store.get_run(run_id) is not None:
         return run_id
@@ -242,7 +258,7 @@ def html_report(store: Any, run_id: str, *, total_steps: int | None = None) -> s
         summary = f"<p class='err'>{_e(run.error)}</p>"
     steps = "".join(_step_section(detail, s.index, evidence.get(s.index), store) for s in detail.steps)
     body = (f"<main>{summary}<h2>Steps</h2>{steps or '<p>No step ran.</p>'}<h2>Heals</h2>{_heals(store, run_id)}"
-            f"<h2>Circuit breaker</h2>{_breaker_history(detail)}</main>")
+            f"<h2>Skills</h2>{_skills(store, run_id)}<h2>Circuit breaker</h2>{_breaker_history(detail)}</main>")
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(run.flow)} · "
             f"{_e(run.status)} · Steadyhand</title><style>{_CSS}</style></head><body>{head}{body}</body></html>\n")
 

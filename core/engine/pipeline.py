@@ -65,7 +65,7 @@ from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
-from core.plan import DecideContext, NeedsHuman
+from core.plan import DecideContext, NeedsApproval, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
 from core.recover.breaker import describe_open, risk_of
 from core.recover.loops import action_key
@@ -316,9 +316,14 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     try:
         decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
                                                  attempt=ctx.attempt, run_id=run.run_id))
+    except NeedsApproval as exc:  # the element is shown boxed; "retry" approves the very next decision
+        ctx.candidate = exc.candidate
+        raise StepFailure(Failure("no_decision", exc.reason), escalation="approval") from None
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source
+    if decision.source == "skill":
+        skilled.forget_screen(ex, ctx)  # the flow step's screen is the one after the skill (R1, K6)
     ctx.step = bind_step(decision.step, run.params, where=ctx.where)
     value = ctx.step.action.value
     if decision.step.action.kind == "upload" and value and run.flow.source and not Path(value).is_absolute():
@@ -354,11 +359,13 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
             if refused:  # a person said this heal goes to the wrong control: never act on it again
                 resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
                 cand = None
-    resolution, cand = skilled.after_resolve(ex, ctx, resolution, cand)  # deny rules, a skill's safety (K6)
+    resolution, cand, held = skilled.after_resolve(ex, ctx, resolution, cand)  # deny rules, a skill's safety (K6)
     ctx.resolution = replace(resolution, ms=(time.perf_counter() - t0) * 1000.0)
     ctx.candidate = cand
     ex.store_call("record_resolution", ctx.run.run_id, ctx.index, ctx.resolution)
     ex.emit(TargetResolved(ctx.run.run_id, ctx.run.flow.name, ctx.index, ctx.resolution, cand))
+    if held is not None:
+        raise held  # held back by a deny rule or a skill's safety bar: never acted on
     if ctx.resolution.abstained or cand is None:
         ctx.run.abstentions += 1
         if ctx.step.optional:

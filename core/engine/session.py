@@ -240,7 +240,8 @@ class ProjectSession:
                           pending_heals=self.heals,
                           wait_learner=self.wait_learner,
                           deciders=(self.model.decider,) if self.model is not None else ())
-        skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t))
+        skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t),
+                               settings=getattr(self.project.settings, "skills", None))
         if skills is not None:  # the project's approved skills decide first (K6), read afresh each run
             ex.chain = ex.chain.with_decider(skills)
         if self.model is not None and self.model.options.tie_break:

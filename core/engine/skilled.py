@@ -10,6 +10,8 @@ the engine:
   rule forbids is not acted on - the attempt abstains with the rule's
   reason; a skill action's target must pass the skill's live safety check
   (:meth:`~core.skills.runtime.SkillDecider.check_resolved`);
+* :func:`forget_screen` (the decide phase): the screen checked before a
+  skill acted is not the flow step's baseline (R1);
 * :func:`fell_back` (the failure path): a skill action that did not pass
   ends the skill and the step is recorded ``skipped`` with its reason; the
   run stays at the same index, where the flow step (then the model, then a
@@ -23,13 +25,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from core.domain import Candidate, Resolution
 from core.engine.events import EngineEvent, SkillConsidered, SkillFinished, SkillFired
+from core.recover.policy import Failure
 from core.skills.runtime import SkillDecider, is_skill_step
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["skill_decider", "after_resolve", "fell_back", "skill_line"]
+__all__ = ["skill_decider", "after_resolve", "forget_screen", "fell_back", "skill_line"]
 
 
 def skill_decider(store: Any, product: str, emit: Callable[[EngineEvent], None], *,
@@ -69,19 +72,25 @@ def _decider(ex: "FlowExecutor") -> SkillDecider | None:
     return d if isinstance(d, SkillDecider) else None
 
 
-def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution,
-                  cand: Candidate | None) -> tuple[Resolution, Candidate | None]:
+def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution, cand: Candidate | None
+                  ) -> tuple[Resolution, Candidate | None, Exception | None]:
     """After the locator found ``cand``: deny rules (whatever decided), then a skill action's live safety check.
 
-    Returns the resolution and candidate to go on with: unchanged, or
-    abstained (``ref`` None, the reason appended) with no candidate - the
-    pipeline's abstention path then holds the element back (an escalation
-    with the deny rule's reason; for a skill action, the skill gives up and
-    the chain decides again).
+    Returns the resolution and candidate to record, and the failure the
+    pipeline raises once they are recorded (None: go on).  A held-back
+    element leaves the resolution abstained (``ref`` None, the reason
+    appended) and no candidate; the failure is ``abstained`` (a retry would
+    meet the same rule: a person is asked at once) escalated as
+    ``precondition`` ("found but cannot be used now: denied by skill ..."),
+    so no use-once choice of that element is offered.  For a skill action
+    the skill gives up instead and the chain decides again
+    (:func:`fell_back`).
     """
+    from core.engine.pipeline import StepFailure
+
     dec, obs, step = _decider(ex), ctx.before, ctx.step
     if dec is None or cand is None or obs is None or step is None or resolution.abstained:
-        return resolution, cand
+        return resolution, cand, None
     run = ctx.run
     flow_step = run.flow.steps[ctx.index] if 0 <= ctx.index < len(run.flow.steps) else None
     denied = dec.denied(cand, obs, index=ctx.index, flow_step=flow_step, params=run.params,
@@ -90,8 +99,30 @@ def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution
     if not reason and ctx.source == "skill" and ctx.decided is not None and is_skill_step(ctx.decided):
         reason = dec.check_resolved(ctx.decided.id, step.action.kind, cand, step.target, obs, run.params)[1]
     if not reason:
-        return resolution, cand
-    return replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {ex.redact(reason)}"), None
+        return resolution, cand, None
+    reason = ex.redact(reason)
+    held = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {reason}")
+    return held, None, StepFailure(Failure("abstained", reason), escalation="precondition")
+
+
+def forget_screen(ex: "FlowExecutor", ctx: "StepContext") -> None:
+    """A skill acts before the flow step: the screen just checked (R1) is not the flow step's.
+
+    Its comparison is dropped, and a baseline it created in this run is
+    forgotten, so the flow step's own check - on the page the skill leaves -
+    makes and refreshes the step's baseline (a store baseline is an upsert).
+    A change it reported stays reported: the page did differ.
+    """
+    steps = ctx.run.flow.steps
+    if not 0 <= ctx.index < len(steps):
+        return
+    step_id = steps[ctx.index].id
+    seen = ex.screens.seen.get(step_id)
+    if seen is None or seen.index != ctx.index:
+        return
+    del ex.screens.seen[step_id]
+    if seen.report.status == "new":
+        ex.screens.baselines.pop(step_id, None)
 
 
 def fell_back(ex: "FlowExecutor", ctx: "StepContext", exc: Exception) -> bool:

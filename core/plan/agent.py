@@ -49,7 +49,7 @@ from core.act.space import spec
 from core.domain import Action, Assertion, Candidate, ElementDescriptor, Observation, Step
 from core.locate.tiebreak import TieChoice
 from core.plan.config import ModelSetup
-from core.plan.decider import DecideContext, Decision, NeedsHuman
+from core.plan.decider import DecideContext, Decision, NeedsApproval, NeedsHuman
 from core.plan.grounding import GroundAnswer, GroundingView, grounding_view, intersect, listing_of, rule_fallback
 from core.plan.guard import MODEL_ACTIONS, contradicts_goal, may_write
 from core.plan.model import ModelClient, ModelError, image_part, text_part
@@ -467,9 +467,9 @@ class ModelDecider:
         self._last[(ctx.flow.name, ctx.index)] = (state, f"{kind} {cand.descriptor.label_text[:40]!r}")
         if writes and not step.allow_irreversible:
             self._awaiting[(ctx.flow.name, ctx.index, state)] = decision
-            raise NeedsHuman(f"goal {goal[:60]!r}: the model chose {kind} {cand.descriptor.label_text[:40]!r}, "
-                             "which may write data (irreversible): a person approves it (answer retry to approve, "
-                             "or set allow_irreversible: true on the step)")
+            raise NeedsApproval(f"goal {goal[:60]!r}: the model chose {kind} {cand.descriptor.label_text[:40]!r}, "
+                                "which may write data (irreversible): a person approves it (answer retry to approve, "
+                                "or set allow_irreversible: true on the step)", cand, kind)
         return decision
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, Protocol, Sequence
 
-from core.domain import Flow, Observation, Step, StepOutcome
+from core.domain import Candidate, Flow, Observation, Step, StepOutcome
 
-__all__ = ["DeciderName", "RANK", "DecideContext", "Decision", "Decider", "NeedsHuman", "DecideChain"]
+__all__ = ["DeciderName", "RANK", "DecideContext", "Decision", "Decider", "NeedsHuman", "NeedsApproval", "DecideChain"]
 
 DeciderName = Literal["skill", "flow", "model", "human"]
 #: Position of each decider in the chain; lower asks first.
@@ -86,6 +86,19 @@ class NeedsHuman(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class NeedsApproval(NeedsHuman):
+    """A decider chose an action that may write data and waits for a person's approval.
+
+    ``candidate`` is the element it would act on (its box is shown), ``action``
+    the action kind; answering ``retry`` approves the very next decision.
+    """
+
+    def __init__(self, reason: str, candidate: Candidate, action: str) -> None:
+        super().__init__(reason)
+        self.candidate = candidate
+        self.action = action
 
 
 class Decider(Protocol):

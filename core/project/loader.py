@@ -161,10 +161,17 @@ def _location(err: Mapping[str, Any], data: Any) -> str:
 
 
 def _validation_error(path: Path, exc: ValidationError, data: Any) -> ProjectError:
-    err = exc.errors()[0]
+    errors = exc.errors()
+    # an unknown key is named first: it is usually the misspelling of the field reported missing beside it
+    err = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
     msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     if err.get("type") == "extra_forbidden":
-        msg = "unknown field (check the spelling)"
+        parent = tuple(err.get("loc", ()))[:-1]
+        missing = [str(e["loc"][-1]) for e in errors
+                   if e.get("type") == "missing" and tuple(e.get("loc", ()))[:-1] == parent and e.get("loc")]
+        said = " and ".join(repr(m) for m in missing)
+        msg = "unknown field (check the spelling" + (
+            f"; {said} {'are' if len(missing) > 1 else 'is'} missing)" if missing else ")")
     elif err.get("type") == "missing":
         msg = "required field is missing"
     more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""

@@ -26,7 +26,8 @@ The safety bar (never weakened):
 * a trigger that only half holds never fires (recorded as ``half`` once a
   run, and only when one of its required elements is on the page);
 * a skill fires at most once per step; the same skill holding again at the
-  same step is a loop - it stops firing there and a failure is counted;
+  same step after a use that passed is a loop - it stops firing there and
+  a failure is counted (a use that failed has been counted already);
 * a skill target is acted on only when the element found matches the
   skill's own descriptor exactly (never a look-alike the locator healed to);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
@@ -54,11 +55,12 @@ from core.domain.skill import (
 from core.locate.textsim import normalize
 from core.plan.decider import DecideContext, Decision
 from core.plan.guard import DESTRUCTIVE_PHRASES, may_write
+from core.store.skill_versions import skill_versions
 from core.skills.trigger import (
     UnboundPlaceholder, bind_condition, bindings_for, check_trigger, condition_matches, find,
 )
 
-__all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "similarity", "retrieve",
+__all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
            "guarded_control", "approved_for_step", "skill_step_id", "is_skill_step", "Notify"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
@@ -106,15 +108,55 @@ def _cond_of(target: ElementDescriptor) -> ElementCondition:
                             placeholder=target.placeholder, test_id=target.test_id)
 
 
+def _key(text: str) -> str:
+    return normalize(text) or " ".join(text.split())
+
+
+class PageIndex:
+    """The observation's element texts, normalised once per decision: which elements a condition may match.
+
+    ``maybe(condition)`` is True when some element has the condition's role
+    and every text it sets (the trigger check's fields, without
+    ``in_dialog``); it ranks skills (:func:`similarity`) and never decides
+    that a trigger holds - :func:`~core.skills.trigger.check_trigger` does.
+    """
+
+    def __init__(self, obs: Observation) -> None:
+        self.by: dict[tuple[str, str], set[int]] = {}
+        for i, c in enumerate(obs.candidates):
+            d = c.descriptor
+            keys = [("role", d.role), ("label", _key(d.label)), ("placeholder", _key(d.placeholder)),
+                    ("test_id", _key(d.test_id)), ("name", _key(d.name) if d.name else _key(d.text)),
+                    ("text", _key(d.text)), ("text", _key(d.name))]
+            for k in keys:
+                if k[1]:
+                    self.by.setdefault(k, set()).add(i)
+
+    def maybe(self, c: ElementCondition) -> bool:
+        """True when an element may match ``c`` (a bound condition)."""
+        if c.is_empty:
+            return False
+        hits: set[int] | None = None
+        for f in ("role", "name", "label", "text", "placeholder", "test_id"):
+            want = getattr(c, f)
+            if not want:
+                continue
+            found = self.by.get((f, want if f == "role" else _key(want)), set())
+            hits = found if hits is None else hits & found
+            if not hits:
+                return False
+        return bool(hits)
+
+
 def similarity(skill: Skill, obs: Observation, step: Step | None = None,
-               params: Mapping[str, str] | None = None) -> float:
+               params: Mapping[str, str] | None = None, *, index: PageIndex | None = None) -> float:
     """How much the page looks like the skill's scope and trigger, 0..1 (the similarity channel, K6).
 
     The mean over the features the skill sets: its scope's URL prefix (the
     page URL or its path starts with it), its scope's title and its
     trigger's title (substring, normalised), its trigger's URL pattern, its
-    open-dialog name, and each required element (present on the page, by
-    the exact trigger match).  A scope URL prefix or title that does not
+    open-dialog name, and each required element (an element with its role
+    and texts is on the page, :class:`PageIndex`).  A scope URL prefix or title that does not
     match makes it 0 (the skill belongs elsewhere); a skill setting none of
     these scores 0.1 (it may still hold, e.g. "a dialog is open").
     """
@@ -138,9 +180,10 @@ def similarity(skill: Skill, obs: Observation, step: Step | None = None,
     if t.dialog_name:
         scores.append(float(any(normalize(t.dialog_name) in normalize(m) for m in obs.modal_titles)))
     bindings = bindings_for(step, params)
+    page = index or PageIndex(obs)
     for c in t.required:
         try:
-            scores.append(float(bool(find(bind_condition(c, bindings), obs, usable=False))))
+            scores.append(float(page.maybe(bind_condition(c, bindings))))
         except UnboundPlaceholder:
             scores.append(0.0)
     return sum(scores) / len(scores) if scores else 0.1
@@ -158,7 +201,8 @@ def retrieve(skills: Iterable[Skill], *, task_type: str, obs: Observation, step:
     """
     pool = [s for s in skills if s.kind == "do" and s.actions]
     rule = sorted((s for s in pool if task_type and s.scope.task_type == task_type), key=lambda s: -s.quality)
-    scored = [(similarity(s, obs, step, params), s) for s in pool if not s.scope.task_type]
+    page = PageIndex(obs)
+    scored = [(similarity(s, obs, step, params, index=page), s) for s in pool if not s.scope.task_type]
     similar = [s for sc, s in sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], -x[1].quality))]
     return rule + similar[:max(0, top)]
 
@@ -245,7 +289,7 @@ class _Active:
 class _RunState:
     run_id: str = ""
     flow: str = ""
-    fired: set[tuple[int, str]] = field(default_factory=set)
+    fired: dict[tuple[int, str], str] = field(default_factory=dict)  # (index, skill id) -> its use's outcome
     looped: set[tuple[int, str]] = field(default_factory=set)
     half: set[str] = field(default_factory=set)
     refused: set[str] = field(default_factory=set)
@@ -262,8 +306,9 @@ class SkillDecider:
     product : str
         The skill space: the project's name (K7: one space per product).
     settings : object | None
-        The library's settings (:mod:`core.skills.upkeep`); read here:
-        ``similar_top`` (3, K6).  Missing attributes take the defaults.
+        The library's settings (the project file's ``skills:`` section); read
+        here: ``success_delta`` / ``failure_delta`` (+0.1 / -0.5, K7) and
+        ``similar_top`` (3, K6).  Missing attributes take these defaults.
     notify : Notify | None
         Receives ``considered`` / ``fired`` / ``finished`` with their fields
         (the engine emits them as events; texts may carry bound values: the
@@ -282,8 +327,11 @@ class SkillDecider:
         self.notify: Notify = notify or (lambda kind, **fields: None)
         self.clock = clock
         self.top = int(getattr(settings, "similar_top", SIMILAR_TOP) or SIMILAR_TOP)
+        self.success_delta = float(getattr(settings, "success_delta", QUALITY_SUCCESS_DELTA))
+        self.failure_delta = float(getattr(settings, "failure_delta", QUALITY_FAILURE_DELTA))
         self._run = _RunState()
         self._active: _Active | None = None
+        self._cache: dict[str, tuple[Any, Skill]] = {}
         #: Approved deny rules as read at the latest decision.
         self.deny_rules: tuple[Skill, ...] = ()
         #: Store failures (recording never breaks a run).
@@ -291,9 +339,27 @@ class SkillDecider:
 
     # --- the library ------------------------------------------------------------------
     def approved(self) -> list[Skill]:
-        """The product's approved skills, read now (a retire is seen at once)."""
+        """The product's approved skills as they are now (a retire is seen at once), best quality first.
+
+        Which skills are approved, and since when, is read at every call (two
+        columns, :func:`core.store.skill_versions.skill_versions`); a skill is
+        decoded again only when its row changed.
+        """
         try:
-            return list(self.table.list(product=self.product, state="approved"))
+            store = getattr(self.table, "store", None)
+            if store is None:
+                return list(self.table.list(product=self.product, state="approved"))
+            versions = skill_versions(store, self.product, "approved")
+            for sid, at in versions.items():
+                have = self._cache.get(sid)
+                if have is None or have[0] != at:
+                    skill = self.table.get(sid)
+                    if skill is not None:
+                        self._cache[sid] = (at, skill)
+            for sid in [k for k in self._cache if k not in versions]:
+                del self._cache[sid]
+            return sorted((sk for at, sk in self._cache.values() if sk.state == "approved"),
+                          key=lambda sk: -sk.quality)
         except Exception as exc:  # noqa: BLE001 - a store that fails: no skill fires (the flow goes on)
             self.errors.append(f"skills not read: {exc}")
             return []
@@ -374,10 +440,10 @@ class SkillDecider:
             if fire and key in run.fired:
                 fire = False
                 reason = "fired at this step already: a second time would be a loop; stopped firing it here"
-                if key not in run.looped:
+                if key not in run.looped and run.fired[key] == "passed":  # it passed, yet the trouble is back
                     run.looped.add(key)
                     self._use(s, "failed", reason, index=ctx.index, step_id=step.id, count="failure",
-                              delta=QUALITY_FAILURE_DELTA)
+                              delta=self.failure_delta)
             elif fire and not step.reversible and not approved_for_step(s, ctx.flow, step):
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
@@ -390,7 +456,7 @@ class SkillDecider:
                     if s.id not in run.refused:
                         run.refused.add(s.id)
                         self._use(s, "failed", reason, index=ctx.index, step_id=step.id, count="failure",
-                                  delta=QUALITY_FAILURE_DELTA)
+                                  delta=self.failure_delta)
                         self.notify("finished", run_id=run.run_id, flow=run.flow, index=ctx.index,
                                     skill_id=s.id, outcome="failed", reason=reason, ms=0.0)
                 elif missing:
@@ -402,7 +468,7 @@ class SkillDecider:
                 self._use(s, "half", check.reason, index=ctx.index, step_id=step.id)
             if not fire:
                 continue
-            run.fired.add(key)
+            run.fired[key] = ""
             self._active = _Active(s, ctx.index, step, self.clock())
             return self._decision(ctx, self._active)
         return None
@@ -547,11 +613,12 @@ class SkillDecider:
         if a is None:
             return
         self._active = None
+        self._run.fired[(a.index, a.skill.id)] = outcome
         ms = (self.clock() - a.t0) * 1000.0
         ok = outcome == "passed"
         self._use(a.skill, outcome, reason, index=a.index, step_id=a.flow_step.id, ms=ms,
                   count=("success" if ok else "failure") if count is None else count,
-                  delta=(QUALITY_SUCCESS_DELTA if ok else QUALITY_FAILURE_DELTA) if delta is None else delta)
+                  delta=(self.success_delta if ok else self.failure_delta) if delta is None else delta)
         self.notify("finished", run_id=self._run.run_id, flow=self._run.flow, index=a.index, skill_id=a.skill.id,
                     outcome=outcome, reason=reason, ms=round(ms, 1))
 

@@ -67,6 +67,11 @@ def bind_condition(c: ElementCondition, bindings: Mapping[str, str]) -> ElementC
                             test_id=bind_text(c.test_id, bindings), in_dialog=c.in_dialog)
 
 
+def _key(text: str) -> str:
+    """Normalised text; a text of punctuation only is compared as written (``"?"`` is not ``"!"``)."""
+    return normalize(text) or " ".join(text.split())
+
+
 def _in_dialog(cand: Candidate, obs: Observation) -> bool:
     container = normalize(cand.descriptor.container)
     return bool(container) and any(normalize(m) == container for m in obs.modal_titles)
@@ -88,7 +93,7 @@ def condition_matches(c: ElementCondition, cand: Candidate, obs: Observation | N
     pairs = ((c.label, (d.label,)), (c.placeholder, (d.placeholder,)), (c.test_id, (d.test_id,)),
              (c.name, (d.name,) if d.name else (d.text,)), (c.text, (d.text, d.name)))
     for want, have in pairs:
-        if want and normalize(want) not in {normalize(h) for h in have if h}:
+        if want and _key(want) not in {_key(h) for h in have if h}:
             return False
     if c.in_dialog and (obs is None or not _in_dialog(cand, obs)):
         return False

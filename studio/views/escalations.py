@@ -67,6 +67,7 @@ KIND_LABELS = {
     "assertion": "Assertion did not hold",
     "budget": "Step budget spent",
     "no_decision": "No decision",
+    "approval": "Waiting for approval",
     "crashed": "Browser crashed",
     "loop": "Same action again (anti-loop)",
     "stagnation": "Nothing really changes",
@@ -288,8 +289,18 @@ class AnswerBar(QWidget):
         row.addStretch(1)
         self.set_answers(())
 
-    def set_answers(self, answers: Sequence[str]) -> None:
-        """Show the buttons of ``answers`` only (enabled), in the fixed order."""
+    def set_answers(self, answers: Sequence[str], kind: str = "") -> None:
+        """Show the buttons of ``answers`` only (enabled), in the fixed order.
+
+        For an ``approval`` escalation (a chosen action that may write data)
+        the retry button reads "Approve": retrying is what approves it.
+        """
+        approval = kind == "approval"
+        retry = self.buttons.get("retry")
+        if retry is not None:
+            retry.setText("Approve" if approval else ANSWER_LABELS["retry"])
+            retry.setToolTip("Let the chosen action run once (it may write data)" if approval
+                             else _ANSWER_TIPS["retry"])
         for answer, b in self.buttons.items():
             b.setHidden(answer not in answers)
             b.setEnabled(True)
@@ -444,7 +455,8 @@ class EscalationsPanel(QWidget):
         if item is not self._shown:
             self._shown, self._hovered = item, None
             self._fill_candidates(item)
-        self.answers.set_answers(item.event.answers if item is not None and item.state == "open" else ())
+        self.answers.set_answers(item.event.answers if item is not None and item.state == "open" else (),
+                                 item.event.kind if item is not None else "")
         self.answers.setVisible(item is not None and item.state == "open")
         self.escalation_selected.emit(item)
         self._emit_highlight()

@@ -122,5 +122,9 @@ def test_an_irreversible_choice_waits_for_a_person(page):
                                control=person)
     assert result.status == "passed", result.error
     assert len(person.asked) == 1 and "irreversible" in person.asked[0].reason
+    asked = person.asked[0]
+    assert asked.kind == "approval"  # not "no decision": the model decided, a person approves
+    assert [c.label for c in asked.candidates] == ["Delete account"] and asked.candidates[0].box is not None
+    assert asked.plain.startswith("The model chose click 'Delete account', which may write data: approve it")
     assert page.evaluate("() => window.deleteClicks") == 1
     assert len(requests) == 1  # the approved decision is not asked again

@@ -187,3 +187,14 @@ def test_takeover_banner_hands_back_with_the_0_based_step(qtbot) -> None:  # noq
     assert sent == [HandBack(continue_from=6, meaning="insert")]
     banner.end()
     assert not banner.isVisible() and not banner.active
+
+
+def test_an_approval_is_answered_with_approve_and_the_next_question_says_retry_again(qtbot) -> None:  # noqa: ANN001
+    panel = _panel(qtbot)
+    panel.apply(_esc(kind="approval"))
+    retry = panel.answers.buttons["retry"]
+    assert retry.text() == "Approve" and "may write data" in retry.toolTip()
+    assert "Waiting for approval" in panel.details.toPlainText()
+    panel.apply(_esc(index=6))
+    panel.list.setCurrentIndex(panel.model.index(1))
+    assert panel.answers.buttons["retry"].text() == "Retry"

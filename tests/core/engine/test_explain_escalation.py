@@ -134,3 +134,11 @@ def test_an_irreversible_step_held_back_by_the_second_level_rule_says_so() -> No
     text = explain("abstained", r.reason, target=target, resolution=r, candidates=cands)
     assert text.startswith("'Submit' probably is 'Submit request' (0.85)")
     assert "the step is irreversible" in text and "not close enough" not in text
+
+
+def test_an_action_waiting_for_approval_says_what_was_chosen_not_that_nothing_was() -> None:
+    reason = ("goal 'Delete the account': the model chose click 'Delete account', which may write data "
+              "(irreversible): a person approves it (answer retry to approve, or set allow_irreversible: true)")
+    text = explain("approval", reason)
+    assert text.startswith("The model chose click 'Delete account', which may write data: approve it")
+    assert "No decider" not in text

@@ -134,6 +134,10 @@ def test_an_approved_skill_accepts_the_banner_then_the_flow_step_runs_at_the_sam
     # the store keeps the flow step's record at index 0 (the skill's is its own outcome, not an overwrite)
     (row,) = store.run_detail(result.run_id).steps
     assert (row.index, row.step_id, row.status) == (0, "s1", "passed")
+    # R1: the step's baseline is the screen the flow step acted on (after the skill), not the banner's
+    base = store.load_baselines("checkout")["s1"].fingerprint
+    assert base.elements and not any("Accept cookies" in repr(e) for e in base.elements)
+    assert any("Continue" in repr(e) for e in base.elements)
     line = skill_line(done)
     assert line is not None and "skill sk-000000000001 passed" in line and "step 1" in line
 
@@ -286,16 +290,29 @@ def test_a_retired_skill_stops_firing_at_the_next_decision(store) -> None:
 
 
 def test_a_skill_fires_once_a_step_a_second_hold_is_a_loop(store) -> None:
+    from core.perception.fake import change_text
+
     table = SkillTable(store)
     sticky = skill("sk-00000000000c", required=[cond("Accept cookies")], actions=[act("Accept cookies")])
     table.put(sticky)
-    fake = banner_site(reactions={("/", "accept", "click"): lambda d, el, v: None})  # the banner stays
+    # its click changes the page (the use passes: it has no verify rule) but the banner stays
+    fake = banner_site(reactions={("/", "accept", "click"): change_text("Preferences noted")})
     result, log, _ = run(fake, store)
     assert clicks(fake).count("accept") == 1
     assert result.status == "escalated"
     uses = table.uses(skill_id=sticky.id)[::-1]  # oldest first
-    assert [u.outcome for u in uses] == ["failed", "failed"]  # its click changed nothing; then the loop
+    assert [u.outcome for u in uses] == ["passed", "failed"]  # it passed; the trouble came back: a loop
     assert "loop" in uses[1].reason
+    assert any("loop" in e.reason and not e.half for e in log.of(SkillConsidered))
+
+
+def test_a_failed_use_is_counted_once_though_its_trigger_still_holds(store) -> None:
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    fake = banner_site(reactions={("/", "accept", "click"): lambda d, el, v: None})  # the click does nothing
+    result, log, _ = run(fake, store)
+    assert clicks(fake).count("accept") == 1 and result.status == "escalated"
+    assert [u.outcome for u in table.uses(skill_id=ACCEPT.id)] == ["failed"]
 
 
 def test_step_and_time_limits(store) -> None:
@@ -328,7 +345,9 @@ def test_a_deny_rule_keeps_every_decider_off_its_element(store) -> None:
     result, log, _ = run(fake, store, (step,))
     assert result.status == "escalated" and clicks(fake) == []
     (esc,) = log.of(EscalationRaised)
-    assert "denied by skill sk-00000000000f" in esc.reason
+    assert esc.reason.startswith("denied by skill sk-00000000000f")
+    assert esc.kind == "precondition" and "use_candidate" not in esc.answers  # no use-once offer of it
+    assert esc.plain.startswith("'Delete account' was found but cannot be used now: denied by skill")
     assert [u.outcome for u in table.uses(skill_id=deny.id)] == ["denied"]
     assert any(e.outcome == "denied" for e in log.of(SkillFinished))
 
@@ -369,3 +388,46 @@ def test_rule_channel_then_top_three_by_similarity() -> None:
     assert similarity(elsewhere, obs) == 0.0
     assert similarity(skill("sk-p", scope=SkillScope(product=PRODUCT, url_prefix="/shop"),
                             required=[cond("Accept cookies")], actions=[act("x")]), obs) == 1.0
+
+
+def test_the_page_index_ranks_like_the_exact_match_it_stands_for() -> None:
+    from core.skills.runtime import PageIndex
+    from core.skills.trigger import find
+
+    obs = _obs(names=("Accept cookies", "Continue", "Delete draft", "?"))
+    page = PageIndex(obs)
+    for c in (cond("Accept cookies"), cond("accept   COOKIES!"), cond("Continue", role="link"), cond("Nope"),
+              cond("?"), cond("!"), ElementCondition(text="Delete draft"), ElementCondition()):
+        assert page.maybe(c) == bool(find(c, obs, usable=False)), c
+
+
+def test_an_edit_or_retire_from_another_connection_is_read_at_the_next_decision(store, tmp_path) -> None:
+    from dataclasses import replace
+
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    other = Store.open(tmp_path / "store.sqlite")  # the studio or the command line, another connection
+    try:
+        dec = skill_decider(store, PRODUCT, EventLog())
+        assert [s.description for s in dec.approved()] == ["accept the cookie banner"]
+        SkillTable(other).put(replace(ACCEPT, description="accept the consent banner"), replace_approved=True)
+        assert [s.description for s in dec.approved()] == ["accept the consent banner"]
+        SkillTable(other).set_state(ACCEPT.id, "retired", reason="gone")
+        assert dec.approved() == []
+    finally:
+        other.close()
+
+
+def test_a_deny_rule_holds_a_skill_back_too_and_the_skill_falls_back(store) -> None:
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    table.put(skill("sk-000000000010", kind="deny", trigger=SkillTrigger(title="Shop"),
+                    actions=[act("Accept cookies")], description="accepting cookies here is not ours to do"))
+    fake = banner_site()
+    result, log, _ = run(fake, store)
+    assert "accept" not in clicks(fake)
+    assert result.status == "escalated"  # the flow step then meets the banner and a person is asked
+    by_skill = {e.skill_id: e for e in log.of(SkillFinished)}
+    assert by_skill["sk-000000000010"].outcome == "denied"
+    assert by_skill[ACCEPT.id].outcome == "failed" and "denied by skill sk-000000000010" in by_skill[ACCEPT.id].reason
+    assert table.get(ACCEPT.id).failures == 1

@@ -374,3 +374,9 @@ def test_missing_project_folder_and_settings(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     err = project_error(tmp_path / "empty")
     assert err.path.endswith("steadyhand.yaml") and "file not found" in str(err)
+
+
+def test_a_misspelt_model_key_is_named_before_the_field_it_leaves_missing(tmp_path: Path) -> None:
+    err = project_error(make_project(tmp_path, "name: p\nbase_url: http://x\nmodel:\n  name: m\n  endpoint: http://y\n"))
+    assert err.location == "field 'model.endpoint'"
+    assert "unknown field" in str(err) and "'base_url' is missing" in str(err)
