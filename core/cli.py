@@ -144,7 +144,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     print(summary_text(list(stats.values())))
-    from core.plan.usage import usage_lines
+    from core.plan.usage import judged_share, usage_lines
 
     for line in usage_lines(model_use):
         print(line)
@@ -152,7 +152,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         doc = summary_json(list(stats.values()))
         for entry in doc["flows"]:
             if entry["flow"] in model_use:
-                entry["model"] = model_use[entry["flow"]]
+                use = model_use[entry["flow"]]
+                entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     if args.junit:

@@ -348,12 +348,14 @@ def add_ab_parser(bsub: Any) -> Any:
     names = [t.name for t in DEFAULT_TASKS]
     b = bsub.add_parser("ab", help="the same policy with and without state awareness on MiniWoB++ tasks and demo "
                                    "goals (seed 003's table)",
-                        description="Example: steadyhand bench ab --episodes 3 --json /tmp/ab.json")
+                        description="Example: steadyhand bench ab --episodes 3 --json /tmp/ab.json\n"
+                                    "         steadyhand bench ab --model projects/mine --episodes 1")
     b.add_argument("--episodes", type=int, default=2, help="episodes per task and arm (default 2)")
     b.add_argument("--tasks", nargs="+", metavar="TASK", choices=names, help=f"tasks to run (default all: {', '.join(names)})")
     b.add_argument("--seed", type=int, default=0, help="first seed of the pages and the policy (default 0)")
-    b.add_argument("--model", action="store_true",
-                   help="use the model configured in projects/demo/steadyhand.yaml as the policy")
+    b.add_argument("--model", nargs="?", const=str(_ROOT / "projects" / "demo"), default=None, metavar="PROJECT",
+                   help="use the model configured in PROJECT's steadyhand.yaml as the policy "
+                        "(default PROJECT: the bundled projects/demo)")
     b.add_argument("--json", metavar="PATH")
     b.set_defaults(func=ab_command)
     return b
@@ -379,10 +381,14 @@ def ab_command(args: Any) -> int:
     tasks = [t for t in DEFAULT_TASKS if not args.tasks or t.name in args.tasks]
     policy, name = None, ""
     if args.model:
+        from core.project.loader import ProjectError
+
         from .ab_model import model_policy
 
         try:
-            policy, name = model_policy(_ROOT / "projects" / "demo")
+            policy, name = model_policy(Path(args.model))
+        except ProjectError as exc:
+            return err(str(exc))
         except RuntimeError as exc:
             return err(str(exc), 4)
     report = run_ab(tasks, episodes=args.episodes, seed=args.seed, policy=policy, policy_name=name,

@@ -76,7 +76,7 @@ from core.store.graphs import GraphTable
 
 from .session import ProjectSession, resolve_params
 
-__all__ = ["ExploreSettings", "ExploreReport", "Explorer", "parse_goal", "ExploreError", "Chooser"]
+__all__ = ["ExploreSettings", "ExploreReport", "Explorer", "parse_goal", "ExploreError", "Chooser", "options_of"]
 
 _DIGITS = re.compile(r"\d+")
 #: Seconds between the two looks at the start page that find a clock (volatile digits).
@@ -154,6 +154,47 @@ class _Option:
     step: Step
     reversible: bool
     why: str
+
+
+def options_of(obs: Observation, params: dict[str, str], secret_names: Sequence[str]) -> list[_Option]:
+    """The actions the explorer may try on ``obs``: clicks on visible, enabled, uncovered controls and
+    inputs into empty fields it has a value for, one per distinct action.
+
+    Two controls that go to the same address under the same words (a navigation link and a tab
+    "Requests" to ``/requests``) are one action, not two.
+    """
+    out: list[_Option] = []
+    keys: set[str] = set()
+    for c in obs.candidates:
+        d = c.descriptor
+        if not c.visible or not c.enabled or c.covered or not c.extra.get("in_viewport", True):
+            continue
+        role = d.role or d.tag
+        if c.editable or role in _FIELD_ROLES:
+            if c.value.strip():
+                continue
+            fv = _field_value(c, params, secret_names)
+            if fv is None or not fv[1]:
+                continue
+            kind, shown = "input", fv[1]
+        elif d.tag == "select":
+            continue  # options are explored by the select's own step when recorded; not by a blind choice
+        elif role in _CLICK_ROLES or d.tag in ("button", "a", "summary"):
+            kind, shown = "click", ""
+        else:
+            continue
+        reversible, why = judge_reversible(kind, c)
+        step = Step(id="", action=Action(kind, shown), name="", target=d, expect="auto", reversible=reversible)
+        key = action_key(step, d, shown)
+        same_place = f"goto|{normalize_text(d.label_text)}|{d.href}" if kind == "click" and d.href else ""
+        if key in keys or (same_place and same_place in keys):
+            continue
+        keys.add(key)
+        if same_place:
+            keys.add(same_place)
+        label = target_summary(d.role, d.label_text, tag=d.tag)
+        out.append(_Option(key, kind, label, step, reversible, why))
+    return out
 
 
 @dataclass
@@ -416,35 +457,7 @@ class Explorer:
         return self.graph.identify(seen) or seen.key
 
     def _options_of(self, obs: Observation) -> list[_Option]:
-        out: list[_Option] = []
-        keys: set[str] = set()
-        for c in obs.candidates:
-            d = c.descriptor
-            if not c.visible or not c.enabled or c.covered or not c.extra.get("in_viewport", True):
-                continue
-            role = d.role or d.tag
-            if c.editable or role in _FIELD_ROLES:
-                if c.value.strip():
-                    continue
-                fv = _field_value(c, self.params, self.secret_names)
-                if fv is None or not fv[1]:
-                    continue
-                kind, shown = "input", fv[1]
-            elif d.tag == "select":
-                continue  # options are explored by the select's own step when recorded; not by a blind choice
-            elif role in _CLICK_ROLES or d.tag in ("button", "a", "summary"):
-                kind, shown = "click", ""
-            else:
-                continue
-            reversible, why = judge_reversible(kind, c)
-            step = Step(id="", action=Action(kind, shown), name="", target=d, expect="auto", reversible=reversible)
-            key = action_key(step, d, shown)
-            if key in keys:
-                continue
-            keys.add(key)
-            label = target_summary(d.role, d.label_text, tag=d.tag)
-            out.append(_Option(key, kind, label, step, reversible, why))
-        return out
+        return options_of(obs, self.params, self.secret_names)
 
     def _register(self, obs: Observation, depth: int) -> str:
         key = self._identify(obs)

@@ -28,7 +28,7 @@ from core.domain import ErrorKind, RunResult
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "KIND_EXIT",
     "succeeded", "result_label", "results_line", "run_exit_code", "exit_code",
-    "FlowStats", "Stop", "table", "summary_text", "summary_json",
+    "FlowStats", "Stop", "steps_passed", "table", "summary_text", "summary_json",
 ]
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ESCALATED, EXIT_ENVIRONMENT = 0, 1, 2, 3, 4
@@ -186,7 +186,7 @@ class FlowStats:
     def add(self, r: RunResult) -> None:
         """Count one run of the flow."""
         self.episodes += 1
-        self.steps_passed += sum(1 for o in r.steps if o.status == "passed")
+        self.steps_passed += steps_passed(r)
         self.steps_total += r.total_steps or len(r.steps)
         self.abstentions += r.abstentions
         if not succeeded(r):
@@ -242,6 +242,15 @@ class FlowStats:
         """The error kind of the flow's most severe runs (the first one that has a kind), else ``""``."""
         worst = self.exit_code
         return next((k for k, c in zip(self.kinds, self.codes, strict=True) if k and c == worst), "")
+
+
+def steps_passed(r: RunResult) -> int:
+    """Flow steps of ``r`` that passed: a step counts once, by its last outcome (a goal step's actions
+    toward its goal and a skill's actions before a step are outcomes at the same index)."""
+    last: dict[int, str] = {}
+    for o in r.steps:
+        last[o.index] = o.status
+    return sum(1 for s in last.values() if s == "passed")
 
 
 def table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:

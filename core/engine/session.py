@@ -334,6 +334,12 @@ class ProjectSession:
                  for k in now}
         self.model_usage[run_id] = usage
         share, alarm = self.model.judge_stats()
+        if self.store is not None and usage.get("calls", 0) + usage.get("rule_decisions", 0) + usage.get("cache_hits", 0):
+            try:
+                self.store.record_model_usage(run_id, flow, self.model.setup.primary.config.model, usage,
+                                              round(share, 3), alarm)
+            except Exception:  # noqa: BLE001 - recording is best effort, like every store write of a run
+                pass
         self.emit(ModelUsage(run_id, flow, self.model.setup.primary.config.model, usage, round(share, 3), alarm))
 
     def _revive_browser(self) -> None:

@@ -104,9 +104,14 @@ class SkillFileError(ValueError):
     """
 
     def __init__(self, path: Path | str, field: str, expected: str) -> None:
+        field, expected = _one_line(field), _one_line(expected)  # a key or text of the file may hold line breaks
         self.path, self.field, self.expected = str(path), field, expected
         where = f" at {field}" if field else ""
         super().__init__(f"{self.path}{where}: {expected}")
+
+
+def _one_line(text: str) -> str:
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
 # --- the file's schema (pydantic, at the edge only) ------------------------------------------------------
@@ -387,10 +392,19 @@ def _secret_problem(data: Any, redactor: Redactor) -> str:
     return ""
 
 
+_KEY = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+
+
 def _error_location(err: Mapping[str, Any]) -> str:
     out = ""
     for p in err.get("loc", ()):
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+        if isinstance(p, int):
+            out += f"[{p}]"
+            continue
+        p = str(p)
+        if not _KEY.match(p):  # a foreign key: quoted, escaped and cut short
+            p = json.dumps(p[:40] + ("..." if len(p) > 40 else ""))
+        out += f".{p}" if out else p
     return out
 
 
@@ -483,8 +497,15 @@ def _load(path: Path) -> Any:
         raise SkillFileError(path, "", f"cannot read: {exc.strerror or exc}") from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
+            for event in yaml.parse(text, Loader=yaml.SafeLoader):
+                if isinstance(event, yaml.AliasEvent):  # a few aliases can stand for billions of nodes
+                    mark = event.start_mark
+                    raise SkillFileError(path, f"line {mark.line + 1}, column {mark.column + 1}",
+                                         "YAML aliases (*name) are not allowed in a skill file; write the text out")
             return yaml.safe_load(text)
         return json.loads(text)
+    except SkillFileError:
+        raise
     except json.JSONDecodeError as exc:
         raise SkillFileError(path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -683,6 +704,8 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
     ``proposed`` (a person of this project approves what fires here) unless
     ``keep_state``; their provenance source becomes ``import`` (imports do
     not count against the daily cap), their scope's product ``product``.
+    No import keeps ``irreversible_ok``: acting on an irreversible step is
+    approved here, for the step, by ``approve --irreversible-ok``.
 
     Parameters
     ----------
@@ -712,6 +735,7 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
         reason = s.review_reason if keep_state else (
             f"imported from {Path(path).name}" + (f" (it was {s.state} there)" if s.state != "proposed" else ""))
         ready.append(replace(s, state=state, review_reason=reason, scope=replace(s.scope, product=product),  # type: ignore[arg-type]
+                             irreversible_ok=False,
                              provenance=replace(s.provenance, source="import"),
                              created_at=None if old is None else old.created_at))
         (added if old is None else replaced).append(s.id)

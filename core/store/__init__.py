@@ -11,6 +11,7 @@ from . import correction_models  # noqa: F401 - registers the corrections table 
 from .corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
 from . import evidence_models  # noqa: F401 - registers the step_evidence table in the models' metadata
 from .evidence import StepEvidenceRecord
+from . import usage_models  # noqa: F401 - registers the model_usage table
 from . import skill_models  # noqa: F401 - registers the skills / skill_uses / failure_records tables
 from .skills import FailureRecord, SkillConflictError, SkillTable, SkillUseRecord
 from .heals import HealConflictError, HealProposalRecord, HealTable

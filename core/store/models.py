@@ -30,7 +30,7 @@ __all__ = [
 
 #: Version of the schema these models describe: the number of the head Alembic revision
 #: (``core/store/schema/versions/NNNN_*.py``); bump it together with a new revision.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def utcnow() -> datetime:
@@ -191,6 +191,9 @@ class EscalationRow(Base):
     candidates: Mapped[list[Any]] = mapped_column(JSON, default=list)
     side_effects: Mapped[list[Any]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The escalation kind (``core.domain.EscalationKind``) and its plain sentence; schema 3 ("" before).
+    kind: Mapped[str] = mapped_column(String(32), default="", server_default="")
+    plain: Mapped[str] = mapped_column(Text, default="", server_default="")
 
     __table_args__ = (Index("ix_escalations_run", "run_id"),)
 

@@ -120,6 +120,8 @@ class EscalationRecord:
     candidates: tuple[EscalationCandidate, ...]
     side_effects: tuple[str, ...]
     created_at: datetime
+    kind: str = ""
+    plain: str = ""
 
 
 @dataclass(frozen=True, slots=True)

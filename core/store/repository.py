@@ -24,7 +24,7 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from sqlalchemy import Engine, func, select, update
 from sqlalchemy.exc import DatabaseError
@@ -374,7 +374,8 @@ class Store:
                 run_id=run_id, flow=self._t(event.flow), step_index=int(event.index),
                 step_title=self._t(event.step_title), reason=self._t(event.reason),
                 candidates=self._j([_candidate_json(c) for c in event.candidates]),
-                side_effects=self._j(list(event.side_effects)), created_at=utcnow()))
+                side_effects=self._j(list(event.side_effects)), created_at=utcnow(),
+                kind=str(getattr(event, "kind", "") or ""), plain=self._t(getattr(event, "plain", "") or "")))
 
     def record_checkpoint(self, run_id: str, cp: Checkpoint) -> None:
         """Record (or replace, on a retry or a state change) the checkpoint of step ``cp.index`` (R3).
@@ -505,7 +506,7 @@ class Store:
                                for r in rows(VerdictRow)),
                 escalations=tuple(EscalationRecord(
                     r.step_index, r.flow, r.step_title, r.reason, tuple(_candidate_of(c) for c in r.candidates or ()),
-                    tuple(r.side_effects or ()), _utc(r.created_at))  # type: ignore[arg-type]
+                    tuple(r.side_effects or ()), _utc(r.created_at), r.kind or "", r.plain or "")  # type: ignore[arg-type]
                     for r in rows(EscalationRow)),
             )
 
@@ -575,6 +576,28 @@ class Store:
 
         with self._read() as s:
             return _evidence.read_evidence(s, run_id)
+
+    def record_model_usage(self, run_id: str, flow: str, model: str, usage: Mapping[str, float],
+                           judged_share: float = 0.0, alarm: bool = False) -> None:
+        """Keep what the model cost in one run (:mod:`core.store.usage_models`)."""
+        from .usage_models import ModelUsageRow
+
+        with self._write() as s:
+            s.add(ModelUsageRow(run_id=run_id, flow=self._t(flow), model=self._t(model),
+                                usage={str(k): float(v) for k, v in usage.items()}, judged_share=float(judged_share),
+                                alarm=bool(alarm), created_at=utcnow()))
+
+    def model_usage(self, run_id: str) -> dict[str, Any] | None:
+        """``{"model", "usage", "judged_share", "alarm"}`` of one run, None when it used no model."""
+        from .usage_models import ModelUsageRow
+
+        with self._read() as s:
+            row = s.scalars(select(ModelUsageRow).where(ModelUsageRow.run_id == run_id)
+                            .order_by(ModelUsageRow.id.desc())).first()
+            if row is None:
+                return None
+            return {"model": row.model, "usage": dict(row.usage or {}), "judged_share": row.judged_share,
+                    "alarm": row.alarm}
 
     def media_path(self, relpath: str) -> Path:
         """Absolute path of a screenshot path stored in a row."""

@@ -26,3 +26,13 @@ def test_bench_ab_prints_the_table_and_writes_the_json(tmp_path, capsys):
 def test_bench_ab_refuses_bad_input(capsys):
     assert main(["bench", "ab", "--episodes", "0"]) == 2
     assert "--episodes must be at least 1" in capsys.readouterr().err
+
+
+def test_bench_ab_model_reads_the_project_it_is_given(tmp_path, capsys):
+    assert main(["bench", "ab", "--model", str(tmp_path / "nope"), "--episodes", "1"]) == 2
+    assert "project folder not found" in capsys.readouterr().err
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "steadyhand.yaml").write_text("name: mine\nbase_url: http://127.0.0.1:9/\n")
+    assert main(["bench", "ab", "--model", str(tmp_path / "mine"), "--episodes", "1"]) == 4
+    err = capsys.readouterr().err
+    assert str(tmp_path / "mine" / "steadyhand.yaml") in err and "no model section" in err

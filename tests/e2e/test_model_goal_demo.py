@@ -21,6 +21,7 @@ import yaml
 from PIL import Image
 
 from core.cli import main
+from core.store import Store
 from core.plan.scripted_server import Reply, ScriptedModelServer, images_of, last_user_text, texts_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,14 +73,20 @@ def project(tmp_path):
 def test_goal_step_reaches_its_assertion_and_no_secret_reaches_the_model(project, tmp_path, capsys):
     root, srv = project
     out = tmp_path / "run.json"
-    code = main(["run", str(root), "--flow", "sign_in_goal", "--json", str(out), "--headless", "--no-store"])
+    code = main(["run", str(root), "--flow", "sign_in_goal", "--json", str(out), "--headless"])
     printed = capsys.readouterr().out
     doc = json.loads(out.read_text())
     assert code == 0, printed
     flow = doc["flows"][0]
     assert flow["passed"] and flow["steps"] == 4  # type user, type password (batched), click, the assertion
+    assert (flow["steps_passed"], flow["steps_total"]) == (1, 1)  # one goal step, however many actions
     m = flow["model"]
     assert m["calls"] == 2 and m["cache_hits"] == 1 and m["goals_passed"] == 1 and m["goals_judged"] == 0
+    assert m["judged_share"] == 0.0  # passed by its assertion, not by the model's judgement (P7)
+    with Store.open(root / ".steadyhand" / "store.sqlite", read_only=True) as store:  # what it cost is kept
+        (run,) = store.list_runs()
+        kept = store.model_usage(run.id)
+    assert kept is not None and kept["model"] == "scripted-vision" and kept["usage"]["calls"] == 2
     assert m["prompt_tokens"] > 0 and m["latency_ms"] > 0
     assert "model: sign_in_goal: 2 calls (1 cache hits" in printed
 

@@ -223,3 +223,12 @@ def test_the_stop_of_several_runs_is_that_of_the_most_severe() -> None:
 def test_an_episode_the_reward_denied_stops_with_kind_reward() -> None:
     s = stats_of(result("click", reward=-1.0))
     assert s.stop is not None and s.stop.kind == "reward" and s.stop.reason == "the reward was -1.00"
+
+
+def test_a_goal_step_with_several_actions_counts_as_one_step() -> None:
+    outcomes = tuple(StepOutcome(0, f"g1#{k}", "toward the goal", "passed", None, None, 1, 10.0) for k in range(4))
+    r = RunResult(run_id="r", flow="goal", status="passed", steps=outcomes, heals=0, invalid_actions=0,
+                  seconds=1.0, total_steps=1)
+    s = stats_of(r)
+    assert (s.steps_passed, s.steps_total, s.steps) == (1, 1, 4)
+    assert "1/1" in summary_text([s]) and "4/1" not in summary_text([s])

@@ -115,6 +115,15 @@ def test_a_foreign_malformed_or_newer_file_is_refused(tmp_path, content, field, 
     assert exc.value.field.startswith(field) and expected in exc.value.expected, str(exc.value)
 
 
+def test_yaml_aliases_are_refused_before_they_expand(tmp_path):
+    lol = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join('*' + chr(97 + i) for _ in range(9))}]\n" for i in range(8))
+    (tmp_path / "lol.yaml").write_text(lol, encoding="utf-8")
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(tmp_path / "lol.yaml")
+    assert exc.value.field == "line 2, column 8" and "aliases" in exc.value.expected
+
+
 def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
     with pytest.raises(SkillFileError, match="file not found"):
         read_skill_file(tmp_path / "none.json")
@@ -135,6 +144,13 @@ def test_missing_binary_and_huge_files_are_refused(tmp_path, monkeypatch):
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     with pytest.raises(SkillFileError):
         read_skill_file(tmp_path / "deep.json")
+
+
+def test_a_foreign_key_with_a_line_break_is_named_on_one_line(tmp_path):
+    path = _mutated(tmp_path, lambda s: s["trigger"].update({"\nx" + "y" * 100: None}))
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(path)
+    assert "\n" not in str(exc.value) and exc.value.field.endswith('field \'trigger."\\nx' + "y" * 38 + '..."\'')
 
 
 def test_the_same_id_twice_is_refused(tmp_path):
@@ -191,6 +207,16 @@ def test_read_one_skill_takes_a_bare_skill_or_show_json(tmp_path):
     assert read_one_skill(bare) == popup_skill()
     shown = _write(tmp_path / "shown.json", {"skill": skill_to_mapping(popup_skill()), "uses": []})
     assert read_one_skill(shown) == popup_skill()
+    import yaml
+
+    (tmp_path / "one.yaml").write_text(yaml.safe_dump(skill_to_mapping(popup_skill())), encoding="utf-8")
+    assert read_one_skill(tmp_path / "one.yaml") == popup_skill()
+    bad = skill_to_mapping(popup_skill())
+    bad["actions"][0]["target"]["css_path"] = "div > button"
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
+    with pytest.raises(SkillFileError) as exc:
+        read_one_skill(tmp_path / "bad.yaml")
+    assert exc.value.field == "field 'actions[0].target.css_path'"
     two = _write(tmp_path / "two.json", _file(popup_skill(), popup_skill("sk-000000000002")))
     with pytest.raises(SkillFileError, match="exactly one skill"):
         read_one_skill(two)
@@ -216,7 +242,7 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
     store, table = open_table(tmp_path)
     with store:
         table.put(popup_skill(state="approved", description="ours"))
-        theirs = popup_skill(description="theirs", state="approved")
+        theirs = popup_skill(description="theirs", state="approved", irreversible_ok=True)
         new = popup_skill("sk-000000000009", product="elsewhere")
         path = _write(tmp_path / "theirs.json", _file(theirs, new))
         report = import_skills(table, path, product="demo")
@@ -233,7 +259,8 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
         assert replaced.description == "theirs" and replaced.state == "proposed"  # waits for our review
 
         import_skills(table, path, product="demo", replace_approved=True, keep_state=True)
-        assert table.get("sk-000000000001").state == "approved"
+        kept = table.get("sk-000000000001")
+        assert kept.state == "approved" and not kept.irreversible_ok  # irreversible steps are approved here only
 
         table.set_state("sk-000000000009", "rejected", reason="pressed Save")
         report = import_skills(table, path, product="demo")

@@ -119,6 +119,28 @@ def test_export_import_and_edit(project, tmp_path, capsys):
     assert code == 0 and "now proposed (edited after approval" in out
 
 
+def test_show_and_list_say_where_a_skill_fired(project, capsys):
+    from core.skills.upkeep import apply_use
+
+    _seed(project, popup_skill("sk-aaaa00000001", state="approved", quality=0.5))
+    store = Store.open(store_path(project))
+    with store:
+        table = SkillTable(store)
+        apply_use(table, "sk-aaaa00000001", outcome="passed", run_id="run-7f3a", flow="leave_request",
+                  step_index=3, step_id="s4", ms=310.0)
+        apply_use(table, "sk-aaaa00000001", outcome="precondition", run_id="run-8b21", flow="leave_request",
+                  step_index=3, step_id="s4", reason="no dialog open")
+    code, out, _ = run(capsys, "show", project, "sk-aaaa")
+    assert code == 0 and "run run-7f3a leave_request step 4 (s4): passed" in out
+    assert "run run-8b21 leave_request step 4 (s4): precondition - no dialog open" in out
+    assert "1 success(es), 1 failure(s)" in out and "quality 0.10" in out
+    code, out, _ = run(capsys, "list", project)
+    assert "hits 1/2" in out and "last never" not in out
+    shown = json.loads(run(capsys, "show", project, "sk-aaaa00000001", "--json")[1])
+    assert [(u["run_id"], u["step_id"], u["outcome"]) for u in shown["uses"]] == [
+        ("run-8b21", "s4", "precondition"), ("run-7f3a", "s4", "passed")]
+
+
 def test_upkeep_and_help(project, tmp_path, capsys):
     _seed(project, popup_skill("sk-aaaa00000001", state="approved", quality=0.1))
     code, out, _ = run(capsys, "upkeep", project, "--json", tmp_path / "up.json")

@@ -42,7 +42,8 @@ def _record_full_run(store: Store, make_observation, make_resolution, make_verdi
     store.record_escalation(run_id, EscalationRaised(
         run_id=run_id, flow=flow, index=2, step_title="Step 3", reason="page did not change",
         candidates=(EscalationCandidate("0:1", "Save", 0.61, BBox(10, 20, 80, 24)),
-                    EscalationCandidate("0:2", "Cancel", 0.58)), side_effects=("POST /orders",)))
+                    EscalationCandidate("0:2", "Cancel", 0.58)), side_effects=("POST /orders",),
+        kind="failed", plain="The step did not have the expected effect: page did not change."))
     result = RunResult(run_id=run_id, flow=flow, status="escalated", steps=tuple(outcomes),
                        heals=1, invalid_actions=1, seconds=4.25, error="escalated at step 3",
                        reward=0.5, heals_by_strategy={"fuzzy_text": 1})
@@ -97,6 +98,7 @@ def test_full_run_is_read_back_after_reopening(tmp_path, make_observation, make_
         assert esc.candidates == (EscalationCandidate("0:1", "Save", 0.61, BBox(10, 20, 80, 24)),
                                   EscalationCandidate("0:2", "Cancel", 0.58))
         assert esc.side_effects == ("POST /orders",)
+        assert (esc.kind, esc.plain) == ("failed", "The step did not have the expected effect: page did not change.")
 
         step2 = detail.for_step(2)
         assert step2["step"].status == "escalated" and len(step2["escalations"]) == 1
