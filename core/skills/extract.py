@@ -184,11 +184,16 @@ def _condition(fields: Mapping[str, str], *, in_dialog: bool) -> ElementConditio
                             in_dialog=in_dialog)
 
 
-def failure_observation(record: Any) -> Observation:
-    """The page the person saw at the failure: the last failed attempt's before-snapshot (else the first)."""
+def failure_observation(record: Any, *, after: bool = False) -> Observation:
+    """The page at the failure: the last failed attempt's before-snapshot (else the first); with ``after``,
+    the page after the failed action instead when it opened a dialog the page before did not have (a popup
+    that opens when a field gets focus is what the person met)."""
     page = record.page or {}
     attempts = [a for a in page.get("attempts") or () if a.get("before")]
     snap = attempts[-1]["before"] if attempts else (page.get("before") or {})
+    later = page.get("after") or {}
+    if after and later and set(later.get("modal_titles") or ()) - set(snap.get("modal_titles") or ()):
+        snap = later
     return observation_of(snap)
 
 
@@ -253,6 +258,9 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
         return NoSkill("the correction only puts the step's action on another element: that is a heal of the "
                        "step (its flow edit is offered), not a new action")
     obs = failure_observation(record)
+    first_target = generalise((diff[0].get("target") or {}), step_target)[0]
+    if not find(bind_condition(_condition(first_target, in_dialog=False), bindings_for(step)), obs):
+        obs = failure_observation(record, after=True)  # the popup the failed action opened
     recorded = (record.page or {}).get("recorded") or {}
     rec_obs = recording_observation(recorded)
     baseline_known = recorded.get("baseline") is not None

@@ -119,10 +119,12 @@ def _similar(table: SkillTable, record: FailureRecord, limit: int) -> list[Failu
 def cases_for(record: FailureRecord, table: SkillTable | None = None, *, limit: int = 4) -> list[Case]:
     """The stored states a candidate from ``record`` is replayed on (K5).
 
-    Positive: the failure's page on each attempt (distinct states), and the
-    failure pages of similar records of other runs.  Negative: the
-    recording's page (its R1 baseline and recorded dialog), and the page the
-    step passed from after the correction.
+    Positive: the failure's page on each attempt (distinct states) - or, when
+    the failed action opened a dialog, the page after it (and the pages
+    before it are negative: nothing to do yet) - and the failure pages of
+    similar records of other runs.  Negative: the recording's page (its R1
+    baseline and recorded dialog), and the page the step passed from after
+    the correction.
     """
     page = record.page or {}
     traj = list(record.trajectory)
@@ -131,11 +133,19 @@ def cases_for(record: FailureRecord, table: SkillTable | None = None, *, limit: 
     cases: list[Case] = []
     seen: set[str] = set()
     snaps = [a.get("before") for a in reversed(page.get("attempts") or ()) if a.get("before")] or [page.get("before")]
+    after = page.get("after") or {}
+    opened = bool(after) and bool(set(after.get("modal_titles") or ())
+                                  - set((page.get("before") or {}).get("modal_titles") or ()))
+    if opened:  # the failed action opened a dialog: the person met that page; before it, nothing to do yet
+        seen.add(str(after.get("signature")))
+        cases.append(Case(observation_of(after), True, "the page after the failed action", step))
     for k, snap in enumerate(s for s in snaps if s):
         if snap.get("signature") in seen:
             continue
         seen.add(str(snap.get("signature")))
-        cases.append(Case(observation_of(snap), True, f"the failure's page (attempt {len(snaps) - k})", step))
+        label = (f"the page before the failed action (attempt {len(snaps) - k}, no dialog yet)" if opened
+                 else f"the failure's page (attempt {len(snaps) - k})")
+        cases.append(Case(observation_of(snap), not opened, label, step))
     for other in (_similar(table, record, limit) if table is not None else ()):
         snap = other.page.get("before") or {}
         if snap and snap.get("signature") not in seen:

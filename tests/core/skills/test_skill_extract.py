@@ -2,6 +2,8 @@
 showed and the recording did not, placeholders, deny rules, and the cases that make no skill."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.skills.attribution import attribute
 from core.skills.extract import Candidate, NoSkill, differing, extract, generalise
 from core.skills.trigger import check_trigger
@@ -112,3 +114,25 @@ def test_what_makes_no_skill_says_why() -> None:
     out = extract(twice, corrected=[correction_step("click", OWN)], failed=_failed(twice), product="P",
                   attribution=attribute(twice), meaning="insert")
     assert isinstance(out, NoSkill) and "not unique" in out.reason
+
+
+def test_a_popup_the_failed_action_opened_is_the_page_the_trigger_is_made_of() -> None:
+    from core.skills.learn import cases_for
+    from core.skills.validate import validate
+
+    cancel = {"tag": "button", "role": "button", "name": "Cancel", "text": "Cancel", "container": "Autofill?"}
+    popup = snap([*snap(FORM)["candidates"], cancel], ("Autofill?",), sig="popup")
+    rec = record(error_type="verify_mismatch", message="changed unexpectedly: a dialog opened", attempts=2,
+                 before=snap(FORM, sig="form"), passed_from=snap(FORM, sig="done"))
+    rec = replace(rec, page={**rec.page, "after": popup})
+    att = attribute(rec)
+    assert att.cause == "unexpected_state" and att.unexpected == ("Autofill?",)
+    out = extract(rec, corrected=[correction_step("click", cancel, name="Click Cancel")], failed=_failed(rec),
+                  product="P", attribution=att, meaning="insert")
+    assert isinstance(out, Candidate), out
+    (req,) = out.skill.trigger.required
+    assert (req.name, req.in_dialog, out.skill.trigger.dialog_name) == ("Cancel", True, "Autofill?")
+    result, why = validate(out.skill, rec, cases_for(rec))
+    # the popup page must trigger; the form before the action (both attempts: one state), the recording's page
+    # and the page the step passed from must not
+    assert why == "" and result.passed == result.cases == 4
