@@ -422,7 +422,6 @@ class LearningLoop:
         run.skill_passed = sum(getattr(e, "outcome", "") == "passed" for e in finished)
         run.skill_failed = sum(getattr(e, "outcome", "") == "failed" for e in finished)
         run.false_triggers, run.false_detail = len(false), false
-        actions_run = sum(int(getattr(e, "actions", 1) or 1) for e in fired)
         run.hits = max(0, run.skill_passed - len(false))
         # a takeover where a skill's trigger held but the safety bar kept it back (an irreversible step it was
         # not approved for) is not a miss of the skill: it is reported apart
@@ -430,15 +429,13 @@ class LearningLoop:
                 and "irreversible" in str(getattr(e, "reason", ""))}
         run.held_back = [f"step {t.index + 1} ({t.kind})" for t in takeovers if t.kind in skilled and t.index in held]
         run.misses = sum(1 for t in takeovers if t.kind in skilled and t.index not in held) + run.skill_failed
-        # actions: every attempt of a step, every skill action
-        for o in result.steps:  # a step done by hand, or escalated, is a failed action however often tried
+        # actions: every attempt of a flow step and every skill action (each an outcome of the run, a skill's
+        # at the index of the step it ran before); a step done by hand, or escalated, is a failed action
+        for o in result.steps:
             ok = 1 if o.status == "passed" else 0
             run.actions_ok += ok
             run.actions_failed += max(o.attempts - ok, 1 - ok)
-        run.actions_ok += sum(int(getattr(e, "actions", 1) or 1) for e in fired
-                              if self._outcome(finished, e) == "passed")
-        run.actions_failed += sum(1 for e in fired if self._outcome(finished, e) == "failed")
-        run.steps = len(result.steps) + actions_run
+        run.steps = len(result.steps)
         if self.judge is not None:
             gt = self.judge(name, session)
             run.wrong_clicks = int(gt.get("wrong_clicks", 0))
@@ -451,13 +448,6 @@ class LearningLoop:
             if self.approve_after == "run":
                 self._approve_pending(session)
         return run
-
-    @staticmethod
-    def _outcome(finished: list[Any], fired: Any) -> str:
-        for e in finished:
-            if (e.run_id, e.index, e.skill_id) == (fired.run_id, fired.index, fired.skill_id):
-                return str(getattr(e, "outcome", ""))
-        return ""
 
     def _approve_pending(self, session: Any) -> None:
         """Approve the proposals of the runs waiting (learning them first when the engine did not)."""

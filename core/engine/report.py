@@ -155,7 +155,8 @@ class FlowStats:
     ground_truth : dict
         The site's server log after the last run (demo site), else empty.
     steps_passed, steps_total : int
-        Summed over the runs: steps that passed, and steps in the flow.
+        Summed over the runs: steps that passed (a skill's actions before a
+        flow step not counted), and steps in the flow.
     abstentions : int
         Summed: attempts on which the locator abstained (R2).
     stops : list[Stop]

@@ -30,6 +30,8 @@ The safety bar (never weakened):
   a failure is counted (a use that failed has been counted already);
 * a skill target is acted on only when the element found matches the
   skill's own descriptor exactly (never a look-alike the locator healed to);
+* a skill does only what a model may (:data:`core.plan.guard.MODEL_ACTIONS`:
+  no navigation to a URL, no upload);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
   actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
 
@@ -54,7 +56,7 @@ from core.domain.skill import (
 )
 from core.locate.textsim import normalize
 from core.plan.decider import DecideContext, Decision
-from core.plan.guard import DESTRUCTIVE_PHRASES, may_write
+from core.plan.guard import DESTRUCTIVE_PHRASES, MODEL_ACTIONS, may_write
 from core.store.skill_versions import skill_versions
 from core.skills.trigger import (
     UnboundPlaceholder, bind_condition, bindings_for, check_trigger, condition_matches, find,
@@ -515,6 +517,8 @@ class SkillDecider:
         b = bindings_for(step, params)
         for i, sa in enumerate(skill.actions):
             kind = sa.action.kind
+            if kind not in MODEL_ACTIONS:
+                return f"action {i + 1} is a {kind}, which a skill does not do (only {', '.join(MODEL_ACTIONS)})"
             if kind == "press" and sa.target.is_empty and normalize(sa.action.value) in _SUBMIT_KEYS:
                 return f"action {i + 1} presses {sa.action.value} with no target named, which submits a form"
             if sa.target.is_empty:

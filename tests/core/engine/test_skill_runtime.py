@@ -138,6 +138,11 @@ def test_an_approved_skill_accepts_the_banner_then_the_flow_step_runs_at_the_sam
     base = store.load_baselines("checkout")["s1"].fingerprint
     assert base.elements and not any("Accept cookies" in repr(e) for e in base.elements)
     assert any("Continue" in repr(e) for e in base.elements)
+    from core.engine.report import FlowStats
+
+    stats = FlowStats("checkout")
+    stats.add(result)
+    assert (stats.steps_passed, stats.steps_total, stats.steps) == (1, 1, 2)  # one flow step, two actions
     line = skill_line(done)
     assert line is not None and "skill sk-000000000001 passed" in line and "step 1" in line
 
@@ -431,3 +436,36 @@ def test_a_deny_rule_holds_a_skill_back_too_and_the_skill_falls_back(store) -> N
     assert by_skill["sk-000000000010"].outcome == "denied"
     assert by_skill[ACCEPT.id].outcome == "failed" and "denied by skill sk-000000000010" in by_skill[ACCEPT.id].reason
     assert table.get(ACCEPT.id).failures == 1
+
+
+def test_a_secret_a_skill_types_never_reaches_an_event_or_a_use_record(store) -> None:
+    secret = "pa" + "ss-9f3k"  # a made-up value, never a real credential
+    table = SkillTable(store)
+    table.put(skill("sk-000000000011", required=[cond("Accept cookies")],
+                    actions=[act("Accept cookies"), act("Code", kind="input", role="textbox", value="{code}")],
+                    description="accept, then type the code"))
+    fake = banner_site({"id": "code", "role": "textbox", "label": "Code", "name": "Code"})
+    log = EventLog()
+    dec = skill_decider(store, PRODUCT, log)
+    ex = FlowExecutor(fake, emit=log, store=store, screenshots=False, project_name=PRODUCT,
+                      settings=EngineSettings(waits=WaitSettings(retries=1, retry_delay_ms=0)), deciders=(dec,))
+    flow = Flow("checkout", "/", (CONTINUE,), secrets=("code",))
+    result = ex.run_flow(flow, params={"code": secret})
+    assert result.status == "passed", result.error
+    assert [a.value for a in fake.actions if a.element == "code"] == [secret]  # typed, bound by the pipeline
+    assert [(o.source, o.status) for o in result.steps] == [("skill", "passed"), ("skill", "passed"),
+                                                            ("flow", "passed")]
+    assert all(secret not in repr(e) for e in log.events if not hasattr(e, "observation"))
+    assert all(secret not in (u.reason + u.step_id) for u in table.uses())
+    assert all(secret not in o.title + o.error for o in result.steps)
+
+
+def test_a_skill_that_would_navigate_away_is_refused(store) -> None:
+    table = SkillTable(store)
+    table.put(skill("sk-000000000012", required=[cond("Accept cookies")],
+                    actions=[SkillAction(Action("navigate", "http://elsewhere.test/"))]))
+    fake = banner_site()
+    run(fake, store)
+    assert fake.visits == ["/"]
+    (use,) = table.uses(skill_id="sk-000000000012")
+    assert use.outcome == "failed" and "navigate" in use.reason
