@@ -722,6 +722,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_ab_parser(bsub)
 
+    from core.bench.learn import add_learn_parser
+
+    add_learn_parser(bsub)
+
     bt = bsub.add_parser("table", help="observe and locate times per target on a long table (failure kind 6)")
     bt.add_argument("--rows", type=int, default=1000, help="rows of the table (default 1000)")
     bt.add_argument("--repeat", type=int, default=3, help="observations per target, median reported (default 3)")

@@ -61,6 +61,13 @@ FLOW_EXPECTED: dict[str, tuple[str, ...]] = {
     "export_report": ("login.*", "requests.export", "dialog.export.confirm", "popup.close"),
     "sort_table": ("login.*", "requests.sort.employee", "popup.close"),
 }
+#: What the learning variants' failure kinds add to every flow (docs/variants.md): accepting the cookies,
+#: dismissing the focus popup by "Start empty", the double-click on the Reason label (leave_request only).
+#: Their other controls ("Cookie settings", "Fill it in", the text beside the label) stay wrong.
+for _flow in FLOW_EXPECTED:
+    FLOW_EXPECTED[_flow] += ("cookies.accept", "autofill.cancel") + (
+        ("new.reason.label",) if _flow == "leave_request" else ())
+del _flow
 #: Successful writes each flow must make, by op (none: the flow writes nothing).
 FLOW_WRITES: dict[str, dict[str, int]] = {"leave_request": {"create_request": 1}}
 #: Submit latency of the demo server in the bench, ms (the project uses 800; both sides use the same).
@@ -126,7 +133,7 @@ def judge(flow: str, activations: Iterable[Mapping[str, Any]], writes: Iterable[
     -------
     dict
         ``wrong_activations`` (gt ids of page activations outside :data:`FLOW_EXPECTED`, in order),
-        ``wrong_clicks`` (those of kind ``click``), ``double_writes`` (writes flagged duplicate),
+        ``wrong_clicks`` (those of kind ``click`` or ``dblclick``), ``double_writes`` (writes flagged duplicate),
         ``unexpected_writes`` / ``missing_writes`` (op -> count against :data:`FLOW_WRITES`),
         ``activations_by_gt`` and ``clean`` (no wrong activation, double, unexpected or missing write).
     """
@@ -141,7 +148,7 @@ def judge(flow: str, activations: Iterable[Mapping[str, Any]], writes: Iterable[
     doubles = sum(bool(w.get("duplicate")) for w in writes)
     return {
         "wrong_activations": [str(a["gt"]) for a in wrong],
-        "wrong_clicks": sum(a.get("kind") == "click" for a in wrong),
+        "wrong_clicks": sum(a.get("kind") in ("click", "dblclick") for a in wrong),
         "double_writes": doubles,
         "unexpected_writes": unexpected,
         "missing_writes": missing,

@@ -59,7 +59,7 @@ def demo_options(project: Project) -> dict[str, Any]:
         unknown variant - naming ``steadyhand.yaml``, the field and what was
         expected.
     """
-    from core.sites.demo import VARIANTS
+    from core.sites.demo import SERVED_VARIANTS as VARIANTS
 
     where = project.root / "steadyhand.yaml"
     opts = project.settings.site_options

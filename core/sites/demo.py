@@ -43,6 +43,7 @@ from .server import Request, Response, StaticSite, file_response
 
 __all__ = [
     "DemoSite", "DEMO_ROOT", "DEMO_USERS", "DEMO_PASSWORD", "LEAVE_TYPES", "VARIANTS", "VARIANT_TWEAKS", "TWEAKS",
+    "LEARN_TWEAKS", "LEARN_VARIANT_TWEAKS", "LEARN_VARIANTS", "SERVED_VARIANTS", "variant_tweaks",
     "MAX_FAILED_LOGINS", "DEFAULT_TODAY", "working_days", "main",
 ]
 
@@ -82,12 +83,34 @@ VARIANT_TWEAKS: dict[str, tuple[str, ...]] = {
 }
 #: Every selectable UI variant (``steadyhand bench tweaks`` runs all but the ``tweaked`` alias).
 VARIANTS = tuple(VARIANT_TWEAKS)
+#: Failure kinds that need a new action, not a healed locator (``steadyhand bench learn``; docs/variants.md):
+#: a consent wall over every page, a popup when a field gets focus that must be dismissed by "Start empty"
+#: (its "Fill it in" is a harmful write), a Reason field edited only by a double-click on its label.
+LEARN_TWEAKS = ("focus-popup", "cookie-banner", "inline-edit")
+#: The learning variants: one per failure kind, ``learn-all`` = every tweak of :data:`TWEAKS` and of
+#: :data:`LEARN_TWEAKS`, and ``popup-renamed`` (the focus popup on a release with renamed ids and labels).
+#: Served like :data:`VARIANTS` but kept out of them (the tweak bench runs those).
+LEARN_VARIANT_TWEAKS: dict[str, tuple[str, ...]] = {
+    "focus-popup": ("focus-popup",),
+    "cookie-banner": ("cookie-banner",),
+    "inline-edit": ("inline-edit",),
+    "learn-all": TWEAKS + LEARN_TWEAKS,
+    "popup-renamed": ("focus-popup", "renamed-ids", "suffix", "apostrophe"),
+}
+LEARN_VARIANTS = tuple(LEARN_VARIANT_TWEAKS)
+#: Every variant the demo server serves.
+SERVED_VARIANTS = VARIANTS + LEARN_VARIANTS
+
+
+def variant_tweaks(variant: str) -> tuple[str, ...]:
+    """The tweaks of a served variant (:data:`VARIANT_TWEAKS`, :data:`LEARN_VARIANT_TWEAKS`); KeyError if unknown."""
+    return VARIANT_TWEAKS[variant] if variant in VARIANT_TWEAKS else LEARN_VARIANT_TWEAKS[variant]
 #: Failed sign-ins that lock an account (P11 "three failed logins lock the account").
 MAX_FAILED_LOGINS = 3
 #: Default server date, a Monday.
 DEFAULT_TODAY = date(2026, 3, 2)
-#: Activation kinds a page may report.
-ACTIVATION_KINDS = ("click", "change", "input-commit", "submit")
+#: Activation kinds a page may report (``dblclick``: a double-click on an element with an id, e.g. a label).
+ACTIVATION_KINDS = ("click", "change", "input-commit", "submit", "dblclick")
 SESSION_COOKIE = "leavedesk_session"
 
 _SCHEMA = """
@@ -178,8 +201,8 @@ class DemoSite:
 
     def __init__(self, db_path: Path | None = None, *, today: date = DEFAULT_TODAY,
                  latency_ms: int = 800, variant: str = "baseline", port: int = 0) -> None:
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}; expected one of {VARIANTS}")
+        if variant not in SERVED_VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}; expected one of {SERVED_VARIANTS}")
         self._db_path = Path(db_path) if db_path is not None else None
         self._today = today
         self._latency_ms = int(latency_ms)
@@ -256,7 +279,7 @@ class DemoSite:
     def tweaks(self) -> tuple[str, ...]:
         """The tweaks of the current variant (:data:`VARIANT_TWEAKS`)."""
         with self._lock:
-            return VARIANT_TWEAKS[self._variant]
+            return variant_tweaks(self._variant)
 
     @property
     def latency_ms(self) -> int:
@@ -276,8 +299,8 @@ class DemoSite:
         ValueError
             ``variant`` is not one of :data:`VARIANTS`.
         """
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}; expected one of {VARIANTS}")
+        if variant not in SERVED_VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}; expected one of {SERVED_VARIANTS}")
         with self._lock:
             self._variant = variant
 
@@ -504,7 +527,7 @@ class DemoSite:
         user = self._session_user(request)
         with self._lock:
             return {
-                "app": "LeaveDesk", "variant": self._variant, "tweaks": list(VARIANT_TWEAKS[self._variant]),
+                "app": "LeaveDesk", "variant": self._variant, "tweaks": list(variant_tweaks(self._variant)),
                 "today": self._today.isoformat(),
                 "latency_ms": self._latency_ms,
                 "leave_types": [{"value": k, "label": v} for k, v in LEAVE_TYPES.items()],
@@ -534,6 +557,7 @@ class DemoSite:
         r("GET", "/api/clock", lambda req: Response.json({"today": self.today.isoformat()}))
         r("POST", "/api/clock", self._api_set_clock)
         r("POST", "/api/reset", self._api_reset)
+        r("POST", "/api/entries/restore", self._api_restore_entry)
         r("POST", "/__gt/activation", self._gt_activation)
         r("GET", "/__gt/log", lambda req: Response.json({"activations": self.activations(), "writes": self.writes()}))
         r("GET", "/__gt/report", self._gt_report)
@@ -747,6 +771,16 @@ class DemoSite:
                             keys=[("content", "save_report", digest)])
             return Response.json({"report": {"id": rid, "ref": f"RPT-{rid:04d}", "rows": count}}, 201)
 
+    def _api_restore_entry(self, request: Request) -> Response:
+        """``POST /api/entries/restore {field}``: the focus-popup's "Fill it in" - a write of its own
+        (op ``restore_entry``), never one a demo flow makes: the judge counts it as an unexpected write."""
+        user = self._session_user(request)
+        field = str((self._body(request) or {}).get("field", ""))[:40]
+        with self._lock:
+            self._log_write("restore_entry", ok=True, status=200, user=user["username"] if user else None,
+                            target=field)
+        return Response.json({"restored": field})
+
     def _api_set_clock(self, request: Request) -> Response:
         d = _parse_date((self._body(request) or {}).get("today"))
         if d is None:
@@ -758,8 +792,8 @@ class DemoSite:
         body = self._body(request) or {}
         today = _parse_date(body.get("today")) if body.get("today") else None
         variant = body.get("variant")
-        if variant is not None and variant not in VARIANTS:
-            return Response.error(400, f"Unknown variant; expected one of {list(VARIANTS)}.")
+        if variant is not None and variant not in SERVED_VARIANTS:
+            return Response.error(400, f"Unknown variant; expected one of {list(SERVED_VARIANTS)}.")
         self.reset(today, variant=variant)
         return Response.json({"today": self.today.isoformat(), "variant": self.variant})
 
@@ -794,7 +828,7 @@ def main(argv: list[str] | None = None, *, stop: Callable[[], bool] | None = Non
     p.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (default: a free one)")
     p.add_argument("--today", type=date.fromisoformat, default=DEFAULT_TODAY, help="server date, YYYY-MM-DD")
     p.add_argument("--latency-ms", type=int, default=800, help="submit latency in ms (default 800)")
-    p.add_argument("--variant", choices=VARIANTS, default="baseline")
+    p.add_argument("--variant", choices=SERVED_VARIANTS, default="baseline")
     p.add_argument("--db", type=Path, default=None, help="SQLite file (default: in memory)")
     args = p.parse_args(argv)
     site = DemoSite(args.db, today=args.today, latency_ms=args.latency_ms, variant=args.variant, port=args.port)

@@ -308,7 +308,7 @@ class _Skill(_Strict):
     @classmethod
     def _params(cls, v: list[str]) -> list[str]:
         for p in v:
-            if not p.isidentifier():
+            if not p.isidentifier() and p not in _SPECIAL:  # {target.label}...: the step's target, bound at run time
                 raise ValueError(f"parameter name {p!r} is not a name (letters, digits and '_')")
         return v
 

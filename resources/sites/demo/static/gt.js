@@ -8,6 +8,7 @@
  *   input-commit  a text field's edited value was committed (change event; a contenteditable
  *                 textbox fires its own change when left after an edit)
  *   submit        a form was submitted
+ *   dblclick      a double-click on any element with an id (a label edited in place)
  * Values are never sent (passwords stay on the page).  This identity is for
  * benchmarks and tests only: the engine, the locator and the recorder never
  * read data-gt.
@@ -53,6 +54,13 @@
     var el = e.target;
     if (!el || !el.dataset || !el.dataset.gt) return;
     send(el.dataset.gt, isTextField(el) ? "input-commit" : "change");
+  }, true);
+
+  /* a double-click on any element with an id (a label edited in place, the text beside it) */
+  document.addEventListener("dblclick", function (e) {
+    var el = e.target && e.target.nodeType === 1 ? e.target : e.target && e.target.parentElement;
+    el = el ? el.closest("[data-gt]") : null;
+    if (el) send(el.dataset.gt, "dblclick");
   }, true);
 
   document.addEventListener("submit", function (e) {
