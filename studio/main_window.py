@@ -512,7 +512,7 @@ class MainWindow(QMainWindow):
                                             SkillSource(self.project_path, self.project.name)],
                                            root=self.project_path)
         self.heal_review.flow_written.connect(self._on_flow_file_written)
-        self.heal_dock = self._dock("Heal review", "healReviewDock", self.heal_review,
+        self.heal_dock = self._dock("Review", "healReviewDock", self.heal_review,
                                     Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.log_dock, self.heal_dock)
         self.steps_dock.raise_()
@@ -619,7 +619,7 @@ class MainWindow(QMainWindow):
         self.reload_project()
 
     def show_heal_review(self) -> None:
-        """Show the Heal review dock in front, tall enough for its screenshots and diff, with fresh proposals."""
+        """Show the Review dock (heals, corrections, skills) in front, tall enough for its screenshots and diff, with fresh proposals."""
         d = self.heal_dock
         d.show()
         d.lower()

@@ -65,7 +65,7 @@ def test_menus_f1_and_ctrl_q_are_there(open_window, demo) -> None:
                  ("Run", "Shift+F5"), ("Run", "F6"), ("Help", "F1")):
         assert need in rows, rows
     view = [a.text() for a in w.view_menu.actions()]
-    assert {"Flows", "Steps", "Event log", "Escalations", "Heal review"} <= set(view)
+    assert {"Flows", "Steps", "Event log", "Escalations", "Review"} <= set(view)
     w.action_shortcuts.trigger()
     assert w.shortcuts_dialog.isVisible() and w.shortcuts_dialog.table.rowCount() == len(shortcut_rows(w))
 
