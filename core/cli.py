@@ -1,9 +1,10 @@
 """The ``steadyhand`` command: init, run, record, studio, bench, import-codegen.
 
-Exit codes: 0 all flows passed; 1 a flow failed; 3 a flow escalated (needs a
-human) and none failed; 2 bad input (project, flow, argument or parameter);
-4 the environment is broken (Chromium missing, target unreachable, browser
-failed).  A run's code comes from its results' error kinds
+Exit codes (:mod:`core.exitcodes`, the one table every command uses): 0 all
+flows passed; 1 a flow failed; 3 a flow escalated (needs a human) and none
+failed; 2 bad input (project, flow, argument or parameter); 4 the environment
+is broken (Chromium missing, target unreachable, browser failed); 130
+interrupted.  A run's code comes from its results' error kinds
 (:func:`core.engine.report.exit_code`).
 """
 from __future__ import annotations
@@ -16,12 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from core.engine.report import (
-    EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK, FlowStats, exit_code, result_label,
-    summary_json, summary_text,
-)
+from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 
-__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT"]
+__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
 
 
 def _err(msg: str) -> None:
@@ -571,6 +570,83 @@ def _version() -> str:
             return "unknown"
 
 
+#: ``--help`` examples of every command and subcommand (path -> one or more command lines), filled in as the
+#: parser's epilog when its module gave none with "Example:" (tests/core/test_cli_help.py walks the tree).
+_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": ("steadyhand run projects/demo --headless", "steadyhand --version"),
+    "run": ("steadyhand run projects/demo --flow leave_request --headless --junit junit.xml",
+            "steadyhand run projects/miniwob --episodes 5 --json /tmp/summary.json"),
+    "report": ("steadyhand report 3f2a9c --project projects/demo -o run.html",),
+    "audit": ("steadyhand audit projects/demo --also tests/test_login.py --also junit.xml",),
+    "handback": ("steadyhand handback projects/demo --as replace",
+                 "steadyhand handback projects/demo --as done --run 3f2a9c --continue-from 5"),
+    "corrections": ("steadyhand corrections list projects/demo",),
+    "corrections list": ("steadyhand corrections list projects/demo --all",),
+    "corrections show": ("steadyhand corrections show projects/demo 1",),
+    "corrections accept": ("steadyhand corrections accept projects/demo 1",),
+    "corrections reject": ("steadyhand corrections reject projects/demo 1 --reason 'a one-off dialog'",),
+    "studio": ("steadyhand studio projects/demo --run",),
+    "init": ("steadyhand init projects/shop --url http://127.0.0.1:8000 --secret password --param user=alice",),
+    "record": ("steadyhand record --project projects/demo --flow my_flow /login",),
+    "heals": ("steadyhand heals list projects/demo",),
+    "heals list": ("steadyhand heals list projects/demo --all",),
+    "heals show": ("steadyhand heals show projects/demo 1",),
+    "heals accept": ("steadyhand heals accept projects/demo 1",),
+    "heals reject": ("steadyhand heals reject projects/demo 1 --reason 'the old button is back'",),
+    "history": ("steadyhand history list projects/demo --flow sort_table",),
+    "history list": ("steadyhand history list projects/demo --flow sort_table --limit 5",),
+    "history compare": ("steadyhand history compare projects/demo 3f2a9c 8b1d07",),
+    "history graph": ("steadyhand history graph projects/demo leave_request --json /tmp/graph.json",),
+    "baselines": ("steadyhand baselines list projects/demo --alerts",),
+    "baselines list": ("steadyhand baselines list projects/demo --alerts",),
+    "baselines reset": ("steadyhand baselines reset projects/demo --flow export_report",),
+    "bench": ("steadyhand bench table --rows 500",),
+    "bench locate": ("steadyhand bench locate --dataset resources/benchmarks/similo-dev.tar.xz --folds 5",),
+    "bench record": ("steadyhand bench record --minutes 2 --rate 5 --json /tmp/record.json",),
+    "bench drift": ("steadyhand bench drift --versions 0.65.5 1.0a41 --json /tmp/drift.json",),
+    "bench tweaks": ("steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json",),
+    "bench ab": ("steadyhand bench ab --episodes 3 --json /tmp/ab.json",),
+    "bench table": ("steadyhand bench table --rows 1000 --repeat 3 --json /tmp/table.json",),
+    "bench diff": ("steadyhand bench diff --repeat 10",),
+    "bench studio": ("steadyhand bench studio --flows sort_table --json /tmp/studio.json",),
+    "export": ("steadyhand export pytest projects/demo --flow leave_request -o test_leave.py",),
+    "export pytest": ("steadyhand export pytest projects/demo --flow leave_request -o test_leave.py",
+                      "steadyhand export pytest projects/demo --flow sort_table -o sort.py --style script"),
+    "explore": ("steadyhand explore projects/demo --budget 40 --goal 'Request submitted appears' --save explored",),
+    "import-side": ("steadyhand import-side smoke.side --project projects/site --prefix side_",),
+    "import-codegen": ("steadyhand import-codegen my_script.py --project projects/demo --flow imported",),
+}
+
+
+def parser_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+                ) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every parser under ``parser`` with its subcommand path (``()`` for the root, ``("bench", "table")``)."""
+    found = [(path, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found += parser_tree(child, path + (name,))
+    return found
+
+
+class _ExampleFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but an "Example:" epilog keeps its lines as written (one command per line)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("Example:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+def _add_examples(parser: argparse.ArgumentParser) -> None:
+    """Give every parser without an "Example:" epilog its lines of :data:`_EXAMPLES` (kept as written)."""
+    for path, p in parser_tree(parser):
+        lines = _EXAMPLES.get(" ".join(path))
+        if lines and "Example:" not in (p.epilog or ""):
+            p.epilog = "Example:\n" + "\n".join(f"  {line}" for line in lines)
+            p.formatter_class = _ExampleFormatter
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="steadyhand", description="Build, replay and debug self-healing GUI agents.")
     p.add_argument("--version", action="version", version=f"steadyhand {_version()}")
@@ -601,8 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="one self-contained HTML file of a stored run",
                         description="Write a stored run as one HTML file (steps, verdicts, before/after screenshots "
                                     "with the changed regions, heals with old and new descriptors, the breaker's "
-                                    "history, timings; secrets masked). RUN_ID may be a unique prefix.",
-                        epilog="example: steadyhand report 3f2a9c --project projects/demo -o run.html")
+                                    "history, timings; secrets masked). RUN_ID may be a unique prefix.")
     rp.add_argument("run_id", metavar="RUN_ID", help="the run's id or a unique prefix (steadyhand history list)")
     rp.add_argument("--project", default=".", help="project folder (default: the current folder)")
     rp.add_argument("-o", "--output", required=True, metavar="FILE.html", help="where to write the report")
@@ -612,8 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Scan the project folder (flows, the store, screenshots and their masked regions, "
                                    "recording journals, anything archived there) and any --also paths (exports, "
                                    "reports) for the declared secrets' values, in clear, URL-encoded, JSON- or "
-                                   "HTML-escaped or base64. Exit 0: nothing found; 1: something found; 2: bad input.",
-                       epilog="example: steadyhand audit projects/demo --also tests/test_login.py --also junit.xml")
+                                   "HTML-escaped or base64. Exit 0: nothing found; 1: something found; 2: bad input.")
     a.add_argument("project", help="project folder (holds steadyhand.yaml)")
     a.add_argument("--also", action="append", metavar="PATH", help="a file or folder outside the project to scan too")
     a.set_defaults(func=_cmd_audit)
@@ -653,8 +727,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_history_parser(sub).set_defaults(func=history_command)
     bs = sub.add_parser("baselines", help="the R1 screen baselines: list them, or forget them after a real change",
-                        description="Example: steadyhand baselines list projects/demo --alerts; "
-                                    "steadyhand baselines reset projects/demo --flow export_report")
+                        description="List the screen baselines of a project's store (R1) and their alerts, or "
+                                    "forget some so the next passing run takes new ones.")
     basub = bs.add_subparsers(dest="baselines", required=True)
     bls = basub.add_parser("list", help="every baseline and its alert")
     bls.add_argument("project")
@@ -704,7 +778,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_explore_parser(sub)
 
     bt = bsub.add_parser("tweaks", help="every demo flow on every UI-tweak variant, against a plain Playwright script",
-                         description="Example: steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json")
+                         description="Replay every demo flow on every UI-tweak variant of the demo app, and the "
+                                     "same flows as plain Playwright scripts, and print who got through.")
     bt.add_argument("--variants", nargs="+", metavar="VARIANT", help="variants to run (default: all but 'tweaked')")
     bt.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to run (default: all of the project)")
     bt.add_argument("--project", default="projects/demo", help="a project on the bundled demo site (default projects/demo)")
@@ -724,8 +799,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     isd = sub.add_parser("import-side", help="turn a Selenium IDE project (.side) into flow files, one per test",
                          description="Read a Selenium IDE .side file (never run it) and write one flow per test "
-                                     "into the project's flows/. Unsupported commands are listed with the reason.",
-                         epilog="example: steadyhand import-side smoke.side --project projects/site --prefix side_")
+                                     "into the project's flows/. Unsupported commands are listed with the reason.")
     isd.add_argument("file", help="the .side file")
     isd.add_argument("--project", required=True, help="project folder (holds steadyhand.yaml)")
     isd.add_argument("--test", help="import only the test of this name")
@@ -738,7 +812,8 @@ def build_parser() -> argparse.ArgumentParser:
     bd.set_defaults(func=_cmd_bench_diff)
     bst = bsub.add_parser("studio", help="the studio replays a project offscreen: longest GUI stall (ms) and "
                                           "live-view frames per second",
-                          description="Example: steadyhand bench studio --flows sort_table --json /tmp/studio.json")
+                          description="Replay a project in the studio offscreen and print the longest GUI stall (ms) "
+                                      "and the live view's frames per second.")
     bst.add_argument("--project", default="projects/demo", help="project to replay (default projects/demo)")
     bst.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to replay (default: all of the project)")
     bst.add_argument("--timeout-s", type=float, default=600.0, help="give up after this many seconds (default 600)")
@@ -751,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     ic.add_argument("--flow", required=True, help="flow name; written to flows/NAME.yaml")
     ic.add_argument("--force", action="store_true", help="overwrite an existing flow file")
     ic.set_defaults(func=_cmd_import_codegen)
+    _add_examples(p)
     return p
 
 
@@ -763,7 +839,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         _err("interrupted")
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -364,7 +364,9 @@ def ab_command(args: Any) -> int:
     import json
     import sys
 
-    def err(msg: str, code: int = 2) -> int:
+    from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
+
+    def err(msg: str, code: int = EXIT_INPUT) -> int:
         print(f"steadyhand: error: {msg}", file=sys.stderr)
         return code
 
@@ -384,10 +386,10 @@ def ab_command(args: Any) -> int:
         try:
             policy, name = model_policy(_ROOT / "projects" / "demo")
         except RuntimeError as exc:
-            return err(str(exc), 4)
+            return err(str(exc), EXIT_ENVIRONMENT)
     report = run_ab(tasks, episodes=args.episodes, seed=args.seed, policy=policy, policy_name=name,
                     progress=lambda line: print(line, file=sys.stderr, flush=True))
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
-    return 0
+    return EXIT_OK

@@ -828,7 +828,7 @@ def explore_command(args: Any) -> int:
     import json
     import sys
 
-    from core.engine.report import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_INPUT, EXIT_OK
+    from core.exitcodes import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_INPUT, EXIT_OK
     from core.perception.browser import BrowserLaunchError
     from core.project import ProjectError
 

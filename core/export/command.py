@@ -14,9 +14,9 @@ from core.secrets import env_var_name
 
 from .playwright_test import ExportError, export_flow, param_env_var
 
-__all__ = ["add_export_parser", "export_command"]
+from core.exitcodes import EXIT_INPUT, EXIT_OK
 
-EXIT_OK, EXIT_INPUT = 0, 2
+__all__ = ["add_export_parser", "export_command"]
 
 
 def add_export_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
