@@ -90,10 +90,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from core.engine.explain import escalation_lines
 
+    from core.engine.events import StepFinished
+    from core.progress import Progress
+
+    bar = Progress(sum(args.episodes if project.flows[n].episode else 1 for n in names), "flows",
+                   enabled=not args.quiet)
+
+    def say(line: str) -> None:  # printed even with -q (above the bar when there is one): never silent
+        if bar.enabled:
+            bar.log(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
     def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1); escalations
+        if isinstance(event, StepFinished):
+            bar.step()
         for line in change_lines(event) + escalation_lines(event):
-            if not args.quiet:
-                print(line, file=sys.stderr, flush=True)
+            bar.log(line)
 
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
@@ -107,7 +120,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
-                            control=control, cdp_port=cdp_port) as session:
+                            control=control, cdp_port=cdp_port) as session, bar:
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]
@@ -115,6 +128,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 episodes = args.episodes if flow.episode else 1
                 for ep in range(episodes):
                     seed = args.seed + ep if flow.episode else None
+                    bar.start_item(f"{name}#{seed}" if flow.episode else name, None if flow.episode else len(flow.steps))
                     result = session.run_flow(flow, params=params, seed=seed)
                     if result.error_kind == "unreachable":
                         _err(result.error)  # the target is unreachable: every other flow would say the same
@@ -127,13 +141,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     gt = getattr(session.site, "ground_truth", None)
                     if gt is not None:
                         st.ground_truth = gt()
-                    if not args.quiet:
-                        extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
-                        tag = f"{name}#{seed}" if flow.episode else name
-                        print(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
-                              f"{result.seconds:.1f}s)", file=sys.stderr, flush=True)
+                    extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
+                    tag = f"{name}#{seed}" if flow.episode else name
+                    bar.log(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
+                            f"{result.seconds:.1f}s)")
+                    bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
-                        print(f"    {note}", file=sys.stderr, flush=True)
+                        say(f"    {note}")
     except BrowserLaunchError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
@@ -348,9 +362,12 @@ def _cmd_bench_record(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
+    from core.progress import Progress
+
+    samples = int(args.minutes * 60 // args.sample_s) + 2 if args.sample_s > 0 else None  # the first and the last too
     try:
-        report = run_record_memory_benchmark(args.project, args.minutes, args.rate, args.sample_s,
-                                             progress=lambda line: print(line, file=sys.stderr, flush=True))
+        with Progress(samples, "memory samples", advance_on=lambda line: line.startswith("  t=")) as bar:
+            report = run_record_memory_benchmark(args.project, args.minutes, args.rate, args.sample_s, progress=bar)
     except BenchSetupError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
@@ -368,6 +385,10 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    import re
+
+    from core.progress import Progress
+
     try:
         if args.record:
             print(f"recorded {record_flow(Path(args.project), log=progress)}")
@@ -377,7 +398,9 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
             print(f"captured {capture_fixtures(Path(args.fixtures), args.versions, log=progress)}")
             return EXIT_OK
-        report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=progress)
+        with Progress(len(args.versions), "releases",
+                      advance_on=lambda line: re.match(r"drift: \S+: \d+/\d+ passed", line) is not None) as bar:
+            report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=bar)
     except DriftSetupError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -394,10 +417,20 @@ def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
+    from core.bench.tweaks import DEFAULT_VARIANTS
+    from core.progress import Progress
+    from core.project import ProjectError, load_project
+
     try:
-        report = run_tweaks_benchmark(args.project, variants=args.variants, flows=args.flows,
-                                      latency_ms=args.latency_ms,
-                                      progress=lambda line: print(line, file=sys.stderr, flush=True))
+        flows = args.flows or list(load_project(args.project).flows)
+    except ProjectError:
+        flows = []  # the bench says what is wrong with the project
+    total = len(args.variants or DEFAULT_VARIANTS) * len(flows) * 2 or None  # Steadyhand and the plain script
+    try:
+        with Progress(total, "flow runs", advance_on=lambda line: line.startswith(("  steadyhand ", "  script "))
+                      ) as bar:
+            report = run_tweaks_benchmark(args.project, variants=args.variants, flows=args.flows,
+                                          latency_ms=args.latency_ms, progress=bar)
     except BenchSetupError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT

@@ -387,8 +387,10 @@ def ab_command(args: Any) -> int:
             policy, name = model_policy(_ROOT / "projects" / "demo")
         except RuntimeError as exc:
             return err(str(exc), EXIT_ENVIRONMENT)
-    report = run_ab(tasks, episodes=args.episodes, seed=args.seed, policy=policy, policy_name=name,
-                    progress=lambda line: print(line, file=sys.stderr, flush=True))
+    from core.progress import Progress
+
+    with Progress(len(tasks), "tasks", advance_on=lambda line: True) as bar:  # one line per task, both arms done
+        report = run_ab(tasks, episodes=args.episodes, seed=args.seed, policy=policy, policy_name=name, progress=bar)
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
