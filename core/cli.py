@@ -458,6 +458,7 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     from urllib.parse import urlsplit
 
     from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
+    from core.project.paths import flow_file
     from core.record.codegen import import_codegen
     from core.record.save import valid_flow_name
     from core.secrets import env_var_name
@@ -471,7 +472,11 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
         _err(f"--flow {args.flow!r}: use letters, digits, '_' and '-' (it becomes the file name)")
         return EXIT_INPUT
     rel = f"{FLOWS_DIR}/{args.flow}.yaml"
-    path = project.root / FLOWS_DIR / f"{args.flow}.yaml"
+    try:
+        path = flow_file(project.root, args.flow)  # not out of the project through a symbolic link either
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     existing = project.flows.get(args.flow)
     if existing is not None and Path(existing.source).resolve() != path.resolve():
         _err(f"{existing.source}: already defines flow {args.flow!r}; choose another --flow name")
@@ -536,7 +541,13 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
     if not imports:
         _err(f"{args.file}: the project has no tests")
         return EXIT_INPUT
-    targets = [(imp, project.root / FLOWS_DIR / f"{imp.flow.name}.yaml") for imp in imports]
+    from core.project.paths import flow_file
+
+    try:  # a --prefix or a test name must not lead out of the flows folder
+        targets = [(imp, flow_file(project.root, imp.flow.name, option="--prefix/test name")) for imp in imports]
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     for imp, path in targets:
         existing = project.flows.get(imp.flow.name)
         if existing is not None and Path(existing.source).resolve() != path.resolve():

@@ -267,12 +267,34 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
         if spec(sm.action).value == "required" and sm.value == "":
             raise ProjectError(path, f"action {sm.action!r} needs a 'value'", location=f"{where}, field 'value'")
         steps.append(step)
+    _check_paths(path, model)
     episode = (EpisodeSpec(model.episode.task, model.episode.utterance_regex, tuple(model.episode.fields))
                if model.episode else None)
     return Flow(
         name=model.name, start_url=model.start_url, steps=tuple(steps), params=dict(model.params),
         secrets=tuple(model.secrets), episode=episode, description=model.description, source=str(path),
     )
+
+
+def _check_paths(path: Path, model: FlowModel) -> None:
+    """Upload files and crops named by the flow (literally or as a parameter's default) stay in the project."""
+    from .params import placeholder_name, placeholders
+    from .paths import check_flow_paths
+
+    uploads: dict[str, str] = {}
+    crops: dict[str, str] = {}
+    for i, sm in enumerate(model.steps):
+        where = f"step {sm.id!r} (#{i + 1})"
+        if sm.action == "upload" and sm.value:
+            name = placeholder_name(sm.value)
+            if not placeholders(sm.value):
+                uploads[f"{where}, field 'value'"] = sm.value
+            elif name in model.params:
+                uploads[f"field 'params.{name}'"] = model.params[name]
+        crop = sm.target.get("crop") if isinstance(sm.target, dict) else None
+        if isinstance(crop, str):
+            crops[f"{where}, field 'target.crop'"] = crop
+    check_flow_paths(path, uploads, crops)
 
 
 def load_project(path: Path | str) -> Project:

@@ -13,7 +13,7 @@ from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
 
 from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
 from .review import format_review, review_flags
-from .save import flow_path, save_recording, valid_flow_name
+from .save import save_recording, valid_flow_name
 
 __all__ = ["add_record_parser", "record_command"]
 
@@ -231,7 +231,13 @@ def record_command(args: argparse.Namespace) -> int:
     if not valid_flow_name(args.flow):
         _err(f"--flow {args.flow!r}: expected a file stem (letters, digits, '_' and '-'; at most 80 characters)")
         return EXIT_INPUT
-    target = flow_path(project.root, args.flow)
+    from core.project.paths import flow_file
+
+    try:
+        target = flow_file(project.root, args.flow)  # not out of the project through a symbolic link either
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     if (target.exists() or args.flow in project.flows) and not args.force:
         _err(f"{target}: a flow named {args.flow!r} exists; pass --force to overwrite it or choose another --flow")
         return EXIT_INPUT
