@@ -7,11 +7,9 @@ from typing import Mapping
 
 from core.domain import Flow
 from core.project.loader import FLOWS_DIR, save_flow, write_atomic
+from core.project.paths import FLOW_NAME, valid_flow_name  # a flow name is a file stem (defined there, once)
 
 __all__ = ["FLOW_NAME", "valid_flow_name", "crops_dir_name", "flow_path", "save_recording"]
-
-# A flow name is a file stem (one definition, core.project.paths).
-from core.project.paths import FLOW_NAME, valid_flow_name  # noqa: E402
 
 
 def crops_dir_name(flow_name: str) -> str:
