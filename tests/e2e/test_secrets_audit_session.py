@@ -49,3 +49,17 @@ def test_a_leak_in_a_projects_store_folder_is_found(tmp_path: Path) -> None:
     finally:
         log.unlink()
     assert findings == [f"{base / 't0' / 'demo'}/.steadyhand/run.log: secret 'password' (clear)"]
+
+
+def test_a_copy_of_the_source_tree_is_not_test_output_but_an_edited_copy_is(tmp_path: Path) -> None:
+    base, _ = _tree(tmp_path)
+    copy = base / "t1" / "core" / "sites" / "demo.py"  # holds the demo's public password by design
+    copy.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "core" / "sites" / "demo.py", copy)
+    assert audit_test_output(base, ROOT / "projects")[0] == []
+    copy.write_text(copy.read_text() + "\n# edited\n")
+    try:
+        findings, _ = audit_test_output(base, ROOT / "projects")
+    finally:
+        copy.unlink()
+    assert [f for f in findings if "t1/core/sites/demo.py" in f]
