@@ -1,9 +1,10 @@
 """The ``steadyhand`` command: init, run, record, studio, bench, import-codegen.
 
-Exit codes: 0 all flows passed; 1 a flow failed; 3 a flow escalated (needs a
-human) and none failed; 2 bad input (project, flow, argument or parameter);
-4 the environment is broken (Chromium missing, target unreachable, browser
-failed).  A run's code comes from its results' error kinds
+Exit codes (:mod:`core.exitcodes`, the one table every command uses): 0 all
+flows passed; 1 a flow failed; 3 a flow escalated (needs a human) and none
+failed; 2 bad input (project, flow, argument or parameter); 4 the environment
+is broken (Chromium missing, target unreachable, browser failed); 130
+interrupted.  A run's code comes from its results' error kinds
 (:func:`core.engine.report.exit_code`).
 """
 from __future__ import annotations
@@ -16,12 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from core.engine.report import (
-    EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK, FlowStats, exit_code, result_label,
-    summary_json, summary_text,
-)
+from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 
-__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT"]
+__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
 
 
 def _err(msg: str) -> None:
@@ -92,11 +91,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.explain import escalation_lines
     from core.engine.skilled import skill_line
 
+    from core.engine.events import StepFinished
+    from core.progress import Progress
+
+    bar = Progress(sum(args.episodes if project.flows[n].episode else 1 for n in names), "flows",
+                   enabled=not args.quiet)
+
+    def say(line: str) -> None:  # printed even with -q (above the bar when there is one): never silent
+        if bar.enabled:
+            bar.log(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
     def progress(event: object) -> None:  # screens that changed against their baseline, alerts (R1); escalations
+        if isinstance(event, StepFinished):
+            bar.step()
         skill = skill_line(event)  # a skill's use (K6), one line
         for line in change_lines(event) + escalation_lines(event) + ([skill] if skill else []):
-            if not args.quiet:
-                print(line, file=sys.stderr, flush=True)
+            bar.log(line)
 
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
@@ -110,7 +122,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
-                            control=control, cdp_port=cdp_port) as session:
+                            control=control, cdp_port=cdp_port) as session, bar:
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]
@@ -118,6 +130,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 episodes = args.episodes if flow.episode else 1
                 for ep in range(episodes):
                     seed = args.seed + ep if flow.episode else None
+                    bar.start_item(f"{name}#{seed}" if flow.episode else name, None if flow.episode else len(flow.steps))
                     result = session.run_flow(flow, params=params, seed=seed)
                     if result.error_kind == "unreachable":
                         _err(result.error)  # the target is unreachable: every other flow would say the same
@@ -130,13 +143,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     gt = getattr(session.site, "ground_truth", None)
                     if gt is not None:
                         st.ground_truth = gt()
-                    if not args.quiet:
-                        extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
-                        tag = f"{name}#{seed}" if flow.episode else name
-                        print(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
-                              f"{result.seconds:.1f}s)", file=sys.stderr, flush=True)
+                    extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
+                    tag = f"{name}#{seed}" if flow.episode else name
+                    bar.log(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
+                            f"{result.seconds:.1f}s)")
+                    bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
-                        print(f"    {note}", file=sys.stderr, flush=True)
+                        say(f"    {note}")
     except BrowserLaunchError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
@@ -352,9 +365,12 @@ def _cmd_bench_record(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
+    from core.progress import Progress
+
+    samples = int(args.minutes * 60 // args.sample_s) + 2 if args.sample_s > 0 else None  # the first and the last too
     try:
-        report = run_record_memory_benchmark(args.project, args.minutes, args.rate, args.sample_s,
-                                             progress=lambda line: print(line, file=sys.stderr, flush=True))
+        with Progress(samples, "memory samples", advance_on=lambda line: line.startswith("  t=")) as bar:
+            report = run_record_memory_benchmark(args.project, args.minutes, args.rate, args.sample_s, progress=bar)
     except BenchSetupError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
@@ -372,6 +388,10 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    import re
+
+    from core.progress import Progress
+
     try:
         if args.record:
             print(f"recorded {record_flow(Path(args.project), log=progress)}")
@@ -381,7 +401,9 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
             print(f"captured {capture_fixtures(Path(args.fixtures), args.versions, log=progress)}")
             return EXIT_OK
-        report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=progress)
+        with Progress(len(args.versions), "releases",
+                      advance_on=lambda line: re.match(r"drift: \S+: \d+/\d+ passed", line) is not None) as bar:
+            report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=bar)
     except DriftSetupError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -398,10 +420,20 @@ def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
+    from core.bench.tweaks import DEFAULT_VARIANTS
+    from core.progress import Progress
+    from core.project import ProjectError, load_project
+
     try:
-        report = run_tweaks_benchmark(args.project, variants=args.variants, flows=args.flows,
-                                      latency_ms=args.latency_ms,
-                                      progress=lambda line: print(line, file=sys.stderr, flush=True))
+        flows = args.flows or list(load_project(args.project).flows)
+    except ProjectError:
+        flows = []  # the bench says what is wrong with the project
+    total = len(args.variants or DEFAULT_VARIANTS) * len(flows) * 2 or None  # Steadyhand and the plain script
+    try:
+        with Progress(total, "flow runs", advance_on=lambda line: line.startswith(("  steadyhand ", "  script "))
+                      ) as bar:
+            report = run_tweaks_benchmark(args.project, variants=args.variants, flows=args.flows,
+                                          latency_ms=args.latency_ms, progress=bar)
     except BenchSetupError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT if exc.kind == "environment" else EXIT_INPUT
@@ -429,6 +461,7 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     from urllib.parse import urlsplit
 
     from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
+    from core.project.paths import flow_file
     from core.record.codegen import import_codegen
     from core.record.save import valid_flow_name
     from core.secrets import env_var_name
@@ -442,7 +475,11 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
         _err(f"--flow {args.flow!r}: use letters, digits, '_' and '-' (it becomes the file name)")
         return EXIT_INPUT
     rel = f"{FLOWS_DIR}/{args.flow}.yaml"
-    path = project.root / FLOWS_DIR / f"{args.flow}.yaml"
+    try:
+        path = flow_file(project.root, args.flow)  # not out of the project through a symbolic link either
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     existing = project.flows.get(args.flow)
     if existing is not None and Path(existing.source).resolve() != path.resolve():
         _err(f"{existing.source}: already defines flow {args.flow!r}; choose another --flow name")
@@ -507,7 +544,13 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
     if not imports:
         _err(f"{args.file}: the project has no tests")
         return EXIT_INPUT
-    targets = [(imp, project.root / FLOWS_DIR / f"{imp.flow.name}.yaml") for imp in imports]
+    from core.project.paths import flow_file
+
+    try:  # a --prefix or a test name must not lead out of the flows folder
+        targets = [(imp, flow_file(project.root, imp.flow.name, option="--prefix/test name")) for imp in imports]
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     for imp, path in targets:
         existing = project.flows.get(imp.flow.name)
         if existing is not None and Path(existing.source).resolve() != path.resolve():
@@ -574,6 +617,86 @@ def _version() -> str:
             return "unknown"
 
 
+#: ``--help`` examples of every command and subcommand (path -> one or more command lines), filled in as the
+#: parser's epilog when its module gave none with "Example:" (tests/core/test_cli_help.py walks the tree).
+_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": ("steadyhand run projects/demo --headless", "steadyhand --version"),
+    "run": ("steadyhand run projects/demo --flow leave_request --headless --junit junit.xml",
+            "steadyhand run projects/miniwob --episodes 5 --json /tmp/summary.json"),
+    "report": ("steadyhand report 3f2a9c --project projects/demo -o run.html",),
+    "skills learn": ("steadyhand skills learn projects/demo 3f2a9c",),
+    "bench learn": ("steadyhand bench learn --json /tmp/learn.json",
+                    "steadyhand bench learn --flows export_report --versions v1=baseline v2=focus-popup"),
+    "audit": ("steadyhand audit projects/demo --also tests/test_login.py --also junit.xml",),
+    "handback": ("steadyhand handback projects/demo --as replace",
+                 "steadyhand handback projects/demo --as done --run 3f2a9c --continue-from 5"),
+    "corrections": ("steadyhand corrections list projects/demo",),
+    "corrections list": ("steadyhand corrections list projects/demo --all",),
+    "corrections show": ("steadyhand corrections show projects/demo 1",),
+    "corrections accept": ("steadyhand corrections accept projects/demo 1",),
+    "corrections reject": ("steadyhand corrections reject projects/demo 1 --reason 'a one-off dialog'",),
+    "studio": ("steadyhand studio projects/demo --run",),
+    "init": ("steadyhand init projects/shop --url http://127.0.0.1:8000 --secret password --param user=alice",),
+    "record": ("steadyhand record --project projects/demo --flow my_flow /login",),
+    "heals": ("steadyhand heals list projects/demo",),
+    "heals list": ("steadyhand heals list projects/demo --all",),
+    "heals show": ("steadyhand heals show projects/demo 1",),
+    "heals accept": ("steadyhand heals accept projects/demo 1",),
+    "heals reject": ("steadyhand heals reject projects/demo 1 --reason 'the old button is back'",),
+    "history": ("steadyhand history list projects/demo --flow sort_table",),
+    "history list": ("steadyhand history list projects/demo --flow sort_table --limit 5",),
+    "history compare": ("steadyhand history compare projects/demo 3f2a9c 8b1d07",),
+    "history graph": ("steadyhand history graph projects/demo leave_request --json /tmp/graph.json",),
+    "baselines": ("steadyhand baselines list projects/demo --alerts",),
+    "baselines list": ("steadyhand baselines list projects/demo --alerts",),
+    "baselines reset": ("steadyhand baselines reset projects/demo --flow export_report",),
+    "bench": ("steadyhand bench table --rows 500",),
+    "bench locate": ("steadyhand bench locate --dataset resources/benchmarks/similo-dev.tar.xz --folds 5",),
+    "bench record": ("steadyhand bench record --minutes 2 --rate 5 --json /tmp/record.json",),
+    "bench drift": ("steadyhand bench drift --versions 0.65.5 1.0a41 --json /tmp/drift.json",),
+    "bench tweaks": ("steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json",),
+    "bench ab": ("steadyhand bench ab --episodes 3 --json /tmp/ab.json",),
+    "bench table": ("steadyhand bench table --rows 1000 --repeat 3 --json /tmp/table.json",),
+    "bench diff": ("steadyhand bench diff --repeat 10",),
+    "bench studio": ("steadyhand bench studio --flows sort_table --json /tmp/studio.json",),
+    "export": ("steadyhand export pytest projects/demo --flow leave_request -o test_leave.py",),
+    "export pytest": ("steadyhand export pytest projects/demo --flow leave_request -o test_leave.py",
+                      "steadyhand export pytest projects/demo --flow sort_table -o sort.py --style script"),
+    "explore": ("steadyhand explore projects/demo --budget 40 --goal 'Request submitted appears' --save explored",),
+    "import-side": ("steadyhand import-side smoke.side --project projects/site --prefix side_",),
+    "import-codegen": ("steadyhand import-codegen my_script.py --project projects/demo --flow imported",),
+}
+
+
+def parser_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+                ) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every parser under ``parser`` with its subcommand path (``()`` for the root, ``("bench", "table")``)."""
+    found = [(path, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found += parser_tree(child, path + (name,))
+    return found
+
+
+class _ExampleFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but an "Example:" epilog keeps its lines as written (one command per line)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("Example:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+def _add_examples(parser: argparse.ArgumentParser) -> None:
+    """Give every parser without an "Example:" epilog its lines of :data:`_EXAMPLES` (kept as written)."""
+    for path, p in parser_tree(parser):
+        lines = _EXAMPLES.get(" ".join(path))
+        if lines and "Example:" not in (p.epilog or ""):
+            p.epilog = "Example:\n" + "\n".join(f"  {line}" for line in lines)
+            p.formatter_class = _ExampleFormatter
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="steadyhand", description="Build, replay and debug self-healing GUI agents.")
     p.add_argument("--version", action="version", version=f"steadyhand {_version()}")
@@ -604,8 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="one self-contained HTML file of a stored run",
                         description="Write a stored run as one HTML file (steps, verdicts, before/after screenshots "
                                     "with the changed regions, heals with old and new descriptors, the breaker's "
-                                    "history, timings; secrets masked). RUN_ID may be a unique prefix.",
-                        epilog="example: steadyhand report 3f2a9c --project projects/demo -o run.html")
+                                    "history, timings; secrets masked). RUN_ID may be a unique prefix.")
     rp.add_argument("run_id", metavar="RUN_ID", help="the run's id or a unique prefix (steadyhand history list)")
     rp.add_argument("--project", default=".", help="project folder (default: the current folder)")
     rp.add_argument("-o", "--output", required=True, metavar="FILE.html", help="where to write the report")
@@ -615,8 +737,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Scan the project folder (flows, the store, screenshots and their masked regions, "
                                    "recording journals, anything archived there) and any --also paths (exports, "
                                    "reports) for the declared secrets' values, in clear, URL-encoded, JSON- or "
-                                   "HTML-escaped or base64. Exit 0: nothing found; 1: something found; 2: bad input.",
-                       epilog="example: steadyhand audit projects/demo --also tests/test_login.py --also junit.xml")
+                                   "HTML-escaped or base64. Exit 0: nothing found; 1: something found; 2: bad input.")
     a.add_argument("project", help="project folder (holds steadyhand.yaml)")
     a.add_argument("--also", action="append", metavar="PATH", help="a file or folder outside the project to scan too")
     a.set_defaults(func=_cmd_audit)
@@ -659,8 +780,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_history_parser(sub).set_defaults(func=history_command)
     bs = sub.add_parser("baselines", help="the R1 screen baselines: list them, or forget them after a real change",
-                        description="Example: steadyhand baselines list projects/demo --alerts; "
-                                    "steadyhand baselines reset projects/demo --flow export_report")
+                        description="List the screen baselines of a project's store (R1) and their alerts, or "
+                                    "forget some so the next passing run takes new ones.")
     basub = bs.add_subparsers(dest="baselines", required=True)
     bls = basub.add_parser("list", help="every baseline and its alert")
     bls.add_argument("project")
@@ -710,7 +831,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_explore_parser(sub)
 
     bt = bsub.add_parser("tweaks", help="every demo flow on every UI-tweak variant, against a plain Playwright script",
-                         description="Example: steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json")
+                         description="Replay every demo flow on every UI-tweak variant of the demo app, and the "
+                                     "same flows as plain Playwright scripts, and print who got through.")
     bt.add_argument("--variants", nargs="+", metavar="VARIANT", help="variants to run (default: all but 'tweaked')")
     bt.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to run (default: all of the project)")
     bt.add_argument("--project", default="projects/demo", help="a project on the bundled demo site (default projects/demo)")
@@ -734,8 +856,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     isd = sub.add_parser("import-side", help="turn a Selenium IDE project (.side) into flow files, one per test",
                          description="Read a Selenium IDE .side file (never run it) and write one flow per test "
-                                     "into the project's flows/. Unsupported commands are listed with the reason.",
-                         epilog="example: steadyhand import-side smoke.side --project projects/site --prefix side_")
+                                     "into the project's flows/. Unsupported commands are listed with the reason.")
     isd.add_argument("file", help="the .side file")
     isd.add_argument("--project", required=True, help="project folder (holds steadyhand.yaml)")
     isd.add_argument("--test", help="import only the test of this name")
@@ -748,7 +869,8 @@ def build_parser() -> argparse.ArgumentParser:
     bd.set_defaults(func=_cmd_bench_diff)
     bst = bsub.add_parser("studio", help="the studio replays a project offscreen: longest GUI stall (ms) and "
                                           "live-view frames per second",
-                          description="Example: steadyhand bench studio --flows sort_table --json /tmp/studio.json")
+                          description="Replay a project in the studio offscreen and print the longest GUI stall (ms) "
+                                      "and the live view's frames per second.")
     bst.add_argument("--project", default="projects/demo", help="project to replay (default projects/demo)")
     bst.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to replay (default: all of the project)")
     bst.add_argument("--timeout-s", type=float, default=600.0, help="give up after this many seconds (default 600)")
@@ -764,6 +886,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core.skills.learn_command import add_learn_command
 
     add_learn_command(sub)  # `skills learn` (joins the `skills` group registered above, if any)
+    _add_examples(p)
     return p
 
 
@@ -776,7 +899,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         _err("interrupted")
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -366,7 +366,9 @@ def ab_command(args: Any) -> int:
     import json
     import sys
 
-    def err(msg: str, code: int = 2) -> int:
+    from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
+
+    def err(msg: str, code: int = EXIT_INPUT) -> int:
         print(f"steadyhand: error: {msg}", file=sys.stderr)
         return code
 
@@ -390,10 +392,12 @@ def ab_command(args: Any) -> int:
         except ProjectError as exc:
             return err(str(exc))
         except RuntimeError as exc:
-            return err(str(exc), 4)
-    report = run_ab(tasks, episodes=args.episodes, seed=args.seed, policy=policy, policy_name=name,
-                    progress=lambda line: print(line, file=sys.stderr, flush=True))
+            return err(str(exc), EXIT_ENVIRONMENT)
+    from core.progress import Progress
+
+    with Progress(len(tasks), "tasks", advance_on=lambda line: True) as bar:  # one line per task, both arms done
+        report = run_ab(tasks, episodes=args.episodes, seed=args.seed, policy=policy, policy_name=name, progress=bar)
     print(format_report(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
-    return 0
+    return EXIT_OK

@@ -773,6 +773,14 @@ def explore(project_root: str | Path, settings: ExploreSettings, *, save: str = 
     name = save or (_slug(parse_goal(settings.goal)) if settings.goal else "")
     if name and not valid_flow_name(name):
         raise ExploreError(f"--save {name!r}: a flow name is letters, digits, '_' and '-'")
+    if name:
+        from core.project import ProjectError
+        from core.project.paths import flow_file
+
+        try:
+            flow_file(project.root, name, option="--save")  # the flows folder may not lead out of the project
+        except ProjectError as exc:
+            raise ExploreError(str(exc)) from None
     if name and not force and (flow_path(project.root, name).exists() or name in project.flows):
         raise ExploreError(f"{flow_path(project.root, name)}: a flow named {name!r} exists; pass --force to "
                            f"overwrite it or choose another --save name")
@@ -841,7 +849,7 @@ def explore_command(args: Any) -> int:
     import json
     import sys
 
-    from core.engine.report import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_INPUT, EXIT_OK
+    from core.exitcodes import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_INPUT, EXIT_OK
     from core.perception.browser import BrowserLaunchError
     from core.project import ProjectError
 

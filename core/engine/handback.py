@@ -203,22 +203,23 @@ def add_handback_parser(sub: Any) -> argparse.ArgumentParser:
 
 def handback_command(args: argparse.Namespace) -> int:
     """The ``handback`` command; exit 0 when written, 2 when no run waits or the input is bad."""
+    from core.exitcodes import EXIT_INPUT, EXIT_OK
     from core.project import ProjectError, load_project
 
     try:
         project = load_project(args.project)
     except ProjectError as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     if args.continue_from is not None and args.continue_from < 1:
         print(f"steadyhand: error: --continue-from is 1-based, got {args.continue_from}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     try:
         waiting = write_handback(project.data_dir, args.meaning, run_id=args.run, continue_from=args.continue_from,
                                  flow_steps={name: len(f.steps) for name, f in project.flows.items()})
     except (HandbackError, ValueError) as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     print(f"handed back run {waiting.get('run_id')} ({waiting.get('flow')} step {waiting.get('step')}) "
           f"as {args.meaning}")
-    return 0
+    return EXIT_OK

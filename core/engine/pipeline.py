@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
@@ -67,6 +66,7 @@ from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
 from core.plan import DecideContext, NeedsApproval, NeedsHuman
 from core.project.params import ParameterError, bind_step, placeholders
+from core.project.paths import upload_path
 from core.recover.breaker import describe_open, risk_of
 from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
@@ -326,10 +326,8 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
         skilled.forget_screen(ex, ctx)  # the flow step's screen is the one after the skill (R1, K6)
     ctx.step = bind_step(decision.step, run.params, where=ctx.where)
     value = ctx.step.action.value
-    if decision.step.action.kind == "upload" and value and run.flow.source and not Path(value).is_absolute():
-        beside = Path(run.flow.source).parent / value  # recorded uploads live next to the flow file
-        if beside.is_file():
-            value = str(beside)
+    if decision.step.action.kind == "upload" and value and run.flow.source:
+        value = upload_path(run.flow.source, value, where=ctx.where)  # beside the flow file, never out of the project
     ctx.value = value
 
 

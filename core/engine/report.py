@@ -24,14 +24,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.domain import ErrorKind, RunResult
+# The codes themselves live in core.exitcodes (one table for every command); re-exported here.
+from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK
+from core.exitcodes import SEVERITY as _SEVERITY
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "KIND_EXIT",
     "succeeded", "result_label", "results_line", "run_exit_code", "exit_code",
     "FlowStats", "Stop", "steps_passed", "table", "summary_text", "summary_json",
 ]
-
-EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ESCALATED, EXIT_ENVIRONMENT = 0, 1, 2, 3, 4
 
 #: Exit code of a run that did not succeed, by its error kind.
 KIND_EXIT: Mapping[ErrorKind, int] = {
@@ -40,9 +41,6 @@ KIND_EXIT: Mapping[ErrorKind, int] = {
     "parameter": EXIT_INPUT,
     "unreachable": EXIT_ENVIRONMENT, "browser": EXIT_ENVIRONMENT,
 }
-
-#: Exit codes, most severe first: the code of several runs is the most severe of theirs.
-_SEVERITY: tuple[int, ...] = (EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_FAILED, EXIT_ESCALATED, EXIT_OK)
 
 
 def succeeded(result: RunResult) -> bool:

@@ -14,9 +14,9 @@ from core.secrets import env_var_name
 
 from .playwright_test import ExportError, export_flow, param_env_var
 
-__all__ = ["add_export_parser", "export_command"]
+from core.exitcodes import EXIT_INPUT, EXIT_OK
 
-EXIT_OK, EXIT_INPUT = 0, 2
+__all__ = ["add_export_parser", "export_command"]
 
 
 def add_export_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -70,7 +70,11 @@ def export_command(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     print(f"wrote {out} ({args.style}) for flow {flow.name!r}")
     base = project.settings.base_url
-    print(f"  base URL: STEADYHAND_BASE_URL{' (default ' + base + ')' if base else ' (required: the bundled site gets its port at run time)'}")
+    if not base and project.settings.site == "demo" and args.style == "pytest":
+        print("  base URL: STEADYHAND_BASE_URL, else each test starts a demo server of its own (python -m "
+              "core.sites.demo): the files run in parallel under pytest -n 4")
+    else:
+        print(f"  base URL: STEADYHAND_BASE_URL{' (default ' + base + ')' if base else ' (required: the bundled site gets its port at run time)'}")
     names = {n for st in flow.steps for n in _names(st)}
     for n in project.settings.secrets:
         if n in names or n in flow.secrets:

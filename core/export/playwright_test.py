@@ -27,7 +27,14 @@ written into the file; assertions become ``expect(...)``.  The browser is the
 system Chromium (``STEADYHAND_CHROMIUM``, default ``/usr/bin/chromium``)
 through ``executable_path``: nothing is downloaded.  The base URL comes from
 ``STEADYHAND_BASE_URL`` (default: the project's ``base_url``; a project on a
-bundled site has none, its port is chosen at run time).
+bundled site has none, its port is chosen at run time).  Without it, the
+pytest test of a project on the bundled demo site starts a demo server of its
+own (``python -m core.sites.demo`` with the project's ``site_options``) and
+stops it after the test: no test sees another's writes or locked accounts
+(``login_lockout`` locks the account the other flows sign in with), so the
+files of a whole project run in parallel under pytest-xdist (``-n 4``); the
+server's own log at its stop must show no duplicate write, else the test
+fails.  That form needs Steadyhand importable by the test's Python.
 
 The script style defines ``run(page, base_url, params)`` (what ``steadyhand
 bench tweaks`` times as its plain-script baseline) and a ``main()`` that
@@ -284,6 +291,8 @@ def export_flow(project: Project, flow: Flow, *, style: ExportStyle = "pytest") 
     b = project.engine_settings.browser
     header = _header(project, flow, style, params, secrets, b.viewport_width, b.viewport_height,
                      b.action_timeout_ms, b.navigation_timeout_ms)
+    if style == "pytest":
+        header += _base_url_fixture(project)
     names = list(params) + secrets
     if style == "pytest":
         fixtures = []
@@ -346,7 +355,9 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
     lines = [
         f'"""{flow.name}: {what} exported by `steadyhand export` from project {project.name!r}.',
         "",
-        f"Run it with: STEADYHAND_BASE_URL=http://... {'pytest THIS_FILE' if style == 'pytest' else 'python THIS_FILE'}",
+        f"Run it with: STEADYHAND_BASE_URL=http://... {'pytest THIS_FILE' if style == 'pytest' else 'python THIS_FILE'}"
+        + (" (without it, each test starts a demo server of its own; files run in parallel with pytest -n 4)"
+           if style == "pytest" and project.settings.site == "demo" else ""),
         "Locators follow Playwright codegen's preference (test id, role + name, label, placeholder, text, CSS).",
     ]
     if params:
@@ -358,6 +369,8 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
     lines += ['"""', "from __future__ import annotations", "", "import os", "import re"]
     if style == "script":
         lines += ["import argparse", "import sys", "import time"]
+    elif project.settings.site == "demo":
+        lines += ["import select", "import signal", "import subprocess", "import sys", "import tempfile", "import time"]
     lines += [""]
     if style == "pytest":
         lines += ["import pytest"]
@@ -395,10 +408,83 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
                   "    yield context.new_page()",
                   "    context.close()",
                   "", "",
-                  "@pytest.fixture",
-                  "def base_url() -> str:",
-                  "    if not BASE_URL:",
-                  "        pytest.fail('set STEADYHAND_BASE_URL to the base URL of the app')",
-                  "    return BASE_URL.rstrip('/')",
-                  "", ""]
+                  ]
     return lines
+
+
+def _site_args(project: Project) -> list[str] | None:
+    """``python -m core.sites.demo`` options of the project's bundled demo site; None when it has none."""
+    if project.settings.site != "demo":
+        return None
+    from core.sites.adapters import demo_options
+
+    opts = demo_options(project)
+    args = ["--port", "0"]
+    if "today" in opts:
+        args += ["--today", opts["today"].isoformat()]
+    if "latency_ms" in opts:
+        args += ["--latency-ms", str(opts["latency_ms"])]
+    if "variant" in opts:
+        args += ["--variant", str(opts["variant"])]
+    return args
+
+
+def _base_url_fixture(project: Project) -> list[str]:
+    """The ``base_url`` fixture: ``STEADYHAND_BASE_URL``, else (a project on the bundled demo site) a demo server
+    of the test's own, started and stopped around it, so that no test sees another's writes or lockouts and the
+    files of a project run in parallel (``pytest -n 4``)."""
+    site_args = _site_args(project)
+    if site_args is None:
+        return ["@pytest.fixture",
+                "def base_url() -> str:",
+                "    if not BASE_URL:",
+                "        pytest.fail('set STEADYHAND_BASE_URL to the base URL of the app')",
+                "    return BASE_URL.rstrip('/')",
+                "", ""]
+    return [
+        "#: The project's bundled demo app (python -m core.sites.demo; Steadyhand must be importable by this Python).",
+        f"SITE_ARGS = {site_args!r}",
+        "#: Longest wait for the demo server to print its URL, and to stop, s.",
+        "SITE_START_S, SITE_STOP_S = 30.0, 10.0",
+        "", "",
+        "@pytest.fixture",
+        "def base_url():",
+        '    """STEADYHAND_BASE_URL when set (a server you run: the tests share its state, so run them one by one),',
+        "    else a fresh demo server for this test alone: nothing it does (a write, a locked account) reaches",
+        "    another test, so the files run in parallel (pytest -n 4).  The server's own log must show no",
+        '    duplicate write."""',
+        "    if BASE_URL:",
+        "        yield BASE_URL.rstrip('/')",
+        "        return",
+        "    log = tempfile.TemporaryFile(mode='w+', encoding='utf-8')  # a file: a full pipe would stall the server",
+        "    proc = subprocess.Popen([sys.executable, '-m', 'core.sites.demo', *SITE_ARGS], stdout=subprocess.PIPE,",
+        "                            stderr=log, text=True)",
+        "    url = ''",
+        "    deadline = time.monotonic() + SITE_START_S",
+        "    while not url and proc.poll() is None and time.monotonic() < deadline:",
+        "        ready, _, _ = select.select([proc.stdout], [], [], 0.5)",
+        "        line = proc.stdout.readline() if ready else ''",
+        "        found = re.search(r'http://127\\.0\\.0\\.1:\\d+', line)",
+        "        url = found.group(0) if found else ''",
+        "    if not url:",
+        "        proc.kill()",
+        "        proc.wait(timeout=SITE_STOP_S)",
+        "        log.seek(0)",
+        "        pytest.fail(f'the demo server did not start within {SITE_START_S:.0f} s: {log.read().strip()[-500:]}')",
+        "    try:",
+        "        yield url",
+        "    finally:",
+        "        proc.send_signal(signal.SIGINT)  # it prints its ground truth as it stops",
+        "        try:",
+        "            proc.communicate(timeout=SITE_STOP_S)",
+        "        except subprocess.TimeoutExpired:",
+        "            proc.kill()",
+        "            proc.communicate()",
+        "        log.seek(0)",
+        "        err = log.read()",
+        "        log.close()",
+        "    doubled = re.search(r'(\\d+) duplicate writes', err)",
+        "    if doubled and int(doubled.group(1)):",
+        "        pytest.fail(f'the demo server saw a write done twice: {err.strip()[-500:]}')",
+        "", "",
+    ]

@@ -9,9 +9,9 @@ import argparse
 import sys
 from pathlib import Path
 
-__all__ = ["add_heals_parser", "heals_command"]
+from core.exitcodes import EXIT_INPUT, EXIT_OK
 
-EXIT_OK, EXIT_INPUT = 0, 2
+__all__ = ["add_heals_parser", "heals_command"]
 
 
 def add_heals_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from .command import add_review_subcommands
 
-__all__ = ["add_corrections_parser", "corrections_command", "format_corrections"]
+from core.exitcodes import EXIT_INPUT, EXIT_OK
 
-EXIT_OK, EXIT_INPUT = 0, 2
+__all__ = ["add_corrections_parser", "corrections_command", "format_corrections"]
 
 
 def add_corrections_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
+
 from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
 from .review import format_review, review_flags
-from .save import flow_path, save_recording, valid_flow_name
+from .save import save_recording, valid_flow_name
 
 __all__ = ["add_record_parser", "record_command"]
 
@@ -179,22 +181,22 @@ def _recover(args: argparse.Namespace, *, session: int | None = None) -> int:
         project = load_project(args.project)
     except ProjectError as exc:
         _err(str(exc))
-        return 4
+        return EXIT_ENVIRONMENT
     folders = sorted((project.data_dir / "recordings").glob(f"{args.flow}-*"), key=lambda p: p.stat().st_mtime)
     if not folders:
         _err("no journal of it was found; nothing could be saved")
-        return 4
+        return EXIT_ENVIRONMENT
     if session is not None:
         _reap_leftovers(session, folders[-1])
     try:
         got = recover_journal(folders[-1])
     except ProjectError as exc:
         _err(f"its journal cannot be read ({exc}); it is kept in {folders[-1]}")
-        return 4
+        return EXIT_ENVIRONMENT
     if got is None:
         _err("nothing had been recorded yet; no flow was saved")
         _remove_journal(folders[-1])
-        return 4
+        return EXIT_ENVIRONMENT
     flow, crops, files = got
     path = save_recording(project.root, flow, crops, files)
     _remove_journal(folders[-1])
@@ -204,7 +206,7 @@ def _recover(args: argparse.Namespace, *, session: int | None = None) -> int:
     review = format_review(review_flags(flow.steps), str(path.relative_to(project.root)))
     if review:
         print(review, flush=True)
-    return 0
+    return EXIT_OK
 
 
 def record_command(args: argparse.Namespace) -> int:
@@ -225,17 +227,23 @@ def record_command(args: argparse.Namespace) -> int:
         project = load_project(args.project)
     except ProjectError as exc:
         _err(str(exc))
-        return 2
+        return EXIT_INPUT
     if not valid_flow_name(args.flow):
         _err(f"--flow {args.flow!r}: expected a file stem (letters, digits, '_' and '-'; at most 80 characters)")
-        return 2
-    target = flow_path(project.root, args.flow)
+        return EXIT_INPUT
+    from core.project.paths import flow_file
+
+    try:
+        target = flow_file(project.root, args.flow)  # not out of the project through a symbolic link either
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     if (target.exists() or args.flow in project.flows) and not args.force:
         _err(f"{target}: a flow named {args.flow!r} exists; pass --force to overwrite it or choose another --flow")
-        return 2
+        return EXIT_INPUT
     if args.cdp_port is not None and not 1 <= args.cdp_port <= 65535:
         _err(f"--cdp-port must be between 1 and 65535, got {args.cdp_port}")
-        return 2
+        return EXIT_INPUT
     headless = bool(args.headless) or not _has_display()
     cdp_port = args.cdp_port or (free_cdp_port() if headless else None)
 
@@ -252,7 +260,7 @@ def record_command(args: argparse.Namespace) -> int:
             site = open_site(project)
         except Exception as exc:
             _err(f"cannot serve the project's site: {exc}")
-            return 4
+            return EXIT_ENVIRONMENT
         if project.settings.site == "demo" and hasattr(site, "site"):
             site.site.reset()  # type: ignore[attr-defined]
         start = args.url or "/"
@@ -267,12 +275,12 @@ def record_command(args: argparse.Namespace) -> int:
             _err(str(exc))
             recorder.driver.close()
             recorder.discard_spool()
-            return 2
+            return EXIT_INPUT
         except (BrowserLaunchError, NavigationError) as exc:
             _err(str(exc))
             recorder.driver.close()
             recorder.discard_spool()
-            return 4
+            return EXIT_ENVIRONMENT
         page_url = recorder.driver.page.url
         print(f"Recording flow {args.flow!r} at {page_url}", flush=True)
         if page_url != recorder.driver.absolute(start):
@@ -303,12 +311,12 @@ def record_command(args: argparse.Namespace) -> int:
     if not flow.steps:
         recorder.discard_spool()
         print("Stopped. Nothing was recorded, so no flow was saved.", flush=True)
-        return 0
+        return EXIT_OK
     try:
         path = save_recording(project.root, flow, result.crops, result.files)
     except OSError as exc:
         _err(f"could not save {target}: {exc}; the recorded steps are kept in {recorder.spool.folder}")
-        return 4
+        return EXIT_ENVIRONMENT
     recorder.discard_spool()
     got = {"SIGINT": "Ctrl-C received", "ORPHANED": "the steadyhand command that started it is gone"}.get(
         stop["signal"], f"{stop['signal'] or 'a signal'} received")
@@ -333,4 +341,4 @@ def record_command(args: argparse.Namespace) -> int:
         print(f"steadyhand: warning: {rel}: {too_long} before replaying (the project will not load until then)",
               file=sys.stderr, flush=True)
     print(f"Replay: steadyhand run {args.project} --flow {flow.name} --headless", flush=True)
-    return 0
+    return EXIT_OK

@@ -1,23 +1,15 @@
 """Saving a recorded flow into a project: the flow file plus its element crops."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
 from core.domain import Flow
 from core.project.loader import FLOWS_DIR, save_flow, write_atomic
+from core.project.paths import FLOW_NAME, valid_flow_name  # a flow name is a file stem (defined there, once)
 
 __all__ = ["FLOW_NAME", "valid_flow_name", "crops_dir_name", "flow_path", "save_recording"]
-
-#: A flow name is a file stem: letters, digits, ``_`` and ``-``; it starts with a letter or digit; 80 chars at most.
-FLOW_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$")
-
-
-def valid_flow_name(name: str) -> bool:
-    """True when ``name`` can be a flow's file stem (:data:`FLOW_NAME`)."""
-    return bool(FLOW_NAME.match(name or ""))
 
 
 def crops_dir_name(flow_name: str) -> str:

@@ -39,11 +39,12 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     h = sub.add_parser("skills", help="the skill library: review, retire, share (export/import) and keep skills",
                        description="Skills are learnt from failures and their corrections; a proposed skill fires "
                                    "only once approved. Retiring one stops it at the next decision.",
-                       epilog="examples:\n  " + "\n  ".join(_EXAMPLES.values()), formatter_class=raw)
+                       epilog="Example:\n  " + "\n  ".join(_EXAMPLES.values()), formatter_class=raw)
     subs = h.add_subparsers(dest="skills", required=True)
 
     def cmd(name: str, text: str, *, with_id: bool = False) -> argparse.ArgumentParser:
-        c = subs.add_parser(name, help=text, description=text, epilog=f"example: {_EXAMPLES[name]}")
+        c = subs.add_parser(name, help=text, description=text, epilog=f"Example:\n  {_EXAMPLES[name]}",
+                            formatter_class=raw)
         c.add_argument("project", help="project folder (holds steadyhand.yaml)")
         if with_id:
             c.add_argument("id", help="skill id or a unique prefix (from `skills list`)")

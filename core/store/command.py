@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_history_parser", "history_command"]
+from core.exitcodes import EXIT_INPUT, EXIT_OK
 
-EXIT_OK, EXIT_INPUT = 0, 2
+__all__ = ["add_history_parser", "history_command"]
 
 
 def add_history_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from secrets_audit import planted
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "demo-" + "pass"
@@ -44,7 +45,7 @@ def test_nothing_leaks_from_a_run_and_a_planted_value_is_found(tmp_path: Path) -
     assert ".steadyhand/demo-app.sqlite: the app under test's own data, not audited" in audit.stdout
 
     media = next(p for p in (project / ".steadyhand").rglob("*.png"))
-    (media.parent / "debug.txt").write_text(f"typed {SECRET}")
+    planted(media.parent / "debug.txt").write_text(f"typed {SECRET}")  # on purpose: the session audit skips it
     leaked = cli("audit", str(project))
     assert leaked.returncode == 1
     assert f"{(media.parent / 'debug.txt').relative_to(project)}: secret 'password' (clear)" in leaked.stdout

@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 
 import pytest
 import yaml
+from secrets_audit import planted
 
 from core.domain import Action, Assertion, BrowserSettings
 from core.perception.driver import PlaywrightDriver
@@ -195,7 +196,7 @@ def _files_with_password(root: Path) -> list[str]:
 
 def test_import_codegen_then_replay(project: Path, tmp_path: Path):
     script = tmp_path / "record_leave.py"
-    script.write_text(SCRIPT)
+    planted(script).write_text(SCRIPT)  # codegen wrote the typed password into it: the input, not our output
     r = _steadyhand("import-codegen", str(script), "--project", str(project), "--flow", FLOW)
     assert r.returncode == 0, r.stdout + r.stderr
     assert (f"imported 16 steps into flows/{FLOW}.yaml; run `steadyhand run {project} --flow {FLOW}` to replay "

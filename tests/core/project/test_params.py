@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from core.domain import Action, Assertion, ElementDescriptor, Step
@@ -42,7 +42,12 @@ def test_bind_with_every_name_leaves_no_placeholder(parts: list[tuple[str, str]]
 
 @given(st.text(max_size=40))
 def test_binding_each_name_to_its_own_placeholder_is_the_identity(text: str) -> None:
+    assume("{{" not in text and "}}" not in text)  # a doubled brace is an escape: it binds to one brace
     assert bind(text, {n: placeholder(n) for n in placeholders(text)}) == text
+
+
+def test_a_doubled_brace_binds_to_one_brace() -> None:
+    assert bind("{{", {}) == "{" and bind("a }} b", {}) == "a } b" and bind("{{x}}", {}) == "{x}"
 
 
 @given(NO_BRACES, st.dictionaries(NAMES, NO_BRACES, max_size=3))

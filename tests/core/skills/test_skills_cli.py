@@ -149,7 +149,7 @@ def test_upkeep_and_help(project, tmp_path, capsys):
     for sub in ("list", "show", "approve", "reject", "retire", "edit", "export", "import", "upkeep"):
         with pytest.raises(SystemExit):
             main(["skills", sub, "--help"])
-        assert f"example: steadyhand skills {sub}" in capsys.readouterr().out
+        assert f"Example:\n  steadyhand skills {sub}" in capsys.readouterr().out
 
 
 def test_another_module_can_add_a_skills_subcommand(project, capsys):
