@@ -44,6 +44,7 @@ from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine import aware
+from core.engine.acting import note_acting
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
@@ -71,7 +72,6 @@ from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
 from core.recover.waits import WaitBudget, bound_reason
 from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
-from core.store.media import screenshot_relpath
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
@@ -415,8 +415,12 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
         run.background.idle(watch.between(run.idle_from))  # nothing acted since the last step ended
         run.refresh_side_effects()
     shot = ""
-    if ex.store is not None and ctx.before.screenshot_png:
-        shot = screenshot_relpath(run.run_id, ctx.index, "before", ctx.attempt)
+    written = getattr(ex, "last_screenshot", None)  # the before-screenshot as written: never a path to no file
+    if ex.store is not None and ctx.before.screenshot_png and written is not None:
+        try:
+            shot = Path(written).resolve().relative_to(Path(ex.store.media_root).resolve()).as_posix()
+        except ValueError:
+            shot = ""
     cp = take_checkpoint(ex.driver, run_id=run.run_id, flow=run.flow.name, index=ctx.index, step=step,
                          before=ctx.before, reversible=step.reversible, side_effects=tuple(run.side_effects),
                          secrets=_secret_values(ex, run), screenshot=shot)
@@ -504,6 +508,7 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     if stuck:
         raise StepFailure(Failure("stagnation", f"{stuck}; not doing it again"), escalation="stagnation")
     try:
+        note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
     except ActionError as exc:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, False, str(exc)))
@@ -1142,7 +1147,11 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         run.refresh_side_effects()
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         state = {"passed": "success", "manual": "success"}.get(ctx.status, "failed")
-        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state)
+        # as the step ended: its reversibility as found (S6) and the data written so far, its own included
+        # (what a resume reads: a step that wrote is never done again, core.engine.resume)
+        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state, side_effects=tuple(run.side_effects),
+                                      reversible=ctx.effective_reversible if ctx.step is not None
+                                      else run.checkpoints[-1].reversible)
         ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)

@@ -11,6 +11,7 @@ from . import correction_models  # noqa: F401 - registers the corrections table 
 from .corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
 from . import evidence_models  # noqa: F401 - registers the step_evidence table in the models' metadata
 from .evidence import StepEvidenceRecord
+from . import resume_models  # noqa: F401 - registers the run_resumes table in the models' metadata
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import SchemaVersionError, current_version, migrate
