@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 import yaml
 
-__all__ = ["FaultOutcome", "run_bench", "effects", "expected_effects", "check_store", "add_faults_parser"]
+__all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "disk_case", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
 
 #: Flows of the demo project the bench runs, in order (the quick bench: the first only).
 FLOWS = ("leave_request", "export_report", "login_lockout", "sort_table")
@@ -183,7 +183,19 @@ def _kill9(proc: subprocess.Popen, *, only_browser: bool = False) -> None:
             pass
 
 
-class _Bench:
+class FaultBench:
+    """The demo app served here, a copy of the demo project pointing at it, and the run subprocesses.
+
+    Parameters
+    ----------
+    root : Path
+        An empty folder for the project copy and the app's database (the caller removes it).
+    latency_ms : int
+        The demo app's submit latency, ms.
+    log : Callable[[str], None]
+        Receives progress lines.
+    """
+
     def __init__(self, root: Path, *, latency_ms: int, log: Callable[[str], None]) -> None:
         from core.sites.demo import DemoSite
 
@@ -327,7 +339,7 @@ def _judge(out: FaultOutcome, *, flow: str, effects_n: int, dup: int, passed_eff
     return out
 
 
-def kill_case(b: _Bench, flow: str, k: int | None) -> FaultOutcome:
+def kill_case(b: FaultBench, flow: str, k: int | None) -> FaultOutcome:
     """kill -9 at step ``k`` started (``k`` None: right after the flow's write reached the server), then resume."""
     name = f"kill@{flow}:{k + 1}" if k is not None else f"kill-in-write@{flow}"
     out = FaultOutcome(name, flow, False)
@@ -349,6 +361,7 @@ def kill_case(b: _Bench, flow: str, k: int | None) -> FaultOutcome:
     code, err = b.finish(proc)
     run_id = run_id or b.new_run(before)
     out.detail["killed"] = run_id is not None and code == -9
+    out.detail["run_id"] = run_id
     if run_id is None:
         out.message = "the run never started: " + err.strip()[-200:]
         return out
@@ -376,7 +389,7 @@ def kill_case(b: _Bench, flow: str, k: int | None) -> FaultOutcome:
                   want_status=("passed", "escalated"), message=res.get("error", ""))
 
 
-def server_case(b: _Bench, name: str, fault: Any, *, want: tuple[str, ...], effects_after: int | None,
+def server_case(b: FaultBench, name: str, fault: Any, *, want: tuple[str, ...], effects_after: int | None,
                 flow: str = "leave_request") -> FaultOutcome:
     """One run of ``flow`` with ``fault`` set on the server; the fault is cleared when the run ended."""
     out = FaultOutcome(name, flow, False)
@@ -405,7 +418,7 @@ def server_case(b: _Bench, name: str, fault: Any, *, want: tuple[str, ...], effe
     return res
 
 
-def browser_case(b: _Bench, flow: str = "leave_request", k: int = 3) -> FaultOutcome:
+def browser_case(b: FaultBench, flow: str = "leave_request", k: int = 3) -> FaultOutcome:
     """Chromium killed when step ``k`` started: the run ends ``error`` (browser); then it is resumed."""
     out = FaultOutcome("browser-killed", flow, False)
     t0 = time.monotonic()
@@ -437,7 +450,7 @@ def browser_case(b: _Bench, flow: str = "leave_request", k: int = 3) -> FaultOut
     return res_out
 
 
-def disk_case(b: _Bench, flow: str = "leave_request") -> FaultOutcome:
+def disk_case(b: FaultBench, flow: str = "leave_request") -> FaultOutcome:
     """Screenshot writes fail with ENOSPC after the first 3 (``core.bench.faults_child enospc``)."""
     out = FaultOutcome("disk-full", flow, False)
     t0 = time.monotonic()
@@ -482,7 +495,7 @@ def run_bench(*, quick: bool = False, latency_ms: int = 200, log: Callable[[str]
 
     t0 = time.monotonic()
     root = Path(tempfile.mkdtemp(prefix="steadyhand-faults-"))
-    b = _Bench(root, latency_ms=latency_ms, log=log)
+    b = FaultBench(root, latency_ms=latency_ms, log=log)
     outcomes: list[FaultOutcome] = []
     try:
         project = load_project(b.project)

@@ -92,6 +92,8 @@ def reset_connection(sock: socket.socket | None) -> None:
     except OSError:
         pass
     try:
-        sock.close()
+        # close the descriptor now: a plain close() waits for the handler's file objects to close first
+        # (and werkzeug then answers), _real_close marks the socket closed so no later call touches the fd
+        getattr(sock, "_real_close", sock.close)()
     except OSError:
         pass
