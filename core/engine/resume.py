@@ -131,7 +131,7 @@ def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = ()) -> Res
     Raises
     ------
     ResumeError
-        The run passed, is still running, or belongs to another flow.
+        The run passed, is still running, belongs to another flow, or is an episode (MiniWoB++).
     """
     rid = state.run_id
     if state.flow != flow.name:
@@ -140,6 +140,8 @@ def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = ()) -> Res
         raise ResumeError(f"run {rid} passed: there is nothing to resume")
     if state.status == "running":
         raise ResumeError(f"run {rid} is still running (its process is alive): stop it before resuming it")
+    if flow.episode is not None:
+        raise ResumeError(f"run {rid} is an episode of {flow.name!r}: each run is a new episode, run it again instead")
     n = len(flow.steps)
     start = next((i for i in range(n) if state.steps.get(i) not in DONE_STATUSES), n)
     done = tuple(range(start))
@@ -180,12 +182,14 @@ class ResumeExecutor(FlowExecutor):
         try:
             self.control.pause_point(run.run_id, flow.name, -1, "start")
             attach_evidence(self)
-            self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"))
+            if plan.start < len(flow.steps):
+                self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"))
             loaded = True
             if setup is not None:
                 run.params.update(setup())
+            rest = plan.start < len(flow.steps)  # nothing left to run: no page to bring back, nothing replayed
             for i in range(plan.start):
-                if i in plan.replay:
+                if i in plan.replay and rest:
                     ctx: StepContext = run_step(self, run, i)
                     if ctx.status in ("failed", "escalated", "error"):
                         return ("error" if ctx.status == "error" else ctx.status), (

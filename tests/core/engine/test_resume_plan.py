@@ -92,3 +92,14 @@ def test_plan_mapping_is_json_ready(flows):
     plan = plan_resume(flows["sort_table"], state("sort_table", {0: "passed"}))
     doc = json.loads(json.dumps(plan.to_mapping()))
     assert doc["resumed_from"] == "r1" and doc["start"] == 1 and doc["replay"] == [0]
+
+
+def test_an_episode_is_never_resumed():
+    from core.domain.flow import EpisodeSpec
+
+    flow = load_project(ROOT / "projects" / "demo").flows["sort_table"]
+    from dataclasses import replace
+
+    episodic = replace(flow, episode=EpisodeSpec(task="click-button"))
+    with pytest.raises(ResumeError, match="new episode"):
+        plan_resume(episodic, state("sort_table", {0: "passed"}))
