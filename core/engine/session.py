@@ -286,7 +286,10 @@ class ProjectSession:
         executor = self._executor(resume)
         try:
             self._revive_browser()
-            self.site.before_flow(flow, self.driver)
+            if resume is not None:  # a resumed run goes on with the app as the earlier run left it: no reset
+                self.driver.new_context_page()
+            else:
+                self.site.before_flow(flow, self.driver)
         except Exception as exc:  # noqa: BLE001 - one flow's broken browser is that flow's error, never a crash
             kind, message = fatal_kind(exc)
             result = RunResult(run_id=uuid.uuid4().hex, flow=flow.name, status="error", steps=(), heals=0,

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from sqlalchemy import select
 
-from .models import CheckpointRow, ObservationRow, RunRow, StepRow, VerdictRow, utcnow
+from .models import Base, CheckpointRow, ObservationRow, RunRow, StepRow, VerdictRow, utcnow
 from .resume_models import RunResumeRow, StepActRow
 
 __all__ = ["RunState", "ResumeTable"]
@@ -60,6 +60,12 @@ class ResumeTable:
 
     def __init__(self, store: Any) -> None:
         self.store = store
+        if not getattr(store, "_resume_tables", False) and not store.read_only:
+            # a store made before these tables gains them here (checkfirst: a no-op once its revision made them)
+            with store._write() as s:
+                Base.metadata.create_all(s.connection(), tables=[RunResumeRow.__table__, StepActRow.__table__],
+                                         checkfirst=True)
+            store._resume_tables = True
 
     def state(self, run_id: str) -> RunState | None:
         """What run ``run_id`` left; None when there is no such run."""
