@@ -325,10 +325,17 @@ def _one_line(text: str) -> bool:
     return bool(text.strip()) and "\n" not in text.strip() and "Traceback" not in text
 
 
+def effects_upto(flow: str, index: int) -> int:
+    """How many of the flow's writes belong to its steps 0..``index`` (0-based): the writes a run that stopped
+    at step ``index`` (escalated there, the step itself in flight) must show, no more, no fewer."""
+    writing = {"leave_request": (10,), "export_report": (4,), "login_lockout": (2, 4, 6)}.get(flow, ())
+    return sum(1 for i in writing if i <= index)
+
+
 def _judge(out: FaultOutcome, *, flow: str, effects_n: int, dup: int, passed_effect: bool, store: dict[str, Any],
-           want_status: tuple[str, ...], message: str) -> FaultOutcome:
-    """Fill in the counts and the verdict of one fault."""
-    want = expected_effects(flow)
+           want_status: tuple[str, ...], message: str, upto: int | None = None) -> FaultOutcome:
+    """Fill in the counts and the verdict of one fault (``upto``: the run stopped at that step, 0-based)."""
+    want = expected_effects(flow) if upto is None else effects_upto(flow, upto)
     out.double_writes = max(0, effects_n - want) + dup
     out.lost_steps = max(0, want - effects_n) if passed_effect else 0
     out.store_corruption = int(store["corruptions"])
@@ -384,9 +391,12 @@ def kill_case(b: FaultBench, flow: str, k: int | None) -> FaultOutcome:
     store2 = b.check_store_now()
     store = {k2: (store[k2] if k2 == "integrity" and store[k2] != "ok" else store2[k2]) for k2 in store2}
     out.seconds = time.monotonic() - t0
-    # an escalated resume (the in-flight write not done again) survives when the write is there once
+    # an escalated resume (the in-flight write not done again) survives when the writes up to that step are
+    # there once each; the steps after it are not done (the run says so), not lost
+    stopped = [int(i) for i, v in (res.get("steps") or {}).items() if v == "escalated"]
     return _judge(out, flow=flow, effects_n=n, dup=dup, passed_effect=True, store=store,
-                  want_status=("passed", "escalated"), message=res.get("error", ""))
+                  want_status=("passed", "escalated"), message=res.get("error", ""),
+                  upto=min(stopped) if out.status == "escalated" and stopped else None)
 
 
 def server_case(b: FaultBench, name: str, fault: Any, *, want: tuple[str, ...], effects_after: int | None,
