@@ -44,7 +44,7 @@ from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine import aware
-from core.engine.acting import note_acting
+from core.engine.acting import note_acting, writes_said
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
@@ -858,6 +858,8 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
         ctx.before is not None and len(ctx.before.modal_titles) > _dialogs_expected(ctx))
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
+    if rec.kind == "escalate" and f.acted and not reversible:
+        rec = replace(rec, reason=rec.reason + writes_said(ctx))  # what the server said to its write (S6)
     if rec.kind == "roll_back":
         why = _roll_back(ex, ctx, cp, popup=popup)
         if why:  # a popup that would not close: a retry would meet it again

@@ -22,6 +22,8 @@ def test_a_broken_submit_fails_the_run_clearly_and_writes_nothing(bench, kind):
     assert fault.hits == 1  # the submit was sent once: never again after it may have written
     assert out.status in ("failed", "escalated") and out.detail["exit"] in (1, 3)
     assert out.message and "\n" not in out.message and "irreversible step" in out.message
+    said = {"error": "the server answered POST /api/requests 500", "hang": "no answer to POST /api/requests"}[kind]
+    assert said in out.message
     assert out.detail["effects"] == 0 and out.double_writes == 0 and out.store_corruption == 0
     steps = out.detail["steps"]
     assert all(v == "passed" for k, v in steps.items() if int(k) < len(steps) - 1)  # recorded up to the submit
