@@ -393,10 +393,14 @@ def kill_case(b: FaultBench, flow: str, k: int | None) -> FaultOutcome:
     out.seconds = time.monotonic() - t0
     # an escalated resume (the in-flight write not done again) survives when the writes up to that step are
     # there once each; the steps after it are not done (the run says so), not lost
+    # owed: the writes of the steps the first run passed (and of the one whose write was under way), and of the
+    # steps the resume ran up to where it escalated
     stopped = [int(i) for i, v in (res.get("steps") or {}).items() if v == "escalated"]
+    passed = [int(i) for i, v in first["steps"].items() if v == "passed"]
+    reached = max(min(stopped), max(passed, default=-1) + (1 if k is None else 0)) if stopped else None
     return _judge(out, flow=flow, effects_n=n, dup=dup, passed_effect=True, store=store,
                   want_status=("passed", "escalated"), message=res.get("error", ""),
-                  upto=min(stopped) if out.status == "escalated" and stopped else None)
+                  upto=reached if out.status == "escalated" else None)
 
 
 def server_case(b: FaultBench, name: str, fault: Any, *, want: tuple[str, ...], effects_after: int | None,

@@ -123,6 +123,27 @@ def _may_write(i: int, flow: Flow, state: Any) -> bool:
     return not step.reversible_declared and step.action.kind in WRITING_KINDS
 
 
+def _field_key(step: Any) -> str:
+    """What names an input step's field: its selector, else the recorded id or name attribute ("" unknown)."""
+    return step.selector or (f"#{step.target.id}" if step.target.id else "") or (
+        f"[name={step.target.name_attr}]" if step.target.name_attr else "")
+
+
+def _drop_refilled(flow: Flow, replay: list[int], start: int) -> list[int]:
+    """Replayed fills that the next step to run (replayed or the first step run again) fills again are left out:
+    the page is fresh, the earlier value is overwritten anyway, and a password field is refilled with the value
+    it already holds - a fill that changes nothing, which its verification rightly refuses."""
+    seq = list(replay) + ([start] if start < len(flow.steps) else [])
+    kept = []
+    for pos, i in enumerate(replay):
+        step, nxt = flow.steps[i], flow.steps[seq[pos + 1]] if pos + 1 < len(seq) else None
+        if (nxt is not None and step.action.kind == "input" and nxt.action.kind == "input"
+                and _field_key(step) and _field_key(step) == _field_key(nxt)):
+            continue
+        kept.append(i)
+    return kept
+
+
 def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = ()) -> ResumePlan:
     """The plan to resume run ``state`` (a :class:`core.store.resumes.RunState`) of ``flow``.
 
@@ -157,6 +178,7 @@ def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = ()) -> Res
             notes.append(f"step {i + 1} '{title}' signs in: replayed as a re-login")
         else:
             notes.append(f"step {i + 1} '{title}' wrote data in run {rid}: not done again")
+    replay = _drop_refilled(flow, replay, start)
     in_flight = None
     acts = getattr(state, "acts", {}) or {}
     judged = (getattr(state, "verdict_counts", {}) or {}).get(start, 0)
