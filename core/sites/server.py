@@ -278,7 +278,8 @@ def _wsgi_app(owner: "LoopbackServer") -> Callable[..., Any]:
                 fault.hold()
                 if fault.kind == "reset":
                     reset_connection(environ.get("werkzeug.socket"))
-                    return []
+                    # werkzeug takes a ConnectionError as a dropped connection: nothing more is sent or logged
+                    raise ConnectionResetError("injected fault: connection reset")
             try:
                 if fault is not None and fault.kind in ("error", "hang"):
                     response = (Response.error(500, "Internal error: injected fault") if fault.kind == "error"
