@@ -49,6 +49,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     names = args.flow or list(project.flows)
+    plan = None
+    if args.resume:  # continue a killed or failed run from its last checkpoint (core.engine.resume)
+        from core.engine.resume import ResumeError, resume_target
+
+        if args.no_store:
+            _err("--resume reads the run from the project's store; it cannot be used with --no-store")
+            return EXIT_INPUT
+        try:
+            resumed_flow, plan = resume_target(project, args.resume)
+        except ResumeError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
+        if args.flow and args.flow != [resumed_flow]:
+            _err(f"--resume {args.resume}: that run is of flow {resumed_flow!r}, not {', '.join(args.flow)}")
+            return EXIT_INPUT
+        names = [resumed_flow]
+        for note in plan.notes:
+            print(f"  resume: {note}", file=sys.stderr, flush=True)
     unknown = [n for n in names if n not in project.flows]
     if unknown:
         _err(f"{project.root}: no flow named {', '.join(unknown)} (flows: {', '.join(project.flows) or 'none'})")
@@ -131,7 +149,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 for ep in range(episodes):
                     seed = args.seed + ep if flow.episode else None
                     bar.start_item(f"{name}#{seed}" if flow.episode else name, None if flow.episode else len(flow.steps))
-                    result = session.run_flow(flow, params=params, seed=seed)
+                    result = session.run_flow(flow, params=params, seed=seed, resume=plan)
+                    media = getattr(session.store, "media_errors", None)
+                    if media:  # a full disk: said once per flow, the steps are recorded all the same
+                        print(f"steadyhand: warning: {media[0]}" + (f" (and {len(media) - 1} more)" if len(media) > 1
+                                                                    else "")
+                              + "; the run's steps are recorded, without these screenshots", file=sys.stderr)
+                        media.clear()
                     if result.error_kind == "unreachable":
                         _err(result.error)  # the target is unreachable: every other flow would say the same
                         return EXIT_ENVIRONMENT
@@ -625,6 +649,7 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
             "steadyhand run projects/miniwob --episodes 5 --json /tmp/summary.json"),
     "report": ("steadyhand report 3f2a9c --project projects/demo -o run.html",),
     "skills learn": ("steadyhand skills learn projects/demo 3f2a9c",),
+    "bench faults": ("steadyhand bench faults --json /tmp/faults.json", "steadyhand bench faults --quick"),
     "bench learn": ("steadyhand bench learn --json /tmp/learn.json",
                     "steadyhand bench learn --flows export_report --versions v1=baseline v2=focus-popup"),
     "audit": ("steadyhand audit projects/demo --also tests/test_login.py --also junit.xml",),
@@ -722,6 +747,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--cdp-port", type=int, help="remote-debugging port for --on-escalation wait (default: a free one)")
     r.add_argument("--takeover-timeout", type=float, default=600.0, metavar="S",
                    help="longest wait for a hand-back, s (600)")
+    r.add_argument("--resume", metavar="RUN_ID",
+                   help="continue a killed or failed run from its last checkpoint: steps that passed are not done "
+                        "again (e.g. steadyhand run projects/demo --resume 3f2a... --headless)")
     r.set_defaults(func=_cmd_run)
 
     rp = sub.add_parser("report", help="one self-contained HTML file of a stored run",
@@ -843,6 +871,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.bench.ab import add_ab_parser
 
     add_ab_parser(bsub)
+    from core.bench.faults import add_faults_parser
+
+    add_faults_parser(bsub)
 
     from core.bench.learn import add_learn_parser
 

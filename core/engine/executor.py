@@ -137,7 +137,9 @@ class FlowExecutor:
         reused = self.screens.reusable_before(ctx) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
         obs = reused or self.screens.observe(run_id, index, when, screenshot=self.screenshots)
-        self.graph.saw(index, when, self.store_call("record_observation", run_id, index, when, obs))
+        written = self.store_call("record_observation", run_id, index, when, obs)
+        self.last_screenshot = written  # the PNG written (a Path), None when none was (no store, a full disk)
+        self.graph.saw(index, when, written)
         self.emit(ObservationMade(run_id, flow.name, index, when, obs, self.last_reused))  # type: ignore[arg-type]
         return obs
 

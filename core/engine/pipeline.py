@@ -35,6 +35,7 @@ or the user stops the run.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -43,6 +44,7 @@ from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine import aware
+from core.engine.acting import note_acting, writes_said
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
@@ -72,7 +74,6 @@ from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
 from core.recover.waits import WaitBudget, bound_reason
 from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
-from core.store.media import screenshot_relpath
 from core.skills.capture import capture_failure, note_step_end
 
 if TYPE_CHECKING:
@@ -423,8 +424,12 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
         run.background.idle(watch.between(run.idle_from))  # nothing acted since the last step ended
         run.refresh_side_effects()
     shot = ""
-    if ex.store is not None and ctx.before.screenshot_png:
-        shot = screenshot_relpath(run.run_id, ctx.index, "before", ctx.attempt)
+    written = getattr(ex, "last_screenshot", None)  # the before-screenshot as written: never a path to no file
+    if ex.store is not None and ctx.before.screenshot_png and written is not None:
+        try:
+            shot = Path(written).resolve().relative_to(Path(ex.store.media_root).resolve()).as_posix()
+        except ValueError:
+            shot = ""
     cp = take_checkpoint(ex.driver, run_id=run.run_id, flow=run.flow.name, index=ctx.index, step=step,
                          before=ctx.before, reversible=step.reversible, side_effects=tuple(run.side_effects),
                          secrets=_secret_values(ex, run), screenshot=shot)
@@ -512,6 +517,7 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     if stuck:
         raise StepFailure(Failure("stagnation", f"{stuck}; not doing it again"), escalation="stagnation")
     try:
+        note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
     except ActionError as exc:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, False, str(exc)))
@@ -864,6 +870,8 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
         ctx.before is not None and len(ctx.before.modal_titles) > _dialogs_expected(ctx))
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
+    if rec.kind == "escalate" and f.acted and not reversible:
+        rec = replace(rec, reason=rec.reason + writes_said(ctx))  # what the server said to its write (S6)
     if rec.kind == "roll_back":
         why = _roll_back(ex, ctx, cp, popup=popup)
         if why:  # a popup that would not close: a retry would meet it again
@@ -1153,7 +1161,11 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         run.refresh_side_effects()
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         state = {"passed": "success", "manual": "success"}.get(ctx.status, "failed")
-        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state)
+        # as the step ended: its reversibility as found (S6) and the data written so far, its own included
+        # (what a resume reads: a step that wrote is never done again, core.engine.resume)
+        run.checkpoints[-1] = replace(run.checkpoints[-1], step_state=state, side_effects=tuple(run.side_effects),
+                                      reversible=ctx.effective_reversible if ctx.step is not None
+                                      else run.checkpoints[-1].reversible)
         ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)

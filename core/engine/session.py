@@ -230,9 +230,14 @@ class ProjectSession:
         self.driver = self.store = self.site = None
         self.heals = None
 
-    def _executor(self) -> FlowExecutor:
+    def _executor(self, resume: Any = None) -> FlowExecutor:
         assert self.driver is not None
-        ex = FlowExecutor(self.driver, emit=self.emit, control=self.control, store=self.store,
+        cls = FlowExecutor
+        if resume is not None:  # a core.engine.resume.ResumePlan: the run continues an earlier one
+            from core.engine.resume import ResumeExecutor
+
+            cls = ResumeExecutor
+        ex = cls(self.driver, emit=self.emit, control=self.control, store=self.store,
                           settings=self.project.engine_settings, screenshots=self.screenshots,
                           project_name=self.project.name,
                           on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
@@ -246,6 +251,8 @@ class ProjectSession:
             ex.chain = ex.chain.with_decider(skills)
         if self.model is not None and self.model.options.tie_break:
             ex.tie_breaker = self.model.tie_break
+        if resume is not None:
+            ex.plan = resume  # type: ignore[attr-defined]
         return ex
 
     def _store_back(self, flow: Flow, result: RunResult) -> None:
@@ -272,15 +279,22 @@ class ProjectSession:
         if notes:
             self.heal_notes[result.run_id] = [self.redactor.text(n) for n in notes]
 
-    def run_flow(self, flow: Flow, *, params: Mapping[str, str] | None = None, seed: int | None = None) -> RunResult:
-        """Run one flow (one episode for episodic flows) and return its result."""
+    def run_flow(self, flow: Flow, *, params: Mapping[str, str] | None = None, seed: int | None = None,
+                 resume: Any = None) -> RunResult:
+        """Run one flow (one episode for episodic flows) and return its result.
+
+        ``resume`` (a :class:`core.engine.resume.ResumePlan`) continues an earlier run of the flow instead.
+        """
         assert self.site is not None and self.driver is not None
         all_params, secret_values = resolve_params(self.project, flow, params or {})
         self._add_secrets(secret_values)
-        executor = self._executor()
+        executor = self._executor(resume)
         try:
             self._revive_browser()
-            self.site.before_flow(flow, self.driver)
+            if resume is not None:  # a resumed run goes on with the app as the earlier run left it: no reset
+                self.driver.new_context_page()
+            else:
+                self.site.before_flow(flow, self.driver)
         except Exception as exc:  # noqa: BLE001 - one flow's broken browser is that flow's error, never a crash
             kind, message = fatal_kind(exc)
             result = RunResult(run_id=uuid.uuid4().hex, flow=flow.name, status="error", steps=(), heals=0,

@@ -286,6 +286,17 @@ class DemoSite:
         """Submit latency, ms."""
         return self._latency_ms
 
+    def set_fault(self, fault: Any) -> None:
+        """Inject a server fault (:class:`core.sites.faults.ServerFault`), or clear it with None.
+
+        Clearing releases the requests a ``hang`` or ``slow`` fault holds.
+        For benchmarks and tests: the engine never sets one.
+        """
+        old = self._server.fault
+        self._server.fault = fault
+        if old is not None and old is not fault:
+            old.release()
+
     def set_today(self, d: date) -> None:
         """Set the server's clock (pages read it at load)."""
         with self._lock:

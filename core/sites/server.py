@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import parse_qs
 
+from core.sites.faults import SCRIPT_ERROR_TEXT, ServerFault, reset_connection
+
 __all__ = [
     "Request", "Response", "Handler", "LoopbackServer", "StaticSite",
     "file_response", "content_type_for",
@@ -270,8 +272,23 @@ def _wsgi_app(owner: "LoopbackServer") -> Callable[..., Any]:
                 body=body,
                 cookies=dict(wreq.cookies),
             )
+            fault = owner.fault if owner.fault is not None and owner.fault.matches(method, request.path) else None
+            if fault is not None:  # an injected fault (core.sites.faults): benchmarks and tests only
+                fault.hits += 1
+                fault.hold()
+                if fault.kind == "reset":
+                    reset_connection(environ.get("werkzeug.socket"))
+                    # werkzeug takes a ConnectionError as a dropped connection: nothing more is sent or logged
+                    raise ConnectionResetError("injected fault: connection reset")
             try:
-                response = owner.handle(request)
+                if fault is not None and fault.kind in ("error", "hang"):
+                    response = (Response.error(500, "Internal error: injected fault") if fault.kind == "error"
+                                else Response.error(503, "Service unavailable: injected hang ended"))
+                else:
+                    response = owner.handle(request)
+                if fault is not None and fault.kind == "script_error" and response.content_type.startswith("text/html"):
+                    response = replace(response, body=response.body + (
+                        f"<script>throw new Error({SCRIPT_ERROR_TEXT!r});</script>").encode("utf-8"))
             except Exception as exc:  # a bug in a handler must not kill the server
                 log.exception("handler failed for %s %s", wreq.method, wreq.full_path)
                 response = Response.error(500, f"Internal error: {type(exc).__name__}")
@@ -311,6 +328,8 @@ class LoopbackServer:
         self._activity = threading.Condition()
         self._in_flight = 0
         self._last_done = 0.0
+        #: An injected fault (:class:`core.sites.faults.ServerFault`), None on a good day.
+        self.fault: ServerFault | None = None
 
     # -- routes -------------------------------------------------------------
     def route(self, method: str, pattern: str, handler: Handler) -> None:

@@ -14,6 +14,7 @@ from .evidence import StepEvidenceRecord
 from . import usage_models  # noqa: F401 - registers the model_usage table
 from . import skill_models  # noqa: F401 - registers the skills / skill_uses / failure_records tables
 from .skills import FailureRecord, SkillConflictError, SkillTable, SkillUseRecord
+from . import resume_models  # noqa: F401 - registers the run_resumes table in the models' metadata
 from .heals import HealConflictError, HealProposalRecord, HealTable
 from .media import SCREENSHOTS_DIR
 from .migrations import SchemaVersionError, current_version, migrate

@@ -20,6 +20,8 @@ the run id, the step index and the moment.
 """
 from __future__ import annotations
 
+import errno
+
 import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -58,6 +60,10 @@ __all__ = [
 STORE_DIRNAME = ".steadyhand"
 #: Database file name inside it.
 DB_FILENAME = "store.sqlite"
+
+
+#: errno values of a full disk or quota: a screenshot is then left out, the row kept (never a broken link).
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 class StoreError(RuntimeError):
@@ -115,6 +121,8 @@ class Store:
         self._owner = current_owner()
         self._last_start = datetime.min.replace(tzinfo=timezone.utc)
         self.media_root = Path(media_root)
+        #: Screenshots that could not be written (a full disk): one line each, for the front end to say.
+        self.media_errors: list[str] = []
         self.read_only = read_only
         self.path = path
 
@@ -306,7 +314,15 @@ class Store:
                     ObservationRow.run_id == run_id, ObservationRow.step_index == index,
                     ObservationRow.moment == when)) or 0
                 rel = screenshot_relpath(run_id, index, when, n + 1)
-                written = write_atomic(self.media_root, rel, png)
+                try:
+                    written = write_atomic(self.media_root, rel, png)
+                except OSError as exc:
+                    if exc.errno not in _DISK_FULL:
+                        raise
+                    # a full disk: the row is kept without its screenshot (it never names a missing file)
+                    self.media_errors.append(f"screenshot of step {int(index) + 1} ({when}) not saved: "
+                                             f"{exc.strerror or exc} ({self.media_root})")
+                    rel = None
             vw, vh = (tuple(observation.viewport) + (0, 0))[:2]
             s.add(ObservationRow(
                 run_id=run_id, step_index=int(index), moment=when,

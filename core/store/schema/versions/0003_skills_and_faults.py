@@ -1,4 +1,4 @@
-"""Skills, their uses and failure records (skills, skill_uses, failure_records), what the model cost per run (model_usage), and the kind and plain sentence of each escalation.
+"""Skills, their uses and failure records (skills, skill_uses, failure_records), what the model cost per run (model_usage), what a resumed run resumed and the writing actions under way (run_resumes, step_acts), and the kind and plain sentence of each escalation.
 
 Revision 0003: new tables only; existing ones are untouched.
 """
@@ -81,6 +81,26 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id')
     )
     op.create_index('ix_skills_product_state', 'skills', ['product', 'state'], unique=False)
+    op.create_table('run_resumes',
+    sa.Column('run_id', sa.String(length=64), nullable=False),
+    sa.Column('resumed_from', sa.String(length=64), nullable=False),
+    sa.Column('plan', sa.JSON(), nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.ForeignKeyConstraint(['resumed_from'], ['runs.id'], ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['run_id'], ['runs.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('run_id')
+    )
+    op.create_index('ix_run_resumes_from', 'run_resumes', ['resumed_from'], unique=False)
+    op.create_table('step_acts',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('run_id', sa.String(length=64), nullable=False),
+    sa.Column('step_index', sa.Integer(), nullable=False),
+    sa.Column('attempt', sa.Integer(), nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.ForeignKeyConstraint(['run_id'], ['runs.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index('ix_step_acts_run_step', 'step_acts', ['run_id', 'step_index'], unique=False)
     op.add_column('escalations', sa.Column('kind', sa.String(length=32), server_default='', nullable=False))
     op.add_column('escalations', sa.Column('plain', sa.Text(), server_default='', nullable=False))
 
@@ -88,6 +108,10 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_column('escalations', 'plain')
     op.drop_column('escalations', 'kind')
+    op.drop_index('ix_step_acts_run_step', table_name='step_acts')
+    op.drop_table('step_acts')
+    op.drop_index('ix_run_resumes_from', table_name='run_resumes')
+    op.drop_table('run_resumes')
     op.drop_index('ix_skills_product_state', table_name='skills')
     op.drop_table('skills')
     op.drop_index('ix_skill_uses_skill', table_name='skill_uses')

@@ -1,0 +1,116 @@
+"""The resume plan (pure): what is done again, replayed, or judged in flight - on the demo project's real flows."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.engine.resume import ResumeError, plan_resume
+from core.project import load_project
+from core.store.resumes import RunState
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def flows():
+    return load_project(ROOT / "projects" / "demo").flows
+
+
+def state(flow: str, steps: dict[int, str], *, status: str = "interrupted", checkpoints=None, acts=None,
+          verdicts=None) -> RunState:
+    verdicts = verdicts or {}
+    return RunState("r1", flow, status, "", steps, checkpoints or {}, frozenset(steps), frozenset(verdicts),
+                    acts or {}, verdicts)
+
+
+def test_killed_before_acting_runs_the_step_again_and_replays_what_wrote_nothing(flows):
+    flow = flows["leave_request"]
+    plan = plan_resume(flow, state("leave_request", {0: "passed", 1: "passed", 2: "passed", 3: "passed"}),
+                       secrets=("password",))
+    assert plan.start == 4 and plan.done == (0, 1, 2, 3)
+    assert plan.replay == (0, 1, 2, 3) and plan.in_flight is None
+
+
+def test_a_sign_in_found_writing_is_replayed_as_a_re_login_but_any_other_write_never(flows):
+    flow = flows["leave_request"]
+    cps = {2: {"step_state": "success", "reversible": False,
+               "side_effects": ["step 3 'Sign in' wrote data (POST /api/login 200)"]},
+           3: {"step_state": "success", "reversible": False, "side_effects": []}}
+    plan = plan_resume(flow, state("leave_request", {i: "passed" for i in range(5)}, checkpoints=cps),
+                       secrets=("password",))
+    assert 2 in plan.replay and 3 not in plan.replay
+    assert any("re-login" in n for n in plan.notes) and any("step 4" in n and "not done again" in n
+                                                             for n in plan.notes)
+
+
+def test_declared_irreversible_steps_that_passed_are_never_replayed(flows):
+    flow = flows["login_lockout"]
+    irreversible = [i for i, s in enumerate(flow.steps) if not s.reversible]
+    done = {i: "passed" for i in range(irreversible[1] + 1)}
+    plan = plan_resume(flow, state("login_lockout", done), secrets=("password",))
+    assert plan.start == irreversible[1] + 1
+    assert not set(irreversible) & set(plan.replay)
+    # each password fill is filled again by the next one replayed or run (the skipped sign-in between them
+    # emptied the field in the earlier run): it is left out
+    assert set(plan.replay) == set(done) - set(irreversible) - {1, 3} == {0}
+
+
+def test_a_write_under_way_without_a_verdict_is_in_flight_and_a_judged_one_is_not(flows):
+    flow = flows["leave_request"]
+    last = len(flow.steps) - 1
+    steps = {i: "passed" for i in range(last)}
+    cps = {last: {"step_state": "pending", "reversible": False, "side_effects": []}}
+    plan = plan_resume(flow, state("leave_request", steps, checkpoints=cps, acts={last: 1}))
+    assert plan.in_flight == last and plan.start == last
+    judged = plan_resume(flow, state("leave_request", {**steps, last: "escalated"}, checkpoints=cps,
+                                     acts={last: 1}, verdicts={last: 1}))
+    assert judged.in_flight is None
+    retried = plan_resume(flow, state("leave_request", steps, checkpoints=cps, acts={last: 2}, verdicts={last: 1}))
+    assert retried.in_flight == last  # the second attempt acted and was never judged
+
+
+def test_checkpoint_without_an_action_under_way_is_not_in_flight(flows):
+    flow = flows["export_report"]
+    cps = {4: {"step_state": "pending", "reversible": True, "side_effects": []}}
+    plan = plan_resume(flow, state("export_report", {i: "passed" for i in range(4)}, checkpoints=cps))
+    assert plan.in_flight is None and plan.start == 4
+
+
+@pytest.mark.parametrize("status, words", [("passed", "nothing to resume"), ("running", "still running")])
+def test_runs_that_passed_or_still_run_are_refused(flows, status, words):
+    with pytest.raises(ResumeError, match=words):
+        plan_resume(flows["sort_table"], state("sort_table", {}, status=status))
+
+
+def test_a_run_of_another_flow_is_refused(flows):
+    with pytest.raises(ResumeError, match="is of flow 'sort_table'"):
+        plan_resume(flows["export_report"], state("sort_table", {}))
+
+
+def test_plan_mapping_is_json_ready(flows):
+    import json
+
+    plan = plan_resume(flows["sort_table"], state("sort_table", {0: "passed"}))
+    doc = json.loads(json.dumps(plan.to_mapping()))
+    assert doc["resumed_from"] == "r1" and doc["start"] == 1 and doc["replay"] == [0]
+
+
+def test_an_episode_is_never_resumed():
+    from core.domain.flow import EpisodeSpec
+
+    flow = load_project(ROOT / "projects" / "demo").flows["sort_table"]
+    from dataclasses import replace
+
+    episodic = replace(flow, episode=EpisodeSpec(task="click-button"))
+    with pytest.raises(ResumeError, match="new episode"):
+        plan_resume(episodic, state("sort_table", {0: "passed"}))
+
+
+def test_a_fill_that_the_next_step_fills_again_is_not_replayed(flows):
+    flow = flows["login_lockout"]
+    first_irreversible = next(i for i, s in enumerate(flow.steps) if not s.reversible)
+    plan = plan_resume(flow, state("login_lockout", {i: "passed" for i in range(first_irreversible + 1)}),
+                       secrets=("password",))
+    assert plan.start == first_irreversible + 1 and flow.steps[plan.start].action.kind == "input"
+    assert plan.replay == (0,)  # the user name; the password is typed again by the step run next
