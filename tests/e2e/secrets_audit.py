@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.engine.audit import audit_paths, audit_project, declared_secrets
+from core.sites.adapters import DEMO_APP_DB
 from core.project import ProjectError, load_project
 
 __all__ = ["planted", "audit_test_output"]
@@ -41,6 +42,12 @@ def _source_copy(path: Path, basetemp: Path, repo: Path) -> bool:
         if original.is_file() and original.stat().st_size == path.stat().st_size:
             return original.read_bytes() == path.read_bytes()
     return False
+
+
+def _app_data(path: Path) -> bool:
+    """True for the demo app's own database (and its WAL files) wherever a test served it from: the data of the
+    app under test, which keeps its users' passwords as it likes (:func:`core.sites.adapters.site_data_files`)."""
+    return any(path.name == DEMO_APP_DB + suffix for suffix in ("", "-wal", "-shm", "-journal"))
 
 
 def audit_test_output(basetemp: Path, bundled: Path) -> tuple[list[str], str]:
@@ -71,7 +78,8 @@ def audit_test_output(basetemp: Path, bundled: Path) -> tuple[list[str], str]:
     known = {name: v for v, name in by_value.items()}
     inside = [r.absolute() for r in roots]
     rest = [p for p in sorted(basetemp.rglob("*")) if p.is_file() and not p.is_symlink()
-            and not any(p.absolute().is_relative_to(r) for r in inside) and not _source_copy(p, basetemp, bundled.parent)]
+            and not any(p.absolute().is_relative_to(r) for r in inside) and not _source_copy(p, basetemp, bundled.parent)
+            and not _app_data(p)]
     if known:
         report = audit_paths(rest, known, root=basetemp)
         files += report.files
