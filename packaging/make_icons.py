@@ -5,8 +5,7 @@ The SVG is the source; each PNG is that SVG rendered by Qt's own SVG renderer
 disagree.  The design: a rounded dark-blue tile, a white pointer over a
 target ring (a click that lands where it was meant to) and a green check.
 
-Run from the repository root (offscreen is enough):
-``QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/make_icons.py``.
+Run it offscreen: ``QT_QPA_PLATFORM=offscreen .venv/bin/python packaging/make_icons.py [--out DIR]``.
 Prints each file written.  The build script runs it when an icon is missing.
 """
 from __future__ import annotations
@@ -78,5 +77,9 @@ def write_icons(out: Path = ICONS_DIR) -> list[Path]:
 
 
 if __name__ == "__main__":
-    for p in write_icons():
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Draw Steadyhand's icons (SVG and PNGs).")
+    parser.add_argument("--out", type=Path, default=ICONS_DIR, help=f"folder to write (default {ICONS_DIR})")
+    for p in write_icons(parser.parse_args().out):
         print(p)

@@ -132,6 +132,7 @@ def _quit_after_run(app: QApplication, window: MainWindow, screenshot: Path | No
         if done[0]:
             return
         done[0], verdict[0] = True, code
+        limit.stop()
         if reason:
             print(f"steadyhand studio: {reason}", file=sys.stderr)
         if screenshot is not None:
@@ -142,7 +143,12 @@ def _quit_after_run(app: QApplication, window: MainWindow, screenshot: Path | No
                 print(f"steadyhand studio: {screenshot}: cannot write the screenshot", file=sys.stderr)
         for flow, result in results.items():
             print(f"steadyhand studio: {flow} {result.status}", file=sys.stderr)
-        app.quit()
+        # closed as the user would (settings saved, engine stopped); the last window closed ends app.exec().
+        # Not app.quit()/exit(): they leave Qt's later event loops in this process unable to run.
+        window.close()
+        for other in app.topLevelWidgets():
+            if other.isVisible():
+                other.close()
 
     def on_state(state: str) -> None:
         if state == RunState.FINISHED.value:  # the last results are painted before the screenshot
@@ -151,8 +157,12 @@ def _quit_after_run(app: QApplication, window: MainWindow, screenshot: Path | No
     window.run_state_changed.connect(on_state)
     window.bridge.engine_error.connect(
         lambda e: QTimer.singleShot(QUIT_SETTLE_MS, lambda: finish(EXIT_ENVIRONMENT, f"engine error: {e.message}")))
-    QTimer.singleShot(int(timeout_s * 1000), lambda: finish(
+    limit = QTimer(window)  # dies with the window: nothing of this run outlives it
+    limit.setSingleShot(True)
+    limit.setInterval(int(timeout_s * 1000))
+    limit.timeout.connect(lambda: finish(
         EXIT_ESCALATED, f"the run did not end within {timeout_s:.0f} s (--quit-after-run's limit)"))
+    limit.start()
 
     def code() -> int:
         if verdict[0] is not None:
