@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -54,7 +54,8 @@ def _has_display() -> bool:
 
 def main(project: Path, *, run: bool = False, headed: bool = False, engine_factory: EngineFactory | None = None,
          project_loader: ProjectLoader | None = None, screenshot: Path | None = None,
-         quit_after_run: bool = False, run_timeout_s: float = RUN_TIMEOUT_S) -> int:
+         quit_after_run: bool = False, run_timeout_s: float = RUN_TIMEOUT_S,
+         settings: QSettings | None = None) -> int:
     """Open the studio on ``project`` and run the Qt event loop.
 
     Parameters
@@ -81,6 +82,9 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
         With ``quit_after_run``: seconds the run may take at most
         (:data:`RUN_TIMEOUT_S`); past it the studio saves the screenshot and
         exits with 3 (closing the window stops the run).
+    settings : QSettings, optional
+        Where the window keeps its layout and recent projects; default the
+        user's ``QSettings()`` (tests pass a file of their own).
 
     Returns
     -------
@@ -100,7 +104,7 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
     try:
         window = MainWindow(project, run_on_show=run, engine_factory=engine_factory,
                             project_loader=project_loader, record_headless=not (headed or _has_display()),
-                            settings=QSettings())
+                            settings=settings if settings is not None else QSettings())
     except Exception as exc:  # noqa: BLE001 - report any load failure as a message, not a traceback
         text = f"cannot open {project}: {type(exc).__name__}: {exc}"
         print(f"steadyhand studio: {text}", file=sys.stderr)
@@ -112,8 +116,10 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
     outcome = _quit_after_run(app, window, screenshot, run_timeout_s) if quit_after_run else None
     window.show()
     code = app.exec()
+    if outcome is not None:  # the window closed itself (settings saved, engine stopped) and is deleted
+        return outcome()
     window.shutdown()
-    return outcome() if outcome is not None else code
+    return code
 
 
 def _quit_after_run(app: QApplication, window: MainWindow, screenshot: Path | None,
@@ -123,6 +129,7 @@ def _quit_after_run(app: QApplication, window: MainWindow, screenshot: Path | No
     The codes are ``steadyhand run``'s (:func:`core.engine.report.exit_code`); a run past its limit is an
     escalation (3), an engine that could not run the batch an environment error (4).
     """
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # nothing of this run outlives app.exec()
     results: dict[str, RunResult] = {}
     verdict: list[int | None] = [None]
     done = [False]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 
 from core.cli import main as cli_main
@@ -16,17 +17,24 @@ from studio.app import main
 from studio.testing import FakeEngine
 
 
+def _own_settings(folder: Path) -> QSettings:
+    """Settings in a file of the test's own: the user's QSettings stay untouched."""
+    return QSettings(str(folder / "studio.ini"), QSettings.Format.IniFormat)
+
+
 def test_quits_when_the_run_ends_with_a_screenshot_and_the_run_exit_code(
         qtbot, project, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
     shot = tmp_path / "shots" / "studio.png"
     code = main(project.root, run=True, engine_factory=FakeEngine.factory(scripts={}),
-                project_loader=lambda _p: project, quit_after_run=True, screenshot=shot, run_timeout_s=60)
+                project_loader=lambda _p: project, quit_after_run=True, screenshot=shot, run_timeout_s=60,
+                settings=_own_settings(tmp_path))
     err = capsys.readouterr().err
     assert code == EXIT_OK
     assert "login_lockout passed" in err and "export_report passed" in err
     image = QImage(str(shot))
     assert (image.width(), image.height()) == (1400, 900)  # the window as the user saw it
     assert f"screenshot {shot}" in err
+    assert str(project.root) in str(_own_settings(tmp_path).value("recentProjects"))  # closed as a user would
 
 
 def test_a_run_that_waits_for_the_user_past_the_limit_exits_as_an_escalation(
@@ -34,7 +42,8 @@ def test_a_run_that_waits_for_the_user_past_the_limit_exits_as_an_escalation(
     """The default sample script escalates at step 6 and waits for an answer that never comes."""
     shot = tmp_path / "late.png"
     code = main(project.root, run=True, engine_factory=FakeEngine.factory(), project_loader=lambda _p: project,
-                quit_after_run=True, screenshot=shot, run_timeout_s=1.5)
+                quit_after_run=True, screenshot=shot, run_timeout_s=1.5,
+                settings=_own_settings(tmp_path))
     err = capsys.readouterr().err
     assert code == EXIT_ESCALATED
     assert "did not end within 2 s" in err
