@@ -299,7 +299,12 @@ def _cmd_studio(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         # with a desktop the studio says it in a dialog (and on stderr), then exits with 2
     app = importlib.import_module("studio.app")  # the studio is a front end of core, never imported by it
-    return int(app.main(Path(args.project), run=args.run, headed=args.headed))
+    if args.screenshot and not args.quit_after_run:
+        _err("--screenshot: needs --quit-after-run (the screenshot is taken when the run ends)")
+        return EXIT_INPUT
+    return int(app.main(Path(args.project), run=args.run or args.quit_after_run, headed=args.headed,
+                        screenshot=Path(args.screenshot) if args.screenshot else None,
+                        quit_after_run=args.quit_after_run))
 
 
 def _bench_output(args: argparse.Namespace, table: str, report: Any) -> int:
@@ -779,6 +784,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("project")
     s.add_argument("--run", action="store_true", help="start replaying all flows at once")
     s.add_argument("--headed", action="store_true", help="show the Chromium window too (replays and recordings)")
+    s.add_argument("--quit-after-run", action="store_true",
+                   help="replay all flows, then close with the exit code `run` would give (3 when not done in 15 min)")
+    s.add_argument("--screenshot", metavar="PNG", help="with --quit-after-run: save the window here at the run's end")
     s.set_defaults(func=_cmd_studio)
 
     i = sub.add_parser("init", help="start a project for any web app (writes steadyhand.yaml and flows/)",

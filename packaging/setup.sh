@@ -11,7 +11,7 @@ APT_PACKAGES=(
   libegl1 libgl1 libfontconfig1 libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 libx11-xcb1
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-randr0 libxcb-render-util0
   libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-shm0 libxcb-sync1 libxcb-glx0
-  xvfb xdotool x11-utils
+  xvfb xdotool x11-utils desktop-file-utils
 )
 
 missing=()

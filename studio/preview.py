@@ -31,6 +31,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
 from core.engine.events import EngineEvent, ObservationMade, TargetResolved
+from core.domain.resources import bundled_project
 
 from .main_window import MainWindow
 from .run_state import RunState
@@ -311,7 +312,7 @@ def _settings() -> QWidget:
     from .views.settings_dialog import SettingsDialog  # noqa: PLC0415
 
     root = Path(tempfile.mkdtemp(prefix="steadyhand-settings-")) / "demo"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "projects" / "demo", root,
+    shutil.copytree(bundled_project("demo"), root,
                     ignore=shutil.ignore_patterns(".steadyhand"))
     return SettingsDialog(root)
 

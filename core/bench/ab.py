@@ -54,6 +54,7 @@ from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.precheck import precheck
 from core.act.prior import judge_reversible
 from core.domain import Action, Candidate, EpisodeSpec, Flow, Observation, Step
+from core.domain.resources import bundled_project
 from core.engine.session import ProjectSession
 from core.project import load_project
 from core.recover.loops import LoopGuard, Stagnation, action_key
@@ -69,7 +70,6 @@ MAX_STEPS = 30
 FIXED_PAUSE_S = 0.3
 #: Waits for a loading page per episode at most (each bounded by ``loading_max_ms``, S7).
 _MAX_WAITS = 3
-_ROOT = Path(__file__).resolve().parents[2]
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _CLICK_ROLES = frozenset({"button", "link", "tab", "menuitem", "option", "checkbox", "radio", "switch", "treeitem"})
 
@@ -276,7 +276,7 @@ class _Episode:
 
 
 def _session(site: str) -> ProjectSession:
-    project = load_project(_ROOT / "projects" / site)
+    project = load_project(bundled_project(site))
     return ProjectSession(project, headless=True, use_store=False, screenshots=False)
 
 
@@ -353,7 +353,7 @@ def add_ab_parser(bsub: Any) -> Any:
     b.add_argument("--episodes", type=int, default=2, help="episodes per task and arm (default 2)")
     b.add_argument("--tasks", nargs="+", metavar="TASK", choices=names, help=f"tasks to run (default all: {', '.join(names)})")
     b.add_argument("--seed", type=int, default=0, help="first seed of the pages and the policy (default 0)")
-    b.add_argument("--model", nargs="?", const=str(_ROOT / "projects" / "demo"), default=None, metavar="PROJECT",
+    b.add_argument("--model", nargs="?", const=str(bundled_project("demo")), default=None, metavar="PROJECT",
                    help="use the model configured in PROJECT's steadyhand.yaml as the policy "
                         "(default PROJECT: the bundled projects/demo)")
     b.add_argument("--json", metavar="PATH")

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Mapping
+
+from ..domain.resources import resource_path
 
 __all__ = ["PROMPTS_DIR", "Prompt", "load_prompt", "PromptError"]
 
 #: Where the templates live.
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "resources" / "prompts"
+PROMPTS_DIR = resource_path("prompts")
 _VAR = re.compile(r"\{\{(\w+)\}\}")
 
 

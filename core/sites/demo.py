@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .server import Request, Response, StaticSite, file_response
+from ..domain.resources import resource_path
 
 __all__ = [
     "DemoSite", "DEMO_ROOT", "DEMO_USERS", "DEMO_PASSWORD", "LEAVE_TYPES", "VARIANTS", "VARIANT_TWEAKS", "TWEAKS",
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 #: Folder of the demo's pages and static files.
-DEMO_ROOT = Path(__file__).resolve().parents[2] / "resources" / "sites" / "demo"
+DEMO_ROOT = resource_path("sites", "demo")
 #: Public demo password of every demo user (not a secret: documented demo data).
 DEMO_PASSWORD = "demo-pass"
 #: user name -> display name.
