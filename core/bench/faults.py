@@ -51,6 +51,8 @@ from typing import Any, Callable
 
 import yaml
 
+from core.domain.resources import bundle_root, bundled_project
+
 __all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "disk_case", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
 
 #: Flows of the demo project the bench runs, in order (the quick bench: the first only).
@@ -204,7 +206,7 @@ class FaultBench:
         self.site = DemoSite(root / "demo-app.sqlite", latency_ms=latency_ms).start()
         self.project = root / "project"
         (self.project / "flows").mkdir(parents=True)
-        src = Path(__file__).resolve().parents[2] / "projects" / "demo"
+        src = bundled_project("demo")
         for f in (src / "flows").glob("*.yaml"):
             shutil.copy(f, self.project / "flows" / f.name)
         base = yaml.safe_load((src / "steadyhand.yaml").read_text(encoding="utf-8"))
@@ -215,7 +217,7 @@ class FaultBench:
                     "waits": {"loading_max_ms": LOADING_MAX_MS}}
         (self.project / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
         self.data_dir = self.project / ".steadyhand"
-        self.repo = Path(__file__).resolve().parents[2]
+        self.repo = bundle_root()  # the checkout (or the bundle) the child processes import Steadyhand from
 
     def close(self) -> None:
         self.site.set_fault(None)
