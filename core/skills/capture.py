@@ -41,7 +41,11 @@ folder) and in ``page``: a compact snapshot of the page before and after the
 failed action (:func:`snapshot`: URL, title, dialog titles, the loading
 evidence, the semantic fields of every candidate - never a typed value), the
 failed element (``target``: the recorded target's semantic fields, what a
-review boxes; empty for a targetless step), the error signals, the
+review boxes; empty for a targetless step; ``target_box``: where it was at
+the failure, ``{"bbox": [x, y, w, h], "device_pixel_ratio"}`` in viewport
+CSS px, only when the element the step located is that very target by
+meaning - else None: the target was not on the page, and nothing is to be
+boxed), the error signals, the
 attempts, and what the recording showed there (:func:`recorded_state`: the
 step's recorded before-state digest, the previous step's recorded after-state,
 and the step's R1 screen baseline when an earlier run made it).  Every text
@@ -54,7 +58,7 @@ from typing import Any, Mapping
 
 from core.domain import Candidate, ElementDescriptor, Observation, StateSignature, Step
 
-__all__ = ["capture_failure", "note_step_end", "failed_writes", "snapshot", "observation_of", "semantic_target", "error_type_of",
+__all__ = ["capture_failure", "note_step_end", "failed_writes", "target_box", "snapshot", "observation_of", "semantic_target", "error_type_of",
            "recorded_state", "MAX_CANDIDATES", "ERROR_TYPES"]
 
 #: Candidates kept per snapshot (the first ones, in document order; a long table keeps its head).
@@ -263,7 +267,8 @@ def _capture(ex: Any, ctx: Any, kind: str, message: str) -> int:
     page = {"before": attempt["before"], "after": snapshot(ctx.after, redact=ex.redact),
             "signals": _signals(ex, ctx.t0), "attempts": [attempt], "recorded": recorded_state(ex, run, ctx.index),
             "source": ctx.source,
-            "target": {k: ex.redact(v) for k, v in semantic_target(step.target).items()} if step is not None else {}}
+            "target": {k: ex.redact(v) for k, v in semantic_target(step.target).items()} if step is not None else {},
+            "target_box": target_box(ctx, step)}
     rec = table.add_failure({
         "project": ex.project_name, "run_id": run.run_id, "flow": run.flow.name, "step_index": ctx.index,
         "step_id": step.id if step is not None else "", "error_type": kind, "message": attempt["message"],
@@ -307,6 +312,26 @@ def note_step_end(ex: Any, ctx: Any) -> None:
     except Exception as exc:  # noqa: BLE001 - capture never breaks a run
         _note(ex, f"failure capture at the end of step {getattr(ctx, 'index', -1) + 1} failed: "
                   f"{type(exc).__name__}: {exc}")
+
+
+def target_box(ctx: Any, step: Step | None) -> dict[str, Any] | None:
+    """Where the failed step's own target was at the failure (``{"bbox": [x, y, w, h], "device_pixel_ratio"}``,
+    viewport CSS px), or None when the element the step located is not that target by meaning (role and its
+    strongest texts, :func:`core.skills.trigger.condition_matches`) or nothing was located."""
+    from core.domain.skill import ElementCondition
+    from core.skills.trigger import condition_matches
+
+    cand = getattr(ctx, "candidate", None)
+    if step is None or cand is None or cand.descriptor.bbox is None:
+        return None
+    t = step.target
+    cond = ElementCondition(role=t.role, name=t.name, label=t.label, placeholder=t.placeholder, test_id=t.test_id,
+                            text="" if (t.name or t.label or t.placeholder) else t.text)
+    if cond.is_empty or not condition_matches(cond, cand):
+        return None
+    b = cand.descriptor.bbox
+    dpr = float(getattr(ctx.before, "device_pixel_ratio", 1.0) or 1.0)
+    return {"bbox": [round(b.x, 1), round(b.y, 1), round(b.width, 1), round(b.height, 1)], "device_pixel_ratio": dpr}
 
 
 def failed_writes(ex: Any, ctx: Any) -> list[Any]:

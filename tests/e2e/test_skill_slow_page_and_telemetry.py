@@ -169,6 +169,7 @@ def test_a_slow_page_a_person_reloaded_teaches_no_skill_and_the_record_names_the
         (rec,) = table.failures()
         assert rec.error_type == "locator" and rec.outcome == "dropped"
         assert rec.page["target"] == {k: v for k, v in NAME.items() if k != "id"}  # the field, not 'Reload page'
+        assert rec.page["target_box"] is None  # it was not on the page: nothing to box
 
 
 def test_failing_telemetry_is_no_error_signal_and_a_failed_save_of_a_passed_step_is_one(

@@ -65,6 +65,8 @@ def test_a_step_that_keeps_failing_leaves_one_record_with_its_attempts_and_traje
         assert rec.page["before"]["candidates"] == [{"tag": "button", "role": "button", "name": "Save", "text": "Save"}]
         # the failed element as the flow recorded it: what a review boxes (not the locator's guess)
         assert rec.page["target"] == {"role": "button", "name": "Save", "text": "Save"}
+        box = rec.page["target_box"]  # the step located its own target: where it was, viewport CSS px
+        assert len(box["bbox"]) == 4 and box["bbox"][2] > 0 and box["device_pixel_ratio"] > 0
         assert rec.page["before"]["loading"] == []
         assert rec.page["signals"] == {"console": [], "exceptions": [], "http": []}  # a fake page has no log
         blob = json.dumps([rec.trajectory, rec.page, rec.message])
