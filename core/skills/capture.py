@@ -13,11 +13,17 @@ What counts as a failure:
   unexpectedly, an assertion), stagnation (``stagnation``: 3 rounds without a
   real state change, :class:`core.recover.loops.Stagnation`), a loop
   (``loop``) and a broken page (``page``);
-* semantic error signals on a step that passed (``error_signal``): an HTTP
-  5xx of a document, fetch or XHR, or an uncaught page exception, in the
-  step's window (:func:`core.perception.pagelog.failed_requests`; beacons and
-  telemetry are left out there).  These become records only, never skills
-  by themselves.
+* semantic error signals on a step that passed (``error_signal``): a visible
+  error message or alert that the step made appear (the signature's error
+  count went up), or a failed write of the step to the page's own origin
+  (POST / PUT / PATCH / DELETE by fetch, XHR, a form or a document, answered
+  4xx/5xx; never a beacon, a keepalive fetch, a GET or an endpoint the page
+  calls by itself, :mod:`core.act.writes`; never a path named like telemetry,
+  :data:`TELEMETRY_PATH`, nor an endpoint the run saw written at another
+  step already: the page's own traffic, not the step's).  A telemetry call that fails,
+  a console error or an uncaught exception is no record.  These become
+  records only, never skills by themselves, and never a validation case of
+  another kind of failure.
 
 One record per failed step: the first failed attempt creates it, later
 attempts of the same step add to its ``page["attempts"]``; when the step then
@@ -32,8 +38,14 @@ status, the state signature digests before and after), the failure point,
 the error type and message, the state signature digest, the URL, the
 screenshots (the store's own, already masked; paths relative to its media
 folder) and in ``page``: a compact snapshot of the page before and after the
-failed action (:func:`snapshot`: URL, title, dialog titles, the semantic
-fields of every candidate - never a typed value), the error signals, the
+failed action (:func:`snapshot`: URL, title, dialog titles, the loading
+evidence, the semantic fields of every candidate - never a typed value), the
+failed element (``target``: the recorded target's semantic fields, what a
+review boxes; empty for a targetless step; ``target_box``: where it was at
+the failure, ``{"bbox": [x, y, w, h], "device_pixel_ratio"}`` in viewport
+CSS px, only when the element the step located is that very target by
+meaning - else None: the target was not on the page, and nothing is to be
+boxed), the error signals, the
 attempts, and what the recording showed there (:func:`recorded_state`: the
 step's recorded before-state digest, the previous step's recorded after-state,
 and the step's R1 screen baseline when an earlier run made it).  Every text
@@ -41,11 +53,12 @@ goes through the store's redactor.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from core.domain import Candidate, ElementDescriptor, Observation, StateSignature, Step
 
-__all__ = ["capture_failure", "note_step_end", "snapshot", "observation_of", "semantic_target", "error_type_of",
+__all__ = ["capture_failure", "note_step_end", "failed_writes", "target_box", "snapshot", "observation_of", "semantic_target", "error_type_of",
            "recorded_state", "MAX_CANDIDATES", "ERROR_TYPES"]
 
 #: Candidates kept per snapshot (the first ones, in document order; a long table keeps its head).
@@ -61,6 +74,10 @@ _KINDS = {"action_error": "action_error", "abstained": "locator", "precondition"
 #: Descriptor fields a snapshot keeps (semantic, plus the dialog container and tag).
 _FIELDS = ("tag", "role", "name", "label", "text", "placeholder", "test_id", "title", "alt", "container")
 _ATTR = "_skill_capture"
+#: Path segments of the page's own reporting (telemetry, analytics, metrics, logs): a failed write there says
+#: nothing about the step.
+TELEMETRY_PATH = re.compile(r"(^|/)(telemetry|analytics|metrics|tracking|track|collect|beacons?|rum|stats|pixel|"
+                            r"logs?|events?-?log)(/|\.|$)", re.I)
 
 
 def semantic_target(d: ElementDescriptor) -> dict[str, str]:
@@ -89,6 +106,8 @@ def snapshot(obs: Observation | None, *, redact: Any = None) -> dict[str, Any]:
     sig = obs.signature
     return {"url": t(obs.url), "title": t(obs.title), "modal_titles": [t(m) for m in obs.modal_titles],
             "signature": sig.digest if sig is not None else "", "error_count": sig.error_count if sig else 0,
+            "loading": [t(e) for e in obs.loading] or (["loading indicator"] if sig is not None and sig.loading
+                                                       else []),
             "candidates": cands}
 
 
@@ -103,7 +122,8 @@ def observation_of(snap: Mapping[str, Any]) -> Observation:
     sig = StateSignature(url, title, len(cands), len(snap.get("modal_titles") or ()), "", "", "", False,
                          int(snap.get("error_count", 0) or 0), "", str(snap.get("signature", "")))
     return Observation(url, title, (0, 0), 1.0, (0.0, 0.0), tuple(cands), "", sig,
-                       modal_titles=tuple(str(m) for m in snap.get("modal_titles") or ()))
+                       modal_titles=tuple(str(m) for m in snap.get("modal_titles") or ()),
+                       loading=tuple(str(e) for e in snap.get("loading") or ()))
 
 
 def error_type_of(exc: BaseException) -> str:
@@ -196,7 +216,7 @@ def _screenshots(ex: Any, run_id: str, index: int) -> list[str]:
     return list(dict.fromkeys(shots))[-4:]
 
 
-def _state(ex: Any) -> dict[tuple[str, int], int]:
+def _state(ex: Any) -> dict[Any, Any]:
     state = getattr(ex, _ATTR, None)
     if state is None:
         state = {}
@@ -246,7 +266,9 @@ def _capture(ex: Any, ctx: Any, kind: str, message: str) -> int:
     obs = ctx.before
     page = {"before": attempt["before"], "after": snapshot(ctx.after, redact=ex.redact),
             "signals": _signals(ex, ctx.t0), "attempts": [attempt], "recorded": recorded_state(ex, run, ctx.index),
-            "source": ctx.source}
+            "source": ctx.source,
+            "target": {k: ex.redact(v) for k, v in semantic_target(step.target).items()} if step is not None else {},
+            "target_box": target_box(ctx, step)}
     rec = table.add_failure({
         "project": ex.project_name, "run_id": run.run_id, "flow": run.flow.name, "step_index": ctx.index,
         "step_id": step.id if step is not None else "", "error_type": kind, "message": attempt["message"],
@@ -259,8 +281,8 @@ def _capture(ex: Any, ctx: Any, kind: str, message: str) -> int:
 
 def note_step_end(ex: Any, ctx: Any) -> None:
     """At the end of a step (the ``record`` phase's hook): a captured failure the step then got past on its
-    own is ``transient``; a passed step with error signals (HTTP 5xx of a document, fetch or XHR; an uncaught
-    exception) is captured as ``error_signal``.  Never raises."""
+    own is ``transient``; a passed step that made a visible error message or alert appear, or whose write to
+    the page's own origin failed (:func:`failed_writes`), is captured as ``error_signal``.  Never raises."""
     try:
         if ex.store is None:
             return
@@ -279,18 +301,72 @@ def note_step_end(ex: Any, ctx: Any) -> None:
             return
         if rec_id or ctx.status != "passed" or not ctx.acted:
             return
-        signals = _signals(ex, ctx.t0)
-        bad = [h for h in signals["http"] if (h.get("status") or 0) >= 500 and h.get("type") in
-               ("document", "fetch", "xhr")]
-        if not bad and not signals["exceptions"]:
+        bad = failed_writes(ex, ctx)
+        shown = _errors_up(ctx)
+        if not bad and not shown:
             return
-        why = "; ".join([f"HTTP {h['status']} {h['method']} {h['url']}" for h in bad[:3]]
-                        + [f"uncaught {e}" for e in signals["exceptions"][:2]])
+        why = "; ".join([f"HTTP {r.status} {r.method} {ex.redact(r.url.split('?')[0])}" for r in bad[:3]]
+                        + ([f"{shown} more error message(s) shown"] if shown else []))
         _capture(ex, ctx, "error_signal", f"the step passed with error signals: {why}")
         known.pop((run.run_id, ctx.index), None)
     except Exception as exc:  # noqa: BLE001 - capture never breaks a run
         _note(ex, f"failure capture at the end of step {getattr(ctx, 'index', -1) + 1} failed: "
                   f"{type(exc).__name__}: {exc}")
+
+
+def target_box(ctx: Any, step: Step | None) -> dict[str, Any] | None:
+    """Where the failed step's own target was at the failure (``{"bbox": [x, y, w, h], "device_pixel_ratio"}``,
+    viewport CSS px), or None when the element the step located is not that target by meaning (role and its
+    strongest texts, :func:`core.skills.trigger.condition_matches`) or nothing was located."""
+    from core.domain.skill import ElementCondition
+    from core.skills.trigger import condition_matches
+
+    cand = getattr(ctx, "candidate", None)
+    if step is None or cand is None or cand.descriptor.bbox is None:
+        return None
+    t = step.target
+    cond = ElementCondition(role=t.role, name=t.name, label=t.label, placeholder=t.placeholder, test_id=t.test_id,
+                            text="" if (t.name or t.label or t.placeholder) else t.text)
+    if cond.is_empty or not condition_matches(cond, cand):
+        return None
+    b = cand.descriptor.bbox
+    dpr = float(getattr(ctx.before, "device_pixel_ratio", 1.0) or 1.0)
+    return {"bbox": [round(b.x, 1), round(b.y, 1), round(b.width, 1), round(b.height, 1)], "device_pixel_ratio": dpr}
+
+
+def failed_writes(ex: Any, ctx: Any) -> list[Any]:
+    """The step's failed writes to the page's own origin: POST / PUT / PATCH / DELETE by fetch, XHR, a form or
+    a document (:func:`core.act.writes.server_writes`: no beacon, no keepalive fetch, no endpoint the page
+    calls by itself) since the step began, answered 4xx or 5xx.  A GET, a third-party call and telemetry
+    are never one."""
+    from urllib.parse import urlsplit
+
+    from core.act.writes import server_writes
+    from core.perception.netwatch import NetworkWatch
+
+    watch = NetworkWatch.of(ex.driver)
+    obs = ctx.before
+    if watch is None or obs is None:
+        return []
+    u = urlsplit(obs.url)
+    writes = server_writes(watch.between(ctx.t0), origin=f"{u.scheme}://{u.netloc}",
+                           background=getattr(ctx.run, "background", None))
+    seen = _state(ex).setdefault(("endpoints", ctx.run.run_id), {})  # endpoint -> the step that first wrote it
+    out = []
+    for r in writes:
+        key = (r.method, urlsplit(r.url).path)
+        first = seen.setdefault(key, ctx.index)
+        if r.succeeded is False and first == ctx.index and not TELEMETRY_PATH.search(key[1]):
+            out.append(r)
+    return out
+
+
+def _errors_up(ctx: Any) -> int:
+    """Visible error messages / alerts the step made appear (the after-signature's count minus the before's)."""
+    b, a = getattr(ctx.before, "signature", None), getattr(ctx.after, "signature", None)
+    if b is None or a is None:
+        return 0
+    return max(0, int(a.error_count) - int(b.error_count))
 
 
 def _taken_over(ex: Any, run: Any, index: int) -> bool:

@@ -21,10 +21,17 @@ steps, with the recorder's full descriptors) or an accepted heal's new target.
 3. **Trigger** - what the page showed at the failure and not on the
    recording: a dialog the recording did not have (``dialog_name``), the
    element the first differing action acts on (``required``; inside the
-   dialog when it lay in one) when the recording's screen did not have it,
-   the failing step's own target when the page no longer had it
-   (``absent``).  At least one such difference must be known, else no skill
-   (the failure is not explained by the page).
+   dialog when it lay in one), and the failing step's own target when the
+   page no longer had it (``absent``).  A *positive* difference must be
+   known - a dialog the recording did not have, or an element on the page
+   at the failure that the recording's page did not have - else no skill:
+   "the step's target is absent" next to elements the recording also had is
+   what a slow or half-loaded page looks like, and a skill made of it would
+   act on every slow load.  The recording's page
+   (:func:`recording_observation`) is judged with the runtime's own matching
+   (:func:`core.skills.trigger.condition_matches`), element by element of the
+   same role (or tag); what the recording's elements do not carry (its R1
+   baseline holds role and text only) is *unknown*, never a difference.
 4. **Deny** - a candidate whose action notes say not / avoid / never becomes
    a deny rule (``kind="deny"``): the element is one the agent must not
    touch while the trigger holds.
@@ -59,7 +66,7 @@ from core.domain.skill import (
 from core.locate.textsim import normalize
 from core.project.params import placeholders
 from core.skills.capture import observation_of
-from core.skills.trigger import bindings_for, bind_condition, find
+from core.skills.trigger import bindings_for, bind_condition, condition_matches, find
 
 __all__ = ["Candidate", "NoSkill", "extract", "differing", "same_action", "same_element", "generalise", "step_of", "is_negative",
            "recording_observation", "failure_observation", "skill_id", "ActionChoice", "choose_actions"]
@@ -204,14 +211,43 @@ def failure_observation(record: Any, *, after: bool = False) -> Observation:
     return observation_of(snap)
 
 
-def recording_observation(recorded: Mapping[str, Any]) -> Observation | None:
+def _baseline_candidate(e: Mapping[str, Any]) -> dict[str, str]:
+    """A recording candidate from an R1 key element (``{"role", "text"}``: ARIA role or lower-case tag, and the
+    accessible name / label text): a role that is a tag becomes the tag."""
+    from core.perception.axtree import ARIA_ROLES
+
+    role, text = str(e.get("role") or ""), str(e.get("text") or "")
+    if role and role not in ARIA_ROLES:
+        return {"tag": role, "name": text}
+    return {"role": role, "name": text}
+
+
+def _kind(d: Any) -> str:
+    return str((d.get("role") or d.get("tag") or "") if isinstance(d, Mapping) else (d.role or d.tag))
+
+
+def recording_observation(recorded: Mapping[str, Any], target: Mapping[str, Any] | None = None
+                          ) -> Observation | None:
     """The recording's page before the step as far as it is known (the step's R1 baseline elements and the
-    previous step's recorded dialog), or None when nothing is known of it."""
+    previous step's recorded dialog), or None when nothing is known of it.
+
+    ``target`` (the failing step's recorded target, semantic fields) was on that page - the step was recorded
+    or passed on it - so when the baseline is known it stands in for the baseline element it is (same role or
+    tag, its name among the target's texts) with all its fields (label, placeholder), else it is added."""
     base = recorded.get("baseline")
     prev = recorded.get("after_previous")
     if base is None and prev is None:
         return None
-    cands = [{"role": e.get("role", ""), "name": e.get("text", "")} for e in base or ()]
+    cands = [_baseline_candidate(e) for e in base or ()]
+    own = {k: str(v) for k, v in (target or {}).items() if k != "anchor" and isinstance(v, str) and v}
+    if base is not None and own:
+        texts = {normalize(own.get(f, "")) for f in ("name", "label", "text", "placeholder")} - {""}
+        at = next((i for i, c in enumerate(cands) if _kind(c) in (own.get("role"), own.get("tag"))
+                   and normalize(c.get("name", "")) in texts), -1)
+        if at >= 0:
+            cands[at] = own
+        else:
+            cands.append(own)
     modal = []
     screen = str(recorded.get("screen") or "")
     top = screen.split("|")[-1].strip() if screen.count("|") >= 3 else ""
@@ -222,12 +258,39 @@ def recording_observation(recorded: Mapping[str, Any]) -> Observation | None:
     return observation_of({"candidates": cands, "modal_titles": modal, "url": "", "title": ""})
 
 
-def _known_on(cond: ElementCondition, obs: Observation | None, baseline_known: bool) -> bool | None:
-    """Whether the recording had the element (None: unknown). Baseline elements carry role and text only."""
-    if obs is None or not baseline_known:
+def _may_match(c: ElementCondition, d: ElementDescriptor) -> bool:
+    """No field that both ``c`` and ``d`` carry disagrees (what ``d`` does not carry is unknown)."""
+    pairs = ((c.label, d.label), (c.placeholder, d.placeholder), (c.test_id, d.test_id), (c.name, d.name),
+             (c.text, d.text or d.name))
+    return all(normalize(want) == normalize(have) for want, have in pairs if want and have)
+
+
+def known_on_recording(cond: ElementCondition, element: ElementDescriptor | None, obs: Observation | None,
+                       complete: bool) -> bool | None:
+    """Whether the recording's page had the element ``cond`` (bound) names - ``element`` being the one it matched
+    at the failure: True, False, or None when that is unknown.
+
+    Only recording elements of the element's role (or tag when it has none) are compared, with
+    :func:`core.skills.trigger.condition_matches`, the runtime's matching: one that matches says True; one that
+    lacks the fields that would tell (a baseline element has role and text only) makes it unknown; none at all
+    says False only when ``complete`` (the recording's baseline lists every named element: fewer than
+    :data:`core.state.change.MAX_KEY_ELEMENTS`), else unknown."""
+    if obs is None:
         return None
-    loose = ElementCondition(role=cond.role, name=cond.name or cond.label or cond.placeholder or cond.text)
-    return bool(find(loose, obs, usable=False)) if not loose.is_empty else None
+    kind = _kind(element) if element is not None else cond.role
+    same = [c for c in obs.candidates if not kind or _kind(c.descriptor) == kind]
+    if any(condition_matches(cond, c) for c in same):
+        return True
+    if any(_may_match(cond, c.descriptor) for c in same):
+        return None
+    return False if complete else None
+
+
+def _complete(recorded: Mapping[str, Any]) -> bool:
+    from core.state.change import MAX_KEY_ELEMENTS
+
+    base = recorded.get("baseline")
+    return base is not None and len(base) < MAX_KEY_ELEMENTS
 
 
 def skill_id(product: str, skill: Skill) -> str:
@@ -269,8 +332,8 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
     if not find(bind_condition(_condition(first_target, in_dialog=False), bindings_for(step)), obs):
         obs = failure_observation(record, after=True)  # the popup the failed action opened
     recorded = (record.page or {}).get("recorded") or {}
-    rec_obs = recording_observation(recorded)
-    baseline_known = recorded.get("baseline") is not None
+    rec_obs = recording_observation(recorded, step_target)
+    complete = _complete(recorded)
     bindings = bindings_for(step)
     actions: list[SkillAction] = []
     params: list[str] = []
@@ -297,23 +360,28 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
                            f"at the failure ({len(hits)} match)")
         if hits:
             required.append(first)
-            had = _known_on(bound, rec_obs, baseline_known)
+            had = known_on_recording(bound, hits[0].descriptor, rec_obs, complete)
             if had is False:
                 differences.append(f"{bound.describe()} was on the page and not on the recording")
     dialog_name = unexpected[-1] if unexpected else ""
     if dialog_name:
         differences.append(f"the dialog {dialog_name!r} was open and not on the recording")
     own = _condition(generalise(step_target, step_target)[0], in_dialog=False)
+    gone = ""
     if not own.is_empty and not find(bind_condition(own, bindings), obs, usable=False):
-        had = _known_on(bind_condition(own, bindings), rec_obs, baseline_known)
+        had = known_on_recording(bind_condition(own, bindings), None, rec_obs, complete)
         if had:
             absent.append(own)
             params += [p for p in ("target.name", "target.label", "target.text", "target.placeholder")
                        if "{" + p + "}" in (own.name + own.label + own.text + own.placeholder)]
-            differences.append("the step's own target was on the recording and not on the page")
+            gone = "the step's own target was on the recording and not on the page"
     if not differences:
-        return NoSkill("nothing the page showed at the failure is known to differ from the recording (no new "
-                       "dialog, no element the recording lacked): the failure is not explained by the page")
+        only = (" - only the step's own target is missing, next to elements the recording also had: that is "
+                "what a slow or half-loaded page looks like") if gone else ""
+        return NoSkill("nothing the page showed at the failure is known to be new against the recording (no "
+                       f"dialog, no element the recording lacked){only}: the failure is not explained by the page")
+    if gone:
+        differences.append(gone)
     params += [p for a in actions for p in placeholders(a.action.value)]
     negative = any(is_negative(str(d.get("name") or "")) for d in diff)
     trigger = SkillTrigger(required=tuple(required), absent=tuple(absent), dialog=True if dialog_name else None,

@@ -101,11 +101,16 @@ def failed_segment(record: FailureRecord, flow: Flow | None) -> list[dict[str, A
 
 
 def _similar(table: SkillTable, record: FailureRecord, limit: int) -> list[FailureRecord]:
-    """Other failure records of the same flow step, or with the same dialog open (newest first)."""
+    """Other failure records of the same flow step, or with the same dialog open (newest first).
+
+    An ``error_signal`` record (a passed step with a failed write or an error shown) is never a case of a
+    failure of another kind: the step worked there."""
     out = []
     titles = set((record.page.get("before") or {}).get("modal_titles") or ())
     for r in table.failures(project=record.project or None, limit=200):
         if r.id == record.id or r.outcome == "transient" or r.run_id == record.run_id:
+            continue
+        if r.error_type == "error_signal" and record.error_type != "error_signal":
             continue
         same_step = r.flow == record.flow and r.step_id == record.step_id
         same_dialog = bool(titles & set((r.page.get("before") or {}).get("modal_titles") or ()))
@@ -154,7 +159,7 @@ def cases_for(record: FailureRecord, table: SkillTable | None = None, *, limit: 
             cases.append(Case(observation_of(snap), True, f"a similar failure (run {other.run_id[:8]}, "
                                                           f"{other.flow} step {other.step_index + 1})",
                               step_of(ostep) if ostep else step))
-    rec = recording_observation(page.get("recorded") or {})
+    rec = recording_observation(page.get("recorded") or {}, (point or {}).get("target") or page.get("target"))
     if rec is not None:
         cases.append(Case(rec, False, "the recording's page", step))
     passed = page.get("passed_from")

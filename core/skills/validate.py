@@ -19,14 +19,20 @@ record and a few states (:class:`Case`): no browser.
   trigger holds and the first action's target is there exactly once; a
   *negative* case (the recording's state, a state where the step passed)
   passes when the trigger does not hold.  At most :data:`MAX_CASES` (5)
-  cases are used; the pass rate is ``passed / cases``.
+  cases are used; the pass rate is ``passed / cases``.  A negative case
+  where the trigger holds drops the candidate outright, whatever the pass
+  rate: the skill would fire on a page where the flow works.
 * **Reproduction** (:func:`reproduced`): a failure that does not reproduce
   never becomes a skill.  It did not when the step passed on a retry by
   itself (the record is ``transient``), or when its only sign is a server
-  error or a timeout seen on one attempt.  It did when it was seen on two
-  attempts or more with the same error type, or when it is explained by a
-  page difference: the trigger holds on the failure's state and does not
-  on the recording's.
+  error seen on one attempt.  A failure that a wait would have cured is
+  transient however many attempts saw it (:func:`waited_out`): a timeout, a
+  page that showed loading evidence at the failure, a target that showed up
+  on a later picture of the page or a page that changed between attempts
+  with nobody acting - unless a page difference explains it.  Otherwise it
+  reproduced when it was seen on two attempts or more with the same error
+  type, or when it is explained by a page difference: the trigger holds on
+  the failure's states and on none where it must not.
 * :func:`validate` puts it together: a :class:`~core.domain.skill.SkillValidation`
   and, when the candidate must be dropped, the reason (one line).  Below the
   threshold (:data:`DEFAULT_THRESHOLD`, 0.6) it is dropped; it also needs at
@@ -45,7 +51,7 @@ from core.domain.skill import SKILL_KINDS, ElementCondition, Skill, SkillValidat
 from core.plan.guard import may_write
 from core.skills.trigger import bindings_for, bind_condition, check_trigger, condition_matches, find, UnboundPlaceholder
 
-__all__ = ["Case", "legality", "replay", "reproduced", "validate", "DEFAULT_THRESHOLD", "MAX_CASES", "MIN_CASES",
+__all__ = ["Case", "legality", "replay", "reproduced", "waited_out", "validate", "DEFAULT_THRESHOLD", "MAX_CASES", "MIN_CASES",
            "MAX_ACTIONS", "action_condition"]
 
 #: Pass rate below which a candidate is dropped (K5; the project file's ``skills: validation_threshold``).
@@ -166,18 +172,59 @@ def replay(skill: Skill, cases: Sequence[Case]) -> tuple[int, int, list[str]]:
     return len(chosen), len(chosen) - len(reasons), reasons
 
 
+def _target_on(snap: Mapping[str, Any], target: Mapping[str, Any]) -> bool:
+    from core.skills.capture import observation_of
+
+    cond = ElementCondition(role=str(target.get("role") or ""), name=str(target.get("name") or ""),
+                            label=str(target.get("label") or ""), placeholder=str(target.get("placeholder") or ""),
+                            test_id=str(target.get("test_id") or ""))
+    return not cond.is_empty and bool(find(cond, observation_of(snap), usable=False))
+
+
+def waited_out(record: Any) -> str:
+    """Why a wait would have cured this failure ("" when nothing says so): a timeout; loading evidence on the
+    page at the failure; for a target that was not found or not usable, the target on a later picture of the
+    page (the page after the failed action, a later attempt) or a page that changed between attempts with
+    nobody acting (its state digest moved) - it was still loading."""
+    page: Mapping[str, Any] = record.page or {}
+    attempts = [a for a in page.get("attempts") or () if isinstance(a, Mapping)]
+    if _TIMEOUT.search(record.message or "") or any(_TIMEOUT.search(str(a.get("message") or "")) for a in attempts):
+        return "a timeout"
+    snaps = [a.get("before") or {} for a in attempts] or [page.get("before") or {}]
+    loading = next((e for s in snaps for e in s.get("loading") or ()), "")
+    if loading:
+        return f"the page was still loading ({loading})"
+    if record.error_type not in ("locator", "precondition", "action_error"):
+        return ""
+    traj = list(record.trajectory or ())
+    point = next((e for e in reversed(traj) if e.get("index") == record.step_index), {})
+    target = page.get("target") or point.get("target") or {}
+    if target and (page.get("after") or {}).get("candidates") and _target_on(page["after"], target) \
+            and not any(_target_on(s, target) for s in snaps if s):
+        return "the target appeared after the failed attempt"
+    if target and len(snaps) >= 2 and not _target_on(snaps[0], target) and _target_on(snaps[-1], target):
+        return "the target appeared on a later attempt"
+    states = [str(a.get("state") or "") for a in attempts if a.get("state")]
+    if record.error_type == "locator" and len(set(states)) > 1:
+        return "the page changed between attempts with nobody acting (it was still loading)"
+    return ""
+
+
 def reproduced(record: Any, *, explained: bool) -> tuple[bool, str]:
     """Did the failure reproduce?  ``(yes, why)``; ``explained`` says the page difference holds
-    (the trigger holds on the failure's state and not on the recording's)."""
+    (the trigger holds on the failure's states and on none where it must not)."""
     page: Mapping[str, Any] = record.page or {}
     if record.outcome == "transient":
         return False, "did not reproduce: the step passed on a retry by itself (a transient failure)"
     attempts = [a for a in page.get("attempts") or () if a.get("error_type") == record.error_type]
     http = [h for h in (page.get("signals") or {}).get("http") or () if (h.get("status") or 0) >= 500]
-    timeout = bool(_TIMEOUT.search(record.message or ""))
-    if (http or timeout) and len(attempts) < 2 and not explained:
-        what = f"HTTP {http[0].get('status')}" if http else "a timeout"
-        return False, f"did not reproduce: {what} seen on one attempt only (a slow server or a transient error)"
+    wait = waited_out(record)
+    if wait and not explained:
+        return False, (f"did not reproduce: {wait} - a wait would have cured it (a slow page, not a new one), "
+                       f"seen on {len(attempts)} attempt(s)")
+    if http and len(attempts) < 2 and not explained:
+        return False, (f"did not reproduce: HTTP {http[0].get('status')} seen on one attempt only (a slow server "
+                       "or a transient error)")
     if len(attempts) >= 2:
         return True, f"seen on {len(attempts)} attempts"
     if explained:
@@ -192,12 +239,19 @@ def validate(skill: Skill, record: Any, cases: Sequence[Case], *, threshold: flo
     illegal = legality(skill)
     n, passed, reasons = replay(skill, cases)
     pos_ok = any(c.expect and not _one(skill, c) for c in cases)
-    neg_ok = any(not c.expect and not _one(skill, c) for c in cases)
+    fired = [r for r in (_one(skill, c) for c in cases if not c.expect) if r]
+    neg_ok = any(not c.expect for c in cases) and not fired
     again, why = reproduced(record, explained=pos_ok and neg_ok)
+    for r in fired:
+        if r not in reasons:
+            reasons.append(r)
     result = SkillValidation(cases=n, passed=passed, reproduced=again,
                              reasons=tuple(illegal + reasons + ([] if again else [why])), checked_at=at)
     if illegal:
         return result, "not legal: " + "; ".join(illegal)
+    if fired:
+        return result, "the trigger holds where it must not, so the skill would act on a page where the flow " \
+                       "works: " + "; ".join(fired[:2])
     if not again:
         return result, why
     if not any(c.expect for c in cases) or not any(not c.expect for c in cases) or n < MIN_CASES:

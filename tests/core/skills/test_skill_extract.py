@@ -166,3 +166,65 @@ def test_a_model_may_only_keep_some_of_the_differing_actions() -> None:
             assert choose_actions(corrected[1:], _failed(rec), rec, client) is None  # one action: nothing to choose
         finally:
             client.close()
+
+
+# The slow server: the form renders late, only "Reload page" is on the page, and the person pressed it.
+SLOW_RELOAD = {"tag": "button", "role": "button", "name": "Reload page", "text": "Reload page"}
+SLOW_BASELINE = [{"role": "button", "text": "Reload page"}, {"role": "textbox", "text": "Full name"},
+                 {"role": "button", "text": "Continue"}, {"role": "heading", "text": "Shipping details"}]
+
+
+def _slow_record(**kw):  # noqa: ANN003, ANN202
+    return record(error_type="locator", message="locator abstained: exact: no candidate with the same role/tag and "
+                  "label 'Full name'", before=snap([dict(SLOW_RELOAD)], sig="s-slow"), state="s-slow",
+                  recorded={"baseline": SLOW_BASELINE, "screen": "/form | Shipping | Shipping details | "}, **kw)
+
+
+def test_a_missing_target_next_to_elements_the_recording_also_had_is_no_skill() -> None:
+    rec = _slow_record()
+    out = extract(rec, corrected=[correction_step("click", SLOW_RELOAD, name="Click Reload page")],
+                  failed=_failed(rec), product="Shipping", attribution=attribute(rec), meaning="insert")
+    assert isinstance(out, NoSkill), out
+    assert "only the step's own target is missing" in out.reason and "slow or half-loaded" in out.reason
+
+
+def test_the_recording_side_carries_the_step_target_fields_and_unknown_is_no_difference() -> None:
+    from core.domain.skill import ElementCondition
+    from core.skills.extract import known_on_recording
+
+    recorded = {"baseline": SLOW_BASELINE, "screen": ""}
+    rec_obs = recording_observation(recorded, NAME)
+    # the baseline's textbox 'Full name' is the step's target: it carries the label now
+    (box,) = [c for c in rec_obs.candidates if c.descriptor.role == "textbox"]
+    assert box.descriptor.label == "Full name" and box.descriptor.tag == "input"
+    labelled = ElementCondition(role="textbox", label="Full name")
+    assert known_on_recording(labelled, None, rec_obs, True) is True
+    # a baseline element of the same role without the field asked for: unknown, never "absent on the recording"
+    bare = recording_observation(recorded)
+    assert known_on_recording(labelled, None, bare, True) is None
+    # an element of a role the recording had none of, with a complete baseline: a real difference
+    tag_label = ElementCondition(label="Reason")
+    from core.domain import ElementDescriptor
+    assert known_on_recording(tag_label, ElementDescriptor(tag="label", label="Reason", text="Reason"), rec_obs,
+                              True) is False
+    assert known_on_recording(tag_label, ElementDescriptor(tag="label", label="Reason"), rec_obs, False) is None
+    assert known_on_recording(ElementCondition(role="button", name="Reload page"), None, rec_obs, True) is True
+
+
+def test_an_inline_editor_opened_on_a_label_the_recording_did_not_have_as_an_element_is_a_skill() -> None:
+    reason = {"tag": "textarea", "role": "textbox", "name": "Reason", "label": "Reason"}
+    label = {"tag": "label", "label": "Reason", "text": "Reason"}
+    base = [{"role": "textbox", "text": "Reason"}, {"role": "button", "text": "Submit"}]
+    rec = record(error_type="precondition", message="precondition not met: target is not an editable field",
+                 before=snap([dict(label), dict(CONTINUE)], sig="s-inline"), state="s-inline", attempts=3,
+                 recorded={"baseline": base, "screen": ""},
+                 trajectory=[entry(0, "s1", "input", reason, status="failed", value="{reason}", before="s-inline")],
+                 passed_from=snap([dict(reason), dict(CONTINUE)], sig="s-open"))
+    out = extract(rec, corrected=[correction_step("dblclick", label, name="Double-click Reason")],
+                  failed=[dict(e) for e in rec.trajectory], product="LeaveDesk", attribution=attribute(rec),
+                  meaning="insert")
+    assert isinstance(out, Candidate), out
+    assert "was on the page and not on the recording" in out.skill.description
+    step = step_of(rec.trajectory[0])
+    rec_obs = recording_observation(rec.page["recorded"], reason)
+    assert not check_trigger(out.skill.trigger, rec_obs, step=step).holds

@@ -101,3 +101,26 @@ def test_a_failure_with_the_same_dialog_in_another_run_is_a_similar_state_to_rep
         assert (skill.validation.cases, skill.validation.passed) == (4, 4)
     finally:
         store.close()
+
+
+def test_an_error_signal_of_a_passed_step_is_no_case_for_a_failure_of_another_kind(tmp_path: Path) -> None:
+    from core.skills.learn import cases_for
+
+    store = Store.open(tmp_path / "store.sqlite")
+    try:
+        table = SkillTable(store)
+        # the same flow step passed in another run with a failed write: an error_signal record, no failure page
+        signal = record(run_id="run-0", error_type="error_signal", message="the step passed with error signals: "
+                        "HTTP 500 POST http://x.test/api/save", before=snap(FORM, sig="signal"))
+        table.add_failure({f.name: getattr(signal, f.name) for f in dataclasses.fields(signal)
+                           if f.name not in ("id", "created_at")})
+        fid = _fill(store, record(passed_from=snap(FORM, sig="after")))
+        labels = [c.label for c in cases_for(table.failure(fid), table)]
+        assert not any(label.startswith("a similar failure") for label in labels), labels
+        # another error_signal of the same step is one
+        other = table.add_failure({**{f.name: getattr(signal, f.name) for f in dataclasses.fields(signal)
+                                      if f.name not in ("id", "created_at")}, "run_id": "run-9",
+                                   "page": {**signal.page, "before": snap(FORM, sig="signal-2")}})
+        assert any(c.label.startswith("a similar failure") for c in cases_for(table.failure(other.id), table))
+    finally:
+        store.close()
