@@ -276,18 +276,25 @@ class ReviewContext:
         return self.redactor.text(text)
 
 
-def review_context(root: Path | str) -> ReviewContext:
+def review_context(root: Path | str, *, product_without_project: str | None = None) -> ReviewContext:
     """The :class:`ReviewContext` of the project in ``root`` (a broken flow file does not hide the skills).
+
+    ``product_without_project``: for a folder that holds a store but no
+    ``steadyhand.yaml`` (a bare store, as a preview writes), the context of
+    that skill space with the default settings and no secret - such a
+    folder declares none.  Without it, such a folder is an error.
 
     Raises
     ------
     core.project.ProjectError
-        No project there, or its settings file is invalid.
+        No project there (and no ``product_without_project``), or its settings file is invalid.
     """
     from core.project.lenient import load_project_lenient  # noqa: PLC0415
 
     from .upkeep import settings_of  # noqa: PLC0415
 
+    if product_without_project is not None and not (Path(root) / "steadyhand.yaml").exists():
+        return ReviewContext(Path(root), product_without_project, SkillSettings())
     project, _problems = load_project_lenient(Path(root))
     return ReviewContext(Path(root), project.name, settings_of(project), secret_values(project),
                          secret_names(project))

@@ -261,7 +261,12 @@ class SkillLibraryPanel(QWidget):
 
         if self.root is None or not store_path(self.root).is_file():
             return None
-        return Store.open(store_path(self.root), read_only=not write)
+        if write:  # the project's redactor, as `steadyhand skills` writes (a reason never stores a secret)
+            from .skill_review import skill_operations  # noqa: PLC0415
+
+            ctx = skill_operations().review_context(self.root, product_without_project=self.product or "")
+            return ctx.open_store()
+        return Store.open(store_path(self.root), read_only=True)
 
     def refresh(self, select: str | None = None) -> None:
         """Read the skills and their use counts again; keep the selected skill (or ``select``, an id)."""

@@ -146,12 +146,21 @@ class SkillItem:
         self.old: Mapping[str, Any] = {}
         self.new: Mapping[str, Any] = {}
         self.flow_file = ""
+        self._context: Any = None
 
     # the store -------------------------------------------------------------------------------
-    def _open(self) -> Any:
-        from core.store import Store, store_path  # noqa: PLC0415
+    def context(self) -> Any:
+        """The project's :class:`core.skills.library.ReviewContext` - its ``skills:`` settings (the approval
+        threshold), secrets and secret names, as ``steadyhand skills`` uses them (read once per item).
 
-        return Store.open(store_path(self.root))
+        Raises ``core.project.ProjectError`` for a project file that cannot be read."""
+        if self._context is None:
+            self._context = skill_operations().review_context(self.root,
+                                                              product_without_project=self.skill.scope.product)
+        return self._context
+
+    def _open(self) -> Any:
+        return self.context().open_store()  # with the project's redactor, as the command line opens it
 
     def _with_table(self, fn: Callable[[Any], Any]) -> Any:
         from core.store.skills import SkillTable  # noqa: PLC0415
@@ -276,12 +285,17 @@ class SkillItem:
 
     # review moves (the library's) -----------------------------------------------------------------
     def approve(self, *, irreversible_ok: bool = False, force: bool = False) -> Skill:
-        return self._with_table(lambda t: skill_operations().approve(t, self.skill.id,
-                                                                      irreversible_ok=irreversible_ok, force=force))
+        ctx = self.context()
+        return self._with_table(lambda t: ctx.approve(t, self.skill.id, irreversible_ok=irreversible_ok,
+                                                      force=force))
 
     def approval_problem(self) -> str:
-        """Why the validation does not allow a plain approve ("" when it does; the library's rule)."""
-        return skill_operations().approval_problem(self.skill)
+        """Why the validation does not allow a plain approve ("" when it does; the library's rule with the
+        project's threshold); a project file that cannot be read is the problem itself."""
+        try:
+            return self.context().approval_problem(self.skill)
+        except Exception as exc:  # noqa: BLE001 - shown in the panel; approving then fails with the same error
+            return f"the project's settings cannot be read: {exc}"
 
     def reject(self, reason: str) -> None:
         if not (reason or "").strip():
@@ -294,7 +308,8 @@ class SkillItem:
         return self._with_table(lambda t: skill_operations().retire(t, self.skill.id, reason.strip()))
 
     def edit(self, skill: Skill) -> Skill:
-        return self._with_table(lambda t: skill_operations().edit(t, skill))
+        ctx = self.context()
+        return self._with_table(lambda t: ctx.edit(t, skill))
 
     # the heal queue's protocol (no flow file is written by a skill) --------------------------------
     def diff(self, new: Mapping[str, Any] | None = None) -> str:
