@@ -902,7 +902,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `steadyhand ... | head`: the reader left; nothing more to say, and no traceback
         _quiet_stdout()
-        return 0
+        return EXIT_OK
 
 
 def _quiet_stdout() -> None:

@@ -810,7 +810,7 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
             continue
         was = f" (it was {s.state} there)" if s.state != "proposed" else ""
         if keep_state and s.state in ("rejected", "retired"):
-            state, reason = s.state, s.review_reason or f"{s.state} in {name}"
+            state, reason = s.state, f"kept from {name}: " + (s.review_reason or f"{s.state} there")
         else:
             state, reason = "proposed", f"imported from {name}{was}"
         new = replace(s, state=state, review_reason=reason, scope=replace(s.scope, product=product),  # type: ignore[arg-type]

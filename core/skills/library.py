@@ -56,7 +56,7 @@ from core.store.skills import SkillConflictError, SkillTable
 from .files import NOT_VALIDATED_HERE, check_skill
 from .validate import legality
 
-__all__ = ["approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS", "ReviewContext",
+__all__ = ["reviewed_here", "approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS", "ReviewContext",
            "review_context", "secret_values", "secret_names"]
 
 #: Fields whose change makes an edited approved skill a proposal again (an action's note does not).
@@ -67,6 +67,19 @@ def _behaviour(skill: Skill, name: str) -> object:
     if name == "actions":  # an action's note is words for people, not behaviour
         return tuple((a.action, a.target) for a in skill.actions)
     return getattr(skill, name)
+
+
+def reviewed_here(skill: Skill) -> bool:
+    """False for an imported skill no person of this project has reviewed: one still proposed, a state
+    kept from its file (``import --keep-state``), or an approved one that arrived approved (an import made
+    before imports arrived proposed: its validation is the file's).  True for everything else."""
+    if skill.provenance.source != "import":
+        return True
+    if skill.state == "proposed" or skill.review_reason.startswith("kept from "):
+        return False
+    if skill.state == "approved":
+        return NOT_VALIDATED_HERE in skill.validation.reasons  # approved here: imports arrive not validated
+    return True
 
 
 def _get(table: SkillTable, skill_id: str) -> Skill:

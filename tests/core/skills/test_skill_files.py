@@ -389,7 +389,7 @@ def test_keep_state_keeps_a_rejection_but_never_an_approval(tmp_path):
         import_skills(table, _write(tmp_path / "t.json", _file(ok, no)), product="demo", keep_state=True)
         assert table.get("sk-000000000001").state == "proposed"
         assert (table.get("sk-000000000002").state, table.get("sk-000000000002").review_reason) == (
-            "rejected", "presses Save")
+            "rejected", "kept from t.json: presses Save")
 
 
 def test_replacing_an_approved_skill_proposes_it_again_and_says_what_changed(tmp_path):
