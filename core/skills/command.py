@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = ["add_skills_parser", "skills_command", "skills_subparsers"]
 EXIT_OK, EXIT_SKIPPED, EXIT_INPUT = 0, 1, 2
 
 _EXAMPLES = {
+    "learn": "steadyhand skills learn projects/demo 3f2a9c",
     "list": "steadyhand skills list projects/demo --state proposed --json",
     "show": "steadyhand skills show projects/demo sk-3f2a",
     "approve": "steadyhand skills approve projects/demo sk-3f2a",
@@ -61,6 +63,8 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
                     help="approve although its validation did not pass (or it has none); said in its review reason")
     ap.add_argument("--irreversible-ok", action="store_true",
                     help="let it act on an irreversible step - only the step(s) it was learnt on")
+    ap.add_argument("--restore", action="store_true",
+                    help="approve a retired skill again (retired by upkeep or a person), under the same rules")
     for name, text in (("reject", "reject a proposed skill (a reason is required)"),
                        ("retire", "retire a skill: it stops firing at once (a reason is required)")):
         c = cmd(name, text, with_id=True)
@@ -78,7 +82,8 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
                     help="replace skills reviewed here (approved, rejected, retired) with the same id (else they are "
                          "reported and skipped)")
     im.add_argument("--keep-state", action="store_true",
-                    help="keep the file's review states (default: every imported skill arrives proposed)")
+                    help="keep the file's rejected and retired states (an approved skill there still arrives "
+                         "proposed here; default: every imported skill arrives proposed)")
     up = cmd("upkeep", "the weekly review: merge alike skills, list the review area and conflicts")
     up.add_argument("--dry-run", action="store_true", help="report the merges without making them")
     up.add_argument("--json", metavar="PATH", help="also write the findings as JSON")
@@ -98,23 +103,6 @@ def skills_subparsers(skills_parser: argparse.ArgumentParser) -> argparse._SubPa
 def _err(msg: str) -> int:
     print(f"steadyhand: error: {msg}", file=sys.stderr)
     return EXIT_INPUT
-
-
-def _secret_values(project: Any) -> dict[str, str]:
-    """Declared secrets of the project and its flows that have a value (environment, keyring, default)."""
-    from core.secrets import MissingSecretError, resolve_secret
-
-    names = list(project.settings.secrets)
-    for flow in project.flows.values():
-        names += [n for n in flow.secrets if n not in names]
-    out: dict[str, str] = {}
-    for name in names:
-        spec = project.settings.secrets.get(name)
-        try:
-            out[name] = resolve_secret(name, project=project.name, default=spec.default if spec else None)
-        except MissingSecretError:
-            continue
-    return out
 
 
 def _resolve_id(table: Any, product: str, prefix: str) -> str:
@@ -137,21 +125,41 @@ def _row(s: Any, counts: dict[str, int]) -> str:
             f"scope {scope}  {s.description}")
 
 
+_FIELD_WORDS = {"name": "accessible name", "label": "label", "text": "text", "placeholder": "placeholder",
+                "test_id": "test id"}
+
+
+def _condition(c: Any) -> str:
+    """What a trigger condition asks of the page, in words: ``a button with accessible name 'Cancel', in a
+    dialog``; a ``{target.label}`` placeholder reads ``label '{target.label}' (the flow step's field's)``."""
+    parts = []
+    for f, word in _FIELD_WORDS.items():
+        v = getattr(c, f)
+        if v:
+            whose = ""
+            for ph in re.findall(r"\{(target|step)\.(\w+)\}", v):
+                whose = f" (the {_FIELD_WORDS.get(ph[1], ph[1])} of the flow step's field)" if ph[0] == "target" \
+                    else " (of the flow step)"
+            parts.append(f"{word} {v!r}{whose}")
+    role = f"a {c.role}" if c.role else "an element"
+    return f"{role}{' with ' + ', '.join(parts) if parts else ''}" + (", in a dialog" if c.in_dialog else "")
+
+
 def _show(s: Any, uses: list[Any]) -> str:
     t = s.trigger
     lines = [f"{s.id} [{s.state}{', ' + s.review_reason if s.review_reason else ''}] {s.kind}: {s.description}",
              f"  quality {s.quality:.2f}, {s.successes} success(es), {s.failures} failure(s); "
              f"irreversible steps: {'yes, ' + ', '.join(s.provenance.step_ids) if s.irreversible_ok else 'no'}",
              "  trigger:"]
-    lines += [f"    requires {c.describe()}" for c in t.required]
-    lines += [f"    absent   {c.describe()}" for c in t.absent]
+    lines += [f"    present: {_condition(c)}" for c in t.required]
+    lines += [f"    absent:  {_condition(c)}" for c in t.absent]
     for label, val in (("url", t.url_pattern), ("title", t.title), ("dialog", "" if t.dialog is None else
                        ("open" if t.dialog else "none")), ("dialog name", t.dialog_name),
                        ("step action", t.step_action)):
         if val:
             lines.append(f"    {label}: {val}")
     if t.step_target is not None:
-        lines.append(f"    step target {t.step_target.describe()}")
+        lines.append(f"    the flow step's field is {_condition(t.step_target)}")
     lines.append("  actions:")
     for i, a in enumerate(s.actions, 1):
         tgt = a.target.label_text or a.target.role or "-"
@@ -194,24 +202,21 @@ def skills_command(args: argparse.Namespace) -> int:
 
     from core.domain.skill import skill_to_mapping
     from core.project import ProjectError
-    from core.project.lenient import load_project_lenient
-    from core.secrets import Redactor
-    from core.store import Store, StoreError, store_path
+    from core.store import StoreError, store_path
     from core.store.skills import SkillConflictError, SkillTable
 
     from . import library
     from .files import SkillFileError, export_skills, import_skills, read_one_skill
-    from .upkeep import run_upkeep, settings_of
+    from .upkeep import run_upkeep
 
     root = Path(args.project)
     if not (root / "steadyhand.yaml").is_file():
         return _err(f"{root}: not a project folder (no steadyhand.yaml)")
     try:
-        project, _problems = load_project_lenient(root)  # a broken flow file does not hide the skills
+        ctx = library.review_context(root)  # the studio's review uses the same context
     except ProjectError as exc:
         return _err(str(exc))
-    product, settings = project.name, settings_of(project)
-    secrets = _secret_values(project)
+    product, settings, secrets = ctx.product, ctx.settings, dict(ctx.secrets)
     writes = args.skills not in ("list", "show", "export")
     if not store_path(root).is_file() and not writes:
         if args.skills == "list":
@@ -220,7 +225,7 @@ def skills_command(args: argparse.Namespace) -> int:
         return _err(f"no skill {getattr(args, 'id', '')!r} in {root} (no run was recorded yet)"
                     if args.skills == "show" else f"{root}: no skills to export (no store yet)")
     try:
-        store = Store.open(store_path(root), redactor=Redactor(secrets.values()), read_only=not writes)
+        store = ctx.open_store(read_only=not writes)
     except (StoreError, OSError) as exc:
         return _err(str(exc))
     with store:
@@ -230,24 +235,23 @@ def skills_command(args: argparse.Namespace) -> int:
                 skills = table.list(product=product, state=args.state, kind=args.kind)
                 counts = table.use_counts()
                 if args.json:
-                    print(json.dumps([{**skill_to_mapping(s), "uses": counts.get(s.id, {})} for s in skills],
-                                     indent=2, ensure_ascii=False))
+                    print(ctx.hide(json.dumps([{**skill_to_mapping(s), "uses": counts.get(s.id, {})} for s in skills],
+                                              indent=2, ensure_ascii=False)))
                 else:
-                    print("\n".join(_row(s, counts.get(s.id, {})) for s in skills) or "no skills")
+                    print(ctx.hide("\n".join(_row(s, counts.get(s.id, {})) for s in skills) or "no skills"))
             elif args.skills == "show":
                 sid = _resolve_id(table, product, args.id)
                 s, uses = table.get(sid), table.uses(skill_id=sid, limit=50)
-                if args.json:
-                    print(json.dumps({"skill": skill_to_mapping(s), "uses": [_use_json(u) for u in uses]},
-                                     indent=2, ensure_ascii=False))
+                if args.json:  # a secret stored in clear before it was declared is masked too
+                    print(ctx.hide(json.dumps({"skill": skill_to_mapping(s), "uses": [_use_json(u) for u in uses]},
+                                              indent=2, ensure_ascii=False)))
                 else:
-                    print(_show(s, uses))
+                    print(ctx.hide(_show(s, uses)))
             elif args.skills == "approve":
-                s = library.approve(table, _resolve_id(table, product, args.id), force=args.force,
-                                    irreversible_ok=args.irreversible_ok, settings=settings,
-                                    secrets=secrets.values())
-                print(f"approved {s.id}: fires from the next decision on" +
-                      (f" ({s.review_reason})" if s.review_reason else ""))
+                s = ctx.approve(table, _resolve_id(table, product, args.id), force=args.force,
+                                irreversible_ok=args.irreversible_ok, restore=args.restore)
+                print(ctx.hide(f"approved {s.id}: fires from the next decision on" +
+                               (f" ({s.review_reason})" if s.review_reason else "")))
             elif args.skills == "reject":
                 s = library.reject(table, _resolve_id(table, product, args.id), args.reason)
                 print(f"rejected {s.id}: {s.review_reason}")
@@ -255,9 +259,9 @@ def skills_command(args: argparse.Namespace) -> int:
                 s = library.retire(table, _resolve_id(table, product, args.id), args.reason)
                 print(f"retired {s.id}: it no longer fires ({s.review_reason})")
             elif args.skills == "edit":
-                edited = read_one_skill(Path(args.file), secrets=secrets.values())
+                edited = read_one_skill(Path(args.file), secrets=secrets.values(), secret_names=ctx.names)
                 sid = _resolve_id(table, product, edited.id)
-                s = library.edit(table, replace(edited, id=sid), secrets=secrets.values())
+                s = ctx.edit(table, replace(edited, id=sid))
                 print(f"edited {s.id}: now {s.state}" + (f" ({s.review_reason})" if s.review_reason else ""))
             elif args.skills == "export":
                 states = args.state or ["approved"]
@@ -270,7 +274,7 @@ def skills_command(args: argparse.Namespace) -> int:
             elif args.skills == "import":
                 report = import_skills(table, Path(args.file), product=product,
                                        replace_approved=args.replace_approved, keep_state=args.keep_state,
-                                       secrets=secrets.values())
+                                       secrets=secrets.values(), secret_names=ctx.names)
                 print("\n".join(report.lines()))
                 return EXIT_SKIPPED if report.skipped else EXIT_OK
             elif args.skills == "upkeep":

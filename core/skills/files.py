@@ -14,10 +14,16 @@ expected, and no skill of it is stored.
 Skills are data, never code.  What a file may hold is narrower than what
 the store may hold:
 
-- actions are the engine's own (:data:`ALLOWED_ACTIONS`: the closed action
-  space of :data:`core.domain.ACTION_KINDS` without ``navigate`` and
-  ``upload`` - a shared file must not send the browser to an address of its
-  choosing nor hand a local file of its choosing to a page);
+- actions are the ones the skill runtime runs (:data:`ALLOWED_ACTIONS`: the
+  model's actions :data:`core.plan.guard.MODEL_ACTIONS` without ``back``; so
+  never ``navigate``, ``upload``, ``back``, ``assert`` or ``screenshot`` - a
+  shared file must not move the browser to another page nor hand a local
+  file of its choosing to a page, and a kind the runtime would not run is
+  refused here rather than at the decision);
+- no action value may hold a placeholder naming a secret parameter (a name
+  the project or a flow declares secret, or one that reads like a secret:
+  :data:`SECRET_PARAM`): a skill that fires on a page-state trigger could
+  type the secret into any field of that page, and a page logs what is typed;
 - targets and element conditions name semantic fields only (role,
   accessible name, label, text, placeholder, test id, title, alt, tag,
   anchor): an absolute XPath, a CSS path, a bounding box or coordinates are
@@ -47,21 +53,35 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core.domain.flow import ACTION_KINDS
 from core.domain.skill import (
     FAILURE_CAUSES, SEMANTIC_TARGET_FIELDS, SKILL_KINDS, SKILL_SCHEMA_VERSION, SKILL_STATES, TARGET_FIELDS, Skill,
-    skill_from_mapping, skill_to_mapping,
+    SkillValidation, skill_from_mapping, skill_to_mapping,
 )
+from core.plan.guard import MODEL_ACTIONS
 from core.project.loader import write_atomic
 from core.secrets import Redactor
 
 __all__ = [
     "FILE_FORMAT", "ALLOWED_ACTIONS", "MAX_FILE_BYTES", "MAX_SKILLS", "MAX_ACTIONS", "SkillFileError",
     "ImportReport", "export_skills", "read_skill_file", "read_one_skill", "import_skills", "check_skill",
-    "skill_file_mapping",
+    "skill_file_mapping", "TARGETLESS_ACTIONS", "SECRET_PARAM", "IMPORTED_QUALITY", "NOT_VALIDATED_HERE",
 ]
 
 #: The ``format`` value of a skill file (anything else is a foreign file).
 FILE_FORMAT = "steadyhand-skills"
-#: Action kinds a skill may hold: the engine's closed action space without navigate and upload (see above).
-ALLOWED_ACTIONS: tuple[str, ...] = tuple(k for k in ACTION_KINDS if k not in ("navigate", "upload"))
+#: Action kinds a skill may hold: what the skill runtime runs (the model's actions) without ``back`` (see above).
+ALLOWED_ACTIONS: tuple[str, ...] = tuple(k for k in MODEL_ACTIONS if k != "back")
+#: Kinds that act on no element (every other allowed kind needs a semantic target).
+TARGETLESS_ACTIONS = ("press", "scroll", "wait")
+#: A parameter name that reads like a secret (refused in an action value even when no project declares it).
+SECRET_PARAM = re.compile(r"pass(word|wd|phrase|code)?|secret|token|pin|otp|api_?key|credentials?|private_?key",
+                          re.I)
+
+
+def _secret_like(name: str, declared: frozenset[str]) -> bool:
+    """True when the parameter ``name`` is a declared secret or reads like one (a whole word of it matches)."""
+    if name in declared:
+        return True
+    words = [w for w in re.split(r"[^A-Za-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name)) if w]
+    return bool(SECRET_PARAM.fullmatch(name)) or any(SECRET_PARAM.fullmatch(w) for w in words)
 #: Largest skill file read or written, bytes (32 MiB: 5000 skills of a few actions take about 10 MiB).
 MAX_FILE_BYTES = 32 * 1024 * 1024
 #: Most skills in one file.
@@ -322,7 +342,7 @@ class _Skill(_Strict):
             raise ValueError("field 'actions': a skill needs at least one action (for a deny skill: the element "
                              "not to touch)")
         for i, a in enumerate(self.actions):
-            needs_target = a.kind not in ("press", "scroll", "wait", "back", "screenshot", "assert")
+            needs_target = a.kind not in TARGETLESS_ACTIONS
             if needs_target and not any(getattr(a.target, f) for f in ("tag", *SEMANTIC_TARGET_FIELDS)):
                 raise ValueError(f"field 'actions[{i}].target': action {a.kind!r} needs a target with at least one "
                                  f"semantic field ({_SEMANTIC})")
@@ -408,7 +428,19 @@ def _error_location(err: Mapping[str, Any]) -> str:
     return out
 
 
-def _validate_skill(data: Any, redactor: Redactor) -> tuple[_Skill | None, str, str]:
+def _secret_param_problem(data: Mapping[str, Any], declared: frozenset[str]) -> tuple[str, str] | None:
+    for i, a in enumerate(data.get("actions") or ()):
+        for name in _PLACEHOLDER.findall(str(a.get("value") or "").replace("{{", "").replace("}}", "")):
+            if name not in _SPECIAL and _secret_like(name, declared):
+                return f"actions[{i}].value", (
+                    f"types the secret parameter {{{name}}}: a skill fires on what a page shows, so it could type "
+                    f"the secret into any field of that page (a page records what is typed); secrets are typed "
+                    f"by flow steps only")
+    return None
+
+
+def _validate_skill(data: Any, redactor: Redactor,
+                    secret_names: frozenset[str] = frozenset()) -> tuple[_Skill | None, str, str]:
     """(model, "", "") or (None, field, expected) for one skill mapping."""
     if not isinstance(data, dict):
         return None, "", f"expected a mapping (a skill), got {type(data).__name__}"
@@ -433,7 +465,7 @@ def _validate_skill(data: Any, redactor: Redactor) -> tuple[_Skill | None, str, 
         more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
         return None, loc, msg + more
     dumped = model.model_dump(mode="json")
-    problem = _placeholder_problem(dumped)
+    problem = _placeholder_problem(dumped) or _secret_param_problem(dumped, secret_names)
     if problem is not None:
         return None, problem[0], problem[1]
     where = _secret_problem(dumped, redactor)
@@ -458,7 +490,8 @@ def _to_skill(model: _Skill) -> Skill:
                    validation=replace(s.validation, checked_at=_utc(s.validation.checked_at)))
 
 
-def check_skill(skill: Skill, *, secrets: Iterable[str] = (), redactor: Redactor | None = None) -> str:
+def check_skill(skill: Skill, *, secrets: Iterable[str] = (), redactor: Redactor | None = None,
+                secret_names: Iterable[str] = ()) -> str:
     """"" when ``skill`` is legal as a skill file would be checked, else ``"field: what was expected"``.
 
     The same rules as reading a file: the engine's own actions only, semantic
@@ -467,7 +500,7 @@ def check_skill(skill: Skill, *, secrets: Iterable[str] = (), redactor: Redactor
     unless a file holding it could be imported.
     """
     data = skill_to_mapping(skill)
-    _, where, expected = _validate_skill(data, Redactor(secrets))
+    _, where, expected = _validate_skill(data, Redactor(secrets), frozenset(secret_names))
     if not expected and redactor is not None:
         found = _secret_problem(data, redactor)
         if found:
@@ -522,7 +555,7 @@ def _skill_where(i: int, data: Any, field: str) -> str:
     return f"{head}, field '{field}'" if field else head
 
 
-def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Skill]:
+def read_skill_file(path: Path | str, *, secrets: Iterable[str] = (), secret_names: Iterable[str] = ()) -> list[Skill]:
     """Every skill of a skill file, all checked before any is returned.
 
     Parameters
@@ -531,6 +564,9 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
         A ``.json`` file (``.yaml`` / ``.yml``: YAML) in the shape of the module docstring.
     secrets : Iterable[str]
         The project's declared secret values; a file holding one in clear is refused.
+    secret_names : Iterable[str]
+        The names of the project's (and its flows') secret parameters; an
+        action typing one (``{password}``) is refused.
 
     Raises
     ------
@@ -561,10 +597,11 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
             str(err.get("type")), str(err.get("msg")))
         raise SkillFileError(path, f"field '{_error_location(err)}'", msg) from None
     redactor = Redactor(secrets)
+    names = frozenset(secret_names)
     out: list[Skill] = []
     seen: set[str] = set()
     for i, raw in enumerate(envelope.skills):
-        model, where, expected = _validate_skill(raw, redactor)
+        model, where, expected = _validate_skill(raw, redactor, names)
         if model is None:
             raise SkillFileError(path, _skill_where(i, raw, where), expected)
         if model.id in seen:
@@ -578,7 +615,7 @@ def read_skill_file(path: Path | str, *, secrets: Iterable[str] = ()) -> list[Sk
     return out
 
 
-def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
+def read_one_skill(path: Path | str, *, secrets: Iterable[str] = (), secret_names: Iterable[str] = ()) -> Skill:
     """One skill from a file: a skill file holding exactly one, a bare skill mapping, or ``skills show --json``'s output.
 
     Raises
@@ -589,7 +626,7 @@ def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
     path = Path(path)
     data = _load(path)
     if isinstance(data, dict) and "format" in data:
-        skills = read_skill_file(path, secrets=secrets)
+        skills = read_skill_file(path, secrets=secrets, secret_names=secret_names)
         if len(skills) != 1:
             raise SkillFileError(path, "field 'skills'", f"expected exactly one skill, found {len(skills)}")
         return skills[0]
@@ -597,7 +634,7 @@ def read_one_skill(path: Path | str, *, secrets: Iterable[str] = ()) -> Skill:
         data = data["skill"]
     if not isinstance(data, dict):
         raise SkillFileError(path, "", f"expected a mapping (one skill), got a {type(data).__name__}")
-    model, where, expected = _validate_skill(data, Redactor(secrets))
+    model, where, expected = _validate_skill(data, Redactor(secrets), frozenset(secret_names))
     if model is None:
         raise SkillFileError(path, f"field '{where}'" if where else "", expected)
     return _to_skill(model)
@@ -669,61 +706,101 @@ def export_skills(skills: Sequence[Skill], path: Path | str, *, product: str = "
 # --- importing -------------------------------------------------------------------------------------------
 
 
+#: Quality an imported skill starts with: no use here yet (the middle of 0..1, above the review area's 0.3).
+IMPORTED_QUALITY = 0.5
+#: The validation reason every imported skill arrives with (approving it needs ``force``, said in its reason).
+NOT_VALIDATED_HERE = "not validated here: imported, so the file's validation, quality and counters are not kept"
+
+
 @dataclass(frozen=True)
 class ImportReport:
     """What an import did.
 
     ``added``: new ids; ``replaced``: ids that existed (proposed, or
     reviewed and ``replace_approved``); ``skipped``: ``(id, reason)`` for
-    reviewed skills (approved, rejected, retired) left as they were.
+    reviewed skills (approved, rejected, retired) left as they were;
+    ``changed``: one line per replaced skill saying what changed in it
+    (a replaced approved skill is proposed again and needs a new approval).
     """
 
     added: tuple[str, ...] = ()
     replaced: tuple[str, ...] = ()
     skipped: tuple[tuple[str, str], ...] = ()
     moved_from: tuple[str, ...] = field(default=())
+    changed: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         """Human summary, one line each."""
         out = [f"added {len(self.added)}, replaced {len(self.replaced)}, skipped {len(self.skipped)}"]
         out += [f"skipped {sid}: {why}" for sid, why in self.skipped]
+        out += list(self.changed)
         if self.moved_from:
             out.append(f"skills of product(s) {', '.join(self.moved_from)} were put in this project's skill space")
+        if self.added or self.replaced:
+            out.append("imported skills are not validated here: approving one needs --force (said in its reason)")
         return out
 
 
+#: Fields a replacement may change, as the import's report names them.
+_DIFF_FIELDS = ("description", "kind", "trigger", "actions", "verify", "recovery", "params", "max_steps", "max_ms")
+
+
+def _what_changed(old: Skill, new: Skill) -> str:
+    if old.actions != new.actions:
+        def acts(s: Skill) -> str:
+            return "; ".join(f"{a.action.kind}{' ' + repr(a.action.value) if a.action.value else ''} on "
+                             f"{a.target.role or 'element'} {a.target.label_text!r}" for a in s.actions)
+        return f"actions {acts(old)} -> {acts(new)}"
+    names = [f for f in _DIFF_FIELDS if getattr(old, f) != getattr(new, f)]
+    return ", ".join(names) + " changed" if names else "nothing of its behaviour changed"
+
+
 def import_skills(table: Any, path: Path | str, *, product: str, replace_approved: bool = False,
-                  keep_state: bool = False, secrets: Iterable[str] = ()) -> ImportReport:
+                  keep_state: bool = False, secrets: Iterable[str] = (),
+                  secret_names: Iterable[str] = ()) -> ImportReport:
     """Read a skill file and store its skills in ``product``'s skill space, all in one transaction.
 
     Every skill is checked first (:func:`read_skill_file`); nothing is stored
     when one fails.  An id that names an approved skill is skipped and
     reported unless ``replace_approved`` - and so is one a person here
     rejected or retired (a shared file does not bring back what was turned
-    down here).  Imported skills arrive as
-    ``proposed`` (a person of this project approves what fires here) unless
-    ``keep_state``; their provenance source becomes ``import`` (imports do
-    not count against the daily cap), their scope's product ``product``.
-    No import keeps ``irreversible_ok``: acting on an irreversible step is
-    approved here, for the step, by ``approve --irreversible-ok``.
+    down here).  A replaced skill is ``proposed`` again whatever it was (it
+    needs a new approval here) and the report says what changed in it.
+
+    Nothing a file says about how good a skill is is trusted: every
+    imported skill arrives with the validation :data:`NOT_VALIDATED_HERE`
+    (no case: approving it needs ``force``, and the approval's reason says
+    so), zero successes and failures, no last use and the quality
+    :data:`IMPORTED_QUALITY`.  Imported skills arrive as ``proposed``;
+    ``keep_state`` keeps a file's ``rejected`` or ``retired`` (a team's
+    "do not use") but never ``approved`` - an approved skill there is
+    proposed here (a person of this project approves what fires here).
+    Their provenance source becomes ``import`` (imports do not count against
+    the daily cap), their scope's product ``product``.  No import keeps
+    ``irreversible_ok``: acting on an irreversible step is approved here,
+    for the step, by ``approve --irreversible-ok``.
 
     Parameters
     ----------
     table : core.store.skills.SkillTable
         The project's skill table.
+    secrets, secret_names : Iterable[str]
+        The project's secret values and secret parameter names (:func:`read_skill_file`).
 
     Raises
     ------
     SkillFileError
         The file is not a usable skill file.
     """
-    skills = read_skill_file(path, secrets=secrets)
+    skills = read_skill_file(path, secrets=secrets, secret_names=secret_names)
     moved = sorted({s.scope.product for s in skills if s.scope.product and s.scope.product != product})
     ready: list[Skill] = []
     added: list[str] = []
     replaced: list[str] = []
     skipped: list[tuple[str, str]] = []
+    changed: list[str] = []
     stored = {x.id: x for x in table.list()}  # one read: ids are unique in the store
+    name = Path(path).name
     for s in skills:
         old = stored.get(s.id)
         if old is not None and old.state != "proposed" and not replace_approved:
@@ -731,13 +808,22 @@ def import_skills(table: Any, path: Path | str, *, product: str, replace_approve
             article = "an" if old.state == "approved" else "a"
             skipped.append((s.id, f"{article} {old.state} skill has this id{why}; --replace-approved replaces it"))
             continue
-        state = s.state if keep_state else "proposed"
-        reason = s.review_reason if keep_state else (
-            f"imported from {Path(path).name}" + (f" (it was {s.state} there)" if s.state != "proposed" else ""))
-        ready.append(replace(s, state=state, review_reason=reason, scope=replace(s.scope, product=product),  # type: ignore[arg-type]
-                             irreversible_ok=False,
-                             provenance=replace(s.provenance, source="import"),
-                             created_at=None if old is None else old.created_at))
-        (added if old is None else replaced).append(s.id)
+        was = f" (it was {s.state} there)" if s.state != "proposed" else ""
+        if keep_state and s.state in ("rejected", "retired"):
+            state, reason = s.state, f"kept from {name}: " + (s.review_reason or f"{s.state} there")
+        else:
+            state, reason = "proposed", f"imported from {name}{was}"
+        new = replace(s, state=state, review_reason=reason, scope=replace(s.scope, product=product),  # type: ignore[arg-type]
+                      irreversible_ok=False, provenance=replace(s.provenance, source="import"),
+                      validation=SkillValidation(reasons=(NOT_VALIDATED_HERE,)), successes=0, failures=0,
+                      quality=IMPORTED_QUALITY, last_used_at=None,
+                      created_at=None if old is None else old.created_at)
+        ready.append(new)
+        if old is None:
+            added.append(s.id)
+        else:
+            replaced.append(s.id)
+            again = ", and needs a new approval" if old.state == "approved" and state == "proposed" else ""
+            changed.append(f"replaced {s.id} ({old.state} here, now {state}{again}): {_what_changed(old, new)}")
     table.put_many(ready, replace_approved=replace_approved)
-    return ImportReport(tuple(added), tuple(replaced), tuple(skipped), tuple(moved))
+    return ImportReport(tuple(added), tuple(replaced), tuple(skipped), tuple(moved), tuple(changed))

@@ -19,12 +19,14 @@ __all__ = ["add_learn_command", "add_learn_parser", "learn_command"]
 
 def add_learn_parser(skills_sub: Any) -> argparse.ArgumentParser:
     """Add ``learn`` to the ``skills`` group's subparsers; returns its parser (``func`` set)."""
-    p = skills_sub.add_parser("learn", help="turn a stored run's failures and takeover corrections into "
-                                            "proposed skills",
-                              description="Contrast each failure of the run with the correction a person made "
-                                          "during the takeover; validated candidates are stored as proposals "
-                                          "for review. Example: steadyhand skills learn projects/demo 3f2a...")
-    p.add_argument("project", help="project folder")
+    text = "turn a stored run's failures and takeover corrections into proposed skills"
+    p = skills_sub.add_parser("learn", help=text,
+                              description=text + ": each failure of the run is contrasted with the correction a "
+                                                 "person made during the takeover; validated candidates are "
+                                                 "stored as proposals for review",
+                              epilog="Example:\n  steadyhand skills learn projects/demo 3f2a9c",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("project", help="project folder (holds steadyhand.yaml)")
     p.add_argument("run_id", help="the run's id (steadyhand history list)")
     p.add_argument("--threshold", type=float, default=None, metavar="X",
                    help="validation pass rate below which a candidate is dropped (default 0.6)")

@@ -10,20 +10,33 @@ The rules, in one place for the command line and the studio:
   hand has no replay yet) and says so in the review reason.  Legality is
   never forced: a skill that a skill file could not hold (an action outside
   the engine's own, a target with an XPath, CSS path or coordinates, an
-  undeclared placeholder, a secret in clear, given or known to the store; :func:`core.skills.files.check_skill`)
-  is refused.  ``irreversible_ok=True`` approves it to act on an
+  undeclared placeholder, a secret in clear, given or known to the store, an action typing a secret
+  parameter; :func:`core.skills.files.check_skill`) is refused, and so is one that breaks the safety bar
+  of validation (:func:`core.skills.validate.legality`: a control that may confirm, delete or submit,
+  whatever the action kind, that the trigger does not name).  ``irreversible_ok=True`` approves it to act on an
   irreversible step, and only on the step(s) it was learnt on
   (``provenance.step_ids``), so a skill without them cannot have it.
 - **reject** a ``proposed`` skill, with a reason (required).
 - **retire** an ``approved`` (or still ``proposed``) skill, with a reason
   (required); it stops firing at once - the runtime reads the state at each
   run, and a retire during a run is seen at the next decision.
+- **restore** (``approve`` with ``restore=True``, ``skills approve --restore``)
+  approves a ``retired`` skill again - a skill an upkeep merge or a person
+  retired - under the same rules as a proposed one (validation or ``force``,
+  legality); its review reason says it was restored and why it had been
+  retired.  A rejected skill is never restored (import or make a new one).
 - **edit** replaces a ``proposed`` or ``approved`` skill by a person's
   version: id, counters, quality, provenance, validation and times are kept
   from the stored one; when an approved skill's behaviour changes (trigger,
   actions, verify, recovery, scope, kind, limits) it goes back to
   ``proposed`` and loses ``irreversible_ok`` - what fires has been reviewed
   as it is.
+
+The command line and the studio reach these through one
+:class:`ReviewContext` (:func:`review_context`): the project's skill space,
+its ``skills:`` settings (the approval threshold), its secret values and
+secret parameter names, and a store opened with the project's redactor -
+so a review in the studio refuses exactly what the command line refuses.
 
 Every operation raises :class:`~core.store.skills.SkillConflictError` (a
 :class:`RuntimeError`) when the skill is not in a state it may leave that way,
@@ -32,15 +45,19 @@ reason or an illegal skill.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 from core.domain.skill import Skill, SkillSettings
+from core.secrets import Redactor
 from core.store.skills import SkillConflictError, SkillTable
 
-from .files import check_skill
+from .files import NOT_VALIDATED_HERE, check_skill
+from .validate import legality
 
-__all__ = ["approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS"]
+__all__ = ["reviewed_here", "approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS", "ReviewContext",
+           "review_context", "secret_values", "secret_names"]
 
 #: Fields whose change makes an edited approved skill a proposal again (an action's note does not).
 BEHAVIOUR_FIELDS = ("kind", "trigger", "actions", "verify", "recovery", "scope", "params", "max_steps", "max_ms")
@@ -50,6 +67,19 @@ def _behaviour(skill: Skill, name: str) -> object:
     if name == "actions":  # an action's note is words for people, not behaviour
         return tuple((a.action, a.target) for a in skill.actions)
     return getattr(skill, name)
+
+
+def reviewed_here(skill: Skill) -> bool:
+    """False for an imported skill no person of this project has reviewed: one still proposed, a state
+    kept from its file (``import --keep-state``), or an approved one that arrived approved (an import made
+    before imports arrived proposed: its validation is the file's).  True for everything else."""
+    if skill.provenance.source != "import":
+        return True
+    if skill.state == "proposed" or skill.review_reason.startswith("kept from "):
+        return False
+    if skill.state == "approved":
+        return NOT_VALIDATED_HERE in skill.validation.reasons  # approved here: imports arrive not validated
+    return True
 
 
 def _get(table: SkillTable, skill_id: str) -> Skill:
@@ -70,6 +100,8 @@ def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str
     """Why ``skill``'s validation does not allow approving it without ``force``, or "" when it does."""
     settings = settings or SkillSettings()
     v = skill.validation
+    if v.cases == 0 and NOT_VALIDATED_HERE in v.reasons:
+        return "it was imported and not validated here (a file's own validation is not trusted)"
     if v.cases == 0:
         return "it was never replayed (no validation case)"
     if not v.reproduced:
@@ -81,22 +113,29 @@ def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str
 
 
 def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, force: bool = False,
-            settings: SkillSettings | None = None, secrets: Iterable[str] = ()) -> Skill:
-    """Approve a proposed skill (see the module docstring); returns it as stored.
+            settings: SkillSettings | None = None, secrets: Iterable[str] = (), secret_names: Iterable[str] = (),
+            restore: bool = False) -> Skill:
+    """Approve a proposed skill - or, with ``restore``, a retired one (see the module docstring); returns it
+    as stored.
 
     Raises
     ------
     KeyError
         Unknown id.
     SkillConflictError
-        Not ``proposed``; or its validation did not pass and ``force`` is False.
+        Not ``proposed`` (nor ``retired`` with ``restore``); or its validation did not pass and ``force``
+        is False.
     ValueError
         The skill is not legal, or ``irreversible_ok`` without the step it was learnt on.
     """
     skill = _get(table, skill_id)
-    if skill.state != "proposed":
-        raise SkillConflictError(f"skill {skill_id} is {skill.state}; only a proposed skill can be approved")
-    illegal = check_skill(skill, secrets=secrets, redactor=table.store.redactor)
+    allowed = ("proposed", "retired") if restore else ("proposed",)
+    if skill.state not in allowed:
+        hint = "; approve --restore brings a retired skill back" if skill.state == "retired" else ""
+        raise SkillConflictError(f"skill {skill_id} is {skill.state}; only a proposed skill can be approved"
+                                 + (" (or a retired one restored)" if restore else hint))
+    illegal = (check_skill(skill, secrets=secrets, redactor=table.store.redactor, secret_names=secret_names)
+               or "; ".join(legality(replace(skill, irreversible_ok=False))))  # the safety bar of validation too
     if illegal:
         raise ValueError(f"skill {skill_id} cannot be approved: {illegal}")
     if irreversible_ok and not skill.provenance.step_ids:
@@ -107,9 +146,12 @@ def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, 
         raise SkillConflictError(f"skill {skill_id} cannot be approved: {problem}; approve with force to "
                                  f"take it anyway")
     reason = f"approved without a passing validation: {problem}" if problem else ""
+    if skill.state == "retired":
+        was = f" (retired: {skill.review_reason})" if skill.review_reason else ""
+        reason = "; ".join(x for x in (f"restored by a person{was}", reason) if x)
     if irreversible_ok != skill.irreversible_ok:
-        table.put(replace(skill, irreversible_ok=irreversible_ok))
-    return table.set_state(skill_id, "approved", reason=reason, expect=("proposed",))
+        table.put(replace(skill, irreversible_ok=irreversible_ok), replace_approved=True)
+    return table.set_state(skill_id, "approved", reason=reason, expect=allowed)
 
 
 def reject(table: SkillTable, skill_id: str, reason: str) -> Skill:
@@ -143,7 +185,7 @@ def retire(table: SkillTable, skill_id: str, reason: str) -> Skill:
     return table.set_state(skill_id, "retired", reason=why, expect=("approved", "proposed"))
 
 
-def edit(table: SkillTable, skill: Skill, *, secrets: Iterable[str] = ()) -> Skill:
+def edit(table: SkillTable, skill: Skill, *, secrets: Iterable[str] = (), secret_names: Iterable[str] = ()) -> Skill:
     """Store a person's edit of a proposed or approved skill (see the module docstring); returns it as stored.
 
     Raises
@@ -158,7 +200,7 @@ def edit(table: SkillTable, skill: Skill, *, secrets: Iterable[str] = ()) -> Ski
     old = _get(table, skill.id)
     if old.state not in ("proposed", "approved"):
         raise SkillConflictError(f"skill {skill.id} is {old.state}; only a proposed or approved skill can be edited")
-    illegal = check_skill(skill, secrets=secrets, redactor=table.store.redactor)
+    illegal = check_skill(skill, secrets=secrets, redactor=table.store.redactor, secret_names=secret_names)
     if illegal:
         raise ValueError(f"skill {skill.id} cannot be stored: {illegal}")
     changed = any(_behaviour(skill, f) != _behaviour(old, f) for f in BEHAVIOUR_FIELDS)
@@ -172,3 +214,100 @@ def edit(table: SkillTable, skill: Skill, *, secrets: Iterable[str] = ()) -> Ski
                   created_at=old.created_at, schema_version=old.schema_version)
     stored, _ = table.put(new, replace_approved=True)
     return stored
+
+
+# --- one context for the command line and the studio --------------------------------------------------------
+
+
+def secret_names(project: Any) -> tuple[str, ...]:
+    """Names of the secrets the project and its flows declare (``secrets:`` of the project and flow files)."""
+    names = list(project.settings.secrets)
+    for flow in project.flows.values():
+        names += [n for n in flow.secrets if n not in names]
+    return tuple(names)
+
+
+def secret_values(project: Any) -> dict[str, str]:
+    """Declared secrets of the project and its flows that have a value (environment, keyring, default)."""
+    from core.secrets import MissingSecretError, resolve_secret  # noqa: PLC0415
+
+    out: dict[str, str] = {}
+    for name in secret_names(project):
+        spec = project.settings.secrets.get(name)
+        try:
+            out[name] = resolve_secret(name, project=project.name, default=spec.default if spec else None)
+        except MissingSecretError:
+            continue
+    return out
+
+
+@dataclass(frozen=True)
+class ReviewContext:
+    """What every review of one project's skills uses: its skill space, settings and secrets.
+
+    ``product`` is the project's name (its skill space); ``settings`` its
+    ``skills:`` section; ``secrets`` maps declared secret names to their
+    values (those that have one); ``names`` are every declared secret name.
+    Build it with :func:`review_context`.
+    """
+
+    root: Path
+    product: str
+    settings: SkillSettings
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    names: tuple[str, ...] = ()
+
+    @property
+    def redactor(self) -> Redactor:
+        """The project's redactor (its secret values)."""
+        return Redactor(self.secrets.values())
+
+    def open_store(self, *, read_only: bool = False) -> Any:
+        """The project's store, opened with the project's redactor (caller closes it).
+
+        Raises ``core.store.StoreError`` / ``OSError`` as :meth:`core.store.Store.open`."""
+        from core.store import Store, store_path  # noqa: PLC0415
+
+        return Store.open(store_path(self.root), redactor=self.redactor, read_only=read_only)
+
+    def approval_problem(self, skill: Skill) -> str:
+        """:func:`approval_problem` with the project's settings."""
+        return approval_problem(skill, self.settings)
+
+    def approve(self, table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, force: bool = False,
+                restore: bool = False) -> Skill:
+        """:func:`approve` with the project's settings, secrets and secret names."""
+        return approve(table, skill_id, irreversible_ok=irreversible_ok, force=force, settings=self.settings,
+                       secrets=self.secrets.values(), secret_names=self.names, restore=restore)
+
+    def edit(self, table: SkillTable, skill: Skill) -> Skill:
+        """:func:`edit` with the project's secrets and secret names."""
+        return edit(table, skill, secrets=self.secrets.values(), secret_names=self.names)
+
+    def hide(self, text: str) -> str:
+        """``text`` with every secret value of the project masked (what ``skills show`` prints)."""
+        return self.redactor.text(text)
+
+
+def review_context(root: Path | str, *, product_without_project: str | None = None) -> ReviewContext:
+    """The :class:`ReviewContext` of the project in ``root`` (a broken flow file does not hide the skills).
+
+    ``product_without_project``: for a folder that holds a store but no
+    ``steadyhand.yaml`` (a bare store, as a preview writes), the context of
+    that skill space with the default settings and no secret - such a
+    folder declares none.  Without it, such a folder is an error.
+
+    Raises
+    ------
+    core.project.ProjectError
+        No project there (and no ``product_without_project``), or its settings file is invalid.
+    """
+    from core.project.lenient import load_project_lenient  # noqa: PLC0415
+
+    from .upkeep import settings_of  # noqa: PLC0415
+
+    if product_without_project is not None and not (Path(root) / "steadyhand.yaml").exists():
+        return ReviewContext(Path(root), product_without_project, SkillSettings())
+    project, _problems = load_project_lenient(Path(root))
+    return ReviewContext(Path(root), project.name, settings_of(project), secret_values(project),
+                         secret_names(project))

@@ -8,20 +8,25 @@ Defaults (K7), configurable in the project file's ``skills:`` section
 - the review area holds approved skills with quality < 0.3 or unused for
   14 days (never used: counted from their approval / creation)
   (:func:`review_area`);
-- two skills of one product and kind whose action-type sequences
-  (``click-input-click``) are more than 0.9 similar (Indel ratio of
-  :mod:`rapidfuzz` over the kinds) *and whose triggers are the same* are
-  merged, keeping the one with more successes (then the better quality,
-  then the older); the other is retired with a reason naming the kept one
-  (:func:`merge_similar`, :func:`apply_merges`).  Same kinds with different
-  triggers are different skills - "click Cancel on the autofill popup" and
-  "click Accept on the cookie banner" are both one click - so merging them
-  would lose where one of them fires;
+- only true duplicates are merged: two skills of one product and kind
+  with the same trigger *and the same actions* (kinds, values, every
+  target field), so retiring one changes nothing that fires.  The kept one
+  is an approved skill before any that is not (a reviewed skill is never
+  retired for an unreviewed one), then the one with more passed uses
+  recorded in this store (never a file's counters), fewer failed ones, the
+  older; the other is retired with a reason naming the kept one
+  (:func:`merge_similar`, :func:`apply_merges`) and a person can bring it
+  back (``skills approve --restore``).  Same action kinds are not enough:
+  "click Cancel on the autofill popup" and "click Accept on the cookie
+  banner" are both one click, and "click 'Type them myself'" and "click
+  'Use saved details'" under one trigger do opposite things - the latter is
+  a conflict for a person, never a merge;
 - skills that hold at the same time are ordered by scope: the narrower
   (more of task type, URL prefix, title, component set) first, then quality,
-  successes and id (:func:`resolve_conflicts`); two approved skills with the
-  same trigger and scope but different actions are a conflict the weekly
-  review reports (:func:`find_conflicts`);
+  successes and id (:func:`resolve_conflicts`); skills with the same
+  trigger and scope but different actions (an approved one and another
+  approved one or a proposal) are a conflict the weekly review reports for
+  a person (:func:`find_conflicts`), never merged;
 - one skill space per product (the project's name): every function here
   takes or filters by one product;
 - at most 50 new proposals per product in 24 hours, imports not counted
@@ -35,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from rapidfuzz.distance import Indel
 
@@ -48,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SkillSettings", "settings_of", "UseEffect", "use_effect", "apply_use", "ReviewItem", "review_area",
-    "Merge", "action_similarity", "trigger_key", "merge_similar", "apply_merges", "Conflict", "resolve_conflicts",
+    "Merge", "action_similarity", "trigger_key", "actions_key", "merge_similar", "apply_merges", "Conflict", "resolve_conflicts",
     "find_conflicts", "proposals_left", "under_daily_cap", "UpkeepReport", "run_upkeep", "CAP_WINDOW",
 ]
 
@@ -195,7 +200,8 @@ def trigger_key(t: SkillTrigger) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class Merge:
-    """``dropped`` merges into ``kept``: the same trigger, action types ``similarity`` alike (> the setting)."""
+    """``dropped`` is a duplicate of ``kept``: the same trigger and the same actions (``similarity`` of the
+    action types: 1.0)."""
 
     kept: Skill
     dropped: Skill
@@ -203,44 +209,58 @@ class Merge:
 
     @property
     def reason(self) -> str:
-        return f"merged into {self.kept.id} (same trigger, action types {self.similarity:.2f} similar)"
+        return f"merged into {self.kept.id} (same trigger and the same actions: a duplicate)"
 
 
-def _keep_rank(s: Skill) -> tuple[Any, ...]:
+def _passes(uses: Mapping[str, Mapping[str, int]] | None, s: Skill) -> tuple[int, int]:
+    counts = (uses or {}).get(s.id, {})
+    return counts.get("passed", 0), counts.get("failed", 0) + counts.get("precondition", 0)
+
+
+def _keep_rank(s: Skill, uses: Mapping[str, Mapping[str, int]] | None = None) -> tuple[Any, ...]:
     created = _aware(s.created_at) or datetime.max.replace(tzinfo=timezone.utc)
-    return (-s.successes, -s.quality, created, s.id)
+    passed, failed = _passes(uses, s)
+    return (s.state != "approved", -passed, failed, created, s.id)
 
 
-def merge_similar(skills: Iterable[Skill], settings: SkillSettings | None = None) -> list[Merge]:
-    """The merges the weekly review makes among approved and proposed skills (see the module docstring).
+def merge_similar(skills: Iterable[Skill], settings: SkillSettings | None = None,
+                  uses: Mapping[str, Mapping[str, int]] | None = None) -> list[Merge]:
+    """The merges the weekly review makes among approved and proposed skills: true duplicates only.
 
-    Only skills of one product and one kind are compared; each group of
-    mutually mergeable skills keeps its best (most successes, then quality,
-    then the oldest, then the id) and drops the rest.
+    Two skills are merged when they are of one product and kind, their
+    triggers are the same (:func:`trigger_key`) and their actions are the
+    same - kinds, values and every target field (:func:`actions_key`) - so
+    retiring one changes nothing that fires.  Skills with the same trigger
+    and different actions are never merged: that is a conflict for a person
+    (:func:`find_conflicts`).  The one kept is an approved skill before any
+    that is not (a reviewed skill is never retired for an unreviewed one),
+    then the one with more passed uses recorded in this store (``uses``:
+    :meth:`core.store.skills.SkillTable.use_counts`; a file's counters count
+    for nothing), fewer failed ones, the older, the id.
+    ``settings.merge_similarity`` is kept as a floor on the action types'
+    similarity (same actions: 1.0).
     """
     s = settings or SkillSettings()
     groups: dict[tuple[Any, ...], list[Skill]] = {}
-    for x in sorted((x for x in skills if x.state in ("approved", "proposed")), key=_keep_rank):
-        groups.setdefault((x.scope.product, x.kind, trigger_key(x.trigger)), []).append(x)
+    live = (x for x in skills if x.state in ("approved", "proposed"))
+    for x in sorted(live, key=lambda k: _keep_rank(k, uses)):
+        groups.setdefault((x.scope.product, x.kind, trigger_key(x.trigger), actions_key(x)), []).append(x)
     merges: list[Merge] = []
-    for live in groups.values():  # best first in each group
-        gone: set[str] = set()
-        for i, keep in enumerate(live):
-            if keep.id in gone:
-                continue
-            for other in live[i + 1:]:
-                if other.id in gone:
-                    continue
-                sim = action_similarity(keep, other)
-                if sim > s.merge_similarity:
-                    merges.append(Merge(keep, other, sim))
-                    gone.add(other.id)
-    merges.sort(key=lambda m: _keep_rank(m.kept))
+    for group in groups.values():  # best first in each group
+        keep = group[0]
+        for other in group[1:]:
+            sim = action_similarity(keep, other)
+            if sim >= s.merge_similarity:
+                merges.append(Merge(keep, other, sim))
+    merges.sort(key=lambda m: _keep_rank(m.kept, uses))
     return merges
 
 
 def apply_merges(table: "SkillTable", merges: Sequence[Merge]) -> list[Skill]:
-    """Retire each merge's dropped skill with the reason naming the kept one (its uses stay); returns them."""
+    """Retire each merge's dropped skill with the reason naming the kept one (its uses stay); returns them.
+
+    A retired skill is brought back by a person: :func:`core.skills.library.approve` with ``restore``
+    (``steadyhand skills approve --restore``)."""
     out = []
     for m in merges:
         out.append(table.set_state(m.dropped.id, "retired", reason=m.reason, expect=("approved", "proposed")))
@@ -264,29 +284,38 @@ def resolve_conflicts(candidates: Iterable[Skill]) -> list[Skill]:
 
 @dataclass(frozen=True)
 class Conflict:
-    """Approved skills with the same trigger and scope width that do different things; ``winner`` fires first."""
+    """Skills with the same trigger and scope width that do different things; a person decides.
+
+    ``winner`` is the one that fires first (an approved one before a proposal, then
+    :func:`resolve_conflicts`); ``losers`` the others.  Nothing is merged or retired for it.
+    """
 
     winner: Skill
     losers: tuple[Skill, ...]
 
 
-def _actions_key(s: Skill) -> tuple[Any, ...]:
-    return tuple((a.action.kind, normalize(a.action.value), a.target.role, normalize(a.target.name),
-                  normalize(a.target.label), normalize(a.target.text)) for a in s.actions)
+def actions_key(s: Skill) -> tuple[Any, ...]:
+    """A skill's actions with their texts normalised: kind, value and every target field (equal keys do
+    the same thing)."""
+    return tuple((a.action.kind, normalize(a.action.value), a.target.tag, a.target.role, normalize(a.target.name),
+                  normalize(a.target.label), normalize(a.target.text), normalize(a.target.placeholder),
+                  normalize(a.target.test_id), normalize(a.target.title), normalize(a.target.alt),
+                  a.target.anchor) for a in s.actions)
 
 
 def find_conflicts(skills: Iterable[Skill]) -> list[Conflict]:
-    """Groups of approved ``do`` skills of one product with the same trigger and the same scope width but
-    different actions: scope cannot tell them apart, so the review shows them (the winner by
-    :func:`resolve_conflicts` fires until a person decides)."""
+    """Groups of ``do`` skills of one product (approved, and proposals beside them) with the same trigger
+    and the same scope width but different actions: scope cannot tell them apart, so the review shows them
+    for a person (the winner fires until a person decides; a proposal does not fire).  A group of
+    proposals only is not a conflict yet (nothing of it fires)."""
     groups: dict[tuple[Any, ...], list[Skill]] = {}
     for s in skills:
-        if s.state == "approved" and s.kind == "do":
+        if s.state in ("approved", "proposed") and s.kind == "do":
             groups.setdefault((s.scope.product, trigger_key(s.trigger), s.scope.width), []).append(s)
     out = []
     for group in groups.values():
-        if len({_actions_key(s) for s in group}) > 1:
-            ranked = resolve_conflicts(group)
+        if any(s.state == "approved" for s in group) and len({actions_key(s) for s in group}) > 1:
+            ranked = sorted(resolve_conflicts(group), key=lambda s: s.state != "approved")
             out.append(Conflict(ranked[0], tuple(ranked[1:])))
     out.sort(key=lambda c: c.winner.id)
     return out
@@ -327,11 +356,12 @@ class UpkeepReport:
         verb = "merged" if self.applied else "would merge"
         out = [f"skill space {self.product!r}: {len(self.merges)} merge(s), {len(self.review)} in the review "
                f"area, {len(self.conflicts)} conflict(s)"]
-        out += [f"{verb} {m.dropped.id} into {m.kept.id} (action types {m.similarity:.2f} similar)"
-                for m in self.merges]
+        out += [f"{verb} {m.dropped.id} ({m.dropped.state}) into {m.kept.id} ({m.kept.state}): same trigger "
+                f"and the same actions" for m in self.merges]
         out += [f"review {r.skill.id}: {'; '.join(r.reasons)} - {r.skill.description}" for r in self.review]
-        out += [f"conflict: {c.winner.id} fires before {', '.join(x.id for x in c.losers)} (same trigger and scope)"
-                for c in self.conflicts]
+        out += [f"conflict for a person: {c.winner.id} ({c.winner.state}) and "
+                f"{', '.join(f'{x.id} ({x.state})' for x in c.losers)} have the same trigger and scope but do "
+                f"different things; nothing was merged (retire or edit one)" for c in self.conflicts]
         return out
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -341,7 +371,8 @@ class UpkeepReport:
                        for m in self.merges],
             "review": [{"id": r.skill.id, "reasons": list(r.reasons), "quality": r.skill.quality}
                        for r in self.review],
-            "conflicts": [{"winner": c.winner.id, "losers": [x.id for x in c.losers]} for c in self.conflicts],
+            "conflicts": [{"winner": c.winner.id, "losers": [x.id for x in c.losers],
+                           "states": {x.id: x.state for x in (c.winner, *c.losers)}} for c in self.conflicts],
         }
 
 
@@ -354,7 +385,7 @@ def run_upkeep(table: "SkillTable", product: str, settings: SkillSettings | None
     s = settings or SkillSettings()
     now = _aware(now) or datetime.now(timezone.utc)
     skills = table.list(product=product)
-    merges = merge_similar(skills, s)
+    merges = merge_similar(skills, s, table.use_counts())  # this store's uses, never a file's counters
     if apply:
         apply_merges(table, merges)
         skills = table.list(product=product)

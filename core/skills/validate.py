@@ -5,13 +5,17 @@ record and a few states (:class:`Case`): no browser.
 
 * **Legality** (:func:`legality`): a description, a trigger that names
   something, at least one action for a ``do`` skill (at most
-  :data:`MAX_ACTIONS`), engine action kinds only and never ``navigate`` or
-  ``upload`` (a skill goes nowhere a flow did not and reads no file),
+  :data:`MAX_ACTIONS`), engine action kinds only and never ``navigate``,
+  ``back`` or ``upload`` (a skill goes nowhere a flow did not and reads no file),
   targets by meaning only (no id, CSS path, XPath, box or class), and the
-  safety bar: a control that may confirm, delete or submit
-  (:func:`core.plan.guard.may_write`) is pressed only when the trigger names
-  it among its required elements; a proposal is never approved for an
-  irreversible step.
+  safety bar: an action of any kind with a target (click, check, select,
+  press, input, hover...) on a control that may confirm, delete or submit
+  (:func:`core.plan.guard.may_write` over every text of the target, and a
+  select's option) is legal only when the trigger names it among its
+  required elements (a select's option too); the reason names the action
+  and the field.  Kinds the skill runtime does not run (``back``,
+  ``assert``, ``screenshot``: :data:`core.skills.files.ALLOWED_ACTIONS`)
+  are refused; a proposal is never approved for an irreversible step.
 * **Replay** (:func:`replay`): on each case the trigger is checked as the
   runtime would (:func:`core.skills.trigger.check_trigger`, bound to the
   case's step).  A *positive* case (a stored state of this failure or of a
@@ -46,7 +50,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from core.domain import ACTION_KINDS, Candidate, Observation, Step
+from core.domain import ACTION_KINDS, Candidate, ElementDescriptor, Observation, Step
 from core.domain.skill import SKILL_KINDS, ElementCondition, Skill, SkillValidation
 from core.plan.guard import may_write
 from core.skills.trigger import bindings_for, bind_condition, check_trigger, condition_matches, find, UnboundPlaceholder
@@ -62,8 +66,8 @@ MAX_CASES = 5
 MIN_CASES = 2
 #: Actions one skill may have.
 MAX_ACTIONS = 8
-#: Action kinds a skill may not use: it goes nowhere a flow did not, and reads no file.
-_FORBIDDEN = ("navigate", "upload")
+#: Action kinds a skill may not use: it goes nowhere a flow did not (not even back), and reads no file.
+_FORBIDDEN = ("navigate", "upload", "back")
 _NOT_SEMANTIC = ("id", "css_path", "xpath", "name_attr", "href", "classes", "bbox", "crop")
 _TIMEOUT = re.compile(r"timed? ?out|timeout|still loading|slow", re.I)
 
@@ -90,8 +94,35 @@ def action_condition(target: Any, *, in_dialog: bool = False) -> ElementConditio
                             test_id=target.test_id, in_dialog=in_dialog)
 
 
+_FIELD_ROLES = ("textbox", "searchbox", "combobox", "spinbutton")
+#: Target fields the write guard reads, in the order it names them.
+_GUARD_FIELDS = ("name", "label", "text", "title", "alt", "placeholder")
+
+
+def _guarded(kind: str, t: Any, value: str) -> str:
+    """Which text of a skill action makes it confirm, delete or submit ("" when none does): ``"label 'Also
+    delete all saved addresses'"``, ``"option 'Delete all'"`` (a select's value), ``"an icon-only control"``.
+
+    Every action kind with a target is read as a click would be (:func:`core.plan.guard.may_write`): a
+    checkbox named "Also delete all saved addresses" deletes when checked, an option "Delete all" when
+    chosen; a key pressed in a field may submit its form."""
+    if kind == "press" and (t.role in _FIELD_ROLES or t.tag in ("input", "textarea")):
+        return "a key pressed in a field (Enter submits its form)"
+    if kind == "select" and value and may_write(Candidate("t", ElementDescriptor(text=value)), "click"):
+        return f"option {value!r} (its value)"
+    if t.is_empty or not may_write(Candidate("t", t), "click"):
+        return ""
+    for f in _GUARD_FIELDS:
+        text = getattr(t, f, "")
+        if text and may_write(Candidate("t", ElementDescriptor(**{f: text})), "click"):
+            return f"{f} {text!r}"
+    return "an icon-only control (no words say what it does)"
+
+
 def legality(skill: Skill) -> list[str]:
     """Why the skill is not legal (empty: it is)."""
+    from core.skills.files import ALLOWED_ACTIONS  # noqa: PLC0415 - one list of what a skill may run
+
     out: list[str] = []
     if not skill.description.strip():
         out.append("no description")
@@ -114,17 +145,27 @@ def legality(skill: Skill) -> list[str]:
             continue
         if kind in _FORBIDDEN:
             out.append(f"action {i}: a skill may not {kind}")
+        elif kind not in ALLOWED_ACTIONS and skill.kind == "do":
+            out.append(f"action {i}: a skill may not {kind} (the skill runtime runs {', '.join(ALLOWED_ACTIONS)})")
         bad = [f for f in _NOT_SEMANTIC if getattr(t, f, None)]
         if bad:
             out.append(f"action {i}: the target names {', '.join(bad)} (semantic fields only)")
         if kind in ("click", "dblclick", "input", "select", "check", "uncheck", "hover") and action_condition(t).is_empty:
             out.append(f"action {i}: {kind} without a target named by meaning")
-        if skill.kind == "do" and kind in ("click", "dblclick", "press") and may_write(Candidate("t", t), kind):
+        why = _guarded(kind, t, a.action.value) if skill.kind == "do" else ""
+        if why:
             named = any(condition_matches(_loose(c), Candidate("t", t)) for c in skill.trigger.required)
+            if kind == "select" and why.startswith("option "):
+                named = named and any(_key_text(c) == _key_text(ElementCondition(text=a.action.value))
+                                      for c in skill.trigger.required)
             if not named:
-                out.append(f"action {i}: {kind} on {action_condition(t).describe()}, which may confirm, delete or "
-                           "submit, and the trigger does not name it")
+                out.append(f"action {i} ({kind}) on {action_condition(t).describe()}: {why} may confirm, delete "
+                           "or submit, and the trigger does not name it among its required elements")
     return out
+
+
+def _key_text(c: ElementCondition) -> str:
+    return " ".join((c.name or c.text or c.label).lower().split())
 
 
 def _loose(c: ElementCondition) -> ElementCondition:

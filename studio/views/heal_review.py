@@ -581,6 +581,8 @@ class HealReviewPanel(QWidget):
         split.addWidget(self.stack)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 4)
+        self.queue.setMinimumWidth(170)  # narrower, its titles wrap a word a line (a window below 800 px)
+        split.setCollapsible(0, False)
         split.setSizes([230, 900])
         self.splitter = split
         lay = QVBoxLayout(self)

@@ -31,6 +31,18 @@ from core.domain.skill import SKILL_STATES, Skill
 
 __all__ = ["SkillLibraryPanel", "LibraryRow", "scope_path", "skill_haystack", "STATE_COLORS", "USE_COLORS"]
 
+def _state_item(s: Skill) -> QTableWidgetItem:
+    """The state cell: the review state, and "imported, not reviewed here" for an imported skill no person
+    of this project reviewed (:func:`core.skills.library.reviewed_here`)."""
+    from core.skills.library import reviewed_here  # noqa: PLC0415
+
+    if reviewed_here(s):
+        return _item(s.state, color=STATE_COLORS.get(s.state), tip=s.review_reason)
+    tip = ("Imported from a skill file and not reviewed in this project: its validation, quality and counters "
+           "were not kept" + (f"\n{s.review_reason}" if s.review_reason else ""))
+    return _item(f"{s.state} \u00b7 imported, not reviewed here", color=STATE_COLORS.get(s.state), tip=tip)
+
+
 #: Review state -> colour (proposed amber, approved green, rejected red, retired grey).
 STATE_COLORS = {"proposed": "#e6c07b", "approved": "#3ecf8e", "rejected": "#f0524f", "retired": "#9aa0aa"}
 #: Use outcome -> colour.
@@ -261,7 +273,12 @@ class SkillLibraryPanel(QWidget):
 
         if self.root is None or not store_path(self.root).is_file():
             return None
-        return Store.open(store_path(self.root), read_only=not write)
+        if write:  # the project's redactor, as `steadyhand skills` writes (a reason never stores a secret)
+            from .skill_review import skill_operations  # noqa: PLC0415
+
+            ctx = skill_operations().review_context(self.root, product_without_project=self.product or "")
+            return ctx.open_store()
+        return Store.open(store_path(self.root), read_only=True)
 
     def refresh(self, select: str | None = None) -> None:
         """Read the skills and their use counts again; keep the selected skill (or ``select``, an id)."""
@@ -358,7 +375,7 @@ class SkillLibraryPanel(QWidget):
             q_color = "#3ecf8e" if s.quality >= 0.7 else "#f5a524" if s.quality >= 0.3 else "#f0524f"
             cells = [
                 _item(s.description or s.id, tip=f"{s.id} \u00b7 {' > '.join(scope_path(s))}"),
-                _item(s.state, color=STATE_COLORS.get(s.state), tip=s.review_reason),
+                _state_item(s),
                 _item(f"{s.quality:.2f}", color=q_color, right=True,
                       tip="below 0.3: in the review area (K7)" if s.quality < 0.3 else ""),
                 _item(str(r.hits), right=True, tip=counts),

@@ -146,12 +146,21 @@ class SkillItem:
         self.old: Mapping[str, Any] = {}
         self.new: Mapping[str, Any] = {}
         self.flow_file = ""
+        self._context: Any = None
 
     # the store -------------------------------------------------------------------------------
-    def _open(self) -> Any:
-        from core.store import Store, store_path  # noqa: PLC0415
+    def context(self) -> Any:
+        """The project's :class:`core.skills.library.ReviewContext` - its ``skills:`` settings (the approval
+        threshold), secrets and secret names, as ``steadyhand skills`` uses them (read once per item).
 
-        return Store.open(store_path(self.root))
+        Raises ``core.project.ProjectError`` for a project file that cannot be read."""
+        if self._context is None:
+            self._context = skill_operations().review_context(self.root,
+                                                              product_without_project=self.skill.scope.product)
+        return self._context
+
+    def _open(self) -> Any:
+        return self.context().open_store()  # with the project's redactor, as the command line opens it
 
     def _with_table(self, fn: Callable[[Any], Any]) -> Any:
         from core.store.skills import SkillTable  # noqa: PLC0415
@@ -276,12 +285,17 @@ class SkillItem:
 
     # review moves (the library's) -----------------------------------------------------------------
     def approve(self, *, irreversible_ok: bool = False, force: bool = False) -> Skill:
-        return self._with_table(lambda t: skill_operations().approve(t, self.skill.id,
-                                                                      irreversible_ok=irreversible_ok, force=force))
+        ctx = self.context()
+        return self._with_table(lambda t: ctx.approve(t, self.skill.id, irreversible_ok=irreversible_ok,
+                                                      force=force))
 
     def approval_problem(self) -> str:
-        """Why the validation does not allow a plain approve ("" when it does; the library's rule)."""
-        return skill_operations().approval_problem(self.skill)
+        """Why the validation does not allow a plain approve ("" when it does; the library's rule with the
+        project's threshold); a project file that cannot be read is the problem itself."""
+        try:
+            return self.context().approval_problem(self.skill)
+        except Exception as exc:  # noqa: BLE001 - shown in the panel; approving then fails with the same error
+            return f"the project's settings cannot be read: {exc}"
 
     def reject(self, reason: str) -> None:
         if not (reason or "").strip():
@@ -294,7 +308,8 @@ class SkillItem:
         return self._with_table(lambda t: skill_operations().retire(t, self.skill.id, reason.strip()))
 
     def edit(self, skill: Skill) -> Skill:
-        return self._with_table(lambda t: skill_operations().edit(t, skill))
+        ctx = self.context()
+        return self._with_table(lambda t: ctx.edit(t, skill))
 
     # the heal queue's protocol (no flow file is written by a skill) --------------------------------
     def diff(self, new: Mapping[str, Any] | None = None) -> str:
@@ -329,6 +344,44 @@ class SkillSource:
 # --- the form -------------------------------------------------------------------------------------
 
 
+class _ElidedHeading(QLabel):
+    """Two lines - the description (bold) and the id, kind and state - each elided to the width with "..."
+    (the tooltip holds all of it), so a long description is never cut off mid-word at the edge."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self._parts: tuple[str, str, str, str] = ("", "", "", "")
+
+    def set_lines(self, title: str, sub: str, state: str, color: str) -> None:
+        self._parts = (title, sub, state, color)
+        self._render()
+
+    def clear_lines(self) -> None:
+        self._parts = ("", "", "", "")
+        self.setText("")
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._render()
+
+    def _render(self) -> None:
+        title, sub, state, color = self._parts
+        if not (title or sub):
+            return
+        width = max(40, self.width() - 4)
+        bold = self.font()
+        bold.setBold(True)
+        from PySide6.QtGui import QFontMetrics  # noqa: PLC0415
+
+        head = QFontMetrics(bold).elidedText(title, Qt.TextElideMode.ElideRight, width)
+        second = QFontMetrics(self.font()).elidedText(sub + state, Qt.TextElideMode.ElideRight, width)
+        shown = second[len(sub):] if second.startswith(sub) else ""
+        lead = second if not second.startswith(sub) else sub
+        self.setText(f"<b>{_esc(head)}</b><br>{_esc(lead)}<span style='color:{color}'>{_esc(shown)}</span>")
+
+
 class SkillFormError(ValueError):
     """A form field that does not make a skill: the message names the field (and row)."""
 
@@ -346,6 +399,15 @@ def _table(columns: Sequence[str], name: str) -> QTableWidget:
     t.setMinimumWidth(120)
     t.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     return t
+
+
+def _dialog_column_first(t: QTableWidget) -> None:
+    """Show the last column (``in dialog``, a check box) first: the field columns scroll, it never goes
+    behind the scroll bar.  Only the view moves; the column's index (what the form reads) stays the last."""
+    h = t.horizontalHeader()
+    last = t.columnCount() - 1
+    h.moveSection(h.visualIndex(last), 0)
+    h.setSectionResizeMode(last, QHeaderView.ResizeMode.ResizeToContents)
 
 
 def _cell(t: QTableWidget, r: int, c: int) -> str:
@@ -386,6 +448,8 @@ class SkillForm(QWidget):
         cond_cols = (*CONDITION_FIELDS, "in dialog")
         self.required = _table(cond_cols, "skillRequired")
         self.absent = _table(cond_cols, "skillAbsent")
+        for t in (self.required, self.absent):
+            _dialog_column_first(t)
         self.actions = _table(ACTION_COLUMNS, "skillActions")
         self.task_type = QLineEdit()
         self.url_prefix = QLineEdit()
@@ -507,6 +571,8 @@ class SkillForm(QWidget):
         self.blockSignals(True)
         t = skill.trigger
         self.description.setText(skill.description)
+        self.description.setCursorPosition(0)  # the start of the text, not its end
+        self.description.setToolTip(skill.description)
         self.kind.setText("do — runs its actions when the trigger holds" if skill.kind == "do" else
                           "deny — the agent must not touch these elements when the trigger holds")
         self.url_pattern.setText(t.url_pattern)
@@ -707,10 +773,8 @@ class SkillProposalView(QWidget):
         self.confirm_force = confirm_force or _confirm_force_with_dialog
         self._problem = ""
         self.item: SkillItem | None = None
-        self.heading = QLabel()
+        self.heading = _ElidedHeading()
         self.heading.setObjectName("panelTitle")
-        self.heading.setTextFormat(Qt.TextFormat.RichText)  # two lines, clipped when narrow (tooltip: all)
-        self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         self.approve_button = QPushButton("Approve")
         self.approve_button.setToolTip("The skill fires from the next run on")
         self.reject_button = QPushButton("Reject\u2026")
@@ -809,15 +873,15 @@ class SkillProposalView(QWidget):
         self.error.hide()
         self._dirty = False
         if item is None:
-            self.heading.setText("")
+            self.heading.clear_lines()
             for b in (self.approve_button, self.reject_button, self.edit_button, self.retire_button):
                 b.setEnabled(False)
             return
         s = item.skill
         state_color = {"proposed": "#e6c07b", "approved": NEW_COLOR, "rejected": OLD_COLOR,
                        "retired": "#9aa3b2"}.get(s.state, "#9aa3b2")
-        self.heading.setText(f"<b>{_esc(s.description or s.id)}</b><br>skill {_esc(s.id)} \u00b7 {_esc(s.kind)} "
-                             f"\u00b7 <span style='color:{state_color}'>{_esc(s.state)}</span>")
+        self.heading.set_lines(s.description or s.id, f"skill {s.id} \u00b7 {s.kind} \u00b7 ",
+                               s.state, state_color)
         self.heading.setToolTip(f"{s.description}\n{item.subtitle}")
         try:
             ev = item.evidence()

@@ -188,8 +188,10 @@ def test_export_turns_secret_values_into_placeholders(tmp_path):
     path = export_skills([s], tmp_path / "out.json", secrets={"password": "s3cret-Horse-9"})
     text = path.read_text(encoding="utf-8")
     assert "s3cret-Horse-9" not in text
-    back = read_skill_file(path, secrets=["s3cret-Horse-9"])[0]
-    assert back.actions[0].action.value == "{password}" and back.params == ("password",)
+    data = json.loads(text)["skills"][0]
+    assert data["actions"][0]["value"] == "{password}" and data["params"] == ["password"]
+    with pytest.raises(SkillFileError, match=r"actions\[0\]\.value.*secret parameter \{password\}"):
+        read_skill_file(path, secrets=["s3cret-Horse-9"])  # a skill never types a secret: the file is not imported
 
 
 def test_check_skill_applies_the_file_rules_to_a_stored_skill():
@@ -260,7 +262,7 @@ def test_import_never_overwrites_an_approved_skill_without_asking(tmp_path):
 
         import_skills(table, path, product="demo", replace_approved=True, keep_state=True)
         kept = table.get("sk-000000000001")
-        assert kept.state == "approved" and not kept.irreversible_ok  # irreversible steps are approved here only
+        assert kept.state == "proposed" and not kept.irreversible_ok  # approved there is proposed here
 
         table.set_state("sk-000000000009", "rejected", reason="pressed Save")
         report = import_skills(table, path, product="demo")
@@ -325,3 +327,80 @@ def test_fuzzed_skill_files_fail_cleanly_or_import_whole(fuzz_table, edits):
         assert table.list() == []
     else:
         assert len(table.list()) == len(report.added) == len(data["skills"])
+
+
+# --- what a file may not bring: kinds the runtime does not run, secrets typed, trust in its own record ------
+
+_REVIEW = Path(__file__).resolve().parents[2] / "fixtures" / "skills_review"
+
+
+@pytest.mark.parametrize("kind", ["back", "navigate", "upload", "assert", "screenshot"])
+def test_a_kind_the_skill_runtime_does_not_run_is_refused(tmp_path, kind):
+    s = replace(popup_skill(), actions=(SkillAction(Action(kind)),))
+    path = _write(tmp_path / "k.json", _file(s))
+    with pytest.raises(SkillFileError, match=rf"actions\[0\]\.kind.*{kind!r} is not an action a skill may run"):
+        read_skill_file(path)
+    assert "back" not in ALLOWED_ACTIONS and "assert" not in ALLOWED_ACTIONS
+
+
+def test_the_reviewers_select_then_back_file_is_refused():
+    with pytest.raises(SkillFileError, match=r"sel\.json at skills\[0\] 'sk-5e5e5e5e5e5e', field 'actions\[1\]\.kind'"):
+        read_skill_file(_REVIEW / "sel.json")
+
+
+def test_a_skill_typing_a_secret_parameter_is_refused_and_says_why():
+    with pytest.raises(SkillFileError) as exc:
+        read_skill_file(_REVIEW / "leak.json")  # {password}: reads like a secret even where none is declared
+    assert exc.value.field == "skills[0] 'sk-1e1e1e1e1e1e', field 'actions[1].value'"
+    assert "types the secret parameter {password}" in exc.value.expected and "any field" in exc.value.expected
+    s = replace(popup_skill(), params=("shipping_code",),
+                actions=(SkillAction(Action("input", "{shipping_code}"), ElementDescriptor(role="textbox",
+                                                                                          label="Code")),))
+    assert check_skill(s) == ""  # a plain parameter is typed
+    assert "secret parameter {shipping_code}" in check_skill(s, secret_names=["shipping_code"])  # declared secret
+
+
+def test_an_import_trusts_no_validation_quality_or_counter_of_the_file(tmp_path):
+    store, table = open_table(tmp_path)
+    with store:
+        data = json.loads((_REVIEW / "own.json").read_text(encoding="utf-8"))
+        data["skills"][0].update(successes=40, failures=0, last_used_at="2026-11-30T10:00:00+00:00")
+        path = _write(tmp_path / "own.json", data)
+        report = import_skills(table, path, product="demo", keep_state=True)
+        s = table.get("sk-aaaaaaaaaaa1")
+        assert report.added == ("sk-aaaaaaaaaaa1",) and s.state == "proposed"  # approved there, proposed here
+        assert (s.validation.cases, s.validation.passed, s.validation.reproduced) == (0, 0, False)
+        assert s.validation.reasons == (files.NOT_VALIDATED_HERE,)
+        assert (s.successes, s.failures, s.last_used_at, s.quality) == (0, 0, None, files.IMPORTED_QUALITY)
+        from core.skills.library import approval_problem, approve
+        from core.store.skills import SkillConflictError
+        assert "not validated here" in approval_problem(s)
+        with pytest.raises(SkillConflictError, match="not validated here"):
+            approve(table, s.id)
+        done = approve(table, s.id, force=True)
+        assert done.state == "approved" and "not validated here" in done.review_reason
+
+
+def test_keep_state_keeps_a_rejection_but_never_an_approval(tmp_path):
+    store, table = open_table(tmp_path)
+    with store:
+        ok, no = popup_skill("sk-000000000001", state="approved"), popup_skill("sk-000000000002", state="rejected",
+                                                                              review_reason="presses Save")
+        import_skills(table, _write(tmp_path / "t.json", _file(ok, no)), product="demo", keep_state=True)
+        assert table.get("sk-000000000001").state == "proposed"
+        assert (table.get("sk-000000000002").state, table.get("sk-000000000002").review_reason) == (
+            "rejected", "kept from t.json: presses Save")
+
+
+def test_replacing_an_approved_skill_proposes_it_again_and_says_what_changed(tmp_path):
+    store, table = open_table(tmp_path)
+    with store:
+        table.put(replace(popup_skill("sk-cccccccccc01", state="approved"),
+                          actions=(SkillAction(Action("click"), ElementDescriptor(role="button", name="OK")),)))
+        report = import_skills(table, _REVIEW / "bad2-over.json", product="demo", replace_approved=True,
+                               keep_state=True)
+        s = table.get("sk-cccccccccc01")
+        assert s.state == "proposed" and not s.irreversible_ok and s.actions[0].target.name == "Delete"
+        line = next(x for x in report.lines() if x.startswith("replaced sk-cccccccccc01"))
+        assert "approved here, now proposed, and needs a new approval" in line
+        assert "click on button 'OK' -> click on button 'Delete'" in line

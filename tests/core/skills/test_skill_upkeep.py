@@ -80,22 +80,40 @@ def test_similarity_is_over_the_action_kinds():
     assert action_similarity(a, popup_skill("c", actions=_acts("click", "input"))) == pytest.approx(0.8)
 
 
-def test_merge_keeps_the_one_with_more_successes_and_only_same_triggers():
+def test_merge_takes_true_duplicates_only_and_chooses_by_this_stores_uses():
     long = _acts(*(["click", "input"] * 5 + ["click"]))  # 11 actions
-    longer = _acts(*(["click", "input"] * 5 + ["click", "click"]))  # 12: similarity 22/23 > 0.9
-    a = popup_skill("sk-a", state="approved", successes=2, actions=long)
-    b = popup_skill("sk-b", state="approved", successes=7, actions=longer)
-    c = popup_skill("sk-c", state="proposed", actions=_acts("click", "input"))  # 0.31 alike: stays
-    banner = popup_skill("sk-banner", state="approved", successes=9, actions=long,
+    longer = _acts(*(["click", "input"] * 5 + ["click", "click"]))  # 22/23 alike by kinds: not a duplicate
+    a = popup_skill("sk-a", state="approved", successes=90, actions=long)  # a counter of the row, not a use
+    b = popup_skill("sk-b", state="approved", actions=longer)
+    dup = popup_skill("sk-dup", state="approved", actions=long, description="the same, learnt twice")
+    c = popup_skill("sk-c", state="proposed", actions=_acts("click", "input"))
+    banner = popup_skill("sk-banner", state="approved", actions=long,
                          trigger=SkillTrigger(required=(ElementCondition(role="button", name="Accept cookies"),)))
     other_product = popup_skill("sk-other", product="shop", state="approved", actions=long)
-    retired = popup_skill("sk-old", state="retired", successes=50, actions=long)
-    merges = merge_similar([a, b, c, banner, other_product, retired])
-    assert [(m.kept.id, m.dropped.id) for m in merges] == [("sk-b", "sk-a")]
-    assert merges[0].similarity > 0.9 and "merged into sk-b" in merges[0].reason
+    retired = popup_skill("sk-old", state="retired", actions=long)
+    skills = [a, b, dup, c, banner, other_product, retired]
+    uses = {"sk-dup": {"passed": 3}, "sk-a": {"passed": 1, "failed": 2}}
+    merges = merge_similar(skills, uses=uses)
+    assert [(m.kept.id, m.dropped.id) for m in merges] == [("sk-dup", "sk-a")]  # more passed uses here
+    assert merges[0].similarity == 1.0 and "merged into sk-dup" in merges[0].reason
+    assert [(m.kept.id, m.dropped.id) for m in merge_similar(skills)] == [("sk-a", "sk-dup")]  # no uses: older/id
     same_words = replace(a, id="sk-a2", trigger=replace(a.trigger, dialog_name="  AUTOFILL! "))
     assert [(m.kept.id, m.dropped.id) for m in merge_similar([a, same_words])] == [("sk-a", "sk-a2")]
-    assert merge_similar([a, b], SkillSettings(merge_similarity=0.99)) == []
+    other_value = replace(a, id="sk-a3", actions=(replace(long[0], target=ElementDescriptor(role="button",
+                                                                                          name="OK")),) + long[1:])
+    assert merge_similar([a, other_value]) == []  # another target is another skill
+
+
+def test_an_approved_skill_is_never_retired_for_one_nobody_reviewed():
+    ours = popup_skill("sk-ours", state="approved")
+    theirs = popup_skill("sk-theirs", state="proposed", successes=40, quality=1.0)
+    assert [(m.kept.id, m.dropped.id) for m in merge_similar([theirs, ours], uses={"sk-theirs": {"passed": 40}})] \
+        == [("sk-ours", "sk-theirs")]
+    other = replace(theirs, actions=(SkillAction(Action("click"), ElementDescriptor(role="button",
+                                                                                   name="Use saved details")),))
+    assert merge_similar([ours, other]) == []
+    conflicts = find_conflicts([other, ours])
+    assert [(c.winner.id, [x.id for x in c.losers]) for c in conflicts] == [("sk-ours", ["sk-theirs"])]
 
 
 def test_conflicts_are_resolved_by_scope_narrower_first():
@@ -108,6 +126,7 @@ def test_conflicts_are_resolved_by_scope_narrower_first():
     conflicts = find_conflicts([wide, narrow, twin, mid])
     assert [(c.winner.id, [x.id for x in c.losers]) for c in conflicts] == [("sk-wide", ["sk-twin"])]
     assert find_conflicts([wide, replace(twin, actions=wide.actions)]) == []
+    assert find_conflicts([replace(wide, state="proposed"), replace(twin, state="proposed")]) == []
 
 
 def test_daily_cap_counts_new_proposals_of_one_product_not_imports(tmp_path):
@@ -128,20 +147,42 @@ def test_daily_cap_counts_new_proposals_of_one_product_not_imports(tmp_path):
         assert under_daily_cap(table, "demo", None, now)  # 50 by default
 
 
-def test_run_upkeep_retires_merged_skills_and_records_why(tmp_path):
+def test_run_upkeep_retires_duplicates_and_records_why(tmp_path):
     store, table = open_table(tmp_path)
-    long = _acts(*(["click", "input"] * 5 + ["click"]))
-    longer = _acts(*(["click", "input"] * 5 + ["click", "click"]))
+    long = _acts("click", "input", "click")
     with store:
-        table.put(popup_skill("sk-a", state="approved", successes=1, actions=long, created_at=T0))
-        table.put(popup_skill("sk-b", state="approved", successes=5, actions=longer, created_at=T0))
+        table.put(popup_skill("sk-a", state="approved", successes=50, actions=long, created_at=T0))
+        table.put(popup_skill("sk-b", state="approved", actions=long, created_at=T0))
+        for _ in range(2):
+            apply_use(table, "sk-b", outcome="passed", run_id="r1", flow="f", step_index=0, step_id="s1")
         dry = run_upkeep(table, "demo", now=T0 + timedelta(days=1), apply=False)
         assert [m.dropped.id for m in dry.merges] == ["sk-a"] and table.get("sk-a").state == "approved"
         rep = run_upkeep(table, "demo", now=T0 + timedelta(days=1))
         a = table.get("sk-a")
         assert a.state == "retired" and a.review_reason.startswith("merged into sk-b")
-        assert rep.to_json_dict()["merges"][0] == {"kept": "sk-b", "dropped": "sk-a", "similarity": 0.957}
-        assert any("merged sk-a into sk-b" in line for line in rep.lines())
+        assert rep.to_json_dict()["merges"][0] == {"kept": "sk-b", "dropped": "sk-a", "similarity": 1.0}
+        assert any("merged sk-a (approved) into sk-b (approved)" in line for line in rep.lines())
+        from core.skills.library import approve
+        back = approve(table, "sk-a", restore=True)  # a person brings it back, under the approval rules
+        assert back.state == "approved" and back.review_reason.startswith("restored by a person (retired: merged")
+
+
+def test_the_reviewers_upkeep_case_keeps_the_approved_skill_and_reports_a_conflict(tmp_path):
+    from core.skills.files import import_skills
+    from core.skills.library import approve
+
+    review = Path(__file__).resolve().parents[2] / "fixtures" / "skills_review"
+    store, table = open_table(tmp_path)
+    with store:
+        import_skills(table, review / "up-a.json", product="Shipping")
+        approve(table, "sk-a0a0a0a0a0a0", force=True)
+        import_skills(table, review / "up-b.json", product="Shipping")  # claims 40 successes
+        rep = run_upkeep(table, "Shipping", now=T0)
+        assert rep.merges == () and table.get("sk-a0a0a0a0a0a0").state == "approved"
+        assert [(c.winner.id, [x.id for x in c.losers]) for c in rep.conflicts] == [
+            ("sk-a0a0a0a0a0a0", ["sk-b0b0b0b0b0b0"])]
+        assert any(line.startswith("conflict for a person: sk-a0a0a0a0a0a0 (approved) and sk-b0b0b0b0b0b0 "
+                                   "(proposed)") for line in rep.lines())
 
 
 def _project(tmp_path: Path, skills_yaml: str) -> Path:

@@ -66,7 +66,8 @@ def test_review_cycle(project, capsys):
     assert code == 0 and "without a passing validation" in out
 
     code, out, _ = run(capsys, "show", project, "sk-aaaa00000001")
-    assert code == 0 and "requires button 'Cancel' (in a dialog)" in out and "fired: never" in out
+    assert code == 0 and "present: a button with accessible name 'Cancel', in a dialog" in out
+    assert "fired: never" in out
     shown = json.loads(run(capsys, "show", project, "sk-aaaa00000001", "--json")[1])
     assert shown["skill"]["state"] == "approved" and shown["uses"] == []
 
@@ -95,10 +96,17 @@ def test_export_import_and_edit(project, tmp_path, capsys):
     other.mkdir()
     (other / "steadyhand.yaml").write_text((project / "steadyhand.yaml").read_text(encoding="utf-8"),
                                            encoding="utf-8")
+    code, out, err = run(capsys, "import", other, out_file)
+    assert code == 2 and "types the secret parameter {password}" in err and "nothing imported" in err
+    code, out, _ = run(capsys, "export", project, out_file, "--id", "sk-aaaa00000001")
     code, out, _ = run(capsys, "import", other, out_file)
-    assert code == 0 and "added 2" in out
-    assert {s["state"] for s in json.loads(run(capsys, "list", other, "--json")[1])} == {"proposed"}
-    run(capsys, "approve", other, "sk-aaaa00000001")
+    assert code == 0 and "added 1" in out and "approving one needs --force" in out
+    listed = json.loads(run(capsys, "list", other, "--json")[1])
+    assert [(s["state"], s["successes"], s["validation"]["cases"]) for s in listed] == [("proposed", 0, 0)]
+    code, _, err = run(capsys, "approve", other, "sk-aaaa00000001")
+    assert code == 2 and "not validated here" in err  # the file's 5/5 is not trusted here
+    code, out, _ = run(capsys, "approve", other, "sk-aaaa00000001", "--force")
+    assert code == 0 and "approved without a passing validation" in out
     code, out, _ = run(capsys, "import", other, out_file)
     assert code == 1 and "skipped sk-aaaa00000001: an approved skill has this id" in out
     assert run(capsys, "import", other, out_file, "--replace-approved")[0] == 0
@@ -168,3 +176,59 @@ def test_another_module_can_add_a_skills_subcommand(project, capsys):
     assert args.func(args) == 0 and capsys.readouterr().out == f"counted {project}\n"
     args = parser.parse_args(["skills", "list", str(project)])
     assert args.func(args) == 0 and "no skills" in capsys.readouterr().out
+
+
+def test_show_says_what_a_condition_is_and_never_prints_a_secret(project, capsys):
+    from core.domain.skill import ElementCondition, SkillTrigger
+
+    field = popup_skill("sk-ffff00000001", description=f"retype {SECRET} in the field", trigger=SkillTrigger(
+        required=(ElementCondition(label="{target.label}"),), absent=(ElementCondition(role="button", name="Cancel"),),
+        step_action="input"))
+    store = Store.open(store_path(project))  # no redactor: a secret stored in clear before it was declared
+    with store:
+        SkillTable(store).put(field)
+    code, out, _ = run(capsys, "show", project, "sk-ffff")
+    assert code == 0 and "present: an element with label '{target.label}' (the label of the flow step's field)" in out
+    assert "absent:  a button with accessible name 'Cancel'" in out and "requires element" not in out
+    assert SECRET not in out
+    for argv in (("show", project, "sk-ffff", "--json"), ("list", project), ("list", project, "--json")):
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and "sk-ffff00000001" in out and SECRET not in out
+
+
+def test_a_retired_skill_is_restored_by_approve_restore(project, capsys):
+    _seed(project, popup_skill("sk-aaaa00000001", state="retired", review_reason="merged into sk-b"))
+    code, _, err = run(capsys, "approve", project, "sk-aaaa00000001")
+    assert code == 2 and "approve --restore brings a retired skill back" in err
+    code, out, _ = run(capsys, "approve", project, "sk-aaaa00000001", "--restore")
+    assert code == 0 and "restored by a person (retired: merged into sk-b)" in out
+    rejected = popup_skill("sk-bbbb00000001", state="rejected", review_reason="no")
+    _seed(project, rejected)
+    code, _, err = run(capsys, "approve", project, "sk-bbbb00000001", "--restore")
+    assert code == 2 and "is rejected" in err
+
+
+def test_skills_help_lists_learn_and_learn_help_has_its_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["skills", "--help"])
+    out = capsys.readouterr().out
+    assert "  steadyhand skills learn projects/demo" in out.split("Example:")[1]
+    with pytest.raises(SystemExit):
+        main(["skills", "learn", "--help"])
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("Example:\n  steadyhand skills learn projects/demo 3f2a9c")
+    assert "project folder (holds steadyhand.yaml)" in out
+
+
+def test_a_closed_pipe_ends_a_command_quietly(project, tmp_path):
+    import subprocess
+    import sys
+
+    store = Store.open(store_path(project))
+    with store:  # more rows than a pipe holds (64 KiB), so `head` leaves while the list is still written
+        SkillTable(store).put_many(popup_skill(f"sk-{i:012x}") for i in range(800))
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.run(f"{sys.executable} -m core.cli skills list {project} | head -n 1", shell=True,
+                          cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
