@@ -479,3 +479,55 @@ def test_a_skill_that_would_navigate_away_is_refused(store) -> None:
     assert fake.visits == ["/"]
     (use,) = table.uses(skill_id="sk-000000000012")
     assert use.outcome == "failed" and "navigate" in use.reason
+
+
+# --- the flow step first; the guard names by the very words; quality holds ---------------------
+
+
+def test_a_skill_waits_while_the_flow_steps_target_is_usable_and_fires_once_it_is_covered(store) -> None:
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    fake = FakeDriver(pages={"/": FakePage([button("go", "Continue"), button("accept", "Accept cookies")],
+                                           title="Shop")},
+                      reactions={("/", "go", "click"): navigate("/next")})
+    fake.pages["/next"] = FakePage([button("done", "Done")], title="Next")
+    result, log, _ = run(fake, store)
+    assert result.status == "passed" and clicks(fake) == ["go"] and not log.of(SkillFired)
+    assert any("present and usable" in e.reason for e in log.of(SkillConsidered))
+    # a goal step keeps the old behaviour: the model's step has no recorded target to go first
+    goal = Step(id="s1", action=Action("assert"), goal="reach the next page")
+    fake = banner_site()
+    result, log, _ = run(fake, store, (goal,))
+    assert clicks(fake)[:1] == ["accept"]
+
+
+def test_the_trigger_must_name_a_destructive_control_by_the_words_that_make_it_destructive() -> None:
+    from core.domain import Candidate
+    from core.skills.runtime import guard_problem
+
+    tips = Candidate("e1", ElementDescriptor(role="button", name="Tips", text="Yes, delete all"))
+    assert "'Yes, delete all'" in guard_problem(tips, "click", named=[cond("Tips")])
+    assert guard_problem(tips, "click", named=[ElementCondition(role="button", text="Yes, delete all")]) == ""
+    # a guarded word in a text no condition can name (a title, the value, a live description) never passes
+    titled = Candidate("e2", ElementDescriptor(role="button", name="Dismiss", text="Dismiss", title="Delete draft"))
+    assert "title 'Delete draft'" in guard_problem(titled, "click", named=[cond("Dismiss")])
+    plain = Candidate("e3", ElementDescriptor(role="button", name="Later", text="Later"))
+    assert "aria-description" in guard_problem(plain, "click", named=[cond("Later")],
+                                               live={"aria-description": "Removes your card"})
+    # the option being selected counts as the element's own words
+    sel = Candidate("e4", ElementDescriptor(role="combobox", label="Saved addresses"))
+    assert "selecting 'Delete all saved addresses'" in guard_problem(sel, "select", value="Delete all saved addresses")
+    assert guard_problem(sel, "select", value="Keep them") == ""
+
+
+def test_a_skill_below_the_review_quality_stops_firing_and_says_why(store) -> None:
+    table = SkillTable(store)
+    table.put(skill("sk-000000000020", required=[cond("Accept cookies")], actions=[act("Accept cookies")],
+                    quality=0.2))
+    fake = banner_site()
+    result, log, _ = run(fake, store)
+    assert "accept" not in clicks(fake) and not log.of(SkillFired)
+    (use,) = table.uses(skill_id="sk-000000000020")
+    assert use.outcome == "precondition" and "below the review threshold 0.30" in use.reason
+    assert "approves it anew" in use.reason
+    assert table.get("sk-000000000020").failures == 0  # held, not counted against it again
