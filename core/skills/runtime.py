@@ -610,7 +610,7 @@ class SkillDecider:
     def _decision(self, ctx: DecideContext, a: _Active) -> Decision | None:
         sa = a.skill.actions[a.k]
         try:
-            step = self._step(a, sa)
+            step = self._step(a, sa, ctx.observation, ctx.params)
         except UnboundPlaceholder as exc:
             self._finish("precondition", f"action {a.k + 1} names {{{exc.args[0]}}}, which this step has not")
             return None
@@ -621,12 +621,23 @@ class SkillDecider:
         return Decision(step, "skill", f"skill {a.skill.id} ({a.skill.description}): action {a.k + 1} of {n}",
                         max(0.0, min(1.0, a.skill.quality)))
 
-    def _step(self, a: _Active, sa: SkillAction) -> Step:
+    def _step(self, a: _Active, sa: SkillAction, obs: Observation | None = None,
+              params: Mapping[str, str] | None = None) -> Step:
+        """The skill action as a step; a target without a ``container`` that a required ``in_dialog``
+        condition of the trigger names is given the open dialog's title the trigger holds in (the locator then
+        tells it from a look-alike outside the dialog, and :meth:`check_resolved` refuses one)."""
         b = bindings_for(a.flow_step)
         t = sa.target
         target = t.with_(**{f: _bind_target_only(getattr(t, f), b)
                             for f in ("name", "label", "text", "placeholder", "test_id", "title", "alt")
                             if getattr(t, f)}) if not t.is_empty else t
+        dialog = a.skill.trigger.dialog_name
+        if obs is not None and dialog and not target.is_empty and not target.container:
+            probe = Candidate("skill", target)
+            if any(c.in_dialog and condition_matches(replace(c, in_dialog=False), probe)
+                   for c in self._required(a.skill, a.flow_step, params or {})):
+                title = next((m for m in reversed(obs.modal_titles) if normalize(dialog) in normalize(m)), "")
+                target = target.with_(container=title) if title else target
         action = Action(sa.action.kind, _bind_target_only(sa.action.value, b))
         what = sa.note or f"{action.kind} {target.label_text or action.value}".strip()
         return Step(id=skill_step_id(a.flow_step.id, a.skill.id, a.k), action=action, target=target,
@@ -723,6 +734,9 @@ class SkillDecider:
         if not cond.is_empty and not condition_matches(cond, cand, obs):
             return self._hold(a, "failed", f"the element found ({shown!r}) is not the skill's target "
                                            f"{cond.describe()}: not acted on")
+        if target.container and normalize(d.container) != normalize(target.container):
+            return self._hold(a, "failed", f"the element found ({shown!r}) is not in {target.container!r}, where "
+                                           f"the skill's target is: a look-alike; not acted on")
         if a.containers and normalize(d.container) in a.containers:
             return self._hold(a, "precondition", f"{shown!r} is in {d.container!r}, the flow step's own "
                                                  f"container: the flow knows what to do there; not acted on")

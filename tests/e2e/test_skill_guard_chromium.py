@@ -226,3 +226,14 @@ def test_a_skill_never_types_a_declared_secret(driver, store) -> None:
     assert not [p for p in pressed if p.startswith("typed:") and secret in p] and not of(events, SkillFired)
     (use,) = table.uses(skill_id="sk-00000000c00a")
     assert use.outcome == "failed" and "never types a secret" in use.reason and secret not in use.reason
+
+
+def test_a_look_alike_outside_the_dialog_is_told_apart_by_the_dialogs_title(driver, store) -> None:
+    """'Type them myself' twice: in the "Autofill?" dialog and on the page behind it. The trigger names the one
+    in the dialog, so the skill's target carries the dialog's title: the locator finds that one."""
+    table = SkillTable(store)
+    table.put(a_skill("sk-00000000c00b", [do("click", "button", name="Type them myself")]))
+    result, events, pressed = run(driver, store, Flow("ship", "/lookalike.html", (NAME,)))
+    assert result.status == "passed", result.error
+    assert pressed == ["own"] and wrong(pressed) == []
+    assert [(o.source, o.status) for o in result.steps] == [("skill", "passed"), ("flow", "passed")]
