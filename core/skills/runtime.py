@@ -56,7 +56,8 @@ from core.domain.skill import (
 )
 from core.act.precheck import EDITABLE_ROLES
 from core.locate import resolve
-from core.locate.textsim import normalize
+from core.locate.features import CONTEXT_MIN_SIMILARITY
+from core.locate.textsim import normalize, text_similarity
 from core.plan.decider import DecideContext, Decision
 from core.plan.guard import DESTRUCTIVE_PHRASES, MODEL_ACTIONS, may_write
 from core.project.params import ParameterError, bind_step
@@ -734,7 +735,7 @@ class SkillDecider:
         if not cond.is_empty and not condition_matches(cond, cand, obs):
             return self._hold(a, "failed", f"the element found ({shown!r}) is not the skill's target "
                                            f"{cond.describe()}: not acted on")
-        if target.container and normalize(d.container) != normalize(target.container):
+        if target.container and text_similarity(d.container, target.container) < CONTEXT_MIN_SIMILARITY:
             return self._hold(a, "failed", f"the element found ({shown!r}) is not in {target.container!r}, where "
                                            f"the skill's target is: a look-alike; not acted on")
         if a.containers and normalize(d.container) in a.containers:
