@@ -30,8 +30,22 @@ The safety bar (never weakened):
   a failure is counted (a use that failed has been counted already);
 * a skill target is acted on only when the element found matches the
   skill's own descriptor exactly (never a look-alike the locator healed to);
-* a skill does only what a model may (:data:`core.plan.guard.MODEL_ACTIONS`:
-  no navigation to a URL, no upload);
+* a skill does only :data:`SKILL_ACTIONS` (no ``navigate``, ``back`` or
+  ``upload``);
+* the flow step goes first: while its own target resolves on the page
+  (:func:`flow_target`) visible, enabled and not covered, no skill fires; a
+  skill never acts in the flow step's target's dialog / container;
+* every targeted kind goes through one guard (:func:`guard_problem`) over
+  every text the element carries (:func:`element_texts`, and the live ones
+  read just before acting): a guarded word passes only when the trigger
+  names the element by those very words;
+* a key is pressed only where it lands on its target (checked live), never
+  Enter or Space onto a control that takes no text, and without a target
+  only :data:`TARGETLESS_KEYS`;
+* a skill never types a secret (a declared secret's placeholder, or a
+  value holding a secret of the run);
+* a skill whose quality fell below ``review_quality`` (0.3, K7) stops firing
+  until a person approves it again (a ``precondition`` use says so);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
   actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
 
