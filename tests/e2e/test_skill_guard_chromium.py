@@ -237,3 +237,13 @@ def test_a_look_alike_outside_the_dialog_is_told_apart_by_the_dialogs_title(driv
     assert result.status == "passed", result.error
     assert pressed == ["own"] and wrong(pressed) == []
     assert [(o.source, o.status) for o in result.steps] == [("skill", "passed"), ("flow", "passed")]
+
+
+def test_a_targetless_arrow_never_changes_the_focused_select(driver, store) -> None:
+    """The select holding 'Delete all saved addresses' has focus: ArrowDown would choose it - not pressed."""
+    table = SkillTable(store)
+    table.put(a_skill("sk-00000000c00c", [SkillAction(Action("press", "ArrowDown"), ElementDescriptor())]))
+    result, events, pressed = run(driver, store, Flow("ship", "/arrow.html", (NAME,)))
+    assert wrong(pressed) == [] and driver.page.input_value("#act") == "keep"
+    (done,) = [e for e in of(events, SkillFinished) if e.skill_id == "sk-00000000c00c"]
+    assert done.outcome == "precondition" and "would change the focused" in done.reason
