@@ -516,6 +516,7 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     stuck = ex.stagnation.blocks(key)  # K2 found by the last round, whose own step passed
     if stuck:
         raise StepFailure(Failure("stagnation", f"{stuck}; not doing it again"), escalation="stagnation")
+    skilled.before_perform(ex, ctx)  # a skill's element read live: the guard again, where a key lands (K6)
     try:
         note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
@@ -814,7 +815,7 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
     for name, fn in PHASE_FUNCTIONS:
         if ctx.status:
             return  # finished early (an optional step whose target is absent)
-        if name == "resolve" and not needs_target(ctx.step):  # type: ignore[arg-type]
+        if name == "resolve" and (not needs_target(ctx.step) or skilled.targetless_key(ctx)):  # type: ignore[arg-type]
             continue
         t = time.monotonic()
         try:

@@ -246,7 +246,8 @@ class ProjectSession:
                           wait_learner=self.wait_learner,
                           deciders=(self.model.decider,) if self.model is not None else ())
         skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t),
-                               settings=getattr(self.project.settings, "skills", None))
+                               settings=getattr(self.project.settings, "skills", None),
+                               locator=ex.settings.locator, secrets=tuple(self.project.settings.secrets))
         if skills is not None:  # the project's approved skills decide first (K6), read afresh each run
             ex.chain = ex.chain.with_decider(skills)
         if self.model is not None and self.model.options.tie_break:

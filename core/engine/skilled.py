@@ -12,6 +12,14 @@ the engine:
   (:meth:`~core.skills.runtime.SkillDecider.check_resolved`);
 * :func:`forget_screen` (the decide phase): the screen checked before a
   skill acted is not the flow step's baseline (R1);
+* :func:`targetless_key` (the phase loop): a skill's key pressed with no
+  target (Escape, Tab, an arrow) skips the locator;
+* :func:`before_perform` (the act phase, just before the driver acts): the
+  element's texts are read live (``aria-description``, the texts it is
+  described by, its labels...) and go through the guard again; a key is
+  pressed only where it lands on the named target (focused first, then the
+  focused element must be the target), and a targetless arrow key never
+  where it would change the focused control's value;
 * :func:`fell_back` (the failure path): a skill action that did not pass
   ends the skill and the step is recorded ``skipped`` with its reason; the
   run stays at the same index, where the flow step (then the model, then a
@@ -21,7 +29,7 @@ the engine:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from core.domain import Candidate, Resolution
 from core.engine.events import EngineEvent, SkillConsidered, SkillFinished, SkillFired
@@ -32,14 +40,51 @@ if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["skill_decider", "after_resolve", "forget_screen", "fell_back", "skill_line"]
+__all__ = ["skill_decider", "after_resolve", "forget_screen", "fell_back", "skill_line", "targetless_key",
+           "before_perform", "LIVE_TEXTS"]
+
+#: Read on the element a skill acts on, just before acting (main frame): its texts the observation does not
+#: carry (ARIA label, description and the texts it is labelled / described by, its labels, title, visible text,
+#: value - never a password's) and, with ``focus``, where focus is after focusing it.  ``[index, focus]``;
+#: index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused": {...} | null}`` or null.
+LIVE_TEXTS = """([i, focus]) => {
+  const lib = window.__steadyhand; const e = i >= 0 && lib ? lib.ref(i) : null;
+  if (i >= 0 && !e) return null;
+  const clean = (t) => (t || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
+  const ids = (a) => clean((e.getAttribute(a) || '').split(/\\s+/).map((id) => {
+    const n = id && document.getElementById(id); return n ? n.textContent : ''; }).join(' '));
+  let texts = {};
+  if (e) {
+    const tag = e.tagName.toLowerCase();
+    texts = {'aria-label': clean(e.getAttribute('aria-label')), 'labelled by': ids('aria-labelledby'),
+      'aria-description': clean(e.getAttribute('aria-description')), 'described by': ids('aria-describedby'),
+      'title': clean(e.getAttribute('title')), 'alt': clean(e.getAttribute('alt')),
+      'placeholder': clean(e.getAttribute('placeholder')),
+      'labels': clean(Array.from(e.labels || []).map((l) => l.textContent).join(' ')),
+      'text': tag === 'select' ? '' : clean(e.innerText || e.textContent),
+      'value': tag === 'select' ? (e.selectedIndex >= 0 ? clean(e.options[e.selectedIndex].text) : '')
+        : (e.type === 'password' || typeof e.value !== 'string') ? '' : clean(e.value)};
+  }
+  let focused = null;
+  if (focus || !e) {
+    if (e) e.focus();
+    let f = document.activeElement;
+    while (f && f.shadowRoot && f.shadowRoot.activeElement) f = f.shadowRoot.activeElement;
+    focused = {is_target: !!e && f === e, tag: f ? f.tagName.toLowerCase() : '',
+      role: f && f.getAttribute ? (f.getAttribute('role') || '') : '', type: f && f.getAttribute ? (f.getAttribute('type') || '') : ''};
+  }
+  return {texts, focused};
+}"""
 
 
 def skill_decider(store: Any, product: str, emit: Callable[[EngineEvent], None], *,
-                  redact: Callable[[str], str] = lambda t: t, settings: Any = None) -> SkillDecider | None:
+                  redact: Callable[[str], str] = lambda t: t, settings: Any = None, locator: Any = None,
+                  secrets: Iterable[str] = ()) -> SkillDecider | None:
     """The skill decider of ``product`` when its store holds approved skills, else None.
 
-    ``emit`` receives the use events (reasons passed through ``redact``).
+    ``emit`` receives the use events (reasons passed through ``redact``);
+    ``locator`` is the engine's locator settings (the flow step's own target
+    is resolved with them), ``secrets`` the project's secret parameter names.
     A store that cannot be read gives None (the run goes on without skills).
     """
     if store is None:
@@ -64,7 +109,7 @@ def skill_decider(store: Any, product: str, emit: Callable[[EngineEvent], None],
             emit(SkillFinished(f["run_id"], f["flow"], f["index"], f["skill_id"], f["outcome"], redact(f["reason"]),
                                f["ms"]))
 
-    return SkillDecider(table, product, settings, notify=notify)
+    return SkillDecider(table, product, settings, notify=notify, locator=locator, secrets=secrets)
 
 
 def _decider(ex: "FlowExecutor") -> SkillDecider | None:
@@ -97,12 +142,69 @@ def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution
                         step_id=ctx.decided.id if ctx.decided is not None else "")
     reason = denied[1] if denied is not None else ""
     if not reason and ctx.source == "skill" and ctx.decided is not None and is_skill_step(ctx.decided):
-        reason = dec.check_resolved(ctx.decided.id, step.action.kind, cand, step.target, obs, run.params)[1]
+        reason = dec.check_resolved(ctx.decided.id, step.action.kind, cand, step.target, obs, run.params,
+                                    value=ctx.value)[1]
     if not reason:
         return resolution, cand, None
     reason = ex.redact(reason)
     held = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {reason}")
     return held, None, StepFailure(Failure("abstained", reason), escalation="precondition")
+
+
+def targetless_key(ctx: "StepContext") -> bool:
+    """True for a skill's key pressed with no target: the locator is skipped, the key goes to the page
+    (only Escape, Tab and arrows pass the skill's safety bar, :data:`core.skills.runtime.TARGETLESS_KEYS`)."""
+    step = ctx.step
+    return (ctx.source == "skill" and is_skill_step(ctx.decided) and step is not None
+            and step.action.kind == "press" and step.target.is_empty and not step.selector)
+
+
+def before_perform(ex: "FlowExecutor", ctx: "StepContext") -> None:
+    """Just before the driver acts for a skill: the live read of the element (:data:`LIVE_TEXTS`).
+
+    Raises the skill's refusal as a :class:`~core.engine.pipeline.StepFailure`
+    (``precondition`` / ``failed``; :func:`fell_back` then ends the skill):
+    a key whose target does not hold focus after being focused (the key
+    would reach another control), a targetless arrow onto a control it would
+    change, a text read live that the guard refuses.  An element in a frame
+    other than the main one, or a driver that runs no script (the unit
+    tests' fake), cannot be read: a key is then not pressed, other actions go
+    on under the observation's texts (already checked).
+    """
+    from core.engine.pipeline import StepFailure
+
+    dec, step = _decider(ex), ctx.step
+    if dec is None or step is None or ctx.source != "skill" or not is_skill_step(ctx.decided):
+        return
+    assert ctx.decided is not None
+    kind, cand = step.action.kind, ctx.candidate
+    press = kind == "press"
+    index = -1
+    if cand is not None:
+        frame, _, idx = cand.ref.partition(":")
+        index = int(idx) if frame == "0" and idx.isdigit() else -2
+    read: Any = None
+    if index != -2 and (cand is not None or press):
+        try:
+            read = ex.driver.evaluate(LIVE_TEXTS, [index, press])
+        except NotImplementedError:
+            read = None  # a driver without scripts (the fake)
+        except Exception as exc:  # noqa: BLE001 - a page that does not answer: nothing read, nothing pressed
+            read = None
+            if not press:
+                raise StepFailure(Failure("precondition", f"the element could not be read before acting: {exc}"),
+                                  escalation="precondition") from None
+    outcome, reason = "", ""
+    if press:
+        focused = read.get("focused") if isinstance(read, dict) else None
+        outcome, reason = dec.check_key(ctx.decided.id, step.action.value, focused, targeted=cand is not None)
+    if not reason and cand is not None and isinstance(read, dict) and ctx.before is not None:
+        texts = {str(k): str(v) for k, v in (read.get("texts") or {}).items() if v}
+        outcome, reason = dec.check_resolved(ctx.decided.id, kind, cand, step.target, ctx.before, ctx.run.params,
+                                             value=ctx.value, live=texts)
+    if reason:
+        kind_of = "precondition" if outcome == "precondition" else "abstained"
+        raise StepFailure(Failure(kind_of, ex.redact(reason)), escalation="precondition")
 
 
 def forget_screen(ex: "FlowExecutor", ctx: "StepContext") -> None:

@@ -30,8 +30,22 @@ The safety bar (never weakened):
   a failure is counted (a use that failed has been counted already);
 * a skill target is acted on only when the element found matches the
   skill's own descriptor exactly (never a look-alike the locator healed to);
-* a skill does only what a model may (:data:`core.plan.guard.MODEL_ACTIONS`:
-  no navigation to a URL, no upload);
+* a skill does only :data:`SKILL_ACTIONS` (no ``navigate``, ``back`` or
+  ``upload``);
+* the flow step goes first: while its own target resolves on the page
+  (:func:`flow_target`) visible, enabled and not covered, no skill fires; a
+  skill never acts in the flow step's target's dialog / container;
+* every targeted kind goes through one guard (:func:`guard_problem`) over
+  every text the element carries (:func:`element_texts`, and the live ones
+  read just before acting): a guarded word passes only when the trigger
+  names the element by those very words;
+* a key is pressed only where it lands on its target (checked live), never
+  Enter or Space onto a control that takes no text, and without a target
+  only :data:`TARGETLESS_KEYS`;
+* a skill never types a secret (a declared secret's placeholder, or a
+  value holding a secret of the run);
+* a skill whose quality fell below ``review_quality`` (0.3, K7) stops firing
+  until a person approves it again (a ``precondition`` use says so);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
   actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
 
@@ -50,20 +64,25 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from core.domain import Action, Candidate, ElementDescriptor, Flow, Observation, Step
+from core.domain import Action, Candidate, ElementDescriptor, Flow, LocatorConfig, Observation, Step
 from core.domain.skill import (
     QUALITY_FAILURE_DELTA, QUALITY_SUCCESS_DELTA, ElementCondition, Skill, SkillAction, VerifyRule,
 )
-from core.locate.textsim import normalize
+from core.act.precheck import EDITABLE_ROLES
+from core.locate import resolve
+from core.locate.features import CONTEXT_MIN_SIMILARITY
+from core.locate.textsim import normalize, text_similarity
 from core.plan.decider import DecideContext, Decision
 from core.plan.guard import DESTRUCTIVE_PHRASES, MODEL_ACTIONS, may_write
+from core.project.params import ParameterError, bind_step
 from core.store.skill_versions import skill_versions
 from core.skills.trigger import (
     UnboundPlaceholder, bind_condition, bindings_for, check_trigger, condition_matches, find,
 )
 
 __all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
-           "guarded_control", "approved_for_step", "skill_step_id", "is_skill_step", "Notify"]
+           "guarded_control", "guard_problem", "element_texts", "approved_for_step", "skill_step_id", "is_skill_step",
+           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
 #: words in the flow's name and description (``sign_in`` and ``Sign in`` both say ``login``).
@@ -79,10 +98,25 @@ TASK_WORDS: Mapping[str, tuple[str, ...]] = {
 SIMILAR_TOP = 3
 #: Keys a skill action pressed without a target that submit the focused form.
 _SUBMIT_KEYS = ("enter", "numpadenter", "return")
+#: What a skill may do: a model's actions (:data:`core.plan.guard.MODEL_ACTIONS`) less ``back`` - a skill never
+#: navigates (no ``navigate``, no ``back``) and never uploads.
+SKILL_ACTIONS = tuple(k for k in MODEL_ACTIONS if k not in ("back", "navigate", "upload"))
+#: The only keys a skill may press without a target (they reach whatever has focus): leave, move focus, move.
+TARGETLESS_KEYS = ("escape", "tab", "shift+tab", "arrowup", "arrowdown", "arrowleft", "arrowright")
+#: Keys that activate the focused control (a click by keyboard): never pressed by a skill onto a control that
+#: takes no text - the skill clicks it instead, where the guard sees what it presses.
+ACTIVATING_KEYS = ("enter", "numpadenter", "return", "space", " ")
+#: Action kinds with a target that go through the guard (:func:`guard_problem`).
+GUARDED_KINDS = ("click", "dblclick", "press", "check", "uncheck", "select", "input", "hover")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 #: ``notify(kind, **fields)``: ``kind`` is ``"considered"`` / ``"fired"`` / ``"finished"``.
 Notify = Callable[..., None]
+
+
+def _keyname(key: str) -> str:
+    """A key as Playwright names it, lower case (``"Shift+Tab"`` -> ``"shift+tab"``; a space stays ``" "``)."""
+    return key if key == " " else key.strip().lower()
 
 
 def _words(text: str) -> str:
@@ -209,26 +243,107 @@ def retrieve(skills: Iterable[Skill], *, task_type: str, obs: Observation, step:
     return rule + similar[:max(0, top)]
 
 
-def guarded_control(cand: Candidate, kind: str) -> str:
-    """Why pressing ``cand`` with ``kind`` confirms, deletes or submits ("" when it does not).
-
-    The guard's rules (:func:`core.plan.guard.may_write`: a write or
-    destructive verb in any text it carries, a destructive phrase, an icon
-    that says nothing), plus a submit button.  Only presses count (click,
-    double-click, a key); typing into a field does not.
-    """
-    if kind not in ("click", "dblclick", "press"):
-        return ""
+def element_texts(cand: Candidate, live: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every text ``cand`` carries, by where it comes from: accessible name, visible text, label, title, alt,
+    placeholder, value (``value`` of a field or the option a select shows), and the texts read on the live
+    element just before acting (``live``: ``aria-label``, ``aria-description``, the texts it is described
+    by, its labels...; :data:`core.engine.skilled.LIVE_TEXTS`).  Empty texts are left out."""
     d = cand.descriptor
-    words = " ".join((d.name, d.label, d.text, d.title, d.alt)).strip()
-    shown = (words or d.role or "an icon")[:40]
-    if d.type == "submit" and kind != "press":
+    out = {"name": d.name, "text": d.text, "label": d.label, "title": d.title, "alt": d.alt,
+           "placeholder": d.placeholder, "value": "" if cand.extra.get("is_password") else cand.value}
+    for k, v in (live or {}).items():
+        out[f"live {k}"] = str(v or "")
+    return {k: " ".join(v.split()) for k, v in out.items() if v and v.strip()}
+
+
+def _says_write(text: str) -> bool:
+    """True when ``text`` (with letters in it) carries a write or destructive verb or phrase (the guard's)."""
+    return bool(re.search(r"[^\W_]", text)) and may_write(Candidate("text", ElementDescriptor(name=text)), "click")
+
+
+def guard_problem(cand: Candidate, kind: str, *, value: str = "", named: Sequence[ElementCondition] = (),
+                  obs: Observation | None = None, live: Mapping[str, str] | None = None) -> str:
+    """Why a skill may not do ``kind`` on ``cand`` ("" when it may): the one guard of every targeted kind.
+
+    ``named`` are the trigger's required conditions (bound).  The rules:
+
+    * a text the element carries (:func:`element_texts`: name, text, label,
+      title, alt, placeholder, value, the live texts) or the option being
+      selected (``value`` of a ``select``) that says confirm, delete, submit
+      (the guard's verbs and phrases, :mod:`core.plan.guard`) is allowed only
+      when a required condition that finds this element names it *by those
+      very words* (its name, text, label or placeholder is that text): a
+      button showing "Yes, delete all" whose accessible name is "Tips" is
+      not named by ``requires button 'Tips'``; a guarded word in a text no
+      condition can name (title, value, a description) is never allowed;
+    * a submit button, an icon that says nothing, or a key pressed into a
+      field (Enter submits its form) needs a required condition that finds
+      the element.
+    """
+    if kind not in GUARDED_KINDS:
+        return ""
+    texts = element_texts(cand, live)
+    carrying = {k: v for k, v in texts.items() if _says_write(v)}
+    if kind == "select" and value and _says_write(value):
+        carrying["option selected"] = " ".join(value.split())
+    finding = [c for c in named if condition_matches(c, cand, obs)]
+    words = {_key(t) for c in finding for t in (c.name, c.text, c.label, c.placeholder) if t}
+    shown = (cand.descriptor.label_text or cand.descriptor.role or "an icon")[:40]
+    for where, text in carrying.items():
+        if where == "option selected":
+            if _key(text) not in {_key(t) for c in named for t in (c.name, c.text) if t}:
+                return f"selecting {text[:40]!r} in {shown!r} confirms, deletes or submits"
+            continue
+        if _key(text) not in words:
+            why = "destroys data" if any(p in text.lower() for p in DESTRUCTIVE_PHRASES) else \
+                "confirms, deletes or submits"
+            return f"{shown!r} {why} ({where} {text[:40]!r})"
+    d = cand.descriptor
+    if finding:
+        return ""
+    if d.type == "submit" and kind in ("click", "dblclick"):
         return f"{shown!r} is a submit button"
-    if any(p in words.lower() for p in DESTRUCTIVE_PHRASES):
-        return f"{shown!r} destroys data"
-    if may_write(cand, kind):
-        return f"{shown!r} confirms, deletes or submits" if words else "an icon-only control may write"
+    if kind in ("click", "dblclick", "press") and not any(re.search(r"[^\W_]", t) for t in texts.values()):
+        return "an icon-only control may write"
+    if kind == "press" and cand.editable:
+        return f"a key pressed in {shown!r} may submit its form"
     return ""
+
+
+def guarded_control(cand: Candidate, kind: str) -> str:
+    """Why doing ``kind`` on ``cand`` confirms, deletes or submits ("" when it does not), whatever names it:
+    :func:`guard_problem` with no condition naming it."""
+    return guard_problem(cand, kind)
+
+
+def flow_target(step: Step, obs: Observation, params: Mapping[str, str], config: LocatorConfig
+                ) -> tuple[Candidate | None, bool, str]:
+    """The flow step's own target on ``obs``: ``(candidate or None, usable, why)``.
+
+    Resolved with the locator chain (:func:`core.locate.resolve`, no
+    screenshot: the cheap levels) on the step's descriptor, parameters
+    bound.  ``usable`` when the locator did not abstain and the element is
+    visible, enabled and not covered: then the flow step goes first and no
+    skill fires (K6).  A goal step (the model decides), a step without a
+    descriptor (a selector-only or targetless step) or one whose
+    parameters do not bind gives ``(None, False, "")``.
+    """
+    if step.goal or step.target.is_empty:
+        return None, False, ""
+    try:
+        target = bind_step(step, params).target
+    except ParameterError:
+        return None, False, ""
+    res = resolve(target, obs.candidates, config=config, irreversible=not step.reversible)
+    cand = next((c for c in obs.candidates if c.ref == res.ref), None) if res.ref and not res.abstained else None
+    if cand is None:
+        return None, False, ""
+    shown = (cand.descriptor.label_text or cand.descriptor.role)[:40]
+    if not cand.visible or not cand.enabled or cand.covered:
+        state = "hidden" if not cand.visible else "disabled" if not cand.enabled else "covered"
+        return cand, False, f"the flow step's target {shown!r} is {state}"
+    return cand, True, (f"the flow step's own target {shown!r} is present and usable ({res.strategy}): the flow "
+                        f"step goes first")
 
 
 def approved_for_step(skill: Skill, flow: Flow, step: Step) -> bool:
@@ -285,6 +400,8 @@ class _Active:
     pending: str = ""
     outcome: str = ""  # set by a hook that knows why the pending action failed ("precondition")
     reason: str = ""
+    containers: frozenset[str] = frozenset()  # the dialog / container the flow step's target is in (normalised)
+    secrets: tuple[str, ...] = ()  # the run's secret values: a skill never types one
 
 
 @dataclass
@@ -296,6 +413,7 @@ class _RunState:
     half: set[str] = field(default_factory=set)
     refused: set[str] = field(default_factory=set)
     denied: set[tuple[int, str]] = field(default_factory=set)
+    held: set[str] = field(default_factory=set)  # skills below the review quality, recorded once a run
 
 
 class SkillDecider:
@@ -317,13 +435,24 @@ class SkillDecider:
         receiver redacts).
     clock : Callable[[], float]
         Monotonic seconds (tests pass their own).
+    locator : LocatorConfig | None
+        The locator settings the flow step's own target is resolved with
+        (the engine's; default :class:`~core.domain.LocatorConfig`).
+    secrets : Iterable[str]
+        Names of the project's declared secret parameters (besides the
+        flow's own ``secrets``): a skill never types one.
     """
 
     name = "skill"
 
     def __init__(self, table: Any, product: str, settings: Any = None, *, notify: Notify | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, locator: LocatorConfig | None = None,
+                 secrets: Iterable[str] = ()) -> None:
         self.table = table
+        self.locator = locator or LocatorConfig()
+        self.secret_names = tuple(secrets)
+        #: Below this quality an approved skill stops firing until a person approves it again (0.3, K7).
+        self.review_quality = float(getattr(settings, "review_quality", 0.3))
         self.product = product
         self.settings = settings
         self.notify: Notify = notify or (lambda kind, **fields: None)
@@ -431,27 +560,44 @@ class SkillDecider:
             return None
         return self._decision(ctx, a)
 
+    def _secret_values(self, ctx: DecideContext) -> tuple[str, ...]:
+        names = set(ctx.flow.secrets) | set(self.secret_names)
+        return tuple(v for k, v in ctx.params.items() if k in names and v)
+
     def _fire(self, ctx: DecideContext, step: Step, skills: Sequence[Skill]) -> Decision | None:
         obs, run = ctx.observation, self._run
         task = task_type_of(ctx.flow, step)
+        own: tuple[Candidate | None, bool, str] | None = None  # the flow step's own target, resolved once
         for s in retrieve(skills, task_type=task, obs=obs, step=step, params=ctx.params, top=self.top):
             check = check_trigger(s.trigger, obs, step=step, params=ctx.params)
             key = (ctx.index, s.id)
             reason = check.reason
             fire = check.holds
-            if fire and key in run.fired:
+            if fire:
+                own = own or flow_target(step, obs, ctx.params, self.locator)
+            if fire and own is not None and own[1]:
+                fire, reason = False, f"not fired: {own[2]} ({check.reason})"
+            elif fire and key in run.fired:
                 fire = False
                 reason = "fired at this step already: a second time would be a loop; stopped firing it here"
                 if key not in run.looped and run.fired[key] == "passed":  # it passed, yet the trouble is back
                     run.looped.add(key)
                     self._use(s, "failed", reason, index=ctx.index, step_id=step.id, count="failure",
                               delta=self.failure_delta)
+            elif fire and s.quality < self.review_quality:
+                fire = False
+                reason = (f"not fired: its quality {s.quality:.2f} fell below the review threshold "
+                          f"{self.review_quality:.2f} (K7); it fires again once a person approves it anew")
+                if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
+                    run.held.add(s.id)
+                    self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
             elif fire and not step.reversible and not approved_for_step(s, ctx.flow, step):
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
             elif fire:
-                unsafe = self._unsafe(s, step, ctx.params)
+                containers = self._containers(step, own)
+                unsafe = self._unsafe(s, step, ctx.params, containers=containers, flow=ctx.flow)
                 missing = _params_missing(s, ctx.params)
                 if unsafe:
                     fire, reason = False, f"refused: {unsafe}"
@@ -471,14 +617,15 @@ class SkillDecider:
             if not fire:
                 continue
             run.fired[key] = ""
-            self._active = _Active(s, ctx.index, step, self.clock())
+            self._active = _Active(s, ctx.index, step, self.clock(), containers=self._containers(step, own),
+                                   secrets=self._secret_values(ctx))
             return self._decision(ctx, self._active)
         return None
 
     def _decision(self, ctx: DecideContext, a: _Active) -> Decision | None:
         sa = a.skill.actions[a.k]
         try:
-            step = self._step(a, sa)
+            step = self._step(a, sa, ctx.observation, ctx.params)
         except UnboundPlaceholder as exc:
             self._finish("precondition", f"action {a.k + 1} names {{{exc.args[0]}}}, which this step has not")
             return None
@@ -489,12 +636,23 @@ class SkillDecider:
         return Decision(step, "skill", f"skill {a.skill.id} ({a.skill.description}): action {a.k + 1} of {n}",
                         max(0.0, min(1.0, a.skill.quality)))
 
-    def _step(self, a: _Active, sa: SkillAction) -> Step:
+    def _step(self, a: _Active, sa: SkillAction, obs: Observation | None = None,
+              params: Mapping[str, str] | None = None) -> Step:
+        """The skill action as a step; a target without a ``container`` that a required ``in_dialog``
+        condition of the trigger names is given the open dialog's title the trigger holds in (the locator then
+        tells it from a look-alike outside the dialog, and :meth:`check_resolved` refuses one)."""
         b = bindings_for(a.flow_step)
         t = sa.target
         target = t.with_(**{f: _bind_target_only(getattr(t, f), b)
                             for f in ("name", "label", "text", "placeholder", "test_id", "title", "alt")
                             if getattr(t, f)}) if not t.is_empty else t
+        dialog = a.skill.trigger.dialog_name
+        if obs is not None and dialog and not target.is_empty and not target.container:
+            probe = Candidate("skill", target)
+            if any(c.in_dialog and condition_matches(replace(c, in_dialog=False), probe)
+                   for c in self._required(a.skill, a.flow_step, params or {})):
+                title = next((m for m in reversed(obs.modal_titles) if normalize(dialog) in normalize(m)), "")
+                target = target.with_(container=title) if title else target
         action = Action(sa.action.kind, _bind_target_only(sa.action.value, b))
         what = sa.note or f"{action.kind} {target.label_text or action.value}".strip()
         return Step(id=skill_step_id(a.flow_step.id, a.skill.id, a.k), action=action, target=target,
@@ -511,49 +669,98 @@ class SkillDecider:
                 continue
         return out
 
-    def _unsafe(self, skill: Skill, step: Step, params: Mapping[str, str]) -> str:
+    @staticmethod
+    def _containers(step: Step, own: tuple[Candidate | None, bool, str] | None) -> frozenset[str]:
+        """The flow step's target's dialog / container titles, normalised: as recorded, and as found live."""
+        out = {normalize(step.target.container)}
+        if own is not None and own[0] is not None:
+            out.add(normalize(own[0].descriptor.container))
+        return frozenset(c for c in out if c)
+
+    def _unsafe(self, skill: Skill, step: Step, params: Mapping[str, str], *,
+                containers: frozenset[str] = frozenset(), flow: Flow | None = None) -> str:
         """Why the skill's actions break the safety bar as written ("" when they do not)."""
         required = [replace(c, in_dialog=False) for c in self._required(skill, step, params)]
         b = bindings_for(step, params)
+        secret_names = set(self.secret_names) | set(flow.secrets if flow is not None else ())
+        secret_values = [v for k, v in params.items() if k in secret_names and v]
         for i, sa in enumerate(skill.actions):
             kind = sa.action.kind
-            if kind not in MODEL_ACTIONS:
-                return f"action {i + 1} is a {kind}, which a skill does not do (only {', '.join(MODEL_ACTIONS)})"
-            if kind == "press" and sa.target.is_empty and normalize(sa.action.value) in _SUBMIT_KEYS:
-                return f"action {i + 1} presses {sa.action.value} with no target named, which submits a form"
+            if kind not in SKILL_ACTIONS:
+                return f"action {i + 1} is a {kind}, which a skill does not do (only {', '.join(SKILL_ACTIONS)})"
+            typed = sa.action.value or ""
+            named = [m.group(1) for m in _PLACEHOLDER.finditer(typed)]
+            secret = next((n for n in named if n in secret_names), "")
+            if secret or (typed and any(v in typed for v in secret_values)):
+                return (f"action {i + 1} would type the secret {{{secret or 'a secret value'}}}: a skill never "
+                        f"types a secret (the flow's own steps do)")
+            key = _keyname(typed)
+            if kind == "press" and sa.target.is_empty and key not in TARGETLESS_KEYS:
+                why = "which submits a form" if key in _SUBMIT_KEYS else "which reaches whatever has focus"
+                return (f"action {i + 1} presses {sa.action.value} with no target named, {why} (a skill presses "
+                        f"only Escape, Tab or an arrow key without a target)")
+            if kind == "press" and not sa.target.is_empty and key in ACTIVATING_KEYS \
+                    and sa.target.role and sa.target.role not in EDITABLE_ROLES and sa.target.tag != "textarea":
+                return (f"action {i + 1} presses {sa.action.value} on the {sa.target.role} "
+                        f"{sa.target.label_text[:40]!r}, which takes no text: a key that activates a control is "
+                        f"not pressed by a skill")
             if sa.target.is_empty:
                 continue
+            if containers and normalize(sa.target.container) in containers:
+                return (f"action {i + 1} acts in {sa.target.container!r}, the flow step's own container: the "
+                        f"flow knows what to do there")
             try:
                 desc = sa.target.with_(**{f: _bind_target_only(getattr(sa.target, f), {**params, **b})
                                           for f in ("name", "label", "text", "placeholder", "test_id", "title",
                                                     "alt") if getattr(sa.target, f)})
             except UnboundPlaceholder:
                 continue  # not firable on this step anyway (checked when its step is built)
-            why = guarded_control(Candidate("skill", desc), kind)
-            if why and not any(condition_matches(c, Candidate("skill", desc)) for c in required):
-                return f"action {i + 1} would press {why}, which its trigger does not name"
+            try:
+                value = _bind_target_only(typed, {**params, **b})
+            except UnboundPlaceholder:
+                value = typed
+            why = guard_problem(Candidate("skill", desc), kind, value=value, named=required)
+            if why:
+                return f"action {i + 1} would {kind} {why}, which its trigger does not name by those words"
         return ""
 
     def check_resolved(self, step_id: str, kind: str, cand: Candidate, target: ElementDescriptor,
-                       obs: Observation, params: Mapping[str, str]) -> tuple[str, str]:
+                       obs: Observation, params: Mapping[str, str], *, value: str = "",
+                       live: Mapping[str, str] | None = None) -> tuple[str, str]:
         """The live safety check of a skill action after the locator found ``cand``: ``(outcome, reason)``,
         ``("", "")`` when it may go on.
 
-        ``target`` is the action's target as bound.  Refused (``failed``):
-        an element that does not match the skill's descriptor exactly; a
-        confirming, deleting or submitting control that is not the element a
-        required condition of the trigger finds.  ``precondition``: a
-        required element the action targets is no longer the single one on
-        the page.
+        ``target`` is the action's target as bound, ``value`` the action's
+        value as bound (the key, the option, the text), ``live`` the texts
+        read on the element just before acting (see :func:`element_texts`).
+        Refused (``failed``): an element that does not match the skill's
+        descriptor exactly; what :func:`guard_problem` refuses; an activating
+        key (Enter, Space) onto a control that takes no text; a value holding
+        a secret of the run.  ``precondition``: a required element the
+        action targets is no longer the single one on the page; the element
+        is in the flow step's own dialog / container.
         """
         a = self._active
         if a is None or a.pending != step_id:
             return "", ""
         cond = _cond_of(target)
-        shown = cand.descriptor.label_text or cand.descriptor.role or "element"
+        d = cand.descriptor
+        shown = d.label_text or d.role or "element"
         if not cond.is_empty and not condition_matches(cond, cand, obs):
             return self._hold(a, "failed", f"the element found ({shown!r}) is not the skill's target "
                                            f"{cond.describe()}: not acted on")
+        if target.container and text_similarity(d.container, target.container) < CONTEXT_MIN_SIMILARITY:
+            return self._hold(a, "failed", f"the element found ({shown!r}) is not in {target.container!r}, where "
+                                           f"the skill's target is: a look-alike; not acted on")
+        if a.containers and normalize(d.container) in a.containers:
+            return self._hold(a, "precondition", f"{shown!r} is in {d.container!r}, the flow step's own "
+                                                 f"container: the flow knows what to do there; not acted on")
+        if value and any(v in value for v in a.secrets):
+            return self._hold(a, "failed", "refused: the action would type a secret; a skill never types one")
+        if kind == "press" and _keyname(value) in ACTIVATING_KEYS and not cand.editable \
+                and d.role not in EDITABLE_ROLES:
+            return self._hold(a, "failed", f"refused: {value} onto {shown!r}, which takes no text (a key that "
+                                           f"activates a control is not pressed by a skill)")
         required = self._required(a.skill, a.flow_step, params)
         named = [c for c in required if condition_matches(c, cand, obs)]
         for c in named:
@@ -561,9 +768,37 @@ class SkillDecider:
             if len(found) != 1 or found[0].ref != cand.ref:
                 return self._hold(a, "precondition", f"the trigger's {c.describe()} is no longer the one element "
                                                      f"on the page")
-        why = guarded_control(cand, kind)
-        if why and not named:
-            return self._hold(a, "failed", f"refused: {why}, and the trigger does not name it")
+        why = guard_problem(cand, kind, value=value, named=required, obs=obs, live=live)
+        if why:
+            return self._hold(a, "failed", f"refused: {why}, and the trigger does not name it by those words")
+        return "", ""
+
+    def check_key(self, step_id: str, key: str, focused: Mapping[str, Any] | None, *, targeted: bool
+                  ) -> tuple[str, str]:
+        """Where a skill's key press goes, just before it is pressed: ``(outcome, reason)``, ``("", "")`` to go on.
+
+        ``focused`` describes the element that has focus after the target
+        was focused (``{"is_target": bool, "tag", "role", "type"}``; None when
+        it cannot be read).  With a target, the key must reach it (``is_target``),
+        else ``precondition``: the key would go to another control.  Without
+        one, an arrow key is refused when the focused element is a control
+        an arrow changes (a select, a radio, a slider...).
+        """
+        a = self._active
+        if a is None or a.pending != step_id:
+            return "", ""
+        if focused is None:
+            return self._hold(a, "precondition", f"where {key} would go cannot be read: not pressed")
+        if targeted and not focused.get("is_target"):
+            what = focused.get("role") or focused.get("tag") or "another element"
+            return self._hold(a, "precondition", f"the target does not take focus: {key} would reach the "
+                                                 f"focused {what} instead; not pressed")
+        changes = {"select", "combobox", "listbox", "radio", "slider", "spinbutton", "menuitemradio", "tab"}
+        if not targeted and _keyname(key).startswith("arrow") and (
+                focused.get("role") in changes or focused.get("tag") == "select"
+                or focused.get("type") in ("radio", "range", "number")):
+            return self._hold(a, "precondition", f"{key} would change the focused {focused.get('role') or 'control'}"
+                                                 f"'s value: not pressed")
         return "", ""
 
     def _hold(self, a: _Active, outcome: str, reason: str) -> tuple[str, str]:

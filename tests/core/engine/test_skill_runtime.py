@@ -66,13 +66,15 @@ def covered_continue(d: FakeDriver, el: Any, value: str) -> None:
 def remove(element_id: str):
     def react(d: FakeDriver, el: Any, value: str) -> None:
         d.elements[:] = [e for e in d.elements if e["id"] != element_id]
+        for e in d.elements:  # the banner gone, nothing covers the page any more
+            e["covered"] = False
         d.mutations += 1
     return react
 
 
 def banner_site(*extra: dict[str, Any], reactions: dict | None = None) -> FakeDriver:
-    return FakeDriver(
-        pages={"/": FakePage([button("go", "Continue"), button("accept", "Accept cookies"), *extra],
+    return FakeDriver(  # the banner covers "Continue" (its centre point is the banner's)
+        pages={"/": FakePage([button("go", "Continue", covered=True), button("accept", "Accept cookies"), *extra],
                              title="Shop", text="We use cookies"),
                "/next": FakePage([button("done", "Done")], title="Next", text="Thanks")},
         reactions={("/", "go", "click"): covered_continue, ("/", "accept", "click"): remove("accept"),
@@ -178,7 +180,7 @@ def test_a_failed_precondition_is_a_negative_sample(store) -> None:
 
 def test_a_disabled_target_is_a_failed_precondition(store) -> None:
     table = SkillTable(store)
-    table.put(skill("sk-000000000004", required=[cond("Continue")], actions=[act("Remind me later")]))
+    table.put(skill("sk-000000000004", required=[cond("Accept cookies")], actions=[act("Remind me later")]))
     fake = banner_site(button("later", "Remind me later", enabled=False))
     result, log, _ = run(fake, store)
     (done,) = log.of(SkillFinished)
@@ -242,7 +244,10 @@ def test_a_named_confirming_control_may_be_pressed(store) -> None:
     assert guarded_control(_cand("🗑"), "click")
     assert guarded_control(_cand("Go", type="submit"), "click")
     assert not guarded_control(_cand("Close"), "click")
-    assert not guarded_control(_cand("Delete"), "hover")
+    # every kind with a target goes through the same guard (hover opens menus, check / select / input write)
+    for kind in ("hover", "check", "uncheck", "select", "input", "dblclick", "press"):
+        assert guarded_control(_cand("Delete"), kind), kind
+    assert not guarded_control(_cand("Close"), "check")
 
 
 def _cand(name: str, **kw: Any):
@@ -438,7 +443,8 @@ def test_a_deny_rule_holds_a_skill_back_too_and_the_skill_falls_back(store) -> N
     assert table.get(ACCEPT.id).failures == 1
 
 
-def test_a_secret_a_skill_types_never_reaches_an_event_or_a_use_record(store) -> None:
+def test_a_skill_never_types_a_secret_and_its_refusal_carries_none(store) -> None:
+    """A skill naming a declared secret ({code}) is refused before it fires: the field is never typed into."""
     secret = "pa" + "ss-9f3k"  # a made-up value, never a real credential
     table = SkillTable(store)
     table.put(skill("sk-000000000011", required=[cond("Accept cookies")],
@@ -451,10 +457,14 @@ def test_a_secret_a_skill_types_never_reaches_an_event_or_a_use_record(store) ->
                       settings=EngineSettings(waits=WaitSettings(retries=1, retry_delay_ms=0)), deciders=(dec,))
     flow = Flow("checkout", "/", (CONTINUE,), secrets=("code",))
     result = ex.run_flow(flow, params={"code": secret})
-    assert result.status == "passed", result.error
-    assert [a.value for a in fake.actions if a.element == "code"] == [secret]  # typed, bound by the pipeline
-    assert [(o.source, o.status) for o in result.steps] == [("skill", "passed"), ("skill", "passed"),
-                                                            ("flow", "passed")]
+    assert not [a for a in fake.actions if a.element == "code"] and "accept" not in clicks(fake)
+    assert result.status == "escalated" and not log.of(SkillFired)
+    (use,) = table.uses(skill_id="sk-000000000011")
+    assert use.outcome == "failed" and "never types a secret" in use.reason and "{code}" in use.reason
+    # a project secret (not the flow's own) is refused the same way
+    dec = skill_decider(store, PRODUCT, log, secrets=("code",))
+    assert dec is not None
+    assert "never types a secret" in dec._unsafe(table.get("sk-000000000011"), CONTINUE, {"code": secret})
     assert all(secret not in repr(e) for e in log.events if not hasattr(e, "observation"))
     assert all(secret not in (u.reason + u.step_id) for u in table.uses())
     assert all(secret not in o.title + o.error for o in result.steps)
@@ -469,3 +479,55 @@ def test_a_skill_that_would_navigate_away_is_refused(store) -> None:
     assert fake.visits == ["/"]
     (use,) = table.uses(skill_id="sk-000000000012")
     assert use.outcome == "failed" and "navigate" in use.reason
+
+
+# --- the flow step first; the guard names by the very words; quality holds ---------------------
+
+
+def test_a_skill_waits_while_the_flow_steps_target_is_usable_and_fires_once_it_is_covered(store) -> None:
+    table = SkillTable(store)
+    table.put(ACCEPT)
+    fake = FakeDriver(pages={"/": FakePage([button("go", "Continue"), button("accept", "Accept cookies")],
+                                           title="Shop")},
+                      reactions={("/", "go", "click"): navigate("/next")})
+    fake.pages["/next"] = FakePage([button("done", "Done")], title="Next")
+    result, log, _ = run(fake, store)
+    assert result.status == "passed" and clicks(fake) == ["go"] and not log.of(SkillFired)
+    assert any("present and usable" in e.reason for e in log.of(SkillConsidered))
+    # a goal step keeps the old behaviour: the model's step has no recorded target to go first
+    goal = Step(id="s1", action=Action("assert"), goal="reach the next page")
+    fake = banner_site()
+    result, log, _ = run(fake, store, (goal,))
+    assert clicks(fake)[:1] == ["accept"]
+
+
+def test_the_trigger_must_name_a_destructive_control_by_the_words_that_make_it_destructive() -> None:
+    from core.domain import Candidate
+    from core.skills.runtime import guard_problem
+
+    tips = Candidate("e1", ElementDescriptor(role="button", name="Tips", text="Yes, delete all"))
+    assert "'Yes, delete all'" in guard_problem(tips, "click", named=[cond("Tips")])
+    assert guard_problem(tips, "click", named=[ElementCondition(role="button", text="Yes, delete all")]) == ""
+    # a guarded word in a text no condition can name (a title, the value, a live description) never passes
+    titled = Candidate("e2", ElementDescriptor(role="button", name="Dismiss", text="Dismiss", title="Delete draft"))
+    assert "title 'Delete draft'" in guard_problem(titled, "click", named=[cond("Dismiss")])
+    plain = Candidate("e3", ElementDescriptor(role="button", name="Later", text="Later"))
+    assert "aria-description" in guard_problem(plain, "click", named=[cond("Later")],
+                                               live={"aria-description": "Removes your card"})
+    # the option being selected counts as the element's own words
+    sel = Candidate("e4", ElementDescriptor(role="combobox", label="Saved addresses"))
+    assert "selecting 'Delete all saved addresses'" in guard_problem(sel, "select", value="Delete all saved addresses")
+    assert guard_problem(sel, "select", value="Keep them") == ""
+
+
+def test_a_skill_below_the_review_quality_stops_firing_and_says_why(store) -> None:
+    table = SkillTable(store)
+    table.put(skill("sk-000000000020", required=[cond("Accept cookies")], actions=[act("Accept cookies")],
+                    quality=0.2))
+    fake = banner_site()
+    result, log, _ = run(fake, store)
+    assert "accept" not in clicks(fake) and not log.of(SkillFired)
+    (use,) = table.uses(skill_id="sk-000000000020")
+    assert use.outcome == "precondition" and "below the review threshold 0.30" in use.reason
+    assert "approves it anew" in use.reason
+    assert table.get("sk-000000000020").failures == 0  # held, not counted against it again
