@@ -64,7 +64,8 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     ap.add_argument("--irreversible-ok", action="store_true",
                     help="let it act on an irreversible step - only the step(s) it was learnt on")
     ap.add_argument("--restore", action="store_true",
-                    help="approve a retired skill again (retired by upkeep or a person), under the same rules")
+                    help="approve a retired skill again (retired by upkeep or a person), or renew an approved one "
+                         "held below the review quality (it stopped firing), under the same rules")
     for name, text in (("reject", "reject a proposed skill (a reason is required)"),
                        ("retire", "retire a skill: it stops firing at once (a reason is required)")):
         c = cmd(name, text, with_id=True)

@@ -115,8 +115,9 @@ def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str
 def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, force: bool = False,
             settings: SkillSettings | None = None, secrets: Iterable[str] = (), secret_names: Iterable[str] = (),
             restore: bool = False) -> Skill:
-    """Approve a proposed skill - or, with ``restore``, a retired one (see the module docstring); returns it
-    as stored.
+    """Approve a proposed skill - or, with ``restore``, a retired one or an approved one held below the review
+    quality (it stopped firing, K7; renewed, its quality restarts at its validation pass rate, at least 0.5)
+    (see the module docstring); returns it as stored.
 
     Raises
     ------
@@ -129,7 +130,9 @@ def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, 
         The skill is not legal, or ``irreversible_ok`` without the step it was learnt on.
     """
     skill = _get(table, skill_id)
-    allowed = ("proposed", "retired") if restore else ("proposed",)
+    review_quality = (settings or SkillSettings()).review_quality
+    held = skill.state == "approved" and skill.quality < review_quality  # it stopped firing (K7): a person may renew it
+    allowed = ("proposed", "retired", *(("approved",) if held else ())) if restore else ("proposed",)
     if skill.state not in allowed:
         hint = "; approve --restore brings a retired skill back" if skill.state == "retired" else ""
         raise SkillConflictError(f"skill {skill_id} is {skill.state}; only a proposed skill can be approved"
@@ -149,6 +152,11 @@ def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, 
     if skill.state == "retired":
         was = f" (retired: {skill.review_reason})" if skill.review_reason else ""
         reason = "; ".join(x for x in (f"restored by a person{was}", reason) if x)
+    if held:  # renewed: its quality starts again where a validated skill starts (K7), at least the neutral 0.5
+        reason = "; ".join(x for x in (f"renewed by a person (quality {skill.quality:.2f} was below "
+                                       f"{review_quality:.2f})", reason) if x)
+        table.put(replace(skill, quality=max(skill.validation.pass_rate, 0.5)), replace_approved=True)
+        skill = _get(table, skill_id)
     if irreversible_ok != skill.irreversible_ok:
         table.put(replace(skill, irreversible_ok=irreversible_ok), replace_approved=True)
     return table.set_state(skill_id, "approved", reason=reason, expect=allowed)

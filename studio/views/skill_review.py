@@ -252,12 +252,23 @@ class SkillItem:
             dpr = float(obs.device_pixel_ratio or dpr)
         if boxes:
             return boxes, dpr
+        page = fail.page if isinstance(getattr(fail, "page", None), Mapping) else {}
+        if "target_box" in page:  # the record says where the failed element was, or that it was not found
+            tb = page.get("target_box")
+            bb = tb.get("bbox") if isinstance(tb, Mapping) else None
+            if isinstance(bb, Mapping) and all(k in bb for k in ("x", "y", "width", "height")):
+                dpr = float(tb.get("device_pixel_ratio") or dpr)
+                return [((bb["x"], bb["y"], bb["width"], bb["height"]), "could not act", OLD_COLOR, True)], dpr
+            if isinstance(bb, (list, tuple)) and len(bb) == 4:
+                dpr = float(tb.get("device_pixel_ratio") or dpr)
+                return [(tuple(bb), "could not act", OLD_COLOR, True)], dpr
+            return boxes, dpr  # not found on the page: nothing is boxed (never the locator's guess)
         entry = next((t for t in fail.trajectory if int(t.get("index", -1)) == fail.step_index), {})
         name = _words(entry.get("target") if isinstance(entry.get("target"), Mapping) else {})
         for esc in part["escalations"]:
             cands = [c for c in esc.candidates if c.box is not None]
             best = next((c for c in cands if name and c.label and name.split("\u2018")[-1].rstrip("\u2019")
-                         in c.label), cands[0] if cands else None)
+                         in c.label), None)  # only the element named like the target: never the locator's guess
             if best is not None:
                 b = best.box
                 return [((b.x, b.y, b.width, b.height), "could not act", OLD_COLOR, True)], dpr

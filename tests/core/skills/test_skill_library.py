@@ -105,3 +105,15 @@ def test_a_retire_is_seen_at_once_by_another_connection(tmp_path):
         library.retire(cli, "sk-a", "the popup is gone")
         assert runner.list(product="demo", state="approved") == []
         assert runner.get("sk-a").state == "retired"
+
+
+def test_a_skill_held_below_the_review_quality_is_renewed_only_by_restore(table):
+    table.put(popup_skill("sk-held", passed=4, cases=5, state="approved", quality=0.1))
+    table.put(popup_skill("sk-fine", passed=4, cases=5, state="approved", quality=0.9))
+    with pytest.raises(SkillConflictError, match="only a proposed skill"):
+        library.approve(table, "sk-held")  # without restore it stays held: it does not fire
+    renewed = library.approve(table, "sk-held", restore=True)
+    assert renewed.state == "approved" and renewed.quality == pytest.approx(0.8)
+    assert "renewed by a person (quality 0.10 was below 0.30)" in renewed.review_reason
+    with pytest.raises(SkillConflictError):
+        library.approve(table, "sk-fine", restore=True)  # nothing to renew: it fires already
