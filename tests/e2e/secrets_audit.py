@@ -12,6 +12,7 @@ A test that writes a secret on purpose (to check that the audit finds it) regist
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
 from core.engine.audit import audit_paths, audit_project, declared_secrets
 from core.sites.adapters import DEMO_APP_DB
@@ -50,18 +51,20 @@ def _app_data(path: Path) -> bool:
     return any(path.name == DEMO_APP_DB + suffix for suffix in ("", "-wal", "-shm", "-journal"))
 
 
-def audit_test_output(basetemp: Path, bundled: Path) -> tuple[list[str], str]:
+def audit_test_output(basetemp: Path, bundled: Path, *, only: Iterable[Path] | None = None) -> tuple[list[str], str]:
     """Audit what the tests wrote; returns (findings as ``where: secret 'name' (form)`` lines, summary).
 
     ``basetemp``: the session's temporary folder; ``bundled``: the folder of the bundled projects (its parent
-    is the repository: byte-for-byte copies of its files are left out).
+    is the repository: byte-for-byte copies of its files are left out); ``only``: the folders of ``basetemp``
+    to audit (those the end-to-end tests made), None for all of it.
     """
+    tops = sorted(Path(p) for p in only) if only is not None else [basetemp]
     findings: list[str] = []
     values: dict[str, str] = {}
     roots: list[Path] = []
     files = 0
     unloadable: list[Path] = []
-    for root in _projects(basetemp) + _projects(bundled):
+    for root in [r for top in tops for r in _projects(top)] + _projects(bundled):
         try:
             project = load_project(root)
         except (ProjectError, OSError, ValueError):
@@ -77,7 +80,7 @@ def audit_test_output(basetemp: Path, bundled: Path) -> tuple[list[str], str]:
     by_value = {v: k for k, v in values.items()}  # one name per distinct value
     known = {name: v for v, name in by_value.items()}
     inside = [r.absolute() for r in roots]
-    rest = [p for p in sorted(basetemp.rglob("*")) if p.is_file() and not p.is_symlink()
+    rest = [p for top in tops for p in sorted(top.rglob("*")) if p.is_file() and not p.is_symlink()
             and not any(p.absolute().is_relative_to(r) for r in inside) and not _source_copy(p, basetemp, bundled.parent)
             and not _app_data(p)]
     if known:

@@ -63,3 +63,17 @@ def test_a_copy_of_the_source_tree_is_not_test_output_but_an_edited_copy_is(tmp_
     finally:
         copy.unlink()
     assert [f for f in findings if "t1/core/sites/demo.py" in f]
+
+
+def test_only_the_folders_the_end_to_end_tests_made_are_audited(tmp_path: Path) -> None:
+    base, bundled = _tree(tmp_path)
+    other = base / "t2"  # another kind of test's folder (a unit test that plants a value to find it)
+    other.mkdir()
+    leak = other / "notes.txt"
+    leak.write_text(SECRET)
+    try:
+        assert audit_test_output(base, bundled)[0] == [f"{base}/t2/notes.txt: secret 'password@Demo' (clear)"]
+        findings, summary = audit_test_output(base, bundled, only=[base / "t0", base / "t1"])
+    finally:
+        leak.unlink()
+    assert findings == [] and "of 1 projects" in summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -87,17 +88,27 @@ def test_pause_blocks_at_the_next_pause_point_until_resume() -> None:
     assert runner.events[0].index == 1
 
 
+def _when_paused(runner: Runner, command: Any, count: int) -> threading.Thread:
+    """A thread that sends ``command`` once the runner has announced its ``count``-th pause (at most 5 s)."""
+    def send() -> None:
+        deadline = time.monotonic() + 5.0
+        while sum(isinstance(e, Paused) for e in runner.events) < count and time.monotonic() < deadline:
+            time.sleep(0.005)
+        runner._commands.put(command)
+    t = threading.Thread(target=send, daemon=True)
+    t.start()
+    return t
+
+
 def test_step_once_runs_one_step_then_pauses_at_the_next() -> None:
     runner = Runner(Pause())
     control = _ThreadControl(runner)
-    later = threading.Timer(0.05, lambda: runner._commands.put(StepOnce()))
-    later.start()
+    later = _when_paused(runner, StepOnce(), 1)  # sent once it is paused (a timer raced the pause under load)
     control.pause_point("r", "f", 1, "observe")  # paused, then one step is let through
     later.join()
     for phase in ("decide", "act", "verify"):
         control.pause_point("r", "f", 1, phase)  # the same step goes on without pausing
-    later = threading.Timer(0.05, lambda: runner._commands.put(Resume()))
-    later.start()
+    later = _when_paused(runner, Resume(), 2)
     control.pause_point("r", "f", 2, "observe")  # the next step pauses again until Resume
     later.join()
     control.pause_point("r", "f", 3, "observe")  # after Resume nothing pauses
