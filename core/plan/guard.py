@@ -20,7 +20,7 @@ __all__ = ["DESTRUCTIVE", "DESTRUCTIVE_PHRASES", "WRITES", "contradicts_goal", "
 
 #: Verbs whose action destroys or spends (matched as whole words, with -s / -es / -ing; case-insensitive).
 DESTRUCTIVE = ("delete", "remove", "destroy", "erase", "purge", "drop", "wipe", "reset", "revoke", "deactivate",
-               "unsubscribe", "terminate", "pay", "transfer", "withdraw", "discard")
+               "unsubscribe", "terminate", "pay", "transfer", "withdraw", "discard", "clear", "forget")
 #: Verbs whose action may write to the server (whole words, as above).
 WRITES = ("submit", "save", "send", "confirm", "approve", "reject", "create", "add", "post", "publish", "order",
           "buy", "book", "apply", "update", "register", "archive", "cancel", "export", "import", "upload",

@@ -276,6 +276,8 @@ def guard_problem(cand: Candidate, kind: str, *, value: str = "", named: Sequenc
       button showing "Yes, delete all" whose accessible name is "Tips" is
       not named by ``requires button 'Tips'``; a guarded word in a text no
       condition can name (title, value, a description) is never allowed;
+    * a value typed (``input``) that says confirm, delete or submit is never
+      allowed (a type-to-confirm field acts on what is typed);
     * a submit button, an icon that says nothing, or a key pressed into a
       field (Enter submits its form) needs a required condition that finds
       the element.
@@ -289,6 +291,8 @@ def guard_problem(cand: Candidate, kind: str, *, value: str = "", named: Sequenc
     finding = [c for c in named if condition_matches(c, cand, obs)]
     words = {_key(t) for c in finding for t in (c.name, c.text, c.label, c.placeholder) if t}
     shown = (cand.descriptor.label_text or cand.descriptor.role or "an icon")[:40]
+    if kind == "input" and value and _says_write(value):  # a type-to-confirm field acts on what is typed
+        return f"typing {' '.join(value.split())[:40]!r} into {shown!r} may confirm, delete or submit"
     for where, text in carrying.items():
         if where == "option selected":
             if _key(text) not in {_key(t) for c in named for t in (c.name, c.text) if t}:
@@ -596,7 +600,7 @@ class SkillDecider:
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
             elif fire:
-                containers = self._containers(step, own)
+                containers = self._containers(step, own, ctx.flow, ctx.observation)
                 unsafe = self._unsafe(s, step, ctx.params, containers=containers, flow=ctx.flow)
                 missing = _params_missing(s, ctx.params)
                 if unsafe:
@@ -617,7 +621,7 @@ class SkillDecider:
             if not fire:
                 continue
             run.fired[key] = ""
-            self._active = _Active(s, ctx.index, step, self.clock(), containers=self._containers(step, own),
+            self._active = _Active(s, ctx.index, step, self.clock(), containers=self._containers(step, own, ctx.flow, ctx.observation),
                                    secrets=self._secret_values(ctx))
             return self._decision(ctx, self._active)
         return None
@@ -670,11 +674,22 @@ class SkillDecider:
         return out
 
     @staticmethod
-    def _containers(step: Step, own: tuple[Candidate | None, bool, str] | None) -> frozenset[str]:
-        """The flow step's target's dialog / container titles, normalised: as recorded, and as found live."""
+    def _containers(step: Step, own: tuple[Candidate | None, bool, str] | None, flow: Flow | None = None,
+                    obs: Observation | None = None) -> frozenset[str]:
+        """The dialog / container titles the flow itself acts in, normalised: the current step's target's (as
+        recorded and as found live) and every other step's - as recorded, and where an element named like
+        its target is on the page now (a flow that answers a banner at a later step answers it itself)."""
         out = {normalize(step.target.container)}
         if own is not None and own[0] is not None:
             out.add(normalize(own[0].descriptor.container))
+        for s in (flow.steps if flow is not None else ()):
+            t = s.target
+            out.add(normalize(t.container))
+            if obs is None or not t.role or not (t.name or t.label):
+                continue
+            cond = ElementCondition(role=t.role, name=t.name) if t.name else ElementCondition(role=t.role, label=t.label)
+            out.update(normalize(c.descriptor.container) for c in obs.candidates
+                       if c.visible and c.descriptor.container and condition_matches(cond, c, obs))
         return frozenset(c for c in out if c)
 
     def _unsafe(self, skill: Skill, step: Step, params: Mapping[str, str], *,

@@ -531,3 +531,28 @@ def test_a_skill_below_the_review_quality_stops_firing_and_says_why(store) -> No
     assert use.outcome == "precondition" and "below the review threshold 0.30" in use.reason
     assert "approves it anew" in use.reason
     assert table.get("sk-000000000020").failures == 0  # held, not counted against it again
+
+
+def test_a_skill_stands_aside_where_a_later_step_of_the_flow_answers_the_same_dialog(store) -> None:
+    SkillTable(store).put(ACCEPT)
+    fake = FakeDriver(
+        pages={"/": FakePage([button("go", "Continue", covered=True),
+                              button("accept", "Accept cookies", container="Cookie consent"),
+                              button("reject", "Reject cookies", container="Cookie consent")], title="Shop")},
+        reactions={("/", "go", "click"): covered_continue, ("/", "accept", "click"): remove("accept")})
+    reject = Step(id="s2", action=Action("click"), target=ElementDescriptor(tag="button", role="button",
+                                                                             name="Reject cookies"))
+    result, log, _ = run(fake, store, (CONTINUE, reject))
+    assert "accept" not in clicks(fake)  # the flow answers this banner itself, later, and otherwise
+    assert result.status != "passed" and not [f for f in log.of(SkillFinished) if f.outcome == "passed"]
+
+
+def test_a_skill_never_types_words_that_confirm_or_delete() -> None:
+    from core.skills.runtime import guard_problem
+
+    from core.domain import Candidate
+
+    note = Candidate("e2", ElementDescriptor(role="textbox", name="Note", label="Note"), editable=True)
+    assert "typing 'delete'" in guard_problem(note, "input", value="delete", named=[cond("Note", role="textbox")])
+    assert guard_problem(note, "input", value="Alice Martin", named=[cond("Note", role="textbox")]) == ""
+    assert guarded_control(_cand("Clear them all"), "click")  # clearing destroys, like deleting
