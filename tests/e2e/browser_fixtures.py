@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Iterator
 
 from core.domain import BrowserSettings
 from core.perception.driver import PlaywrightDriver
+from core.sites.server import StaticSite
 
 
 @contextmanager
@@ -17,3 +19,15 @@ def open_driver(base_url: str, settings: BrowserSettings | None = None, **kw: An
         yield d
     finally:
         d.close()
+
+
+@contextmanager
+def driver_on(folder: Path, settings: BrowserSettings | None = None) -> Iterator[PlaywrightDriver]:
+    """A real-Chromium driver on the static pages of ``folder``, served on 127.0.0.1 (both stopped after)."""
+    site = StaticSite(folder)
+    site.start()
+    try:
+        with open_driver(site.base_url, settings) as d:
+            yield d
+    finally:
+        site.stop()

@@ -22,10 +22,9 @@ from core.domain.skill import ElementCondition, Skill, SkillAction, SkillScope, 
 from core.engine.events import SkillConsidered, SkillFinished, SkillFired
 from core.engine.executor import FlowExecutor
 from core.engine.skilled import skill_decider
-from core.sites.server import StaticSite
 from core.store import Store
 from core.store.skills import SkillTable
-from browser_fixtures import open_driver
+from browser_fixtures import driver_on
 
 pytestmark = pytest.mark.browser
 
@@ -38,16 +37,8 @@ NAME = Step("s1", Action("input", "Robin"), name="Type the full name",
 
 
 @pytest.fixture(scope="module")
-def site():
-    s = StaticSite(FIXTURES)
-    s.start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def driver(site):
-    with open_driver(site.base_url) as d:
+def driver():
+    with driver_on(FIXTURES) as d:
         yield d
 
 

@@ -1,6 +1,7 @@
 """Sample skills and an open store for the skill-library tests (no browser)."""
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -10,6 +11,9 @@ from core.domain.skill import (
 )
 from core.store import Store
 from core.store.skills import SkillTable
+
+#: A declared secret's value for these tests, made afresh each run (no password is kept in the repository).
+SECRET = "pw-" + uuid.uuid4().hex[:12]
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
 

@@ -5,11 +5,12 @@ import json
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from library_samples import T0, open_table, popup_skill
+from library_samples import SECRET, T0, open_table, popup_skill
 
 from core.domain import Action, Anchor, ElementDescriptor
 from core.domain.skill import ElementCondition, SkillAction, SkillTrigger, skill_to_mapping
@@ -161,7 +162,7 @@ def test_the_same_id_twice_is_refused(tmp_path):
 
 
 def test_a_secret_in_clear_is_refused_in_any_field_and_form(tmp_path):
-    secret = "s3cret-Horse-9"
+    secret = SECRET
     for where in ("description", "value", "trigger", "urlencoded"):
         s = popup_skill()
         if where == "description":
@@ -172,8 +173,8 @@ def test_a_secret_in_clear_is_refused_in_any_field_and_form(tmp_path):
         elif where == "trigger":
             s = replace(s, trigger=SkillTrigger(required=(ElementCondition(text=secret),)))
         else:
-            s = replace(s, trigger=replace(s.trigger, url_pattern="*?pw=s3cret-Horse-9%21*"))
-            secret = "s3cret-Horse-9!"
+            secret = SECRET + "!"
+            s = replace(s, trigger=replace(s.trigger, url_pattern=f"*?pw={quote(secret)}*"))
         path = _write(tmp_path / f"{where}.json", _file(s))
         with pytest.raises(SkillFileError, match="declared secret in clear") as exc:
             read_skill_file(path, secrets=[secret])
@@ -182,16 +183,16 @@ def test_a_secret_in_clear_is_refused_in_any_field_and_form(tmp_path):
 
 
 def test_export_turns_secret_values_into_placeholders(tmp_path):
-    s = popup_skill(actions=(SkillAction(Action("input", "s3cret-Horse-9"), ElementDescriptor(role="textbox",
+    s = popup_skill(actions=(SkillAction(Action("input", SECRET), ElementDescriptor(role="textbox",
                                                                                               label="Password")),),
-                    description="retype the password s3cret-Horse-9 after the popup")
-    path = export_skills([s], tmp_path / "out.json", secrets={"password": "s3cret-Horse-9"})
+                    description=f"retype the password {SECRET} after the popup")
+    path = export_skills([s], tmp_path / "out.json", secrets={"password": SECRET})
     text = path.read_text(encoding="utf-8")
-    assert "s3cret-Horse-9" not in text
+    assert SECRET not in text
     data = json.loads(text)["skills"][0]
     assert data["actions"][0]["value"] == "{password}" and data["params"] == ["password"]
     with pytest.raises(SkillFileError, match=r"actions\[0\]\.value.*secret parameter \{password\}"):
-        read_skill_file(path, secrets=["s3cret-Horse-9"])  # a skill never types a secret: the file is not imported
+        read_skill_file(path, secrets=[SECRET])  # a skill never types a secret: the file is not imported
 
 
 def test_check_skill_applies_the_file_rules_to_a_stored_skill():

@@ -5,7 +5,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from library_samples import open_table, popup_skill
+from library_samples import SECRET, open_table, popup_skill
 
 from core.domain import Action, ElementDescriptor
 from core.domain.skill import SkillAction, SkillScope, SkillSettings
@@ -15,7 +15,7 @@ from core.store.skills import SkillConflictError
 
 @pytest.fixture
 def table(tmp_path):
-    store, table = open_table(tmp_path, secrets=("s3cret-Horse-9",))
+    store, table = open_table(tmp_path, secrets=(SECRET,))
     with store:
         yield table
 
@@ -88,7 +88,7 @@ def test_edit_keeps_counters_and_sends_a_changed_approved_skill_back_to_review(t
     assert s.state == "proposed" and not s.irreversible_ok and "review it again" in s.review_reason
     assert s.scope.product == "demo" and s.scope.task_type == "leave" and s.failures == 1
     with pytest.raises(ValueError, match="declared secret"):
-        library.edit(table, replace(s, description="types s3cret-Horse-9"))
+        library.edit(table, replace(s, description=f"types {SECRET}"))
     library.reject(table, "sk-a", "no")
     with pytest.raises(SkillConflictError):
         library.edit(table, s)
