@@ -638,3 +638,23 @@ class SkillDropped:
 
 EngineEvent = Union[EngineEvent, SkillProposed, SkillDropped]  # type: ignore[misc]
 __all__ += ["SkillProposed", "SkillDropped"]
+
+
+@dataclass(frozen=True, slots=True)
+class PluginFailed:
+    """A plugin's hook raised (:mod:`core.engine.hooks`): it was skipped and the step went on.
+
+    ``plugin`` and ``hook`` name them; ``error`` is the exception's type and
+    first line, secrets masked; ``index`` is the step (-1 off a step).
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    plugin: str
+    hook: str
+    error: str
+
+
+EngineEvent = Union[EngineEvent, PluginFailed]  # type: ignore[misc]
+__all__ += ["PluginFailed"]

@@ -18,14 +18,15 @@ from core.engine.evidence import attach as attach_evidence
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.graph import GraphRecorder
 from core.engine.goal import next_index
-from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
-from core.engine.screen import ScreenTracker
+from core.engine.hooks import FlowBegins, FlowEnds, ObservationStored, PluginHost, Ports, ReuseObservation, TakeObservation
+from core.engine.pipeline import fatal_kind, run_step
+from core.engine.plugins import default_plugins
+from core.engine.step import RunState, StepContext
 from core.perception.driver import Driver, NavigationError
 from core.plan import DecideChain, Decider, FlowStepDecider, HumanDecider
 from core.project.params import ParameterError, bind
 from core.recover.breaker import CircuitBreaker
 from core.recover.loops import LoopGuard, Stagnation
-from core.state.awareness import StateAwareness
 from core.recover.waits import WaitLearner
 
 __all__ = ["FlowExecutor"]
@@ -68,6 +69,10 @@ class FlowExecutor:
     wait_learner : WaitLearner | None
         Settle times learnt from the pages (S7); pass one to share it across
         the flows of a session, else each executor learns on its own.
+    plugins : Sequence[object] | None
+        The features, as plugins of the step kernel (:mod:`core.engine.hooks`);
+        None: :func:`core.engine.plugins.default_plugins` of this executor's
+        ports.  ``extra_plugins`` are registered after them.
     """
 
     def __init__(self, driver: Driver, *, emit: Callable[[EngineEvent], None], control: RunControl | None = None,
@@ -76,7 +81,8 @@ class FlowExecutor:
                  on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
                  on_step_healed: Callable[[Flow, int, Step, Candidate, Resolution], None] | None = None,
                  pending_heals: Any = None,
-                 wait_learner: WaitLearner | None = None) -> None:
+                 wait_learner: WaitLearner | None = None, plugins: Sequence[object] | None = None,
+                 extra_plugins: Sequence[object] = ()) -> None:
         self.driver = driver
         self.emit = emit
         self.control = control or HeadlessControl()
@@ -91,11 +97,16 @@ class FlowExecutor:
         self.breaker = self._new_breaker()
         self.loops, self.stagnation = self._new_loop_guards()
         self.wait_learner = wait_learner or WaitLearner(self.settings.waits)
-        #: The state module of the current run: ring buffer and belief (S2, S3).
-        self.awareness = StateAwareness()
         self.store_errors: list[str] = []
-        #: R1 change detection and observation reuse (:mod:`core.engine.screen`).
-        self.screens = ScreenTracker(self)
+        #: What the plugins may use (driver, store, event sink, control, settings) - never this executor.
+        self.ports = Ports(driver, emit, self.control, store, self.settings, project_name, self.store_errors,
+                           decider=lambda name: self.chain.get(name), heals=pending_heals)
+        #: The features, as plugins called by the step kernel at its hooks (:mod:`core.engine.hooks`).
+        self.plugins = PluginHost(self.ports)
+        for plugin in (default_plugins(self.ports) if plugins is None else plugins):
+            self.plugins.register(plugin)
+        for plugin in extra_plugins:
+            self.plugins.register(plugin)
         #: Whether the latest ``observe(..., "before")`` reused the previous after-observation.
         self.last_reused = False
         #: The flow's state graph, grown step by step (P4, :mod:`core.engine.graph`).
@@ -134,11 +145,13 @@ class FlowExecutor:
         since (:meth:`ScreenTracker.reusable_before`); ``last_reused`` says so.
         It is stored and announced as this step's before all the same.
         """
-        reused = self.screens.reusable_before(ctx) if ctx is not None and when == "before" else None
+        reused = self.plugins.decide(ReuseObservation(ctx)) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
-        obs = reused or self.screens.observe(run_id, index, when, screenshot=self.screenshots)
+        obs = reused or self.plugins.decide(TakeObservation(run_id, index, when, self.screenshots)) \
+            or self.driver.observe(screenshot=self.screenshots)
         written = self.store_call("record_observation", run_id, index, when, obs)
         self.last_screenshot = written  # the PNG written (a Path), None when none was (no store, a full disk)
+        self.plugins.notify(ObservationStored(run_id, index, when, written))
         self.graph.saw(index, when, written)
         self.emit(ObservationMade(run_id, flow.name, index, when, obs, self.last_reused))  # type: ignore[arg-type]
         return obs
@@ -176,14 +189,14 @@ class FlowExecutor:
         t0 = time.monotonic()
         self.breaker = self._new_breaker()
         self.loops, self.stagnation = self._new_loop_guards()
-        self.awareness = StateAwareness()
         self.emit(FlowStarted(run_id, flow.name, tuple(s.title for s in flow.steps)))
         self.emit_breaker(run_id)
         run = RunState(run_id, flow, dict(params))
-        self.screens.begin_flow(flow.name)
+        self.plugins.where = (run_id, flow.name)
+        self.plugins.notify(FlowBegins(run))
         self.graph.begin_flow(flow.name)
         status, error, kind = self._run_steps(run, setup)
-        self.screens.end_flow(run_id, flow.name, passed=status == "passed")
+        self.plugins.notify(FlowEnds(run, status == "passed"))
         if status == "passed" and self.on_descriptor_captured is not None:
             for step, cand in run.captures:
                 self.on_descriptor_captured(flow, step, cand)

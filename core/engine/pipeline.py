@@ -36,31 +36,27 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable
 
 from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
 from core.act.expect import expected_delta, judge, observed_deltas
-from core.act.writes import Background, RequestSeen, is_beacon, server_writes
+from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
-from core.engine import aware
 from core.engine.acting import note_acting, writes_said
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
-    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
-    Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
+    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine import breakpoints
 from core.engine import skilled
 from core.engine.control import Answer, StopRequested, TakeoverRequested
-from core.domain.change import ChangeReport
 from core.domain.evidence import AssertionCheck
 from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine import evidence as _evidence
-from core.engine.screen import fast_resolve
 from core.engine.chosen import escalation_offer, propose_heal, resolve_chosen, use_once
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
@@ -72,9 +68,14 @@ from core.project.paths import upload_path
 from core.recover.breaker import describe_open, risk_of
 from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
-from core.recover.waits import WaitBudget, bound_reason
+from core.recover.waits import bound_reason
 from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
 from core.skills.capture import capture_failure, note_step_end
+
+from core.engine.hooks import (
+    BeforeAction, CompareScreen, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore,
+)
+from core.engine.step import RunState, StepContext, StepFailure
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
@@ -85,178 +86,6 @@ __all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_ste
 #: its retries are refused: polling and telemetry timers recur on their own, the user's write does not
 #: (S6).  1000 ms sees a poller of up to 1 s period once; slower ones are learnt between steps.
 IDLE_PROBE_MS = 1000
-
-
-@dataclass
-class RunState:
-    """What one flow run carries from step to step.
-
-    Attributes
-    ----------
-    run_id : str
-        The run's id (one row in the store).
-    flow : Flow
-        The flow.
-    params : dict[str, str]
-        Bound parameters (secrets included; masked downstream).
-    outcomes : list[StepOutcome]
-        Finished steps, in the order they ran.
-    side_effects : list[str]
-        Irreversible steps that acted and whose effect was verified, and - when
-        the write requests were seen - at least one of them succeeded ("step 3
-        'Submit' wrote data (POST /requests 303)"): the escalation's true list
-        of "data already written".
-    checkpoints : list[Checkpoint]
-        One per step that reached the checkpoint phase (R3).
-    rounds : int
-        Steps started (retries not counted); capped by ``max_steps`` (P6).
-    captures : list[tuple[Step, Candidate]]
-        Selector-only steps that passed, with the element they acted on: their
-        descriptors may be written back once the whole run has passed.
-    healed : list[tuple[int, Step, Candidate, Resolution]]
-        Steps that passed with a heal (index, step as decided, element acted
-        on, resolution): they become heal proposals (:mod:`core.heal`).
-    invalid_actions : int
-        Verdicts that were unchanged or changed unexpectedly (S8's measure).
-    abstentions : int
-        Attempts on which the locator abstained (R2).
-    stop_kind : str
-        The escalation kind (or error kind) of the step the run stopped at; "" while it goes on.
-    background : Background
-        Endpoints the page calls by itself (polling, telemetry): not writes (S6).
-    idle_from : float
-        ``time.monotonic()`` when the last step ended: requests from then to
-        the next action are background traffic.
-    """
-
-    run_id: str
-    flow: Flow
-    params: dict[str, str]
-    outcomes: list[StepOutcome] = field(default_factory=list)
-    side_effects: list[str] = field(default_factory=list)
-    checkpoints: list[Checkpoint] = field(default_factory=list)
-    rounds: int = 0
-    invalid_actions: int = 0
-    captures: list[tuple[Step, Candidate]] = field(default_factory=list)
-    abstentions: int = 0
-    stop_kind: str = ""
-    healed: list[tuple[int, Step, Candidate, Resolution]] = field(default_factory=list)
-    background: Background = field(default_factory=Background)
-    idle_from: float = 0.0
-    effects: list[tuple[str, list[RequestSeen], bool]] = field(default_factory=list)
-
-    def refresh_side_effects(self) -> None:
-        """Rebuild :attr:`side_effects` from the verified irreversible steps, dropping writes since learnt
-        to be background traffic (a poll that happened to fire during a step's action)."""
-        lines = []
-        for line, writes, watched in self.effects:
-            ok = [w for w in writes if w.succeeded is not False and w not in self.background]
-            if not watched:
-                lines.append(line)
-            elif ok:
-                lines.append(f"{line} ({', '.join(w.shown for w in ok[:3])})")
-        self.side_effects[:] = lines
-
-
-@dataclass
-class StepContext:
-    """Everything one step's phases read and write; one per step, reset per attempt.
-
-    ``decided`` is the step as the decide chain gave it; ``step`` the same with
-    its parameters bound (what the later phases act on; never shown, since a
-    bound value may be a secret).
-
-    ``index`` is the 0-based position in the flow; ``next_index`` where the run
-    goes on (``index + 1`` unless a hand-back says otherwise).  Observations are
-    in CSS px; ``phase_ms`` holds ms per phase of the current attempt.
-    ``change`` is the R1 comparison of the screen before the step with its
-    baseline (None off the flow); ``reused`` says the before-observation is
-    the previous step's after-observation (nothing happened in between).
-    """
-
-    run: RunState
-    index: int
-    t0: float = field(default_factory=time.monotonic)
-    attempt: int = 0
-    decided: Step | None = None
-    step: Step | None = None
-    source: str = "flow"
-    value: str = ""
-    before: Observation | None = None
-    reused: bool = False
-    change: ChangeReport | None = None
-    state: str = ""
-    resolution: Resolution | None = None
-    candidate: Candidate | None = None
-    held: str | None = None
-    already: bool = False
-    acted: bool = False
-    probe: Mapping[str, Any] = field(default_factory=dict)
-    after: Observation | None = None
-    verdict: Verdict | None = None
-    phase_ms: dict[str, float] = field(default_factory=dict)
-    wait: WaitBudget | None = None
-    settled: Mapping[str, Any] = field(default_factory=dict)
-    settle_t0: float = 0.0
-    prior: tuple[str, WaitBudget, float] | None = None
-    escalation_kind: str = ""
-    status: str = ""
-    error: str = ""
-    error_kind: ErrorKind = ""
-    next_index: int = -1
-    reversible: bool | None = None
-    writes: list[RequestSeen] = field(default_factory=list)
-    watched: bool = False
-    t_act: float = 0.0
-    inferred: bool = False
-    popup: bool = False
-    cp: Checkpoint | None = None
-    chosen: Candidate | None = None  # a person's use-once choice for the next attempt (core.engine.chosen)
-    waited: float = 0.0
-    checks: list[AssertionCheck] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.next_index = self.index + 1
-
-    @property
-    def title(self) -> str:
-        """The decided step's title, else the recorded one's (placeholders unbound: no secret in it)."""
-        step = self.decided or (self.run.flow.steps[self.index] if self.index < len(self.run.flow.steps) else None)
-        return step.title if step is not None else f"step {self.index + 1}"
-
-    @property
-    def where(self) -> str:
-        """``"<flow> step '<id>'"`` for messages."""
-        step = self.decided or self.run.flow.steps[self.index]
-        return f"{self.run.flow.name} step {step.id!r}"
-
-    def new_attempt(self) -> None:
-        """Forget what the previous attempt saw; keep the decision's source and the attempt count."""
-        self.attempt += 1
-        self.before = self.after = self.candidate = self.resolution = self.verdict = None
-        self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
-        self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
-        self.reused, self.change = False, None
-        self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
-        self.popup, self.cp, self.checks = False, None, []
-
-    @property
-    def effective_reversible(self) -> bool:
-        """The step's reversibility as known now: declared, else inferred from its writes (S6)."""
-        if self.reversible is not None:
-            return self.reversible
-        return self.step.reversible if self.step is not None else True
-
-
-class StepFailure(Exception):
-    """A phase found that the attempt cannot pass; carries the policy's :class:`Failure`."""
-
-    def __init__(self, failure: Failure, *, escalation: EscalationKind = "failed",
-                 verdict: Verdict | None = None) -> None:
-        super().__init__(failure.reason)
-        self.failure = failure
-        self.escalation = escalation
-        self.verdict = verdict
 
 
 # --- phases ---------------------------------------------------------------------------------
@@ -303,8 +132,8 @@ def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
     """The light state signature of the page before the action (S2) and its change report (R1)."""
     assert ctx.before is not None
     ctx.state = ctx.before.signature.digest
-    ctx.change = ex.screens.check(ctx)
-    aware.note_before(ex, ctx)
+    ctx.change = ex.plugins.decide(CompareScreen(ctx))
+    ex.plugins.notify(StateBefore(ctx))
 
 
 def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
@@ -323,8 +152,7 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     except NeedsHuman as exc:
         raise StepFailure(Failure("no_decision", exc.reason), escalation="no_decision") from None
     ctx.decided, ctx.source = decision.step, decision.source
-    if decision.source == "skill":
-        skilled.forget_screen(ex, ctx)  # the flow step's screen is the one after the skill (R1, K6)
+    ex.plugins.notify(Decided(ctx))  # e.g. a skill's screen is not the flow step's (R1, K6)
     ctx.step = bind_step(decision.step, run.params, where=ctx.where)
     value = ctx.step.action.value
     if decision.step.action.kind == "upload" and value and run.flow.source:
@@ -337,8 +165,11 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
     resolution, cand = resolve_chosen(ex, ctx)  # a person chose the target for this attempt (use once)
-    if resolution is None:
-        resolution, cand = fast_resolve(ex, ctx)  # unchanged screen (R1): exact alone, else the full path below
+    if resolution is None:  # a plugin's target first: the unchanged screen's fast path (R1), exact alone
+        first = ex.plugins.decide(ResolveFirst(ctx))
+        if first is not None:
+            resolution, cand = first.resolution, first.candidate
+            ctx.source = first.source or ctx.source
     if resolution is None:
         resolution, cand = _by_selector(ex, ctx.step)
     if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
@@ -393,8 +224,8 @@ def _by_selector(ex: "FlowExecutor", step: Step) -> tuple[Resolution | None, Can
 def precheck(ex: "FlowExecutor", ctx: StepContext) -> None:
     """S4 pre-check; pins the target when the step asserts on it (the next observation renumbers refs)."""
     assert ctx.step is not None
-    why = precheck_target(ctx.step.action.kind, ctx.candidate, aware.belief_of(ex))
-    aware.before_action(ex, ctx)
+    why = precheck_target(ctx.step.action.kind, ctx.candidate, ex.plugins.decide(CurrentBelief()))
+    ex.plugins.notify(BeforeAction(ctx))
     if why:
         raise StepFailure(Failure("precondition", f"precondition not met: {why}"), escalation="precondition")
     ctx.already = already_satisfied(ctx.step.action.kind, ctx.candidate, ctx.value)
@@ -535,7 +366,7 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
     long = not ctx.step.reversible  # submits wait longer (S7)
     ctx.settle_t0 = time.monotonic()
     ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long,
-                                      belief=aware.belief_of(ex))
+                                      belief=ex.plugins.decide(CurrentBelief()))
     if ctx.wait.samples == 0 and not long and expected_delta(ctx.step) == "value":
         # a fill, choice or check mutates no DOM the wait could see: waiting the whole idle bound (500 ms) for
         # nothing is most of a replay's time; twice the quiet time lets a reaction (validation, suggestions)
@@ -552,7 +383,7 @@ def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
     ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
-    aware.note_after(ex, ctx)
+    ex.plugins.notify(StateAfter(ctx))
     _infer_writes(ex, ctx)
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):

@@ -31,20 +31,21 @@ files are never touched.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from core.domain import Candidate, Observation, Resolution
 from core.domain.change import BaselineAlert, ChangeReport, ChangeThresholds, ScreenFingerprint
 from core.engine.events import BaselineAlertRaised, FlowFinished, ScreenChanged
+from core.engine.hooks import (
+    CompareScreen, Decided, FlowBegins, FlowEnds, Ports, ResolveFirst, Resolved, ReuseObservation, TakeObservation,
+    hookimpl,
+)
+from core.engine.step import StepContext
 from core.locate import resolve
 from core.project.params import placeholders, step_texts
 from core.state.change import DEFAULT_THRESHOLDS, compare, fingerprint
 
-if TYPE_CHECKING:
-    from core.engine.executor import FlowExecutor
-    from core.engine.pipeline import StepContext
-
-__all__ = ["ScreenTracker", "fast_resolve", "change_line", "ChangeLines", "TOKEN_JS", "FACTS_JS"]
+__all__ = ["ScreenTracker", "ScreenPlugin", "fast_resolve", "change_line", "ChangeLines", "TOKEN_JS", "FACTS_JS"]
 
 #: One cheap read of what can change a page without a new observation: URL, the page library's DOM
 #: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
@@ -157,8 +158,8 @@ class ScreenTracker:
 
     Parameters
     ----------
-    ex : FlowExecutor
-        The executor (driver, store, emit).
+    ex : Ports
+        The ports it uses: ``driver``, ``store``, ``store_call``, ``emit``.
     thresholds : ChangeThresholds
         R1 thresholds (similarity 0.95, shift 20 px).
 
@@ -168,7 +169,7 @@ class ScreenTracker:
         Before-observations taken over from the previous step in this executor's life.
     """
 
-    def __init__(self, ex: "FlowExecutor", *, thresholds: ChangeThresholds = DEFAULT_THRESHOLDS) -> None:
+    def __init__(self, ex: Ports, *, thresholds: ChangeThresholds = DEFAULT_THRESHOLDS) -> None:
         self.ex = ex
         self.thresholds = thresholds
         self.baselines: dict[str, ScreenFingerprint] = {}
@@ -212,7 +213,7 @@ class ScreenTracker:
         """The page facts read with ``obs`` (empty when unknown)."""
         return next((f for o, f in reversed(self._facts) if o is obs), {})
 
-    def reusable_before(self, ctx: "StepContext") -> Observation | None:
+    def reusable_before(self, ctx: StepContext) -> Observation | None:
         """The previous step's after-observation, when it may stand as this step's before; else None.
 
         Only on a first attempt, right after the previous step passed with
@@ -245,7 +246,7 @@ class ScreenTracker:
         self._last = None
         self._facts = []
 
-    def check(self, ctx: "StepContext") -> ChangeReport | None:
+    def check(self, ctx: StepContext) -> ChangeReport | None:
         """Fingerprint the screen before the step and compare it with its baseline (R1); None off the flow."""
         run, obs = ctx.run, ctx.before
         if obs is None or not 0 <= ctx.index < len(run.flow.steps):
@@ -288,7 +289,7 @@ class ScreenTracker:
         return tuple(alerts)
 
 
-def fast_resolve(ex: "FlowExecutor", ctx: "StepContext") -> tuple[Resolution | None, Candidate | None]:
+def fast_resolve(ex: Ports, ctx: StepContext) -> tuple[Resolution | None, Candidate | None]:
     """The R1 fast path: EXACT alone on an unchanged screen; ``(None, None)`` when it does not apply or find.
 
     Not taken for a step without a descriptor (its selector must speak) nor
@@ -307,6 +308,67 @@ def fast_resolve(ex: "FlowExecutor", ctx: "StepContext") -> tuple[Resolution | N
     if cand is None:
         return None, None
     return replace(res, reason=f"fast path, screen unchanged (R1): {res.reason}"), cand
+
+
+class ScreenPlugin(ScreenTracker):
+    """Change detection (R1) as a plugin of the step kernel: the tracker's work at the kernel's hooks.
+
+    ``take_observation`` / ``reuse_observation`` (observe phase: token and
+    page facts around the driver's observation, the previous
+    after-observation reused), ``compare_screen`` (fingerprint phase),
+    ``resolve_first`` (the unchanged-screen fast path, after a person's
+    choice), ``decided`` (a skill's screen is not the flow step's), and the
+    baselines at ``flow_begins`` / ``flow_ends``.
+    """
+
+    @hookimpl
+    def flow_begins(self, p: FlowBegins) -> None:
+        self.begin_flow(p.run.flow.name)
+
+    @hookimpl
+    def flow_ends(self, p: FlowEnds) -> None:
+        self.end_flow(p.run.run_id, p.run.flow.name, passed=p.passed)
+
+    @hookimpl
+    def take_observation(self, p: TakeObservation) -> Observation:
+        return self.observe(p.run_id, p.index, p.when, screenshot=p.screenshot)
+
+    @hookimpl
+    def reuse_observation(self, p: ReuseObservation) -> Observation | None:
+        return self.reusable_before(p.step)
+
+    @hookimpl
+    def compare_screen(self, p: CompareScreen) -> ChangeReport | None:
+        return self.check(p.step)
+
+    @hookimpl
+    def resolve_first(self, p: ResolveFirst) -> Resolved | None:
+        res, cand = fast_resolve(self.ex, p.step)
+        return Resolved(res, cand) if res is not None else None
+
+    @hookimpl
+    def decided(self, p: Decided) -> None:
+        if p.step.source == "skill":
+            self.forget_screen(p.step)
+
+    def forget_screen(self, ctx: StepContext) -> None:
+        """A skill acts before the flow step: the screen just checked (R1) is not the flow step's.
+
+        Its comparison is dropped, and a baseline it created in this run is
+        forgotten, so the flow step's own check - on the page the skill leaves -
+        makes and refreshes the step's baseline (a store baseline is an upsert).
+        A change it reported stays reported: the page did differ.
+        """
+        steps = ctx.run.flow.steps
+        if not 0 <= ctx.index < len(steps):
+            return
+        step_id = steps[ctx.index].id
+        seen = self.seen.get(step_id)
+        if seen is None or seen.index != ctx.index:
+            return
+        del self.seen[step_id]
+        if seen.report.status == "new":
+            self.baselines.pop(step_id, None)
 
 
 def change_line(event: Any) -> str | None:

@@ -10,8 +10,6 @@ the engine:
   rule forbids is not acted on - the attempt abstains with the rule's
   reason; a skill action's target must pass the skill's live safety check
   (:meth:`~core.skills.runtime.SkillDecider.check_resolved`);
-* :func:`forget_screen` (the decide phase): the screen checked before a
-  skill acted is not the flow step's baseline (R1);
 * :func:`targetless_key` (the phase loop): a skill's key pressed with no
   target (Escape, Tab, an arrow) skips the locator;
 * :func:`before_perform` (the act phase, just before the driver acts): the
@@ -40,7 +38,7 @@ if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["skill_decider", "after_resolve", "forget_screen", "fell_back", "skill_line", "targetless_key",
+__all__ = ["skill_decider", "after_resolve", "fell_back", "skill_line", "targetless_key",
            "before_perform", "LIVE_TEXTS"]
 
 #: Read on the element a skill acts on, just before acting (main frame): its texts the observation does not
@@ -205,26 +203,6 @@ def before_perform(ex: "FlowExecutor", ctx: "StepContext") -> None:
     if reason:
         kind_of = "precondition" if outcome == "precondition" else "abstained"
         raise StepFailure(Failure(kind_of, ex.redact(reason)), escalation="precondition")
-
-
-def forget_screen(ex: "FlowExecutor", ctx: "StepContext") -> None:
-    """A skill acts before the flow step: the screen just checked (R1) is not the flow step's.
-
-    Its comparison is dropped, and a baseline it created in this run is
-    forgotten, so the flow step's own check - on the page the skill leaves -
-    makes and refreshes the step's baseline (a store baseline is an upsert).
-    A change it reported stays reported: the page did differ.
-    """
-    steps = ctx.run.flow.steps
-    if not 0 <= ctx.index < len(steps):
-        return
-    step_id = steps[ctx.index].id
-    seen = ex.screens.seen.get(step_id)
-    if seen is None or seen.index != ctx.index:
-        return
-    del ex.screens.seen[step_id]
-    if seen.report.status == "new":
-        ex.screens.baselines.pop(step_id, None)
 
 
 def fell_back(ex: "FlowExecutor", ctx: "StepContext", exc: Exception) -> bool:

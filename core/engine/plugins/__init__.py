@@ -1,0 +1,20 @@
+"""The engine's features as plugins of the step kernel, and the default set the executor registers.
+
+Each plugin is an object with ``@hookimpl`` methods (:mod:`core.engine.hooks`)
+built on the :class:`~core.engine.hooks.Ports` it needs; none imports the
+executor or the pipeline (``.importlinter``).  :func:`default_plugins` is the
+one registration list: a new feature is a new module and one line here.
+"""
+from __future__ import annotations
+
+from core.engine.aware import AwarenessPlugin
+from core.engine.hooks import Ports
+from core.engine.screen import ScreenPlugin
+
+__all__ = ["default_plugins"]
+
+
+def default_plugins(ports: Ports) -> list[object]:
+    """The plugins every run has, in registration order (pluggy asks the last registered first,
+    ``tryfirst`` implementations before all): change detection (R1), state awareness (S2, S3)."""
+    return [ScreenPlugin(ports), AwarenessPlugin(ports)]
