@@ -14,9 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, Resolution, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
-from core.engine.evidence import attach as attach_evidence
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
-from core.engine.graph import GraphRecorder
 from core.engine.goal import next_index
 from core.engine.hooks import FlowBegins, FlowEnds, ObservationStored, PluginHost, Ports, ReuseObservation, TakeObservation
 from core.engine.pipeline import fatal_kind, run_step
@@ -109,8 +107,6 @@ class FlowExecutor:
             self.plugins.register(plugin)
         #: Whether the latest ``observe(..., "before")`` reused the previous after-observation.
         self.last_reused = False
-        #: The flow's state graph, grown step by step (P4, :mod:`core.engine.graph`).
-        self.graph = GraphRecorder(self)
         #: SEMANTIC's tie-breaker among tied candidates (the model's, R2), or None.
         self.tie_breaker: Callable[..., Any] | None = None
 
@@ -152,7 +148,6 @@ class FlowExecutor:
         written = self.store_call("record_observation", run_id, index, when, obs)
         self.last_screenshot = written  # the PNG written (a Path), None when none was (no store, a full disk)
         self.plugins.notify(ObservationStored(run_id, index, when, written))
-        self.graph.saw(index, when, written)
         self.emit(ObservationMade(run_id, flow.name, index, when, obs, self.last_reused))  # type: ignore[arg-type]
         return obs
 
@@ -194,7 +189,6 @@ class FlowExecutor:
         run = RunState(run_id, flow, dict(params))
         self.plugins.where = (run_id, flow.name)
         self.plugins.notify(FlowBegins(run))
-        self.graph.begin_flow(flow.name)
         status, error, kind = self._run_steps(run, setup)
         self.plugins.notify(FlowEnds(run, status == "passed"))
         if status == "passed" and self.on_descriptor_captured is not None:
@@ -223,7 +217,6 @@ class FlowExecutor:
         flow, loaded = run.flow, False
         try:
             self.control.pause_point(run.run_id, flow.name, -1, "start")
-            attach_evidence(self)  # console errors and failed requests of the start page count for step 1
             self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"))
             loaded = True
             if setup is not None:

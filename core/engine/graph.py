@@ -1,33 +1,31 @@
-"""The flow's state graph grown during a run (P4): one transition per step, stored and announced.
+"""The flow's state graph grown during a run (P4), as a plugin of the step kernel: one transition per step.
 
-:class:`GraphRecorder` belongs to a :class:`~core.engine.executor.FlowExecutor`.
-At the start of a flow it loads the flow's stored graph
+:class:`GraphRecorder` is registered on the executor's plugin host
+(:mod:`core.engine.hooks`).  At the start of a flow (``flow_begins``) it loads the flow's stored graph
 (:func:`core.state.graph.flow_graph_name`) so later runs add to the same
-graph; the executor tells it the screenshot path of every observation it
-records; and at the end of every step that has a before- and an
-after-observation (the ``record`` phase) it adds the transition - before
+graph; the kernel tells it the screenshot path of every observation it
+records (``observation_stored``); and at the end of every step that has a
+before- and an after-observation (``step_recorded``) it adds the transition - before
 state -> after state, the action kind and a summary of its target, the
 step id and the verdict kind (S5) - to the graph in memory and in the store
 (:class:`core.store.GraphTable`), then emits
 :class:`~core.engine.events.StateGraphChanged`.
 
 Best effort like every store write: a failure to store is kept in the
-executor's ``store_errors`` and never breaks a run.  Secrets: the target
+ports' ``store_errors`` and never breaks a run.  Secrets: the target
 summary is the element's label (never a typed value) and passes the
 driver's redactor; screenshots are already masked.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.engine.events import StateGraphChanged
+from core.engine.hooks import FlowBegins, ObservationStored, Ports, StepRecorded, hookimpl
+from core.engine.step import StepContext
 from core.state.graph import GraphChange, StateGraph, StateSeen, Transition, flow_graph_name, target_summary
 from core.store import GraphTable, Store
-
-if TYPE_CHECKING:
-    from core.engine.executor import FlowExecutor
-    from core.engine.pipeline import StepContext
 
 __all__ = ["GraphRecorder"]
 
@@ -35,7 +33,7 @@ __all__ = ["GraphRecorder"]
 class GraphRecorder:
     """Grows the state graph of the flow being run (see the module doc)."""
 
-    def __init__(self, ex: "FlowExecutor") -> None:
+    def __init__(self, ex: Ports) -> None:
         self.ex = ex
         self.name = ""
         self.graph = StateGraph()
@@ -45,6 +43,18 @@ class GraphRecorder:
     def _table(self) -> GraphTable | None:
         store = self.ex.store
         return GraphTable(store) if isinstance(store, Store) and not store.read_only else None
+
+    @hookimpl
+    def flow_begins(self, p: FlowBegins) -> None:
+        self.begin_flow(p.run.flow.name)
+
+    @hookimpl
+    def observation_stored(self, p: ObservationStored) -> None:
+        self.saw(p.index, p.when, p.written)
+
+    @hookimpl
+    def step_recorded(self, p: StepRecorded) -> None:
+        self.step_done(p.step)
 
     def begin_flow(self, flow: str) -> None:
         """Load the stored graph of ``flow`` (empty without a store)."""
@@ -68,7 +78,7 @@ class GraphRecorder:
         except ValueError:
             return
 
-    def transition(self, ctx: "StepContext") -> Transition | None:
+    def transition(self, ctx: StepContext) -> Transition | None:
         """The step's transition, None when it has no before- or after-observation (or no decided action)."""
         step = ctx.decided or ctx.step
         if ctx.before is None or ctx.after is None or step is None:
@@ -90,7 +100,7 @@ class GraphRecorder:
                           ctx.verdict.kind if ctx.verdict is not None else "", run_id=ctx.run.run_id,
                           step_index=ctx.index, start=not self._started)
 
-    def step_done(self, ctx: "StepContext") -> GraphChange | None:
+    def step_done(self, ctx: StepContext) -> GraphChange | None:
         """Add the step's transition (memory, store) and announce it; None when the step has none."""
         try:
             t = self.transition(ctx)

@@ -462,10 +462,13 @@ class PluginHost:
         return self.pm.get_plugin(name)
 
     def notify(self, payload: Hook) -> None:
-        """Call every implementation of ``payload.name``, each on its own: one that raises is logged
+        """Call every implementation of ``payload.name`` (``tryfirst`` ones first, then in registration order),
+        each on its own: one that raises is logged
         (``store_errors``), announced (:class:`~core.engine.events.PluginFailed`) and skipped."""
-        caller = getattr(self.pm.hook, payload.name)
-        for impl in reversed(caller.get_hookimpls()):  # pluggy's order: tryfirst, then last registered first
+        impls = getattr(self.pm.hook, payload.name).get_hookimpls()
+        ordered = ([i for i in impls if i.tryfirst] + [i for i in impls if not i.tryfirst and not i.trylast]
+                   + [i for i in impls if i.trylast])  # notifications: tryfirst, then in registration order
+        for impl in ordered:
             try:
                 impl.function(p=payload)
             except Exception as exc:  # noqa: BLE001 - a plugin never breaks a step (mitmproxy's safecall)
@@ -480,6 +483,8 @@ class PluginHost:
 
     def decide(self, payload: Hook) -> Any:
         """The first non-None answer of the implementations of ``payload.name`` (None when none answers).
+
+        Asked in pluggy's order: ``tryfirst`` implementations, then the last registered first.
 
         Raises whatever the deciding plugin raises: a decision is never lost silently.
         """

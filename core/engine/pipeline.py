@@ -56,7 +56,6 @@ from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
-from core.engine import evidence as _evidence
 from core.engine.chosen import escalation_offer, propose_heal, resolve_chosen, use_once
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
@@ -73,7 +72,7 @@ from core.recover.rollback import dismiss_popups, roll_back, run_compensations, 
 from core.skills.capture import capture_failure, note_step_end
 
 from core.engine.hooks import (
-    BeforeAction, CompareScreen, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore,
+    BeforeAction, CompareScreen, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -1001,8 +1000,7 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
-    ex.graph.step_done(ctx)
-    _evidence.collect(ex, ctx, active_ms=ms, wall_ms=wall_ms)
+    ex.plugins.notify(StepRecorded(ctx, ms, wall_ms))  # the state graph, evidence (:mod:`core.engine.plugins`)
     note_step_end(ex, ctx)  # K2: a failure a retry got past is transient; error signals of a passed step
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,

@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from core.domain import Flow, StepOutcome
-from core.engine.evidence import attach as attach_evidence
 from core.engine.events import EscalationRaised, StepFinished, StepStarted
 from core.engine.executor import FlowExecutor
 from core.engine.goal import next_index
-from core.engine.pipeline import RunState, StepContext, fatal_kind, run_step
+from core.engine.pipeline import fatal_kind, run_step
+from core.engine.step import RunState, StepContext
 from core.engine.acting import WRITING_KINDS
 from core.engine.control import StopRequested
 from core.perception.driver import NavigationError
@@ -203,7 +203,6 @@ class ResumeExecutor(FlowExecutor):
             self.store_call_on(ResumeTable(self.store), "record", run.run_id, plan.resumed_from, plan.to_mapping())
         try:
             self.control.pause_point(run.run_id, flow.name, -1, "start")
-            attach_evidence(self)
             if plan.start < len(flow.steps):
                 self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"))
             loaded = True
