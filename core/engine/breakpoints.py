@@ -24,12 +24,12 @@ Two kinds:
   ``irreversible``
       the step is irreversible (S6); pauses before ``act``.
 
-Everything here but :func:`check` is pure: :func:`evaluate` takes the facts
-of one moment of a step (:class:`BreakFacts`) and says which breakpoints
-fire.  :func:`check` is the hook the step pipeline calls at its pause points
-(:mod:`core.engine.pipeline`); it asks the run control's ``breakpoints`` and
-pauses through the control's ``break_here`` (a control without them - the
-headless command line - never pauses).
+Everything here is pure: :func:`evaluate` takes the facts of one moment of
+a step (:class:`BreakFacts`) and says which breakpoints fire.  The plugin
+:class:`core.engine.plugins.breakpoints.BreakpointPlugin` answers the
+kernel's ``breakpoint_hit`` hook at its pause points from the run control's
+``breakpoints``, and the kernel pauses through the control's ``break_here``
+(a control without them - the headless command line - never pauses).
 
 The studio keeps the breakpoints in the project's local settings,
 ``<project>/.steadyhand/studio.json`` (key ``breakpoints``; not versioned),
@@ -39,18 +39,16 @@ to the engine with :class:`core.engine.events.SetBreakpoints`.
 from __future__ import annotations
 
 import json
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:
-    from core.engine.executor import FlowExecutor
-    from core.engine.pipeline import StepContext
+    from core.engine.step import StepContext
 
 __all__ = [
     "CONDITIONS", "DEFAULT_CONFIDENCE", "LOCAL_SETTINGS", "Conditions", "Breakpoints", "BreakFacts", "Hit",
-    "BreakpointsError", "evaluate", "facts_of", "check", "load_breakpoints", "save_breakpoints",
+    "BreakpointsError", "evaluate", "facts_of", "load_breakpoints", "save_breakpoints",
 ]
 
 #: The conditional breakpoints, in the order a step meets them.
@@ -59,10 +57,6 @@ CONDITIONS: tuple[str, ...] = ("changed", "low_confidence", "abstained", "verdic
 DEFAULT_CONFIDENCE = 0.8
 #: The project's local (not versioned) studio settings file, relative to the project root.
 LOCAL_SETTINGS = Path(".steadyhand") / "studio.json"
-
-
-#: Per executor: the kinds that fired per (run id, step index, attempt) of its current run.
-_FIRED: "weakref.WeakKeyDictionary[Any, dict[tuple[str, int, int], set[str]]]" = weakref.WeakKeyDictionary()
 
 
 class BreakpointsError(ValueError):
@@ -230,31 +224,6 @@ def facts_of(ctx: "StepContext", phase: str) -> BreakFacts:
         abstained=bool(res is not None and res.abstained),
         verdict=verdict.kind if verdict is not None else None, verdict_reason=verdict.reason if verdict else "",
         irreversible=(not ctx.effective_reversible) if step is not None and ctx.step is not None else None)
-
-
-def check(ex: "FlowExecutor", ctx: "StepContext", phase: str) -> None:
-    """The pipeline's breakpoint hook: pause through the run control when a breakpoint fires.
-
-    Called before each phase and after a failed attempt.  The control must
-    have ``breakpoints`` (a :class:`Breakpoints`) and
-    ``break_here(run_id, flow, index, reason)`` (blocks like a pause; may
-    raise :class:`~core.engine.control.StopRequested` or
-    :class:`~core.engine.control.TakeoverRequested`); otherwise nothing happens.
-    """
-    control = ex.control
-    bps = getattr(control, "breakpoints", None)
-    pause = getattr(control, "break_here", None)
-    if not isinstance(bps, Breakpoints) or bps.empty or pause is None:
-        return
-    fired = _FIRED.setdefault(ex, {})
-    if any(k[0] != ctx.run.run_id for k in fired):
-        fired.clear()  # a new run: what fired in the last one is forgotten
-    done = fired.setdefault((ctx.run.run_id, ctx.index, ctx.attempt), set())
-    hits = evaluate(bps, facts_of(ctx, phase), done)
-    if not hits:
-        return
-    done.update(h.kind for h in hits)
-    pause(ctx.run.run_id, ctx.run.flow.name, ctx.index, "breakpoint: " + "; ".join(h.reason for h in hits))
 
 
 def load_breakpoints(root: Path | str) -> Breakpoints:

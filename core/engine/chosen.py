@@ -20,11 +20,17 @@ person may:
   (``steadyhand heals``, the studio's heal review).  Not an answer: the
   escalation keeps waiting.  Without a store nothing is proposed and
   :class:`HealProposed` says so.
+
+:class:`ChosenPlugin` joins this to the step kernel (:mod:`core.engine.hooks`):
+``escalation_offer`` (candidates, answers, plain sentence),
+``escalation_answered`` (a use-once is kept for the next attempt, or
+refused), ``resolve_first`` (``tryfirst``: the kept choice is the next
+attempt's target, before any fast path) and ``heal_proposal``.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.domain import (
     BreakerContext, Candidate, EscalationAnswerKind, EscalationCandidate, EscalationKind, Resolution, ScoredCandidate,
@@ -34,12 +40,12 @@ from core.locate import resolve
 from .control import Answer
 from .events import HealProposed, ProposeHeal
 from .explain import explain, role_of, use_once_confirm
+from .hooks import (
+    EscalationAnswered, EscalationOffer, FlowBegins, HealProposal, Offer, Ports, ResolveFirst, Resolved, hookimpl,
+)
+from .step import StepContext
 
-if TYPE_CHECKING:
-    from .executor import FlowExecutor
-    from .pipeline import StepContext
-
-__all__ = ["CHOSEN", "escalation_offer", "use_once", "resolve_chosen", "propose_heal"]
+__all__ = ["CHOSEN", "ChosenPlugin", "accepts", "escalation_offer", "resolve_chosen", "propose_heal"]
 
 #: Strategy of a target a person chose (a use-once, or a heal proposed from an escalation).
 CHOSEN = "chosen"
@@ -48,7 +54,7 @@ CHOSEN = "chosen"
 _USABLE: tuple[str, ...] = ("abstained",)
 
 
-def escalation_offer(ex: "FlowExecutor", ctx: "StepContext", reason: str, kind: EscalationKind,
+def escalation_offer(ex: Ports, ctx: StepContext, reason: str, kind: EscalationKind,
                      answers: tuple[EscalationAnswerKind, ...], breaker: BreakerContext | None
                      ) -> tuple[tuple[EscalationCandidate, ...], tuple[EscalationAnswerKind, ...], str]:
     """The escalation's candidates (with role and confirm), its answers (plus ``use_candidate`` when
@@ -88,36 +94,16 @@ def accepts(escalation: Any, answer: Answer) -> bool:
     return answer.confirmed or not cand.confirm
 
 
-def use_once(ex: "FlowExecutor", ctx: "StepContext", escalation: Any, answer: Answer) -> bool:
-    """Take a ``use_candidate`` answer: the next attempt's target is that element; False when it cannot be
-    (an unknown ref, an unconfirmed choice that needs confirming - the caller stops the flow then)."""
-    if not accepts(escalation, answer):
-        return False
-    cand = next((c for c in (ctx.before.candidates if ctx.before else ()) if c.ref == answer.ref), None)
-    if cand is None:
-        return False
-    ctx.chosen = cand
-    return True
-
-
 def _same(a: Candidate, b: Candidate) -> bool:
     da, db = a.descriptor, b.descriptor
     return (da.label_text, role_of(da), da.id, da.css_path) == (db.label_text, role_of(db), db.id, db.css_path)
 
 
-def resolve_chosen(ex: "FlowExecutor", ctx: "StepContext") -> tuple[Resolution | None, Candidate | None]:
-    """The element a person chose for this attempt, on this attempt's page; ``(None, None)`` without a choice.
-
-    Used once: the choice is forgotten whatever happens.  Found again by ref with the same descriptor,
-    else by the exact level alone on its descriptor; not found, an abstention that says so.
-    """
-    chosen = getattr(ctx, "chosen", None)
-    if chosen is None or ctx.before is None:
-        return None, None
-    ctx.chosen = None
-    ctx.source = "human"  # a person decided the target: no heal proposal from it, the flow file is untouched
+def resolve_chosen(ex: Ports, ctx: StepContext, chosen: Candidate) -> tuple[Resolution, Candidate | None]:
+    """The element ``chosen`` by a person, on this attempt's page: found again by ref with the same
+    descriptor, else by the exact level alone on its descriptor; not found, an abstention that says so."""
     label = chosen.descriptor.label_text or chosen.ref
-    cands = ctx.before.candidates
+    cands = ctx.before.candidates if ctx.before is not None else ()
     cand = next((c for c in cands if c.ref == chosen.ref and _same(c, chosen)), None)
     if cand is None:
         r = resolve(chosen.descriptor, cands, config=replace(ex.settings.locator, strategies=("exact",)))
@@ -129,7 +115,7 @@ def resolve_chosen(ex: "FlowExecutor", ctx: "StepContext") -> tuple[Resolution |
                       top=(ScoredCandidate(cand.ref, 1.0, cand.descriptor.label_text),), considered=len(cands)), cand
 
 
-def propose_heal(ex: "FlowExecutor", ctx: "StepContext", command: ProposeHeal) -> HealProposed:
+def propose_heal(ex: Ports, ctx: StepContext, command: ProposeHeal) -> HealProposed:
     """Propose the escalation's candidate ``command.ref`` as the heal of this step; emits and returns the event."""
     from core.heal.chosen import propose_chosen
 
@@ -140,13 +126,67 @@ def propose_heal(ex: "FlowExecutor", ctx: "StepContext", command: ProposeHeal) -
     if cand is None or step is None or ctx.source != "flow":
         note = "nothing proposed: that element is not on the step's page" if cand is None else \
             "nothing proposed: this step is not the flow file's"
-    elif ex.pending_heals is None:
+    elif ex.heals is None:
         note = "nothing proposed: the run has no store"
     else:
         try:
-            pid, note = propose_chosen(ex.pending_heals, run.flow, run.run_id, ctx.index, step, cand, ctx.resolution)
+            pid, note = propose_chosen(ex.heals, run.flow, run.run_id, ctx.index, step, cand, ctx.resolution)
         except Exception as exc:  # noqa: BLE001 - a store failure never breaks a run; it is said
             note = f"nothing proposed: {type(exc).__name__}: {exc}"
     event = HealProposed(run.run_id, run.flow.name, ctx.index, command.ref, pid, ex.redact(note))
     ex.emit(event)
     return event
+
+
+class ChosenPlugin:
+    """A person's choice among an escalation's candidates, at the kernel's hooks (see the module doc).
+
+    Parameters
+    ----------
+    ports : Ports
+        Uses ``settings`` (locator), ``redact``, ``emit`` and ``heals``.
+    """
+
+    def __init__(self, ports: Ports) -> None:
+        self.ports = ports
+        #: The use-once choice for the next attempt: (run id, step index, element), or None.
+        self.choice: tuple[str, int, Candidate] | None = None
+
+    @hookimpl
+    def flow_begins(self, p: FlowBegins) -> None:
+        self.choice = None
+
+    @hookimpl
+    def escalation_offer(self, p: EscalationOffer) -> Offer:
+        top, answers, plain = escalation_offer(self.ports, p.step, p.reason, p.kind, p.answers, p.breaker)
+        return Offer(top, answers, plain)
+
+    @hookimpl
+    def escalation_answered(self, p: EscalationAnswered) -> bool | None:
+        """A ``use_candidate`` answer: True when kept for the next attempt, False when it cannot be (an unknown
+        ref, an unconfirmed choice that needs confirming - the kernel stops the flow then); None for others."""
+        answer, ctx = p.answer, p.step
+        if getattr(answer, "kind", "") != "use_candidate":
+            return None
+        if not accepts(p.escalation, answer):
+            return False
+        cand = next((c for c in (ctx.before.candidates if ctx.before else ()) if c.ref == answer.ref), None)
+        if cand is None:
+            return False
+        self.choice = (ctx.run.run_id, ctx.index, cand)
+        return True
+
+    @hookimpl(tryfirst=True)
+    def resolve_first(self, p: ResolveFirst) -> Resolved | None:
+        """The kept choice is this attempt's target (used once: forgotten whatever happens); the step's
+        source becomes ``human`` (no heal proposal from it, the flow file untouched)."""
+        ctx, choice = p.step, self.choice
+        if choice is None or ctx.before is None or choice[:2] != (ctx.run.run_id, ctx.index):
+            return None
+        self.choice = None
+        res, cand = resolve_chosen(self.ports, ctx, choice[2])
+        return Resolved(res, cand, "human")
+
+    @hookimpl
+    def heal_proposal(self, p: HealProposal) -> HealProposed:
+        return propose_heal(self.ports, p.step, p.command)

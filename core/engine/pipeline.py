@@ -46,9 +46,8 @@ from core.act.precheck import precheck as precheck_target
 from core.engine.acting import note_acting, writes_said
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
-    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
+    EscalationCandidate, BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
-from core.engine import breakpoints
 from core.engine import skilled
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.evidence import AssertionCheck
@@ -56,7 +55,6 @@ from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
-from core.engine.chosen import escalation_offer, propose_heal, resolve_chosen, use_once
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
@@ -72,7 +70,7 @@ from core.recover.rollback import dismiss_popups, roll_back, run_compensations, 
 from core.skills.capture import capture_failure, note_step_end
 
 from core.engine.hooks import (
-    BeforeAction, CompareScreen, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
+    BeforeAction, BreakpointHit, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -163,12 +161,13 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
-    resolution, cand = resolve_chosen(ex, ctx)  # a person chose the target for this attempt (use once)
-    if resolution is None:  # a plugin's target first: the unchanged screen's fast path (R1), exact alone
-        first = ex.plugins.decide(ResolveFirst(ctx))
-        if first is not None:
-            resolution, cand = first.resolution, first.candidate
-            ctx.source = first.source or ctx.source
+    resolution: Resolution | None = None
+    cand: Candidate | None = None
+    # a plugin's target first: a person's use-once choice, the unchanged screen's fast path (R1, exact alone)
+    first = ex.plugins.decide(ResolveFirst(ctx))
+    if first is not None:
+        resolution, cand = first.resolution, first.candidate
+        ctx.source = first.source or ctx.source
     if resolution is None:
         resolution, cand = _by_selector(ex, ctx.step)
     if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
@@ -628,7 +627,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
             except Exception as exc:  # noqa: BLE001 - the one error path: the policy judges it
                 t = time.monotonic()
                 try:
-                    breakpoints.check(ex, ctx, "failed")
+                    _break_here(ex, ctx, "failed")
                 finally:
                     ctx.waited += time.monotonic() - t  # time paused at a breakpoint is not the step's
                 _on_failure(ex, ctx, exc)
@@ -649,7 +648,7 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             continue
         t = time.monotonic()
         try:
-            breakpoints.check(ex, ctx, name)  # a breakpoint pauses here too
+            _break_here(ex, ctx, name)  # a breakpoint pauses here too
             ex.control.pause_point(run.run_id, run.flow.name, ctx.index, name)
         finally:
             ctx.waited += time.monotonic() - t  # time paused is not the step's time
@@ -659,6 +658,17 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             fn(ex, ctx)
         finally:
             ctx.phase_ms[name] = (time.perf_counter() - t0) * 1000.0
+
+
+def _break_here(ex: "FlowExecutor", ctx: StepContext, phase: str) -> None:
+    """Pause through the run control's ``break_here`` when a plugin says a breakpoint fires before ``phase``
+    (or ``"failed"``); ``break_here`` blocks like a pause and may raise ``StopRequested`` / ``TakeoverRequested``."""
+    pause = getattr(ex.control, "break_here", None)
+    if pause is None:
+        return
+    reason = ex.plugins.decide(BreakpointHit(ctx, phase))
+    if reason:
+        pause(ctx.run.run_id, ctx.run.flow.name, ctx.index, "breakpoint: " + reason)
 
 
 def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
@@ -819,15 +829,21 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
               answers: tuple[EscalationAnswerKind, ...], breaker: BreakerContext | None = None) -> Answer:
     run = ctx.run
     run.refresh_side_effects()
-    top, answers, plain = escalation_offer(ex, ctx, reason, kind, answers, breaker)
+    offer = ex.plugins.decide(EscalationOffer(ctx, reason, kind, answers, breaker))
+    if offer is not None:  # candidates with role and confirm, a plain sentence (core.engine.chosen)
+        top, answers, plain = offer.candidates, offer.answers, offer.plain
+    else:
+        top = tuple(EscalationCandidate(s.ref, s.label, s.score, None) for s in
+                    (ctx.resolution.top if ctx.resolution else ()))
+        plain = ex.redact(reason)
     event = EscalationRaised(run.run_id, run.flow.name, ctx.index, ctx.title, reason, top, tuple(run.side_effects),
                              kind, answers, breaker, plain)
     ctx.escalation_kind = kind
     ex.store_call("record_escalation", run.run_id, event)
     ex.emit(event)
-    proposing = hasattr(ex.control, "on_propose")  # ProposeHeal commands while it waits (core.engine.chosen)
+    proposing = hasattr(ex.control, "on_propose")  # ProposeHeal commands while it waits (a plugin answers)
     if proposing:
-        ex.control.on_propose = lambda cmd: propose_heal(ex, ctx, cmd)  # type: ignore[attr-defined]
+        ex.control.on_propose = lambda cmd: ex.plugins.decide(HealProposal(ctx, cmd))  # type: ignore[attr-defined]
     t = time.monotonic()
     try:
         answer = ex.ask_human(event)
@@ -835,7 +851,7 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
         ctx.waited += time.monotonic() - t  # waiting for a human is not the step's time
         if proposing:
             ex.control.on_propose = None  # type: ignore[attr-defined]
-    if answer.kind == "use_candidate" and not use_once(ex, ctx, event, answer):
+    if answer.kind == "use_candidate" and ex.plugins.decide(EscalationAnswered(ctx, event, answer)) is not True:
         return Answer("stop")  # never act on a choice that is unknown or needed a confirmation it did not get
     return answer if answer.kind in answers else Answer("stop")
 

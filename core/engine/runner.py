@@ -47,7 +47,7 @@ class _ThreadControl:
         #: Seconds spent waiting for the user (paused, escalated, taken over) since the engine started:
         #: the step pipeline leaves them out of a step's duration.
         self.waited_s = 0.0
-        #: Breakpoints checked by the step pipeline (:func:`core.engine.breakpoints.check`).
+        #: Breakpoints checked by the step pipeline (:class:`core.engine.plugins.breakpoints.BreakpointPlugin`).
         self.breakpoints = Breakpoints()
         #: Set by the step loop while an escalation waits: takes a ProposeHeal (core.engine.chosen).
         self.on_propose: Callable[[ProposeHeal], object] | None = None
@@ -151,7 +151,7 @@ class _ThreadControl:
             raise TakeoverRequested()
 
     def break_here(self, run_id: str, flow: str, index: int, reason: str) -> None:
-        """A breakpoint fired (:func:`core.engine.breakpoints.check`): wait like a pause, ``reason`` shown.
+        """A breakpoint fired (:class:`core.engine.plugins.breakpoints.BreakpointPlugin`): wait like a pause, ``reason`` shown.
 
         Resume goes on; Step runs the rest of this step and pauses before the
         next; Take over takes the page at the next pause point; Stop raises

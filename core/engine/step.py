@@ -146,7 +146,6 @@ class StepContext:
     inferred: bool = False
     popup: bool = False
     cp: Checkpoint | None = None
-    chosen: Candidate | None = None  # a person's use-once choice for the next attempt (core.engine.chosen)
     waited: float = 0.0
     checks: list[AssertionCheck] = field(default_factory=list)
 

@@ -8,9 +8,11 @@ one registration list: a new feature is a new module and one line here.
 from __future__ import annotations
 
 from core.engine.aware import AwarenessPlugin
+from core.engine.chosen import ChosenPlugin
 from core.engine.evidence import EvidencePlugin
 from core.engine.graph import GraphRecorder
 from core.engine.hooks import Ports
+from core.engine.plugins.breakpoints import BreakpointPlugin
 from core.engine.screen import ScreenPlugin
 
 __all__ = ["default_plugins"]
@@ -19,5 +21,6 @@ __all__ = ["default_plugins"]
 def default_plugins(ports: Ports) -> list[object]:
     """The plugins every run has, in registration order (pluggy asks the last registered first,
     ``tryfirst`` implementations before all; notifications go in registration order): change detection
-    (R1), state awareness (S2, S3), the state graph (P4), evidence."""
-    return [ScreenPlugin(ports), AwarenessPlugin(ports), GraphRecorder(ports), EvidencePlugin(ports)]
+    (R1), state awareness (S2, S3), the state graph (P4), evidence, breakpoints, a person's chosen candidate."""
+    return [ScreenPlugin(ports), AwarenessPlugin(ports), GraphRecorder(ports), EvidencePlugin(ports),
+            BreakpointPlugin(ports), ChosenPlugin(ports)]
