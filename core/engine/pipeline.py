@@ -48,7 +48,6 @@ from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     EscalationCandidate, BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
-from core.engine import skilled
 from core.engine.control import Answer, StopRequested, TakeoverRequested
 from core.domain.evidence import AssertionCheck
 from core.engine.events import (
@@ -70,7 +69,7 @@ from core.recover.rollback import dismiss_popups, roll_back, run_compensations, 
 from core.skills.capture import capture_failure, note_step_end
 
 from core.engine.hooks import (
-    BeforeAction, BreakpointHit, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
+    AttemptFailed, BeforeAction, BreakpointHit, HoldTarget, RefuseAction, SkipResolve, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -187,7 +186,10 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
             if refused:  # a person said this heal goes to the wrong control: never act on it again
                 resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
                 cand = None
-    resolution, cand, held = skilled.after_resolve(ex, ctx, resolution, cand)  # deny rules, a skill's safety (K6)
+    held: StepFailure | None = None
+    hold = ex.plugins.decide(HoldTarget(ctx, resolution, cand))  # deny rules, a skill's safety (K6)
+    if hold is not None:  # recorded as an abstention, then raised: never acted on
+        resolution, cand, held = hold.resolution, None, hold.failure
     ctx.resolution = replace(resolution, ms=(time.perf_counter() - t0) * 1000.0)
     ctx.candidate = cand
     ex.store_call("record_resolution", ctx.run.run_id, ctx.index, ctx.resolution)
@@ -345,7 +347,9 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     stuck = ex.stagnation.blocks(key)  # K2 found by the last round, whose own step passed
     if stuck:
         raise StepFailure(Failure("stagnation", f"{stuck}; not doing it again"), escalation="stagnation")
-    skilled.before_perform(ex, ctx)  # a skill's element read live: the guard again, where a key lands (K6)
+    refused = ex.plugins.decide(RefuseAction(ctx))  # e.g. a skill's element read live: the guard again (K6)
+    if refused is not None:
+        raise refused
     try:
         note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
@@ -644,7 +648,8 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
     for name, fn in PHASE_FUNCTIONS:
         if ctx.status:
             return  # finished early (an optional step whose target is absent)
-        if name == "resolve" and (not needs_target(ctx.step) or skilled.targetless_key(ctx)):  # type: ignore[arg-type]
+        if name == "resolve" and (not needs_target(ctx.step)  # type: ignore[arg-type]
+                                  or ex.plugins.decide(SkipResolve(ctx))):  # e.g. a skill's bare key (K6)
             continue
         t = time.monotonic()
         try:
@@ -684,7 +689,9 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     """
     if isinstance(exc, PageError):  # a broken, stuck or still-loading page: a human decides (never a hang)
         exc = StepFailure(Failure("page", str(exc), acted=ctx.acted), escalation="page")
-    if skilled.fell_back(ex, ctx, exc):  # a skill's action did not pass: the chain decides again (K6)
+    handled = ex.plugins.decide(AttemptFailed(ctx, exc))  # e.g. a skill's action did not pass: decide again (K6)
+    if handled is not None:
+        ctx.status, ctx.error = handled.status, handled.error
         return
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)

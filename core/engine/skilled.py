@@ -1,24 +1,25 @@
-"""Skills in the step pipeline (K6): the skill decider's events, its hooks in the phases, its CLI line.
+"""Skills as a plugin of the step kernel (K6): the skill decider's events, its hooks, its CLI line.
 
 :class:`~core.skills.runtime.SkillDecider` decides; this module joins it to
-the engine:
+the engine (:class:`SkillsPlugin`, registered by the executor; the decider is
+the chain's ``"skill"``, reached through ``Ports.decider``):
 
 * :func:`skill_decider` builds it for a project whose store holds approved
   skills, its ``notify`` turned into :class:`SkillConsidered` /
   :class:`SkillFired` / :class:`SkillFinished` events (texts redacted);
-* :func:`after_resolve` (the resolve phase, any decider): a target a deny
+* :func:`after_resolve` (hook ``hold_target``, any decider): a target a deny
   rule forbids is not acted on - the attempt abstains with the rule's
   reason; a skill action's target must pass the skill's live safety check
   (:meth:`~core.skills.runtime.SkillDecider.check_resolved`);
-* :func:`targetless_key` (the phase loop): a skill's key pressed with no
+* :func:`targetless_key` (hook ``skip_resolve``): a skill's key pressed with no
   target (Escape, Tab, an arrow) skips the locator;
-* :func:`before_perform` (the act phase, just before the driver acts): the
+* :func:`before_perform` (hook ``refuse_action``, just before the driver acts): the
   element's texts are read live (``aria-description``, the texts it is
   described by, its labels...) and go through the guard again; a key is
   pressed only where it lands on the named target (focused first, then the
   focused element must be the target), and a targetless arrow key never
   where it would change the focused control's value;
-* :func:`fell_back` (the failure path): a skill action that did not pass
+* :func:`fell_back` (hook ``attempt_failed``): a skill action that did not pass
   ends the skill and the step is recorded ``skipped`` with its reason; the
   run stays at the same index, where the flow step (then the model, then a
   person) decides - a skill's failure never escalates by itself;
@@ -27,18 +28,16 @@ the engine:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from core.domain import Candidate, Resolution
 from core.engine.events import EngineEvent, SkillConsidered, SkillFinished, SkillFired
+from core.engine.hooks import AttemptFailed, Handled, Held, HoldTarget, Ports, RefuseAction, SkipResolve, hookimpl
+from core.engine.step import StepContext, StepFailure
 from core.recover.policy import Failure
 from core.skills.runtime import SkillDecider, is_skill_step
 
-if TYPE_CHECKING:
-    from core.engine.executor import FlowExecutor
-    from core.engine.pipeline import StepContext
-
-__all__ = ["skill_decider", "after_resolve", "fell_back", "skill_line", "targetless_key",
+__all__ = ["SkillsPlugin", "skill_decider", "after_resolve", "fell_back", "skill_line", "targetless_key",
            "before_perform", "LIVE_TEXTS"]
 
 #: Read on the element a skill acts on, just before acting (main frame): its texts the observation does not
@@ -110,12 +109,12 @@ def skill_decider(store: Any, product: str, emit: Callable[[EngineEvent], None],
     return SkillDecider(table, product, settings, notify=notify, locator=locator, secrets=secrets)
 
 
-def _decider(ex: "FlowExecutor") -> SkillDecider | None:
-    d = ex.chain.get("skill")
+def _decider(ex: Ports) -> SkillDecider | None:
+    d = ex.decider("skill")
     return d if isinstance(d, SkillDecider) else None
 
 
-def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution, cand: Candidate | None
+def after_resolve(ex: Ports, ctx: StepContext, resolution: Resolution, cand: Candidate | None
                   ) -> tuple[Resolution, Candidate | None, Exception | None]:
     """After the locator found ``cand``: deny rules (whatever decided), then a skill action's live safety check.
 
@@ -129,8 +128,6 @@ def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution
     the skill gives up instead and the chain decides again
     (:func:`fell_back`).
     """
-    from core.engine.pipeline import StepFailure
-
     dec, obs, step = _decider(ex), ctx.before, ctx.step
     if dec is None or cand is None or obs is None or step is None or resolution.abstained:
         return resolution, cand, None
@@ -149,7 +146,7 @@ def after_resolve(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution
     return held, None, StepFailure(Failure("abstained", reason), escalation="precondition")
 
 
-def targetless_key(ctx: "StepContext") -> bool:
+def targetless_key(ctx: StepContext) -> bool:
     """True for a skill's key pressed with no target: the locator is skipped, the key goes to the page
     (only Escape, Tab and arrows pass the skill's safety bar, :data:`core.skills.runtime.TARGETLESS_KEYS`)."""
     step = ctx.step
@@ -157,10 +154,10 @@ def targetless_key(ctx: "StepContext") -> bool:
             and step.action.kind == "press" and step.target.is_empty and not step.selector)
 
 
-def before_perform(ex: "FlowExecutor", ctx: "StepContext") -> None:
+def before_perform(ex: Ports, ctx: StepContext) -> None:
     """Just before the driver acts for a skill: the live read of the element (:data:`LIVE_TEXTS`).
 
-    Raises the skill's refusal as a :class:`~core.engine.pipeline.StepFailure`
+    Raises the skill's refusal as a :class:`~core.engine.step.StepFailure`
     (``precondition`` / ``failed``; :func:`fell_back` then ends the skill):
     a key whose target does not hold focus after being focused (the key
     would reach another control), a targetless arrow onto a control it would
@@ -169,8 +166,6 @@ def before_perform(ex: "FlowExecutor", ctx: "StepContext") -> None:
     tests' fake), cannot be read: a key is then not pressed, other actions go
     on under the observation's texts (already checked).
     """
-    from core.engine.pipeline import StepFailure
-
     dec, step = _decider(ex), ctx.step
     if dec is None or step is None or ctx.source != "skill" or not is_skill_step(ctx.decided):
         return
@@ -205,23 +200,19 @@ def before_perform(ex: "FlowExecutor", ctx: "StepContext") -> None:
         raise StepFailure(Failure(kind_of, ex.redact(reason)), escalation="precondition")
 
 
-def fell_back(ex: "FlowExecutor", ctx: "StepContext", exc: Exception) -> bool:
-    """A failed skill action: end the skill (its use recorded), mark the attempt ``skipped``; True when handled.
+def fell_back(ex: Ports, ctx: StepContext, exc: BaseException) -> Handled | None:
+    """A failed skill action: end the skill (its use recorded); the attempt is ``skipped`` (None: not a skill's).
 
     The run stays at the step's index (:func:`core.engine.goal.next_index`)
     and the chain decides again without that skill (it fires once a step).
     """
-    from core.engine.pipeline import StepFailure
-
     dec = _decider(ex)
     if dec is None or ctx.source != "skill" or not is_skill_step(ctx.decided) or not isinstance(exc, StepFailure):
-        return False
+        return None
     assert ctx.decided is not None
     ended = dec.action_failed(ctx.decided.id, exc.failure.kind, exc.failure.reason)
     reason = ended[1] if ended is not None else exc.failure.reason
-    ctx.status = "skipped"
-    ctx.error = ex.redact(f"the skill gave up ({reason}); the step is decided without it")
-    return True
+    return Handled("skipped", ex.redact(f"the skill gave up ({reason}); the step is decided without it"))
 
 
 def skill_line(event: object) -> str | None:
@@ -233,3 +224,37 @@ def skill_line(event: object) -> str | None:
         why = f": {event.reason}" if event.reason else ""
         return f"  {event.flow} step {event.index + 1}: skill {event.skill_id} {event.outcome}{why} ({event.ms:.0f} ms)"
     return None
+
+
+class SkillsPlugin:
+    """The skill decider's safety at the kernel's hooks (see the module doc); does nothing without one.
+
+    Parameters
+    ----------
+    ports : Ports
+        Uses ``decider("skill")``, ``driver`` (the live read) and ``redact``.
+    """
+
+    def __init__(self, ports: Ports) -> None:
+        self.ports = ports
+
+    @hookimpl
+    def skip_resolve(self, p: SkipResolve) -> bool | None:
+        return True if targetless_key(p.step) else None
+
+    @hookimpl
+    def hold_target(self, p: HoldTarget) -> Held | None:
+        resolution, _cand, held = after_resolve(self.ports, p.step, p.resolution, p.candidate)
+        return Held(resolution, held) if held is not None else None
+
+    @hookimpl
+    def refuse_action(self, p: RefuseAction) -> StepFailure | None:
+        try:
+            before_perform(self.ports, p.step)
+        except StepFailure as failure:
+            return failure
+        return None
+
+    @hookimpl
+    def attempt_failed(self, p: AttemptFailed) -> Handled | None:
+        return fell_back(self.ports, p.step, p.error)

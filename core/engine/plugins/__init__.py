@@ -14,6 +14,7 @@ from core.engine.graph import GraphRecorder
 from core.engine.hooks import Ports
 from core.engine.plugins.breakpoints import BreakpointPlugin
 from core.engine.screen import ScreenPlugin
+from core.engine.skilled import SkillsPlugin
 
 __all__ = ["default_plugins"]
 
@@ -21,6 +22,7 @@ __all__ = ["default_plugins"]
 def default_plugins(ports: Ports) -> list[object]:
     """The plugins every run has, in registration order (pluggy asks the last registered first,
     ``tryfirst`` implementations before all; notifications go in registration order): change detection
-    (R1), state awareness (S2, S3), the state graph (P4), evidence, breakpoints, a person's chosen candidate."""
+    (R1), state awareness (S2, S3), the state graph (P4), evidence, breakpoints, a person's chosen candidate,
+    skills' safety (K6)."""
     return [ScreenPlugin(ports), AwarenessPlugin(ports), GraphRecorder(ports), EvidencePlugin(ports),
-            BreakpointPlugin(ports), ChosenPlugin(ports)]
+            BreakpointPlugin(ports), ChosenPlugin(ports), SkillsPlugin(ports)]
