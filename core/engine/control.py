@@ -14,7 +14,7 @@ from typing import Protocol
 
 from core.domain import Escalation, EscalationAnswerKind
 
-__all__ = ["StopRequested", "TakeoverRequested", "Answer", "RunControl", "HeadlessControl"]
+__all__ = ["StopRequested", "TakeoverRequested", "Answer", "RunControl", "HeadlessControl", "continue_target"]
 
 
 class StopRequested(BaseException):
@@ -100,3 +100,15 @@ class HeadlessControl:
 
     def take_over(self, run_id: str, flow: str, index: int) -> Answer:
         return Answer("stop")
+
+
+def continue_target(meaning: str | None, index: int, continue_from: int | None) -> int:
+    """The step to continue from (0-based): ``continue_from`` when given, else by ``meaning``.
+
+    ``replace`` and ``done``: the next step (the manual actions did this
+    step's work); ``insert``: the same step, after the actions put before it;
+    no meaning: the same step.
+    """
+    if continue_from is not None:
+        return continue_from
+    return index + 1 if meaning in ("replace", "done") else index

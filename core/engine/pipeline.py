@@ -48,7 +48,7 @@ from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     EscalationCandidate, BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
-from core.engine.control import Answer, StopRequested, TakeoverRequested
+from core.engine.control import Answer, StopRequested, TakeoverRequested, continue_target
 from core.domain.evidence import AssertionCheck
 from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
@@ -69,7 +69,7 @@ from core.recover.rollback import dismiss_popups, roll_back, run_compensations, 
 from core.skills.capture import capture_failure, note_step_end
 
 from core.engine.hooks import (
-    AttemptFailed, BeforeAction, BreakpointHit, HoldTarget, RefuseAction, SkipResolve, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
+    AttemptFailed, BeforeAction, BreakpointHit, HoldTarget, RefuseAction, SkipResolve, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -915,17 +915,15 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     irreversible, "the same step again" goes on with the next step instead:
     it may have written data, and is never done twice (S6).
     """
-    from core.engine.takeover import begin_takeover, continue_target, end_takeover, store_correction
-
     run = ctx.run
     ex.emit(TakeoverStarted(run.run_id, run.flow.name, ctx.index, ctx.acted))
-    recording = begin_takeover(ex, ctx)  # the human's actions on this page, recorded as steps
+    ex.plugins.notify(TakeoverBegins(ctx))  # e.g. the human's actions on this page, recorded as steps
     t = time.monotonic()
     try:
         back = ex.control.take_over(run.run_id, run.flow.name, ctx.index)
     finally:
         ctx.waited += time.monotonic() - t  # the human's time on the page is not the engine's
-        manual = end_takeover(ex, recording)
+        manual = ex.plugins.decide(TakeoverEnds(ctx))  # what the person did (``steps``), None: nothing known
     if back.kind == "stop":
         ctx.status, ctx.error_kind = "escalated", "escalated"
         ctx.error = "the takeover ended without a hand-back" + (f": {back.reason}" if back.reason else "")
@@ -939,7 +937,7 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     if nothing_done and back.continue_from is not None:
         # the person chose where to go on, having done nothing: the step is skipped by hand, and said so
         ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
-        store_correction(ex, ctx, recording, manual, back.meaning, target, reason)
+        ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, target, reason))  # e.g. kept as a correction
         ex.breaker.record_success()
         ex.loops.reset()
         ex.stagnation.reset()
@@ -950,7 +948,7 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     if nothing_done:
         # "done" / "replace" with no action on the page: nothing shows the step's work was done - never passed
         ex.emit(HandedBack(run.run_id, run.flow.name, ctx.index, back.meaning or ""))
-        store_correction(ex, ctx, recording, manual, back.meaning, ctx.index, reason)
+        ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, ctx.index, reason))
         ctx.status, ctx.error_kind = "escalated", "escalated"
         ctx.error = (f"handed back as {back.meaning or 'done'} at step {ctx.index + 1}, but no action was recorded "
                      f"on the page: nothing shows the step's work was done (skip the step to go on without it)")
@@ -959,7 +957,7 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     if target == ctx.index and done_already:
         target = ctx.index + 1
     ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
-    store_correction(ex, ctx, recording, manual, back.meaning, target, reason)
+    ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, target, reason))
     ex.breaker.record_success()  # the human left the page in a working state
     ex.loops.reset()
     ex.stagnation.reset()

@@ -1,6 +1,7 @@
 """A human on the engine's own page: record what they do, and keep it as a correction after the hand-back.
 
-When a takeover begins (:func:`core.engine.pipeline._take_over`), the
+A plugin of the step kernel (:class:`TakeoverPlugin`).  When a takeover begins
+(hook ``takeover_begins``, from :func:`core.engine.pipeline._take_over`), the
 recording listener (:class:`core.record.listener.RecordingListener`) is
 attached to the page the engine drives, on the engine thread (architecture
 rule 1): every action a person does there - clicked in the studio's live
@@ -12,7 +13,8 @@ takeover lasts the run control pumps the listener between commands
 (:meth:`TakeoverRecording.pump`), so the page's events are delivered and the
 live view gets fresh frames (:class:`~core.engine.events.TakeoverFrame`).
 
-At the hand-back the listener is detached and the manual segment is stored
+At the hand-back (hooks ``takeover_ends``, ``takeover_handed_back``) the
+listener is detached and the manual segment is stored
 as a correction (:class:`core.store.corrections.CorrectionTable`): the run,
 the flow, the failed step (index and id), the page at the takeover, the
 actions as flow-file steps, what the hand-back said they were for and the
@@ -29,20 +31,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.domain import Observation
+from core.engine.control import continue_target
 from core.engine.events import (
     CorrectionOffered, TakeoverActionRecorded, TakeoverFrame,
 )
+from core.engine.hooks import Ports, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, hookimpl
+from core.engine.step import StepContext
 from core.record.events import (
     ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame, RecorderError, StepRecorded,
     StepRemoved,
 )
 
 if TYPE_CHECKING:
-    from core.engine.executor import FlowExecutor
-    from core.engine.pipeline import StepContext
     from core.record.listener import Recording, RecordingListener
 
-__all__ = ["TAKEOVER_INPUTS", "TakeoverRecording", "begin_takeover", "end_takeover", "continue_target",
+__all__ = ["TAKEOVER_INPUTS", "TakeoverPlugin", "TakeoverRecording", "begin_takeover", "end_takeover", "continue_target",
            "store_correction", "PUMP_MS"]
 
 #: Commands that put the human's input on the engine's page during a takeover (CSS px of the viewport).
@@ -56,13 +59,13 @@ class TakeoverRecording:
 
     Parameters
     ----------
-    ex : FlowExecutor
-        The executor whose driver's page is recorded.
+    ex : Ports
+        The ports: the driver whose page is recorded, the event sink, the redactor.
     ctx : StepContext
         The step the takeover began at.
     """
 
-    def __init__(self, ex: "FlowExecutor", ctx: "StepContext") -> None:
+    def __init__(self, ex: Ports, ctx: StepContext) -> None:
         self.ex = ex
         self.ctx = ctx
         self.listener: RecordingListener | None = None
@@ -147,7 +150,7 @@ class TakeoverRecording:
                 shutil.rmtree(self._spool, ignore_errors=True)
 
 
-def begin_takeover(ex: "FlowExecutor", ctx: "StepContext") -> TakeoverRecording:
+def begin_takeover(ex: Ports, ctx: StepContext) -> TakeoverRecording:
     """Start recording the human's actions and hand the recording to the run control (if it takes one)."""
     rec = TakeoverRecording(ex, ctx)
     rec.start()
@@ -157,7 +160,7 @@ def begin_takeover(ex: "FlowExecutor", ctx: "StepContext") -> TakeoverRecording:
     return rec
 
 
-def end_takeover(ex: "FlowExecutor", rec: TakeoverRecording) -> "Recording | None":
+def end_takeover(ex: Ports, rec: TakeoverRecording) -> "Recording | None":
     """Take the recording back from the run control and detach it; what the human did (None: nothing known)."""
     attach = getattr(ex.control, "attach_takeover", None)
     if attach is not None:
@@ -165,19 +168,7 @@ def end_takeover(ex: "FlowExecutor", rec: TakeoverRecording) -> "Recording | Non
     return rec.finish()
 
 
-def continue_target(meaning: str | None, index: int, continue_from: int | None) -> int:
-    """The step to continue from (0-based): ``continue_from`` when given, else by ``meaning``.
-
-    ``replace`` and ``done``: the next step (the manual actions did this
-    step's work); ``insert``: the same step, after the actions put before it;
-    no meaning: the same step.
-    """
-    if continue_from is not None:
-        return continue_from
-    return index + 1 if meaning in ("replace", "done") else index
-
-
-def store_correction(ex: "FlowExecutor", ctx: "StepContext", rec: TakeoverRecording, recording: "Recording | None",
+def store_correction(ex: Ports, ctx: StepContext, rec: TakeoverRecording, recording: "Recording | None",
                      meaning: str | None, target: int, reason: str = "") -> CorrectionOffered:
     """Store the manual segment as a correction and emit :class:`CorrectionOffered` (also without a store).
 
@@ -238,3 +229,36 @@ def store_correction(ex: "FlowExecutor", ctx: "StepContext", rec: TakeoverRecord
                               tuple(ex.redact(s.title) for s in steps), ex.redact(note))
     ex.emit(event)
     return event
+
+
+class TakeoverPlugin:
+    """Records what a person does during a takeover and keeps it as a correction (see the module doc).
+
+    Parameters
+    ----------
+    ports : Ports
+        Uses ``driver``, ``control`` (``attach_takeover``), ``store``, ``emit`` and ``redact``.
+    """
+
+    def __init__(self, ports: Ports) -> None:
+        self.ports = ports
+        self.recording: TakeoverRecording | None = None
+        self.manual: Recording | None = None
+
+    @hookimpl
+    def takeover_begins(self, p: TakeoverBegins) -> None:
+        self.recording, self.manual = None, None
+        self.recording = begin_takeover(self.ports, p.step)  # the human's actions on this page, recorded as steps
+
+    @hookimpl
+    def takeover_ends(self, p: TakeoverEnds) -> "Recording | None":
+        if self.recording is None:
+            return None
+        self.manual = end_takeover(self.ports, self.recording)
+        return self.manual
+
+    @hookimpl
+    def takeover_handed_back(self, p: TakeoverHandedBack) -> None:
+        if self.recording is not None:
+            store_correction(self.ports, p.step, self.recording, self.manual, p.meaning, p.target, p.reason)
+        self.recording, self.manual = None, None

@@ -15,6 +15,7 @@ from core.engine.hooks import Ports
 from core.engine.plugins.breakpoints import BreakpointPlugin
 from core.engine.screen import ScreenPlugin
 from core.engine.skilled import SkillsPlugin
+from core.engine.takeover import TakeoverPlugin
 
 __all__ = ["default_plugins"]
 
@@ -23,6 +24,6 @@ def default_plugins(ports: Ports) -> list[object]:
     """The plugins every run has, in registration order (pluggy asks the last registered first,
     ``tryfirst`` implementations before all; notifications go in registration order): change detection
     (R1), state awareness (S2, S3), the state graph (P4), evidence, breakpoints, a person's chosen candidate,
-    skills' safety (K6)."""
+    skills' safety (K6), a takeover's recording and correction."""
     return [ScreenPlugin(ports), AwarenessPlugin(ports), GraphRecorder(ports), EvidencePlugin(ports),
-            BreakpointPlugin(ports), ChosenPlugin(ports), SkillsPlugin(ports)]
+            BreakpointPlugin(ports), ChosenPlugin(ports), SkillsPlugin(ports), TakeoverPlugin(ports)]
