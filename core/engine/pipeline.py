@@ -66,10 +66,9 @@ from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
 from core.recover.waits import bound_reason
 from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
-from core.skills.capture import capture_failure, note_step_end
 
 from core.engine.hooks import (
-    AttemptFailed, BeforeAction, BreakpointHit, HoldTarget, RefuseAction, SkipResolve, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
+    AttemptFailed, BeforeAction, FailureSeen, BreakpointHit, HoldTarget, RefuseAction, SkipResolve, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -696,7 +695,7 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
     if not isinstance(exc, StepFailure):
         ctx.status, ctx.error_kind, ctx.error = "error", *fatal_kind(exc)
         return
-    capture_failure(ex, ctx, exc)  # K2: one failure record per failed step (best effort)
+    ex.plugins.notify(FailureSeen(ctx, exc))  # e.g. K2: one failure record per failed step (best effort)
     f, step = exc.failure, ctx.step
     if ctx.verdict is None and exc.verdict is None and f.kind not in ("abstained", "breaker_open", "no_decision",
                                                                         "budget"):
@@ -1021,8 +1020,8 @@ def record(ex: "FlowExecutor", ctx: StepContext) -> None:
         ex.store_call("record_checkpoint", run.run_id, run.checkpoints[-1])
     run.idle_from = time.monotonic()
     ex.store_call("record_step", run.run_id, outcome)
-    ex.plugins.notify(StepRecorded(ctx, ms, wall_ms))  # the state graph, evidence (:mod:`core.engine.plugins`)
-    note_step_end(ex, ctx)  # K2: a failure a retry got past is transient; error signals of a passed step
+    # the state graph, evidence, failure capture's end of step (K2) (:mod:`core.engine.plugins`)
+    ex.plugins.notify(StepRecorded(ctx, ms, wall_ms))
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
                          bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
                          ctx.source))

@@ -1,7 +1,8 @@
 """Failure capture at the executor (K2): one ``failure_records`` row per failed step of a run.
 
-Called from the step pipeline's failure path (:func:`capture_failure`, in
-``_on_failure``) and from its ``record`` phase (:func:`note_step_end`); both
+Called by the failure-capture plugin (:mod:`core.engine.plugins.capture`) at the
+kernel's ``failure_seen`` hook (:func:`capture_failure`) and ``step_recorded``
+hook (:func:`note_step_end`); both
 are best effort: whatever goes wrong here is kept in ``ex.store_errors`` and
 never changes the run.  Without a store nothing is captured.
 
@@ -227,8 +228,9 @@ def _state(ex: Any) -> dict[Any, Any]:
 def capture_failure(ex: Any, ctx: Any, exc: BaseException) -> int:
     """Capture one failed attempt of step ``ctx.index`` (the failure path's hook, K2); returns the record id.
 
-    ``ex`` is the :class:`~core.engine.executor.FlowExecutor`, ``ctx`` its
-    :class:`~core.engine.pipeline.StepContext`, ``exc`` the attempt's
+    ``ex`` is the engine's ports (:class:`core.engine.hooks.Ports`: ``driver``,
+    ``store``, ``redact``, ``project_name``, ``store_errors``), ``ctx`` the
+    step's :class:`~core.engine.step.StepContext`, ``exc`` the attempt's
     exception.  Returns 0 when nothing was captured (no store, an exception
     that says nothing about the page, or an error here - kept in
     ``ex.store_errors``).  Never raises.
