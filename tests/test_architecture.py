@@ -55,3 +55,22 @@ def test_the_contracts_catch_type_hint_lazy_and_qt_imports(tmp_path: Path) -> No
     assert "core.domain._planted -> core.engine.events" in out  # counted although under TYPE_CHECKING
     assert "core.state._planted -> PySide6" in out  # counted although inside a function
     assert "core.state._planted -> sqlalchemy" in out
+
+
+def test_the_contracts_catch_the_old_kernel_circle(tmp_path: Path) -> None:
+    """A copy of the tree where the kernel reaches a feature again and a plugin reaches the executor (the circle
+    of issue 20: pipeline -> aware -> executor -> pipeline) breaks both kernel contracts."""
+    for name in ("core", "studio"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    pipeline = tmp_path / "core" / "engine" / "pipeline.py"
+    pipeline.write_text(pipeline.read_text(encoding="utf-8") + "\n\ndef _planted():\n"
+                        "    from core.engine import aware  # noqa: F401\n", encoding="utf-8")
+    aware = tmp_path / "core" / "engine" / "aware.py"
+    aware.write_text(aware.read_text(encoding="utf-8") + "\n\nfrom typing import TYPE_CHECKING as _TC\nif _TC:\n"
+                     "    from core.engine.executor import FlowExecutor  # noqa: F401\n", encoding="utf-8")
+    r = _run("lint-imports", "--no-cache", cwd=tmp_path)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert "The step kernel knows no feature" in out and "core.engine.pipeline -> core.engine.aware" in out
+    assert "Plugins do not reach the executor" in out and "core.engine.aware -> core.engine.executor" in out

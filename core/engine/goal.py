@@ -13,7 +13,7 @@ from core.plan.agent import is_goal_action
 from core.skills.runtime import is_skill_step
 
 if TYPE_CHECKING:
-    from core.engine.pipeline import StepContext
+    from core.engine.step import StepContext
 
 __all__ = ["next_index"]
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Protocol
 
 import pluggy
 
@@ -49,7 +49,7 @@ from core.engine.events import EngineEvent, PluginFailed
 from core.engine.step import RunState, StepContext, StepFailure
 
 __all__ = [
-    "PROJECT", "hookspec", "hookimpl", "Ports", "PluginHost", "StepHooks", "Hook",
+    "Engine", "PROJECT", "hookspec", "hookimpl", "Ports", "PluginHost", "StepHooks", "Hook",
     "FlowBegins", "FlowEnds", "ObservationStored", "StateBefore", "Decided", "BeforeAction", "StateAfter",
     "FailureSeen", "StepRecorded", "TakeoverBegins", "TakeoverHandedBack",
     "ReuseObservation", "TakeObservation", "CompareScreen", "CurrentBelief", "ResolveFirst", "Resolved",
@@ -489,3 +489,31 @@ class PluginHost:
         Raises whatever the deciding plugin raises: a decision is never lost silently.
         """
         return getattr(self.pm.hook, payload.name)(p=payload)
+
+
+class Engine(Protocol):
+    """What the kernel (:mod:`core.engine.pipeline`) uses of the object that runs it - the executor - as a type,
+    so that the kernel never imports the executor: the run's driver, control, settings and guards (breaker R4,
+    loop guard and stagnation P8/K2, the decide chain, the settle-time learner S7), its plugins, and the
+    services :meth:`observe`, :meth:`store_call`, :meth:`emit_breaker`, :meth:`ask_human`, :meth:`redact`."""
+
+    driver: Any
+    control: Any
+    store: Any
+    settings: EngineSettings
+    breaker: Any
+    loops: Any
+    stagnation: Any
+    chain: Any
+    wait_learner: Any
+    pending_heals: Any
+    plugins: PluginHost
+    last_reused: bool
+    emit: Callable[[EngineEvent], None]
+
+    def observe(self, run_id: str, flow: Any, index: int, when: str, *,
+                ctx: StepContext | None = None) -> Observation: ...
+    def store_call(self, method: str, *args: Any) -> Any: ...
+    def emit_breaker(self, run_id: str) -> None: ...
+    def ask_human(self, escalation: Any) -> Any: ...
+    def redact(self, text: str) -> str: ...

@@ -37,7 +37,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
 from core.act.expect import expected_delta, judge, observed_deltas
@@ -46,7 +46,8 @@ from core.act.precheck import precheck as precheck_target
 from core.engine.acting import note_acting, writes_said
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
-    EscalationCandidate, BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
+    BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind,
+    Observation, Resolution, ScoredCandidate, Step, StepOutcome, Verdict,
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested, continue_target
 from core.domain.evidence import AssertionCheck
@@ -68,12 +69,11 @@ from core.recover.waits import bound_reason
 from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
 
 from core.engine.hooks import (
-    AttemptFailed, BeforeAction, FailureSeen, BreakpointHit, HoldTarget, RefuseAction, SkipResolve, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, CompareScreen, EscalationAnswered, EscalationOffer, HealProposal, CurrentBelief, Decided, ResolveFirst, StateAfter, StateBefore, StepRecorded,
+    AttemptFailed, BeforeAction, BreakpointHit, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
+    EscalationOffer, FailureSeen, HealProposal, HoldTarget, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
+    StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack,
 )
 from core.engine.step import RunState, StepContext, StepFailure
-
-if TYPE_CHECKING:
-    from core.engine.executor import FlowExecutor
 
 __all__ = ["RunState", "StepContext", "StepFailure", "PHASE_FUNCTIONS", "run_step", "fatal_kind", "IDLE_PROBE_MS"]
 
@@ -86,7 +86,7 @@ IDLE_PROBE_MS = 1000
 # --- phases ---------------------------------------------------------------------------------
 
 
-def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
+def observe(ex: Engine, ctx: StepContext) -> None:
     """Breaker check (R4; in half-open only the one probe passes), then the page before the action.
 
     The page is the previous step's after-observation when nothing happened since (R1 reuse).
@@ -103,7 +103,7 @@ def observe(ex: "FlowExecutor", ctx: StepContext) -> None:
     _wait_while_loading(ex, ctx)
 
 
-def _wait_while_loading(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _wait_while_loading(ex: Engine, ctx: StepContext) -> None:
     """A page still loading (spinner, skeleton rows, ``aria-busy``): wait for it, up to ``waits.loading_max_ms``
     (S7), and observe again; never resolve against placeholders (failure kind 4).
 
@@ -123,7 +123,7 @@ def _wait_while_loading(ex: "FlowExecutor", ctx: StepContext) -> None:
         ctx.reused = ex.last_reused
 
 
-def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
+def fingerprint(ex: Engine, ctx: StepContext) -> None:
     """The light state signature of the page before the action (S2) and its change report (R1)."""
     assert ctx.before is not None
     ctx.state = ctx.before.signature.digest
@@ -131,7 +131,7 @@ def fingerprint(ex: "FlowExecutor", ctx: StepContext) -> None:
     ex.plugins.notify(StateBefore(ctx))
 
 
-def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
+def decide(ex: Engine, ctx: StepContext) -> None:
     """The next action from the decide chain; binds its parameters."""
     assert ctx.before is not None
     run = ctx.run
@@ -155,7 +155,7 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.value = value
 
 
-def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
+def resolve_target(ex: Engine, ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
@@ -203,7 +203,7 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure("abstained", f"locator abstained: {ctx.resolution.reason}"), escalation="abstained")
 
 
-def _by_selector(ex: "FlowExecutor", step: Step) -> tuple[Resolution | None, Candidate | None]:
+def _by_selector(ex: Engine, step: Step) -> tuple[Resolution | None, Candidate | None]:
     """EXACT by the author's selector: one match wins; without a descriptor, anything else abstains."""
     if not step.selector:
         return None, None
@@ -220,7 +220,7 @@ def _by_selector(ex: "FlowExecutor", step: Step) -> tuple[Resolution | None, Can
                       top=tuple(ScoredCandidate(c.ref, 0.5, c.descriptor.label_text) for c in matches[:5])), None
 
 
-def precheck(ex: "FlowExecutor", ctx: StepContext) -> None:
+def precheck(ex: Engine, ctx: StepContext) -> None:
     """S4 pre-check; pins the target when the step asserts on it (the next observation renumbers refs)."""
     assert ctx.step is not None
     why = precheck_target(ctx.step.action.kind, ctx.candidate, ex.plugins.decide(CurrentBelief()))
@@ -238,7 +238,7 @@ def precheck(ex: "FlowExecutor", ctx: StepContext) -> None:
             ctx.held = cand.ref
 
 
-def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
+def checkpoint(ex: Engine, ctx: StepContext) -> None:
     """Keep the state before acting (R3): signature, URL, dialogs, screenshot path, form values
     (secrets by digest), reversibility and side effects so far; learn the page's background requests (S6).
 
@@ -272,14 +272,14 @@ def checkpoint(ex: "FlowExecutor", ctx: StepContext) -> None:
     ctx.t_act = time.monotonic()
 
 
-def _secret_values(ex: "FlowExecutor", run: RunState) -> tuple[str, ...]:
+def _secret_values(ex: Engine, run: RunState) -> tuple[str, ...]:
     """Values that a checkpoint keeps by digest only: the driver's known secrets and the flow's secret params."""
     known = list(getattr(ex.driver, "secret_values", ()) or ())
     known += [run.params[n] for n in run.flow.secrets if run.params.get(n)]
     return tuple(v for v in dict.fromkeys(known) if v)
 
 
-def _guard_popup(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _guard_popup(ex: Engine, ctx: StepContext) -> None:
     """A popup is in the way (failure kind 14): the target is covered by an overlay (a cookie banner, a
     focus-stealing popup), or it lies in an open dialog that the step was not recorded in."""
     cand, step, before = ctx.candidate, ctx.step, ctx.before
@@ -323,7 +323,7 @@ def _nested_in_recorded(before: Observation, cand: Candidate, recorded: str) -> 
                    for c in before.candidates if c.descriptor.container and c.descriptor.label_text)
 
 
-def act(ex: "FlowExecutor", ctx: StepContext) -> None:
+def act(ex: Engine, ctx: StepContext) -> None:
     """Perform the action, unless the target already is in the wanted state."""
     assert ctx.step is not None
     run_id, flow, kind = ctx.run.run_id, ctx.run.flow.name, ctx.step.action.kind
@@ -361,7 +361,7 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
     ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True))
 
 
-def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
+def settle(ex: Engine, ctx: StepContext) -> None:
     """Adaptive wait until the page is quiet, within the learnt budget (P6, S7; :mod:`core.recover.waits`)."""
     assert ctx.step is not None
     long = not ctx.step.reversible  # submits wait longer (S7)
@@ -377,7 +377,7 @@ def settle(ex: "FlowExecutor", ctx: StepContext) -> None:
                                          limit_ms=ctx.wait.limit_ms) or {}
 
 
-def verify(ex: "FlowExecutor", ctx: StepContext) -> None:
+def verify(ex: Engine, ctx: StepContext) -> None:
     """The page after; expected delta (S5), the recorded after-state, a fill that stayed (failure kind 13)
     and the assertions (P7) give the verdict.  The writes the action caused are read first: they make an
     undeclared step irreversible (S6) before anything can fail."""
@@ -435,7 +435,7 @@ def _checked(ctx: StepContext) -> str:
 _WAIT_VISIBLE = frozenset({"navigation", "overlay_open", "overlay_close", "elements", "content"})
 
 
-def _after_wait(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
+def _after_wait(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
     """Learn this page's settle time (S7); a wait that hit its bound becomes part of the verdict's reason."""
     if ctx.wait is None or not ctx.acted:
         return verdict
@@ -451,7 +451,7 @@ def _after_wait(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdi
     return replace(verdict, reason=f"{verdict.reason}; {bound}") if bound else verdict
 
 
-def _stagnation(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> None:
+def _stagnation(ex: Engine, ctx: StepContext, verdict: Verdict) -> None:
     """K2: count this round; rounds in a row without a real state change stop the step when its verdict failed
     (else :meth:`~core.recover.loops.Stagnation.blocks` refuses the next repeat in the act phase)."""
     if not ctx.acted or ctx.before is None or ctx.after is None or ctx.step is None:
@@ -466,7 +466,7 @@ def _stagnation(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> None:
                           escalation="stagnation", verdict=verdict)
 
 
-def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _infer_writes(ex: Engine, ctx: StepContext) -> None:
     """The server writes the action caused (S6): an undeclared step that wrote becomes irreversible.
 
     Beacons, keepalive fetches and background endpoints are not writes
@@ -494,7 +494,7 @@ def _infer_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
         ctx.reversible = False
 
 
-def _confirm_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _confirm_writes(ex: Engine, ctx: StepContext) -> None:
     """Before a failed undeclared step is refused its retries: do its "writes" recur on their own?
 
     The page is watched :data:`IDLE_PROBE_MS` with no action; an endpoint
@@ -518,7 +518,7 @@ def _confirm_writes(ex: "FlowExecutor", ctx: StepContext) -> None:
         ctx.reversible = None  # back to the action's default: reversible
 
 
-def _landing_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> Verdict:
+def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
     """Where the step landed: a fill the page undid (failure kind 13) and the recorded after-state (S5).
 
     A dialog that opened although the recorded after-state had none is
@@ -576,13 +576,13 @@ def _effect_verdict(ctx: StepContext) -> Verdict:
     return verdict
 
 
-def _record_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> None:
+def _record_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> None:
     ctx.verdict = verdict
     ex.store_call("record_verdict", ctx.run.run_id, ctx.index, verdict)
     ex.emit(VerdictReached(ctx.run.run_id, ctx.run.flow.name, ctx.index, verdict))
 
 
-def _passed(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _passed(ex: Engine, ctx: StepContext) -> None:
     assert ctx.decided is not None
     ctx.status = "passed"
     ex.breaker.record_success()
@@ -600,7 +600,7 @@ def _passed(ex: "FlowExecutor", ctx: StepContext) -> None:
 
 
 #: The phases before ``record``, in order: (name, function).
-PHASE_FUNCTIONS: tuple[tuple[str, Callable[["FlowExecutor", StepContext], None]], ...] = (
+PHASE_FUNCTIONS: tuple[tuple[str, Callable[[Engine, StepContext], None]], ...] = (
     ("observe", observe), ("fingerprint", fingerprint), ("decide", decide), ("resolve", resolve_target),
     ("precheck", precheck), ("checkpoint", checkpoint), ("act", act), ("settle", settle), ("verify", verify),
 )
@@ -609,7 +609,7 @@ PHASE_FUNCTIONS: tuple[tuple[str, Callable[["FlowExecutor", StepContext], None]]
 # --- the loop -------------------------------------------------------------------------------
 
 
-def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
+def run_step(ex: Engine, run: RunState, index: int) -> StepContext:
     """Run flow step ``index`` to its end: attempts, recovery, escalation, takeover.
 
     Returns the context with ``status`` (see :class:`core.domain.StepOutcome`),
@@ -642,7 +642,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
     return ctx
 
 
-def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
+def _run_phases(ex: Engine, ctx: StepContext) -> None:
     run = ctx.run
     for name, fn in PHASE_FUNCTIONS:
         if ctx.status:
@@ -664,7 +664,7 @@ def _run_phases(ex: "FlowExecutor", ctx: StepContext) -> None:
             ctx.phase_ms[name] = (time.perf_counter() - t0) * 1000.0
 
 
-def _break_here(ex: "FlowExecutor", ctx: StepContext, phase: str) -> None:
+def _break_here(ex: Engine, ctx: StepContext, phase: str) -> None:
     """Pause through the run control's ``break_here`` when a plugin says a breakpoint fires before ``phase``
     (or ``"failed"``); ``break_here`` blocks like a pause and may raise ``StopRequested`` / ``TakeoverRequested``."""
     pause = getattr(ex.control, "break_here", None)
@@ -675,7 +675,7 @@ def _break_here(ex: "FlowExecutor", ctx: StepContext, phase: str) -> None:
         pause(ctx.run.run_id, ctx.run.flow.name, ctx.index, "breakpoint: " + reason)
 
 
-def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
+def _on_failure(ex: Engine, ctx: StepContext, exc: Exception) -> None:
     """Judge a failed attempt: roll back and retry, retry, escalate (and act on the answer) or abort.
 
     The step's reversibility is the one known now (declared, or inferred
@@ -766,7 +766,7 @@ def _popup_open(ctx: StepContext) -> bool:
     return ctx.popup or (bool(obs.modal_titles) and (cand is None or not cand.enabled))
 
 
-def _roll_back(ex: "FlowExecutor", ctx: StepContext, cp: Checkpoint | None, *, popup: bool) -> str:
+def _roll_back(ex: Engine, ctx: StepContext, cp: Checkpoint | None, *, popup: bool) -> str:
     """Roll back to the checkpoint (R3), or only dismiss the popup when there is none; "" when done."""
     run, step = ctx.run, ctx.step
     assert step is not None
@@ -831,7 +831,7 @@ def fatal_kind(exc: BaseException) -> tuple[ErrorKind, str]:
     return ("browser" if driver_error else "internal"), f"{type(exc).__name__}: {first}"
 
 
-def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: EscalationKind,
+def _escalate(ex: Engine, ctx: StepContext, reason: str, kind: EscalationKind,
               answers: tuple[EscalationAnswerKind, ...], breaker: BreakerContext | None = None) -> Answer:
     run = ctx.run
     run.refresh_side_effects()
@@ -862,7 +862,7 @@ def _escalate(ex: "FlowExecutor", ctx: StepContext, reason: str, kind: Escalatio
     return answer if answer.kind in answers else Answer("stop")
 
 
-def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: str, *, failed: bool,
+def _apply_answer(ex: Engine, ctx: StepContext, answer: Answer, reason: str, *, failed: bool,
                   budget: bool = False) -> None:
     if answer.kind == "compensate":
         _compensate(ex, ctx, reason)
@@ -885,7 +885,7 @@ def _apply_answer(ex: "FlowExecutor", ctx: StepContext, answer: Answer, reason: 
     ctx.error_kind = "assertion" if failed else ("budget" if budget else "escalated")
 
 
-def _compensate(ex: "FlowExecutor", ctx: StepContext, reason: str) -> None:
+def _compensate(ex: Engine, ctx: StepContext, reason: str) -> None:
     """A person approved running an irreversible step's compensations (R3): run them, end the flow.
 
     The step is recorded ``escalated`` either way - the run does not go on
@@ -907,7 +907,7 @@ def _compensate(ex: "FlowExecutor", ctx: StepContext, reason: str) -> None:
     ctx.status, ctx.error, ctx.error_kind = "escalated", f"{reason}; {what}", "escalated"
 
 
-def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
+def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
     """A human has the page: wait for the hand-back, then go on from the step they name.
 
     When this step's action was already performed and the step is
@@ -967,7 +967,7 @@ def _take_over(ex: "FlowExecutor", ctx: StepContext, reason: str = "") -> None:
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
 
 
-def _page_unchanged(ex: "FlowExecutor", ctx: StepContext) -> bool:
+def _page_unchanged(ex: Engine, ctx: StepContext) -> bool:
     """True when the page is in the same light state (S2 digest: URL, texts, elements, values) as when the step
     was observed before the takeover: nobody did anything on it.  False when it cannot be told."""
     seen = ctx.after or ctx.before
@@ -992,7 +992,7 @@ def _side_effect(ctx: StepContext) -> bool:
     return not ctx.watched or any(w.succeeded is not False for w in ctx.writes)
 
 
-def record(ex: "FlowExecutor", ctx: StepContext) -> None:
+def record(ex: Engine, ctx: StepContext) -> None:
     """Always: store the outcome and emit ``StepFinished`` (also after a crash or a stop)."""
     run = ctx.run
     ex.emit(PhaseChanged(run.run_id, run.flow.name, ctx.index, "record"))

@@ -1,6 +1,6 @@
 """Change detection in the run (R1, R5): observations with page facts, baselines, the fast path.
 
-:class:`ScreenTracker` lives as long as its :class:`~core.engine.executor.FlowExecutor`
+:class:`ScreenTracker` (as :class:`ScreenPlugin`) lives as long as its executor
 and serves three phases:
 
 * **observe** - :meth:`ScreenTracker.observe` reads a cheap page token, then
