@@ -44,11 +44,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.project import ProjectError, load_project
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)  # one broken flow file never stops the others
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
     names = args.flow or list(project.flows)
+    # the invalid flow files this run would have run: every one, or those named by --flow
+    broken = (list(project.invalid.values()) if not args.flow else
+              [err for n in args.flow if n not in project.flows and (err := project.invalid_flow(n)) is not None])
+    if args.flow:
+        names = [n for n in names if n in project.flows or project.invalid_flow(n) is None]
+    elif project.invalid:
+        print(f"steadyhand: {len(project.invalid)} flow file(s) invalid, not run; the other flows run",
+              file=sys.stderr, flush=True)
+    for err in broken:
+        _err(f"invalid flow file, not run: {err}")
+    if broken and not names:
+        return EXIT_INPUT
     plan = None
     if args.resume:  # continue a killed or failed run from its last checkpoint (core.engine.resume)
         from core.engine.resume import ResumeError, resume_target
@@ -74,6 +86,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not names:
         _err(f"{project.root}: the project has no flows (add files under flows/)")
         return EXIT_INPUT
+    if args.flow and project.invalid and not broken:
+        print(f"steadyhand: note: {len(project.invalid)} other flow file(s) of the project are invalid "
+              f"(not asked for): {', '.join(Path(f).name for f in project.invalid)}", file=sys.stderr, flush=True)
     bad = [p for p in args.param or [] if "=" not in p or not p.split("=", 1)[0]]
     if bad:
         _err(f"--param expects NAME=VALUE, got {bad[0]!r}")
@@ -181,6 +196,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     print(summary_text(list(stats.values())))
+    for err in broken:  # beside the table too: the summary is where a reader looks
+        print(f"  invalid flow file, not run: {err}")
     from core.plan.usage import judged_share, usage_lines
 
     for line in usage_lines(model_use):
@@ -191,6 +208,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if entry["flow"] in model_use:
                 use = model_use[entry["flow"]]
                 entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
+        doc["invalid"] = [{"file": err.path, "location": err.location, "error": err.detail} for err in broken]
+        if broken:
+            doc["passed"] = False
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     if args.junit:
@@ -200,7 +220,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.html:
         for path in _write_html_reports(project, results, Path(args.html)):
             print(f"report: {path}", file=sys.stderr)
-    return exit_code(results)
+    return _with_invalid(exit_code(results), broken)
+
+
+def _with_invalid(code: int, broken: Sequence[Any]) -> int:
+    """A run with an invalid flow file never exits 0: ``EXIT_INPUT`` (2) when the flows that ran passed, else
+    their own code (failed 1, escalated 3, environment 4 say more about what ran)."""
+    return EXIT_INPUT if broken and code == EXIT_OK else code
 
 
 def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
@@ -233,7 +259,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from core.store import Store, StoreError
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -272,7 +298,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from core.project import ProjectError, load_project
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -496,7 +522,7 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     from core.secrets import env_var_name
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -541,6 +567,9 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     try:
         save_flow(result.flow, path)
+    except ProjectError as exc:  # the loader would refuse it: nothing written
+        _err(str(exc))
+        return EXIT_INPUT
     except OSError as exc:
         _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
         return EXIT_INPUT
@@ -561,7 +590,7 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
     from core.secrets import env_var_name
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
         values = {name: value for name, spec in project.settings.secrets.items()
                   if (value := os.environ.get(env_var_name(name)) or spec.default)}
         imports = import_side(Path(args.file), base_url=project.settings.base_url or "", test=args.test,
@@ -591,6 +620,9 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
     for imp, path in targets:
         try:
             save_flow(imp.flow, path)
+        except ProjectError as exc:  # the loader would refuse it: nothing written
+            _err(str(exc))
+            return EXIT_INPUT
         except OSError as exc:
             _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
             return EXIT_INPUT

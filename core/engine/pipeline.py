@@ -311,9 +311,11 @@ def decide(ex: "FlowExecutor", ctx: StepContext) -> None:
     """The next action from the decide chain; binds its parameters."""
     assert ctx.before is not None
     run = ctx.run
-    if ctx.attempt == 1 and run.rounds > ex.settings.max_steps:
-        raise StepFailure(Failure("budget", f"the run took {run.rounds - 1} steps, its limit (max_steps "
-                                            f"{ex.settings.max_steps}, P6)"), escalation="budget")
+    budget = ex.settings.run_budget(len(run.flow.steps))
+    if ctx.attempt == 1 and run.rounds > budget:
+        raise StepFailure(Failure("budget", f"the run took {run.rounds - 1} steps, its limit ({len(run.flow.steps)} "
+                                            f"of the flow and max_steps {ex.settings.max_steps} more)"),
+                          escalation="budget")
     try:
         decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
                                                  attempt=ctx.attempt, run_id=run.run_id))

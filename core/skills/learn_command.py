@@ -53,7 +53,7 @@ def learn_command(args: argparse.Namespace) -> int:
     from core.store import Store, StoreError
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2

@@ -44,7 +44,7 @@ from core.record.events import (
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
 )
 from core.record.review import ReviewFlag, review_flags
-from core.record.save import FLOW_NAME, flow_path, save_recording, valid_flow_name
+from core.record.save import FLOW_NAME, RecordingNotSaved, flow_path, save_recording, valid_flow_name
 from core.record.steps import ASSERTION_LABELS, slug
 
 from ..bridge import ProjectLike
@@ -1217,6 +1217,9 @@ class RecorderDock(QDockWidget):
         name = self.flow_name()
         try:
             path = save_recording(self.project.root, self.edited_flow(), self.model.crops())
+        except RecordingNotSaved as exc:  # the loader would refuse the file: kept aside, the edits are kept too
+            self._say(f"Not saved: {_esc(str(exc))}", _RED)
+            return None
         except Exception as exc:  # noqa: BLE001 - a failed save is reported, the edits are kept
             self._say(f"Could not save: {_esc(type(exc).__name__)}: {_esc(str(exc))}", _RED)
             return None
