@@ -256,7 +256,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     """``steadyhand report RUN_ID [--project P] -o FILE.html``: 0 written, 2 bad input (unknown run, no store)."""
     from core.engine.html_report import ReportError, write_html_report
     from core.project import ProjectError, load_project
-    from core.store import Store, StoreError
+    from core.store import RunIdError, Store, StoreError
 
     try:
         project = load_project(args.project, skip_invalid=True)
@@ -275,11 +275,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     try:
         flow = None
         try:
-            run = store.get_run(args.run_id) or next(
-                (r for r in store.list_runs(limit=10_000) if r.id.startswith(args.run_id)), None)
+            run_id = store.resolve_run_id(args.run_id)  # a full id or any unique prefix (the 8 characters shown)
+            run = store.get_run(run_id)
             flow = project.flows.get(run.flow) if run is not None else None
-            path = write_html_report(store, args.run_id, Path(args.output),
+            path = write_html_report(store, run_id, Path(args.output),
                                      total_steps=len(flow.steps) if flow is not None else None)
+        except RunIdError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
         except ReportError as exc:
             _err(str(exc))
             return EXIT_INPUT
