@@ -54,7 +54,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
               [err for n in args.flow if n not in project.flows and (err := project.invalid_flow(n)) is not None])
     if args.flow:
         names = [n for n in names if n in project.flows or project.invalid_flow(n) is None]
-    elif project.invalid:
+    elif project.invalid and project.flows:
         print(f"steadyhand: {len(project.invalid)} flow file(s) invalid, not run; the other flows run",
               file=sys.stderr, flush=True)
     for err in broken:
