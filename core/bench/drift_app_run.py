@@ -246,7 +246,8 @@ def _tidy(path: Path, spec: AppSpec) -> None:
     if [s.action.kind for s in flow.steps] != [a.kind for a in spec.actions]:
         return
     steps = tuple(dc_replace(s, name=a.title) for s, a in zip(flow.steps, spec.actions, strict=True))
-    description = (f"Create, edit and delete an item in {spec.title}, recorded by demonstration on "
+    what = "Create, edit and delete" if any(a.key == "delete" for a in spec.actions) else "Create and edit"
+    description = (f"{what} an item in {spec.title}, recorded by demonstration on "
                    f"{spec.recorded_on.label} (steadyhand bench drift --app {spec.key} --record). Step titles "
                    "from the intended actions.")
     save_flow(dc_replace(flow, steps=steps, description=description), path)

@@ -277,8 +277,8 @@ FLASK_ADMIN = AppSpec(
         Action("qty2", "Change the quantity", "input", "input#quantity", value=ITEM_QTY_EDITED),
         Action("save2", "Save the change", "click", 'form input[type="submit"][value="Save"], form button[type="submit"]'
                ':text-is("Save")'),
-        Action("delete", "Delete the item", "click", 'form[action*="/admin/item/delete"] button',
-               accept_dialog=True),
+        # Deleting a row opens the browser's own confirm() box, which neither the recorder nor the replay
+        # answers (Playwright dismisses it): no delete step until they do (see the report of 2026-12-05).
     ),
 )
 
