@@ -436,7 +436,7 @@ def replay(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence
     # rows repeated at any judged attempt, or left in the database at the end of the run
     end = 0
     if final is not None and last_after is not None:
-        end = repeated_rows(final.rows, *(s for pair in truth for s in pair))
+        end = repeated_rows(final.rows, *(s.rows for pair in truth for s in pair))
     run.repeated = max([end] + [r.repeated for r in steps])
 
 
@@ -476,7 +476,7 @@ def run_script(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequ
         run.script_error = (lines[0][2:].strip() if lines else str(out).strip().splitlines()[-1:][0] if out else "")[:300]
         if password:
             run.script_error = run.script_error.replace(password, "••••••")
-    run.script_repeated = repeated_rows(read_rows(db), *(s for pair in truth for s in pair))
+    run.script_repeated = repeated_rows(read_rows(db), *(s.rows for pair in truth for s in pair))
 
 
 # --------------------------------------------------------------------------- the whole bench
