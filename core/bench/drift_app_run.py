@@ -20,7 +20,7 @@ The admin password (Flask-AppBuilder) is generated per bench run and passed to t
 the script in the environment (``STEADYHAND_SECRET_PASSWORD``) only; it is never printed or saved.
 
 JSON (``--json PATH``): ``{"apps": [{"app", "title", "flow", "recorded_on", "runs": [{"version", "base",
-"steps", "passed", "wrong", "missed", "repeated", "heals": [[level, margin]], "abstentions",
+"steps", "passed", "wrong", "missed", "repeated", "retried", "heals": [[level, margin]], "abstentions",
 "escalations", "silent_wrong", "status", "error_kind", "error", "seconds", "script_passed",
 "script_status", "script_seconds", "script_repeated", "script_error", "step_details": [...]}]}]}``.
 
@@ -292,6 +292,7 @@ class AppStepReport:
     wrong: bool = False
     missed: bool = False
     repeated: int = 0
+    retried_after_effect: bool = False
     on_track: bool = True
     diff: list[str] = field(default_factory=list)
     reached: dict[str, Any] | None = None
@@ -311,6 +312,7 @@ class AppRunReport:
     wrong: int = 0
     missed: int = 0
     repeated: int = 0
+    retried: int = 0
     heals: list[tuple[str, float]] = field(default_factory=list)
     abstentions: int = 0
     escalations: int = 0
@@ -420,6 +422,7 @@ def replay(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence
         last_after = after
         j = judge_attempts(before, after, watcher.attempts.get(i, []))
         r.acted, r.wrong, r.missed, r.repeated, r.diff = j.acted, j.wrong, j.missed, j.repeated, j.diff
+        r.retried_after_effect = j.retried_after_effect
         r.intended = after.to_json_dict()
         if watcher.attempts.get(i):
             r.reached = watcher.attempts[i][-1].to_json_dict()
@@ -429,6 +432,7 @@ def replay(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence
     run.passed = sum(r.status == "passed" for r in steps)
     run.wrong = sum(r.wrong for r in steps)
     run.missed = sum(r.missed for r in steps)
+    run.retried = sum(r.retried_after_effect for r in steps)
     run.silent_wrong = sum(r.wrong and r.status == "passed" for r in steps)
     run.abstentions = sum(r.abstained for r in steps)
     run.escalations = sum(r.status == "escalated" for r in steps)
@@ -528,12 +532,12 @@ def run_app_drift(spec: AppSpec, labels: Sequence[str] = (), *, bases: Sequence[
 
 def format_app_report(report: AppDriftReport) -> str:
     """The table (one row per release and base) and, below, every step that was not a clean exact pass."""
-    head = (f"{'version':<17} {'base':<9} {'steps':>5} {'passed':>6} {'wrong':>5} {'repeat':>6} {'missed':>6} "
-            f"{'abstain':>7} {'script':>6}  heals (level margin)")
+    head = (f"{'version':<17} {'base':<9} {'steps':>5} {'passed':>6} {'wrong':>5} {'repeat':>6} {'retried':>7} "
+            f"{'missed':>6} {'abstain':>7} {'script':>6}  heals (level margin)")
     lines = [f"{report.title} drift: flow {report.flow!r} recorded on {report.recorded_on}", head, "-" * len(head)]
     for r in report.runs:
         lines.append(f"{r.version:<17} {r.base:<9} {r.steps:>5} {r.passed:>6} {r.wrong:>5} {r.repeated:>6} "
-                     f"{r.missed:>6} {r.abstentions:>7} {r.script_passed:>6}  {heal_summary(r.heals)}")
+                     f"{r.retried:>7} {r.missed:>6} {r.abstentions:>7} {r.script_passed:>6}  {heal_summary(r.heals)}")
     for r in report.runs:
         if r.status and r.status != "passed":
             lines.append(f"  {r.version} at {r.base}: engine {r.status}{' (' + r.error_kind + ')' if r.error_kind else ''}"
@@ -542,13 +546,14 @@ def format_app_report(report: AppDriftReport) -> str:
             lines.append(f"  {r.version} at {r.base}: script failed at step {r.script_passed + 1}: {r.script_error[:200]}")
         for s in r.step_details:
             if s.status in ("passed", "not run") and s.strategy in ("exact", "selector", "") and not s.wrong \
-                    and not s.repeated:
+                    and not s.repeated and not s.retried_after_effect:
                 continue
             what = "WRONG" if s.wrong else s.status
             pick = f"{s.picked.get('role', '')} {s.picked.get('name', '')!r}" if s.picked else "nothing"
             lines.append(f"    {s.step_id} {s.title!r}: {what}; {s.strategy or 'no strategy'} score {s.score:.2f} "
                          f"margin {s.margin:.2f}; picked {pick}; acted {s.acted}x"
-                         f"{'' if s.on_track else ' (started astray)'}{'; repeated ' + str(s.repeated) if s.repeated else ''}")
+                         f"{'' if s.on_track else ' (started astray)'}{'; repeated ' + str(s.repeated) if s.repeated else ''}"
+                         f"{'; retried after an effect' if s.retried_after_effect else ''}")
             if s.diff:
                 lines.append(f"        reached: {'; '.join(s.diff)[:300]}")
             if s.error:

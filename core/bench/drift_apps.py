@@ -16,7 +16,10 @@ values of the form's fields (``null`` when the page has no such field).  A repla
   intended before- nor after-state: the engine did something else than the step;
 * **missed**: the attempt changed nothing the step should have changed (it equals the before-state);
 * **repeated effects**: rows beyond the most of each row content that the intended before/after states hold
-  (:func:`repeated_rows`: a Save done twice is one repeated effect).
+  (:func:`repeated_rows`: a Save done twice is one repeated effect);
+* **retried after an effect**: the step was attempted again although an earlier attempt had already changed
+  the state (path, rows or fields): "an effect seen is an effect done" (a second click on a Delete whose
+  confirmation box had opened, even when the database shows nothing twice).
 
 Errors: none here (pure); the runner (:mod:`core.bench.drift_app_run`) raises DriftEnvError / DriftSetupError.
 """
@@ -156,12 +159,13 @@ def repeated_rows(got: Sequence[Sequence[Any]], *allowed: Sequence[Sequence[Any]
 @dataclass
 class StepJudgement:
     """The judgement of one step's acted attempts: ``wrong`` (and ``diff`` saying how), ``missed`` (no
-    intended change), ``repeated`` rows, ``acted`` attempts judged."""
+    intended change), ``repeated`` rows, ``retried_after_effect``, ``acted`` attempts judged."""
 
     acted: int = 0
     wrong: bool = False
     missed: bool = False
     repeated: int = 0
+    retried_after_effect: bool = False
     diff: list[str] = field(default_factory=list)
 
 
@@ -183,6 +187,7 @@ def judge_attempts(before: AppState, after: AppState, attempts: Sequence[AppStat
         out.repeated = max(out.repeated, repeated_rows(got.rows, before.rows, after.rows))
     if attempts and before != after and all(a == before for a in attempts):
         out.missed = True
+    out.retried_after_effect = any(a != before for a in attempts[:-1])
     return out
 
 

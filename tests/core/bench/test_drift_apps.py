@@ -83,7 +83,10 @@ def test_judge_attempts_tells_right_wrong_missed_and_repeated():
     # the save pressed again after it had written: the row is there twice
     twice = _st("/item/", [(1, "Desk", 7), (2, "Desk", 7)], name=None, quantity=None)
     j = judge_attempts(before, after, [after, twice])
-    assert j.repeated == 1 and j.wrong and "rows" in j.diff[0]
+    assert j.repeated == 1 and j.wrong and "rows" in j.diff[0] and j.retried_after_effect
+    assert not right.retried_after_effect
+    # retried after a first attempt that did nothing: allowed
+    assert not judge_attempts(before, after, [before, after]).retried_after_effect
     # another button: a page that is neither the form nor the list
     other = _st("/item/details/1", [(1, "Desk", 7)])
     j = judge_attempts(before, after, [other])
@@ -158,6 +161,6 @@ def test_format_app_report_shows_each_run_and_every_step_not_cleanly_passed():
                                       diff=["path '/x' instead of '/itemview/list/'"])]
     text = format_app_report(AppDriftReport("fab", "Flask-AppBuilder", "items_crud", "3.4.5", [run]))
     row = next(ln for ln in text.splitlines() if ln.startswith("4.5.4"))
-    assert row.split()[:9] == ["4.5.4", "/staging", "13", "12", "1", "1", "0", "0", "11"]
+    assert row.split()[:10] == ["4.5.4", "/staging", "13", "12", "1", "1", "0", "0", "0", "11"]
     assert "semantic 0.31" in row
     assert "script failed at step 12" in text and "WRONG" in text and "repeated 1" in text
