@@ -450,6 +450,11 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
     from core.progress import Progress
 
+    if args.app != "datasette":
+        return _bench_drift_apps(args, progress)
+    from core.bench.drift_env import VERSIONS
+
+    versions = list(args.versions or VERSIONS)
     try:
         if args.record:
             print(f"recorded {record_flow(Path(args.project), log=progress)}")
@@ -457,11 +462,11 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
         if args.fixtures:
             from core.bench.drift_fixtures import capture_fixtures
 
-            print(f"captured {capture_fixtures(Path(args.fixtures), args.versions, log=progress)}")
+            print(f"captured {capture_fixtures(Path(args.fixtures), versions, log=progress)}")
             return EXIT_OK
-        with Progress(len(args.versions), "releases",
+        with Progress(len(versions), "releases",
                       advance_on=lambda line: re.match(r"drift: \S+: \d+/\d+ passed", line) is not None) as bar:
-            report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=bar)
+            report = run_drift(args.project, versions, isolated=not args.chained_only, progress=bar)
     except DriftSetupError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -469,6 +474,40 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_ENVIRONMENT
     return _bench_output(args, format_report(report), report)
+
+
+def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
+    """``steadyhand bench drift --app fab|flask-admin|apps``: CRUD flows on third-party apps (core.bench.drift_app_run)."""
+    import json
+
+    from core.bench.drift import DriftEnvError, DriftSetupError
+    from core.bench.drift_app_run import format_app_report, record_app_flow, run_app_drift
+    from core.bench.drift_apps import APPS, PREFIX
+
+    keys = list(APPS) if args.app == "apps" else [args.app]
+    try:
+        if args.record:
+            for key in keys:
+                print(f"recorded {record_app_flow(APPS[key], log=progress)}")
+            return EXIT_OK
+        reports = []
+        for key in keys:
+            spec = APPS[key]
+            labels = [v for v in args.versions or [] if v in {x.label for x in spec.versions}]
+            bases = ("",) if args.no_prefix else ("", PREFIX)
+            report = run_app_drift(spec, labels, bases=bases, script=not args.no_script, progress=progress)
+            print(format_app_report(report) + "\n", flush=True)
+            reports.append(report)
+    except DriftSetupError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    except DriftEnvError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT
+    if args.json:
+        Path(args.json).write_text(json.dumps({"apps": [r.to_json_dict() for r in reports]}, indent=2) + "\n",
+                                   encoding="utf-8")
+    return EXIT_OK
 
 
 def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
@@ -718,7 +757,8 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench": ("steadyhand bench table --rows 500",),
     "bench locate": ("steadyhand bench locate --dataset resources/benchmarks/similo-dev.tar.xz --folds 5",),
     "bench record": ("steadyhand bench record --minutes 2 --rate 5 --json /tmp/record.json",),
-    "bench drift": ("steadyhand bench drift --versions 0.65.5 1.0a41 --json /tmp/drift.json",),
+    "bench drift": ("steadyhand bench drift --versions 0.65.5 1.0a41 --json /tmp/drift.json",
+                    "steadyhand bench drift --app fab --json /tmp/drift-fab.json"),
     "bench tweaks": ("steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json",),
     "bench ab": ("steadyhand bench ab --episodes 3 --json /tmp/ab.json",),
     "bench table": ("steadyhand bench table --rows 1000 --repeat 3 --json /tmp/table.json",),
@@ -882,8 +922,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.bench.drift_env import VERSIONS as _DRIFT_VERSIONS
 
     bd = bsub.add_parser("drift", help="a flow recorded on datasette 0.59.4 replayed on later releases")
-    bd.add_argument("--versions", nargs="+", default=list(_DRIFT_VERSIONS), metavar="V",
-                    help=f"datasette releases (default: {' '.join(_DRIFT_VERSIONS)}; venvs under "
+    bd.add_argument("--versions", nargs="+", default=None, metavar="V",
+                    help=f"releases (datasette default: {' '.join(_DRIFT_VERSIONS)}; with --app, labels as in the "
+                         f"table, default all; venvs under "
                          f"~/.cache/steadyhand/drift)")
     bd.add_argument("--project", default="projects/datasette", help="project holding the books_tour flow")
     bd.add_argument("--record", action="store_true", help="record books_tour anew on 0.59.4 (then exit)")
@@ -891,6 +932,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="save each release's pages of the steps that drift as static fixtures (then exit)")
     bd.add_argument("--chained-only", action="store_true",
                     help="only the whole flow, not also each step alone from its intended state")
+    bd.add_argument("--app", choices=("datasette", "fab", "flask-admin", "apps"), default="datasette",
+                    help="datasette (default), fab (Flask-AppBuilder 3.4.5, 4.0.0, 4.5.4), flask-admin (1.6.1 "
+                         "bootstrap3/4, 2.2.1) or apps (both): a CRUD flow recorded on the oldest release, replayed "
+                         "on each at / and under /staging, beside the flow exported as a pytest file")
+    bd.add_argument("--no-prefix", action="store_true", help="(--app) replay only at the server's root")
+    bd.add_argument("--no-script", action="store_true", help="(--app) skip the exported script's runs")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_drift)
 
