@@ -115,8 +115,12 @@ class VersionReport:
     error: str = ""
     seconds: float = 0.0
     base_url: str = ""
-    #: the path prefix the release was served under ("/" for the root; see PREFIXES)
+    #: the path prefix the release was served under ("/" for the root)
     base: str = "/"
+    #: the flow exported by ``steadyhand export pytest`` and run as it is against the same release and base
+    script_passed: int = 0
+    script_status: str = ""
+    script_error: str = ""
     step_details: list[StepReport] = field(default_factory=list)
     #: each step replayed alone from its intended before-state (a fresh load of its URL, plus the run-up of
     #: steps that do not change the URL): the figures of every step, not only of those before a stop
@@ -305,13 +309,14 @@ def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep],
 
 def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str] = VERSIONS, *,
               flow_name: str = FLOW_NAME, root: Path | None = None, isolated: bool = True,
-              prefixes: Sequence[str] = ("",),
+              prefixes: Sequence[str] = ("",), script: bool = False,
               progress: Callable[[str], None] = lambda line: None) -> DriftReport:
     """Run the benchmark (see the module docstring) and return its report.
 
     ``prefixes``: the URL path prefixes each release is served under in turn (``""`` the root; ``/staging``
     with datasette's ``base_url`` setting: the same flow replayed against another base URL, paths judged
-    relative to it).
+    relative to it).  ``script``: also run the flow exported by ``steadyhand export pytest`` as it is, against
+    the same server (its steps passed in ``script_passed``).
 
     Raises DriftSetupError (bad project or flow) and DriftEnvError (install or server failed).
     """
@@ -349,8 +354,14 @@ def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str]
                     progress(f"drift: {tag}: replaying {flow_name}")
                     t0 = time.monotonic()
                     _replay(project, server.base_url, flow_name, truth, vr, isolated=isolated)
+                    if script:
+                        from .drift_app_run import run_exported
+
+                        got = run_exported(project, flow_name, server.base_url,
+                                           Path(tmp) / f"script-{version}-{prefix.strip('/') or 'root'}")
+                        vr.script_passed, vr.script_status, vr.script_error = got.passed, got.status, got.error
                     progress(f"drift: {tag}: {vr.passed}/{vr.steps} passed, {vr.wrong_clicks} wrong clicks "
-                             f"({time.monotonic() - t0:.0f} s)")
+                             f"({time.monotonic() - t0:.0f} s); script {vr.script_passed}/{vr.steps}")
                 report.versions.append(vr)
     return report
 
@@ -362,11 +373,12 @@ def _label(v: VersionReport) -> str:
 def format_report(report: DriftReport) -> str:
     """The table (one row per release) and, below, every step that was not a clean exact pass."""
     head = f"{'version':<16} {'steps':>5} {'passed':>6} {'heals':>5} {'abstain':>7} {'escal.':>6} " \
-           f"{'wrong':>5} {'silent':>6}  result"
+           f"{'wrong':>5} {'silent':>6} {'script':>6}  result"
     lines = [f"datasette drift: flow {report.flow!r} recorded on {report.recorded_on}", head, "-" * len(head)]
     for v in report.versions:
         lines.append(f"{_label(v):<16} {v.steps:>5} {v.passed:>6} {v.heals:>5} {v.abstentions:>7} {v.escalations:>6} "
-                     f"{v.wrong_clicks:>5} {v.silent_wrong:>6}  {v.status}{' (' + v.error_kind + ')' if v.error_kind else ''}")
+                     f"{v.wrong_clicks:>5} {v.silent_wrong:>6} {v.script_passed if v.script_status else '-':>6}  "
+                     f"{v.status}{' (' + v.error_kind + ')' if v.error_kind else ''}")
     if any(v.isolated for v in report.versions):
         lines += ["", "each step alone, from its intended state:", head, "-" * len(head)]
         for v in report.versions:
@@ -374,6 +386,8 @@ def format_report(report: DriftReport) -> str:
             lines.append(f"{_label(v):<16} {len(v.isolated):>5} {t['passed']:>6} {t['heals']:>5} {t['abstentions']:>7} "
                          f"{t['escalations']:>6} {t['wrong_clicks']:>5} {t['silent_wrong']:>6}")
     for v in report.versions:
+        if v.script_status == "failed":
+            lines.append(f"  {_label(v)}: the exported script failed at step {v.script_passed + 1}: {v.script_error[:200]}")
         for s in v.step_details + [dc_replace(s, step_id=s.step_id + " alone") for s in v.isolated]:
             if s.status == "passed" and s.strategy in ("exact", "selector") and not s.wrong:
                 continue
