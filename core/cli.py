@@ -464,9 +464,13 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
             print(f"captured {capture_fixtures(Path(args.fixtures), versions, log=progress)}")
             return EXIT_OK
-        with Progress(len(versions), "releases",
+        from core.bench.drift_apps import PREFIX
+
+        prefixes = ("",) if args.no_prefix else ("", PREFIX)
+        with Progress(len(versions) * len(prefixes), "replays",
                       advance_on=lambda line: re.match(r"drift: \S+: \d+/\d+ passed", line) is not None) as bar:
-            report = run_drift(args.project, versions, isolated=not args.chained_only, progress=bar)
+            report = run_drift(args.project, versions, isolated=not args.chained_only, prefixes=prefixes,
+                               script=not args.no_script, progress=bar)
     except DriftSetupError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -936,8 +940,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="datasette (default), fab (Flask-AppBuilder 3.4.5, 4.0.0, 4.5.4), flask-admin (1.6.1 "
                          "bootstrap3/4, 2.2.1) or apps (both): a CRUD flow recorded on the oldest release, replayed "
                          "on each at / and under /staging, beside the flow exported as a pytest file")
-    bd.add_argument("--no-prefix", action="store_true", help="(--app) replay only at the server's root")
-    bd.add_argument("--no-script", action="store_true", help="(--app) skip the exported script's runs")
+    bd.add_argument("--no-prefix", action="store_true", help="replay only at the server's root, not also under /staging")
+    bd.add_argument("--no-script", action="store_true", help="skip the runs of the flow exported as a pytest file")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_drift)
 

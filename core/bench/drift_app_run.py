@@ -52,7 +52,7 @@ from .drift_apps import (
 from .drift_env import DriftEnvError, free_port
 
 __all__ = ["AppStepReport", "AppRunReport", "AppDriftReport", "GroundTruthError", "ground_truth", "record_app_flow",
-           "replay", "run_script", "run_app_drift", "format_app_report", "PAUSE_MS", "SCRIPT_TIMEOUT_S"]
+           "replay", "run_script", "run_exported", "ScriptResult", "run_app_drift", "format_app_report", "PAUSE_MS", "SCRIPT_TIMEOUT_S"]
 
 #: A user's pace between actions, ms (the recorder's steps must not merge; the page settles).
 PAUSE_MS = 700
@@ -446,23 +446,32 @@ def replay(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence
 
 # --------------------------------------------------------------------------- the exported script
 
-def run_script(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence[tuple[AppState, AppState]],
-               run: AppRunReport, password: str, work: Path) -> None:
-    """Export the flow with ``steadyhand export pytest``'s code and run it as it is, in a pytest subprocess
-    against ``base_url``; fill the ``script_*`` figures of ``run``."""
+@dataclass
+class ScriptResult:
+    """The exported script's run: ``passed`` steps, ``status`` (passed / failed), ``seconds``, ``error`` (the
+    first ``E`` line of pytest's output, secrets masked)."""
+
+    passed: int
+    status: str
+    seconds: float
+    error: str = ""
+
+
+def run_exported(project: Any, flow_name: str, base_url: str, folder: Path, *, password: str = "") -> ScriptResult:
+    """Export ``flow_name`` with ``steadyhand export pytest``'s code into ``folder`` (made afresh) and run it as
+    it is, in a pytest subprocess against ``base_url`` (at most :data:`SCRIPT_TIMEOUT_S` s)."""
     from core.export import export_flow
 
-    source = export_flow(project, project.flows[spec.flow], style="pytest")
-    folder = work / f"script-{run.version}-{run.base.strip('/') or 'root'}"
+    source = export_flow(project, project.flows[flow_name], style="pytest")
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    name = f"test_{spec.key.replace('-', '_')}_{spec.flow}.py"
+    name = f"test_{project.name.replace('-', '_')}_{flow_name}.py"
     (folder / name).write_text(source, encoding="utf-8")
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # not the repository's settings
     env = {k: v for k, v in os.environ.items() if not k.startswith("STEADYHAND_")}
     env.update(STEADYHAND_BASE_URL=base_url, PYTHONDONTWRITEBYTECODE="1")
-    if spec.password:
+    if password:
         env[SECRET_ENV] = password
     t0 = time.monotonic()
     try:
@@ -472,14 +481,25 @@ def run_script(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequ
         out, code = proc.stdout + proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as exc:
         out, code = f"{exc.stdout or ''}{exc.stderr or ''}\ntimed out after {SCRIPT_TIMEOUT_S} s", -1
-    run.script_seconds = round(time.monotonic() - t0, 1)
-    run.script_passed = script_steps_passed(source, name, out if isinstance(out, str) else out.decode(), code)
-    run.script_status = "passed" if code == 0 else "failed"
+    result = ScriptResult(script_steps_passed(source, name, str(out), code), "passed" if code == 0 else "failed",
+                          round(time.monotonic() - t0, 1))
     if code != 0:
         lines = [ln for ln in str(out).splitlines() if ln.startswith("E ")]
-        run.script_error = (lines[0][2:].strip() if lines else str(out).strip().splitlines()[-1:][0] if out else "")[:300]
+        tail = str(out).strip().splitlines()
+        result.error = (lines[0][2:].strip() if lines else tail[-1] if tail else "")[:300]
         if password:
-            run.script_error = run.script_error.replace(password, "••••••")
+            result.error = result.error.replace(password, "••••••")
+    return result
+
+
+def run_script(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence[tuple[AppState, AppState]],
+               run: AppRunReport, password: str, work: Path) -> None:
+    """Run the exported flow (:func:`run_exported`) against ``base_url`` and fill the ``script_*`` figures of
+    ``run``, with the rows it left beyond the truth's (``script_repeated``)."""
+    got = run_exported(project, spec.flow, base_url, work / f"script-{run.version}-{run.base.strip('/') or 'root'}",
+                       password=password if spec.password else "")
+    run.script_passed, run.script_status, run.script_seconds, run.script_error = (got.passed, got.status, got.seconds,
+                                                                                  got.error)
     run.script_repeated = repeated_rows(read_rows(db), *(s.rows for pair in truth for s in pair))
 
 

@@ -164,3 +164,19 @@ def test_format_app_report_shows_each_run_and_every_step_not_cleanly_passed():
     assert row.split()[:10] == ["4.5.4", "/staging", "13", "12", "1", "1", "0", "0", "0", "11"]
     assert "semantic 0.31" in row
     assert "script failed at step 12" in text and "WRONG" in text and "repeated 1" in text
+
+
+def test_datasette_states_under_a_prefix_compare_with_those_at_the_root(tmp_path):
+    from core.bench.drift_env import DatasetteServer
+    from core.bench.drift_truth import diff_states, state_of
+
+    at_root = state_of("http://127.0.0.1:1/library/books?_sort=year", "books", "")
+    under = state_of("http://127.0.0.1:2/staging/library/books?_sort=year", "books", "", "/staging")
+    assert diff_states(at_root, under) == [] and under.relative_url == "/library/books?_sort=year"
+    assert state_of("http://127.0.0.1:2/staging", "", None, "/staging/").path == "/"
+    # a page outside the prefix keeps its whole path: it is judged as the app having left its mount point
+    assert state_of("http://127.0.0.1:2/library", "", None, "/staging").path == "/library"
+    server = DatasetteServer(tmp_path / "datasette", tmp_path / "library.db", port=8001, prefix="/staging")
+    assert server.base_url == "http://127.0.0.1:8001/staging"
+    assert server.argv()[-3:] == ["--setting", "base_url", "/staging/"]
+    assert "base_url" not in DatasetteServer(tmp_path / "d", tmp_path / "l.db", port=8001).argv()
