@@ -196,10 +196,11 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         Hard evidence of another page (:func:`failed_answer`, :func:`error_page`, :func:`signin_again`):
         the step landed elsewhere whatever the signals say.
 
-    The page is elsewhere when more of the recorded signals disagree than
-    agree, or as many when the route is one that disagrees (the address is
-    what a person trusts first when the rest is split).  Otherwise a
-    disagreement is a drift: reported, not failed.
+    The page is elsewhere unless more of the recorded signals agree than
+    disagree (a split is not enough to call it the same page: a confirmation
+    shown at the same address reads as another page).  Otherwise a
+    disagreement is a drift: reported, not failed - the site name that moved
+    from an ``<h1>`` to a ``<div>`` while the route and the title hold.
     """
     if evidence:
         return Landing("elsewhere", evidence)
@@ -222,7 +223,7 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         return Landing("holds")
     agree = len(votes) - len(off)
     reason = "; ".join(why[k] for k in off)
-    if len(off) > agree or (len(off) == agree and "route" in off):
+    if len(off) >= agree:
         return Landing("elsewhere", reason, off)
     return Landing("drifted", "the page changed since the recording: " + reason, off)
 
