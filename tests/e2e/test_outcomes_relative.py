@@ -105,11 +105,11 @@ def _flow_passed(run, tmp_path: Path, name: str = "add_item") -> dict:
 def test_the_recorder_stores_where_the_step_lands_relative_to_the_base_url(todo_project) -> None:
     flow = load_flow(todo_project / "flows" / "add_item.yaml")
     assert flow.base_path == "/examples/a/"
-    press = [s for s in flow.steps if s.action.kind == "press"]
-    assert press and press[0].action.value == "Enter"
-    after = press[0].recorded.after
-    assert after is not None, (todo_project / "flows" / "add_item.yaml").read_text()
-    assert after.url_pattern == "/", after  # not /examples/a/
+    assert [s.action.kind for s in flow.steps] == ["input", "press", "assert"]
+    # the press's before-state may predate the typing's flush on a loaded machine: then it has no after-state
+    afters = [s.recorded.after for s in flow.steps if s.recorded is not None and s.recorded.after is not None]
+    assert afters, (todo_project / "flows" / "add_item.yaml").read_text()
+    assert all(a.url_pattern == "/" for a in afters), afters  # not /examples/a/
 
 
 @pytest.mark.parametrize("how", ["flag", "env"])
@@ -124,6 +124,19 @@ def test_a_flow_recorded_under_one_prefix_passes_under_another(todo_project, pre
     assert run.returncode == 0, run.stdout + run.stderr
     flow = _flow_passed(run, tmp_path)
     assert flow["steps_passed"] == flow["steps_total"]  # the last one: exactly one item in the list
+
+
+def test_a_project_moved_to_another_prefix_passes(todo_project, prefixed, tmp_path) -> None:
+    """The project file's own base_url edited to /b/ (a tester's staging copy): before, every attempt "reached
+    /examples/b/ instead of /examples/a/" and the breaker opened."""
+    root = tmp_path / "moved"
+    shutil.copytree(todo_project, root, ignore=shutil.ignore_patterns(".steadyhand"))
+    settings = yaml.safe_load((root / "steadyhand.yaml").read_text())
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump({**settings, "base_url": prefixed.base_url + "/examples/b/"}))
+    run = replay(root, "add_item", "--json", str(tmp_path / "run.json"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    flow = _flow_passed(run, tmp_path)
+    assert flow["steps_passed"] == flow["steps_total"] == 3 and flow["invalid_actions"] == 0
 
 
 def test_a_flow_file_of_before_with_full_paths_passes_under_another_prefix(todo_project, prefixed, tmp_path) -> None:
