@@ -38,6 +38,22 @@ def _writable(path: Path) -> bool:
         return False
 
 
+#: Environment variable that sets ``run --base-url`` (the flag wins when both are given).
+BASE_URL_ENV = "STEADYHAND_BASE_URL"
+
+
+def _base_url_problem(url: str | None) -> str:
+    """Why ``url`` cannot be a base URL to run against ("" when it can, or when none is given)."""
+    if not url:
+        return ""
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    if u.scheme not in ("http", "https") or not u.netloc:
+        return f"--base-url / {BASE_URL_ENV} expects an http(s) URL such as http://127.0.0.1:8000/app/, got {url!r}"
+    return ""
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.session import ProjectSession, SessionError
     from core.perception.browser import BrowserLaunchError
@@ -104,6 +120,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if problem:
             _err(problem)
             return EXIT_INPUT
+    base_url = args.base_url or os.environ.get(BASE_URL_ENV, "").strip() or None
+    problem = _base_url_problem(base_url)
+    if problem:
+        _err(problem)
+        return EXIT_INPUT
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
@@ -155,7 +176,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
-                            control=control, cdp_port=cdp_port) as session, bar:
+                            control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]
@@ -822,6 +843,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
     r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
+    r.add_argument("--base-url", metavar="URL", default=None,
+                   help=f"run against this base URL instead of the project's (another host or path prefix, e.g. a "
+                        f"staging server); env {BASE_URL_ENV} sets it too")
     r.add_argument("--no-store", action="store_true", help="do not record the run in the project store")
     r.add_argument("--no-screenshots", action="store_true", help="skip screenshots (faster)")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-flow progress lines")

@@ -39,7 +39,8 @@ from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
+from core.act.after import appeared_fields, changed_fields, control_key, fill_undone, observed_after
+from core.act.landing import base_path, judge_landing, origin_of
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
@@ -715,10 +716,14 @@ def _landing_verdict(ex: "FlowExecutor", ctx: StepContext, verdict: Verdict) -> 
         changed = changed_fields(before, after)
         if step.action.kind in ("input", "select") and ctx.candidate is not None:
             changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
-        mism = compare_after(recorded, actual, changed=changed, appeared=appeared_fields(before, after),
-                             modal_titles=after.modal_titles, heading_known=heading is not None)
+        watch, run_base = NetworkWatch.of(ex.driver), base_path(getattr(ex.driver, "base_url", ""))
+        mism, drift = judge_landing(  # signals weighed, paths relative to each base URL (issue 19)
+            recorded, actual, changed=changed, appeared=appeared_fields(before, after),
+            modal_titles=after.modal_titles, heading_known=heading is not None, params=public,
+            recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
+            requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url))
         if not mism:
-            return verdict
+            return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
             done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
                                   observe=lambda: ex.driver.observe(screenshot=False))

@@ -298,6 +298,7 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
     return Flow(
         name=model.name, start_url=model.start_url, steps=tuple(steps), params=dict(model.params),
         secrets=tuple(model.secrets), episode=episode, description=model.description, source=str(path),
+        base_path=model.base_path,
     )
 
 
@@ -386,6 +387,8 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
     if flow.description:
         out["description"] = flow.description
     out["start_url"] = flow.start_url
+    if flow.base_path:
+        out["base_path"] = flow.base_path
     if flow.params:
         out["params"] = dict(flow.params)
     if flow.secrets:

@@ -291,6 +291,9 @@ class FlowModel(_Strict):
     name: str = Field(min_length=1)
     description: str = ""
     start_url: str = "/"
+    base_path: str = Field("", max_length=1000,
+                           description="path of the base URL the flow was recorded under ('/examples/a/'); "
+                                       "the steps' after.url_pattern are relative to it")
     params: dict[str, str] = Field(default_factory=dict)
     secrets: list[str] = Field(default_factory=list)
     episode: Optional[EpisodeModel] = None
