@@ -46,6 +46,8 @@ def _learn_background(ex: Any, watch: EffectWatch) -> None:
     """Watch the page :data:`BACKGROUND_WATCH_MS` with no action: what changes meanwhile is its own."""
     first = snapshot(ex.driver)
     page = watch.page
+    if page is None:
+        return  # a scripted page has no timers of its own
     try:
         page.wait_for_timeout(BACKGROUND_WATCH_MS)
     except Exception:  # noqa: BLE001 - a page that closed: nothing learnt

@@ -130,6 +130,12 @@ def snapshot(driver: Any) -> EffectSnapshot | None:
 
     Never raises: a page that is navigating, closed or busy gives None.
     """
+    own = getattr(driver, "effect_snapshot", None)
+    if callable(own):  # a driver that knows its page's state itself (the scripted fake)
+        try:
+            return own()
+        except Exception:  # noqa: BLE001
+            return None
     page = getattr(driver, "page", None)
     evaluate = getattr(driver, "evaluate", None)
     if page is None or evaluate is None or not hasattr(page, "context"):
@@ -176,6 +182,12 @@ class EffectWatch:
         """The watch of ``driver``'s current page (made on first use); None for drivers without a page."""
         from core.perception.netwatch import follow_page
 
+        if callable(getattr(driver, "effect_snapshot", None)):  # no browser page: one watch per driver
+            watch = getattr(driver, "_steadyhand_effects", None)
+            if not isinstance(watch, cls):
+                watch = cls(None)
+                setattr(driver, "_steadyhand_effects", watch)
+            return watch
         return follow_page(driver, cls, "_steadyhand_effects")
 
     def mark(self, driver: Any) -> EffectSnapshot | None:
