@@ -46,6 +46,7 @@ from core.act.writes import Background, RequestSeen, is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine import aware
 from core.engine.acting import note_acting, writes_said
+from core.engine.norepeat import mark_effects, no_repeat
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationKind, ErrorKind, Flow,
@@ -521,6 +522,7 @@ def act(ex: "FlowExecutor", ctx: StepContext) -> None:
         raise StepFailure(Failure("stagnation", f"{stuck}; not doing it again"), escalation="stagnation")
     skilled.before_perform(ex, ctx)  # a skill's element read live: the guard again, where a key lands (K6)
     try:
+        mark_effects(ex, ctx)  # what the page keeps, right before acting: an effect seen is never repeated
         note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
     except ActionError as exc:
@@ -878,6 +880,11 @@ def _on_failure(ex: "FlowExecutor", ctx: StepContext, exc: Exception) -> None:
         ctx.before is not None and len(ctx.before.modal_titles) > _dialogs_expected(ctx))
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
+    rec = no_repeat(ex, ctx, rec, reverify=lambda: verify(ex, ctx), roll_back=lambda: (  # issue 19
+        _roll_back(ex, ctx, cp, popup=popup), ctx.run.checkpoints[-1].step_state == "rolled_back"))
+    if ctx.status:
+        return  # verified again as the page stands, without acting: done with the effect it had
+    reversible = ctx.effective_reversible
     if rec.kind == "escalate" and f.acted and not reversible:
         rec = replace(rec, reason=rec.reason + writes_said(ctx))  # what the server said to its write (S6)
     if rec.kind == "roll_back":
