@@ -354,7 +354,7 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
                              irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
                              screenshot_dpr=ctx.before.device_pixel_ratio,
                              crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-                             tie_breaker=getattr(ex, "tie_breaker", None))
+                             anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
         if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
                 and ctx.source == "flow" and ctx.decided is not None):
