@@ -38,17 +38,45 @@ def _writable(path: Path) -> bool:
         return False
 
 
+#: Environment variable that sets ``run --base-url`` (the flag wins when both are given).
+BASE_URL_ENV = "STEADYHAND_BASE_URL"
+
+
+def _base_url_problem(url: str | None) -> str:
+    """Why ``url`` cannot be a base URL to run against ("" when it can, or when none is given)."""
+    if not url:
+        return ""
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    if u.scheme not in ("http", "https") or not u.netloc:
+        return f"--base-url / {BASE_URL_ENV} expects an http(s) URL such as http://127.0.0.1:8000/app/, got {url!r}"
+    return ""
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.session import ProjectSession, SessionError
     from core.perception.browser import BrowserLaunchError
     from core.project import ProjectError, load_project
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)  # one broken flow file never stops the others
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
     names = args.flow or list(project.flows)
+    # the invalid flow files this run would have run: every one, or those named by --flow
+    broken = (list(project.invalid.values()) if not args.flow else
+              [err for n in args.flow if n not in project.flows and (err := project.invalid_flow(n)) is not None])
+    if args.flow:
+        names = [n for n in names if n in project.flows or project.invalid_flow(n) is None]
+    elif project.invalid and project.flows:
+        print(f"steadyhand: {len(project.invalid)} flow file(s) invalid, not run; the other flows run",
+              file=sys.stderr, flush=True)
+    for err in broken:
+        _err(f"invalid flow file, not run: {err}")
+    if broken and not names:
+        return EXIT_INPUT
     plan = None
     if args.resume:  # continue a killed or failed run from its last checkpoint (core.engine.resume)
         from core.engine.resume import ResumeError, resume_target
@@ -74,6 +102,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not names:
         _err(f"{project.root}: the project has no flows (add files under flows/)")
         return EXIT_INPUT
+    if args.flow and project.invalid and not broken:
+        print(f"steadyhand: note: {len(project.invalid)} other flow file(s) of the project are invalid "
+              f"(not asked for): {', '.join(Path(f).name for f in project.invalid)}", file=sys.stderr, flush=True)
     bad = [p for p in args.param or [] if "=" not in p or not p.split("=", 1)[0]]
     if bad:
         _err(f"--param expects NAME=VALUE, got {bad[0]!r}")
@@ -89,6 +120,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if problem:
             _err(problem)
             return EXIT_INPUT
+    base_url = args.base_url or os.environ.get(BASE_URL_ENV, "").strip() or None
+    problem = _base_url_problem(base_url)
+    if problem:
+        _err(problem)
+        return EXIT_INPUT
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
@@ -140,7 +176,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
-                            control=control, cdp_port=cdp_port) as session, bar:
+                            control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]
@@ -181,6 +217,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     print(summary_text(list(stats.values())))
+    for err in broken:  # beside the table too: the summary is where a reader looks
+        print(f"  invalid flow file, not run: {err}")
     from core.plan.usage import judged_share, usage_lines
 
     for line in usage_lines(model_use):
@@ -191,6 +229,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if entry["flow"] in model_use:
                 use = model_use[entry["flow"]]
                 entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
+        doc["invalid"] = [{"file": err.path, "location": err.location, "error": err.detail} for err in broken]
+        if broken:
+            doc["passed"] = False
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     if args.junit:
@@ -200,7 +241,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.html:
         for path in _write_html_reports(project, results, Path(args.html)):
             print(f"report: {path}", file=sys.stderr)
-    return exit_code(results)
+    return _with_invalid(exit_code(results), broken)
+
+
+def _with_invalid(code: int, broken: Sequence[Any]) -> int:
+    """A run with an invalid flow file never exits 0: ``EXIT_INPUT`` (2) when the flows that ran passed, else
+    their own code (failed 1, escalated 3, environment 4 say more about what ran)."""
+    return EXIT_INPUT if broken and code == EXIT_OK else code
 
 
 def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
@@ -230,10 +277,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     """``steadyhand report RUN_ID [--project P] -o FILE.html``: 0 written, 2 bad input (unknown run, no store)."""
     from core.engine.html_report import ReportError, write_html_report
     from core.project import ProjectError, load_project
-    from core.store import Store, StoreError
+    from core.store import RunIdError, Store, StoreError
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -249,11 +296,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     try:
         flow = None
         try:
-            run = store.get_run(args.run_id) or next(
-                (r for r in store.list_runs(limit=10_000) if r.id.startswith(args.run_id)), None)
+            run_id = store.resolve_run_id(args.run_id)  # a full id or any unique prefix (the 8 characters shown)
+            run = store.get_run(run_id)
             flow = project.flows.get(run.flow) if run is not None else None
-            path = write_html_report(store, args.run_id, Path(args.output),
+            path = write_html_report(store, run_id, Path(args.output),
                                      total_steps=len(flow.steps) if flow is not None else None)
+        except RunIdError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
         except ReportError as exc:
             _err(str(exc))
             return EXIT_INPUT
@@ -272,7 +322,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from core.project import ProjectError, load_project
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -421,6 +471,11 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
     from core.progress import Progress
 
+    if args.app != "datasette":
+        return _bench_drift_apps(args, progress)
+    from core.bench.drift_env import VERSIONS
+
+    versions = list(args.versions or VERSIONS)
     try:
         if args.record:
             print(f"recorded {record_flow(Path(args.project), log=progress)}")
@@ -428,11 +483,15 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
         if args.fixtures:
             from core.bench.drift_fixtures import capture_fixtures
 
-            print(f"captured {capture_fixtures(Path(args.fixtures), args.versions, log=progress)}")
+            print(f"captured {capture_fixtures(Path(args.fixtures), versions, log=progress)}")
             return EXIT_OK
-        with Progress(len(args.versions), "releases",
+        from core.bench.drift_apps import PREFIX
+
+        prefixes = ("",) if args.no_prefix else ("", PREFIX)
+        with Progress(len(versions) * len(prefixes), "replays",
                       advance_on=lambda line: re.match(r"drift: \S+: \d+/\d+ passed", line) is not None) as bar:
-            report = run_drift(args.project, args.versions, isolated=not args.chained_only, progress=bar)
+            report = run_drift(args.project, versions, isolated=not args.chained_only, prefixes=prefixes,
+                               script=not args.no_script, progress=bar)
     except DriftSetupError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -440,6 +499,40 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_ENVIRONMENT
     return _bench_output(args, format_report(report), report)
+
+
+def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
+    """``steadyhand bench drift --app fab|flask-admin|apps``: CRUD flows on third-party apps (core.bench.drift_app_run)."""
+    import json
+
+    from core.bench.drift import DriftEnvError, DriftSetupError
+    from core.bench.drift_app_run import format_app_report, record_app_flow, run_app_drift
+    from core.bench.drift_apps import APPS, PREFIX
+
+    keys = list(APPS) if args.app == "apps" else [args.app]
+    try:
+        if args.record:
+            for key in keys:
+                print(f"recorded {record_app_flow(APPS[key], log=progress)}")
+            return EXIT_OK
+        reports = []
+        for key in keys:
+            spec = APPS[key]
+            labels = [v for v in args.versions or [] if v in {x.label for x in spec.versions}]
+            bases = ("",) if args.no_prefix else ("", PREFIX)
+            report = run_app_drift(spec, labels, bases=bases, script=not args.no_script, progress=progress)
+            print(format_app_report(report) + "\n", flush=True)
+            reports.append(report)
+    except DriftSetupError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    except DriftEnvError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT
+    if args.json:
+        Path(args.json).write_text(json.dumps({"apps": [r.to_json_dict() for r in reports]}, indent=2) + "\n",
+                                   encoding="utf-8")
+    return EXIT_OK
 
 
 def _cmd_bench_tweaks(args: argparse.Namespace) -> int:
@@ -496,7 +589,7 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
     from core.secrets import env_var_name
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -541,6 +634,9 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     try:
         save_flow(result.flow, path)
+    except ProjectError as exc:  # the loader would refuse it: nothing written
+        _err(str(exc))
+        return EXIT_INPUT
     except OSError as exc:
         _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
         return EXIT_INPUT
@@ -561,7 +657,7 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
     from core.secrets import env_var_name
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
         values = {name: value for name, spec in project.settings.secrets.items()
                   if (value := os.environ.get(env_var_name(name)) or spec.default)}
         imports = import_side(Path(args.file), base_url=project.settings.base_url or "", test=args.test,
@@ -591,6 +687,9 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
     for imp, path in targets:
         try:
             save_flow(imp.flow, path)
+        except ProjectError as exc:  # the loader would refuse it: nothing written
+            _err(str(exc))
+            return EXIT_INPUT
         except OSError as exc:
             _err(f"{path}: cannot write the flow file: {exc.strerror or exc}")
             return EXIT_INPUT
@@ -683,7 +782,8 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench": ("steadyhand bench table --rows 500",),
     "bench locate": ("steadyhand bench locate --dataset resources/benchmarks/similo-dev.tar.xz --folds 5",),
     "bench record": ("steadyhand bench record --minutes 2 --rate 5 --json /tmp/record.json",),
-    "bench drift": ("steadyhand bench drift --versions 0.65.5 1.0a41 --json /tmp/drift.json",),
+    "bench drift": ("steadyhand bench drift --versions 0.65.5 1.0a41 --json /tmp/drift.json",
+                    "steadyhand bench drift --app fab --json /tmp/drift-fab.json"),
     "bench tweaks": ("steadyhand bench tweaks --variants baseline popup --json /tmp/tweaks.json",),
     "bench ab": ("steadyhand bench ab --episodes 3 --json /tmp/ab.json",),
     "bench table": ("steadyhand bench table --rows 1000 --repeat 3 --json /tmp/table.json",),
@@ -743,6 +843,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
     r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
+    r.add_argument("--base-url", metavar="URL", default=None,
+                   help=f"run against this base URL instead of the project's (another host or path prefix, e.g. a "
+                        f"staging server); env {BASE_URL_ENV} sets it too")
     r.add_argument("--no-store", action="store_true", help="do not record the run in the project store")
     r.add_argument("--no-screenshots", action="store_true", help="skip screenshots (faster)")
     r.add_argument("-q", "--quiet", action="store_true", help="no per-flow progress lines")
@@ -847,8 +950,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.bench.drift_env import VERSIONS as _DRIFT_VERSIONS
 
     bd = bsub.add_parser("drift", help="a flow recorded on datasette 0.59.4 replayed on later releases")
-    bd.add_argument("--versions", nargs="+", default=list(_DRIFT_VERSIONS), metavar="V",
-                    help=f"datasette releases (default: {' '.join(_DRIFT_VERSIONS)}; venvs under "
+    bd.add_argument("--versions", nargs="+", default=None, metavar="V",
+                    help=f"releases (datasette default: {' '.join(_DRIFT_VERSIONS)}; with --app, labels as in the "
+                         f"table, default all; venvs under "
                          f"~/.cache/steadyhand/drift)")
     bd.add_argument("--project", default="projects/datasette", help="project holding the books_tour flow")
     bd.add_argument("--record", action="store_true", help="record books_tour anew on 0.59.4 (then exit)")
@@ -856,6 +960,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="save each release's pages of the steps that drift as static fixtures (then exit)")
     bd.add_argument("--chained-only", action="store_true",
                     help="only the whole flow, not also each step alone from its intended state")
+    bd.add_argument("--app", choices=("datasette", "fab", "flask-admin", "apps"), default="datasette",
+                    help="datasette (default), fab (Flask-AppBuilder 3.4.5, 4.0.0, 4.5.4), flask-admin (1.6.1 "
+                         "bootstrap3/4, 2.2.1) or apps (both): a CRUD flow recorded on the oldest release, replayed "
+                         "on each at / and under /staging, beside the flow exported as a pytest file")
+    bd.add_argument("--no-prefix", action="store_true", help="replay only at the server's root, not also under /staging")
+    bd.add_argument("--no-script", action="store_true", help="skip the runs of the flow exported as a pytest file")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_drift)
 

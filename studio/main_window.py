@@ -484,6 +484,7 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.model_usage)
         self.run_label = QLabel()
         self.run_label.setObjectName("panelTitle")
+        self.run_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         sb.addPermanentWidget(self.run_label)
         self.errors_button = ErrorsButton()
         sb.addPermanentWidget(self.errors_button)
@@ -1040,6 +1041,16 @@ class MainWindow(QMainWindow):
         else:
             self._update_controls()  # e.g. a TakeOver asked for: not twice
 
+    def _show_run_id(self, run_id: str) -> None:
+        """The flow run's id as the store, History and ``steadyhand history list`` show it (its first 8
+        characters, selectable); the full id in the tooltip.  Any unique prefix names it on the command line."""
+        from core.store import short_run_id  # noqa: PLC0415
+
+        self.run_label.setText(f"run {short_run_id(run_id)}")
+        self.run_label.setToolTip(f"Run {run_id} in the project's store (History, `steadyhand history list`); "
+                                  f"`steadyhand report {short_run_id(run_id)}` and `steadyhand skills learn` take "
+                                  "it or any unique prefix")
+
     def _on_event(self, event: EngineEvent) -> None:
         self.steps_panel.apply(event)
         self.escalations_panel.apply(event)
@@ -1051,8 +1062,10 @@ class MainWindow(QMainWindow):
         if isinstance(event, RunFinished):
             QTimer.singleShot(0, self.heal_review.refresh)  # the run's heal proposals
         if isinstance(event, RunStarted):
-            self.run_label.setText(f"run {event.run_id}")
+            self.run_label.clear()  # the batch's own id is no store id: each flow's run id follows (FlowStarted)
+            self.run_label.setToolTip("")
         elif isinstance(event, FlowStarted):
+            self._show_run_id(event.run_id)
             self._flow, self._step_count, self._step_index, self._phase = event.flow, len(event.step_titles), -1, ""
             self._select_flow_item(event.flow)
         elif isinstance(event, StepStarted):

@@ -360,7 +360,7 @@ def takeover_window(project_root: Path | None = None) -> MainWindow:
     window.take_over()
     _drain(lambda: window.state is RunState.TAKEN_OVER)
     window.takeover_banner.set_actions(("Click Unlock account",))  # what the live view's click recorded
-    window.takeover_banner.continue_from.setValue(7)
+    window.takeover_banner.set_meaning("replace")  # the person did the step itself (an action never chooses it)
     return window
 
 

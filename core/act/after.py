@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from core.domain import AfterState, Candidate, Observation
 
 __all__ = [
-    "url_pattern", "control_key", "changed_fields", "appeared_fields", "observed_after", "Mismatch",
+    "url_pattern", "whole_token_sub", "control_key", "changed_fields", "appeared_fields", "observed_after", "Mismatch",
     "compare_after", "fill_undone", "same_text", "TEXT_SIMILARITY",
 ]
 
@@ -37,12 +37,9 @@ _HEX = re.compile(r"^[0-9a-f]{12,}$", re.I)
 _PLACEHOLDER = re.compile(r"^\{[^{}]*\}$")
 
 
-def _segment(seg: str, params: Mapping[str, str]) -> str:
+def _segment(seg: str) -> str:
     if _PLACEHOLDER.match(seg):
         return seg
-    for name, value in params.items():
-        if value and len(value) >= 3 and seg == value:
-            return "{" + name + "}"
     if seg.isdigit():
         return "{n}"
     if _UUID.match(seg):
@@ -53,17 +50,39 @@ def _segment(seg: str, params: Mapping[str, str]) -> str:
     return seg
 
 
-def url_pattern(url: str, params: Mapping[str, str] | None = None) -> str:
+def url_pattern(url: str, base: str = "") -> str:
     """The path of ``url`` with its ids generalised: ``/requests/42/edit`` -> ``/requests/{n}/edit``.
 
     Numbers become ``{n}``, UUIDs ``{uuid}``, hex tokens of 12+ chars and
-    mixed tokens of 8+ chars with 2+ digits ``{id}``; a segment equal to a
-    parameter's value (3+ chars) becomes ``{name}``.  Query and fragment are
-    dropped; an empty path is ``/``.
+    mixed tokens of 8+ chars with 2+ digits ``{id}``.  Query and fragment
+    are dropped; an empty path is ``/``.  With ``base`` (the path of the
+    project's base URL, ``"/examples/a/"``) the path is relative to it
+    (``/examples/a/list`` -> ``/list``; a path outside it stays whole), so
+    that one flow runs under another host or path prefix (issue 19).
+
+    A parameter's value is never made a placeholder in a path: a segment
+    equal to a typed value (``/admin/`` with ``user: admin``) is a
+    coincidence, not the value (issue 19, failure kind 4).
     """
     path = unquote(urlsplit(url).path) or "/"
+    b = unquote(base or "").rstrip("/")
+    if b and (path == b or path.startswith(b + "/")):
+        path = path[len(b):] or "/"
     segs = path.split("/")
-    return "/".join(_segment(s, params or {}) if s else s for s in segs) or "/"
+    return "/".join(_segment(s) if s else s for s in segs) or "/"
+
+
+def whole_token_sub(text: str, params: Mapping[str, str]) -> str:
+    """``text`` with each parameter value (3+ chars) that stands as a whole word replaced by ``{name}``.
+
+    ``"Signed in as admin"`` -> ``"Signed in as {user}"``, but ``"Site administration"`` stays literal:
+    a value inside another word is a coincidence (issue 19, failure kind 4).  Longer values go first.
+    """
+    out = text
+    for name, value in sorted(params.items(), key=lambda kv: -len(kv[1] or "")):
+        if value and len(value) >= 3:
+            out = re.sub(r"(?<!\w)" + re.escape(value) + r"(?!\w)", lambda _m, n=name: "{" + n + "}", out)
+    return out
 
 
 def _norm(text: str) -> str:
@@ -124,7 +143,8 @@ def appeared_fields(before: Observation, after: Observation) -> list[str]:
 
 
 def observed_after(before: Observation | None, after: Observation, *, heading: str = "",
-                   params: Mapping[str, str] | None = None, target: Candidate | None = None) -> AfterState:
+                   params: Mapping[str, str] | None = None, target: Candidate | None = None,
+                   base: str = "") -> AfterState:
     """The after-state of a step as seen now (what the recorder stores, what replay compares).
 
     Parameters
@@ -134,9 +154,11 @@ def observed_after(before: Observation | None, after: Observation, *, heading: s
     heading : str
         The main heading's text (read in the page, :mod:`core.perception.pagefacts`).
     params : Mapping[str, str]
-        Parameter values that generalise URL segments and headings to ``{name}``.
+        Parameter values that generalise the heading's whole words to ``{name}`` (:func:`whole_token_sub`).
     target : Candidate | None
         The acted element: when several fields changed, it is the one named.
+    base : str
+        The path of the base URL: ``url_pattern`` is relative to it (:func:`url_pattern`).
     """
     params = params or {}
     # the fields of a page that was left are not "changed" and those of a new page did not "appear"
@@ -148,12 +170,9 @@ def observed_after(before: Observation | None, after: Observation, *, heading: s
         field = _label(target)
     elif changed:
         field = changed[0]
-    head = heading.strip()[:200]
-    for name, value in params.items():
-        if value and len(value) >= 3 and value in head:
-            head = head.replace(value, "{" + name + "}")
+    head = whole_token_sub(heading.strip()[:200], params)
     dialogs = after.modal_titles
-    return AfterState(url_pattern=url_pattern(after.url, params), title=after.title[:200], heading=head,
+    return AfterState(url_pattern=url_pattern(after.url, base), title=after.title[:200], heading=head,
                       dialog=bool(dialogs) or after.signature.modal_count > 0,
                       dialog_name=(dialogs[-1] if dialogs else "")[:200], field_changed=field,
                       field_appeared=appeared[0] if appeared else "")

@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
+from urllib.parse import urlsplit
 
 from .drift_env import DB_NAME, VERSIONS, DatasetteServer, DriftEnvError, datasette_bin, ensure_venv, make_books_db
 from .drift_truth import INTENDED, PageState, TruthStep, diff_states, ground_truth, page_state, prep_start
@@ -114,6 +115,12 @@ class VersionReport:
     error: str = ""
     seconds: float = 0.0
     base_url: str = ""
+    #: the path prefix the release was served under ("/" for the root)
+    base: str = "/"
+    #: the flow exported by ``steadyhand export pytest`` and run as it is against the same release and base
+    script_passed: int = 0
+    script_status: str = ""
+    script_error: str = ""
     step_details: list[StepReport] = field(default_factory=list)
     #: each step replayed alone from its intended before-state (a fresh load of its URL, plus the run-up of
     #: steps that do not change the URL): the figures of every step, not only of those before a stop
@@ -180,12 +187,12 @@ READ_ATTEMPTS = 3
 READ_WAIT_MS = 5000
 
 
-def _read_state(page: Any) -> PageState | None:
+def _read_state(page: Any, base_path: str = "") -> PageState | None:
     """The live page's state, or None when it cannot be read after :data:`READ_ATTEMPTS` tries (the step is
     then counted ``unjudged``, never wrong or right)."""
     for _ in range(READ_ATTEMPTS):
         try:
-            return page_state(page)
+            return page_state(page, base_path)
         except Exception:  # noqa: BLE001 - a navigation destroyed the context: wait for the next document
             try:
                 page.wait_for_load_state("load", timeout=READ_WAIT_MS)
@@ -198,8 +205,9 @@ class _Watcher:
     """The engine's event sink: per step, the resolution, the pick, and the live page's state after each
     acted attempt (read from the page itself, not from the engine's observation)."""
 
-    def __init__(self, session: Any, reports: list[StepReport]) -> None:
+    def __init__(self, session: Any, reports: list[StepReport], base_path: str = "") -> None:
         self.session = session
+        self.base_path = base_path
         self.reports = reports
         self.attempts: dict[int, list[PageState]] = {}
         self.acted_now: dict[int, bool] = {}
@@ -209,7 +217,7 @@ class _Watcher:
         from core.engine.events import ActionPerformed, ObservationMade, StepFinished, StepStarted, TargetResolved
 
         if isinstance(event, StepStarted) and event.attempt == 1:
-            state = _read_state(self.session.driver.page)
+            state = _read_state(self.session.driver.page, self.base_path)
             if state is not None:
                 self.before[event.index] = state
         elif isinstance(event, StepStarted):
@@ -225,7 +233,7 @@ class _Watcher:
             self.acted_now[event.index] = bool(event.ok and not event.error)
         elif isinstance(event, ObservationMade) and event.when == "after":
             if self.acted_now.get(event.index):
-                state = _read_state(self.session.driver.page)
+                state = _read_state(self.session.driver.page, self.base_path)
                 if state is None:
                     self.reports[event.index].unjudged += 1
                 else:
@@ -236,9 +244,9 @@ class _Watcher:
             r.status, r.error = event.status, event.error[:400]
 
 
-def _run_one(session: Any, flow: Any) -> tuple[Any, list[StepReport], _Watcher]:
+def _run_one(session: Any, flow: Any, base_path: str = "") -> tuple[Any, list[StepReport], _Watcher]:
     steps = [StepReport(i, s.id, s.name) for i, s in enumerate(flow.steps)]
-    watcher = _Watcher(session, steps)
+    watcher = _Watcher(session, steps, base_path)
     session.emit = watcher  # read by the executor made for this run
     result = session.run_flow(flow)
     return result, steps, watcher
@@ -270,8 +278,9 @@ def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep],
     moved = Project(root=project.root, settings=project.settings.model_copy(update={"base_url": base_url}),
                     flows={flow_name: project.flows[flow_name]})
     flow = moved.flows[flow_name]
+    base_path = urlsplit(base_url).path
     with ProjectSession(moved, headless=True, use_store=False) as session:
-        result, steps, watcher = _run_one(session, flow)
+        result, steps, watcher = _run_one(session, flow, base_path)
         report.status, report.error_kind, report.error = result.status, result.error_kind, result.error[:400]
         report.seconds = round(result.seconds, 1)
         for i, r in enumerate(steps):
@@ -286,7 +295,7 @@ def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep],
             j = prep_start(truth, k)
             alone = replace(flow, name=f"{flow.name}_{flow.steps[k].id}", steps=flow.steps[j:k + 1],
                             start_url=truth[j].before.relative_url, source="")
-            _, steps_k, watcher_k = _run_one(session, alone)
+            _, steps_k, watcher_k = _run_one(session, alone, base_path)
             r = steps_k[-1]
             r.index = k
             if r.status == "not run":
@@ -300,8 +309,14 @@ def _replay(project: Any, base_url: str, flow_name: str, truth: list[TruthStep],
 
 def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str] = VERSIONS, *,
               flow_name: str = FLOW_NAME, root: Path | None = None, isolated: bool = True,
+              prefixes: Sequence[str] = ("",), script: bool = False,
               progress: Callable[[str], None] = lambda line: None) -> DriftReport:
     """Run the benchmark (see the module docstring) and return its report.
+
+    ``prefixes``: the URL path prefixes each release is served under in turn (``""`` the root; ``/staging``
+    with datasette's ``base_url`` setting: the same flow replayed against another base URL, paths judged
+    relative to it).  ``script``: also run the flow exported by ``steadyhand export pytest`` as it is, against
+    the same server (its steps passed in ``script_passed``).
 
     Raises DriftSetupError (bad project or flow) and DriftEnvError (install or server failed).
     """
@@ -323,47 +338,62 @@ def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str]
         db = make_books_db(Path(tmp) / DB_NAME)
         for version in versions:
             ensure_venv(version, root, log=progress)
-            vr = VersionReport(version=version, steps=len(project.flows[flow_name].steps))
-            with DatasetteServer(datasette_bin(version, root), db) as server:
-                vr.base_url = server.base_url
-                progress(f"drift: {version} on {server.base_url}: ground truth")
-                with sync_playwright() as pw:
-                    browser = pw.chromium.launch(executable_path=find_chromium(), args=list(CHROMIUM_ARGS))
-                    try:
-                        page = browser.new_page(viewport={"width": 1280, "height": 800})
-                        truth = ground_truth(page, server.base_url)
-                    finally:
-                        browser.close()
-                progress(f"drift: {version}: replaying {flow_name}")
-                t0 = time.monotonic()
-                _replay(project, server.base_url, flow_name, truth, vr, isolated=isolated)
-                progress(f"drift: {version}: {vr.passed}/{vr.steps} passed, {vr.wrong_clicks} wrong clicks "
-                         f"({time.monotonic() - t0:.0f} s)")
-            report.versions.append(vr)
+            for prefix in prefixes:
+                vr = VersionReport(version=version, steps=len(project.flows[flow_name].steps), base=prefix or "/")
+                tag = version + (f"@{prefix}" if prefix else "")
+                with DatasetteServer(datasette_bin(version, root), db, prefix=prefix) as server:
+                    vr.base_url = server.base_url
+                    progress(f"drift: {tag} on {server.base_url}: ground truth")
+                    with sync_playwright() as pw:
+                        browser = pw.chromium.launch(executable_path=find_chromium(), args=list(CHROMIUM_ARGS))
+                        try:
+                            page = browser.new_page(viewport={"width": 1280, "height": 800})
+                            truth = ground_truth(page, server.base_url)
+                        finally:
+                            browser.close()
+                    progress(f"drift: {tag}: replaying {flow_name}")
+                    t0 = time.monotonic()
+                    _replay(project, server.base_url, flow_name, truth, vr, isolated=isolated)
+                    if script:
+                        from .drift_app_run import run_exported
+
+                        got = run_exported(project, flow_name, server.base_url,
+                                           Path(tmp) / f"script-{version}-{prefix.strip('/') or 'root'}")
+                        vr.script_passed, vr.script_status, vr.script_error = got.passed, got.status, got.error
+                    progress(f"drift: {tag}: {vr.passed}/{vr.steps} passed, {vr.wrong_clicks} wrong clicks "
+                             f"({time.monotonic() - t0:.0f} s); script {vr.script_passed}/{vr.steps}")
+                report.versions.append(vr)
     return report
+
+
+def _label(v: VersionReport) -> str:
+    return v.version + ("" if v.base in ("", "/") else f"@{v.base}")
 
 
 def format_report(report: DriftReport) -> str:
     """The table (one row per release) and, below, every step that was not a clean exact pass."""
-    head = f"{'version':<9} {'steps':>5} {'passed':>6} {'heals':>5} {'abstain':>7} {'escal.':>6} " \
-           f"{'wrong':>5} {'silent':>6}  result"
+    head = f"{'version':<16} {'steps':>5} {'passed':>6} {'heals':>5} {'abstain':>7} {'escal.':>6} " \
+           f"{'wrong':>5} {'silent':>6} {'script':>6}  result"
     lines = [f"datasette drift: flow {report.flow!r} recorded on {report.recorded_on}", head, "-" * len(head)]
     for v in report.versions:
-        lines.append(f"{v.version:<9} {v.steps:>5} {v.passed:>6} {v.heals:>5} {v.abstentions:>7} {v.escalations:>6} "
-                     f"{v.wrong_clicks:>5} {v.silent_wrong:>6}  {v.status}{' (' + v.error_kind + ')' if v.error_kind else ''}")
+        lines.append(f"{_label(v):<16} {v.steps:>5} {v.passed:>6} {v.heals:>5} {v.abstentions:>7} {v.escalations:>6} "
+                     f"{v.wrong_clicks:>5} {v.silent_wrong:>6} {v.script_passed if v.script_status else '-':>6}  "
+                     f"{v.status}{' (' + v.error_kind + ')' if v.error_kind else ''}")
     if any(v.isolated for v in report.versions):
         lines += ["", "each step alone, from its intended state:", head, "-" * len(head)]
         for v in report.versions:
             t = v.isolated_tally
-            lines.append(f"{v.version:<9} {len(v.isolated):>5} {t['passed']:>6} {t['heals']:>5} {t['abstentions']:>7} "
+            lines.append(f"{_label(v):<16} {len(v.isolated):>5} {t['passed']:>6} {t['heals']:>5} {t['abstentions']:>7} "
                          f"{t['escalations']:>6} {t['wrong_clicks']:>5} {t['silent_wrong']:>6}")
     for v in report.versions:
+        if v.script_status == "failed":
+            lines.append(f"  {_label(v)}: the exported script failed at step {v.script_passed + 1}: {v.script_error[:200]}")
         for s in v.step_details + [dc_replace(s, step_id=s.step_id + " alone") for s in v.isolated]:
             if s.status == "passed" and s.strategy in ("exact", "selector") and not s.wrong:
                 continue
             what = "WRONG CLICK" if s.wrong else s.status
             pick = f"{s.picked.get('role', '')} {s.picked.get('name', '')!r}" if s.picked else "nothing"
-            lines.append(f"  {v.version} {s.step_id} {s.title!r}: {what}; {s.strategy or 'no strategy'} "
+            lines.append(f"  {_label(v)} {s.step_id} {s.title!r}: {what}; {s.strategy or 'no strategy'} "
                          f"score {s.score:.2f} margin {s.margin:.2f}; picked {pick}; acted {s.acted}x"
                          f"{'' if s.on_track else ' (started astray)'}")
             if s.diff:

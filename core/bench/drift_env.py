@@ -164,11 +164,13 @@ class DatasetteServer:
     command: list[str] | None = None
     proc: subprocess.Popen | None = field(default=None, repr=False)
     host: str = "127.0.0.1"
+    #: URL path prefix (``/staging``; "" for none): datasette's ``base_url`` setting serves and links under it
+    prefix: str = ""
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:PORT``."""
-        return f"http://{self.host}:{self.port}"
+        """``http://127.0.0.1:PORT`` plus the prefix."""
+        return f"http://{self.host}:{self.port}{self.prefix}"
 
     def argv(self) -> list[str]:
         """The command line that starts the server (loopback only: ValueError for any other host)."""
@@ -177,7 +179,8 @@ class DatasetteServer:
         if self.command is not None:
             return [c.format(port=self.port, host=self.host, db=str(self.db)) for c in self.command]
         return [str(self.executable), "serve", str(self.db), "--host", self.host, "--port", str(self.port),
-                "--setting", "sql_time_limit_ms", "5000"]
+                "--setting", "sql_time_limit_ms", "5000"] + (["--setting", "base_url", self.prefix.rstrip("/") + "/"]
+                                                             if self.prefix else [])
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> "DatasetteServer":
         """Start the subprocess and wait until ``/`` answers (at most ``timeout_s`` s, else DriftEnvError)."""

@@ -67,17 +67,25 @@ class PageState:
         return d
 
 
-def state_of(url: str, heading: str, search: str | None) -> PageState:
-    """A :class:`PageState` from a URL and the page's heading and search value (pure)."""
+def state_of(url: str, heading: str, search: str | None, base_path: str = "") -> PageState:
+    """A :class:`PageState` from a URL and the page's heading and search value (pure).
+
+    ``base_path`` (e.g. ``/staging``, the path of the server's base URL) is taken off the front of the URL's
+    path, so states reached under a path prefix compare with those reached at the root.
+    """
     parts = urlsplit(url)
-    return PageState(parts.path or "/", tuple(sorted(parse_qsl(parts.query, keep_blank_values=True))),
+    path = parts.path or "/"
+    base = base_path.rstrip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        path = path[len(base):] or "/"
+    return PageState(path, tuple(sorted(parse_qsl(parts.query, keep_blank_values=True))),
                      " ".join(heading.split()), search, parts.fragment)
 
 
-def page_state(page: Any) -> PageState:
-    """The :class:`PageState` of a live Playwright page."""
+def page_state(page: Any, base_path: str = "") -> PageState:
+    """The :class:`PageState` of a live Playwright page (path relative to ``base_path``)."""
     got = page.evaluate(STATE_JS)
-    return state_of(page.url, got.get("heading") or "", got.get("search"))
+    return state_of(page.url, got.get("heading") or "", got.get("search"), base_path)
 
 
 def same_url(a: PageState, b: PageState) -> bool:
@@ -158,9 +166,9 @@ def _row_page(before: PageState, after: PageState) -> str:
 #: The intended actions, in order: the recorded flow has one step per action.
 INTENDED: tuple[IntendedAction, ...] = (
     IntendedAction("database", "Open the library database", "click",
-                   'section.content h2 > a[href="/library"]', check=_adds("", path="/library")),
+                   'section.content h2 > a[href$="/library"]', check=_adds("", path="/library")),
     IntendedAction("table", "Open the books table", "click",
-                   'section.content :is(h2, h3) > a[href="/library/books"]', check=_adds("", path="/library/books")),
+                   'section.content :is(h2, h3) > a[href$="/library/books"]', check=_adds("", path="/library/books")),
     IntendedAction("sort", "Sort by year", "click", "th.col-year a", check=_adds("_sort", "year")),
     IntendedAction("facet", "Facet by genre", "click", "p.suggested-facets a", text="genre",
                    check=_adds("_facet", "genre")),
@@ -173,7 +181,7 @@ INTENDED: tuple[IntendedAction, ...] = (
     IntendedAction("row", "Open the first row", "click", "table.rows-and-columns tbody tr:first-child td.type-pk a",
                    check=_row_page),
     IntendedAction("crumb", "Back to the books table by the breadcrumb", "click",
-                   'nav .crumbs a[href="/library/books"]', check=_adds("", path="/library/books")),
+                   'nav .crumbs a[href$="/library/books"]', check=_adds("", path="/library/books")),
     IntendedAction("next", "Next page", "click", "a", text="Next page", check=_adds("_next")),
 )
 
@@ -229,16 +237,18 @@ class TruthStep:
 
 
 def ground_truth(page: Any, base_url: str, actions: tuple[IntendedAction, ...] = INTENDED) -> list[TruthStep]:
-    """Drive ``page`` through the intended actions from ``base_url + "/"``: one :class:`TruthStep` each.
+    """Drive ``page`` through the intended actions from ``base_url + "/"``: one :class:`TruthStep` each (paths
+    relative to ``base_url``'s path).
 
     Raises GroundTruthError when an element is not unique or an action did not land as its check says.
     """
     page.goto(base_url.rstrip("/") + "/", wait_until="load", timeout=ACTION_TIMEOUT_MS)
     states = []
-    before = page_state(page)
+    base_path = urlsplit(base_url).path
+    before = page_state(page, base_path)
     for action in actions:
         html = perform(page, action)
-        after = page_state(page)
+        after = page_state(page, base_path)
         problem = action.check(before, after)
         if problem:
             raise GroundTruthError(f"{action.key} on {base_url}: {problem}")

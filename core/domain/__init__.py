@@ -8,14 +8,14 @@ from .escalation import (
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
 from .observation import (
     ErrorKind, LevelTrace, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, StepStatus,
-    Verdict,
+    TextBox, Verdict,
 )
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
     "ACTION_KINDS", "Action", "AfterState", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "LevelTrace", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature",
-    "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",
+    "TextBox", "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",
     "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
 ]

@@ -284,6 +284,10 @@ class Flow:
         Free text.
     source : str
         Path of the file the flow was loaded from ("" when built in code).
+    base_path : str
+        The path of the base URL the flow was recorded under (``"/examples/a/"``), "" when not known (a
+        file written before it was kept, a flow written by hand).  The steps' ``after.url_pattern`` are
+        relative to it; a full path that starts with it is made relative at replay.
     """
 
     name: str
@@ -294,3 +298,4 @@ class Flow:
     episode: EpisodeSpec | None = None
     description: str = ""
     source: str = ""
+    base_path: str = ""

@@ -4,12 +4,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .element import Candidate
+from .element import BBox, Candidate
 
 __all__ = [
-    "Observation", "StateSignature", "ScoredCandidate", "LevelTrace", "Resolution",
+    "TextBox", "Observation", "StateSignature", "ScoredCandidate", "LevelTrace", "Resolution",
     "VerdictKind", "Verdict", "StepOutcome", "RunResult",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class TextBox:
+    """A text-bearing element of the page that may be a target's anchor (a label, legend, heading, column header).
+
+    Attributes
+    ----------
+    text : str
+        Visible text or accessible name, whitespace collapsed (at most 80 chars).
+    role : str
+        ARIA role or lower-case tag (``"heading"``, ``"label"``, ``"legend"``,
+        ``"columnheader"``), as the recorder names an anchor's role.
+    bbox : BBox
+        Box in CSS px, top-level viewport coordinates.
+    frame : str
+        Label of the frame it is in (``""`` for the main frame), as
+        :attr:`ElementDescriptor.frame`.
+    """
+
+    text: str
+    role: str
+    bbox: BBox
+    frame: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +117,10 @@ class Observation:
         Evidence that the page is still loading (``'aria-busy="true" on tbody#rows'``,
         ``'class "skeleton-row" on tr'``, an indeterminate progress bar), at most 5 and
         ``"+N more"``; empty when nothing says so.  Placeholders are never candidates.
+    anchors : tuple[TextBox, ...]
+        Labels, legends, headings and column headers of the page (what the
+        recorder keeps as a target's anchor), where the locator's RELATIVE
+        level looks for a target's anchor; at most 400, secrets masked.
     """
 
     url: str
@@ -107,6 +135,7 @@ class Observation:
     modal_titles: tuple[str, ...] = ()
     timestamp_ms: float = 0.0
     loading: tuple[str, ...] = ()
+    anchors: tuple[TextBox, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -220,9 +220,12 @@ class EngineSettings:
     browser, locator, breaker, waits
         See the classes above.
     max_steps : int
-        Most steps one flow run may take (30, P6); a flow file with more
-        steps is refused at load time, and decided actions beyond it end the
-        run with an escalation.
+        Steps one run may take beyond the flow's own steps (30, after the
+        paper's 30 steps per case, P6): steps run again after a hand-back to
+        an earlier step, loops.  A budget of the run, not a limit on a flow
+        file's length: a flow of any length loads, and its run may start
+        :meth:`run_budget` steps; the next one ends the run with an
+        escalation of kind ``budget``.
     """
 
     browser: BrowserSettings = field(default_factory=BrowserSettings)
@@ -230,3 +233,7 @@ class EngineSettings:
     breaker: BreakerSettings = field(default_factory=BreakerSettings)
     waits: WaitSettings = field(default_factory=WaitSettings)
     max_steps: int = 30
+
+    def run_budget(self, flow_steps: int) -> int:
+        """Most steps one run of a flow of ``flow_steps`` steps may start: each step once plus ``max_steps``."""
+        return max(0, flow_steps) + self.max_steps

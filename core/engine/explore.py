@@ -769,7 +769,7 @@ def explore(project_root: str | Path, settings: ExploreSettings, *, save: str = 
     from core.project import load_project, save_flow
     from core.record.save import flow_path, valid_flow_name
 
-    project = load_project(project_root)
+    project = load_project(project_root, skip_invalid=True)
     name = save or (_slug(parse_goal(settings.goal)) if settings.goal else "")
     if name and not valid_flow_name(name):
         raise ExploreError(f"--save {name!r}: a flow name is letters, digits, '_' and '-'")

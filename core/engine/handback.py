@@ -207,7 +207,7 @@ def handback_command(args: argparse.Namespace) -> int:
     from core.project import ProjectError, load_project
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -224,14 +224,13 @@ def _skills(store: Any, run_id: str) -> str:
 
 
 def _resolve_run(store: Any, run_id: str) -> str:
-    if store.get_run(run_id) is not None:
-        return run_id
-    matches = [r.id for r in store.list_runs(limit=10_000) if r.id.startswith(run_id)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise ReportError(f"no run {run_id!r} in the store")
-    raise ReportError(f"{len(matches)} runs start with {run_id!r}; give more of the id")
+    """The full id of ``run_id`` (a full id or a unique prefix, :meth:`core.store.Store.resolve_run_id`)."""
+    from core.store import RunIdError
+
+    try:
+        return store.resolve_run_id(run_id)
+    except RunIdError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def html_report(store: Any, run_id: str, *, total_steps: int | None = None) -> str:

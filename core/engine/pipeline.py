@@ -39,11 +39,13 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable
 
-from core.act.after import appeared_fields, changed_fields, compare_after, control_key, fill_undone, observed_after
+from core.act.after import appeared_fields, changed_fields, control_key, fill_undone, observed_after
+from core.act.landing import base_path, judge_landing, origin_of
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine.acting import note_acting, writes_said
+from core.engine.norepeat import mark_effects, no_repeat
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind,
@@ -135,9 +137,11 @@ def decide(ex: Engine, ctx: StepContext) -> None:
     """The next action from the decide chain; binds its parameters."""
     assert ctx.before is not None
     run = ctx.run
-    if ctx.attempt == 1 and run.rounds > ex.settings.max_steps:
-        raise StepFailure(Failure("budget", f"the run took {run.rounds - 1} steps, its limit (max_steps "
-                                            f"{ex.settings.max_steps}, P6)"), escalation="budget")
+    budget = ex.settings.run_budget(len(run.flow.steps))
+    if ctx.attempt == 1 and run.rounds > budget:
+        raise StepFailure(Failure("budget", f"the run took {run.rounds - 1} steps, its limit ({len(run.flow.steps)} "
+                                            f"of the flow and max_steps {ex.settings.max_steps} more)"),
+                          escalation="budget")
     try:
         decision = ex.chain.decide(DecideContext(run.flow, ctx.index, ctx.before, tuple(run.outcomes), run.params,
                                                  attempt=ctx.attempt, run_id=run.run_id))
@@ -177,7 +181,7 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
                              irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
                              screenshot_dpr=ctx.before.device_pixel_ratio,
                              crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-                             tie_breaker=getattr(ex, "tie_breaker", None))
+                             anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
         if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
                 and ctx.source == "flow" and ctx.decided is not None):
@@ -350,6 +354,7 @@ def act(ex: Engine, ctx: StepContext) -> None:
     if refused is not None:
         raise refused
     try:
+        mark_effects(ex, ctx)  # what the page keeps, right before acting: an effect seen is never repeated
         note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
         ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
     except ActionError as exc:
@@ -545,10 +550,14 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
         changed = changed_fields(before, after)
         if step.action.kind in ("input", "select") and ctx.candidate is not None:
             changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
-        mism = compare_after(recorded, actual, changed=changed, appeared=appeared_fields(before, after),
-                             modal_titles=after.modal_titles, heading_known=heading is not None)
+        watch, run_base = NetworkWatch.of(ex.driver), base_path(getattr(ex.driver, "base_url", ""))
+        mism, drift = judge_landing(  # signals weighed, paths relative to each base URL (issue 19)
+            recorded, actual, changed=changed, appeared=appeared_fields(before, after),
+            modal_titles=after.modal_titles, heading_known=heading is not None, params=public,
+            recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
+            requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url))
         if not mism:
-            return verdict
+            return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
             done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
                                   observe=lambda: ex.driver.observe(screenshot=False))
@@ -717,6 +726,11 @@ def _on_failure(ex: Engine, ctx: StepContext, exc: Exception) -> None:
         ctx.before is not None and len(ctx.before.modal_titles) > _dialogs_expected(ctx))
     rec = decide_recovery(f, reversible=reversible, attempts=ctx.attempt, max_attempts=max_attempts,
                           breaker_state=ex.breaker.state, can_roll_back=cp is not None or popup, popup=popup)
+    rec = no_repeat(ex, ctx, rec, reverify=lambda: verify(ex, ctx), roll_back=lambda: (  # issue 19
+        _roll_back(ex, ctx, cp, popup=popup), ctx.run.checkpoints[-1].step_state == "rolled_back"))
+    if ctx.status:
+        return  # verified again as the page stands, without acting: done with the effect it had
+    reversible = ctx.effective_reversible
     if rec.kind == "escalate" and f.acted and not reversible:
         rec = replace(rec, reason=rec.reason + writes_said(ctx))  # what the server said to its write (S6)
     if rec.kind == "roll_back":

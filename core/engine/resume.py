@@ -306,7 +306,7 @@ def resume_target(project: Any, run_id: str) -> tuple[str, ResumePlan]:
     ResumeError
         No store, no such run, the flow is gone or changed (a step id differs), or :func:`plan_resume` refuses.
     """
-    from core.store import Store, StoreError
+    from core.store import RunIdError, Store, StoreError
     from core.store.resumes import ResumeTable
 
     path = project.data_dir / "store.sqlite"
@@ -317,6 +317,10 @@ def resume_target(project: Any, run_id: str) -> tuple[str, ResumePlan]:
     except StoreError as exc:
         raise ResumeError(str(exc)) from None
     try:
+        try:
+            run_id = store.resolve_run_id(run_id)  # a full id or any unique prefix, as `history list` shows
+        except RunIdError as exc:
+            raise ResumeError(str(exc)) from None
         state = ResumeTable(store).state(run_id)
         ids = store.run_detail(run_id) if state is not None else None
     finally:

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
+from core.act.landing import base_path
 from core.domain import Candidate, Flow, Resolution, RunResult, Step
 from core.engine.events import EngineEvent, ModelUsage
 from core.engine.control import HeadlessControl, RunControl
@@ -111,12 +112,20 @@ class ProjectSession:
     cdp_port : int | None
         Open Chromium's remote-debugging port on 127.0.0.1 (a takeover by a
         script over CDP, :mod:`core.engine.handback`); None: no port.
+    base_url : str | None
+        Run against this base URL instead of the project's ``base_url`` (another host or path prefix,
+        ``steadyhand run --base-url``); flows recorded under the project's keep their recorded
+        after-states, judged relative to each base (issue 19).  None: the project's.
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
-                 screenshots: bool = True, cdp_port: int | None = None) -> None:
+                 screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None) -> None:
         self.project = project
+        self.base_url = base_url or None
+        #: The path of the base URL the project's flows were recorded under, for the flow files that do not
+        #: say (written before ``base_path`` was kept): the project's own base URL, never the override.
+        self.recorded_base = ""
         self.cdp_port = cdp_port
         self.emit = emit
         self.headless = headless
@@ -158,10 +167,14 @@ class ProjectSession:
         from core.project import ProjectError
         from core.store import StoreError
 
+        if self.base_url and self.project.settings.site:
+            raise SessionError(f"{self.project.root}: another base URL applies to a project with 'base_url', not to "
+                               f"the bundled site {self.project.settings.site!r}")
         try:
-            self.site = open_site(self.project)
+            self.site = SiteAdapter(self.base_url) if self.base_url else open_site(self.project)
         except ProjectError as exc:  # the site options of the project file are wrong
             raise SessionError(str(exc)) from None
+        self.recorded_base = base_path(self.project.settings.base_url or self.site.base_url) + "/"
         secrets: list[str] = []
         for flow in self.project.flows.values():
             secrets.extend(resolve_params(self.project, flow, {})[1])
@@ -305,7 +318,9 @@ class ProjectSession:
             return result
         setup = (lambda: self._start_episode(flow, seed)) if flow.episode else None
         before = self.model.counters() if self.model is not None else None
-        result = executor.run_flow(flow, params=all_params, setup=setup)
+        # a flow file that does not say which base it was recorded under was recorded under the project's
+        ran = flow if flow.base_path else replace(flow, base_path=self.recorded_base)
+        result = executor.run_flow(ran, params=all_params, setup=setup)
         if self.model is not None and before is not None:
             self._model_usage(result.run_id, flow.name, before)
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None

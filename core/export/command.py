@@ -45,11 +45,15 @@ def _err(msg: str) -> None:
 def export_command(args: argparse.Namespace) -> int:
     """Run ``steadyhand export pytest``; returns the exit code."""
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
     flow = project.flows.get(args.flow)
+    broken = project.invalid_flow(args.flow) if flow is None else None
+    if broken is not None:
+        _err(f"invalid flow file: {broken}")
+        return EXIT_INPUT
     if flow is None:
         _err(f"{project.root}: no flow named {args.flow} (flows: {', '.join(project.flows) or 'none'})")
         return EXIT_INPUT

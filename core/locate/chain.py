@@ -34,6 +34,8 @@ from .config import LocatorConfig
 from .exact import exact_level
 from .features import CandidatePool, Features, features_of, pool_of
 from .fuzzy_text import fuzzy_level
+from .identity import (TIE_FLOOR, id_is_positional, role_name_identity, role_siblings, same_destination,
+                       shares_nothing)
 from .inputs import Image, LocateInputs, TextBox
 from .level import LevelResult, describe
 from .relative import relative_level
@@ -94,15 +96,32 @@ def _considered(n: int) -> str:
     return f" [{n} candidate{'s' if n != 1 else ''} considered]"
 
 
-def _overrule(t: Features, pool: CandidatePool, w: int) -> str:
-    """Why a heal to candidate ``w`` is refused by the role and name rules; ``""`` when it is not."""
+def _overrule(t: Features, pool: CandidatePool, w: int) -> tuple[str, bool]:
+    """Why a heal to candidate ``w`` is refused, and whether the chain abstains (True) or falls through.
+
+    ``("", False)`` when it is not refused.  A candidate that has the
+    target's role and name as shown, unique in its place
+    (:func:`~core.locate.identity.role_name_identity`), is never refused here.
+    """
+    if role_name_identity(t, pool, w):
+        return "", False
     c = pool.features[w]
     if crosses_roles(t, c) and not others_agree(t, c):
         return (f"{describe(pool, w)} has role {c.role}, the target {t.role}: a heal never crosses "
-                "roles unless every other attribute agrees")
-    if contradicts(t, c) and not unique_id_agrees(t, w, pool):
-        return f"{describe(pool, w)} has another name than the target's '{t.raw_label[:40]}'"
-    return ""
+                "roles unless every other attribute agrees"), False
+    sib = role_siblings(pool, w)
+    positional = id_is_positional(pool, w, sib)
+    nothing = shares_nothing(t, c, positional_id=positional)
+    if sib and nothing:
+        return (f"{describe(pool, w)} is one of {len(sib) + 1} {c.role} siblings and shares no name, text or "
+                f"identifier with the target '{t.raw_label[:40]}': choosing among them by place or neighbours "
+                "is a guess"), True
+    if contradicts(t, c) and (positional or not unique_id_agrees(t, w, pool)):
+        return f"{describe(pool, w)} has another name than the target's '{t.raw_label[:40]}'", False
+    if nothing:
+        return (f"{describe(pool, w)} shares no name, text or identifier with the target "
+                f"'{t.raw_label[:40]}': its place or neighbours alone do not make it the target"), False
+    return "", False
 
 
 def _confirmations(name: str, w: int, t: Features, pool: CandidatePool, config: LocatorConfig,
@@ -228,23 +247,39 @@ def resolve(
             continue
         w = res.winner
         heal = name != "exact"
-        why = _overrule(t, pool, w) if heal else ""
+        why, stop = _overrule(t, pool, w) if heal else ("", False)
+        if why and stop:
+            trace.append(_trace(name, res, pool, False, f"overruled: {why}"))
+            return abstain(f"{name}: {res.reason}, but {why}", res, pool)
         if why:
             reasons.append(f"{name}: {res.reason}, but {why}")
             trace.append(_trace(name, res, pool, False, f"overruled: {why}"))
             continue
+        identity = heal and role_name_identity(t, pool, w)
+        if (heal and not identity and res.margin < TIE_FLOOR - 1e-9 and res.chosen_by != "model"
+                and not same_destination(pool, w, res.scores)):
+            other = f" and {describe(pool, res.runner)}" if res.runner is not None and res.runner != w else ""
+            trace.append(_trace(name, res, pool, False, f"tie: margin {res.margin:.2f} < {TIE_FLOOR:.2f}"))
+            return abstain(f"{name}: {describe(pool, w)}{other} are tied (lead {res.margin:.2f}, under the tie "
+                           f"floor {TIE_FLOOR:.2f}): a tie is never acted on", res, pool)
         trace.append(_trace(name, res, pool, True, res.reason))
         state = not_actionable(pool.candidates[w])
         if heal and state:
             return abstain(f"{name}: {res.reason}, but it is {state}; a heal never goes to a {state} best "
                            "candidate, nor to the runner-up in its place (kind 3)", res, pool)
-        confirmed = _confirmations(name, w, t, pool, config, inputs) if heal and irreversible else [name]
+        if identity:
+            confirmed = [name, "identity"]
+        else:
+            confirmed = _confirmations(name, w, t, pool, config, inputs) if heal and irreversible else [name]
         if heal and irreversible and len(confirmed) < 2:
             return abstain(f"{name}: {res.reason}, but the step is irreversible and no second independent "
                            "level (relative anchor, visual crop, attributes other than the text) agrees "
                            "on that candidate", res, pool)
         why_won = f"{name}: {res.reason}"
-        if len(confirmed) > 1:
+        if identity:
+            why_won += (f" (the same {t.role} '{t.raw_label[:40]}' by role and name, the only one on the page "
+                        "in the same form or region: the same control)")
+        elif len(confirmed) > 1:
             why_won += f" (confirmed by {', '.join(confirmed[1:])})"
         if reasons:
             why_won += " (after " + "; ".join(reasons) + ")"

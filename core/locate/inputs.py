@@ -7,31 +7,12 @@ from typing import Any, Callable, Union
 
 import numpy as np
 
-from core.domain import BBox
+from core.domain import TextBox
 
 __all__ = ["TextBox", "LocateInputs", "Image", "load_crop"]
 
 #: A PNG (bytes) or a decoded image (``numpy`` array, H x W or H x W x 3 BGR).
 Image = Union[bytes, np.ndarray]
-
-
-@dataclass(frozen=True, slots=True)
-class TextBox:
-    """A text-bearing element of the current page that may be a target's anchor.
-
-    Attributes
-    ----------
-    text : str
-        Visible text or accessible name (a label, legend, heading, column header).
-    role : str
-        ARIA role or lower-case tag (``"heading"``, ``"label"``).
-    bbox : BBox
-        Box in CSS px, top-level viewport coordinates.
-    """
-
-    text: str
-    role: str
-    bbox: BBox
 
 
 @dataclass(frozen=True, slots=True)

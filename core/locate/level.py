@@ -34,6 +34,11 @@ class LevelResult:
     best, runner : int | None
         Index of the best candidate and of the runner-up (None when there
         is none); for the per-level trace of a resolution.
+    chosen_by : str
+        ``""`` when the scores alone chose the winner; ``"place"`` when a
+        tie within the margin was broken by the landmark region / container
+        (:func:`~core.locate.place.break_tie_by_place`); ``"model"`` when a
+        model's tie-breaker chose (:func:`~core.locate.tiebreak.break_tie`).
     """
 
     strategy: str
@@ -44,6 +49,7 @@ class LevelResult:
     reason: str
     best: int | None = None
     runner: int | None = None
+    chosen_by: str = ""
 
 
 def describe(pool: CandidatePool, i: int) -> str:

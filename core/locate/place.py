@@ -85,4 +85,5 @@ def break_tie_by_place(
         strategy, scores, w, float(scores[w]), float(scores[w] - max(scores[j] for j in group if j != w)),
         f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
         f"{len(group) - 1} other(s) but {lead:.2f} closer to the target's place in the page",
+        w, int(max((j for j in group if j != w), key=lambda j: scores[j])), "place",
     )

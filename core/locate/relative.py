@@ -56,6 +56,8 @@ def find_anchor(t: Features, pool: CandidatePool, inputs: LocateInputs) -> tuple
     role = a.role.lower()
     found: list[tuple[float, float]] = []
     for tb in inputs.anchors:
+        if tb.frame != t.frame:
+            continue
         if label_key(tb.text) == key and (not role or not tb.role or tb.role.lower() == role):
             found.append(tb.bbox.center)
     for c in pool.features:

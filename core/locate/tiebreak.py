@@ -77,4 +77,4 @@ def break_tie(res: LevelResult, scores: np.ndarray, pool: CandidatePool, config:
         res.strategy, scores, w, float(scores[w]), float(scores[w] - max(others)),
         f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with {len(group) - 1} other(s); "
         f"the model chose it (confidence {choice.confidence:.2f}: {choice.reason[:80]})",
-        res.best, res.runner)
+        res.best, res.runner, "model")

@@ -3,7 +3,16 @@
 The recorder saves a PNG crop of every target (device px,
 ``ElementDescriptor.crop``).  This level slides it over the viewport
 screenshot with OpenCV's normalised cross-correlation
-(``cv2.matchTemplate``, ``TM_CCOEFF_NORMED``, grey levels):
+(``cv2.matchTemplate``, ``TM_CCOEFF_NORMED``) - on the *structure* of both
+images, not their colours, so that the crop is evidence a restyled release
+does not silence and a look-alike does not fake (issue 19):
+
+* structure = the gradient magnitude (Sobel, 3x3) of the grey levels: the
+  outlines of glyphs and icons, the same whatever the colours (dark text on
+  light and light text on dark give the same outlines);
+* the crop's outer :data:`INSET_PX` device px are left out before matching:
+  its border and the edge of its background are what a restyle changes
+  (colour, border, radius), the label or icon inside is what it keeps;
 
 * the crop is rescaled by ``screenshot_dpr / crop_dpr`` when the device
   pixel ratio changed since recording;
@@ -29,12 +38,19 @@ from .features import CandidatePool, Features
 from .inputs import Image, LocateInputs
 from .level import LevelResult, decide
 
-__all__ = ["visual_level", "match_crop", "VISUAL_MIN_PEAK", "MIN_IOU", "MIN_CROP_STD", "decode_gray"]
+__all__ = ["visual_level", "match_crop", "structure", "VISUAL_MIN_PEAK", "INSET_PX", "MIN_IOU", "MIN_CROP_STD",
+           "decode_gray"]
 
-#: Correlation a match must reach (0..1); 0.9 keeps antialiasing and 1-2 px
-#: shifts of one rendering (R1's perceptual-hash tolerance) and rejects a
-#: button with another label.
-VISUAL_MIN_PEAK = 0.9
+#: Correlation of structure a match must reach (0..1).  0.95: the same
+#: rendering, recoloured, matches at 0.99-1.00; a label one letter apart in
+#: the same font ("Save" / "Sane", 0.90 on outlines; 0.80 on grey levels) and
+#: any other label stay below.
+VISUAL_MIN_PEAK = 0.95
+
+#: Device px left out on each side of the crop before matching (its border
+#: and background edge, what a restyle changes); crops too small to keep
+#: :data:`MIN_CROP_PX` after the inset are matched whole.
+INSET_PX = 3
 
 #: A candidate box must overlap the match box by at least this IoU (0..1).
 MIN_IOU = 0.5
@@ -62,9 +78,20 @@ def decode_gray(img: Image) -> np.ndarray | None:
     return a.astype(np.uint8)
 
 
+def structure(gray: np.ndarray) -> np.ndarray:
+    """Gradient magnitude (Sobel 3x3) of a grey-level image, ``float32``: its outlines, whatever the colours."""
+    import cv2
+
+    a = gray.astype(np.float32)
+    return cv2.magnitude(cv2.Sobel(a, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(a, cv2.CV_32F, 0, 1, ksize=3))
+
+
 def match_crop(screenshot: np.ndarray, crop: np.ndarray, *, scale: float = 1.0,
                ) -> tuple[float, float, tuple[int, int, int, int] | None, str]:
-    """Best and second-best correlation peaks of ``crop`` on ``screenshot``.
+    """Best and second-best correlation peaks of ``crop``'s structure on ``screenshot``'s.
+
+    Both are grey-level images; their outlines (:func:`structure`) are
+    correlated, the crop without its outer :data:`INSET_PX` px.
 
     Returns
     -------
@@ -88,13 +115,17 @@ def match_crop(screenshot: np.ndarray, crop: np.ndarray, *, scale: float = 1.0,
         return 0.0, 0.0, None, f"crop ({w}x{h} px) larger than the screenshot ({W}x{H} px)"
     if float(crop.std()) < MIN_CROP_STD:
         return 0.0, 0.0, None, "crop is flat (no pattern to match)"
-    res = cv2.matchTemplate(screenshot, crop, cv2.TM_CCOEFF_NORMED)
+    k = INSET_PX if min(h, w) >= MIN_CROP_PX + 2 * INSET_PX else 0
+    inner = structure(crop)[k:h - k, k:w - k] if k else structure(crop)
+    if float(inner.std()) < MIN_CROP_STD:
+        return 0.0, 0.0, None, "crop has no outline inside its border (nothing to match)"
+    res = cv2.matchTemplate(structure(screenshot), inner, cv2.TM_CCOEFF_NORMED)
     res = np.nan_to_num(res, nan=0.0, posinf=0.0, neginf=0.0)
     _, peak, _, (x, y) = cv2.minMaxLoc(res)
     masked = res.copy()
     masked[max(0, y - h // 2):y + h // 2 + 1, max(0, x - w // 2):x + w // 2 + 1] = -1.0
     second = float(masked.max()) if masked.size else -1.0
-    return float(peak), max(second, 0.0), (int(x), int(y), int(w), int(h)), ""
+    return float(peak), max(second, 0.0), (int(x) - k, int(y) - k, int(w), int(h)), ""
 
 
 def _iou(a: BBox, b: BBox) -> float:

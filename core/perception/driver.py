@@ -19,7 +19,7 @@ from typing import Any, Mapping, Protocol
 from urllib.parse import urljoin
 
 from core.domain import (
-    Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, WaitSettings,
+    Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, TextBox, WaitSettings,
 )
 from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
@@ -525,6 +525,7 @@ class PlaywrightDriver:
                 candidates, items_all, self._frames, secret_boxes = [], [], [], []
                 extra_texts: list[str] = []
                 loading: list[str] = []
+                anchors: list[TextBox] = []
                 frames = [page.main_frame] + [f for f in page.frames if f != page.main_frame]
                 offsets = {f: self._frame_offset(f) for f in frames}
                 live = [f for f in frames if offsets[f] is not None]
@@ -564,6 +565,8 @@ class PlaywrightDriver:
                     grid = Grid(max(1, vp[0]), max(1, vp[1]))
                     label = self._frame_label(frame)
                     loading.extend(f"{label}: {e}" if label else str(e) for e in raw.get("loading") or ())
+                    anchors.extend(TextBox(self.redactor.text(str(t)), str(r), BBox(x + offset[0], y + offset[1], w, h),
+                                           label) for t, r, x, y, w, h in raw.get("anchors") or ())
                     if self.secret_values and screenshot:
                         for x, y, w, h in self._lib(frame, "secretRects", self.secret_values):
                             secret_boxes.append(((x + offset[0]) * dpr - 2, (y + offset[1]) * dpr - 2,
@@ -611,7 +614,7 @@ class PlaywrightDriver:
             visible_text=raw_sig["text"], signature=sig, screenshot_png=png,
             modal_titles=tuple(self.redactor.text(m) for m in raw_main.get("modals", ())),
             loading=tuple(self.redactor.text(e) for e in loading),
-            timestamp_ms=time.time() * 1000.0,
+            timestamp_ms=time.time() * 1000.0, anchors=tuple(anchors),
         )
 
     def _screenshot(self) -> bytes:

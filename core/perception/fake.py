@@ -235,6 +235,8 @@ class FakeDriver:
     loading: bool = False
     errors: int = 0
     scroll: tuple[float, float] = (0.0, 0.0)
+    #: What the page keeps in its storage (key -> value): reactions may write it; the effect probe reads it.
+    storage: dict[str, str] = field(default_factory=dict)
 
     # --- life cycle and navigation ---------------------------------------------------
     def open(self) -> None:
@@ -331,6 +333,15 @@ class FakeDriver:
             signature=light_signature(raw), modal_titles=tuple(self.modals), timestamp_ms=time.time() * 1000.0,
             loading=("fake loading indicator",) if self.loading else (),
         )
+
+    def effect_snapshot(self) -> Any:
+        """What the page keeps now, as :func:`core.perception.effects.snapshot` reads a real page: URL,
+        :attr:`storage` (as localStorage), element count, dialogs and each element's value or checked state."""
+        from core.perception.effects import EffectSnapshot
+
+        return EffectSnapshot(url=self.url, local={k: str(v) for k, v in self.storage.items()},
+                              items={"elements": len(self.elements) + len(self.modals)},
+                              values={e["id"]: f"{e['value']}|{e['checked']}" for e in self.elements})
 
     def refs_for_selector(self, selector: str) -> list[Candidate]:
         """Candidates matching ``#id``, ``text=sub string`` (case-insensitive) or ``text="exact"``.

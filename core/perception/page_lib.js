@@ -708,6 +708,38 @@
   }
 
   // opts.ax: element path -> [tag, role, name] from the accessibility tree (core/perception/axtree.py)
+
+  // Labels, legends, headings and column headers of this document (and elements named by an
+  // aria-labelledby): where a target's recorded anchor is looked for (the recorder's anchorOf, in
+  // core/record/recorder_lib.js, keeps the same kinds, text rules and role names). At most
+  // ANCHOR_LIMIT, each [text, role, x, y, w, h] in this frame's viewport CSS px.
+  const ANCHOR_LIMIT = 400;
+  const ANCHOR_SEL = 'label,legend,h1,h2,h3,h4,h5,h6,[role=heading],th,[role=columnheader]';
+  const ANCHOR_CONTROL = 'a[href],button,[role=button],[role=link],input[type=button],input[type=submit]';
+  function anchorBoxes() {
+    const out = [];
+    if (!document.body) return out;
+    const seen = new Set();
+    const els = Array.from(document.body.querySelectorAll(ANCHOR_SEL));
+    for (const el of document.body.querySelectorAll('[aria-labelledby]')) {
+      for (const id of (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean)) {
+        const n = document.getElementById(id);
+        if (n) els.push(n);
+      }
+    }
+    for (const n of els) {
+      if (out.length >= ANCHOR_LIMIT) break;
+      if (seen.has(n)) continue;
+      seen.add(n);
+      if (n.closest(ANCHOR_CONTROL) || !isVisible(n)) continue;
+      const t = clean(n.innerText || n.textContent, 80);
+      if (!t || t.length > 60 || /^[\d\s.,:/-]+$/.test(t)) continue;
+      const r = n.getBoundingClientRect();
+      out.push([t, roleOf(n) || n.tagName.toLowerCase(), r.x, r.y, r.width, r.height]);
+    }
+    return out;
+  }
+
   function collect(opts) {
     const withNeighbours = !opts || opts.neighbours !== false;
     const ax = (opts && opts.ax) || null;
@@ -739,6 +771,7 @@
       url: location.href, title: document.title, items, unnamed,
       viewport: [innerWidth, innerHeight], dpr: devicePixelRatio, scroll: [scrollX, scrollY],
       text: visibleText(), shadow_text: shadowText(hosts), modals: modals(), loading: loadingEvidence(), errors: errorCount(), focus: focusDesc(),
+      anchors: anchorBoxes(),
     };
   }
 

@@ -26,8 +26,9 @@ from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
 
 __all__ = [
     "ProjectError", "Project", "SETTINGS_FILE", "FLOWS_DIR", "DATA_DIR",
-    "load_project", "load_flow", "flow_from_mapping", "flow_to_mapping", "save_flow", "run_data_dir",
-    "engine_settings_of", "max_steps_problem",
+    "load_project", "load_flow", "flow_from_mapping", "flow_to_mapping", "flow_text", "check_flow_text", "save_flow",
+    "run_data_dir",
+    "engine_settings_of",
 ]
 
 SETTINGS_FILE = "steadyhand.yaml"
@@ -72,11 +73,16 @@ class Project:
         The run settings (browser, locator, breaker, waits, max_steps) built
         once from ``settings`` (:func:`engine_settings_of`); what the engine,
         the driver and the recorder read.
+    invalid : Mapping[str, ProjectError]
+        Flow files that did not load, by file path, each with its error
+        (file, step, field, what was expected); empty unless loaded with
+        ``skip_invalid=True``.
     """
 
     root: Path
     settings: ProjectModel
     flows: Mapping[str, Flow] = field(default_factory=dict)
+    invalid: Mapping[str, ProjectError] = field(default_factory=dict)
     engine_settings: EngineSettings = field(init=False)
 
     def __post_init__(self) -> None:
@@ -95,6 +101,26 @@ class Project:
     def secret_names(self) -> tuple[str, ...]:
         return tuple(self.settings.secrets)
 
+    def invalid_flow(self, name: str) -> ProjectError | None:
+        """The error of the invalid flow file that defines flow ``name`` (its ``name`` field, or its file stem
+        when the file cannot be read that far), else ``None``."""
+        for file, err in self.invalid.items():
+            if name in _declared_names(Path(file)):
+                return err
+        return None
+
+
+def _declared_names(file: Path) -> tuple[str, ...]:
+    """The flow names a flow file may stand for: its file stem and, when it reads as YAML, its ``name``."""
+    names = [file.stem]
+    try:
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("name"), str):
+        names.append(data["name"])
+    return tuple(names)
+
 
 def engine_settings_of(model: ProjectModel) -> EngineSettings:
     """The frozen run settings of a validated settings file.
@@ -112,14 +138,6 @@ def engine_settings_of(model: ProjectModel) -> EngineSettings:
         waits=WaitSettings(**model.waits.model_dump()),
         max_steps=model.max_steps,
     )
-
-
-def max_steps_problem(flow: Flow, max_steps: int) -> str:
-    """``""`` when ``flow`` has at most ``max_steps`` steps (P6), else what is wrong and what to do, in one line."""
-    n = len(flow.steps)
-    if n <= max_steps:
-        return ""
-    return f"{n} steps, more than the project's max_steps ({max_steps}); raise max_steps in {SETTINGS_FILE}"
 
 
 def run_data_dir(root: Path) -> Path:
@@ -280,6 +298,7 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
     return Flow(
         name=model.name, start_url=model.start_url, steps=tuple(steps), params=dict(model.params),
         secrets=tuple(model.secrets), episode=episode, description=model.description, source=str(path),
+        base_path=model.base_path,
     )
 
 
@@ -304,14 +323,26 @@ def _check_paths(path: Path, model: FlowModel) -> None:
     check_flow_paths(path, uploads, crops)
 
 
-def load_project(path: Path | str) -> Project:
+def load_project(path: Path | str, *, skip_invalid: bool = False) -> Project:
     """Load a project folder (settings and every flow).
+
+    A flow file's length is not limited: ``max_steps`` is a budget of the
+    run (:meth:`core.domain.EngineSettings.run_budget`).
+
+    Parameters
+    ----------
+    skip_invalid : bool
+        ``False``: an invalid flow file raises.  ``True``: it is left out of
+        ``flows`` and listed in ``Project.invalid`` with its error, and the
+        other flows load (what a command on the project wants: one broken
+        file never locks the project).
 
     Raises
     ------
     ProjectError
-        When the folder, its settings file or any flow file is missing or
-        invalid, or a flow has more steps than the project's ``max_steps`` (P6).
+        When the folder or its settings file is missing or invalid, or (unless
+        ``skip_invalid``) a flow file is invalid or reuses another file's flow
+        name.
     """
     root = Path(path).expanduser().resolve()
     if not root.is_dir():
@@ -328,16 +359,26 @@ def load_project(path: Path | str) -> Project:
     if not settings.site and not settings.base_url:
         raise ProjectError(settings_path, "set either 'site' (bundled) or 'base_url'", location="field 'base_url'")
     flows: dict[str, Flow] = {}
+    invalid: dict[str, ProjectError] = {}
     flow_dir = root / FLOWS_DIR
     for fp in sorted(flow_dir.glob("*.yaml")) if flow_dir.is_dir() else []:
-        flow = load_flow(fp)
-        if flow.name in flows:
-            raise ProjectError(fp, f"flow name {flow.name!r} is already used by another file", location="field 'name'")
-        too_long = max_steps_problem(flow, settings.max_steps)
-        if too_long:
-            raise ProjectError(fp, too_long, location="field 'steps'")
+        try:
+            flow = load_flow(fp)
+            if flow.name in flows:
+                raise ProjectError(fp, f"flow name {flow.name!r} is already used by another file",
+                                   location="field 'name'")
+        except ProjectError as exc:
+            if not skip_invalid:
+                raise
+            invalid[str(fp)] = exc
+            continue
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is one flow's problem, not the project's
+            if not skip_invalid:
+                raise
+            invalid[str(fp)] = ProjectError(fp, f"cannot be loaded: {type(exc).__name__}: {exc}")
+            continue
         flows[flow.name] = flow
-    return Project(root=root, settings=settings, flows=flows)
+    return Project(root=root, settings=settings, flows=flows, invalid=invalid)
 
 
 def flow_to_mapping(flow: Flow) -> dict[str, Any]:
@@ -346,6 +387,8 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
     if flow.description:
         out["description"] = flow.description
     out["start_url"] = flow.start_url
+    if flow.base_path:
+        out["base_path"] = flow.base_path
     if flow.params:
         out["params"] = dict(flow.params)
     if flow.secrets:
@@ -441,11 +484,44 @@ def _represent_list(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
 _FlowDumper.add_representer(list, _represent_list)
 
 
+def flow_text(flow: Flow) -> str:
+    """The YAML text :func:`save_flow` writes for ``flow`` (stable key order, number lists on one line)."""
+    return yaml.dump(flow_to_mapping(flow), Dumper=_FlowDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def check_flow_text(text: str, path: Path | str) -> None:
+    """Load ``text`` as the flow file ``path`` would be loaded (:func:`load_flow`), writing nothing.
+
+    Raises
+    ------
+    ProjectError
+        What the loader would say of that file (file, step, field, what was expected).
+    """
+    try:
+        data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (libyaml's when built with it)
+    except yaml.YAMLError as exc:
+        raise ProjectError(path, f"the written text would not be valid YAML: {exc}") from None
+    flow_from_mapping(data, path)
+
+
 def save_flow(flow: Flow, path: Path | str) -> Path:
-    """Write a flow file atomically (temp file + rename); returns the path."""
+    """Write a flow file atomically (temp file + rename); returns the path.
+
+    The text is first loaded as :func:`load_flow` would load the file: a flow
+    file its own loader refuses is never written.
+
+    Raises
+    ------
+    ProjectError
+        The loader would refuse the file (nothing is written; the file on
+        disk, if any, is unchanged).
+    OSError
+        The file cannot be written.
+    """
     path = Path(path)
+    text = flow_text(flow)
+    check_flow_text(text, path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.dump(flow_to_mapping(flow), Dumper=_FlowDumper, sort_keys=False, allow_unicode=True, width=100)
     write_atomic(path, text.encode("utf-8"))
     return path
 

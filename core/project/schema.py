@@ -16,6 +16,9 @@ from core.domain.flow import ACTION_KINDS, DEFAULT_SCROLL_PX
 from core.domain.settings import EngineSettings
 from core.domain.skill import SkillSettings
 
+#: Longest scroll a step may hold (CSS px): 100000, far beyond any screen, a bound against a corrupt file.
+MAX_SCROLL_PX = 100_000
+
 __all__ = [
     "SCHEMA_VERSION", "ViewportModel", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel", "WaitModel",
     "ProjectModel", "ModelEndpointModel", "ModelModel", "SkillsModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
@@ -163,7 +166,9 @@ class ProjectModel(_Strict):
     breaker: BreakerModel = Field(default_factory=BreakerModel)
     locator: LocatorModel = Field(default_factory=LocatorModel)
     waits: WaitModel = Field(default_factory=WaitModel)
-    max_steps: int = Field(_ENGINE.max_steps, ge=1, le=1000, description="most steps of one flow (P6)")
+    max_steps: int = Field(_ENGINE.max_steps, ge=1, le=1000,
+                           description="steps a run may take beyond the flow's own (hand-backs, loops); "
+                                       "not a limit on a flow file's length (P6)")
     model: Optional[ModelModel] = Field(None, description="optional OpenAI-compatible model (P1-P3, P7, P10)")
     skills: SkillsModel = Field(default_factory=SkillsModel, description="skill library upkeep (K7)")
 
@@ -205,7 +210,7 @@ class CompensationModel(_Strict):
     action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="closed action space (P5+)")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
-    distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=100000, description="CSS px")
+    distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=MAX_SCROLL_PX, description="CSS px")
     timeout_ms: int = Field(0, ge=0, le=120000, description="ms; 0 = the project's browser.action_timeout_ms")
     selector: str = ""
     target: dict = Field(default_factory=dict)
@@ -228,7 +233,7 @@ class StepModel(_Strict):
                                   description="closed action space (P5+); required unless the step is a goal")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
-    distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=100000, description="CSS px")
+    distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=MAX_SCROLL_PX, description="CSS px")
     timeout_ms: int = Field(0, ge=0, le=120000, description="ms; 0 = the project's browser.action_timeout_ms")
     selector: str = ""
     target: dict = Field(default_factory=dict)
@@ -286,6 +291,9 @@ class FlowModel(_Strict):
     name: str = Field(min_length=1)
     description: str = ""
     start_url: str = "/"
+    base_path: str = Field("", max_length=1000,
+                           description="path of the base URL the flow was recorded under ('/examples/a/'); "
+                                       "the steps' after.url_pattern are relative to it")
     params: dict[str, str] = Field(default_factory=dict)
     secrets: list[str] = Field(default_factory=list)
     episode: Optional[EpisodeModel] = None

@@ -13,7 +13,7 @@ from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
 
 from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
 from .review import format_review, review_flags
-from .save import save_recording, valid_flow_name
+from .save import RecordingNotSaved, save_recording, valid_flow_name
 
 __all__ = ["add_record_parser", "record_command"]
 
@@ -178,7 +178,7 @@ def _recover(args: argparse.Namespace, *, session: int | None = None) -> int:
     from .recorder import recover_journal
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
@@ -198,7 +198,11 @@ def _recover(args: argparse.Namespace, *, session: int | None = None) -> int:
         _remove_journal(folders[-1])
         return EXIT_ENVIRONMENT
     flow, crops, files = got
-    path = save_recording(project.root, flow, crops, files)
+    try:
+        path = save_recording(project.root, flow, crops, files)
+    except RecordingNotSaved as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     _remove_journal(folders[-1])
     n = len(flow.steps)
     print(f"Recovered {n} step{'s' if n != 1 else ''} from its journal into {path.relative_to(project.root)}",
@@ -217,14 +221,14 @@ def record_command(args: argparse.Namespace) -> int:
     from core.sites.adapters import SiteAdapter, open_site
     from core.perception.browser import BrowserLaunchError
     from core.perception.driver import NavigationError
-    from core.project import ProjectError, load_project, max_steps_problem
+    from core.project import ProjectError, load_project
     from core.project.params import placeholder_name
 
     from .recorder import CdpPortInUse, Recorder, free_cdp_port, run_until_stopped
     from .runner import project_secrets, spool_dir_for
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)  # a broken flow file never stops a new recording
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -298,7 +302,16 @@ def record_command(args: argparse.Namespace) -> int:
                 return True
             return False
 
-        result = run_until_stopped(recorder, lambda: bool(stop["signal"]) or orphaned())
+        try:
+            result = run_until_stopped(recorder, lambda: bool(stop["signal"]) or orphaned())
+        except ProjectError as exc:  # the journal does not read back as a flow: kept, never written to flows/
+            try:
+                recorder.driver.close()
+            except Exception:  # noqa: BLE001 - the browser may be gone already
+                pass
+            _err(f"the recording does not read back as a flow ({exc}); nothing was written to flows/, its journal "
+                 f"is kept in {recorder.spool.folder}")
+            return EXIT_ENVIRONMENT
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
@@ -314,6 +327,10 @@ def record_command(args: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         path = save_recording(project.root, flow, result.crops, result.files)
+    except RecordingNotSaved as exc:  # the loader would refuse it: kept aside, never written to flows/
+        recorder.discard_spool()
+        _err(str(exc))
+        return EXIT_INPUT
     except OSError as exc:
         _err(f"could not save {target}: {exc}; the recorded steps are kept in {recorder.spool.folder}")
         return EXIT_ENVIRONMENT
@@ -336,9 +353,5 @@ def record_command(args: argparse.Namespace) -> int:
     if secret:
         print(f"Secret parameters (values not saved): {', '.join(secret)}; set STEADYHAND_SECRET_<NAME> or the "
               "keyring before replaying.", flush=True)
-    too_long = max_steps_problem(flow, project.engine_settings.max_steps)
-    if too_long:
-        print(f"steadyhand: warning: {rel}: {too_long} before replaying (the project will not load until then)",
-              file=sys.stderr, flush=True)
     print(f"Replay: steadyhand run {args.project} --flow {flow.name} --headless", flush=True)
     return EXIT_OK

@@ -32,6 +32,7 @@ from core.act.after import observed_after
 from core.act.expect import observed_deltas
 from core.act.space import spec
 from core.domain import AfterState, Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
+from core.act.landing import base_path
 from core.perception.driver import PAGE_LIB, PlaywrightDriver
 from core.perception.pagefacts import main_heading
 from core.project.params import escape, placeholder
@@ -784,7 +785,8 @@ class RecordingListener:
         target = next((c for c in before.candidates if c.descriptor.css_path == desc.css_path
                        and c.descriptor.frame == desc.frame), None) if desc.css_path else None
         names = {**self.builder.known_params, **{k: v for k, v in self.secrets.items() if v}}
-        got = observed_after(before, after, heading=self.driver.redactor.text(heading), params=names, target=target)
+        got = observed_after(before, after, heading=self.driver.redactor.text(heading), params=names, target=target,
+                             base=base_path(self.base_url))  # relative: the flow runs under another prefix
         if self._draft is not None or spec(kind).read_only:
             # typing already under way belongs to the next step, and a scroll or hover changes no field
             got = replace(got, field_changed="", field_appeared="")

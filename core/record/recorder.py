@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Mapping
 
+from core.act.landing import base_path
 from core.domain import BrowserSettings, Flow, Step, WaitSettings
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium, write_quiet_prefs
 from core.perception.driver import DEFAULT_WAITS, NavigationError, PlaywrightDriver
@@ -283,7 +284,7 @@ class Recorder:
         self.driver.close()
         flow = Flow(name=self.flow_name, start_url=self.saved_start_url,
                     steps=got.steps, params=dict(got.params), secrets=got.secrets,
-                    description="Recorded by demonstration.")
+                    description="Recorded by demonstration.", base_path=base_path(self.base_url) + "/")
         self._stopped = RecordingStopped(flow, dict(got.crops), reason, dict(got.files))
         self.on_event(self._stopped)
         return self._stopped

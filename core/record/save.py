@@ -1,15 +1,35 @@
 """Saving a recorded flow into a project: the flow file plus its element crops."""
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
 from core.domain import Flow
-from core.project.loader import FLOWS_DIR, save_flow, write_atomic
+from core.project.loader import FLOWS_DIR, ProjectError, flow_text, run_data_dir, save_flow, write_atomic
 from core.project.paths import FLOW_NAME, valid_flow_name  # a flow name is a file stem (defined there, once)
 
-__all__ = ["FLOW_NAME", "valid_flow_name", "crops_dir_name", "flow_path", "save_recording"]
+__all__ = ["FLOW_NAME", "valid_flow_name", "crops_dir_name", "flow_path", "save_recording", "RecordingNotSaved",
+           "UNSAVED_DIR"]
+
+#: Where a recording the loader would refuse is kept, under the project's run-data folder.
+UNSAVED_DIR = "unsaved"
+
+
+class RecordingNotSaved(ProjectError):
+    """The loader would refuse the recorded flow file: it was not written to ``flows/``.
+
+    Attributes
+    ----------
+    kept : Path
+        The recording's text, kept in ``<project>/.steadyhand/unsaved/`` (the
+        message says where); its crops stay in ``flows/<name>.crops/``.
+    """
+
+    def __init__(self, path: Path | str, message: str, *, location: str = "", kept: Path) -> None:
+        super().__init__(path, message, location=location)
+        self.kept = kept
 
 
 def crops_dir_name(flow_name: str) -> str:
@@ -42,6 +62,11 @@ def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, byt
     ------
     ValueError
         When a file path of ``files`` leaves the flows folder.
+    RecordingNotSaved
+        When the project's loader would refuse the flow file: nothing is
+        written to ``flows/<name>.yaml`` (a file there is left as it was);
+        the recording is kept in ``.steadyhand/unsaved/`` and the error says
+        where and why.
     """
     root = Path(project_root)
     path = flow_path(root, flow.name)
@@ -67,10 +92,30 @@ def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, byt
         elif s.target.crop:
             keep.add(Path(s.target.crop).name)
         steps.append(s)
-    out = save_flow(replace(flow, steps=tuple(steps)), path)
+    final = replace(flow, steps=tuple(steps))
+    try:
+        out = save_flow(final, path)
+    except ProjectError as exc:
+        kept = _keep_unsaved(root, final)
+        raise RecordingNotSaved(path, f"{exc.detail}; the flow file was not written, the recording is kept in "
+                                      f"{kept}", location=exc.location, kept=kept) from None
     if cdir.is_dir():
         for f in cdir.glob("*.png"):
             if f.name not in keep:
                 f.unlink(missing_ok=True)
     return out
 
+
+
+def _keep_unsaved(root: Path, flow: Flow) -> Path:
+    """Write ``flow`` as text to ``<root>/.steadyhand/unsaved/<name>-<UTC time>.yaml`` (never over another one)."""
+    folder = run_data_dir(root) / UNSAVED_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    dest = folder / f"{flow.name}-{stamp}.yaml"
+    n = 1
+    while dest.exists():
+        n += 1
+        dest = folder / f"{flow.name}-{stamp}-{n}.yaml"
+    write_atomic(dest, flow_text(flow).encode("utf-8"))
+    return dest

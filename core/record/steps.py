@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from core.act.space import spec
 from core.domain import Action, Assertion, ElementDescriptor, Step, StepEvidence
+from core.project.schema import MAX_SCROLL_PX
 from core.project.params import display, escape, escape_target, is_placeholder, placeholder
 
 __all__ = [
@@ -343,6 +344,7 @@ class StepBuilder:
             distance = int(round(max(abs(dx), abs(dy))))
             if event.get("end"):  # scrolled to the end: as far as the whole extent, whatever the start
                 distance = max(distance, int(float(event.get("extent", 0))))
+            distance = min(distance, MAX_SCROLL_PX)  # what a flow file may hold: the recording always loads
             action = Action("scroll", direction=direction, distance=distance)
             value = ""
         elif value:

@@ -27,7 +27,8 @@ def add_learn_parser(skills_sub: Any) -> argparse.ArgumentParser:
                               epilog="Example:\n  steadyhand skills learn projects/demo 3f2a9c",
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("project", help="project folder (holds steadyhand.yaml)")
-    p.add_argument("run_id", help="the run's id (steadyhand history list)")
+    p.add_argument("run_id", metavar="RUN_ID", help="the run's id or any unique prefix, e.g. the 8 characters "
+                                                  "`steadyhand history list` prints")
     p.add_argument("--threshold", type=float, default=None, metavar="X",
                    help="validation pass rate below which a candidate is dropped (default 0.6)")
     p.add_argument("--json", metavar="PATH", help='write {"run_id", "proposed": [...], "dropped": [...]}')
@@ -50,10 +51,10 @@ def learn_command(args: argparse.Namespace) -> int:
     """The ``skills learn`` command."""
     from core.project import ProjectError, load_project
     from core.skills.learn import LearnSettings, as_lines, learn_from_run
-    from core.store import Store, StoreError
+    from core.store import RunIdError, Store, StoreError
 
     try:
-        project = load_project(args.project)
+        project = load_project(args.project, skip_invalid=True)
     except ProjectError as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2
@@ -70,11 +71,13 @@ def learn_command(args: argparse.Namespace) -> int:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2
     try:
-        if store.get_run(args.run_id) is None:
-            print(f"steadyhand: error: {path}: no run {args.run_id!r}", file=sys.stderr)
+        try:
+            run_id = store.resolve_run_id(args.run_id)  # a full id or any unique prefix, as `history list` shows
+        except RunIdError as exc:
+            print(f"steadyhand: error: {exc}", file=sys.stderr)
             return 2
         settings = LearnSettings() if args.threshold is None else LearnSettings(validation_threshold=args.threshold)
-        report = learn_from_run(store, project.name, args.run_id, settings=settings,
+        report = learn_from_run(store, project.name, run_id, settings=settings,
                                 flow=None)
     finally:
         store.close()

@@ -25,14 +25,15 @@ from .records import (
 )
 from .recovery import INTERRUPTED, recover_interrupted
 from .repository import (
-    DB_FILENAME, STORE_DIRNAME, Store, StoreClosedError, StoreError, StoreReadOnlyError,
-    UnknownRunError, store_path,
+    DB_FILENAME, SHORT_RUN_ID, STORE_DIRNAME, RunIdError, Store, StoreClosedError, StoreError, StoreReadOnlyError,
+    UnknownRunError, short_run_id, store_path,
 )
 
 __all__ = [
     "Store", "store_path", "STORE_DIRNAME", "DB_FILENAME", "SCREENSHOTS_DIR", "SCHEMA_VERSION",
     "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
-    "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError",
+    "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError", "RunIdError", "SHORT_RUN_ID",
+    "short_run_id",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
     "HealConflictError", "GraphTable", "CorrectionTable", "CorrectionRecord", "CorrectionConflictError",

@@ -57,7 +57,7 @@ def history_command(args: argparse.Namespace) -> int:
 
     from .graphs import GraphTable
     from .history import compare_runs, run_history
-    from .repository import Store, StoreError, store_path
+    from .repository import RunIdError, Store, StoreError, short_run_id, store_path
 
     root = Path(args.project)
     if not (root / "steadyhand.yaml").is_file():
@@ -79,7 +79,7 @@ def history_command(args: argparse.Namespace) -> int:
             for e in entries:
                 r = e.run
                 secs = f"{r.seconds:.1f} s" if r.seconds is not None else "-"
-                print(f"{r.id[:8]}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {r.status:<11} "
+                print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {r.status:<11} "
                       f"{e.passed}/{e.steps} steps  {r.heals} heal(s)  {secs}")
             _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.run.status,
                                      "started_at": e.run.started_at.isoformat(), "steps": e.steps,
@@ -87,20 +87,20 @@ def history_command(args: argparse.Namespace) -> int:
                                     for e in entries])
             return EXIT_OK
         if args.history == "compare":
-            ids = [r.id for r in store.list_runs(limit=100_000)]
             picked = []
             for given in (args.a, args.b):
-                hits = [i for i in ids if i.startswith(given)]
-                if len(hits) != 1:
-                    return _err(f"{'no' if not hits else 'more than one'} run id starts with {given!r} in {db}")
-                picked.append(hits[0])
+                try:
+                    picked.append(store.resolve_run_id(given))  # a full id or any unique prefix
+                except RunIdError as exc:
+                    return _err(str(exc))
             a, b = store.run_detail(picked[0]), store.run_detail(picked[1])
             assert a is not None and b is not None
             try:
                 deltas = compare_runs(a, b)
             except ValueError as exc:
                 return _err(str(exc))
-            print(f"{a.run.flow}: A {a.run.id[:8]} ({a.run.status}) vs B {b.run.id[:8]} ({b.run.status})")
+            print(f"{a.run.flow}: A {short_run_id(a.run.id)} ({a.run.status}) vs B {short_run_id(b.run.id)} "
+                  f"({b.run.status})")
             for d in deltas:
                 sa, sb = d.a, d.b
                 ms = "" if d.ms_delta is None else f"{d.ms_delta:+.0f} ms"

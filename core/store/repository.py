@@ -85,6 +85,33 @@ class UnknownRunError(StoreError, KeyError):
         return str(self.args[0]) if self.args else "unknown run"
 
 
+class RunIdError(StoreError, LookupError):
+    """A run id given by a person matches no run of the store, or several (a prefix too short).
+
+    Attributes
+    ----------
+    given : str
+        The id or prefix as given.
+    matches : tuple[str, ...]
+        The full ids that start with it (at most :data:`RUN_ID_MATCHES_SHOWN`; empty: none).
+    """
+
+    def __init__(self, message: str, given: str, matches: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.given, self.matches = given, matches
+
+
+#: Characters of a run id that History, ``history list`` and the studio's status bar show (git's short ids).
+SHORT_RUN_ID = 8
+#: Most matches an ambiguous prefix's error lists.
+RUN_ID_MATCHES_SHOWN = 10
+
+
+def short_run_id(run_id: str) -> str:
+    """The first :data:`SHORT_RUN_ID` characters of ``run_id``: the id every listing shows."""
+    return run_id[:SHORT_RUN_ID]
+
+
 def store_path(project_dir: Path) -> Path:
     """Database path of a project folder: ``<project>/.steadyhand/store.sqlite``."""
     return Path(project_dir) / STORE_DIRNAME / DB_FILENAME
@@ -493,6 +520,36 @@ class Store:
         with self._read() as s:
             row = s.get(RunRow, run_id)
             return self._summary(row) if row is not None else None
+
+    def resolve_run_id(self, given: str) -> str:
+        """The full id of the run ``given`` names: a full id, or any prefix only one run's id starts with (as git
+        accepts a unique prefix of a commit id) - the 8 characters ``history list`` prints among them.
+
+        Raises
+        ------
+        RunIdError
+            No run starts with ``given`` (or it is empty), or several do: the message lists them (at most
+            :data:`RUN_ID_MATCHES_SHOWN`, each with its flow and start time) and asks for more characters.
+        """
+        given = given.strip()
+        if not given:
+            raise RunIdError("no run id given", given)
+        if self.get_run(given) is not None:
+            return given
+        q = (select(RunRow).where(RunRow.id.startswith(given, autoescape=True))
+             .order_by(RunRow.started_at.desc(), RunRow.id.desc()).limit(RUN_ID_MATCHES_SHOWN + 1))
+        with self._read() as s:
+            rows = [self._summary(r) for r in s.scalars(q)]
+        if len(rows) == 1:
+            return rows[0].id
+        if not rows:
+            raise RunIdError(f"no run id starts with {given!r} in {self.path} (see `steadyhand history list`)",
+                             given)
+        more = " and more" if len(rows) > RUN_ID_MATCHES_SHOWN else ""
+        listed = "; ".join(f"{r.id} ({r.flow}, {r.started_at:%Y-%m-%d %H:%M:%S})" for r in rows[:RUN_ID_MATCHES_SHOWN])
+        raise RunIdError(f"run id {given!r} is ambiguous: {len(rows) if not more else 'more than ' + str(len(rows) - 1)}"
+                         f" runs start with it: {listed}{more}; give more characters", given,
+                         tuple(r.id for r in rows[:RUN_ID_MATCHES_SHOWN]))
 
     def run_detail(self, run_id: str) -> RunDetail | None:
         """A run and all its records (one consistent snapshot), None when unknown."""

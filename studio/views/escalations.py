@@ -528,9 +528,10 @@ class TakeoverBanner(QFrame):
     "finish the flow") and follows the meaning until the user sets it:
     replace and done go on with the next step, insert with the same step.
     :meth:`hand_back` sends ``HandBack(continue_from=N - 1, meaning=...)``.
-    Until an action is recorded the meaning is "insert" (nothing done: the
-    same step runs again on the page as left); the first recorded action
-    makes it "replace" unless the user chose.
+    The meaning is preselected "insert" (the actions go before the step,
+    which then runs on the page as left), or "done" when the engine had
+    already performed the step; only the person changes it - recorded
+    actions never do.
 
     Signals
     -------
@@ -665,15 +666,15 @@ class TakeoverBanner(QFrame):
             self._user_continue = True
 
     def set_actions(self, titles: Sequence[str]) -> None:
-        """Show the actions recorded so far; the first one makes the meaning "replace" unless the user chose."""
+        """Show the actions recorded so far.  The meaning and the continue step stay as preselected or as the
+        person chose: a recorded action never changes them (the commonest takeover - dismiss what is in the
+        way, then let the step run - must not turn into "replace this step")."""
         if not titles:
             self.actions.setText("<i>No action recorded yet</i> \u2014 what you do on the page is recorded with "
                                  "full descriptors, as in a recording.")
             return
         items = "; ".join(f"{i}. {_esc(t)}" for i, t in enumerate(titles, 1))
         self.actions.setText(f"<b>Recorded:</b> {items}")
-        if not self._user_meaning and self.meaning == "insert":
-            self._choose("replace")
 
     def hand_back(self) -> None:
         """Send ``HandBack(continue_from=N - 1, meaning=...)`` for the step N shown (once per takeover)."""

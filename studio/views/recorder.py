@@ -37,6 +37,7 @@ from core.engine.events import (
     EngineEvent, EscalationRaised, FlowFinished, FlowStarted, RunFinished, StepFinished, StepStarted,
     TargetResolved, VerdictReached,
 )
+from core.project.loader import ProjectError, load_flow
 from core.project.params import bind, is_placeholder, placeholder, placeholder_name, placeholders
 from core.engine.report import result_label
 from core.record.events import (
@@ -44,7 +45,7 @@ from core.record.events import (
     RecordingStarted, RecordingStopped, SetInspect, StepRecorded, StepRemoved,
 )
 from core.record.review import ReviewFlag, review_flags
-from core.record.save import FLOW_NAME, flow_path, save_recording, valid_flow_name
+from core.record.save import FLOW_NAME, RecordingNotSaved, flow_path, save_recording, valid_flow_name
 from core.record.steps import ASSERTION_LABELS, slug
 
 from ..bridge import ProjectLike
@@ -376,6 +377,64 @@ class RecordedStepsModel(QAbstractTableModel):
         self._recorder_ids = [s.id for s in flow.steps]
         self._base = flow
         self.endResetModel()
+
+    def load_saved(self, flow: Flow, crops: dict[str, bytes]) -> None:
+        """Show ``flow`` as its file holds it, without edits (a reload from disk); ``crops`` by step id."""
+        self.beginResetModel()
+        self._rows = [RecordedRow(st, crops.get(st.id, b""), _thumb(crops.get(st.id, b""), left=_left_aligned(st)))
+                      for st in flow.steps]
+        self._recorder_ids = [st.id for st in flow.steps]
+        self._deleted.clear()
+        self._base = replace(flow, source="")
+        self.endResetModel()
+
+    def merge_onto(self, flow: Flow, crops: dict[str, bytes]) -> list[str]:
+        """Apply the user's edits to ``flow`` (the file as it is on disk now) and show the result.
+
+        The file's steps and order are kept: a step the user edited gets the same edits (name, irreversible,
+        read-only, parameters), a step the user deleted is deleted; steps the file gained (an accepted
+        correction, a hand edit) stay.  Returns what could not be applied, in words (an edit of a step the
+        file no longer holds, a parameter whose literal changed, a reordering).
+        """
+        mine = {r.id: r for r in self._rows}
+        order = [r.id for r in self._rows]
+        lost: list[str] = []
+        rows: list[RecordedRow] = []
+        for st in flow.steps:
+            if st.id in self._deleted:
+                continue
+            png = crops.get(st.id, b"")
+            row = RecordedRow(st, png, _thumb(png, left=_left_aligned(st)))
+            old = mine.get(st.id)
+            if old is not None:
+                row.name, row.reversible, row.read_only = old.name, old.reversible, old.read_only
+                row.same_named = old.same_named
+                if old.param:
+                    if row.can_parametrize() and st.action.value == old.step.action.value:
+                        row.param = old.param
+                    else:
+                        lost.append(f"parameter {{{old.param}}} of step {st.id} (its value changed on disk)")
+                if old.target_param:
+                    if row.can_parametrize_target() and st.target.name == old.step.target.name:
+                        row.target_param = old.target_param
+                    else:
+                        lost.append(f"parameter {{{old.target_param}}} of step {st.id} (its element changed on disk)")
+            rows.append(row)
+        kept = {r.id for r in rows}
+        for sid in order:
+            r = mine[sid]
+            if sid not in kept and (r.name is not None or r.reversible is not None or r.read_only is not None
+                                    or r.param or r.target_param):
+                lost.append(f"your edits of step {sid} (the file no longer holds it)")
+        common = [sid for sid in order if sid in kept]
+        if common != [r.id for r in rows if r.id in set(common)]:
+            lost.append("your reordering of the steps (the file's order is kept)")
+        self.beginResetModel()
+        self._rows = rows
+        self._recorder_ids = [st.id for st in flow.steps]
+        self._base = replace(flow, source="")
+        self.endResetModel()
+        return lost
 
     # --- edits ----------------------------------------------------------------------------
 
@@ -889,6 +948,12 @@ class RecorderDock(QDockWidget):
         self._replay_running = False
         self._last_move = 0.0
         self.last_saved: Path | None = None
+        #: The flow file as the dock last wrote or read it: ``(path, bytes)``; a change on disk since is never
+        #: overwritten silently (an accepted correction, a heal accepted on the command line, a hand edit).
+        self._disk: tuple[Path, bytes] | None = None
+        #: The "changed on disk" question while it is open, and its buttons by choice (tests click them).
+        self.conflict_box: QMessageBox | None = None
+        self.conflict_buttons: dict[str, Any] = {}
         self._stop_timer = QTimer(self)
         self._stop_timer.setSingleShot(True)
         self._stop_timer.timeout.connect(self._on_stop_timeout)
@@ -1071,11 +1136,62 @@ class RecorderDock(QDockWidget):
         return self.name_edit.text().strip()
 
     def set_project(self, project: ProjectLike) -> None:
-        """Use ``project`` (reloaded) for the next recording, saves and name checks."""
+        """Use ``project`` (reloaded) for the next recording, saves and name checks.
+
+        When the flow file the dock saved changed on disk meanwhile, the dock reloads it if nothing was edited
+        since, else says so (Save then asks: :meth:`save`)."""
         self.project = project
         self.model.set_secrets(_project_secrets(project))
         self.url_edit.setPlaceholderText(f"empty: {_site_text(project)} \u00b7 or a URL or /path")
+        self.sync_with_disk()
         self._update()
+
+    def disk_changed(self) -> bool:
+        """True when the flow file the dock last wrote or read differs on disk now (or is gone)."""
+        if self._disk is None:
+            return False
+        path, data = self._disk
+        try:
+            return path.read_bytes() != data
+        except OSError:
+            return True
+
+    def sync_with_disk(self) -> None:
+        """Reload the saved flow's file when it changed on disk and nothing was edited here; else only say so."""
+        if self.is_recording or not self.disk_changed():
+            return
+        assert self._disk is not None
+        rel = _esc(_rel(self._disk[0], self.project.root))
+        if not self._disk[0].is_file():
+            self._say(f"{rel} was removed on disk; Save writes it again.", _AMBER)
+        elif not self._dirty:
+            self.reload_from_disk()
+        else:
+            self._say(f"{rel} changed on disk since your last save (a correction, a heal or a hand edit); "
+                      "Save will not overwrite it silently.", _AMBER)
+
+    def reload_from_disk(self) -> bool:
+        """Show the saved flow's file as it is on disk, dropping the edits here; False when it does not load."""
+        if self._disk is None:
+            return False
+        path = self._disk[0]
+        try:
+            flow, crops, data = _read_flow_file(path)
+        except (ProjectError, OSError) as exc:
+            self._say(f"{_esc(_rel(path, self.project.root))} changed on disk and does not load: {_esc(str(exc))}",
+                      _RED)
+            return False
+        self.model.load_saved(flow, crops)
+        self._disk = (path, data)
+        self._dirty = False
+        self._saved_name = path.stem
+        self.last_saved = path
+        self.name_edit.setText(path.stem)
+        self._set_state(RecorderState.SAVED)
+        self._update()
+        self._say(f"Reloaded {_esc(_rel(path, self.project.root))} from disk ({len(flow.steps)} steps): it changed "
+                  "there since the last save.", _AMBER)
+        return True
 
     def set_run_active(self, active: bool) -> None:
         """An engine run is in progress: no new recording, no replay meanwhile."""
@@ -1094,6 +1210,7 @@ class RecorderDock(QDockWidget):
         self.assertion_panel.hide()
         self._dirty = False
         self._saved_name = ""
+        self._disk = None
         self._recording_name = name
         self._started_url = url or ""
         self._set_state(RecorderState.STARTING)
@@ -1215,18 +1332,53 @@ class RecorderDock(QDockWidget):
         if not self.can_save():
             return None
         name = self.flow_name()
+        note = ""
+        if self._disk is not None and _same_file(flow_path(self.project.root, name), self._disk[0]) \
+                and self.disk_changed() and self._disk[0].is_file():
+            # the file changed on disk since the dock wrote it: never write the stale copy over it
+            if not self._dirty:
+                self.reload_from_disk()
+                if not self.can_save():
+                    return None
+            else:
+                choice = self._ask_conflict(self._disk[0])
+                if choice == "reload":
+                    self.reload_from_disk()
+                    return None
+                if choice == "merge":
+                    try:
+                        flow, crops, _data = _read_flow_file(self._disk[0])
+                    except (ProjectError, OSError) as exc:
+                        self._say(f"Not saved: {_esc(str(exc))}", _RED)
+                        return None
+                    lost = self.model.merge_onto(flow, crops)
+                    note = (" Not applied: " + _esc("; ".join(lost)) + ".") if lost else ""
+                elif choice == "save_as":
+                    name = self._unused_variant(name)
+                    self.name_edit.setText(name)
+                else:
+                    self._say(f"Not saved: {_esc(_rel(self._disk[0], self.project.root))} changed on disk; your "
+                              "edits are kept here.", _AMBER)
+                    return None
         try:
             path = save_recording(self.project.root, self.edited_flow(), self.model.crops())
+        except RecordingNotSaved as exc:  # the loader would refuse the file: kept aside, the edits are kept too
+            self._say(f"Not saved: {_esc(str(exc))}", _RED)
+            return None
         except Exception as exc:  # noqa: BLE001 - a failed save is reported, the edits are kept
             self._say(f"Could not save: {_esc(type(exc).__name__)}: {_esc(str(exc))}", _RED)
             return None
         self.last_saved = path
         self._saved_name = name
         self._dirty = False
+        try:
+            self._disk = (path, path.read_bytes())
+        except OSError:
+            self._disk = None
         self._set_state(RecorderState.SAVED)
         self._update()
         self._say(f"Saved <b>{_esc(name)}</b> to {_esc(_rel(path, self.project.root))}"
-                  + (" \u2014 Replay runs it now." if self.replay_handler else "."), _GREEN)
+                  + (" \u2014 Replay runs it now." if self.replay_handler else ".") + note, _AMBER if note else _GREEN)
         self.flow_saved.emit(name, str(path))
         return path
 
@@ -1426,6 +1578,45 @@ class RecorderDock(QDockWidget):
     def _on_save_clicked(self) -> None:
         self.save()
 
+    def _ask_conflict(self, path: Path) -> str:
+        """Ask what to do with edits made here while ``path`` changed on disk: ``"merge"`` (apply them to the file
+        as it is now), ``"save_as"`` (save them as another flow), ``"reload"`` (drop them) or ``"cancel"``."""
+        rel = _rel(path, self.project.root)
+        try:
+            on_disk = f"it has {len(_read_flow_file(path)[0].steps)} steps"
+            loads = True
+        except (ProjectError, OSError) as exc:
+            on_disk, loads = f"it does not load ({exc})", False
+        alt = self._unused_variant(self.flow_name())
+        box = QMessageBox(QMessageBox.Icon.Warning, "Flow file changed on disk",
+                          f"{rel} changed on disk since you saved it (an accepted correction, a heal or a hand "
+                          f"edit): {on_disk}; here you have {self.model.rowCount()} steps with your edits. Saving "
+                          "them as they are would drop that change.", parent=self)
+        box.setObjectName("recorderConflict")
+        box.setInformativeText("Apply your edits to the file as it is now, save them as another flow, or reload "
+                               "the file and drop your edits.")
+        buttons: dict[str, Any] = {}
+        if loads:
+            buttons["merge"] = box.addButton("Apply my edits to the file", QMessageBox.ButtonRole.AcceptRole)
+        buttons["save_as"] = box.addButton(f"Save mine as {alt}", QMessageBox.ButtonRole.ActionRole)
+        buttons["reload"] = box.addButton("Reload the file (drop my edits)", QMessageBox.ButtonRole.DestructiveRole)
+        buttons["cancel"] = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(buttons["cancel"])
+        self.conflict_box, self.conflict_buttons = box, buttons
+        try:
+            box.exec()
+            clicked = box.clickedButton()
+        finally:
+            self.conflict_box, self.conflict_buttons = None, {}
+        return next((k for k, b in buttons.items() if b is clicked), "cancel")
+
+    def _unused_variant(self, name: str) -> str:
+        """``name_2``, ``name_3``...: the first that names no flow of the project."""
+        n = 2
+        while self._flow_exists(f"{name[:75]}_{n}"):
+            n += 1
+        return f"{name[:75]}_{n}"
+
     def _confirm_discard(self) -> bool:
         answer = QMessageBox.question(
             self, "Discard the recording?",
@@ -1513,6 +1704,36 @@ class RecorderDock(QDockWidget):
 
     def _say(self, html: str, color: str | None = None) -> None:
         self.message.setText(f"<span style='color:{color}'>{html}</span>" if color and html else html)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """True when ``a`` and ``b`` name one file (compared with their links resolved)."""
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
+
+
+def _read_flow_file(path: Path) -> tuple[Flow, dict[str, bytes], bytes]:
+    """``(flow, crops by step id, the file's bytes)`` of a flow file as it is on disk.
+
+    Raises
+    ------
+    ProjectError
+        The file does not load.
+    OSError
+        It cannot be read.
+    """
+    data = path.read_bytes()
+    flow = load_flow(path)
+    crops: dict[str, bytes] = {}
+    for st in flow.steps:
+        if st.target.crop:
+            try:
+                crops[st.id] = (path.parent / st.target.crop).read_bytes()
+            except OSError:
+                pass
+    return flow, crops, data
 
 
 def _project_secrets(project: ProjectLike) -> tuple[str, ...]:

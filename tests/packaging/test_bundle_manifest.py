@@ -29,6 +29,8 @@ ALLOWED_CLIMBS = {
     "core/cli.py": "bench studio's child process runs in the source tree; --version falls back to pyproject.toml "
                    "when no distribution metadata exists (the bundle carries the metadata)",
     "core/bench/drift_record.py": "records datasette flows in a source checkout (needs a datasette install)",
+    "core/bench/drift_app_env.py": "bench drift --app runs in a source checkout: its app servers (drift_servers/) run "
+                                   "in each app's own virtual environment, and the cache must lie outside the checkout",
 }
 #: Calls of the helpers whose argument is not a literal (file -> what it names and why that is shipped or not).
 DYNAMIC_CALLS = {

@@ -39,6 +39,16 @@ def test_window_replays_the_demo_with_the_real_engine(qtbot, tmp_path):
     names = {c.descriptor.name for c in w.live_view.candidates}
     assert {"Export report", "Save report", "New request"} <= names
     assert w.escalations_panel.model.rowCount() == 0
+    # one run id everywhere (issue 23 item 5): the status bar shows the store's id, as History and
+    # `steadyhand history list` do, and `steadyhand report` takes exactly what it shows
+    from core.cli import main  # noqa: PLC0415
+    from core.store import Store, store_path  # noqa: PLC0415
+
+    with Store.open(store_path(project), read_only=True) as store:
+        (run,) = store.list_runs()
+    assert w.run_label.text() == f"run {run.id[:8]}" and run.id in w.run_label.toolTip()
+    shown = w.run_label.text().removeprefix("run ")
+    assert main(["report", shown, "--project", str(project), "-o", str(tmp_path / "report.html")]) == 0
     w.grab().save(str(tmp_path / "studio-real.png"))
     assert (tmp_path / "studio-real.png").stat().st_size > 10_000
     w.close()

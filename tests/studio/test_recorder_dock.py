@@ -651,3 +651,108 @@ def test_the_steps_table_marks_names_to_review(qtbot):  # noqa: ANN001
     # the recorder replaced its step 2 (a merge): the new step's count replaces the old one's
     m.add_recorded(1, Step("s2", name="Click Edit", action=Action("click"), target=twin.target), same_named=0)
     assert _cell(m, 1, M.COL_TITLE, M.ReviewRole) == []
+
+
+# --- a flow file changed on disk since the dock saved it (issue 23 item 1) --------------------------------------
+
+
+def _saved(qtbot, w: MainWindow, recorders: list[FakeRecorder]) -> Path:  # noqa: ANN001
+    dock = w.recorder_dock
+    rec = _start(qtbot, w, recorders, "export_csv")
+    rec.play_sample()
+    _rows(qtbot, dock, 7)
+    _stop(qtbot, dock)
+    path = dock.save()
+    assert path is not None and len(load_flow(path).steps) == 7
+    return path
+
+
+def _edit_on_disk(path: Path) -> None:
+    """What an accepted correction or a hand edit does: the flow file gains a step (here after step 3)."""
+    import yaml  # noqa: PLC0415
+
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["steps"].insert(3, {"id": "s3_h1", "name": "Click Dismiss", "action": "click", "selector": "#dismiss"})
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+
+
+def _tick_read_only(m: RecordedStepsModel, row: int) -> None:
+    assert m.setData(m.index(row, M.COL_READ_ONLY), Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+
+
+def test_a_file_changed_on_disk_is_reloaded_when_nothing_was_edited(qtbot, studio) -> None:  # noqa: ANN001
+    w, recorders, _ = studio
+    dock = w.recorder_dock
+    path = _saved(qtbot, w, recorders)
+    _edit_on_disk(path)
+    # the studio's file watcher reloads the project; the dock, with nothing edited, takes the file as it is now
+    qtbot.waitUntil(lambda: dock.model.rowCount() == 8, timeout=T)
+    assert [r.id for r in dock.model.rows()][3] == "s3_h1" and "Reloaded" in dock.message.text()
+    _tick_read_only(dock.model, 0)
+    dock.save_button.click()
+    flow = load_flow(path)
+    assert [s.id for s in flow.steps][3] == "s3_h1" and len(flow.steps) == 8  # the change on disk is kept
+    assert flow.steps[0].read_only  # and so is the edit made after it
+
+
+def test_save_never_writes_a_stale_copy_over_a_file_changed_on_disk(qtbot, studio) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QTimer  # noqa: PLC0415
+
+    w, recorders, _ = studio
+    dock = w.recorder_dock
+    path = _saved(qtbot, w, recorders)
+    _tick_read_only(dock.model, 0)  # edited in the dock ...
+    _edit_on_disk(path)  # ... while a correction was accepted
+    on_disk = path.read_bytes()
+    qtbot.waitUntil(lambda: "changed on disk" in dock.message.text(), timeout=T)  # said, the edits kept
+    assert dock.model.rowCount() == 7 and dock.model.row(0).read_only
+
+    def answer(choice: str) -> None:
+        def click() -> None:
+            assert dock.conflict_box is not None and dock.conflict_box.isVisible()
+            dock.conflict_buttons[choice].click()
+        QTimer.singleShot(50, click)
+
+    answer("cancel")
+    dock.save_button.click()
+    assert path.read_bytes() == on_disk and "Not saved" in dock.message.text()  # nothing written over it
+
+    answer("save_as")
+    dock.save_button.click()
+    mine = path.with_name("export_csv_2.yaml")
+    assert path.read_bytes() == on_disk and len(load_flow(mine).steps) == 7 and load_flow(mine).steps[0].read_only
+    assert dock.flow_name() == "export_csv_2"
+
+
+
+def test_my_edits_can_be_applied_to_the_file_as_it_is_on_disk(qtbot, studio) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QTimer  # noqa: PLC0415
+
+    w, recorders, _ = studio
+    dock = w.recorder_dock
+    path = _saved(qtbot, w, recorders)
+    _tick_read_only(dock.model, 0)
+    dock.model.rename(1, "Type the secret")
+    _edit_on_disk(path)
+    QTimer.singleShot(50, lambda: dock.conflict_buttons["merge"].click())
+    dock.save_button.click()
+    flow = load_flow(path)
+    assert [s.id for s in flow.steps] == ["s1", "s2", "s3", "s3_h1", "s4", "s5", "s6", "s7"]  # the file's step kept
+    assert flow.steps[0].read_only and flow.steps[1].name == "Type the secret"  # and my edits applied
+    assert not flow.steps[3].read_only
+    assert dock.model.rowCount() == 8 and dock.state is RecorderState.SAVED and not dock.dirty
+
+
+def test_reload_drops_the_docks_edits_and_shows_the_file(qtbot, studio) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QTimer  # noqa: PLC0415
+
+    w, recorders, _ = studio
+    dock = w.recorder_dock
+    path = _saved(qtbot, w, recorders)
+    _tick_read_only(dock.model, 0)
+    _edit_on_disk(path)
+    on_disk = path.read_bytes()
+    QTimer.singleShot(50, lambda: dock.conflict_buttons["reload"].click())
+    dock.save_button.click()
+    assert path.read_bytes() == on_disk
+    assert dock.model.rowCount() == 8 and not dock.model.row(0).read_only and not dock.dirty

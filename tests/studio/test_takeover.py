@@ -92,11 +92,13 @@ def test_take_over_then_hand_back_from_the_next_step(qtbot, recorded) -> None:  
     assert w.steps_panel.model.row(5).phase == "taken over"
     assert "taken over at step 6" in w.event_log.toPlainText()
 
-    # nothing recorded yet: the actions go before the step, which runs again; recorded ones replace it
+    # preselected: the actions go before the step, which runs again; a recorded action does not change that
     assert banner.meaning == "insert" and banner.continue_from.value() == 6
     _play(qtbot, w, engine, TakeoverActionRecorded("r1", FLOW, 5, ("Click Unlock account",)))
-    assert banner.meaning == "replace" and banner.continue_from.value() == 7
+    assert banner.meaning == "insert" and banner.continue_from.value() == 6
     assert "1. Click Unlock account" in banner.actions.text()
+    qtbot.mouseClick(banner.meaning_buttons["replace"], Qt.MouseButton.LeftButton)  # the person chooses
+    assert banner.meaning == "replace" and banner.continue_from.value() == 7
     banner.set_meaning("done")
     assert banner.continue_from.value() == 7
     banner.set_meaning("insert")
@@ -109,6 +111,35 @@ def test_take_over_then_hand_back_from_the_next_step(qtbot, recorded) -> None:  
     _play(qtbot, w, engine, Resumed("r1"), HandedBack("r1", FLOW, 6))
     assert "handed back, continuing from step 7" in w.state_label.text()
     assert "handed back, continuing from step 7" in w.event_log.toPlainText()
+
+
+def test_recorded_actions_never_change_the_preselected_go_before_this_step(qtbot, recorded) -> None:  # noqa: ANN001
+    # issue 23 item 2: the first recorded action flipped "go before this step, continue from step 6" to "replace
+    # this step, continue from 7"; Hand back then skipped the blocked step and offered an edit deleting it
+    w, engine = _escalated(qtbot, recorded)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5))
+    banner = w.takeover_banner
+    assert banner.meaning_buttons["insert"].isChecked() and banner.continue_from.value() == 6
+    for titles in (("Click Dismiss",), ("Click Dismiss", "Press Escape")):
+        _play(qtbot, w, engine, TakeoverActionRecorded("r1", FLOW, 5, titles))
+        assert banner.meaning_buttons["insert"].isChecked() and banner.continue_from.value() == 6
+    assert "2. Press Escape" in banner.actions.text()
+    qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == HandBack(continue_from=5, meaning="insert")
+
+
+def test_the_persons_choice_made_before_any_action_is_kept_too(qtbot, recorded) -> None:  # noqa: ANN001
+    w, engine = _escalated(qtbot, recorded)
+    w.take_over()
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5))
+    banner = w.takeover_banner
+    qtbot.mouseClick(banner.meaning_buttons["done"], Qt.MouseButton.LeftButton)
+    assert banner.continue_from.value() == 7
+    _play(qtbot, w, engine, TakeoverActionRecorded("r1", FLOW, 5, ("Click Unlock account",)))
+    assert banner.meaning == "done" and banner.continue_from.value() == 7
+    qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == HandBack(continue_from=6, meaning="done")
 
 
 def test_f5_during_a_takeover_hands_back(qtbot, recorded) -> None:  # noqa: ANN001

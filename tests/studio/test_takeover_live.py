@@ -4,7 +4,7 @@ The demo's ``export_report`` names a control the page does not have at step 4
 (tests/e2e/takeover_project.py): the locator abstains and the engine escalates.
 The user takes over, clicks "Export report" in the live view (image px -> CSS
 px -> the engine thread's page), the click is recorded with its full
-descriptor, the hand-back says "replace", the run finishes green, and the
+descriptor, the person chooses "replace" (a recorded action never chooses it), the run finishes green, and the
 correction is stored and offered as a flow edit whose diff replaces step 4;
 accepting it writes the flow file, which then loads with the new step.
 """
@@ -67,6 +67,8 @@ def test_takeover_click_in_the_live_view_is_recorded_and_offered_as_a_flow_edit(
     box = target.descriptor.bbox
     assert box.x <= sent[0].x <= box.x + box.width and box.y <= sent[0].y <= box.y + box.height  # CSS px
     qtbot.waitUntil(lambda: "Export report" in banner.actions.text(), timeout=TIMEOUT_MS)
+    assert banner.meaning == "insert" and banner.continue_from.value() == 4  # a recorded action changes nothing
+    qtbot.mouseClick(banner.meaning_buttons["replace"], Qt.MouseButton.LeftButton)  # the person did the step
     assert banner.meaning == "replace" and banner.continue_from.value() == 5
     shots = os.environ.get("STEADYHAND_SHOTS")
     if shots:

@@ -31,11 +31,23 @@ def obs(url: str = "http://h/list", *, title: str = "Requests", cands: tuple[Can
     ("http://h/items/a1b2c3d4e5f6a7b8", "/items/{id}"),
     ("http://h/", "/"),
     ("http://h", "/"),
-    ("http://h/users/alice/profile", "/users/{user}/profile"),
+    ("http://h/users/alice/profile", "/users/alice/profile"),  # a parameter's value is never a path segment
     ("http://h/about-us/", "/about-us/"),
 ])
-def test_url_patterns_generalise_ids_numbers_and_parameters(url: str, pattern: str) -> None:
-    assert url_pattern(url, {"user": "alice"}) == pattern
+def test_url_patterns_generalise_ids_and_numbers(url: str, pattern: str) -> None:
+    assert url_pattern(url) == pattern
+
+
+@pytest.mark.parametrize("url, base, pattern", [
+    ("http://h/examples/a/", "/examples/a/", "/"),
+    ("http://h/examples/a", "/examples/a/", "/"),
+    ("http://h/examples/a/list/7", "/examples/a", "/list/{n}"),
+    ("http://h/examples/ab/list", "/examples/a/", "/examples/ab/list"),  # not under it: whole
+    ("http://h/login", "/examples/a/", "/login"),
+    ("http://h/x", "/", "/x"),
+])
+def test_url_patterns_are_relative_to_the_base_path(url: str, base: str, pattern: str) -> None:
+    assert url_pattern(url, base) == pattern
 
 
 def test_a_confirmation_page_instead_of_the_list_is_another_page() -> None:
@@ -97,9 +109,15 @@ def test_observed_after_names_the_changed_field_and_the_editor_that_appeared() -
         "/books/{n}", "Book 7", True, "Edit", "Done", "Title")
 
 
-def test_observed_after_generalises_parameters_in_the_heading() -> None:
+def test_observed_after_generalises_parameters_in_the_heading_as_whole_words_only() -> None:
     a = observed_after(None, obs("http://h/u/alice"), heading="Hello alice", params={"user": "alice"})
-    assert (a.url_pattern, a.heading, a.field_changed) == ("/u/{user}", "Hello {user}", "")
+    assert (a.url_pattern, a.heading, a.field_changed) == ("/u/alice", "Hello {user}", "")
+    # failure kind 4 (issue 19): a value inside another word, or a path segment, is a coincidence
+    a = observed_after(None, obs("http://h/admin/"), heading="Site administration", params={"user": "admin"})
+    assert (a.url_pattern, a.heading) == ("/admin/", "Site administration")
+    a = observed_after(None, obs("http://h/admin/"), heading="admin: Site administration (admin)",
+                       params={"user": "admin"})
+    assert a.heading == "{user}: Site administration ({user})"
 
 
 def test_a_fill_the_page_undid_is_caught_a_reformatted_one_is_not() -> None:

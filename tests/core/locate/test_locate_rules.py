@@ -212,7 +212,8 @@ def _page_image(dpr: float, spots: list[tuple[float, float]], patch: np.ndarray)
     import cv2
 
     img = np.full((int(400 * dpr), int(640 * dpr)), 235, dtype=np.uint8)
-    scaled = cv2.resize(patch, None, fx=dpr, fy=dpr, interpolation=cv2.INTER_NEAREST)
+    # the page draws the patch at dpr as the locator rescales a crop (bilinear): outlines compare, not blocks
+    scaled = cv2.resize(patch, None, fx=dpr, fy=dpr, interpolation=cv2.INTER_LINEAR)
     for x, y in spots:
         X, Y = int(x * dpr), int(y * dpr)
         img[Y:Y + scaled.shape[0], X:X + scaled.shape[1]] = scaled

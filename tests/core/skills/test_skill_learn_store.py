@@ -78,7 +78,7 @@ def test_the_learn_command_refuses_bad_input(tmp_path: Path, capsys: pytest.Capt
     assert code == 2 and "no store (run the project first)" in err
     Store.open(tmp_path / ".steadyhand" / "store.sqlite").close()
     code, err = cli(str(tmp_path), "abc")
-    assert code == 2 and "no run 'abc'" in err
+    assert code == 2 and "no run id starts with 'abc'" in err
     code, err = cli(str(tmp_path), "abc", "--threshold", "2")
     assert code == 2 and "--threshold must be within 0..1" in err
 

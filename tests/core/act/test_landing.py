@@ -1,0 +1,128 @@
+"""Where a step landed, weighed as a person would (issue 19, failure kinds 1 and 3) - pure, no browser."""
+from __future__ import annotations
+
+import pytest
+
+from core.act.landing import (
+    base_path, error_page, failed_answer, judge_landing, relative_path, same_route, signin_again, weigh_landing,
+)
+from core.act.writes import RequestSeen
+from core.domain import AfterState, Candidate, ElementDescriptor, Observation, StateSignature
+
+
+def obs(url: str, *, password: bool = False) -> Observation:
+    cands = (Candidate("0:p", ElementDescriptor(tag="input", role="textbox", type="password"),
+                       extra={"is_password": True}),) if password else ()
+    sig = StateSignature(url, "t", 0, 0, "", "", "", False, 0, "", "d")
+    return Observation(url, "t", (1280, 800), 1.0, (0, 0), cands, "", sig)
+
+
+@pytest.mark.parametrize("url, want", [
+    ("http://h/examples/a/", "/examples/a"), ("http://h/", ""), ("http://h", ""), ("", ""),
+    ("http://h/app/index.html", "/app/index.html"),
+])
+def test_base_path(url: str, want: str) -> None:
+    assert base_path(url) == want
+
+
+@pytest.mark.parametrize("path, base, want", [
+    ("/examples/a/", "/examples/a", "/"), ("/examples/a", "/examples/a/", "/"),
+    ("/examples/a/list", "/examples/a", "/list"), ("/examples/ab", "/examples/a", "/examples/ab"),
+    ("/list", "", "/list"), ("/other", "/examples/a", "/other"),
+])
+def test_relative_path(path: str, base: str, want: str) -> None:
+    assert relative_path(path, base) == want
+
+
+def test_routes_compare_by_segment_with_placeholders_and_this_runs_parameters() -> None:
+    assert same_route("/list/", "/list")
+    assert same_route("/u/{n}", "/u/{n}") and same_route("/u/{user}", "/u/bob")  # an old file's placeholder
+    assert same_route("/u/admin", "/u/bob", {"user": "bob"})  # recorded with another value of the parameter
+    assert not same_route("/u/admin", "/u/bob")
+    assert not same_route("/list", "/list/new")
+
+
+def test_a_flow_recorded_under_one_prefix_holds_under_another() -> None:
+    recorded = AfterState(url_pattern="/examples/a/", title="Todos", heading="todos")  # an old file: full path
+    actual = AfterState(url_pattern="/examples/b/", title="Todos", heading="todos")
+    assert weigh_landing(recorded, actual, recorded_base="/examples/a/", run_base="/examples/b/").kind == "holds"
+    relative = AfterState(url_pattern="/", title="Todos", heading="todos")  # a new file: relative
+    assert weigh_landing(relative, actual, recorded_base="/examples/a/", run_base="/examples/b").kind == "holds"
+    # without the bases the route alone disagrees: a change, reported (title and heading say it is the page)
+    got = weigh_landing(recorded, actual)
+    assert (got.kind, got.drifted) == ("drifted", ("route",)) and "/examples/b/ instead of /examples/a/" in got.reason
+
+
+def test_one_drifted_signal_of_three_is_a_change_not_another_page() -> None:
+    recorded = AfterState(url_pattern="/admin/", title="Site overview | Acme", heading="Acme administration")
+    actual = AfterState(url_pattern="/admin/", title="Site overview | Acme", heading="Site overview")
+    got = weigh_landing(recorded, actual)
+    assert got.kind == "drifted" and got.drifted == ("heading",)
+    assert "headed 'Site overview' instead of 'Acme administration'" in got.reason
+    mism, note = judge_landing(recorded, actual)
+    assert mism == [] and note.startswith("the page changed since the recording")
+
+
+def test_most_signals_disagreeing_or_a_route_split_is_another_page() -> None:
+    recorded = AfterState(url_pattern="/admin/", title="Site overview", heading="Acme administration")
+    two_off = AfterState(url_pattern="/admin/", title="Confirm", heading="Are you sure?")
+    assert weigh_landing(recorded, two_off).kind == "elsewhere"
+    route_split = AfterState(url_pattern="/login", heading="Acme administration")
+    assert weigh_landing(AfterState(url_pattern="/admin/", heading="Acme administration"), route_split).kind == \
+        "elsewhere"
+    # route and heading only, the heading differs: a split is not the same page (a confirmation at one address)
+    assert weigh_landing(AfterState(url_pattern="/admin/", heading="Acme administration"),
+                         AfterState(url_pattern="/admin/", heading="Confirm deletion")).kind == "elsewhere"
+    # one signal recorded and it disagrees: elsewhere, as before
+    assert weigh_landing(AfterState(heading="My requests"), AfterState(heading="Are you sure?")).kind == "elsewhere"
+    # an unreadable heading does not vote
+    assert weigh_landing(AfterState(heading="My requests"), AfterState(heading=""), heading_known=False).kind == "holds"
+
+
+def test_hard_evidence_is_elsewhere_whatever_the_signals_say() -> None:
+    same = AfterState(url_pattern="/admin/", title="Acme", heading="Acme")
+    assert weigh_landing(same, same, evidence="the page answered 500").kind == "elsewhere"
+    reqs = [RequestSeen(1.0, "POST", "http://h/login", "document", status=403)]
+    mism, note = judge_landing(same, same, requests=reqs, origin="http://h")
+    assert [m.code for m in mism] == ["page"] and "403" in mism[0].reason and "POST /login" in mism[0].reason
+    assert note == ""
+
+
+def test_failed_answer_counts_only_the_steps_own_requests() -> None:
+    def r(method: str, url: str, kind: str, status: int | None, keep: bool = False) -> RequestSeen:
+        return RequestSeen(1.0, method, url, kind, keep, status)
+
+    assert failed_answer([r("GET", "http://h/favicon.ico", "image", 404)], "http://h") == ""
+    assert failed_answer([r("GET", "http://h/api/poll", "fetch", 500)], "http://h") == ""  # a read
+    assert failed_answer([r("POST", "http://h/log", "fetch", 500, keep=True)], "http://h") == ""  # a beacon
+    assert failed_answer([r("POST", "http://cdn/x", "xhr", 500)], "http://h") == ""  # another origin
+    assert failed_answer([r("GET", "http://h/next", "document", 200)], "http://h") == ""
+    assert failed_answer([r("GET", "http://h/x", "document", None)], "http://h") == ""  # no answer yet
+    assert "422" in failed_answer([r("PUT", "http://h/api/items/3", "fetch", 422)], "http://h")
+    assert "404" in failed_answer([r("GET", "http://h/gone", "document", 404)], "http://h")
+
+
+def test_an_error_page_the_recording_was_not() -> None:
+    assert error_page(AfterState(title="Books"), AfterState(title="404 Not Found"))
+    assert error_page(AfterState(heading="Books"), AfterState(heading="Server Error (500)"))
+    assert error_page(AfterState(title="Page not found"), AfterState(title="Page not found")) == ""  # recorded so
+    assert error_page(AfterState(title="Books"), AfterState(title="Bookstore 4040 editions")) == ""
+
+
+def test_the_sign_in_page_again() -> None:
+    before, after = obs("http://h/login", password=True), obs("http://h/login", password=True)
+    assert signin_again(before, after, "/admin/", "/login")
+    assert signin_again(before, obs("http://h/admin/"), "/admin/", "/admin/") == ""  # signed in
+    assert signin_again(before, after, "/login", "/login") == ""  # recorded staying there
+    assert signin_again(obs("http://h/x"), after, "/admin/", "/login") == ""  # no sign-in before
+    mism, _ = judge_landing(AfterState(url_pattern="/admin/", title="Admin"), AfterState(url_pattern="/login",
+                                                                                         title="Admin"),
+                            before=before, after=after)
+    assert "sign-in" in mism[0].reason
+
+
+def test_dialogs_and_fields_are_still_compared() -> None:
+    mism, _ = judge_landing(AfterState(dialog=True, dialog_name="Edit"), AfterState(dialog=False))
+    assert [m.code for m in mism] == ["dialog_missing"]
+    mism, _ = judge_landing(AfterState(field_changed="Done"), AfterState(), changed=["Starred"])
+    assert [m.code for m in mism] == ["field"]

@@ -1,0 +1,165 @@
+"""Heals on evidence that exists (issue 19), end to end in real Chromium on pages written for it.
+
+Each target is taken from release 1 of a page as a recording keeps it: the
+observer's descriptor and the recorder's own anchor (its ``anchorOf``, run
+in the page); the flow then runs on release 2 through ``steadyhand run`` or
+the session the command uses (:class:`~core.engine.session.ProjectSession`).
+
+* RELATIVE on the run path: an irreversible "Confirm delivery" renamed
+  "Confirm the delivery" (its neighbour renamed too, so no other evidence
+  agrees) is healed only because the section heading it was recorded by is
+  found on the page and the button sits at the recorded offset from it (the
+  previous code never handed the page's headings to the locator and
+  abstained);
+* a submit ``input`` that became a ``button`` with the same role and name,
+  restyled, is the same control (the previous code abstained: "no second
+  independent level agrees");
+* radios whose labels are new and random, with the same positional ids, are
+  never clicked (the previous code checked the sibling at the recorded
+  place); the same step with its name as a parameter finds the option named;
+* two "Export" buttons tied after a release are never pressed: the step
+  abstains and the resolution shows both.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.domain import Action, Anchor, Assertion, BrowserSettings, ElementDescriptor, Flow, Step
+from core.engine.session import ProjectSession
+from core.perception.driver import PlaywrightDriver
+from core.project import load_flow, load_project, save_flow
+from core.project.params import escape_target
+from core.record.listener import RECORDER_LIB
+from core.secrets import Redactor
+from core.sites.server import StaticSite
+from core.store import Store, store_path
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures" / "locate"
+
+pytestmark = pytest.mark.browser
+
+#: The recorder's script with its anchor function reachable from the test (the recording's own rule).
+_ANCHOR_LIB = RECORDER_LIB.replace("window.__steadyhandRec = { flush,", "window.__steadyhandRec = { anchorOf, flush,")
+assert _ANCHOR_LIB != RECORDER_LIB
+_ANCHOR_OF = """(xp) => {
+  const el = document.evaluate(xp, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+  return el ? window.__steadyhandRec.anchorOf(el) : null;
+}"""
+
+
+@pytest.fixture(scope="module")
+def site():
+    s = StaticSite(FIXTURES)
+    s.start()
+    yield s
+    s.stop()
+
+
+def recorded(site: StaticSite, page: str, name: str) -> ElementDescriptor:
+    """The element named ``name`` on ``page`` as a recording keeps it (descriptor and anchor)."""
+    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, redactor=Redactor(()), headless=True)
+    d.open()
+    try:
+        d.goto(page)
+        obs = d.observe(screenshot=False)
+        (c,) = [c for c in obs.candidates if c.descriptor.name == name]
+        d.evaluate(f"() => {{ {_ANCHOR_LIB} }}")
+        a = d.evaluate(_ANCHOR_OF, c.descriptor.xpath)
+    finally:
+        d.close()
+    desc = escape_target(c.descriptor)
+    if a and a.get("text"):
+        desc = desc.with_(anchor=Anchor(a["text"], a.get("role", ""), float(a["dx"]), float(a["dy"])))
+    return desc
+
+
+def project(tmp: Path, site: StaticSite, flow: Flow) -> Path:
+    root = tmp / "proj"
+    (root / "flows").mkdir(parents=True)
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "Evidence", "base_url": site.base_url}))
+    save_flow(flow, root / "flows" / f"{flow.name}.yaml")
+    return root
+
+
+def test_relative_heals_an_irreversible_rename_through_steadyhand_run(site, tmp_path) -> None:
+    target = recorded(site, "/relative_v1.html", "Confirm delivery")
+    assert target.anchor is not None and (target.anchor.text, target.anchor.role) == ("Delivery", "heading")
+    flow = Flow("confirm", "/relative_v2.html", (
+        Step(id="s1", name="Confirm the delivery", action=Action("click"), target=target, reversible=False,
+             assertions=(Assertion("text_appears", "Delivery confirmed"),)),))
+    root = project(tmp_path, site, flow)
+    out = tmp_path / "run.json"
+    r = subprocess.run([sys.executable, "-m", "core.cli", "run", str(root), "--flow", "confirm", "--headless",
+                        "--json", str(out)], cwd=ROOT, env=dict(os.environ), capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (result,) = json.loads(out.read_text())["flows"]
+    assert result["passed"], result
+    store = Store.open(store_path(root), read_only=True)
+    try:
+        (run,) = store.list_runs(limit=1)
+        (res,) = store.run_detail(run.id).resolutions
+    finally:
+        store.close()
+    assert not res.abstained and res.strategy != "exact"
+    assert "confirmed by relative" in res.reason, res.reason  # the heading on the page, at the recorded offset
+
+
+def test_a_submit_input_that_became_a_restyled_button_is_pressed(site, tmp_path) -> None:
+    target = recorded(site, "/signin_v1.html", "Sign in")
+    assert target.tag == "input"
+    flow = Flow("sign_in", "/signin_v2.html", (
+        Step(id="s1", name="Sign in", action=Action("click"), target=target, reversible=False,
+             assertions=(Assertion("text_appears", "Welcome back"),)),))
+    root = project(tmp_path, site, flow)
+    with ProjectSession(load_project(root), headless=True, use_store=False, screenshots=False) as session:
+        result = session.run_flow(load_flow(root / "flows" / "sign_in.yaml"))
+    assert result.status == "passed", result.error
+    res = result.steps[0].resolution
+    assert "identity" in res.confirmed_by and "the same control" in res.reason
+
+
+def test_radios_with_new_labels_are_never_clicked_by_place_and_a_bound_name_is(site, tmp_path) -> None:
+    target = recorded(site, "/options_v1.html", "Xwvr")
+    assert target.id == "ch1"
+    guessed = Flow("pick", "/options_v2.html", (
+        Step(id="s1", name="Pick Xwvr", action=Action("click"), target=target,
+             assertions=(Assertion("text_appears", "chose"),)),))
+    named = Flow("pick_named", "/options_v2.html", (
+        Step(id="s1", name="Pick {option}", action=Action("click"),
+             target=target.with_(name="{option}", text="{option}", label="{option}"),
+             assertions=(Assertion("text_appears", "chose {option}"),)),), params={"option": "Xwvr"})
+    root = project(tmp_path, site, guessed)
+    save_flow(named, root / "flows" / "pick_named.yaml")
+    with ProjectSession(load_project(root), headless=True, use_store=False, screenshots=False) as session:
+        result = session.run_flow(load_flow(root / "flows" / "pick.yaml"))
+        assert result.status != "passed"
+        res = result.steps[0].resolution
+        assert res.abstained and res.ref is None, res.reason
+        assert "chose" not in session.driver.observe(screenshot=False).visible_text  # nothing was checked
+        bound = session.run_flow(load_flow(root / "flows" / "pick_named.yaml"), params={"option": "Mufo"})
+        assert bound.status == "passed", bound.error
+        assert "chose Mufo" in session.driver.observe(screenshot=False).visible_text
+
+
+def test_two_buttons_tied_after_a_release_are_never_pressed_and_both_are_shown(site, tmp_path) -> None:
+    target = recorded(site, "/tie_v1.html", "Export")
+    flow = Flow("export", "/tie_v2.html", (
+        Step(id="s1", name="Export", action=Action("click"), target=target,
+             assertions=(Assertion("text_appears", "exported"),)),))
+    root = project(tmp_path, site, flow)
+    with ProjectSession(load_project(root), headless=True, use_store=False, screenshots=False) as session:
+        result = session.run_flow(load_flow(root / "flows" / "export.yaml"))
+        assert "exported" not in session.driver.observe(screenshot=False).visible_text
+    assert result.status != "passed"
+    res = result.steps[0].resolution
+    assert res.abstained and "tie" in res.reason, res.reason
+    assert [s.label for s in res.top[:2]] == ["Export", "Export"] and len({s.ref for s in res.top[:2]}) == 2
