@@ -534,7 +534,14 @@ def run_app_drift(spec: AppSpec, labels: Sequence[str] = (), *, bases: Sequence[
         for version in versions:
             ensure_app_venv(version, root, log=progress)
             progress(f"drift: {spec.key} {version.label}: ground truth")
-            truth = ground_truth(spec, version, work, password, root)
+            try:
+                truth = ground_truth(spec, version, work, password, root)
+            except GroundTruthError as exc:  # the release does not do the intended actions: nothing to judge
+                for base in bases:
+                    report.runs.append(AppRunReport(version.label, base or "/", len(steps), status="no ground truth",
+                                                    error_kind="environment", error=str(exc)[:400]))
+                progress(f"drift: {spec.key} {version.label}: no ground truth: {exc}")
+                continue
             for base in bases:
                 run = AppRunReport(version.label, base or "/", len(steps))
                 db = _fresh_db(work, f"engine-{version.label}")

@@ -86,6 +86,28 @@ def structure(gray: np.ndarray) -> np.ndarray:
     return cv2.magnitude(cv2.Sobel(a, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(a, cv2.CV_32F, 0, 1, ksize=3))
 
 
+#: A window of the screenshot whose outline energy (standard deviation of
+#: :func:`structure`) is below this share of the crop's cannot be the crop:
+#: normalised correlation is unstable on near-flat windows (it reaches 1.0
+#: on antialiasing noise), so they score 0.  0.5: the crop's own window
+#: has the full energy, a window with half of it lacks half the outline.
+MIN_WINDOW_ENERGY = 0.5
+
+
+def _window_std(img: np.ndarray, h: int, w: int) -> np.ndarray:
+    """Standard deviation of every ``h`` x ``w`` window of ``img``, indexed by its top-left corner (matchTemplate's grid)."""
+    import cv2
+
+    s, sq = cv2.integral2(img.astype(np.float64))[:2]
+    n = float(h * w)
+
+    def box(a: np.ndarray) -> np.ndarray:
+        return a[h:, w:] - a[:-h, w:] - a[h:, :-w] + a[:-h, :-w]
+
+    mean = box(s) / n
+    return np.sqrt(np.maximum(box(sq) / n - mean * mean, 0.0))
+
+
 def match_crop(screenshot: np.ndarray, crop: np.ndarray, *, scale: float = 1.0,
                ) -> tuple[float, float, tuple[int, int, int, int] | None, str]:
     """Best and second-best correlation peaks of ``crop``'s structure on ``screenshot``'s.
@@ -119,8 +141,10 @@ def match_crop(screenshot: np.ndarray, crop: np.ndarray, *, scale: float = 1.0,
     inner = structure(crop)[k:h - k, k:w - k] if k else structure(crop)
     if float(inner.std()) < MIN_CROP_STD:
         return 0.0, 0.0, None, "crop has no outline inside its border (nothing to match)"
-    res = cv2.matchTemplate(structure(screenshot), inner, cv2.TM_CCOEFF_NORMED)
+    shot = structure(screenshot)
+    res = cv2.matchTemplate(shot, inner, cv2.TM_CCOEFF_NORMED)
     res = np.nan_to_num(res, nan=0.0, posinf=0.0, neginf=0.0)
+    res[_window_std(shot, *inner.shape[:2]) < MIN_WINDOW_ENERGY * float(inner.std())] = 0.0
     _, peak, _, (x, y) = cv2.minMaxLoc(res)
     masked = res.copy()
     masked[max(0, y - h // 2):y + h // 2 + 1, max(0, x - w // 2):x + w // 2 + 1] = -1.0

@@ -11,7 +11,7 @@
   const L = () => window.__steadyhand;
   const S = {
     active: true, inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
-    hoverEl: null, hoverTimer: 0, downFocus: null, textPickedAt: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
+    hoverEl: null, hoverTimer: 0, downFocus: null, userFocus: null, textPickedAt: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
   };
   const send = (p) => {
     if (!S.active) return;
@@ -290,8 +290,11 @@
     if (e.detail >= 2) return;  // second click of a double click: 'dblclick' follows
     if (isTextEntry(el)) {
       // a click that moves the focus into a field is a step (it may open a picker or a list); typing
-      // that follows in the same field absorbs it (steps.py); a click in the focused field changes nothing
-      if (S.downFocus === el) return;
+      // that follows in the same field absorbs it (steps.py); a click in the field the person focused
+      // changes nothing.  A focus the person did not give (autofocus, a script, the engine's own last
+      // action before a takeover) does not count: that click is theirs, and it may open what the
+      // next step needs (a calendar, a suggestion list)
+      if (S.downFocus === el && S.userFocus === el) return;
       emit('click', el, { detail: e.detail, focus: true });
       return;
     }
@@ -513,6 +516,9 @@
   else on('load', () => setTimeout(settledBase, 0));
   // where the focus was when the pointer went down (a click then focuses what it hits)
   on('pointerdown', (e) => { if (e.isTrusted) S.downFocus = deepActive(); }, { capture: true, passive: true });
+  // the element the person focused (a focus right after their pointer or key), not one focused for them
+  on('focusin', (e) => { S.userFocus = Date.now() - S.lastInput < 1000 ? realTarget(e) : null; },
+     { capture: true, passive: true });
   const touched = () => { S.lastInput = Date.now(); setTimeout(settledBase, 400); };
   on('pointerdown', touched, { capture: true, passive: true });
   on('keydown', touched, { capture: true, passive: true });
@@ -525,7 +531,7 @@
     Object.assign(S, { active: false, pending: null, scroll: null, hoverEl: null });
   }
   function resume() {
-    Object.assign(S, { active: true, inspect: false, pending: null, scroll: null, hoverEl: null });
+    Object.assign(S, { active: true, inspect: false, pending: null, scroll: null, hoverEl: null, userFocus: null });
     refreshBase(true);
   }
 

@@ -107,8 +107,11 @@ def test_an_item_added_in_the_browser_only_is_added_exactly_once(case: str, site
     ("session", "() => JSON.parse(sessionStorage.getItem('items') || '[]')"),
     ("cookie", "() => { const c = document.cookie.split('; ').find(x => x.startsWith('items='));"
                " return c ? JSON.parse(decodeURIComponent(c.slice(6))) : []; }"),
+    ("idb", "() => new Promise(ok => { const r = indexedDB.open('shopping', 1); r.onsuccess = () => {"
+            " const q = r.result.transaction('items').objectStore('items').getAll();"
+            " q.onsuccess = () => { r.result.close(); ok(q.result); }; }; })"),
 ])
-def test_a_session_storage_or_cookie_write_is_not_repeated(store: str, read: str, site, tmp_path) -> None:
+def test_a_session_storage_cookie_or_indexeddb_write_is_not_repeated(store: str, read: str, site, tmp_path) -> None:
     flow = Flow(f"add_{store}", f"/list.html?store={store}", ADDING["click_add"])
     result, events, stored = _run(_project(tmp_path, site), flow, read)
     assert stored == ["Milk"]
