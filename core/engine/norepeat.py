@@ -18,7 +18,6 @@ whatever it does: its author said so (S6).
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 from core.act.expect import NOISE_DELTAS, observed_deltas

@@ -186,7 +186,7 @@ class EffectWatch:
             watch = getattr(driver, "_steadyhand_effects", None)
             if not isinstance(watch, cls):
                 watch = cls(None)
-                setattr(driver, "_steadyhand_effects", watch)
+                driver._steadyhand_effects = watch
             return watch
         return follow_page(driver, cls, "_steadyhand_effects")
 
