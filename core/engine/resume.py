@@ -186,10 +186,17 @@ def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = (),
     acts = getattr(state, "acts", {}) or {}
     judged = (getattr(state, "verdict_counts", {}) or {}).get(start, 0)
     carried = carried_in_flight is not None and start == carried_in_flight
-    if start < n and (carried or (acts.get(start, 0) > judged and _may_write(start, flow, state))):
+    cp = state.checkpoints.get(start) if start < n else None
+    # an attempt that acted, was found to have an effect (a write, a storage change: its checkpoint turned
+    # irreversible) and failed its verification: its effect may be there although no verdict says so
+    unverified = (cp is not None and cp.get("step_state") == "failed" and not cp.get("reversible", True)
+                  and (acts.get(start, 0) > 0 or flow.steps[start].reversible))
+    if start < n and (carried or unverified or (acts.get(start, 0) > judged and _may_write(start, flow, state))):
         in_flight = start
-        notes.append(f"step {start + 1} '{flow.steps[start].title}' was in flight when run {rid} ended and may "
-                     f"have written")
+        why = ("had an effect that was not verified" if unverified and not carried
+               else "was in flight when run {rid} ended and may have written".format(rid=rid))
+        notes.append(f"step {start + 1} '{flow.steps[start].title}' {why}" + (f" in run {rid}" if unverified
+                                                                              and not carried else ""))
     return ResumePlan(rid, start, done, tuple(replay), in_flight, tuple(notes))
 
 

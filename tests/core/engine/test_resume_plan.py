@@ -166,3 +166,19 @@ def test_a_step_in_flight_stays_in_flight_in_the_resume_of_a_resume(flows):
     done = RunState("r3", "export_report", "escalated", "", steps | {i: "skipped"}, {}, frozenset(steps),
                     frozenset(), {}, {})
     assert plan_resume(flow, done, carried_in_flight=i).in_flight is None
+
+
+def test_a_step_whose_effect_was_seen_but_not_verified_is_in_flight_for_the_resume(flows):
+    """The step acted, its effect was seen (its checkpoint turned irreversible) and its verification failed:
+    the run escalated it; a resume must not do it again blindly (issue 19 with issue 21 item 1)."""
+    flow = flows["leave_request"]
+    i = 4
+    cps = {i: {"step_state": "failed", "reversible": False, "side_effects": []}}
+    steps = {k: "passed" for k in range(i)} | {i: "escalated"}
+    plan = plan_resume(flow, state("leave_request", steps, checkpoints=cps, acts={i: 1}, verdicts={i: 1}),
+                       secrets=("password",))
+    assert plan.start == i and plan.in_flight == i
+    assert any("effect that was not verified" in n for n in plan.notes)
+    # a step that failed before it acted (no act, declared irreversible) is simply run again
+    cps2 = {i: {"step_state": "failed", "reversible": True, "side_effects": []}}
+    assert plan_resume(flow, state("leave_request", steps, checkpoints=cps2), secrets=("password",)).in_flight is None
