@@ -127,4 +127,5 @@ def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],
         reason = f"{reason}, and the rollback did not undo it ({why or '; '.join(left[:3]) or 'not verified'})"
     ctx.reversible = False  # an effect seen is an effect done (S6): never retried, by the engine or an answer
     looked = f"; looked at again without acting: {again}" if again else ""
-    return Recovery("escalate", f"the step is not done again: {reason}{looked}")
+    redact = getattr(ex, "redact", lambda t: t)  # a URL or a verdict may hold a secret value
+    return Recovery("escalate", redact(f"the step is not done again: {reason}{looked}"))

@@ -28,7 +28,7 @@ never resumed (:class:`ResumeError`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from core.domain import Flow, StepOutcome
@@ -144,10 +144,13 @@ def _drop_refilled(flow: Flow, replay: list[int], start: int) -> list[int]:
     return kept
 
 
-def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = ()) -> ResumePlan:
+def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = (),
+                carried_in_flight: int | None = None) -> ResumePlan:
     """The plan to resume run ``state`` (a :class:`core.store.resumes.RunState`) of ``flow``.
 
     ``secrets`` are the project's declared secret names (a flow's own are in ``flow.secrets``).
+    ``carried_in_flight``: the step a resumed run (``state`` is itself a resume) found in flight - it stays
+    in flight, whatever that run did with it, until a run counts it done (issue 21 item 1).
 
     Raises
     ------
@@ -182,10 +185,18 @@ def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = ()) -> Res
     in_flight = None
     acts = getattr(state, "acts", {}) or {}
     judged = (getattr(state, "verdict_counts", {}) or {}).get(start, 0)
-    if start < n and acts.get(start, 0) > judged and _may_write(start, flow, state):
+    carried = carried_in_flight is not None and start == carried_in_flight
+    cp = state.checkpoints.get(start) if start < n else None
+    # an attempt that acted, was found to have an effect (a write, a storage change: its checkpoint turned
+    # irreversible) and failed its verification: its effect may be there although no verdict says so
+    unverified = (cp is not None and cp.get("step_state") == "failed" and not cp.get("reversible", True)
+                  and (acts.get(start, 0) > 0 or flow.steps[start].reversible))
+    if start < n and (carried or unverified or (acts.get(start, 0) > judged and _may_write(start, flow, state))):
         in_flight = start
-        notes.append(f"step {start + 1} '{flow.steps[start].title}' was in flight when run {rid} ended and may "
-                     f"have written")
+        why = ("had an effect that was not verified" if unverified and not carried
+               else "was in flight when run {rid} ended and may have written".format(rid=rid))
+        notes.append(f"step {start + 1} '{flow.steps[start].title}' {why}" + (f" in run {rid}" if unverified
+                                                                              and not carried else ""))
     return ResumePlan(rid, start, done, tuple(replay), in_flight, tuple(notes))
 
 
@@ -321,12 +332,17 @@ def resume_target(project: Any, run_id: str) -> tuple[str, ResumePlan]:
             run_id = store.resolve_run_id(run_id)  # a full id or any unique prefix, as `history list` shows
         except RunIdError as exc:
             raise ResumeError(str(exc)) from None
-        state = ResumeTable(store).state(run_id)
-        ids = store.run_detail(run_id) if state is not None else None
+        table = ResumeTable(store)
+        if table.state(run_id) is None:
+            raise ResumeError(f"{path}: no run {run_id!r} (see the runs with `steadyhand report` or the studio)")
+        chain = resume_chain(table, run_id)
+        states = [table.state(r) for r in chain]
+        link = table.of(chain[-1])
+        ids = store.run_detail(chain[0])
     finally:
         store.close()
-    if state is None:
-        raise ResumeError(f"{path}: no run {run_id!r} (see the runs with `steadyhand report` or the studio)")
+    state = merge_chain([s for s in states if s is not None])
+    carried = (link or {}).get("plan", {}).get("in_flight")
     flow = project.flows.get(state.flow)
     if flow is None:
         raise ResumeError(f"run {run_id} is of flow {state.flow!r}, which {project.root} no longer has")
@@ -336,5 +352,56 @@ def resume_target(project: Any, run_id: str) -> tuple[str, ResumePlan]:
             now = flow.steps[idx].id if idx < len(flow.steps) else "none"
             raise ResumeError(f"{flow.source or flow.name}: step {idx + 1} was {sid!r} in run {run_id} and is {now!r} "
                               f"now: the flow changed, the run cannot be resumed")
-    return flow.name, plan_resume(flow, state, secrets=tuple(project.settings.secrets))
+    try:
+        plan = plan_resume(flow, state, secrets=tuple(project.settings.secrets),
+                           carried_in_flight=carried if isinstance(carried, int) else None)
+    except ResumeError as exc:
+        if len(chain) == 1:
+            raise
+        raise ResumeError(f"run {run_id} was already resumed by {chain[-1]}; {exc}") from None
+    if len(chain) > 1:
+        plan = replace(plan, notes=(f"run {run_id} was already resumed (by {', '.join(chain[1:])}): continuing "
+                                    f"the latest, {chain[-1]}",) + plan.notes)
+    return flow.name, plan
+
+
+#: Most links followed from a run to its latest resume (every loop has a limit).
+MAX_CHAIN = 100
+
+
+def resume_chain(table: Any, run_id: str) -> list[str]:
+    """``run_id``, the run that resumed it, the run that resumed that one... oldest first (issue 21 item 1).
+
+    Each run is followed by its latest resume; at most :data:`MAX_CHAIN` links (a longer chain is cut there).
+    """
+    chain = [run_id]
+    while len(chain) < MAX_CHAIN:
+        later = [r for r in table.resumed_by(chain[-1]) if r not in chain]
+        if not later:
+            break
+        chain.append(later[-1])
+    return chain
+
+
+def merge_chain(states: list[Any]) -> Any:
+    """One :class:`core.store.resumes.RunState` for a run and its resumes (oldest first): a step counts as
+    done when any run of the chain did it (with the checkpoint of the run that did); the status, the
+    in-flight evidence (``acts``, ``verdict_counts``) and the id are the latest run's."""
+    from core.store.resumes import RunState as StoredState
+
+    latest = states[-1]
+    steps: dict[int, str] = {}
+    cps: dict[int, Any] = {}
+    for st in states:
+        for i, status in st.steps.items():
+            if steps.get(i) in DONE_STATUSES:
+                continue  # done in an earlier run: a later run's "skipped (done in run ...)" only mirrors it
+            steps[i] = status
+            if i in st.checkpoints:
+                cps[i] = st.checkpoints[i]
+        for i, cp in st.checkpoints.items():
+            cps.setdefault(i, cp)
+    return StoredState(latest.run_id, latest.flow, latest.status, latest.error, steps, cps,
+                       frozenset().union(*(st.observed for st in states)), latest.verdicts, latest.acts,
+                       latest.verdict_counts)
 

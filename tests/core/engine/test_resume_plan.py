@@ -114,3 +114,71 @@ def test_a_fill_that_the_next_step_fills_again_is_not_replayed(flows):
                        secrets=("password",))
     assert plan.start == first_irreversible + 1 and flow.steps[plan.start].action.kind == "input"
     assert plan.replay == (0,)  # the user name; the password is typed again by the step run next
+
+
+# --- repeated resumes (issue 21 item 1) -----------------------------------------------------------------------
+
+
+class Links:
+    """A store's resume links: run -> the runs that resumed it, oldest first."""
+
+    def __init__(self, links: dict[str, list[str]]) -> None:
+        self.links = links
+
+    def resumed_by(self, run_id: str) -> list[str]:
+        return self.links.get(run_id, [])
+
+
+def test_a_chain_of_resumes_is_followed_to_its_latest_run() -> None:
+    from core.engine.resume import MAX_CHAIN, resume_chain
+
+    assert resume_chain(Links({}), "r1") == ["r1"]
+    assert resume_chain(Links({"r1": ["r2"], "r2": ["r3", "r4"]}), "r1") == ["r1", "r2", "r4"]
+    assert resume_chain(Links({"r1": ["r2"], "r2": ["r1"]}), "r1") == ["r1", "r2"]  # never loops
+    many = {f"r{i}": [f"r{i + 1}"] for i in range(500)}
+    assert len(resume_chain(Links(many), "r0")) == MAX_CHAIN
+
+
+def test_a_merged_chain_keeps_done_steps_done_with_the_checkpoint_of_the_run_that_did_them(flows):
+    from core.engine.resume import merge_chain
+
+    wrote = {4: {"step_state": "success", "reversible": False, "side_effects": ["step 5 'x' wrote data"]}}
+    first = state("leave_request", {i: "passed" for i in range(6)}, checkpoints=wrote)
+    # the resume was killed while replaying: it had mirrored steps 0-2 as done and nothing more
+    second = RunState("r2", "leave_request", "interrupted", "", {0: "passed", 1: "passed", 2: "skipped"}, {},
+                      frozenset({0, 1}), frozenset(), {}, {})
+    merged = merge_chain([first, second])
+    assert merged.run_id == "r2" and merged.status == "interrupted"
+    assert {i: merged.steps[i] for i in range(6)} == {i: "passed" for i in range(6)}
+    plan = plan_resume(flows["leave_request"], merged, secrets=("password",))
+    assert plan.start == 6 and 4 not in plan.replay  # step 5 wrote in the first run: never done again
+
+
+def test_a_step_in_flight_stays_in_flight_in_the_resume_of_a_resume(flows):
+    flow = flows["export_report"]
+    i = next(k for k, s in enumerate(flow.steps) if not s.reversible or s.action.kind == "click")
+    steps = {k: "passed" for k in range(i)} | {i: "escalated"}  # the first resume escalated it, unacted
+    resumed = RunState("r2", "export_report", "escalated", "", steps, {}, frozenset(steps), frozenset(), {}, {})
+    assert plan_resume(flow, resumed).in_flight is None  # today's evidence alone would run it again
+    plan = plan_resume(flow, resumed, carried_in_flight=i)
+    assert plan.start == i and plan.in_flight == i
+    # once a run counted it done (its assertions held, or a person skipped it), it is no longer carried
+    done = RunState("r3", "export_report", "escalated", "", steps | {i: "skipped"}, {}, frozenset(steps),
+                    frozenset(), {}, {})
+    assert plan_resume(flow, done, carried_in_flight=i).in_flight is None
+
+
+def test_a_step_whose_effect_was_seen_but_not_verified_is_in_flight_for_the_resume(flows):
+    """The step acted, its effect was seen (its checkpoint turned irreversible) and its verification failed:
+    the run escalated it; a resume must not do it again blindly (issue 19 with issue 21 item 1)."""
+    flow = flows["leave_request"]
+    i = 4
+    cps = {i: {"step_state": "failed", "reversible": False, "side_effects": []}}
+    steps = {k: "passed" for k in range(i)} | {i: "escalated"}
+    plan = plan_resume(flow, state("leave_request", steps, checkpoints=cps, acts={i: 1}, verdicts={i: 1}),
+                       secrets=("password",))
+    assert plan.start == i and plan.in_flight == i
+    assert any("effect that was not verified" in n for n in plan.notes)
+    # a step that failed before it acted (no act, declared irreversible) is simply run again
+    cps2 = {i: {"step_state": "failed", "reversible": True, "side_effects": []}}
+    assert plan_resume(flow, state("leave_request", steps, checkpoints=cps2), secrets=("password",)).in_flight is None
