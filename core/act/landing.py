@@ -118,6 +118,15 @@ def failed_answer(requests: Iterable[RequestSeen], origin: str = "") -> str:
     A document load, or a fetch / XHR that is not a GET (a write), answered with a status of
     :data:`ERROR_STATUS` or more is evidence; a beacon, an image or a GET poll is not.
     """
+    r = failed_request(requests, origin)
+    if r is None:
+        return ""
+    path = urlsplit(r.url).path or "/"
+    return f"the page answered {r.status} to the step's request ({r.method} {path})"
+
+
+def failed_request(requests: Iterable[RequestSeen], origin: str = "") -> RequestSeen | None:
+    """The first of the step's own requests answered with an error (:func:`failed_answer`'s rules), or None."""
     for r in requests:
         if r.status is None or r.status < ERROR_STATUS or r.resource_type not in _OWN_TYPES or is_beacon(r):
             continue
@@ -125,9 +134,8 @@ def failed_answer(requests: Iterable[RequestSeen], origin: str = "") -> str:
             continue
         if origin and origin_of(r.url) != origin:
             continue
-        path = urlsplit(r.url).path or "/"
-        return f"the page answered {r.status} to the step's request ({r.method} {path})"
-    return ""
+        return r
+    return None
 
 
 def error_page(recorded: AfterState, actual: AfterState) -> str:
@@ -245,7 +253,16 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
     """
     rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
     act_route = relative_path(actual.url_pattern, run_base)
-    evidence = failed_answer(requests, origin) or error_page(recorded, actual)
+    requests = tuple(requests)
+    evidence = failed_answer(requests, origin)
+    refused = failed_request(requests, origin)
+    if refused is not None and refused.status is not None and refused.status < 500 and weigh_landing(
+            recorded, actual, heading_known=heading_known, recorded_base=recorded_base, run_base=run_base,
+            params=params).kind == "holds":
+        # every recorded signal holds: the page reached is the one recorded, whose own request was refused
+        # the same way then (a wrong password's sign-in, recorded as such); a 5xx is always another page
+        evidence = ""
+    evidence = evidence or error_page(recorded, actual)
     if not evidence and after is not None:
         evidence = signin_again(before, after, rec_route, act_route)
     landing = weigh_landing(recorded, actual, heading_known=heading_known, recorded_base=recorded_base,

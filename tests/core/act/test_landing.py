@@ -82,10 +82,24 @@ def test_most_signals_disagreeing_or_a_route_split_is_another_page() -> None:
 def test_hard_evidence_is_elsewhere_whatever_the_signals_say() -> None:
     same = AfterState(url_pattern="/admin/", title="Acme", heading="Acme")
     assert weigh_landing(same, same, evidence="the page answered 500").kind == "elsewhere"
-    reqs = [RequestSeen(1.0, "POST", "http://h/login", "document", status=403)]
+    reqs = [RequestSeen(1.0, "POST", "http://h/login", "document", status=500)]
     mism, note = judge_landing(same, same, requests=reqs, origin="http://h")
-    assert [m.code for m in mism] == ["page"] and "403" in mism[0].reason and "POST /login" in mism[0].reason
+    assert [m.code for m in mism] == ["page"] and "500" in mism[0].reason and "POST /login" in mism[0].reason
     assert note == ""
+    # a refusal (4xx) on a page that is not the one recorded: elsewhere
+    refused = [RequestSeen(1.0, "POST", "http://h/login", "document", status=403)]
+    mism, _ = judge_landing(same, AfterState(url_pattern="/login/", title="Acme", heading="Sign in"),
+                            requests=refused, origin="http://h")
+    assert [m.code for m in mism] == ["page"] and "403" in mism[0].reason
+
+
+def test_a_refusal_the_recording_landed_on_too_is_not_another_page() -> None:
+    """A wrong password's sign-in recorded as such: the route, title and heading all hold, the 401 is the
+    refusal the recording saw too (the demo's lockout flow)."""
+    signin = AfterState(url_pattern="/login", title="LeaveDesk", heading="Sign in")
+    refused = [RequestSeen(1.0, "POST", "http://h/api/login", "fetch", status=401)]
+    mism, note = judge_landing(signin, signin, requests=refused, origin="http://h")
+    assert mism == [] and note == ""
 
 
 def test_failed_answer_counts_only_the_steps_own_requests() -> None:
