@@ -38,6 +38,7 @@ Errors: :class:`~core.bench.drift_env.DriftEnvError` (environment: install, serv
 """
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
+from .drift_proxy import PrefixProxy
 from .drift_env import DB_NAME, VERSIONS, DatasetteServer, DriftEnvError, datasette_bin, ensure_venv, make_books_db
 from .drift_truth import (
     INTENDED, GroundTruthError, PageState, TruthStep, diff_states, ground_truth, page_state, prep_start,
@@ -316,8 +318,9 @@ def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str]
     """Run the benchmark (see the module docstring) and return its report.
 
     ``prefixes``: the URL path prefixes each release is served under in turn (``""`` the root; ``/staging``
-    with datasette's ``base_url`` setting: the same flow replayed against another base URL, paths judged
-    relative to it).  ``script``: also run the flow exported by ``steadyhand export pytest`` as it is, against
+    with datasette's ``base_url`` setting behind :class:`~core.bench.drift_proxy.PrefixProxy`, which takes
+    the prefix off the requests: the same flow replayed against another base URL, paths judged relative
+    to it).  ``script``: also run the flow exported by ``steadyhand export pytest`` as it is, against
     the same server (its steps passed in ``script_passed``).
 
     Raises DriftSetupError (bad project or flow) and DriftEnvError (install or server failed).
@@ -343,7 +346,10 @@ def run_drift(project_dir: Path | str = DEFAULT_PROJECT, versions: Sequence[str]
             for prefix in prefixes:
                 vr = VersionReport(version=version, steps=len(project.flows[flow_name].steps), base=prefix or "/")
                 tag = version + (f"@{prefix}" if prefix else "")
-                with DatasetteServer(datasette_bin(version, root), db, prefix=prefix) as server:
+                with contextlib.ExitStack() as stack:
+                    server = stack.enter_context(DatasetteServer(datasette_bin(version, root), db, prefix=prefix))
+                    if prefix:  # datasette links under base_url and expects a proxy to take the prefix off
+                        server = stack.enter_context(PrefixProxy(prefix, server.port))
                     vr.base_url = server.base_url
                     progress(f"drift: {tag} on {server.base_url}: ground truth")
                     with sync_playwright() as pw:
