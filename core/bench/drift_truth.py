@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 __all__ = [
     "PageState", "TruthStep", "IntendedAction", "INTENDED", "GroundTruthError", "page_state", "state_of", "diff_states",
-    "perform", "ground_truth", "same_url", "prep_start", "STATE_JS", "SEARCH_WORD", "FACET_VALUE", "PAUSE_MS",
+    "perform", "ground_truth", "ground_truth_prefix", "same_url", "prep_start", "STATE_JS", "SEARCH_WORD", "FACET_VALUE", "PAUSE_MS",
 ]
 
 #: The word searched for (FTS5 over title and author; 20 of the 320 books have it in the title).
@@ -242,16 +242,29 @@ def ground_truth(page: Any, base_url: str, actions: tuple[IntendedAction, ...] =
 
     Raises GroundTruthError when an element is not unique or an action did not land as its check says.
     """
+    states, problem = ground_truth_prefix(page, base_url, actions)
+    if problem:
+        raise GroundTruthError(problem)
+    return states
+
+
+def ground_truth_prefix(page: Any, base_url: str, actions: tuple[IntendedAction, ...] = INTENDED
+                        ) -> tuple[list[TruthStep], str]:
+    """As :func:`ground_truth`, but the steps up to the first intended action that fails are kept:
+    ``(truth of the steps before it, what failed)``; ``""`` when every action landed."""
     page.goto(base_url.rstrip("/") + "/", wait_until="load", timeout=ACTION_TIMEOUT_MS)
-    states = []
+    states: list[TruthStep] = []
     base_path = urlsplit(base_url).path
     before = page_state(page, base_path)
     for action in actions:
-        html = perform(page, action)
+        try:
+            html = perform(page, action)
+        except GroundTruthError as exc:
+            return states, str(exc)
         after = page_state(page, base_path)
         problem = action.check(before, after)
         if problem:
-            raise GroundTruthError(f"{action.key} on {base_url}: {problem}")
+            return states, f"{action.key} on {base_url}: {problem}"
         states.append(TruthStep(before, after, html))
         before = after
-    return states
+    return states, ""

@@ -11,7 +11,7 @@
   const L = () => window.__steadyhand;
   const S = {
     active: true, inspect: false, pending: null, scroll: null, scrollTimer: 0, lastWheel: 0, suppressClickUntil: 0,
-    hoverEl: null, hoverTimer: 0, downFocus: null, userFocus: null, textPickedAt: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
+    hoverEl: null, hoverTimer: 0, downFocus: null, inherited: null, textPickedAt: 0, overlay: null, badge: null, lastInput: 0, baseCount: -1, baseAt: 0,
   };
   const send = (p) => {
     if (!S.active) return;
@@ -290,11 +290,13 @@
     if (e.detail >= 2) return;  // second click of a double click: 'dblclick' follows
     if (isTextEntry(el)) {
       // a click that moves the focus into a field is a step (it may open a picker or a list); typing
-      // that follows in the same field absorbs it (steps.py); a click in the field the person focused
-      // changes nothing.  A focus the person did not give (autofocus, a script, the engine's own last
-      // action before a takeover) does not count: that click is theirs, and it may open what the
+      // that follows in the same field absorbs it (steps.py); a click in the focused field changes
+      // nothing - unless the field already had the focus when this listener attached (the engine's own
+      // last action before a takeover): that first click is the person's, and it may open what the
       // next step needs (a calendar, a suggestion list)
-      if (S.downFocus === el && S.userFocus === el) return;
+      const inherited = S.inherited === el;
+      S.inherited = null;
+      if (S.downFocus === el && !inherited) return;
       emit('click', el, { detail: e.detail, focus: true });
       return;
     }
@@ -516,9 +518,9 @@
   else on('load', () => setTimeout(settledBase, 0));
   // where the focus was when the pointer went down (a click then focuses what it hits)
   on('pointerdown', (e) => { if (e.isTrusted) S.downFocus = deepActive(); }, { capture: true, passive: true });
-  // the element the person focused (a focus right after their pointer or key), not one focused for them
-  on('focusin', (e) => { S.userFocus = Date.now() - S.lastInput < 1000 ? realTarget(e) : null; },
-     { capture: true, passive: true });
+  // the focus found when the listener attached is not the person's until they move it
+  S.inherited = deepActive();
+  on('focusin', (e) => { if (realTarget(e) !== S.inherited) S.inherited = null; }, { capture: true, passive: true });
   const touched = () => { S.lastInput = Date.now(); setTimeout(settledBase, 400); };
   on('pointerdown', touched, { capture: true, passive: true });
   on('keydown', touched, { capture: true, passive: true });
@@ -531,7 +533,7 @@
     Object.assign(S, { active: false, pending: null, scroll: null, hoverEl: null });
   }
   function resume() {
-    Object.assign(S, { active: true, inspect: false, pending: null, scroll: null, hoverEl: null, userFocus: null });
+    Object.assign(S, { active: true, inspect: false, pending: null, scroll: null, hoverEl: null, inherited: deepActive() });
     refreshBase(true);
   }
 

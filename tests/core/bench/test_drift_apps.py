@@ -180,3 +180,42 @@ def test_datasette_states_under_a_prefix_compare_with_those_at_the_root(tmp_path
     assert server.base_url == "http://127.0.0.1:8001/staging"
     assert server.argv()[-3:] == ["--setting", "base_url", "/staging/"]
     assert "base_url" not in DatasetteServer(tmp_path / "d", tmp_path / "l.db", port=8001).argv()
+
+
+def test_prefix_proxy_takes_the_prefix_off_and_refuses_paths_outside():
+    import threading
+    import urllib.error
+    import urllib.request
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from core.bench.drift_proxy import PrefixProxy
+
+    class Echo(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            body = self.path.encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    try:
+        with PrefixProxy("staging", upstream.server_address[1]) as proxy:
+            assert proxy.base_url.endswith("/staging")
+            with urllib.request.urlopen(proxy.base_url + "/library/books?_sort=year", timeout=10) as resp:
+                assert resp.read() == b"/library/books?_sort=year"
+            with urllib.request.urlopen(proxy.base_url, timeout=10) as resp:
+                assert resp.read() == b"/"
+            root = proxy.base_url[:-len("/staging")]
+            with urllib.request.urlopen(root + "/", timeout=10) as resp:  # redirected under the prefix
+                assert resp.url == proxy.base_url + "/" and resp.read() == b"/"
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(root + "/library", timeout=10)
+            assert err.value.code == 404
+    finally:
+        upstream.shutdown()
+        upstream.server_close()
