@@ -883,6 +883,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_faults_parser(bsub)
 
+    from core.bench.overhead import add_overhead_parser
+
+    add_overhead_parser(bsub)
     from core.bench.learn import add_learn_parser
 
     add_learn_parser(bsub)
