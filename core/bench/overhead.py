@@ -130,7 +130,7 @@ class OverheadReport:
     def to_json_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["ratio"] = self.ratio
-        for row, src in zip(out["flows"], self.flows):
+        for row, src in zip(out["flows"], self.flows, strict=True):
             row["ratio"] = src.ratio
         return out
 
@@ -485,7 +485,8 @@ def _scale_row(size: int, evidence: str | None, work: Path, scripts: _ScriptSide
 def _table(rows: list[list[Any]], header: list[str]) -> str:
     cells = [header] + [[str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in cells]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+             for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 

@@ -223,6 +223,12 @@ class EngineSettings:
         Most steps one flow run may take (30, P6); a flow file with more
         steps is refused at load time, and decided actions beyond it end the
         run with an escalation.
+    evidence : str
+        ``"full"``, ``"failures"`` or ``"off"``: which steps of a run get the
+        full look - screenshots, image differences, the state graph's image
+        hashes (``full``: every step; ``failures``, the default of
+        ``steadyhand run``: only a step whose attempt failed or whose target
+        needed more than the exact level; ``off``: none).  Issue 20 item 2.
     """
 
     browser: BrowserSettings = field(default_factory=BrowserSettings)
@@ -230,3 +236,4 @@ class EngineSettings:
     breaker: BreakerSettings = field(default_factory=BreakerSettings)
     waits: WaitSettings = field(default_factory=WaitSettings)
     max_steps: int = 30
+    evidence: str = "failures"

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, Resolution, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
+from core.engine import fastpath
 from core.engine.evidence import attach as attach_evidence
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.graph import GraphRecorder
@@ -68,6 +69,9 @@ class FlowExecutor:
     wait_learner : WaitLearner | None
         Settle times learnt from the pages (S7); pass one to share it across
         the flows of a session, else each executor learns on its own.
+    evidence : str | None
+        ``"full"``, ``"failures"`` or ``"off"`` (:mod:`core.engine.fastpath`);
+        None: ``"full"`` when ``screenshots``, else ``"off"``.
     """
 
     def __init__(self, driver: Driver, *, emit: Callable[[EngineEvent], None], control: RunControl | None = None,
@@ -76,13 +80,17 @@ class FlowExecutor:
                  on_descriptor_captured: Callable[[Flow, Step, Candidate], None] | None = None,
                  on_step_healed: Callable[[Flow, int, Step, Candidate, Resolution], None] | None = None,
                  pending_heals: Any = None,
-                 wait_learner: WaitLearner | None = None) -> None:
+                 wait_learner: WaitLearner | None = None, evidence: str | None = None) -> None:
         self.driver = driver
         self.emit = emit
         self.control = control or HeadlessControl()
         self.store = store
         self.settings = settings or EngineSettings()
         self.screenshots = screenshots
+        #: The evidence level (core.engine.fastpath): None keeps "full" with screenshots; ``full_look`` is set
+        #: while a step is looked at in full at level "failures".
+        self.evidence = evidence
+        self.full_look = False
         self.project_name = project_name
         self.on_descriptor_captured = on_descriptor_captured
         self.on_step_healed = on_step_healed
@@ -136,7 +144,7 @@ class FlowExecutor:
         """
         reused = self.screens.reusable_before(ctx) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
-        obs = reused or self.screens.observe(run_id, index, when, screenshot=self.screenshots)
+        obs = reused or self.screens.observe(run_id, index, when, screenshot=fastpath.screenshot_wanted(self))
         written = self.store_call("record_observation", run_id, index, when, obs)
         self.last_screenshot = written  # the PNG written (a Path), None when none was (no store, a full disk)
         self.graph.saw(index, when, written)

@@ -60,6 +60,7 @@ from core.engine.events import (
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine import evidence as _evidence
+from core.engine import fastpath
 from core.engine.screen import fast_resolve
 from core.engine.chosen import escalation_offer, propose_heal, resolve_chosen, use_once
 from core.locate import load_crop, resolve, selector_contradicts
@@ -346,6 +347,7 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
         resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
                                                   ctx.before.candidates, ex.settings.locator)
     if resolution is None:
+        fastpath.before_heal(ex, ctx)  # fastpath (issue 20): the full look before the chain goes past exact
         resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
                              irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
                              screenshot_dpr=ctx.before.device_pixel_ratio,
@@ -790,6 +792,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
     try:
         while not ctx.status:
             ctx.new_attempt()
+            fastpath.begin_attempt(ex, ctx)  # fastpath (issue 20): a retried step is looked at in full
             ex.emit(StepStarted(run.run_id, run.flow.name, index, ctx.title, ctx.attempt))
             try:
                 _run_phases(ex, ctx)
@@ -801,6 +804,7 @@ def run_step(ex: "FlowExecutor", run: RunState, index: int) -> StepContext:
                     breakpoints.check(ex, ctx, "failed")
                 finally:
                     ctx.waited += time.monotonic() - t  # time paused at a breakpoint is not the step's
+                fastpath.failed_attempt(ex, ctx, exc)  # fastpath (issue 20): a failure gets its full evidence
                 _on_failure(ex, ctx, exc)
     except (StopRequested, KeyboardInterrupt):
         ctx.status, ctx.error, ctx.error_kind = "stopped", "stopped by the user", "stopped"

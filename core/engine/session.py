@@ -111,11 +111,14 @@ class ProjectSession:
     cdp_port : int | None
         Open Chromium's remote-debugging port on 127.0.0.1 (a takeover by a
         script over CDP, :mod:`core.engine.handback`); None: no port.
+    evidence : str | None
+        ``"full"``, ``"failures"`` or ``"off"`` (:mod:`core.engine.fastpath`);
+        None: the project's ``evidence:`` (``failures`` by default).
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
-                 screenshots: bool = True, cdp_port: int | None = None) -> None:
+                 screenshots: bool = True, cdp_port: int | None = None, evidence: str | None = None) -> None:
         self.project = project
         self.cdp_port = cdp_port
         self.emit = emit
@@ -123,6 +126,8 @@ class ProjectSession:
         self.control = control or HeadlessControl()
         self.use_store = use_store
         self.screenshots = screenshots
+        #: The evidence level of the session's runs (core.engine.fastpath): the project's unless given.
+        self.evidence = evidence or project.engine_settings.evidence
         self.site: SiteAdapter | None = None
         self.driver: PlaywrightDriver | None = None
         self.store: Any = None
@@ -243,7 +248,7 @@ class ProjectSession:
                           on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
                           on_step_healed=lambda f, i, s, c, r: self._healed.append((i, s, c, r)),
                           pending_heals=self.heals,
-                          wait_learner=self.wait_learner,
+                          wait_learner=self.wait_learner, evidence=self.evidence,
                           deciders=(self.model.decider,) if self.model is not None else ())
         skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t),
                                settings=getattr(self.project.settings, "skills", None),
