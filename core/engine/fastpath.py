@@ -22,9 +22,9 @@ project's ``evidence:`` (``EngineSettings.evidence``):
     * the step is tried again (:func:`begin_attempt`): every observation of
       the later attempts has its screenshot, so the last failure has its
       before and after and their difference;
-    * the exact level did not find the target (:func:`before_heal`): the
-      page is looked at in full before the rest of the locator chain, whose
-      visual level reads the screenshot;
+    * the locator chain found the target only past its exact level, or
+      abstained (:func:`resolve_looking`): the page is looked at in full and
+      the chain asked again - its visual level reads the screenshot;
 ``off``
     no screenshot at all (as ``--no-screenshots``).
 
@@ -36,13 +36,16 @@ behaviour: ``full`` with screenshots, ``off`` without.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
+
+from core.domain import Resolution
 
 if TYPE_CHECKING:
     from core.engine.executor import FlowExecutor
     from core.engine.pipeline import StepContext
 
-__all__ = ["LEVELS", "level_of", "screenshot_wanted", "begin_attempt", "failed_attempt", "before_heal"]
+__all__ = ["LEVELS", "level_of", "screenshot_wanted", "begin_attempt", "failed_attempt", "resolve_looking",
+           "before_heal"]
 
 #: The evidence levels of ``steadyhand.yaml``'s ``evidence:``.
 LEVELS: tuple[str, ...] = ("full", "failures", "off")
@@ -95,22 +98,37 @@ def failed_attempt(ex: "FlowExecutor", ctx: "StepContext", exc: BaseException) -
         ctx.before = replace(ctx.before, screenshot_png=obs.screenshot_png)
 
 
-def before_heal(ex: "FlowExecutor", ctx: "StepContext") -> None:
-    """At ``failures``: the exact level did not find the target - observe the page again with its screenshot.
+def resolve_looking(ex: "FlowExecutor", ctx: "StepContext", run: Callable[[], Resolution]) -> Resolution:
+    """The locator chain's answer, ``run()``; at ``failures``, when it is not the exact level's, again on the
+    page looked at in full.
 
-    The new observation replaces ``ctx.before`` (candidates and refs of the
-    same page, numbered afresh) so the rest of the locator chain, its visual
-    level included, sees the page in full.  Nothing happens at ``full``
-    (already there) or ``off``.
+    ``run`` reads ``ctx.before`` when called.  When its answer is a heal or
+    an abstention and the observation has no screenshot, the page is
+    observed again with its screenshot (:func:`before_heal`: candidates and
+    refs of the same page, numbered afresh, stored as the step's before) and
+    ``run()`` answers once more - the chain's visual level reads the image,
+    and the healed step keeps its before and after screenshots as a heal
+    proposal's evidence expects.  At ``full`` and ``off``: ``run()`` once.
     """
-    if level_of(ex) != "failures" or ctx.before is None or ctx.before.screenshot_png or ctx.step is None:
-        return
-    if not ctx.step.target.is_empty and "exact" in ex.settings.locator.strategies:
-        from core.locate import resolve
+    resolution = run()
+    if resolution.strategy == "exact" and not resolution.abstained:
+        return resolution
+    if level_of(ex) != "failures" or ctx.before is None:
+        return resolution
+    ex.full_look = True  # type: ignore[attr-defined]  # the step's after-observation too
+    if ctx.before.screenshot_png:
+        return resolution  # the chain had the image already (a before taken over from a step looked at in full)
+    before_heal(ex, ctx)
+    return run()
 
-        exact = resolve(ctx.step.target, ctx.before.candidates,
-                        config=replace(ex.settings.locator, strategies=("exact",)))
-        if not exact.abstained and exact.ref is not None:
-            return  # the recorded identity is there: the chain will take it at its exact level, no image needed
+
+def before_heal(ex: "FlowExecutor", ctx: "StepContext") -> None:
+    """At ``failures``: observe the page again with its screenshot; it replaces ``ctx.before``.
+
+    Nothing happens at ``full`` (already there) or ``off``; the later
+    observations of the step have their screenshots too.
+    """
+    if level_of(ex) != "failures" or ctx.before is None or ctx.before.screenshot_png:
+        return
     ex.full_look = True  # type: ignore[attr-defined]
     ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")

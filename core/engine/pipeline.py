@@ -347,12 +347,12 @@ def resolve_target(ex: "FlowExecutor", ctx: StepContext) -> None:
         resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
                                                   ctx.before.candidates, ex.settings.locator)
     if resolution is None:
-        fastpath.before_heal(ex, ctx)  # fastpath (issue 20): the full look before the chain goes past exact
-        resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
-                             irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
-                             screenshot_dpr=ctx.before.device_pixel_ratio,
-                             crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-                             tie_breaker=getattr(ex, "tie_breaker", None))
+        # fastpath (issue 20): past the exact level the chain runs again on the page looked at in full
+        resolution = fastpath.resolve_looking(ex, ctx, lambda: resolve(
+            ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
+            irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
+            screenshot_dpr=ctx.before.device_pixel_ratio, crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
+            tie_breaker=getattr(ex, "tie_breaker", None)))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
         if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
                 and ctx.source == "flow" and ctx.decided is not None):
