@@ -35,7 +35,6 @@ behaviour: ``full`` with screenshots, ``off`` without.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from core.domain import Resolution
@@ -75,8 +74,9 @@ def failed_attempt(ex: "FlowExecutor", ctx: "StepContext", exc: BaseException) -
 
     Only for a failure the recovery policy judges (a phase's ``StepFailure``
     or a page that broke its checks): a dead browser has nothing to show.
-    The step's after-observation (its before, when it did not act) gets the
-    screenshot; its candidates and refs stay those the phases used.
+    The new observation replaces the step's after-observation (its before,
+    when it did not act): the same page, its refs the ones the driver knows
+    now, its screenshot for the evidence.
     """
     from core.engine.pipeline import StepFailure
 
@@ -92,10 +92,12 @@ def failed_attempt(ex: "FlowExecutor", ctx: "StepContext", exc: BaseException) -
     except Exception as exc2:  # noqa: BLE001 - evidence never fails a step; the policy judges the failure
         ex.store_errors.append(f"full look of step {ctx.index + 1} failed: {type(exc2).__name__}: {exc2}")
         return
+    # the new observation stands for the page from now on: its refs are the ones the driver knows (an escalation
+    # offers its candidates, a rollback reads its dialogs)
     if ctx.acted and ctx.after is not None:
-        ctx.after = replace(ctx.after, screenshot_png=obs.screenshot_png)
+        ctx.after = obs
     elif not ctx.acted and ctx.before is not None:
-        ctx.before = replace(ctx.before, screenshot_png=obs.screenshot_png)
+        ctx.before = obs
 
 
 def resolve_looking(ex: "FlowExecutor", ctx: "StepContext", run: Callable[[], Resolution]) -> Resolution:
