@@ -529,7 +529,9 @@ def add_overhead_parser(bsub: Any) -> Any:
     """Register ``steadyhand bench overhead`` on the bench subparsers; returns the parser."""
     b = bsub.add_parser("overhead", help="what a replay costs against its exported Playwright script (ratio, ms "
                                          "per step by phase, cost per step on 100/1,000/10,000 elements)",
-                        description="Example: steadyhand bench overhead --rounds 3 --json /tmp/overhead.json")
+                        description="Run the demo's flows as Steadyhand and as their exported Playwright scripts, "
+                                    "interleaved, and print the ratio, ms per step by phase beside a bare click "
+                                    "round trip, and the cost per step on generated pages.")
     b.add_argument("--project", default="projects/demo", help="a project on the bundled demo site "
                                                               "(default projects/demo)")
     b.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to run (default: all of the project)")
