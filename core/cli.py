@@ -789,6 +789,8 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench table": ("steadyhand bench table --rows 1000 --repeat 3 --json /tmp/table.json",),
     "bench diff": ("steadyhand bench diff --repeat 10",),
     "bench studio": ("steadyhand bench studio --flows sort_table --json /tmp/studio.json",),
+    "bench overhead": ("steadyhand bench overhead --rounds 3 --json /tmp/overhead.json",
+                       "steadyhand bench overhead --flows sort_table --rounds 1 --sizes 100 --evidence full"),
     "export": ("steadyhand export pytest projects/demo --flow leave_request -o test_leave.py",),
     "export pytest": ("steadyhand export pytest projects/demo --flow leave_request -o test_leave.py",
                       "steadyhand export pytest projects/demo --flow sort_table -o sort.py --style script"),
@@ -993,6 +995,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_faults_parser(bsub)
 
+    from core.bench.overhead import add_overhead_parser
+
+    add_overhead_parser(bsub)
     from core.bench.learn import add_learn_parser
 
     add_learn_parser(bsub)

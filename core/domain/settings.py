@@ -226,6 +226,12 @@ class EngineSettings:
         file's length: a flow of any length loads, and its run may start
         :meth:`run_budget` steps; the next one ends the run with an
         escalation of kind ``budget``.
+    evidence : str
+        ``"full"``, ``"failures"`` or ``"off"``: which steps of a run get the
+        full look - screenshots, image differences, the state graph's image
+        hashes (``full``: every step; ``failures``, the default of
+        ``steadyhand run``: only a step whose attempt failed or whose target
+        needed more than the exact level; ``off``: none).  Issue 20 item 2.
     """
 
     browser: BrowserSettings = field(default_factory=BrowserSettings)
@@ -233,6 +239,7 @@ class EngineSettings:
     breaker: BreakerSettings = field(default_factory=BreakerSettings)
     waits: WaitSettings = field(default_factory=WaitSettings)
     max_steps: int = 30
+    evidence: str = "failures"
 
     def run_budget(self, flow_steps: int) -> int:
         """Most steps one run of a flow of ``flow_steps`` steps may start: each step once plus ``max_steps``."""

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.domain import Candidate, EngineSettings, Escalation, Flow, Observation, Resolution, RunResult, Step
 from core.engine.control import Answer, HeadlessControl, RunControl, StopRequested
+from core.engine import fastpath
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.goal import next_index
 from core.engine.hooks import FlowBegins, FlowEnds, ObservationStored, PluginHost, Ports, ReuseObservation, TakeObservation
@@ -71,6 +72,9 @@ class FlowExecutor:
         The features, as plugins of the step kernel (:mod:`core.engine.hooks`);
         None: :func:`core.engine.plugins.default_plugins` of this executor's
         ports.  ``extra_plugins`` are registered after them.
+    evidence : str | None
+        ``"full"``, ``"failures"`` or ``"off"`` (:mod:`core.engine.fastpath`);
+        None: ``"full"`` when ``screenshots``, else ``"off"``.
     """
 
     def __init__(self, driver: Driver, *, emit: Callable[[EngineEvent], None], control: RunControl | None = None,
@@ -80,13 +84,17 @@ class FlowExecutor:
                  on_step_healed: Callable[[Flow, int, Step, Candidate, Resolution], None] | None = None,
                  pending_heals: Any = None,
                  wait_learner: WaitLearner | None = None, plugins: Sequence[object] | None = None,
-                 extra_plugins: Sequence[object] = ()) -> None:
+                 extra_plugins: Sequence[object] = (), evidence: str | None = None) -> None:
         self.driver = driver
         self.emit = emit
         self.control = control or HeadlessControl()
         self.store = store
         self.settings = settings or EngineSettings()
         self.screenshots = screenshots
+        #: The evidence level (core.engine.fastpath): None keeps "full" with screenshots; ``full_look`` is set
+        #: while a step is looked at in full at level "failures".
+        self.evidence = evidence
+        self.full_look = False
         self.project_name = project_name
         self.on_descriptor_captured = on_descriptor_captured
         self.on_step_healed = on_step_healed
@@ -143,8 +151,9 @@ class FlowExecutor:
         """
         reused = self.plugins.decide(ReuseObservation(ctx)) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
-        obs = reused or self.plugins.decide(TakeObservation(run_id, index, when, self.screenshots)) \
-            or self.driver.observe(screenshot=self.screenshots)
+        shot = fastpath.screenshot_wanted(self)  # the evidence level (issue 20): the full look only where needed
+        obs = reused or self.plugins.decide(TakeObservation(run_id, index, when, shot)) \
+            or self.driver.observe(screenshot=shot)
         written = self.store_call("record_observation", run_id, index, when, obs)
         self.last_screenshot = written  # the PNG written (a Path), None when none was (no store, a full disk)
         self.plugins.notify(ObservationStored(run_id, index, when, written))

@@ -57,6 +57,7 @@ from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
+from core.engine import fastpath
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
@@ -177,11 +178,12 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
         resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
                                                   ctx.before.candidates, ex.settings.locator)
     if resolution is None:
-        resolution = resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
-                             irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
-                             screenshot_dpr=ctx.before.device_pixel_ratio,
-                             crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-                             anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None))
+        # fastpath (issue 20): past the exact level the chain runs again on the page looked at in full
+        resolution = fastpath.resolve_looking(ex, ctx, lambda: resolve(
+            ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
+            irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
+            screenshot_dpr=ctx.before.device_pixel_ratio, crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
+            anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None)))
         cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
         if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
                 and ctx.source == "flow" and ctx.decided is not None):
@@ -631,6 +633,7 @@ def run_step(ex: Engine, run: RunState, index: int) -> StepContext:
     try:
         while not ctx.status:
             ctx.new_attempt()
+            fastpath.begin_attempt(ex, ctx)  # fastpath (issue 20): a retried step is looked at in full
             ex.emit(StepStarted(run.run_id, run.flow.name, index, ctx.title, ctx.attempt))
             try:
                 _run_phases(ex, ctx)
@@ -642,6 +645,7 @@ def run_step(ex: Engine, run: RunState, index: int) -> StepContext:
                     _break_here(ex, ctx, "failed")
                 finally:
                     ctx.waited += time.monotonic() - t  # time paused at a breakpoint is not the step's
+                fastpath.failed_attempt(ex, ctx, exc)  # fastpath (issue 20): a failure gets its full evidence
                 _on_failure(ex, ctx, exc)
     except (StopRequested, KeyboardInterrupt):
         ctx.status, ctx.error, ctx.error_kind = "stopped", "stopped by the user", "stopped"

@@ -259,7 +259,8 @@ class EngineRunner:
                 try:
                     if session is None:
                         session = ProjectSession(self.project, emit=self._emit, headless=self.headless,
-                                                 control=control, use_store=self.use_store)
+                                                 control=control, use_store=self.use_store,
+                                                 evidence="full")  # the studio watches every step
                         session.open()
                     control.paused = cmd.paused
                     control.step_from = None

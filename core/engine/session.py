@@ -116,11 +116,15 @@ class ProjectSession:
         Run against this base URL instead of the project's ``base_url`` (another host or path prefix,
         ``steadyhand run --base-url``); flows recorded under the project's keep their recorded
         after-states, judged relative to each base (issue 19).  None: the project's.
+    evidence : str | None
+        ``"full"``, ``"failures"`` or ``"off"`` (:mod:`core.engine.fastpath`);
+        None: the project's ``evidence:`` (``failures`` by default).
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
-                 screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None) -> None:
+                 screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None,
+                 evidence: str | None = None) -> None:
         self.project = project
         self.base_url = base_url or None
         #: The path of the base URL the project's flows were recorded under, for the flow files that do not
@@ -132,6 +136,8 @@ class ProjectSession:
         self.control = control or HeadlessControl()
         self.use_store = use_store
         self.screenshots = screenshots
+        #: The evidence level of the session's runs (core.engine.fastpath): the project's unless given.
+        self.evidence = evidence or project.engine_settings.evidence
         self.site: SiteAdapter | None = None
         self.driver: PlaywrightDriver | None = None
         self.store: Any = None
@@ -256,7 +262,7 @@ class ProjectSession:
                           on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
                           on_step_healed=lambda f, i, s, c, r: self._healed.append((i, s, c, r)),
                           pending_heals=self.heals,
-                          wait_learner=self.wait_learner,
+                          wait_learner=self.wait_learner, evidence=self.evidence,
                           deciders=(self.model.decider,) if self.model is not None else ())
         skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t),
                                settings=getattr(self.project.settings, "skills", None),

@@ -137,6 +137,7 @@ def engine_settings_of(model: ProjectModel) -> EngineSettings:
         breaker=BreakerSettings(**model.breaker.model_dump()),
         waits=WaitSettings(**model.waits.model_dump()),
         max_steps=model.max_steps,
+        evidence=model.evidence,
     )
 
 

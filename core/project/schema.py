@@ -171,6 +171,9 @@ class ProjectModel(_Strict):
                                        "not a limit on a flow file's length (P6)")
     model: Optional[ModelModel] = Field(None, description="optional OpenAI-compatible model (P1-P3, P7, P10)")
     skills: SkillsModel = Field(default_factory=SkillsModel, description="skill library upkeep (K7)")
+    evidence: Literal["full", "failures", "off"] = Field(
+        _ENGINE.evidence, description="screenshots and image differences of a run: 'full' for every step, "
+                                      "'failures' (default) only for steps that fail or need a heal, 'off' none")
 
     @field_validator("site")
     @classmethod

@@ -63,7 +63,11 @@ def test_flow_passes_without_wrong_activation_or_double_write(demo, flow):
 
 def test_store_holds_the_runs_and_no_password(demo):
     variant, session = demo
-    session.run_flow(session.project.flows["export_report"])
+    session.evidence = "full"  # every step keeps its screenshots (the default, "failures", keeps a failure's)
+    try:
+        session.run_flow(session.project.flows["export_report"])
+    finally:
+        session.evidence = "failures"
     db = session.project.data_dir / "store.sqlite"
     runs = session.store.list_runs(limit=50)
     assert any(r.flow == "export_report" and r.status == "passed" for r in runs)

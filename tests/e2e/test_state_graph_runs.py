@@ -31,7 +31,7 @@ def test_two_demo_runs_add_to_the_same_stored_graph(tmp_path: Path, capsys) -> N
     project = load_project(dst)
     events: list[StateGraphChanged] = []
     name = flow_graph_name("export_report")
-    with ProjectSession(project, headless=True,
+    with ProjectSession(project, headless=True, evidence="full",  # every state keeps its screenshot (studio)
                         emit=lambda e: events.append(e) if isinstance(e, StateGraphChanged) else None) as session:
         flow = session.project.flows["export_report"]
         first = session.run_flow(flow)
@@ -79,7 +79,7 @@ def test_a_miniwob_task_on_other_seeds_keeps_one_graph(tmp_path: Path) -> None:
     dst = tmp_path / "miniwob"
     shutil.copytree(ROOT / "projects" / "miniwob", dst, ignore=shutil.ignore_patterns(".steadyhand"))
     project = load_project(dst)
-    with ProjectSession(project, headless=True) as session:
+    with ProjectSession(project, headless=True, evidence="full") as session:  # every state keeps its screenshot
         flow = session.project.flows["click-dialog"]
         for seed in (2001, 2002):
             result = session.run_flow(flow, seed=seed)

@@ -184,7 +184,7 @@ def test_miniwob_login_records_evidence_and_never_the_password(tmp_path) -> None
     dst = tmp_path / "miniwob"
     shutil.copytree(root / "projects" / "miniwob", dst, ignore=shutil.ignore_patterns(".steadyhand"))
     project = load_project(dst)
-    with ProjectSession(project, headless=True, use_store=True, screenshots=True) as session:
+    with ProjectSession(project, headless=True, use_store=True, screenshots=True, evidence="full") as session:
         result = session.run_flow(project.flows["login-user"], seed=2101)
         assert result.status == "passed", result.error
         password = session.site.last_utterance.split('password "')[1].split('"')[0]

@@ -1,0 +1,52 @@
+"""The settle wait inside the page (core/perception/driver.py ``_settle_in_page``), in Chromium.
+
+It answers in one call with the polling loop's rules: a change then quiet, nothing within the idle
+bound, or the slice over - and leaves a navigation to the polling loop.
+"""
+from __future__ import annotations
+
+import pytest
+
+from core.domain import BrowserSettings
+from core.perception.driver import PlaywrightDriver
+
+pytestmark = pytest.mark.browser
+
+PAGE = ("data:text/html,<button id=b onclick=\"setTimeout(() => document.body.append(Object.assign("
+        "document.createElement('p'), {textContent: 'late'})), 60)\">Go</button><a id=n href='about:blank'>away</a>")
+
+
+@pytest.fixture
+def driver():
+    d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
+    d.open()
+    try:
+        d.goto(PAGE)
+        yield d
+    finally:
+        d.close()
+
+
+def test_a_change_then_quiet_ends_the_wait_in_one_call(driver) -> None:
+    start = driver.probe()
+    driver.page.click("#b")
+    got = driver._settle_in_page(start["mutations"], start["url"], 120.0, 2000.0, 5000.0)
+    assert got == {"done": True, "changed": True, "timed_out": False}
+    r = driver.wait_settled(start=driver.probe(), idle_ms=150)  # nothing more happens: the idle bound ends it
+    assert r["changed"] is False and r["timed_out"] is False and 150 <= r["ms"] < 1500
+
+
+def test_no_change_ends_at_the_idle_bound_and_a_slice_can_end_first(driver) -> None:
+    start = driver.probe()
+    assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 100.0, 5000.0) == {
+        "done": True, "changed": False, "timed_out": False}
+    # the slice (here: the limit, 80 ms) is shorter than the idle bound: over, not done, not changed
+    assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 1000.0, 80.0)["timed_out"] is True
+
+
+def test_a_navigation_is_left_to_the_polling_loop(driver) -> None:
+    start = driver.probe()
+    driver.page.evaluate("() => setTimeout(() => { location.href = 'about:blank'; }, 20)")
+    assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 2000.0, 5000.0) is None
+    r = driver.wait_settled(start=start)
+    assert r["changed"] is True and r["timed_out"] is False
