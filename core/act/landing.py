@@ -218,7 +218,8 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
     why: dict[str, str] = {}
     if rec_route:
         votes["route"] = same_route(rec_route, act_route, params)
-        why["route"] = f"the step reached {act_route} instead of {rec_route}"
+        why["route"] = f"the step reached {act_route} instead of {rec_route}" + (
+            f" ({actual.heading!r})" if actual.heading else "")
     if recorded.title:
         votes["title"] = same_text(recorded.title, actual.title)
         why["title"] = f"the page is titled {actual.title!r} instead of {recorded.title!r}"
@@ -232,7 +233,8 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
     agree = len(votes) - len(off)
     reason = "; ".join(why[k] for k in off)
     if len(off) >= agree:
-        return Landing("elsewhere", reason, off)
+        # another address says it (with the heading reached); else the first text that disagrees
+        return Landing("elsewhere", why["route"] if "route" in off else why[off[0]], off)
     return Landing("drifted", "the page changed since the recording: " + reason, off)
 
 

@@ -241,6 +241,10 @@ class RecordingListener:
         self._frame_sessions: dict[Any, Any] = {}
         self._snap: Observation | None = None
         self._snap_time = 0.0
+        #: The snapshot before the latest one: the before-state of an action whose event came in after a
+        #: snapshot that already shows its effect (typing flushed by the same key press or click)
+        self._prev_snap: Observation | None = None
+        self._prev_snap_time = 0.0
         self._last_action = 0.0
         self._picks: dict[int, dict[str, Any]] = {}
         self._pick_seq = 0
@@ -571,6 +575,7 @@ class RecordingListener:
     # --- processing -------------------------------------------------------------------
     def _snapshot(self) -> Observation:
         obs = self.driver.observe(screenshot=True, neighbours=False)
+        self._prev_snap, self._prev_snap_time = self._snap, self._snap_time
         self._snap, self._snap_time = obs, time.monotonic()
         probe = self.driver.probe() or {}
         self._last_mutations = probe.get("mutations")
@@ -662,6 +667,9 @@ class RecordingListener:
                     crop = crop_png(fresh.screenshot_png, desc.bbox, fresh.device_pixel_ratio)
                 snap = self._snap
         before = snap if snap is not None and self._snap_time <= t else None
+        if before is None and self._prev_snap is not None and self._prev_snap_time <= t and self._shows(
+                self._prev_snap, pre):
+            before = self._prev_snap  # taken before the action on the page it acted on (issue 19)
         if kind == "input" and self._focus_click_on(event):
             before = self._pending.before if self._pending is not None else before  # typing absorbs its click
             self._pending = None

@@ -129,8 +129,8 @@ def test_a_recorded_landing_that_a_later_release_changes_is_changed_unexpectedly
     changed, events = replay()
     verdict = events.of(VerdictReached)[0].verdict
     assert changed.status == "escalated" and verdict.kind == "changed_unexpectedly"
-    assert verdict.reason == ("the step reached /confirm/{n} instead of /list.html; the page is headed "
-                              "'Are you sure you want to archive request 41?' instead of 'My requests'")
+    assert verdict.reason == ("the step reached /confirm/{n} instead of /list.html "
+                              "('Are you sure you want to archive request 41?')")
     assert site.posts["/api/archive"] == 0
 
 
