@@ -124,6 +124,38 @@ def _overrule(t: Features, pool: CandidatePool, w: int) -> tuple[str, bool]:
     return "", False
 
 
+def _look_alike_clash(name: str, w: int, pool: CandidatePool, fell: list[tuple[str, LevelResult]]) -> str:
+    """Why a pick by place (the relative or visual level) between look-alikes is refused ("" when it is not).
+
+    Two visible candidates with the same role and the same name as shown are
+    look-alikes: a person cannot tell them apart by what they say, and
+    ``get_by_role(role, name=..., exact=True)`` finds both.  When a level
+    that compares what the elements are (text, attributes) ranked another
+    look-alike strictly above ``w`` and the chain then chose ``w`` by its
+    place or pixels, the levels disagree about which control it is: the
+    chain abstains and shows both (issue 19: a decoy placed where the
+    recorded button was must never be pressed).
+    """
+    if INDEPENDENT.get(name) not in ("anchor", "pixels"):
+        return ""
+    c = pool.features[w]
+    if not c.role or not c.label_key:
+        return ""
+    for other, res in fell:
+        if INDEPENDENT.get(other) not in ("text", "attributes"):
+            continue
+        scores = res.scores
+        j = int(scores.argmax())
+        if j == w or float(scores[j]) <= float(scores[w]) + 1e-6:
+            continue
+        f = pool.features[j]
+        if pool.visible[j] and f.role == c.role and f.label_key == c.label_key:
+            return (f"{describe(pool, j)} looks the same by role and name and the {other} level ranked it "
+                    f"higher ({float(scores[j]):.2f} against {float(scores[w]):.2f}): choosing between look-alikes "
+                    "by place alone is a guess")
+    return ""
+
+
 def _confirmations(name: str, w: int, t: Features, pool: CandidatePool, config: LocatorConfig,
                    inputs: LocateInputs) -> list[str]:
     """Levels of other evidence (:data:`INDEPENDENT`) whose clear winner is also ``w``."""
@@ -235,10 +267,13 @@ def resolve(
                           crop_dpr=target.device_pixel_ratio or 1.0, anchors=tuple(anchors),
                           tie_breaker=(lambda tied: tie_breaker(target, tied)) if tie_breaker is not None else None)
     last: LevelResult | None = None
+    fell: list[tuple[str, LevelResult]] = []  # levels that scored but found no clear winner, in chain order
     for name, level in LEVELS.items():
         if name not in config.strategies:
             continue
         res = level(t, pool, config, inputs)
+        if res.winner is None and len(res.scores):
+            fell.append((name, res))
         if last is None or (len(res.scores) and float(res.scores.max()) > 0.0):
             last = res  # the abstention shows the last level that scored anything
         if res.winner is None:
@@ -256,6 +291,10 @@ def resolve(
             trace.append(_trace(name, res, pool, False, f"overruled: {why}"))
             continue
         identity = heal and role_name_identity(t, pool, w)
+        clash = _look_alike_clash(name, w, pool, fell) if heal and not identity else ""
+        if clash:
+            trace.append(_trace(name, res, pool, False, f"overruled: {clash}"))
+            return abstain(f"{name}: {res.reason}, but {clash}", res, pool)
         if (heal and not identity and res.margin < TIE_FLOOR - 1e-9 and res.chosen_by != "model"
                 and not same_destination(pool, w, res.scores)):
             other = f" and {describe(pool, res.runner)}" if res.runner is not None and res.runner != w else ""

@@ -83,6 +83,36 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
     return near is not False or strong_id_equal(t, c)
 
 
+def _agreement(t: Features, c: Features) -> int:
+    """How many of the recorded attributes that say what a control does (``type``, ``href``, classes) ``c`` keeps."""
+    n = int(bool(t.type) and t.type == c.type) + int(bool(t.href) and t.href == c.href)
+    return n + len(t.classes & c.classes)
+
+
+def _drop_place_only_over_truer_look_alike(t: Features, pool: CandidatePool, scores: np.ndarray) -> None:
+    """Unscore a match made by its place alone when a look-alike keeps more of the recording.
+
+    A look-alike has the matched candidate's role and name as shown, is
+    visible, and did not match only because it sits elsewhere.  When it
+    keeps more of the recorded ``type`` / ``href`` / classes than the
+    candidate at the recorded place (a ``type=button`` "Add" put where the
+    recorded ``type=submit`` "Add" was, the real one moved beside it), the
+    place is not evidence of identity: ``get_by_role(role, name=...)`` would
+    find both, and the later levels must tell them apart or abstain
+    (issue 19: never a wrong action).  Matches by a strong id stay.
+    """
+    for i in np.flatnonzero(scores > 0):
+        f = pool.features[i]
+        if strong_id_equal(t, f):
+            continue
+        mine = _agreement(t, f)
+        for j, g in enumerate(pool.features):
+            if (j != i and pool.visible[j] and scores[j] == 0 and g.role == f.role and g.label_key == f.label_key
+                    and same_context(t, g) and _agreement(t, g) > mine):
+                scores[i] = 0.0
+                break
+
+
 def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> LevelResult:
     """Score every candidate 1 (exact match) or 0 and apply the margin rule."""
     tol = config.position_tolerance_px
@@ -95,6 +125,7 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
             continue  # a case/punctuation variant beside the label as shown, or beside another variant
         if _matches(t, f, tol):
             scores[i] = 1.0 if f.label_key == t.label_key else CASE_VARIANT_SCORE
+    _drop_place_only_over_truer_look_alike(t, pool, scores)
     res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
     if res.winner is None and res.score >= CASE_VARIANT_SCORE and config.place_tiebreak:
         res = break_tie_by_place("exact", t, pool, scores, res, config)

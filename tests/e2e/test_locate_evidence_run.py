@@ -163,3 +163,25 @@ def test_two_buttons_tied_after_a_release_are_never_pressed_and_both_are_shown(s
     res = result.steps[0].resolution
     assert res.abstained and "tie" in res.reason, res.reason
     assert [s.label for s in res.top[:2]] == ["Export", "Export"] and len({s.ref for s in res.top[:2]}) == 2
+
+
+def test_a_look_alike_at_the_recorded_place_is_never_pressed_when_the_levels_disagree(site, tmp_path) -> None:
+    """A new release puts a second "Add" button (type button, clears the list) where the recorded submit
+    button was, the real one just after it.  The text levels tie or rank the submit button higher; the
+    relative level prefers the look-alike by its place.  The levels disagree about which control it is:
+    the step abstains and nothing is pressed (a new user's trial clicked the look-alike and passed)."""
+    target = recorded(site, "/decoy_v1.html", "Add")
+    item = recorded(site, "/decoy_v1.html", "New item")
+    flow = Flow("add", "/decoy_v2.html", (
+        Step(id="s1", name="Type the item", action=Action("input", value="milk"), target=item),
+        Step(id="s2", name="Add", action=Action("click"), target=target),))
+    root = project(tmp_path, site, flow)
+    with ProjectSession(load_project(root), headless=True, use_store=False, screenshots=False) as session:
+        result = session.run_flow(load_flow(root / "flows" / "add.yaml"))
+        seen = session.driver.observe(screenshot=False).visible_text
+    assert "the decoy was pressed" not in seen
+    if result.status == "passed":  # only by the real button: the item is on the list
+        assert "milk" in seen, [(o.step_id, o.status, o.resolution) for o in result.steps]
+    else:
+        res = result.steps[-1].resolution
+        assert res is not None and res.abstained, res
