@@ -921,7 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_history_parser(sub).set_defaults(func=history_command)
     bs = sub.add_parser("baselines", help="the R1 screen baselines: list them, or forget them after a real change",
-                        description="List the screen baselines of a project's store (R1) and their alerts, or "
+                        description="List the screen baselines of a project's store and their alerts, or "
                                     "forget some so the next passing run takes new ones.")
     basub = bs.add_subparsers(dest="baselines", required=True)
     bls = basub.add_parser("list", help="every baseline and its alert")

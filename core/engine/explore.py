@@ -258,13 +258,13 @@ class ExploreReport:
                f"({self.replays} replayed steps, {self.seconds:.1f} s); stored as graph '{self.graph}'",
                f"stopped: {self.stop}"]
         if self.planner:
-            out.append(f"planned by {self.planner} (P3); backed off and re-planned {self.backoffs} times")
+            out.append(f"planned by {self.planner}; backed off and re-planned {self.backoffs} times")
         if self.loops_pruned:
-            out.append(f"loops pruned (P4): {self.loops_pruned}")
+            out.append(f"loops pruned: {self.loops_pruned}")
         if self.refused_p8:
-            out.append(f"actions refused by the anti-loop rule (P8): {self.refused_p8}")
+            out.append(f"actions refused by the anti-loop rule: {self.refused_p8}")
         if self.skipped_irreversible:
-            out.append(f"not tried, may write (S6): {len(self.skipped_irreversible)}: "
+            out.append(f"not tried, may write: {len(self.skipped_irreversible)}: "
                        + "; ".join(self.skipped_irreversible[:6]) + (" ..." if len(self.skipped_irreversible) > 6 else ""))
         if self.blocked_writes:
             out.append("writes stopped by the network guard: " + ", ".join(self.blocked_writes))

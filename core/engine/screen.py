@@ -307,7 +307,7 @@ def fast_resolve(ex: Ports, ctx: StepContext) -> tuple[Resolution | None, Candid
     cand = next((c for c in obs.candidates if c.ref == res.ref), None)
     if cand is None:
         return None, None
-    return replace(res, reason=f"fast path, screen unchanged (R1): {res.reason}"), cand
+    return replace(res, reason=f"fast path, screen unchanged since its baseline: {res.reason}"), cand
 
 
 class ScreenPlugin(ScreenTracker):
@@ -377,7 +377,7 @@ def change_line(event: Any) -> str | None:
     ``  leave_request step 1: screen changed (R1): key elements: 1 moved; button 'Sign in' moved by 28 px ...``
     """
     if isinstance(event, ScreenChanged):
-        return f"  {event.flow} step {event.index + 1}: screen changed (R1): {event.report.summary()}"
+        return f"  {event.flow} step {event.index + 1}: screen changed since its baseline: {event.report.summary()}"
     if isinstance(event, BaselineAlertRaised):
         a = event.alert
         return (f"  {a.flow} step {a.step_id!r}: baseline kept, alert raised (changed beyond the R1 threshold): "

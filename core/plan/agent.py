@@ -414,7 +414,7 @@ class ModelDecider:
             return None
         self.agent.setup.primary.counters.cache_hit()
         ans = GroundAnswer(grid="A1", element_desc=desc.label_text, action="input", value=value,
-                           reason="batched with the previous answer (P9)")
+                           reason="batched with the previous answer")
         return self._decision(ctx, step, rounds, cand, ans, 1.0,
                               "batched fill (one answer filled several fields)")
 

@@ -278,7 +278,7 @@ def _learn_one(table: SkillTable, rec: FailureRecord, c: CorrectionRecord, produ
         drop(f"the same skill is in the library already ({skill.id}, {existing.state})")
         return
     if existing is None and not _under_cap(table, product, settings):
-        drop("the daily cap on new skill proposals is reached (K7)")
+        drop("the daily cap on new skill proposals is reached")
         return
     stored, _new = table.put(skill)
     table.update_failure(rec.id, outcome="skill", skill_id=stored.id)

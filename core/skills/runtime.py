@@ -591,7 +591,7 @@ class SkillDecider:
             elif fire and s.quality < self.review_quality:
                 fire = False
                 reason = (f"not fired: its quality {s.quality:.2f} fell below the review threshold "
-                          f"{self.review_quality:.2f} (K7); it fires again once a person approves it anew")
+                          f"{self.review_quality:.2f}; it fires again once a person approves it anew")
                 if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
                     run.held.add(s.id)
                     self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)

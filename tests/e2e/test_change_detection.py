@@ -85,7 +85,7 @@ def test_unchanged_admin_page_takes_the_fast_path_and_a_new_release_is_reported_
     assert second.status == "passed", second.error
     assert not _of(ev2, ScreenChanged) and not _of(ev2, BaselineAlertRaised)
     reasons = [e.resolution.reason for e in _of(ev2, TargetResolved)]
-    assert len(reasons) == 3 and all(r.startswith("fast path, screen unchanged (R1)") for r in reasons), reasons
+    assert len(reasons) == 3 and all(r.startswith("fast path, screen unchanged since its baseline") for r in reasons), reasons
     assert all(e.resolution.strategy == "exact" for e in _of(ev2, TargetResolved))
     befores = {e.index: e.reused for e in _of(ev2, ObservationMade) if e.when == "before"}
     assert befores == {0: False, 1: True, 2: True}  # steps 2 and 3 start on the previous after-observation

@@ -130,7 +130,7 @@ def test_explore_with_a_model_plans_backs_off_on_a_mismatch_and_replans(tmp_path
         out = capsys.readouterr().out
         sent = [t for r in srv.requests for t in texts_of(r)]
     assert code == 0, out
-    assert "planned by model scripted (P3); backed off and re-planned 1 times" in out
+    assert "planned by model scripted; backed off and re-planned 1 times" in out
     assert len(srv.requests) == 2 and "Last outcome: 'Sorted by Employee' did not appear" in sent[-1]
     assert not any("demo-pass" in t for t in sent)  # the secret typed by the setup never reaches the model
     assert (root / "flows" / "planned.yaml").is_file()

@@ -116,7 +116,7 @@ def test_second_run_of_an_unchanged_page_resolves_by_the_fast_path_alone():
     _, events = _run(runs=2)  # one executor: the first run's baselines stay in memory without a store
     resolved = [e.resolution for e in events if isinstance(e, TargetResolved)]
     assert [r.strategy for r in resolved[-3:]] == ["exact"] * 3
-    assert all(r.reason.startswith("fast path, screen unchanged (R1)") for r in resolved[-3:])
+    assert all(r.reason.startswith("fast path, screen unchanged since its baseline") for r in resolved[-3:])
     assert not [e for e in events if isinstance(e, ScreenChanged)]
 
 
@@ -125,7 +125,7 @@ def test_change_lines_for_the_command_line():
                           (ElementChange("moved", "button|#go", "button", "Sign in", "Sign in", 28, 0, 28),),
                           28.0, ("key elements: 1 moved",))
     line = change_line(ScreenChanged("r", "login", 0, report))
-    assert line == ("  login step 1: screen changed (R1): key elements: 1 moved; "
+    assert line == ("  login step 1: screen changed since its baseline: key elements: 1 moved; "
                     "button 'Sign in' moved by 28 px (dx +28, dy +0)")
     lines = ChangeLines()
     assert lines(ScreenChanged("r", "login", 0, report)) == [line]
