@@ -214,7 +214,10 @@ class FaultBench:
                     "browser": base.get("browser", {}), "params": base.get("params", {}),
                     "secrets": base.get("secrets", {}), "breaker": base.get("breaker", {}),
                     # the waits of a page still loading: 4 s (8 s for a submit, S7) keeps a hang's case short
-                    "waits": {"loading_max_ms": LOADING_MAX_MS}}
+                    "waits": {"loading_max_ms": LOADING_MAX_MS},
+                    # every step's screenshots are written, so a full disk meets them (the default keeps
+                    # only those of failing steps)
+                    "evidence": "full"}
         (self.project / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
         self.data_dir = self.project / ".steadyhand"
         self.repo = bundle_root()  # the checkout (or the bundle) the child processes import Steadyhand from

@@ -151,7 +151,12 @@ class FlowExecutor:
         """
         reused = self.plugins.decide(ReuseObservation(ctx)) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
-        shot = fastpath.screenshot_wanted(self)  # the evidence level (issue 20): the full look only where needed
+        # the evidence level (issue 20): the full look only where needed - and always on a goal step, whose
+        # model reads the page's image (grid grounding)
+        goal = 0 <= index < len(flow.steps) and bool(flow.steps[index].goal)
+        shot = fastpath.screenshot_wanted(self) or (goal and self.screenshots)
+        if reused is not None and shot and not reused.screenshot_png:
+            reused, self.last_reused = None, False  # reused without its image: look again, in full
         obs = reused or self.plugins.decide(TakeObservation(run_id, index, when, shot)) \
             or self.driver.observe(screenshot=shot)
         written = self.store_call("record_observation", run_id, index, when, obs)

@@ -397,6 +397,8 @@ def verify(ex: Engine, ctx: StepContext) -> None:
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
         verdict = _landing_verdict(ex, ctx, verdict)
     results = [(a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
+    if ctx.acted and any(not ok for _, ok, _ in results):
+        results = _assertions_in_time(ex, ctx, results)
     ctx.checks = [AssertionCheck(a.kind, _assert_target(a, ctx), ex.redact(a.expected), ex.redact(why), ok)
                   for a, ok, why in results]
     failed = [f"{a.kind} {ex.redact(repr(a.expected))}: {why}" for a, ok, why in results if not ok]
@@ -420,6 +422,30 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+#: Pause (s) between two checks of assertions that do not hold yet after an action that had its effect.
+ASSERT_POLL_S = 0.25
+
+
+def _assertions_in_time(ex: Engine, ctx: StepContext, results: list) -> list:
+    """Check failing assertions again, without acting, until the action timeout has passed since the action.
+
+    A confirmation may show seconds after the effect that causes it (a slow server answer, an animation):
+    a plain Playwright script's auto-waiting ``expect`` waits ``browser.action_timeout_ms`` (5000 ms) for
+    it, and so does the step - the action had its effect, so acting again is never the way to find out.
+    Returns the last results, in the order of ``ctx.step.assertions``; bounded by the timeout and by
+    ``action_timeout_ms / ASSERT_POLL_S`` rounds.
+    """
+    assert ctx.step is not None
+    timeout_s = ex.settings.browser.action_timeout_ms / 1000
+    deadline = (ctx.t_act or time.monotonic()) + timeout_s
+    for _ in range(int(timeout_s / ASSERT_POLL_S) + 1):
+        if all(ok for _, ok, _ in results) or time.monotonic() + ASSERT_POLL_S > deadline:
+            break
+        time.sleep(ASSERT_POLL_S)
+        results = [(a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in ctx.step.assertions]
+    return results
 
 
 def _assert_target(a: Any, ctx: StepContext) -> str:

@@ -27,6 +27,9 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 def test_nothing_leaks_from_a_run_and_a_planted_value_is_found(tmp_path: Path) -> None:
     project = tmp_path / "demo"
     shutil.copytree(ROOT / "projects" / "demo", project, ignore=shutil.ignore_patterns(".steadyhand"))
+    # every step's screenshots are kept, so the audit has them to read (the default keeps a failing step's)
+    settings = (project / "steadyhand.yaml").read_text()
+    (project / "steadyhand.yaml").write_text(settings.rstrip("\n") + "\nevidence: full\n")
     junit, exported, report = tmp_path / "junit.xml", tmp_path / "test_export_report.py", tmp_path / "run.html"
     run = cli("run", str(project), "--flow", "export_report", "--headless", "--junit", str(junit),
               "--html", str(report))

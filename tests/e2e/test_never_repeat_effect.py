@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from core.domain import Action, Flow, Step
+from core.domain import Action, Assertion, Flow, Step
 from core.engine.events import ActionPerformed, EscalationRaised
 from core.engine.session import ProjectSession
 from core.project import load_flow, load_project, save_flow
@@ -137,3 +137,17 @@ def test_beacons_polling_and_a_heartbeat_are_not_the_steps_effect(site, tmp_path
                              "() => document.getElementById('details-text').hidden")
     assert result.status == "passed", result.error
     assert result.steps[0].attempts == 2 and _performed(events, 0) == 2
+
+
+def test_a_confirmation_shown_late_after_the_write_passes_without_acting_again(site, tmp_path) -> None:
+    """The sign-up is written at once; "Welcome" shows 3 s later (a slow server-rendered confirmation).
+    A plain script's auto-waiting assertion passes; so must the engine, by looking again without acting
+    until the action timeout (5 s) has passed since the click - never by submitting again."""
+    steps = (step("s1", "input", "#name", "Ada"),
+             Step(id="s2", name="Submit", action=Action("click"), selector="#go",
+                  assertions=(Assertion("text_appears", "Welcome, Ada"),)))
+    result, events, seen = _run(_project(tmp_path, site), Flow("late", "/late.html", steps),
+                                "() => JSON.parse(localStorage.getItem('signups') || '[]')")
+    assert seen == ["Ada"]
+    assert result.status == "passed", result.error
+    assert result.steps[-1].attempts == 1 and _performed(events, 1) == 1

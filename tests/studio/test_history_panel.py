@@ -31,7 +31,7 @@ def runs(tmp_path_factory) -> tuple[Path, str, str, str]:  # noqa: ANN001
     ids = []
     for variant, flows in (("baseline", ("export_report", "sort_table")), ("tweaked", ("export_report",))):
         _set_variant(root, variant)
-        with ProjectSession(load_project(root), headless=True) as session:
+        with ProjectSession(load_project(root), headless=True, evidence="full") as session:
             for flow in flows:
                 result = session.run_flow(session.project.flows[flow])
                 assert result.status == "passed", (variant, flow, result.error)
