@@ -41,6 +41,7 @@ from core.engine.hooks import (
     hookimpl,
 )
 from core.engine.step import StepContext
+from core.act.landing import base_path, relative_path
 from core.locate import resolve
 from core.project.params import placeholders, step_texts
 from core.state.change import DEFAULT_THRESHOLDS, compare, fingerprint
@@ -145,6 +146,18 @@ class _Last:
     observation: Observation
     token: Any
     reusable: bool
+
+
+def _relative_to(fp: ScreenFingerprint, prefix: str) -> ScreenFingerprint:
+    """``fp`` with the path of its screen key made relative to the base path ``prefix`` (``/examples/a``).
+
+    A screen is the same screen under another host or path prefix (``run --base-url``): its identity is
+    judged relative to the base URL the run was given, as the landing check judges a step's route
+    (:func:`core.act.landing.relative_path`).  A key whose path is outside ``prefix`` is kept as it is.
+    """
+    path, sep, rest = fp.screen_key.partition(" | ")
+    rel = relative_path(path, prefix)
+    return fp if rel == path else replace(fp, screen_key=f"{rel}{sep}{rest}")
 
 
 def _token_ok(token: Any) -> bool:
@@ -255,8 +268,11 @@ class ScreenTracker:
         if getattr(step, "goal", ""):
             return None  # a goal step goes through many pages by design: it has no one screen to compare
         step_id = step.id
-        fp = fingerprint(obs, self.facts_of(obs))
+        run_base = base_path(getattr(self.ex.driver, "base_url", "") or "")
+        fp = _relative_to(fingerprint(obs, self.facts_of(obs)), run_base)
         base = self.baselines.get(step_id)
+        if base is not None:  # a baseline of an older release kept the recorded prefix in its path
+            base = _relative_to(base, getattr(run.flow, "base_path", "") or run_base)
         if base is not None and not fp.phash and base.phash:
             fp = replace(fp, phash=base.phash)  # a run without screenshots keeps the baseline's hash
         report = compare(base, fp, thresholds=self.thresholds)

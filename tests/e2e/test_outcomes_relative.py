@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from cdp_recording import record, replay
-from core.engine.events import VerdictReached
+from core.engine.events import ScreenChanged, VerdictReached
 from core.engine.session import ProjectSession
 from core.project import load_flow, load_project
 from core.sites.server import Response, StaticSite
@@ -162,6 +162,24 @@ def test_a_flow_file_of_before_with_full_paths_passes_under_another_prefix(todo_
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     run = replay(root, "add_item", "--json", str(tmp_path / "run.json"))
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_screens_under_another_prefix_are_the_recorded_screens(todo_project, prefixed, tmp_path) -> None:
+    """Change detection judges a screen relative to the base URL too: a run at /examples/b/ after one at
+    /examples/a/ (the baselines' run) reports no changed screen. Before, every baseline kept its absolute
+    path and every screen of the run under the other prefix was reported changed."""
+    root = tmp_path / "stored"
+    shutil.copytree(todo_project, root, ignore=shutil.ignore_patterns(".steadyhand"))
+    project = load_project(root)
+    changed: list = []
+    for base in ("/examples/a/", "/examples/b/"):
+        events: list = []
+        with ProjectSession(project, headless=True, emit=events.append, base_url=prefixed.base_url + base,
+                            evidence="full") as s:
+            result = s.run_flow(project.flows["add_item"])
+        assert result.status == "passed", (base, result.error)
+        changed += [(base, e.report.screen_key) for e in events if isinstance(e, ScreenChanged)]
+    assert changed == []
 
 
 def test_a_bad_base_url_is_refused_with_its_reason(todo_project) -> None:
