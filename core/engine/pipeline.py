@@ -58,6 +58,7 @@ from core.engine.events import (
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine import fastpath
+from core.heal.book import with_fresh_anchor
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
 from core.perception.netwatch import NetworkWatch
@@ -633,7 +634,9 @@ def _passed(ex: Engine, ctx: StepContext) -> None:
         # a parametrised selector names another element each run: its descriptor is not this one
         ctx.run.captures.append((decided, ctx.candidate))
     if ctx.candidate is not None and ctx.resolution is not None and ctx.resolution.healed and ctx.source == "flow":
-        ctx.run.healed.append((ctx.index, decided, ctx.candidate, ctx.resolution))
+        anchors = ctx.before.anchors if ctx.before is not None else ()
+        ctx.run.healed.append((ctx.index, decided, with_fresh_anchor(ctx.candidate, decided.target, anchors),
+                               ctx.resolution))
 
 
 #: The phases before ``record``, in order: (name, function).

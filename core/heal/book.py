@@ -39,7 +39,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from core.domain import Candidate, ElementDescriptor, Flow, LocatorConfig, Resolution, RunResult, Step
+from core.domain import (
+    Anchor, Candidate, ElementDescriptor, Flow, LocatorConfig, Resolution, RunResult, Step, TextBox,
+)
 from core.locate import resolve
 from core.project.loader import load_flow, write_atomic
 from core.project.params import TARGET_FIELDS, escape_target, placeholders
@@ -48,7 +50,7 @@ from core.store.heals import HealTable
 from .flowfile import digest, set_step_target, unified_diff
 from .identity import old_key, proposal_key
 
-__all__ = ["HealBook", "PENDING_HEAL", "new_descriptor", "flow_file_name"]
+__all__ = ["HealBook", "PENDING_HEAL", "new_descriptor", "flow_file_name", "fresh_anchor", "with_fresh_anchor"]
 
 #: Strategy of a step resolved by reusing a pending heal (a heal in the run's counts: not ``"exact"``).
 PENDING_HEAL = "pending_heal"
@@ -56,12 +58,55 @@ PENDING_HEAL = "pending_heal"
 CHOSEN_STRATEGY = "chosen"
 
 
+#: Farthest an anchor taken in place of a recorded one that left the page may sit from the target, CSS px
+#: (centre to centre): about a form row or a table column's width; farther, the anchor says nothing.
+ANCHOR_REACH_PX = 400.0
+
+
+def fresh_anchor(old: Anchor | None, acted: ElementDescriptor, anchors: Sequence[TextBox]) -> Anchor | None:
+    """The anchor a healed target has on the page it was acted on, or None when none can be told.
+
+    ``old`` is the recorded anchor; ``acted`` the element acted on (its ``bbox``, CSS px); ``anchors`` the
+    page's labels, legends, headings and column headers (:attr:`core.domain.Observation.anchors`).  The
+    recorded anchor's text on the page (the nearest occurrence) keeps its text and role with the offset
+    measured now; else the nearest anchor of the recorded role within :data:`ANCHOR_REACH_PX`.  None when
+    there is no recorded anchor, no box, or nothing fits (the caller keeps what it had).
+    """
+    if old is None or acted.bbox is None or not anchors:
+        return None
+    cx, cy = acted.bbox.x + acted.bbox.width / 2, acted.bbox.y + acted.bbox.height / 2
+
+    def dist(a: TextBox) -> float:
+        ax, ay = a.bbox.x + a.bbox.width / 2, a.bbox.y + a.bbox.height / 2
+        return ((cx - ax) ** 2 + (cy - ay) ** 2) ** 0.5
+
+    same_frame = [a for a in anchors if a.frame == acted.frame]
+    want = " ".join(old.text.split()).casefold()
+    named = [a for a in same_frame if " ".join(a.text.split()).casefold() == want]
+    pick = min(named, key=dist) if named else None
+    if pick is None:
+        near = [a for a in same_frame if a.role == old.role and dist(a) <= ANCHOR_REACH_PX]
+        pick = min(near, key=dist) if near else None
+    if pick is None:
+        return None
+    ax, ay = pick.bbox.x + pick.bbox.width / 2, pick.bbox.y + pick.bbox.height / 2
+    return Anchor(pick.text if not named else old.text, pick.role or old.role, cx - ax, cy - ay)
+
+
+def with_fresh_anchor(cand: Candidate, old: ElementDescriptor, anchors: Sequence[TextBox]) -> Candidate:
+    """``cand`` whose descriptor carries :func:`fresh_anchor` (unchanged when there is none to tell)."""
+    anchor = fresh_anchor(old.anchor, cand.descriptor, anchors)
+    return cand if anchor is None else replace(cand, descriptor=cand.descriptor.with_(anchor=anchor))
+
+
 def new_descriptor(old: ElementDescriptor, acted: ElementDescriptor) -> ElementDescriptor:
     """The descriptor a heal proposes: the element acted on, as the page showed it (braces escaped).
 
-    The recorded ``anchor`` and ``crop`` are kept when the observation has
-    none (an observation captures neither): the crop shows the element as
-    recorded, the visual level's only picture of it.
+    The recorded ``anchor`` is kept when the acted element carries none: the
+    engine gives it the anchor measured on the page it was acted on
+    (:func:`with_fresh_anchor`) when it can tell one.  The ``crop`` path is
+    kept; accepting the heal cuts the new picture into that file
+    (:meth:`core.heal.review.HealReview.accept`).
     """
     new = escape_target(acted)
     return new.with_(anchor=new.anchor or old.anchor, crop=new.crop or old.crop)

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 from core.domain import ElementDescriptor
 from core.project.loader import load_flow, write_atomic
+from core.state.crop import crop_png
 from core.store import Store, store_path
 from core.store.heals import HealConflictError, HealProposalRecord, HealTable
 
@@ -202,6 +203,9 @@ class HealReview:
     def accept(self, proposal_id: int, target: Mapping[str, Any] | None = None) -> str:
         """Write the new descriptor (or ``target``, a reviewer's edit of it) into the flow file; returns the diff.
 
+        The step's crop file (when it has one) is cut anew from the heal's
+        before screenshot: the element as the release shows it.
+
         Other pending proposals of the same flow file whose step still has
         their old descriptor get the new file's digest (this change was
         reviewed; it does not make them stale).
@@ -221,11 +225,34 @@ class HealReview:
             raise AlreadyReviewedError(str(exc)) from None
         write_atomic(path, new.encode("utf-8"))
         steps = {s.id: s for s in load_flow(path).steps}
+        self._renew_crop(rec, path, steps.get(rec.step_id))
         still = [p.id for p in self.table.list(status="pending", flow=rec.flow)
                  if p.flow_file == rec.flow_file and p.step_id in steps
                  and old_key(p.flow, p.step_id, steps[p.step_id].target) == p.old_key]
         self.table.refresh_digest(still, digest(new))
         return diff
+
+    def _renew_crop(self, rec: HealProposalRecord, path: Path, step: Any) -> None:
+        """Cut the accepted element out of the heal's before screenshot into the step's crop file.
+
+        The crop is the visual level's only picture of the element: kept as recorded, it would show the
+        look the release changed.  Left as it was when the proposal has no before screenshot, the target
+        no box or no crop file inside the flow's folder, or the screenshot cannot be read.
+        """
+        target = getattr(step, "target", None)
+        if target is None or not target.crop or target.bbox is None or not rec.before_screenshot:
+            return
+        base = path.resolve().parent
+        dest = (base / target.crop).resolve()
+        try:
+            dest.relative_to(base)
+            png = self.store.media_path(rec.before_screenshot).read_bytes()
+        except (ValueError, OSError):
+            return
+        crop = crop_png(png, target.bbox, target.device_pixel_ratio or 1.0)
+        if crop:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(dest, crop)
 
     def reject(self, proposal_id: int, reason: str = "") -> HealProposalRecord:
         """Remember that this change is wrong: never proposed again, never reused.

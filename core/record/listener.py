@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urldefrag
 
+from core.state.crop import CROP_MARGIN_PX, crop_png
 from core.act.after import observed_after
 from core.act.expect import observed_deltas
 from core.act.space import spec
@@ -59,34 +60,9 @@ BINDING = "__steadyhandRecord"
 NAVIGATION_GRACE_S = 2.0
 #: Wait at least this long (ms) after an action before judging the page settled.
 MIN_EFFECT_MS = 150
-#: Margin around the element in its crop, CSS px.
-CROP_MARGIN_PX = 4
 #: Kinds of page events that become steps.
 STEP_KINDS = ("click", "dblclick", "input", "select", "check", "uncheck", "hover", "press", "scroll", "upload",
               "navigate")
-
-
-def crop_png(png: bytes, box: BBox, dpr: float, *, margin: float = CROP_MARGIN_PX) -> bytes:
-    """Crop ``box`` (CSS px, viewport coordinates) plus ``margin`` out of a screenshot (device px).
-
-    Returns ``b""`` when the box lies outside the screenshot.
-    """
-    import io
-
-    from PIL import Image
-
-    if not png or box.width <= 0 or box.height <= 0:
-        return b""
-    with Image.open(io.BytesIO(png)) as im:
-        left = max(0, int((box.x - margin) * dpr))
-        top = max(0, int((box.y - margin) * dpr))
-        right = min(im.width, int((box.x + box.width + margin) * dpr + 0.999))
-        bottom = min(im.height, int((box.y + box.height + margin) * dpr + 0.999))
-        if right - left < 2 or bottom - top < 2:
-            return b""
-        out = io.BytesIO()
-        im.crop((left, top, right, bottom)).save(out, format="PNG", optimize=True)
-        return out.getvalue()
 
 
 @dataclass(frozen=True, slots=True)

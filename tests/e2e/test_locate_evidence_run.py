@@ -184,3 +184,54 @@ def test_a_look_alike_at_the_recorded_place_is_never_pressed_when_the_levels_dis
     res = result.steps[-1].resolution
     assert res is not None and res.abstained, res
     assert "look" in res.reason or "tie" in res.reason, res.reason
+
+
+def test_an_accepted_heal_renews_the_anchor_offset_and_the_crop(site, tmp_path) -> None:
+    """A heal accepted after a restyle writes the element as the release shows it: the anchor's offset measured
+    on that page and the crop cut from the heal's before screenshot. Before, the accepted target kept the
+    recorded offset and picture, so the relative and visual levels disagreed with the page on every later run."""
+    import io
+
+    from PIL import Image
+
+    from core.state.crop import crop_png
+
+    d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, redactor=Redactor(()), headless=True)
+    d.open()
+    try:
+        d.goto("/signin_v1.html")
+        obs = d.observe(screenshot=True)
+        (c,) = [c for c in obs.candidates if c.descriptor.name == "Sign in" and c.descriptor.tag == "input"]
+        old_crop = crop_png(obs.screenshot_png, c.descriptor.bbox, obs.device_pixel_ratio)
+    finally:
+        d.close()
+    target = recorded(site, "/signin_v1.html", "Sign in").with_(crop="sign_in.crops/s1.png")
+    now = recorded(site, "/signin_v2.html", "Sign in")  # the same control on release 2, as a recording keeps it
+    assert target.anchor is not None and now.anchor is not None and target.anchor.text == now.anchor.text
+    assert (target.anchor.dx, target.anchor.dy) != (now.anchor.dx, now.anchor.dy)  # release 2 moved it
+    flow = Flow("sign_in", "/signin_v2.html", (
+        Step(id="s1", name="Sign in", action=Action("click"), target=target, reversible=False,
+             assertions=(Assertion("text_appears", "Welcome back"),)),))
+    root = project(tmp_path, site, flow)
+    (root / "flows" / "sign_in.crops").mkdir()
+    crop_file = root / "flows" / "sign_in.crops" / "s1.png"
+    crop_file.write_bytes(old_crop)
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=dict(os.environ),
+                              capture_output=True, text=True, timeout=300)
+
+    run = cli("run", str(root), "--flow", "sign_in", "--headless")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "heal proposed #1" in run.stderr, run.stderr
+    accepted = cli("heals", "accept", str(root), "1")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    healed = load_flow(root / "flows" / "sign_in.yaml").steps[0].target
+    assert healed.tag == "button" and healed.anchor is not None and healed.anchor.text == now.anchor.text
+    assert abs(healed.anchor.dx - now.anchor.dx) <= 1.0 and abs(healed.anchor.dy - now.anchor.dy) <= 1.0
+    new_crop = crop_file.read_bytes()
+    assert new_crop != old_crop
+    with Image.open(io.BytesIO(new_crop)) as im:  # the release's button, padded by the crop margin
+        assert abs(im.width - (healed.bbox.width + 8) * healed.device_pixel_ratio) <= 2
+        assert abs(im.height - (healed.bbox.height + 8) * healed.device_pixel_ratio) <= 2
+    assert cli("run", str(root), "--flow", "sign_in", "--headless").returncode == 0  # and it still runs
