@@ -50,7 +50,7 @@ class BrowserModel(_Strict):
     slow_mo_ms: int = Field(_BROWSER.slow_mo_ms, ge=0, le=5000)
     locale: str = _BROWSER.locale
     timezone: str = _BROWSER.timezone
-    action_timeout_ms: int = Field(_BROWSER.action_timeout_ms, ge=100, le=120000, description="per action, ms (P6)")
+    action_timeout_ms: int = Field(_BROWSER.action_timeout_ms, ge=100, le=120000, description="per action, ms")
     navigation_timeout_ms: int = Field(_BROWSER.navigation_timeout_ms, ge=100, le=300000, description="ms")
 
 
@@ -61,20 +61,20 @@ class SecretModel(_Strict):
 
 class BreakerModel(_Strict):
     threshold: int = Field(_BREAKER.threshold, ge=1, le=50,
-                           description="consecutive failures that open the breaker (R4)")
+                           description="consecutive failures that open the breaker")
     read_only_threshold: int = Field(_BREAKER.read_only_threshold, ge=1, le=50,
-                                     description="read-only actions tolerate more (R4)")
+                                     description="read-only actions tolerate more")
     write_threshold: int = Field(_BREAKER.write_threshold, ge=1, le=50,
-                                 description="writes (irreversible steps) tolerate fewer (R4)")
+                                 description="writes (irreversible steps) tolerate fewer")
     recovery_timeout_s: float = Field(_BREAKER.recovery_timeout_s, ge=0,
-                                      description="open -> half_open after this, s (R4)")
+                                      description="open -> half_open after this, s")
     max_failed_probes: int = Field(_BREAKER.max_failed_probes, ge=1, le=50,
                                    description="failed half-open probes in a row before retry is no longer offered")
     loop_repeats: int = Field(_BREAKER.loop_repeats, ge=1, le=50,
-                              description="the same action on the same state this often in the window is a loop (P8)")
-    loop_window: int = Field(_BREAKER.loop_window, ge=1, le=100, description="attempts looked back on (P8)")
+                              description="the same action on the same state this often in the window is a loop")
+    loop_window: int = Field(_BREAKER.loop_window, ge=1, le=100, description="attempts looked back on")
     stagnation_rounds: int = Field(_BREAKER.stagnation_rounds, ge=1, le=50,
-                                   description="rounds in a row without a real state change that stop (K2)")
+                                   description="rounds in a row without a real state change that stop")
 
     @model_validator(mode="after")
     def _window_holds_repeats(self) -> "BreakerModel":
@@ -84,26 +84,26 @@ class BreakerModel(_Strict):
 
 
 class LocatorModel(_Strict):
-    margin: float = Field(_LOCATOR.margin, ge=0, le=1, description="best must lead runner-up by this (R2)")
-    fuzzy_threshold: float = Field(_LOCATOR.fuzzy_threshold, ge=0, le=1, description="R2")
-    position_tolerance_px: float = Field(_LOCATOR.position_tolerance_px, ge=0, description="CSS px (R2)")
+    margin: float = Field(_LOCATOR.margin, ge=0, le=1, description="best must lead runner-up by this")
+    fuzzy_threshold: float = Field(_LOCATOR.fuzzy_threshold, ge=0, le=1, description="least fuzzy ratio of a name that counts as a match, 0..1")
+    position_tolerance_px: float = Field(_LOCATOR.position_tolerance_px, ge=0, description="CSS px")
 
 
 class WaitModel(_Strict):
-    retries: int = Field(_WAITS.retries, ge=0, le=10, description="extra attempts of a failed reversible step (P6)")
-    retry_delay_ms: int = Field(_WAITS.retry_delay_ms, ge=0, le=10000, description="pause before a retry, ms (P6)")
+    retries: int = Field(_WAITS.retries, ge=0, le=10, description="extra attempts of a failed reversible step")
+    retry_delay_ms: int = Field(_WAITS.retry_delay_ms, ge=0, le=10000, description="pause before a retry, ms")
     settle_max_ms: int = Field(_WAITS.settle_max_ms, ge=0, le=10000,
-                               description="upper bound of the after-action wait when nothing is pending, ms (P6)")
+                               description="upper bound of the after-action wait when nothing is pending, ms")
     quiet_ms: int = Field(_WAITS.quiet_ms, ge=10, le=5000, description="no DOM mutation for this long is quiet, ms")
     loading_max_ms: int = Field(_WAITS.loading_max_ms, ge=100, le=300000,
-                                description="longest wait while loading, ms; doubled for submits (S7)")
+                                description="longest wait while loading, ms; doubled for submits")
     assertion_timeout_ms: int = Field(_WAITS.assertion_timeout_ms, ge=0, le=120000,
                                       description="how long an assertion is polled, ms")
     settle_learned_max_ms: int = Field(_WAITS.settle_learned_max_ms, ge=0, le=60000,
-                                       description="most the learnt idle wait grows to, ms (S7)")
+                                       description="most the learnt idle wait grows to, ms")
     submit_factor: float = Field(_WAITS.submit_factor, ge=1, le=10,
-                                 description="submits wait this many times longer (S7)")
-    learn_alpha: float = Field(_WAITS.learn_alpha, gt=0, le=1, description="weight of a new settle-time sample (S7)")
+                                 description="submits wait this many times longer")
+    learn_alpha: float = Field(_WAITS.learn_alpha, gt=0, le=1, description="weight of a new settle-time sample")
 
 
 class ModelEndpointModel(_Strict):
@@ -112,7 +112,7 @@ class ModelEndpointModel(_Strict):
     api_key_secret: Optional[str] = Field(None, description="name of a declared secret holding the key")
     api_key_env: Optional[str] = Field(None, description="environment variable holding the key")
     timeout_s: float = Field(30.0, gt=0, le=600, description="per call, s")
-    retries: int = Field(2, ge=0, le=5, description="extra attempts, 300 ms apart (P6)")
+    retries: int = Field(2, ge=0, le=5, description="extra attempts, 300 ms apart")
     max_tokens: int = Field(512, ge=16, le=32768, description="completion limit per call")
 
     @field_validator("base_url")
@@ -124,33 +124,33 @@ class ModelEndpointModel(_Strict):
 
 
 class ModelModel(ModelEndpointModel):
-    cross_check: Optional[ModelEndpointModel] = Field(None, description="second model for key assertions (P10)")
-    grid_rows: int = Field(10, ge=1, le=26, description="grid rows A.. (P2)")
-    grid_cols: int = Field(10, ge=1, le=50, description="grid columns 1.. (P2)")
-    screenshot_width: int = Field(1440, ge=320, le=4096, description="image width sent, px (P2, P9)")
-    cache_ttl_s: float = Field(300.0, ge=0, le=86400, description="decision cache by state + goal, s (P9)")
-    tie_break: bool = Field(True, description="ask the model among tied SEMANTIC candidates (R2)")
-    judge_alarm_share: float = Field(0.3, ge=0, le=1, description="alarm when more goals pass by judgement (P7)")
+    cross_check: Optional[ModelEndpointModel] = Field(None, description="second model for key assertions")
+    grid_rows: int = Field(10, ge=1, le=26, description="grid rows A..")
+    grid_cols: int = Field(10, ge=1, le=50, description="grid columns 1..")
+    screenshot_width: int = Field(1440, ge=320, le=4096, description="image width sent, px")
+    cache_ttl_s: float = Field(300.0, ge=0, le=86400, description="decision cache by state + goal, s")
+    tie_break: bool = Field(True, description="ask the model among tied SEMANTIC candidates")
+    judge_alarm_share: float = Field(0.3, ge=0, le=1, description="alarm when more goals pass by judgement")
 
 
 _SKILLS = SkillSettings()
 
 
 class SkillsModel(_Strict):
-    """The ``skills:`` section: upkeep of the skill library (K7); defaults from core.domain.skill.SkillSettings."""
+    """The ``skills:`` section: upkeep of the skill library; defaults from core.domain.skill.SkillSettings."""
 
-    success_delta: float = Field(_SKILLS.success_delta, ge=0, le=1, description="quality + per success (K7)")
-    failure_delta: float = Field(_SKILLS.failure_delta, ge=-1, le=0, description="quality + per failure (K7)")
+    success_delta: float = Field(_SKILLS.success_delta, ge=0, le=1, description="quality + per success")
+    failure_delta: float = Field(_SKILLS.failure_delta, ge=-1, le=0, description="quality + per failure")
     review_quality: float = Field(_SKILLS.review_quality, ge=0, le=1,
-                                  description="below this quality a skill goes to the review area (K7)")
+                                  description="below this quality a skill goes to the review area")
     review_unused_days: int = Field(_SKILLS.review_unused_days, ge=1, le=3650,
-                                    description="unused this many days: review area (K7)")
+                                    description="unused this many days: review area")
     merge_similarity: float = Field(_SKILLS.merge_similarity, ge=0.5, le=1,
-                                    description="action-type sequences more similar than this merge (K7)")
+                                    description="action-type sequences more similar than this merge")
     daily_proposals: int = Field(_SKILLS.daily_proposals, ge=0, le=10000,
-                                 description="most new proposals per product in 24 h (K7)")
+                                 description="most new proposals per product in 24 h")
     validation_threshold: float = Field(_SKILLS.validation_threshold, ge=0, le=1,
-                                 description="validation pass rate a candidate needs to reach review and an approval without --force (K5)")
+                                 description="validation pass rate a candidate needs to reach review and an approval without --force")
 
 
 class ProjectModel(_Strict):
@@ -168,9 +168,9 @@ class ProjectModel(_Strict):
     waits: WaitModel = Field(default_factory=WaitModel)
     max_steps: int = Field(_ENGINE.max_steps, ge=1, le=1000,
                            description="steps a run may take beyond the flow's own (hand-backs, loops); "
-                                       "not a limit on a flow file's length (P6)")
-    model: Optional[ModelModel] = Field(None, description="optional OpenAI-compatible model (P1-P3, P7, P10)")
-    skills: SkillsModel = Field(default_factory=SkillsModel, description="skill library upkeep (K7)")
+                                       "not a limit on a flow file's length")
+    model: Optional[ModelModel] = Field(None, description="optional OpenAI-compatible model for goal steps and recovery")
+    skills: SkillsModel = Field(default_factory=SkillsModel, description="skill library upkeep")
     evidence: Literal["full", "failures", "off"] = Field(
         _ENGINE.evidence, description="screenshots and image differences of a run: 'full' for every step, "
                                       "'failures' (default) only for steps that fail or need a heal, 'off' none")
@@ -193,9 +193,9 @@ class AssertionModel(_Strict):
 
 
 class EvidenceModel(_Strict):
-    state_before: str = Field("", description="light signature digest before the action (S2), as recorded")
-    state_after: str = Field("", description="light signature digest after the action (S2), as recorded")
-    observed: list[str] = Field(default_factory=list, description="deltas observed while recording (S5)")
+    state_before: str = Field("", description="light signature digest before the action, as recorded")
+    state_after: str = Field("", description="light signature digest after the action, as recorded")
+    observed: list[str] = Field(default_factory=list, description="deltas observed while recording")
 
 
 class AfterStateModel(_Strict):
@@ -210,7 +210,7 @@ class AfterStateModel(_Strict):
 
 class CompensationModel(_Strict):
     name: str = ""
-    action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="closed action space (P5+)")
+    action: str = Field(json_schema_extra={"enum": list(ACTION_KINDS)}, description="one of the closed action space")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
     distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=MAX_SCROLL_PX, description="CSS px")
@@ -233,7 +233,7 @@ class StepModel(_Strict):
     id: str = Field(min_length=1)
     name: str = ""
     action: Optional[str] = Field(None, json_schema_extra={"enum": list(ACTION_KINDS)},
-                                  description="closed action space (P5+); required unless the step is a goal")
+                                  description="one of the closed action space; required unless the step is a goal")
     value: str = ""
     direction: Literal["down", "up", "left", "right"] = "down"
     distance: int = Field(DEFAULT_SCROLL_PX, ge=0, le=MAX_SCROLL_PX, description="CSS px")
@@ -241,19 +241,19 @@ class StepModel(_Strict):
     selector: str = ""
     target: dict = Field(default_factory=dict)
     assertions: list[AssertionModel] = Field(default_factory=list)
-    goal: str = Field("", description="a goal in words: the model chooses the actions until the assertions hold "
-                                      "(P3, P5, P6); without assertions the model judges (P7)")
+    goal: str = Field("", description="a goal in words: the model chooses the actions until the assertions hold; "
+                                      "without assertions the model judges")
     allow_irreversible: bool = Field(False, description="a goal step may do irreversible actions the model "
                                                         "chooses without a person's approval")
-    key: bool = Field(False, description="a key goal: its result is confirmed by the cross-check model (P10)")
+    key: bool = Field(False, description="a key goal: its result is confirmed by the cross-check model")
     expect: Literal["auto", "navigation", "value", "overlay_open", "overlay_close", "content", "none", "any"] = "auto"
-    reversible: Optional[bool] = Field(None, description="declared reversibility (S6); absent: the action's "
+    reversible: Optional[bool] = Field(None, description="declared reversibility; absent: the action's "
                                        "default, made irreversible at replay when the action wrote to the server")
     compensations: list[CompensationModel] = Field(default_factory=list,
-                                                   description="actions that undo the step (R3)")
+                                                   description="actions that undo the step")
     read_only: bool = False
     optional: bool = False
-    after: Optional[AfterStateModel] = Field(None, description="where the step lands: part of its expectation (S5)")
+    after: Optional[AfterStateModel] = Field(None, description="where the step lands: part of its expectation")
     recorded: Optional[EvidenceModel] = None
 
     @field_validator("action")
