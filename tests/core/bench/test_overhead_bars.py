@@ -25,7 +25,7 @@ def _report(*, demo_ratio: float = 1.1, app_ratio: float | None = 1.1, heal_rati
         r.heal_variant = "tweaked"
         r.heal = [HealRow("sort_table", "tweaked", 5, heal_ratio, 1.0, 5.3, heal_passed, 0, heals, 1)]
         r.heal_steadyhand_s, r.heal_script_s = heal_ratio, 1.0
-    r.scale = [ScaleRow(n, n // 3, ms, ms, 1.0, 50.0, True) for n, ms in scale]
+    r.scale = [ScaleRow(n, n // 3, ms, ms, 1.0, 50.0, True, 1, 1, 1) for n, ms in scale]
     r.scale_exponent, r.scale_steepest = scaling_exponents(scale)
     r.verdicts = judge_bars(r)
     return r
@@ -89,3 +89,13 @@ def test_scaling_exponents() -> None:
     assert scaling_exponents([(100, 5.0)]) == (None, None)
     assert scaling_exponents([(100, 5.0), (100, 6.0)]) == (None, None)
     assert scaling_exponents([(100, 0.0), (1000, 6.0)]) == (None, None)
+
+
+def test_a_failed_steadyhand_run_on_a_page_misses_the_scaling_bar_and_a_failed_script_does_not() -> None:
+    r = _report()
+    r.scale[-1] = ScaleRow(10000, 3337, 200.0, 200.0, 1.0, 50.0, False, 1, 0, 1, "script: TimeoutError: ...")
+    r.verdicts = judge_bars(r)
+    assert _held(r)["linear scaling"] is True
+    r.scale[-1] = ScaleRow(10000, 3337, 200.0, 200.0, 1.0, 50.0, False, 0, 1, 1, "steadyhand escalated: ...")
+    r.verdicts = judge_bars(r)
+    assert _held(r)["linear scaling"] is False and not r.bars_held
