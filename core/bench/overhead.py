@@ -18,8 +18,9 @@ Five measurements in one run, on one machine, each printed beside its bar (issue
   :data:`UNCHANGED_BAR`.
 * **With heals**: the same demo flows on a UI-tweak variant (default :data:`DEFAULT_HEAL_VARIANT`: ids
   renamed and names suffixed, so the recorded selector no longer matches and the step must heal), Steadyhand
-  against the script's time on the *unchanged* UI (what the script costs where it works; the script is
-  also run on the variant, interleaved, and its verdict printed).  Bar: :data:`HEAL_BAR`, and every run
+  against the script's time on the *unchanged* UI (what the script costs where it works), the two
+  interleaved in the same section; the script is also run on the variant, in the same rotation, and its
+  verdict and time printed.  Bar: :data:`HEAL_BAR`, and every run
   passed with at least one heal.
 * **Phases and the floor**: ms per step by phase (median and p95 over every step of every Steadyhand run,
   unchanged UI and with heals apart), from the ``phase_ms`` the pipeline records for each step
@@ -84,7 +85,8 @@ HEAL_BAR = 2.0
 #: Bar on the growth of the cost per step with the element count N: exponent of N at most 1 (linear).
 LINEAR_BAR = 1.0
 #: What the exponent may exceed the bar by before the verdict is "missed": the spread of a median of a few
-#: steps on a shared machine (a 100 -> 10,000 fit moves by about 0.05 between two runs here).
+#: steps on a shared machine (two full runs here, load average 12-24 on 2 cores, fitted 0.53 and 0.45,
+#: steepest segment 0.59 and 0.50).
 LINEAR_TOLERANCE = 0.1
 
 _PHASES = ("observe", "fingerprint", "decide", "resolve", "precheck", "checkpoint", "act", "settle", "verify")
@@ -132,8 +134,8 @@ class FlowRow:
 @dataclass
 class HealRow:
     """One demo flow on the tweaked variant: Steadyhand's seconds there against the script's on the unchanged UI
-    (``script_s``, from the unchanged run of the same flow) and on the variant (``script_tweaked_s``); medians
-    over the rounds; ``heals`` summed over Steadyhand's rounds."""
+    (``script_s``, run interleaved with it in the same section) and on the variant (``script_tweaked_s``);
+    medians over the rounds; ``heals`` summed over Steadyhand's rounds."""
 
     flow: str
     variant: str
@@ -563,34 +565,38 @@ def _timed(session: Any, flow: Any, reset: Callable[[], None] | None = None) -> 
     return time.perf_counter() - started, result
 
 
-def _interleave(rounds: int, names: Sequence[str], steadyhand: Callable[[str, int], None],
-                script: Callable[[str, int], None]) -> None:
-    """Call both sides for every flow, round by round; the side that goes first alternates."""
+def _interleave(rounds: int, names: Sequence[str], *sides: Callable[[str, int], None]) -> None:
+    """Call every side for every flow, round by round; which side goes first rotates (flow and round)."""
     for r in range(rounds):
         for i, name in enumerate(names):
-            for side in ((steadyhand, script) if (r + i) % 2 == 0 else (script, steadyhand)):
+            k = (r + i) % len(sides)
+            for side in sides[k:] + sides[:k]:
                 side(name, r)
 
 
-def _demo_section(project: Any, names: Sequence[str], rounds: int, site: Any, scripts: _ScriptSide, label: str,
-                  progress: Callable[[str], None], tally: _Tally, script_tally: _Tally | None = None) -> None:
-    """Interleave Steadyhand (one session on ``project``) and ``scripts`` (on ``site``) over the demo flows."""
+def _demo_section(project: Any, names: Sequence[str], rounds: int, scripts: _ScriptSide, label: str,
+                  progress: Callable[[str], None], tally: _Tally,
+                  script_sides: Sequence[tuple[Any, _Tally, str]]) -> None:
+    """Interleave Steadyhand (one session on ``project``, into ``tally``) and ``scripts`` on each of
+    ``script_sides`` (``(demo site, tally, label)``: the run with heals times the script on the unchanged UI
+    and on the variant, in the same rotation) over the demo flows."""
     from core.engine.session import ProjectSession
 
-    into = script_tally or tally
     with ProjectSession(project, headless=True) as session:
         def sh(name: str, r: int) -> None:
             secs, result = _timed(session, project.flows[name])
             tally.steadyhand(name, secs, result)
             progress(f"  steadyhand {label}{name} round {r + 1}: {result.status} {secs:.2f}s, {result.heals} heals")
 
-        def sc(name: str, r: int) -> None:
-            secs, error = scripts.run(name, site.base_url, site.reset)
-            into.script(name, secs, error, len(project.flows[name].steps))
-            progress(f"  script     {label}{name} round {r + 1}: {'failed' if error else 'passed'} {secs:.2f}s"
-                     + (f" - {error}" if error else ""))
+        def script_on(site: Any, into: _Tally, where: str) -> Callable[[str, int], None]:
+            def sc(name: str, r: int) -> None:
+                secs, error = scripts.run(name, site.base_url, site.reset)
+                into.script(name, secs, error, len(project.flows[name].steps))
+                progress(f"  script     {where}{name} round {r + 1}: {'failed' if error else 'passed'} {secs:.2f}s"
+                         + (f" - {error}" if error else ""))
+            return sc
 
-        _interleave(rounds, names, sh, sc)
+        _interleave(rounds, names, sh, *(script_on(*side) for side in script_sides))
 
 
 def _clear_rows(db: Path, table: str = "item") -> None:
@@ -716,7 +722,7 @@ def run_overhead_benchmark(project_dir: Path | str = "projects/demo", *, flows: 
         scripts.open()
         try:
             progress("demo flows, unchanged UI:")
-            _demo_section(project, names, rounds, site, scripts, "", progress, unchanged)
+            _demo_section(project, names, rounds, scripts, "", progress, unchanged, [(site, unchanged, "")])
             report.floor_ms = scripts.floor()
             progress(f"  floor: a bare click round trip {report.floor_ms[0]:.1f} ms")
             if heal_variant:
@@ -726,15 +732,15 @@ def run_overhead_benchmark(project_dir: Path | str = "projects/demo", *, flows: 
                 tsite = DemoSite(**today, latency_ms=latency_ms, variant=heal_variant)
                 sites.append(tsite)
                 tsite.start()
-                _demo_section(tweaked, names, rounds, tsite, scripts, f"{heal_variant}/", progress, healed,
-                              tweaked_script)
+                _demo_section(tweaked, names, rounds, scripts, f"{heal_variant}/", progress, healed,
+                              [(tsite, tweaked_script, f"{heal_variant}/"), (site, healed, "baseline/")])
             if app:
                 progress(f"third-party app {app}, unchanged UI:")
                 app_tally = _Tally([APPS[app].flow])
                 report.app = _app_section(app, rounds, evidence, work, scripts, progress, app_tally)
-            for size in sizes:  # each its own session: one Playwright per thread
-                report.scale.append(_scale_row(size, rounds, evidence, work, scripts))
-                progress(f"  scale {size} elements: {report.scale[-1].steadyhand_ms:.0f} ms per step")
+            if sizes:
+                progress("generated pages:")
+                report.scale = _scale_rows(sizes, rounds, evidence, work, scripts, progress)
         finally:
             scripts.close()
             for s in sites:
@@ -762,11 +768,10 @@ def run_overhead_benchmark(project_dir: Path | str = "projects/demo", *, flows: 
     if heal_variant:
         for name in names:
             report.heal.append(HealRow(name, heal_variant, len(project.flows[name].steps),
-                                       round(_median(healed.sh[name]), 3), round(_median(unchanged.sc[name]), 3),
+                                       round(_median(healed.sh[name]), 3), round(_median(healed.sc[name]), 3),
                                        round(_median(tweaked_script.sc[name]), 3), healed.sh_passed[name],
                                        tweaked_script.sc_passed[name], healed.heals[name], rounds))
-        report.heal_steadyhand_s = healed.totals()[0]
-        report.heal_script_s = report.script_s  # the same flows, the same rounds, on the unchanged UI
+        report.heal_steadyhand_s, report.heal_script_s = healed.totals()
         report.heal_phases, report.heal_step_ms = healed.phases(), healed.whole_step()
     report.scale_exponent, report.scale_steepest = scaling_exponents(
         [(s.elements, s.steadyhand_ms) for s in report.scale])
@@ -774,38 +779,50 @@ def run_overhead_benchmark(project_dir: Path | str = "projects/demo", *, flows: 
     return report
 
 
-def _scale_row(size: int, rounds: int, evidence: str | None, work: Path, scripts: _ScriptSide) -> ScaleRow:
-    """The generated page of ``size`` elements: its four-step flow ``rounds`` times on both sides (after a
-    warm-up run each), ms per step (median over every step of every round)."""
+def _scale_rows(sizes: Sequence[int], rounds: int, evidence: str | None, work: Path, scripts: _ScriptSide,
+                progress: Callable[[str], None]) -> list[ScaleRow]:
+    """The generated page of each size: its four-step flow ``rounds`` times on both sides (after a warm-up run
+    each), ms per step (median over every step of every round).  One loopback server whose ``/page`` serves
+    the current size's page, one Steadyhand session for every size."""
     from core.engine.session import ProjectSession
     from core.project import load_project
     from core.sites.server import LoopbackServer, Response
 
-    html = scale_page(size)
+    page = {"html": ""}
     server = LoopbackServer()
-    server.route("GET", "/page", lambda req: Response.text(html, 200, "text/html; charset=utf-8"))
-    results, script_ms, script_errors = [], [], []
+    server.route("GET", "/page", lambda req: Response.text(page["html"], 200, "text/html; charset=utf-8"))
+    rows = []
     with server:
-        project = load_project(_scale_project(work / f"scale-{size}", server.base_url, evidence))
+        project = load_project(_scale_project(work / "scale", server.base_url, evidence))
         flow = project.flows["scale"]
-        script = scripts.sharing(project, ["scale"], work / f"scale-script-{size}")
+        script = scripts.sharing(project, ["scale"], work / "scale-script")
         with ProjectSession(project, headless=True, use_store=False) as session:
-            _timed(session, flow)  # warm-up: the browser's first page
-            script.run("scale", server.base_url, None)  # warm-up
-            for _ in range(rounds):
-                _, result = _timed(session, flow)
-                secs, error = script.run("scale", server.base_url, None)
-                results.append(result)
-                script_ms.append(secs * 1000.0 / len(flow.steps))
-                script_errors.append(error)
-            obs = session.driver.observe(screenshot=False)  # type: ignore[union-attr]
+            for size in sizes:
+                page["html"] = scale_page(size)
+                _timed(session, flow)  # warm-up: the browser's first page of this size
+                script.run("scale", server.base_url, None)  # warm-up
+                results, script_ms, script_errors = [], [], []
+                for _ in range(rounds):
+                    _, result = _timed(session, flow)
+                    secs, error = script.run("scale", server.base_url, None)
+                    results.append(result)
+                    script_ms.append(secs * 1000.0 / len(flow.steps))
+                    script_errors.append(error)
+                obs = session.driver.observe(screenshot=False)  # type: ignore[union-attr]
+                rows.append(_scale_row(size, len(obs.candidates), rounds, results, script_ms, script_errors))
+                progress(f"  scale {size} elements: {rows[-1].steadyhand_ms:.0f} ms per step")
+    return rows
+
+
+def _scale_row(size: int, candidates: int, rounds: int, results: Sequence[Any], script_ms: Sequence[float],
+               script_errors: Sequence[str]) -> ScaleRow:
     ms = [o.ms for r in results for o in r.steps]
     observe = [ms_ for r in results for o in r.steps for ph, ms_ in o.phase_ms if ph == "observe"]
     sh_passed, sc_passed = sum(r.passed for r in results), sum(not e for e in script_errors)
     failed = next((r for r in results if not r.passed), None)
     error = (f"steadyhand {failed.status}: {failed.error}" if failed is not None
              else next((f"script: {e}" for e in script_errors if e), ""))
-    return ScaleRow(size, len(obs.candidates), round(_median(ms), 1), round(_p95(ms), 1), round(_median(observe), 1),
+    return ScaleRow(size, candidates, round(_median(ms), 1), round(_p95(ms), 1), round(_median(observe), 1),
                     round(_median(script_ms), 1), sh_passed == sc_passed == rounds, sh_passed, sc_passed, rounds,
                     error[:300])
 

@@ -38,12 +38,11 @@ def test_overhead_measures_every_section_and_judges_each_bar_from_its_figures(tm
     assert app["site"].startswith("flask-admin 1.6.1") and app["flow"] == "items_crud" and app["steps"] == 8
     assert app["steadyhand_passed"] == 1 and app["script_passed"] == 1
     assert doc["app_ratio"] == pytest.approx(doc["app_steadyhand_s"] / doc["app_script_s"])
-    # the run with heals: Steadyhand healed on the tweaked page; the script, whose locators no longer match there,
-    # is timed on the unchanged UI for the ratio
+    # the run with heals: Steadyhand healed on the tweaked page, against the script on the unchanged UI
     (heal,) = doc["heal"]
     assert heal["variant"] == doc["heal_variant"] == "tweaked" and heal["flow"] == "sort_table"
     assert heal["heals"] >= 1 and heal["steadyhand_passed"] == 1
-    assert heal["script_s"] == flow["script_s"] and heal["script_tweaked_s"] > 0
+    assert heal["script_s"] > 0 and heal["script_tweaked_s"] > 0  # the script on both UIs, in the same rotation
     assert doc["heal_ratio"] == pytest.approx(doc["heal_steadyhand_s"] / doc["heal_script_s"])
     # phases (unchanged UI: the demo's 5 steps and the app's 8) beside the floor
     assert {p["phase"] for p in doc["phases"]} >= {"observe", "resolve", "act", "settle", "verify"}
