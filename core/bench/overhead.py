@@ -20,8 +20,7 @@ Five measurements in one run, on one machine, each printed beside its bar (issue
   renamed and names suffixed, so the recorded selector no longer matches and the step must heal), Steadyhand
   against the script's time on the *unchanged* UI (what the script costs where it works), the two
   interleaved in the same section; the script is also run on the variant, in the same rotation, and its
-  verdict and time printed.  Bar: :data:`HEAL_BAR`, and every run
-  passed with at least one heal.
+  verdict and time printed.  Bar: :data:`HEAL_BAR`, and every run passed with at least one heal.
 * **Phases and the floor**: ms per step by phase (median and p95 over every step of every Steadyhand run,
   unchanged UI and with heals apart), from the ``phase_ms`` the pipeline records for each step
   (:class:`core.domain.StepOutcome`), beside the script's ms per step (its flow time / its steps) and the
@@ -37,6 +36,18 @@ Five measurements in one run, on one machine, each printed beside its bar (issue
 skipped); ``steadyhand bench overhead`` exits 0 when no bar was missed, 1 when one was (see
 :func:`overhead_command`).  Figures depend on the machine and its load: tests check that the verdicts
 follow from the figures, never the figures themselves.
+
+JSON (``--json PATH``, :meth:`OverheadReport.to_json_dict`; seconds in s, times per step in ms): ``{"rounds",
+"latency_ms", "flows": [{"flow", "steps", "steadyhand_s", "script_s", "steadyhand_passed", "script_passed",
+"rounds", "site", "ratio"}], "steadyhand_s", "script_s", "ratio", "app": {same as a flow} | null,
+"app_steadyhand_s", "app_script_s", "app_ratio", "heal_variant", "heal": [{"flow", "variant", "steps",
+"steadyhand_s", "script_s", "script_tweaked_s", "steadyhand_passed", "script_tweaked_passed", "heals", "rounds",
+"ratio"}], "heal_steadyhand_s", "heal_script_s", "heal_ratio", "phases" / "heal_phases": [{"phase",
+"median_ms", "p95_ms", "steps"}], "step_ms" / "heal_step_ms": {the same for a whole step}, "script_step_ms",
+"floor_ms": [median, p95], "all_steps", "fast_steps", "scale": [{"elements", "candidates", "steadyhand_ms",
+"steadyhand_p95_ms", "observe_ms", "script_ms", "passed", "steadyhand_passed", "script_passed", "rounds",
+"error"}], "scale_exponent", "scale_steepest", "verdicts": [{"name", "figure", "bar", "held", "why"}],
+"bars_held"}``.
 """
 from __future__ import annotations
 
