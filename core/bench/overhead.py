@@ -305,7 +305,7 @@ def judge_bars(report: OverheadReport) -> list[Verdict]:
             return
         lost = [r.flow for r in rows if r.steadyhand_passed < r.script_passed]
         why = (f"Steadyhand failed where the script passed ({', '.join(lost)})" if lost
-               else f"{ratio:.2f}x {'<=' if ratio <= UNCHANGED_BAR else '>'} {UNCHANGED_BAR}x")
+               else f"{ratio:.2f}x {'<=' if ratio <= UNCHANGED_BAR else '>'} {UNCHANGED_BAR:g}x")
         out.append(Verdict(name, round(ratio, 3), UNCHANGED_BAR, not lost and ratio <= UNCHANGED_BAR, why))
 
     ratio_verdict("unchanged UI, demo", report.flows, report.ratio)
@@ -324,7 +324,7 @@ def judge_bars(report: OverheadReport) -> list[Verdict]:
         elif unhealed:
             why = f"no heal happened ({', '.join(unhealed)}): the run did not measure a heal"
         else:
-            why = f"{heal_ratio:.2f}x {'<=' if heal_ratio <= HEAL_BAR else '>'} {HEAL_BAR}x"
+            why = f"{heal_ratio:.2f}x {'<=' if heal_ratio <= HEAL_BAR else '>'} {HEAL_BAR:g}x"
         out.append(Verdict("with heals", round(heal_ratio, 3), HEAL_BAR,
                            not failed and not unhealed and heal_ratio <= HEAL_BAR, why))
     worst = max((e for e in (report.scale_exponent, report.scale_steepest) if e is not None), default=None)
