@@ -31,9 +31,7 @@ asserted by tests.
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
 import shutil
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -44,6 +42,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
+from core.bench.scripted import load_script, timed_script_run
 from core.domain import RunResult
 
 __all__ = [
@@ -305,26 +304,6 @@ def _run_steadyhand(project_dir: Path, variant: str, flows: Sequence[str], laten
     return runs
 
 
-def _load_script(path: Path, module_name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules.pop(module_name, None)
-    return module
-
-
-def _script_error(exc: BaseException) -> str:
-    """``"TimeoutError: Locator.fill: Timeout 5000ms exceeded. (waiting for get_by_role(...))"``: the first line
-    of the exception and the locator Playwright was waiting for, when it says."""
-    text = str(exc)
-    waiting = next((ln.strip(" -") for ln in text.splitlines() if "waiting for" in ln), "")
-    return f"{type(exc).__name__}: {_first_line(text)}" + (f" ({waiting})" if waiting else "")
-
-
 def _run_scripts(project_dir: Path, variant: str, flows: Sequence[str], latency_ms: int, work: Path,
                  progress: Callable[[str], None]) -> list[FlowRun]:
     from playwright.sync_api import sync_playwright
@@ -348,7 +327,7 @@ def _run_scripts(project_dir: Path, variant: str, flows: Sequence[str], latency_
             path.write_text(export_flow(project, project.flows[name], style="script"), encoding="utf-8")
         except ExportError as exc:
             raise BenchSetupError(str(exc)) from None
-        scripts[name] = _load_script(path, f"_steadyhand_bench_script_{variant.replace('-', '_')}_{name}")
+        scripts[name] = load_script(path, f"_steadyhand_bench_script_{variant.replace('-', '_')}_{name}")
     b = project.engine_settings.browser
     try:
         chromium = find_chromium(b.executable_path)
@@ -369,18 +348,7 @@ def _run_scripts(project_dir: Path, variant: str, flows: Sequence[str], latency_
                         params, _ = resolve_params(project, flow, {})
                     except SessionError as exc:
                         raise BenchSetupError(str(exc)) from None
-                    module = scripts[name]
-                    started = time.perf_counter()
-                    site.reset()
-                    context = module.new_context(browser)
-                    error = ""
-                    try:
-                        module.run(context.new_page(), site.base_url, params)
-                    except Exception as exc:  # noqa: BLE001 - the script's verdict
-                        error = _script_error(exc)
-                    finally:
-                        context.close()
-                    seconds = time.perf_counter() - started
+                    seconds, error = timed_script_run(scripts[name], browser, site.base_url, params, site.reset)
                     _wait_quiet(site)
                     gt = judge(name, site.activations(), site.writes())
                     run = FlowRun(
