@@ -146,6 +146,16 @@ def _decisive(pre: Mapping[str, Any], url: str, modals: int, titles: tuple[str, 
     return out
 
 
+def _unique_test_id(desc: ElementDescriptor, page: Observation | None) -> ElementDescriptor:
+    """``desc`` without its test id when another element of ``page`` has the same one (Gradio marks every text
+    box ``data-testid="textbox"``): such an id identifies nothing, and Playwright's codegen, whose locators
+    ``steadyhand export`` writes, never picks a test id that matches several elements."""
+    if not desc.test_id or page is None:
+        return desc
+    same = sum(c.descriptor.test_id == desc.test_id and c.descriptor.frame == desc.frame for c in page.candidates)
+    return desc.with_(test_id="") if same > 1 else desc
+
+
 def _page_of(target: Any, driver: PlaywrightDriver | None) -> Any:
     """The page a listener records: ``target`` itself, or the driver's (else first) page of a context."""
     if hasattr(target, "main_frame"):  # a Page
@@ -702,6 +712,7 @@ class RecordingListener:
         if before is None and self._prev_snap is not None and self._prev_snap_time <= t and self._shows(
                 self._prev_snap, pre):
             before = self._prev_snap  # taken before the action on the page it acted on (issue 19)
+        desc = _unique_test_id(desc, before or snap)
         if kind == "input" and self._focus_click_on(event):
             before = self._pending.before if self._pending is not None else before  # typing absorbs its click
             self._pending = None
