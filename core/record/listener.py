@@ -34,7 +34,7 @@ from core.act.space import spec
 from core.domain import AfterState, Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
 from core.act.landing import LIST_KINDS, base_path, origin_of, own_status
 from core.act.writes import RequestSeen
-from core.perception.effects import snapshot as kept_state
+from core.perception.effects import item_counts
 from core.perception.driver import PAGE_LIB, PlaywrightDriver
 from core.perception.pagefacts import main_heading
 from core.project.params import escape, placeholder
@@ -618,9 +618,9 @@ class RecordingListener:
         self._snap, self._snap_time = obs, time.monotonic()
         probe = self.driver.probe() or {}
         self._last_mutations = probe.get("mutations")
-        kept = kept_state(self.driver)  # list item counts: what a step added to a list (issue 19)
-        if kept is not None:
-            self._counts.append((obs, dict(kept.items)))
+        counts = item_counts(self.driver)  # list item counts: what a step added to a list (issue 19)
+        if counts is not None:
+            self._counts.append((obs, counts))
         if self.live_frames:
             self._last_live = self._snap_time
             self.on_event(LiveFrame(obs.screenshot_png, obs.device_pixel_ratio, obs.url, obs.candidates))
