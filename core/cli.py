@@ -502,7 +502,7 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
 
 def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
-    """``steadyhand bench drift --app fab|flask-admin|apps``: CRUD flows on third-party apps (core.bench.drift_app_run)."""
+    """``steadyhand bench drift --app fab|flask-admin|gradio|apps``: flows on third-party apps (core.bench.drift_app_run)."""
     import json
 
     from core.bench.drift import DriftEnvError, DriftSetupError
@@ -962,10 +962,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="save each release's pages of the steps that drift as static fixtures (then exit)")
     bd.add_argument("--chained-only", action="store_true",
                     help="only the whole flow, not also each step alone from its intended state")
-    bd.add_argument("--app", choices=("datasette", "fab", "flask-admin", "apps"), default="datasette",
+    bd.add_argument("--app", choices=("datasette", "fab", "flask-admin", "gradio", "apps"), default="datasette",
                     help="datasette (default), fab (Flask-AppBuilder 3.4.5, 4.0.0, 4.5.4), flask-admin (1.6.1 "
-                         "bootstrap3/4, 2.2.1) or apps (both): a CRUD flow recorded on the oldest release, replayed "
-                         "on each at / and under /staging, beside the flow exported as a pytest file")
+                         "bootstrap3/4, 2.2.1), gradio (a form app on Gradio 3.50.2, 4.44.1, 5.50.0) or apps (all "
+                         "three): a flow recorded on the oldest release, replayed on each at / and under /staging, "
+                         "beside the flow exported as a pytest file")
     bd.add_argument("--no-prefix", action="store_true", help="replay only at the server's root, not also under /staging")
     bd.add_argument("--no-script", action="store_true", help="skip the runs of the flow exported as a pytest file")
     bd.add_argument("--json", metavar="PATH")

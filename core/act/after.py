@@ -186,7 +186,8 @@ class Mismatch:
     ``dialog_missing``, ``dialog_other``, ``dialog_unexpected`` (a dialog is
     open that was not when recorded - a popup recovery may dismiss),
     ``field`` (the recorded field did not change), ``editor`` (the recorded
-    editor did not appear).  ``reason`` is one plain sentence.
+    editor did not appear), ``list`` (a list did not change by the recorded
+    number of items: :func:`core.act.landing.list_change`).  ``reason`` is one plain sentence.
     """
 
     code: str

@@ -25,9 +25,14 @@ Signals weighed (each only when the recording has it):
     The main heading (:func:`core.perception.pagefacts.main_heading`).
 
 Evidence that the step landed elsewhere, whatever the signals say: a
-4xx/5xx answer to a document or a write request the step sent
-(:func:`failed_answer`), an error page the recording was not
+4xx/5xx answer to a document or a write request the step sent that the
+recording did not get (:func:`answer_evidence`: the recorder stores the
+status of the step's own request, :func:`own_status`; a 404 that was a 404
+when recorded is not evidence), an error page the recording was not
 (:func:`error_page`), the sign-in page again (:func:`signin_again`).
+A list the step changed on the same page (``list_kind`` / ``list_delta``)
+must change by the same number of items, whatever it held before
+(:func:`list_change`).
 """
 from __future__ import annotations
 
@@ -40,8 +45,9 @@ from core.act.after import Mismatch, compare_after, same_text
 from core.act.writes import RequestSeen, is_beacon
 from core.domain import AfterState, Observation
 
-__all__ = ["base_path", "origin_of", "relative_path", "same_route", "failed_answer", "error_page", "signin_again",
-           "Landing", "weigh_landing", "judge_landing", "ERROR_STATUS"]
+__all__ = ["base_path", "origin_of", "relative_path", "same_route", "failed_answer", "failed_request", "own_requests",
+           "own_status", "answer_evidence", "list_change", "error_page", "signin_again", "Landing", "weigh_landing",
+           "judge_landing", "ERROR_STATUS", "LIST_KINDS"]
 
 #: An answer at or above this HTTP status to the step's own request is an error (RFC 9110: 4xx client
 #: errors, 5xx server errors).
@@ -58,6 +64,9 @@ _PLACEHOLDER = re.compile(r"^\{[^{}]*\}$")
 #: Resource types of a request the step itself sends and waits for (a page load, a form post, a script
 #: write); images, fonts, styles and pings are the page's own and never evidence.
 _OWN_TYPES = frozenset({"document", "fetch", "xhr"})
+#: Kinds of list item counted on a page (:mod:`core.perception.effects` counts them), most specific first:
+#: the one a step's list change is recorded in.
+LIST_KINDS = ("listitem", "row", "option", "treeitem", "article", "li", "tr")
 
 
 def base_path(url: str) -> str:
@@ -125,17 +134,95 @@ def failed_answer(requests: Iterable[RequestSeen], origin: str = "") -> str:
     return f"the page answered {r.status} to the step's request ({r.method} {path})"
 
 
-def failed_request(requests: Iterable[RequestSeen], origin: str = "") -> RequestSeen | None:
-    """The first of the step's own requests answered with an error (:func:`failed_answer`'s rules), or None."""
+def own_requests(requests: Iterable[RequestSeen], origin: str = "") -> list[RequestSeen]:
+    """The step's own requests among ``requests``, in order: a document load, or a fetch / XHR that is not a
+    GET / HEAD / OPTIONS (a write), to ``origin`` (empty: any), beacons left out; redirect hops each count
+    (a POST answered 303, then the GET of the page it names)."""
+    out = []
     for r in requests:
-        if r.status is None or r.status < ERROR_STATUS or r.resource_type not in _OWN_TYPES or is_beacon(r):
+        if r.resource_type not in _OWN_TYPES or is_beacon(r):
             continue
         if r.resource_type != "document" and r.method.upper() in ("GET", "HEAD", "OPTIONS"):
             continue
         if origin and origin_of(r.url) != origin:
             continue
-        return r
-    return None
+        out.append(r)
+    return out
+
+
+def failed_request(requests: Iterable[RequestSeen], origin: str = "") -> RequestSeen | None:
+    """The first of the step's own requests (:func:`own_requests`) answered with :data:`ERROR_STATUS` or
+    more, or None."""
+    return next((r for r in own_requests(requests, origin) if r.status is not None and r.status >= ERROR_STATUS),
+                None)
+
+
+def own_status(requests: Iterable[RequestSeen], origin: str = "") -> int | None:
+    """The status the recorder stores for a step (``AfterState.response_status``).
+
+    The first error status (:data:`ERROR_STATUS` or more) among the step's own requests
+    (:func:`own_requests`), else the last one's status (``201``, ``200`` after a ``303``); ``0`` when the
+    step sent no request of its own; None when one of them is still unanswered (in flight, failed: the
+    status is not known, nothing is stored).
+    """
+    own = own_requests(requests, origin)
+    if any(r.status is None for r in own):
+        return None
+    if not own:
+        return 0
+    bad = [r for r in own if r.status is not None and r.status >= ERROR_STATUS]
+    return int((bad[0] if bad else own[-1]).status or 0)
+
+
+def answer_evidence(requests: Iterable[RequestSeen], origin: str, recorded_status: int) -> str:
+    """Why the step's own request failed where the recorded one did not ("" when it did not).
+
+    Parameters
+    ----------
+    requests, origin
+        As for :func:`failed_answer`.
+    recorded_status : int
+        ``AfterState.response_status`` of the flow file (``0``: the recording sent no request of its own).
+
+    An answer of :data:`ERROR_STATUS` or more is evidence unless it is the status recorded (the page
+    answered the same then: a 404 recorded as a 404, a refused sign-in recorded as refused).
+    """
+    for r in own_requests(requests, origin):
+        if r.status is not None and r.status >= ERROR_STATUS and r.status != recorded_status:
+            path = urlsplit(r.url).path or "/"
+            was = f" (recorded: {recorded_status})" if recorded_status else ""
+            return f"the page answered {r.status} to the step's request ({r.method} {path}){was}"
+    return ""
+
+
+def list_change(recorded: AfterState, before: Mapping[str, int] | None, after: Mapping[str, int] | None) -> str:
+    """Why the list the step changed did not change as recorded ("" when it did, or cannot be told).
+
+    Parameters
+    ----------
+    recorded : AfterState
+        Its ``list_kind`` / ``list_delta`` (nothing to check when either is empty).
+    before, after : Mapping[str, int] | None
+        Item counts by kind right before the action and after the step
+        (:attr:`core.perception.effects.EffectSnapshot.items`); None when the page could not be read.
+
+    Relative, never absolute: a list that held 3 items and holds 4 grew by one as the recorded 0 -> 1 did.
+    """
+    kind, delta = recorded.list_kind, recorded.list_delta
+    if not kind or not delta or before is None or after is None or kind not in before or kind not in after:
+        return ""
+    got = int(after[kind]) - int(before[kind])
+    if got == delta:
+        return ""
+    what = {"li": "list item", "tr": "table row", "listitem": "list item", "row": "row", "option": "option",
+            "article": "article", "treeitem": "tree item"}.get(kind, "item")
+
+    def change(n: int) -> str:
+        if not n:
+            return f"added no {what}"
+        return f"{'added' if n > 0 else 'removed'} {abs(n)} {what}{'s' if abs(n) != 1 else ''}"
+
+    return f"the step {change(got)} where the recording {change(delta)}"
 
 
 def error_page(recorded: AfterState, actual: AfterState) -> str:
@@ -243,7 +330,8 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
                   heading_known: bool = True, recorded_base: str = "", run_base: str = "",
                   params: Mapping[str, str] | None = None, requests: Iterable[RequestSeen] = (),
                   origin: str = "", before: Observation | None = None,
-                  after: Observation | None = None) -> tuple[list[Mismatch], str]:
+                  after: Observation | None = None, items_before: Mapping[str, int] | None = None,
+                  items_after: Mapping[str, int] | None = None) -> tuple[list[Mismatch], str]:
     """What of ``recorded`` does not hold, and what drifted: ``(mismatches, drift note)``.
 
     The page part is :func:`weigh_landing` (``elsewhere`` becomes one
@@ -251,19 +339,24 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
     note, ``""`` when nothing drifted); dialogs, the changed field and the
     editor that appeared are :func:`core.act.after.compare_after`'s, with
     the same parameters.  ``requests`` / ``origin`` feed
-    :func:`failed_answer`; ``before`` / ``after`` feed :func:`signin_again`.
+    :func:`failed_answer` (:func:`answer_evidence` when the recording has the step's status);
+    ``before`` / ``after`` feed :func:`signin_again`; ``items_before`` / ``items_after`` (item counts by
+    kind right before the action and now) feed :func:`list_change`, a ``list`` mismatch.
     """
     rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
     act_route = relative_path(actual.url_pattern, run_base)
     requests = tuple(requests)
-    evidence = failed_answer(requests, origin)
-    refused = failed_request(requests, origin)
-    if refused is not None and refused.status is not None and refused.status < 500 and weigh_landing(
-            recorded, actual, heading_known=heading_known, recorded_base=recorded_base, run_base=run_base,
-            params=params).kind == "holds":
-        # every recorded signal holds: the page reached is the one recorded, whose own request was refused
-        # the same way then (a wrong password's sign-in, recorded as such); a 5xx is always another page
-        evidence = ""
+    if recorded.response_status is not None:  # compared with what the page answered when recorded
+        evidence = answer_evidence(requests, origin, recorded.response_status)
+    else:  # a flow file of before: no recorded status
+        evidence = failed_answer(requests, origin)
+        refused = failed_request(requests, origin)
+        if refused is not None and refused.status is not None and refused.status < 500 and weigh_landing(
+                recorded, actual, heading_known=heading_known, recorded_base=recorded_base, run_base=run_base,
+                params=params).kind == "holds":
+            # every recorded signal holds: the page reached is the one recorded, whose own request was
+            # refused the same way then (a wrong password's sign-in, recorded as such)
+            evidence = ""
     evidence = evidence or error_page(recorded, actual)
     if not evidence and after is not None:
         evidence = signin_again(before, after, rec_route, act_route)
@@ -271,5 +364,7 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
                             run_base=run_base, params=params, evidence=evidence)
     rest = compare_after(replace(recorded, url_pattern="", title="", heading=""), actual, changed=changed,
                          appeared=appeared, modal_titles=modal_titles, heading_known=heading_known)
-    out = ([Mismatch("page", landing.reason)] if landing.kind == "elsewhere" else []) + rest
+    grew = list_change(recorded, items_before, items_after) if landing.kind != "elsewhere" else ""
+    out = ([Mismatch("page", landing.reason)] if landing.kind == "elsewhere" else []) + rest + (
+        [Mismatch("list", grew)] if grew else [])
     return out, (landing.reason if landing.kind == "drifted" else "")

@@ -32,8 +32,9 @@ __all__ = ["SERVERS_DIR", "REPO", "app_venv", "installed", "ensure_app_venv", "A
 SERVERS_DIR = Path(__file__).resolve().parent / "drift_servers"
 #: The repository root (the cache must not lie inside it).
 REPO = Path(__file__).resolve().parents[2]
-#: Seconds a server may take to answer its start page (a cold import of the framework is several s).
-START_TIMEOUT_S = 60.0
+#: Seconds a server may take to answer its start page (a cold import of the framework is several s; Gradio 5
+#: took 30 s on 2 loaded cores).
+START_TIMEOUT_S = 120.0
 #: Seconds one pip install may take.
 PIP_TIMEOUT_S = 900
 

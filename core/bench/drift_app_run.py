@@ -64,6 +64,8 @@ TYPING_DELAY_MS = 60
 SCRIPT_TIMEOUT_S = 300
 #: Seconds the recorder may take to print its ready line.
 READY_TIMEOUT_S = 60.0
+#: Reads of a settling state at most (:func:`_settled_state`), PAUSE_MS apart.
+SETTLE_READS = 12
 #: Attempts at reading the live page (between two documents each waits for "load", READ_WAIT_MS).
 READ_ATTEMPTS, READ_WAIT_MS = 3, 5000
 SECRET_ENV = "STEADYHAND_SECRET_PASSWORD"
@@ -108,12 +110,12 @@ def perform(page: Any, action: Action, password: str, *, typing_delay_ms: int = 
     page.wait_for_load_state("load", timeout=ACTION_TIMEOUT_MS)
 
 
-def read_state(page: Any, db: Path, base_url: str) -> AppState | None:
-    """The live page's path and fields and the database's rows; None when the page cannot be read after
-    :data:`READ_ATTEMPTS` tries (between two documents)."""
+def read_state(page: Any, db: Path, base_url: str, fields_js: str = FIELDS_JS) -> AppState | None:
+    """The live page's path and fields (read by ``fields_js``) and the database's rows; None when the page
+    cannot be read after :data:`READ_ATTEMPTS` tries (between two documents)."""
     for _ in range(READ_ATTEMPTS):
         try:
-            got = page.evaluate(FIELDS_JS)
+            got = page.evaluate(fields_js)
             return AppState(relative_path(page.url, base_url), read_rows(db), tuple(sorted(got.items())))
         except Exception:  # noqa: BLE001 - a navigation destroyed the context: wait for the next document
             try:
@@ -123,9 +125,18 @@ def read_state(page: Any, db: Path, base_url: str) -> AppState | None:
     return None
 
 
-def _settled_state(page: Any, db: Path, base_url: str) -> AppState:
-    page.wait_for_timeout(PAUSE_MS)
-    state = read_state(page, db, base_url)
+def _settled_state(page: Any, db: Path, base_url: str, fields_js: str = FIELDS_JS,
+                   before: AppState | None = None) -> AppState:
+    """The state once it stopped changing: read every :data:`PAUSE_MS` until two reads agree and (with
+    ``before``) differ from it, at most :data:`SETTLE_READS` reads (an app answering over a queue, as
+    Gradio does, writes after the click returns)."""
+    state = None
+    for _ in range(SETTLE_READS):
+        page.wait_for_timeout(PAUSE_MS)
+        now = read_state(page, db, base_url, fields_js)
+        if now is not None and now == state and now != before:
+            return now
+        state = now
     if state is None:
         raise GroundTruthError(f"the page at {page.url} could not be read")
     return state
@@ -139,11 +150,11 @@ def _browser(pw: Any) -> Any:
 
 def _drive(page: Any, spec: AppSpec, db: Path, base_url: str, password: str, *,
            typing_delay_ms: int = 0, log: Callable[[str], None] = lambda line: None) -> list[tuple[AppState, AppState]]:
-    before = _settled_state(page, db, base_url)
+    before = _settled_state(page, db, base_url, spec.fields_js)
     out = []
     for action in spec.actions:
         perform(page, action, password, typing_delay_ms=typing_delay_ms)
-        after = _settled_state(page, db, base_url)
+        after = _settled_state(page, db, base_url, spec.fields_js, before)
         if after == before:
             raise GroundTruthError(f"{action.key} ({action.title}) changed nothing on {page.url}")
         out.append((before, after))
@@ -347,14 +358,16 @@ class _Watcher:
     """The engine's event sink: per step the resolution and pick, the state before its first attempt and
     after each acted attempt (read from the page and the database, not from the engine's observation)."""
 
-    def __init__(self, session: Any, reports: list[AppStepReport], db: Path, base_url: str) -> None:
+    def __init__(self, session: Any, reports: list[AppStepReport], db: Path, base_url: str,
+                 fields_js: str = FIELDS_JS) -> None:
         self.session, self.reports, self.db, self.base_url = session, reports, db, base_url
+        self.fields_js = fields_js
         self.attempts: dict[int, list[AppState]] = {}
         self.before: dict[int, AppState] = {}
         self.acted_now: dict[int, bool] = {}
 
     def _read(self) -> AppState | None:
-        return read_state(self.session.driver.page, self.db, self.base_url)
+        return read_state(self.session.driver.page, self.db, self.base_url, self.fields_js)
 
     def __call__(self, event: Any) -> None:
         from core.engine.events import ActionPerformed, ObservationMade, StepFinished, StepStarted, TargetResolved
@@ -408,10 +421,10 @@ def replay(project: Any, spec: AppSpec, base_url: str, db: Path, truth: Sequence
     flow = moved.flows[spec.flow]
     steps = [AppStepReport(i, s.id, s.name) for i, s in enumerate(flow.steps)]
     with _secret_env(password), ProjectSession(moved, headless=True, use_store=False) as session:
-        watcher = _Watcher(session, steps, db, base_url)
+        watcher = _Watcher(session, steps, db, base_url, spec.fields_js)
         session.emit = watcher  # read by the executor made for this run
         result = session.run_flow(flow)
-        final = read_state(session.driver.page, db, base_url)
+        final = read_state(session.driver.page, db, base_url, spec.fields_js)
     run.status, run.error_kind, run.error = result.status, result.error_kind, result.error[:400]
     run.seconds = round(result.seconds, 1)
     last_after: AppState | None = None

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "AppVersion", "Action", "AppSpec", "AppState", "StepJudgement", "APPS", "PREFIX", "ITEM_NAME", "ITEM_QTY",
     "ITEM_QTY_EDITED", "relative_path", "repeated_rows", "judge_attempts", "script_steps_passed", "step_lines",
-    "FIELDS_JS", "heal_summary",
+    "FIELDS_JS", "GRADIO_FIELDS_JS", "heal_summary",
 ]
 
 #: The path prefix of the second replay of each flow (the app mounted there by a WSGI dispatcher).
@@ -52,6 +52,15 @@ FIELDS_JS = """() => {
           dialog: [...document.querySelectorAll('.modal, [role=dialog], dialog')].some(
             m => m.offsetParent !== null || getComputedStyle(m).position === 'fixed' && getComputedStyle(m).display !== 'none'
           ) ? 'open' : null};
+}"""
+
+
+#: The Gradio app's fields (``elem_id`` sits on the block around the ``textarea`` / ``input``): name, quantity
+#: and the result line the Save button fills.
+GRADIO_FIELDS_JS = """() => {
+  const v = s => { const e = document.querySelector(s); return e ? e.value : null; };
+  return {name: v('#name textarea, #name input'), quantity: v('#quantity textarea, #quantity input'),
+          result: v('#result textarea, #result input')};
 }"""
 
 
@@ -91,7 +100,8 @@ class AppSpec:
     """An app of the bench: ``key`` (``--app``), ``title``, ``project`` (folder holding the recorded flow),
     ``flow``, ``server`` (script in core/bench/drift_servers), ``start_path`` (where the flow starts,
     relative to the mount point), ``versions`` (oldest first: recorded on the first), ``actions`` (one per
-    recorded step), ``password`` (the flow signs in as the generated admin)."""
+    recorded step), ``password`` (the flow signs in as the generated admin), ``fields_js`` (reads the form's
+    fields for the ground truth: :data:`FIELDS_JS` unless the app's markup needs its own)."""
 
     key: str
     title: str
@@ -102,6 +112,7 @@ class AppSpec:
     versions: tuple[AppVersion, ...]
     actions: tuple[Action, ...]
     password: bool = False
+    fields_js: str = FIELDS_JS
 
     @property
     def recorded_on(self) -> AppVersion:
@@ -287,8 +298,30 @@ FLASK_ADMIN = AppSpec(
     ),
 )
 
+# Gradio 3.x pins the web stack of its time (Starlette's old TemplateResponse, httpx before 0.28, the Hub
+# client that still has HfFolder); 4.x needs that Hub client too; 5.x installs as it is (Python 3.11).
+_GR_3 = ("gradio==3.50.2", "fastapi<0.105", "starlette<0.28", "httpx<0.28", "huggingface_hub<0.26")
+_GR_4 = ("gradio==4.44.1", "huggingface_hub<0.26")
+_GR_5 = ("gradio==5.50.0",)
+_GR_FIELD = "#{0} textarea, #{0} input"
+
+GRADIO = AppSpec(
+    key="gradio", title="Gradio", project="projects/gradio", flow="save_items", server="gradio_app.py",
+    start_path="/", fields_js=GRADIO_FIELDS_JS,
+    versions=(AppVersion("3.50.2", "gradio-3.50.2", "gradio", "3.50.2", _GR_3),
+              AppVersion("4.44.1", "gradio-4.44.1", "gradio", "4.44.1", _GR_4),
+              AppVersion("5.50.0", "gradio-5.50.0", "gradio", "5.50.0", _GR_5)),
+    actions=(
+        Action("name", "Type the item's name", "input", _GR_FIELD.format("name"), value=ITEM_NAME),
+        Action("qty", "Type the quantity", "input", _GR_FIELD.format("quantity"), value=ITEM_QTY),
+        Action("save", "Save the item", "click", "button#save"),
+        Action("qty2", "Change the quantity", "input", _GR_FIELD.format("quantity"), value=ITEM_QTY_EDITED),
+        Action("save2", "Save it again with the new quantity", "click", "button#save"),
+    ),
+)
+
 #: The apps by ``--app`` key (datasette has its own runner, core.bench.drift).
-APPS: dict[str, AppSpec] = {FAB.key: FAB, FLASK_ADMIN.key: FLASK_ADMIN}
+APPS: dict[str, AppSpec] = {FAB.key: FAB, FLASK_ADMIN.key: FLASK_ADMIN, GRADIO.key: GRADIO}
 
 
 def state_json(state: AppState | None) -> dict[str, Any] | None:

@@ -113,6 +113,19 @@ class AfterState:
     field_appeared : str
         Label (else role) of an editable field that appeared because of the
         step: an inline editor opened by a double click ("" = none).
+    response_status : int | None
+        HTTP status of the step's own request as recorded (the document it
+        loaded, else the write it sent: :func:`core.act.landing.own_status`);
+        ``0`` = the step sent no request of its own; None = not recorded
+        (flows recorded before it existed: judged as they were).
+    list_kind : str
+        Kind of list item whose count the step changed on the same page
+        (``li``, ``tr``, ``listitem``, ``row``, ``option``, ``article``,
+        ``treeitem``: :mod:`core.perception.effects`); "" = none recorded.
+    list_delta : int
+        How many items of ``list_kind`` the step added (negative: removed),
+        compared relative at replay: the count grows by the same delta,
+        whatever it was before.
     """
 
     url_pattern: str = ""
@@ -122,12 +135,16 @@ class AfterState:
     dialog_name: str = ""
     field_changed: str = ""
     field_appeared: str = ""
+    response_status: int | None = None
+    list_kind: str = ""
+    list_delta: int = 0
 
     @property
     def is_empty(self) -> bool:
         """True when nothing would be compared."""
         return not (self.url_pattern or self.title or self.heading or self.dialog is not None
-                    or self.field_changed or self.field_appeared)
+                    or self.field_changed or self.field_appeared or self.response_status is not None
+                    or (self.list_kind and self.list_delta))
 
 
 @dataclass(frozen=True, slots=True)

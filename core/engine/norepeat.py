@@ -28,7 +28,7 @@ from core.recover.effects import (
 )
 from core.recover.policy import Recovery
 
-__all__ = ["mark_effects", "no_repeat"]
+__all__ = ["mark_effects", "no_repeat", "list_counts"]
 
 
 def mark_effects(ex: Any, ctx: Any) -> None:
@@ -39,6 +39,18 @@ def mark_effects(ex: Any, ctx: Any) -> None:
     watch = EffectWatch.of(ex.driver)
     if watch is not None:
         watch.mark(ex.driver)
+
+
+def list_counts(ex: Any, ctx: Any) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+    """Item counts by kind right before the step's action and now (:attr:`EffectSnapshot.items`), for the
+    recorded list change (:func:`core.act.landing.list_change`); ``(None, None)`` when the step has none
+    recorded (no page read: it costs nothing then) or a count cannot be read."""
+    after = ctx.step.recorded.after if ctx.step is not None and ctx.step.recorded is not None else None
+    watch = EffectWatch.of(ex.driver) if after is not None and after.list_kind and after.list_delta else None
+    if watch is None or watch.before is None:
+        return None, None
+    now = snapshot(ex.driver)
+    return dict(watch.before.items), (dict(now.items) if now is not None else None)
 
 
 def _learn_background(ex: Any, watch: EffectWatch) -> None:

@@ -45,7 +45,7 @@ from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine.acting import note_acting, writes_said
-from core.engine.norepeat import mark_effects, no_repeat
+from core.engine.norepeat import list_counts, mark_effects, no_repeat
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind,
@@ -580,11 +580,13 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
         if step.action.kind in ("input", "select") and ctx.candidate is not None:
             changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
         watch, run_base = NetworkWatch.of(ex.driver), base_path(getattr(ex.driver, "base_url", ""))
+        items_before, items_after = list_counts(ex, ctx)
         mism, drift = judge_landing(  # signals weighed, paths relative to each base URL (issue 19)
             recorded, actual, changed=changed, appeared=appeared_fields(before, after),
             modal_titles=after.modal_titles, heading_known=heading is not None, params=public,
             recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
-            requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url))
+            requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url),
+            items_before=items_before, items_after=items_after)
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):

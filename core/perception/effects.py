@@ -34,11 +34,15 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["EffectSnapshot", "EffectWatch", "snapshot", "SNAPSHOT_JS", "IDB_LIMIT_MS"]
+__all__ = ["EffectSnapshot", "EffectWatch", "snapshot", "item_counts", "SNAPSHOT_JS", "ITEMS_JS", "IDB_LIMIT_MS"]
 
 #: Longest wait (ms) for the IndexedDB counts in one snapshot: opening a database another tab is upgrading
 #: blocks; past the bound the databases are reported as unreadable ("?") rather than waited for.
 IDB_LIMIT_MS = 300
+
+#: The list-like items counted, kind -> CSS selector (a JS object literal, shared by SNAPSHOT_JS and ITEMS_JS).
+_ITEM_KINDS = ("{li: 'li', tr: 'tr', listitem: '[role=listitem]', row: '[role=row]', option: '[role=option]', "
+               "article: 'article,[role=article]', treeitem: '[role=treeitem]'}")
 
 #: The page side of :func:`snapshot`: async, returns plain JSON (digests and counts only).
 SNAPSHOT_JS = """
@@ -51,8 +55,7 @@ async (idbLimitMs) => {
       out[k] = fnv(s.getItem(k)); } } catch (e) { return null; }
     return out; };
   const items = {};
-  const kinds = {li: 'li', tr: 'tr', listitem: '[role=listitem]', row: '[role=row]', option: '[role=option]',
-                 article: 'article,[role=article]', treeitem: '[role=treeitem]'};
+  const kinds = __ITEM_KINDS__;
   for (const [k, sel] of Object.entries(kinds)) items[k] = document.querySelectorAll(sel).length;
   items.elements = document.body ? document.body.getElementsByTagName('*').length : 0;
   const values = {};
@@ -87,7 +90,15 @@ async (idbLimitMs) => {
   return {url: location.href, local: storage('localStorage'), session: storage('sessionStorage'),
           items, values, idb};
 }
-"""
+""".replace("__ITEM_KINDS__", _ITEM_KINDS)
+
+#: The item counts of :func:`snapshot` alone (:func:`item_counts`): no storage, cookie or IndexedDB read.
+ITEMS_JS = """() => {
+  const items = {};
+  for (const [k, sel] of Object.entries(__ITEM_KINDS__)) items[k] = document.querySelectorAll(sel).length;
+  items.elements = document.body ? document.body.getElementsByTagName('*').length : 0;
+  return items;
+}""".replace("__ITEM_KINDS__", _ITEM_KINDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +169,20 @@ def snapshot(driver: Any) -> EffectSnapshot | None:
                           idb={str(k): str(v) for k, v in (raw.get("idb") or {}).items()},
                           items={str(k): int(v) for k, v in (raw.get("items") or {}).items()},
                           values={str(k): str(v) for k, v in (raw.get("values") or {}).items()})
+
+
+def item_counts(driver: Any) -> dict[str, int] | None:
+    """The list-like item counts of the driver's page as :func:`snapshot` has them (:attr:`EffectSnapshot.items`),
+    read alone (one ``evaluate``, nothing of storage: what the recorder keeps per snapshot); None when the page
+    cannot be read.  Never raises."""
+    evaluate = getattr(driver, "evaluate", None)
+    if evaluate is None or getattr(driver, "page", None) is None:
+        return None
+    try:
+        raw = evaluate(ITEMS_JS)
+    except Exception:  # noqa: BLE001 - a page navigating or not answering
+        return None
+    return {str(k): int(v) for k, v in raw.items()} if isinstance(raw, dict) else None
 
 
 class EffectWatch:

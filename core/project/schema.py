@@ -206,6 +206,10 @@ class AfterStateModel(_Strict):
     dialog_name: str = Field("", description="the open dialog's name")
     field_changed: str = Field("", description="label of the form control the step changed")
     field_appeared: str = Field("", description="label of an editable field the step made appear (an inline editor)")
+    response_status: Optional[int] = Field(None, ge=0, le=599, description="HTTP status of the step's own request "
+                                           "when recorded (0: it sent none; absent: not recorded)")
+    list_kind: str = Field("", description="kind of list item (li, tr, row, option...) whose count the step changed")
+    list_delta: int = Field(0, description="items of list_kind the step added (negative: removed), compared relative")
 
 
 class CompensationModel(_Strict):

@@ -33,7 +33,9 @@ from core.act.after import observed_after
 from core.act.expect import observed_deltas
 from core.act.space import spec
 from core.domain import AfterState, Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
-from core.act.landing import base_path
+from core.act.landing import LIST_KINDS, base_path, origin_of, own_status
+from core.act.writes import RequestSeen
+from core.perception.effects import item_counts
 from core.perception.driver import PAGE_LIB, PlaywrightDriver
 from core.perception.pagefacts import main_heading
 from core.project.params import escape, placeholder
@@ -118,6 +120,16 @@ def _decisive(pre: Mapping[str, Any], url: str, modals: int, titles: tuple[str, 
     elif modals and tuple(pre.get("titles", ())) != titles:
         out.append("overlay_open")
     return out
+
+
+def _unique_test_id(desc: ElementDescriptor, page: Observation | None) -> ElementDescriptor:
+    """``desc`` without its test id when another element of ``page`` has the same one (Gradio marks every text
+    box ``data-testid="textbox"``): such an id identifies nothing, and Playwright's codegen, whose locators
+    ``steadyhand export`` writes, never picks a test id that matches several elements."""
+    if not desc.test_id or page is None:
+        return desc
+    same = sum(c.descriptor.test_id == desc.test_id and c.descriptor.frame == desc.frame for c in page.candidates)
+    return desc.with_(test_id="") if same > 1 else desc
 
 
 def _page_of(target: Any, driver: PlaywrightDriver | None) -> Any:
@@ -211,6 +223,12 @@ class RecordingListener:
         self._cdp: Any = None
         self._queue: deque[tuple[Any, dict[str, Any], float]] = deque()
         self._requests: deque[tuple[float, str]] = deque(maxlen=200)
+        #: Every request's hops as ``[t, method, url, type, status]`` (status None until answered), and the
+        #: hop in flight by CDP request id: the status of a step's own request (``AfterState.response_status``)
+        self._hops: deque[list[Any]] = deque(maxlen=400)
+        self._hop_of: dict[str, list[Any]] = {}
+        #: List item counts of the latest snapshots (:attr:`EffectSnapshot.items`), by snapshot identity
+        self._counts: deque[tuple[Observation, dict[str, int]]] = deque(maxlen=4)
         self._navigations: set[str] = set()  # CDP request ids of main-frame navigations in flight
         self._main_frame_id = ""
         self._frames_to_watch: list[Any] = []  # iframes that navigated: out-of-process ones get a CDP session
@@ -497,6 +515,7 @@ class RecordingListener:
     def _network_session(self, page_or_frame: Any) -> Any:
         cdp = self.page.context.new_cdp_session(page_or_frame)
         cdp.on("Network.requestWillBeSent", self._on_request)
+        cdp.on("Network.responseReceived", self._on_response)
         cdp.on("Network.loadingFinished", self._on_request_done)
         cdp.on("Network.loadingFailed", self._on_request_done)
         # no response bodies kept for this session (Playwright's own session keeps what it needs)
@@ -524,6 +543,16 @@ class RecordingListener:
             # beacons ("Ping") are analytics, not writes of the application (S6)
             if request["method"] not in ("GET", "HEAD", "OPTIONS") and event.get("type") != "Ping":
                 self._requests.append((time.monotonic(), request["method"]))
+            rid = str(event["requestId"])
+            redirect = event.get("redirectResponse")
+            if isinstance(redirect, dict) and rid in self._hop_of:  # a POST answered 303: that hop's status
+                self._hop_of[rid][4] = int(redirect.get("status", 0)) or None
+            hop = [time.monotonic(), str(request["method"]).upper(), str(request["url"]),
+                   str(event.get("type", "other")).lower(), None]
+            self._hops.append(hop)
+            self._hop_of[rid] = hop
+            while len(self._hop_of) > 400:
+                self._hop_of.pop(next(iter(self._hop_of)))
             # a navigation request's id is its loader's id (as Playwright tells navigation requests)
             if (event.get("type") == "Document" and event["requestId"] == event.get("loaderId")
                     and event.get("frameId") == self._main_frame_id):
@@ -536,8 +565,18 @@ class RecordingListener:
         except Exception:
             pass
 
+    def _on_response(self, event: Mapping[str, Any]) -> None:
+        try:
+            hop = self._hop_of.get(str(event["requestId"]))
+            if hop is not None:
+                hop[4] = int(event["response"]["status"])
+        except Exception:
+            pass
+
     def _on_request_done(self, event: Mapping[str, Any]) -> None:
         self._navigations.discard(event.get("requestId"))
+        if "errorText" in event:  # failed without an answer (refused, aborted): no status will come
+            self._hop_of.pop(str(event.get("requestId")), None)
 
     def _on_navigated(self, frame: Any) -> None:
         try:
@@ -555,6 +594,9 @@ class RecordingListener:
         self._snap, self._snap_time = obs, time.monotonic()
         probe = self.driver.probe() or {}
         self._last_mutations = probe.get("mutations")
+        counts = item_counts(self.driver)  # list item counts: what a step added to a list (issue 19)
+        if counts is not None:
+            self._counts.append((obs, counts))
         if self.live_frames:
             self._last_live = self._snap_time
             self.on_event(LiveFrame(obs.screenshot_png, obs.device_pixel_ratio, obs.url, obs.candidates))
@@ -646,6 +688,7 @@ class RecordingListener:
         if before is None and self._prev_snap is not None and self._prev_snap_time <= t and self._shows(
                 self._prev_snap, pre):
             before = self._prev_snap  # taken before the action on the page it acted on (issue 19)
+        desc = _unique_test_id(desc, before or snap)
         if kind == "input" and self._focus_click_on(event):
             before = self._pending.before if self._pending is not None else before  # typing absorbs its click
             self._pending = None
@@ -739,7 +782,7 @@ class RecordingListener:
             observed = tuple(dict.fromkeys(decisive + list(full)))
             complete = True
             evidence = StepEvidence(p.before.signature.digest, after.signature.digest, observed,
-                                    self._after_state(p.before, after, p.desc, kind))
+                                    self._after_state(p.before, after, p.desc, kind, self._own_status(p, end)))
         else:
             evidence = StepEvidence(p.before.signature.digest if p.before is not None else "",
                                     after.signature.digest if after is not None else "", observed)
@@ -759,10 +802,36 @@ class RecordingListener:
         while self._after_next:  # checks that something went away after this action
             self._add_check(self._after_next.pop(0))
 
+    def _own_status(self, p: _Pending, end: float) -> int | None:
+        """The status of the step's own request(s) sent from the action to ``end``
+        (:func:`core.act.landing.own_status`; same origin as the page acted on)."""
+        page = p.before.url if p.before is not None else str((p.event.get("pre") or {}).get("url", ""))
+        seen = [RequestSeen(h[0], h[1], h[2], h[3], False, h[4]) for h in list(self._hops)
+                if p.t - 0.05 <= h[0] <= end]
+        return own_status(seen, origin_of(page or self.base_url))
+
+    def _items(self, obs: Observation) -> dict[str, int] | None:
+        return next((c for o, c in self._counts if o is obs), None)
+
+    def _list_change(self, before: Observation, after: Observation) -> tuple[str, int]:
+        """``(kind, delta)`` when the step added or removed one item of one kind of list on the same page
+        (``("li", 1)``); ``("", 0)`` when no list changed by one, or several kinds changed differently."""
+        if urldefrag(before.url)[0] != urldefrag(after.url)[0]:
+            return "", 0
+        a, b = self._items(before), self._items(after)
+        if a is None or b is None:
+            return "", 0
+        deltas = {k: int(b.get(k, 0)) - int(a.get(k, 0)) for k in LIST_KINDS}
+        moved = [k for k in LIST_KINDS if deltas[k]]
+        if not moved or len({deltas[k] for k in moved}) != 1 or abs(deltas[moved[0]]) != 1:
+            return "", 0
+        return moved[0], deltas[moved[0]]
+
     def _after_state(self, before: Observation, after: Observation, desc: ElementDescriptor,
-                     kind: str) -> AfterState | None:
-        """Where the step landed (issue 9 item 3): URL pattern, title, main heading, dialog, changed field;
-        parameter and secret values generalised to ``{name}``, the heading masked like all text."""
+                     kind: str, status: int | None = None) -> AfterState | None:
+        """Where the step landed (issue 9 item 3): URL pattern, title, main heading, dialog, changed field,
+        the status of its own request, the list it grew or shrank by one; parameter and secret values
+        generalised to ``{name}``, the heading masked like all text."""
         heading = main_heading(self.driver)
         if heading is None:
             return None
@@ -779,6 +848,11 @@ class RecordingListener:
             # of a click or key press may predate the previous step's value reaching the page, which would
             # pin that field on this step (an editor that appeared, kind 15, stays)
             got = replace(got, field_changed="")
+        if not spec(kind).read_only:
+            got = replace(got, response_status=status)
+        if not spec(kind).read_only and spec(kind).expected != "value":  # a click or key press that adds or removes
+            list_kind, delta = self._list_change(before, after)
+            got = replace(got, list_kind=list_kind, list_delta=delta)
         return got
 
     def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from core.act.landing import (
-    base_path, error_page, failed_answer, judge_landing, relative_path, same_route, signin_again, weigh_landing,
+    answer_evidence, base_path, error_page, failed_answer, judge_landing, list_change, own_status, relative_path,
+    same_route, signin_again, weigh_landing,
 )
 from core.act.writes import RequestSeen
 from core.domain import AfterState, Candidate, ElementDescriptor, Observation, StateSignature
@@ -140,3 +141,54 @@ def test_dialogs_and_fields_are_still_compared() -> None:
     assert [m.code for m in mism] == ["dialog_missing"]
     mism, _ = judge_landing(AfterState(field_changed="Done"), AfterState(), changed=["Starred"])
     assert [m.code for m in mism] == ["field"]
+
+
+def _req(method: str, url: str, kind: str, status: int | None) -> RequestSeen:
+    return RequestSeen(1.0, method, url, kind, False, status)
+
+
+def test_own_status_is_the_first_error_else_the_last_answer_of_the_steps_own_requests() -> None:
+    h = "http://h"
+    assert own_status([], h) == 0  # no request of its own
+    assert own_status([_req("GET", "http://h/api/poll", "fetch", 500), _req("GET", "http://h/a.png", "image", 404)],
+                      h) == 0  # reads and images are not the step's
+    assert own_status([_req("POST", "http://h/login", "document", 303), _req("GET", "http://h/admin/", "document",
+                                                                             200)], h) == 200
+    assert own_status([_req("POST", "http://h/api/n", "fetch", 201)], h) == 201
+    assert own_status([_req("POST", "http://h/api/n", "fetch", 422), _req("GET", "http://h/x", "document", 200)],
+                      h) == 422
+    assert own_status([_req("POST", "http://h/api/n", "fetch", None)], h) is None  # unanswered: unknown
+    assert own_status([_req("POST", "http://other/api", "xhr", 500)], h) == 0  # another origin
+
+
+def test_a_status_is_evidence_only_where_the_recording_answered_otherwise() -> None:
+    page = AfterState(url_pattern="/notes/", title="Notes", heading="Team notes", response_status=201)
+    refused = [_req("POST", "http://h/api/notes", "fetch", 422)]
+    assert "422" in answer_evidence(refused, "http://h", 201) and "(recorded: 201)" in answer_evidence(
+        refused, "http://h", 201)
+    mism, _ = judge_landing(page, page, requests=refused, origin="http://h")  # every signal holds: still refused
+    assert [m.code for m in mism] == ["page"] and "answered 422" in mism[0].reason
+    # a 404 recorded as a 404 is the page answering as it did, even with a drifted heading
+    lookup = AfterState(url_pattern="/notes/", title="Notes", heading="Team notes", response_status=404)
+    mism, note = judge_landing(lookup, AfterState(url_pattern="/notes/", title="Notes", heading="Notes board"),
+                               requests=[_req("POST", "http://h/api/find", "fetch", 404)], origin="http://h")
+    assert mism == [] and "headed 'Notes board'" in note
+    # 0 recorded (no request of its own): any error answer now is evidence
+    assert "500" in answer_evidence([_req("POST", "http://h/api", "xhr", 500)], "http://h", 0)
+    # a flow file of before (no status): a 4xx with every signal holding is still excused
+    old = AfterState(url_pattern="/notes/", title="Notes", heading="Team notes")
+    assert judge_landing(old, old, requests=refused, origin="http://h")[0] == []
+
+
+def test_a_list_change_is_compared_relative_to_what_the_list_held() -> None:
+    grew = AfterState(url_pattern="/", list_kind="li", list_delta=1)
+    assert list_change(grew, {"li": 0}, {"li": 1}) == ""
+    assert list_change(grew, {"li": 3}, {"li": 4}) == ""  # other data, the same change
+    assert list_change(grew, {"li": 3}, {"li": 3}) == "the step added no list item where the recording added 1 list item"
+    assert list_change(grew, {"li": 3}, {"li": 5}) == "the step added 2 list items where the recording added 1 list item"
+    assert list_change(grew, None, {"li": 5}) == "" and list_change(grew, {"tr": 1}, {"tr": 2}) == ""  # unknown
+    assert list_change(AfterState(url_pattern="/"), {"li": 0}, {"li": 9}) == ""  # nothing recorded
+    shrank = AfterState(list_kind="tr", list_delta=-1)
+    assert "removed 1 table row" in list_change(shrank, {"tr": 2}, {"tr": 3})
+    mism, _ = judge_landing(grew, AfterState(url_pattern="/"), items_before={"li": 2}, items_after={"li": 2})
+    assert [m.code for m in mism] == ["list"]
