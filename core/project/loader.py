@@ -287,6 +287,7 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
             reversible=spec(sm.action).reversible if sm.reversible is None else sm.reversible,
             reversible_declared=sm.reversible is not None, compensations=tuple(comps), recorded=evidence,
             goal=sm.goal, allow_irreversible=sm.allow_irreversible, key=sm.key,
+            allow=tuple((a.role, a.name) for a in sm.allow),
         )
         if needs_target(step) and not step.selector and target.is_empty:
             raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
@@ -434,6 +435,8 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
             d["compensations"] = [_compensation_mapping(c) for c in s.compensations]
         if s.allow_irreversible:
             d["allow_irreversible"] = True
+        if s.allow:
+            d["allow"] = [{"role": r, "name": n} for r, n in s.allow]
         if s.key:
             d["key"] = True
         if s.read_only:

@@ -226,6 +226,12 @@ class CompensationModel(_Strict):
         return v
 
 
+class AllowModel(_Strict):
+    role: str = Field(min_length=1, max_length=100, description="the control's ARIA role (button, link, menuitem...)")
+    name: str = Field(min_length=1, max_length=500, description="the control's accessible name, exactly as shown "
+                                                               "(spaces collapsed, case ignored)")
+
+
 class StepModel(_Strict):
     model_config = ConfigDict(extra="forbid",
                               json_schema_extra={"anyOf": [{"required": ["action"]}, {"required": ["goal"]}]})
@@ -245,6 +251,10 @@ class StepModel(_Strict):
                                       "(P3, P5, P6); without assertions the model judges (P7)")
     allow_irreversible: bool = Field(False, description="a goal step may do irreversible actions the model "
                                                         "chooses without a person's approval")
+    allow: list[AllowModel] = Field(default_factory=list, max_length=100,
+                                    description="controls a goal step's model may act on without a person's "
+                                                "approval, each by role and accessible name; nothing else is "
+                                                "allowed by the goal's words")
     key: bool = Field(False, description="a key goal: its result is confirmed by the cross-check model (P10)")
     expect: Literal["auto", "navigation", "value", "overlay_open", "overlay_close", "content", "none", "any"] = "auto"
     reversible: Optional[bool] = Field(None, description="declared reversibility (S6); absent: the action's "
@@ -266,6 +276,8 @@ class StepModel(_Strict):
     @model_validator(mode="after")
     def _goal_is_targetless(self) -> "StepModel":
         if not self.goal:
+            if self.allow:
+                raise ValueError("field 'allow' belongs to a goal step (it names controls the model may use)")
             if self.action is None:
                 raise ValueError("field 'action' is required (or 'goal' for a goal step)")
             return self
