@@ -1049,8 +1049,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    from core.store.database import StoreError
+
     try:
         return int(args.func(args))
+    except StoreError as exc:  # a store that cannot be read (newer, damaged, a cell edited by hand): one line
+        _err(str(exc))
+        return EXIT_INPUT
     except KeyboardInterrupt:
         _err("interrupted")
         return EXIT_INTERRUPTED
