@@ -578,11 +578,22 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     return subprocess.run(cmd, cwd=root, env=env, check=False).returncode
 
 
+def _nested_guard(path: str | Path, fn, *a, **kw):  # type: ignore[no-untyped-def]
+    """``fn(*a, **kw)``; input nested past Python's stack while it is read becomes a ProjectError naming ``path``."""
+    from core.project import ProjectError
+
+    try:
+        return fn(*a, **kw)
+    except (RecursionError, MemoryError):
+        raise ProjectError(path, "not readable: nested too deeply") from None
+
+
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
     from urllib.parse import urlsplit
 
     from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
+    from core.project.loader import check_size
     from core.project.paths import flow_file
     from core.record.codegen import import_codegen
     from core.record.save import valid_flow_name
@@ -610,7 +621,11 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
         _err(f"{path}: the flow file already exists; pass --force to overwrite it")
         return EXIT_INPUT
     try:
+        check_size(args.script, what="codegen script")
         source = Path(args.script).read_text(encoding="utf-8")
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     except (OSError, UnicodeDecodeError) as exc:
         _err(f"{args.script}: cannot read the script: {getattr(exc, 'strerror', None) or exc}")
         return EXIT_INPUT
@@ -623,12 +638,12 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
                    secret_values=values)
     origin = ""
     try:
-        result = import_codegen(source, base_url=base_url, **options)
+        result = _nested_guard(args.script, import_codegen, source, base_url=base_url, **options)
         start = urlsplit(result.flow.start_url)
         if project.settings.site and start.hostname in ("127.0.0.1", "localhost", "::1"):
             # the bundled site is served on a loopback port chosen at run time: the recorded origin is that site
             origin = f"{start.scheme}://{start.netloc}"
-            result = import_codegen(source, base_url=origin, **options)
+            result = _nested_guard(args.script, import_codegen, source, base_url=origin, **options)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -660,9 +675,9 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
         project = load_project(args.project, skip_invalid=True)
         values = {name: value for name, spec in project.settings.secrets.items()
                   if (value := os.environ.get(env_var_name(name)) or spec.default)}
-        imports = import_side(Path(args.file), base_url=project.settings.base_url or "", test=args.test,
-                              flow_prefix=args.prefix or "", secret_names=tuple(project.settings.secrets),
-                              secret_values=values)
+        imports = _nested_guard(args.file, import_side, Path(args.file), base_url=project.settings.base_url or "",
+                                test=args.test, flow_prefix=args.prefix or "",
+                                secret_names=tuple(project.settings.secrets), secret_values=values)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT

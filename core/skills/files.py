@@ -56,6 +56,7 @@ from core.domain.skill import (
     SkillValidation, skill_from_mapping, skill_to_mapping,
 )
 from core.plan.guard import MODEL_ACTIONS
+from core.project.loader import yaml_location
 from core.project.loader import write_atomic
 from core.secrets import Redactor
 
@@ -542,9 +543,8 @@ def _load(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise SkillFileError(path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SkillFileError(path, loc, f"not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        raise SkillFileError(path, yaml_location(exc, text),
+                             f"not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
     except (RecursionError, ValueError) as exc:  # nesting too deep, numbers too long
         raise SkillFileError(path, "", f"cannot be read as JSON/YAML: {type(exc).__name__}") from None
 
