@@ -13,6 +13,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -148,8 +149,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.events import StepFinished
     from core.progress import Progress
 
-    bar = Progress(sum(args.episodes if project.flows[n].episode else 1 for n in names), "flows",
-                   enabled=not args.quiet)
+    total_runs = sum(args.episodes if project.flows[n].episode else 1 for n in names)
+    bar = Progress(total_runs, "flows", enabled=not args.quiet)
 
     def say(line: str) -> None:  # printed even with -q (above the bar when there is one): never silent
         if bar.enabled:
@@ -210,6 +211,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
                         say(f"    {note}")
+                    if args.html:  # written as each run ends: a later crash or Ctrl-C loses no report
+                        target = _html_target(Path(args.html), result.flow, len(results), total_runs)
+                        for written in _write_html_reports(project, [result], target):
+                            say(f"report: {written}")
     except BrowserLaunchError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
@@ -238,9 +243,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from core.engine.junit import write_junit
 
         write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
-    if args.html:
-        for path in _write_html_reports(project, results, Path(args.html)):
-            print(f"report: {path}", file=sys.stderr)
     return _with_invalid(exit_code(results), broken)
 
 
@@ -250,8 +252,18 @@ def _with_invalid(code: int, broken: Sequence[Any]) -> int:
     return EXIT_INPUT if broken and code == EXIT_OK else code
 
 
+def _html_target(path: Path, flow: str, n: int, total: int) -> Path:
+    """Where the ``n``-th (1-based) run's HTML report goes: ``path`` itself when the command has one run, else
+    ``<stem>-<flow>-<n><suffix>`` beside it, the flow name made a safe file name (no ``/``, ``..`` or control
+    characters: letters, digits, ``_``, ``-`` and ``.`` kept, anything else ``_``, at most 80 characters)."""
+    if total <= 1:
+        return path
+    safe = re.sub(r"[^\w.-]+", "_", flow, flags=re.ASCII).strip("._")[:80] or "flow"
+    return path.with_name(f"{path.stem}-{safe}-{n}{path.suffix}")
+
+
 def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
-    """One HTML report per run: ``path`` itself for one run, ``<stem>-<flow>[-N].html`` beside it for several."""
+    """The HTML report of each of ``results`` (one run: ``path`` itself; several: :func:`_html_target` of each)."""
     from core.engine.html_report import ReportError, write_html_report
     from core.store import Store, StoreError
 
@@ -263,7 +275,7 @@ def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> lis
         return written
     try:
         for n, r in enumerate(results):
-            target = path if len(results) == 1 else path.with_name(f"{path.stem}-{r.flow}-{n + 1}{path.suffix}")
+            target = _html_target(path, r.flow, n + 1, len(results))
             try:
                 written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None))
             except (ReportError, OSError) as exc:
