@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.domain.text import printable
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
 
 
 def _err(msg: str) -> None:
-    print(f"steadyhand: error: {msg}", file=sys.stderr)
+    """One error line on stderr; file names, flow names and page texts in it lose any terminal escape."""
+    print(f"steadyhand: error: {printable(msg)}", file=sys.stderr)
 
 
 def _writable(path: Path) -> bool:
@@ -153,6 +155,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     bar = Progress(total_runs, "flows", enabled=not args.quiet)
 
     def say(line: str) -> None:  # printed even with -q (above the bar when there is one): never silent
+        line = printable(line)  # names and page texts: no terminal escapes reach the terminal
         if bar.enabled:
             bar.log(line)
         else:
@@ -163,7 +166,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             bar.step()
         skill = skill_line(event)  # a skill's use (K6), one line
         for line in change_lines(event) + escalation_lines(event) + ([skill] if skill else []):
-            bar.log(line)
+            bar.log(printable(line))
 
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
@@ -206,8 +209,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         st.ground_truth = gt()
                     extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
                     tag = f"{name}#{seed}" if flow.episode else name
-                    bar.log(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
-                            f"{result.seconds:.1f}s)")
+                    bar.log(printable(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
+                                      f"{result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
                         say(f"    {note}")
@@ -221,9 +224,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except SessionError as exc:
         _err(str(exc))
         return EXIT_INPUT
-    print(summary_text(list(stats.values())))
+    print("\n".join(printable(line) for line in summary_text(list(stats.values())).split("\n")))
     for err in broken:  # beside the table too: the summary is where a reader looks
-        print(f"  invalid flow file, not run: {err}")
+        print(printable(f"  invalid flow file, not run: {err}"))
     from core.plan.usage import judged_share, usage_lines
 
     for line in usage_lines(model_use):

@@ -57,6 +57,7 @@ from core.domain.skill import (
 )
 from core.plan.guard import MODEL_ACTIONS
 from core.project.loader import yaml_location
+from core.domain.text import printable
 from core.project.loader import write_atomic
 from core.secrets import Redactor
 
@@ -284,6 +285,11 @@ class _Skill(_Strict):
     id: str
     description: str = Field(min_length=1, max_length=2000)
     kind: str = "do"
+
+    @field_validator("description")
+    @classmethod
+    def _printable_description(cls, v: str) -> str:
+        return printable(v)
     trigger: _Trigger
     actions: list[_Action] = Field(default_factory=list, max_length=MAX_ACTIONS)
     verify: list[_Verify] = Field(default_factory=list, max_length=50)
