@@ -152,6 +152,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.progress import Progress
 
     total_runs = sum(args.episodes if project.flows[n].episode else 1 for n in names)
+    reuses = 0  # pending heals reused, under -q
     bar = Progress(total_runs, "flows", enabled=not args.quiet)
 
     def say(line: str) -> None:  # printed even with -q (above the bar when there is one): never silent
@@ -213,6 +214,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                       f"{result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
+                        if args.quiet and _is_reuse_note(note):
+                            reuses += 1  # -q: counted, said once after the summary
+                            continue
                         say(f"    {note}")
                     if args.html:  # written as each run ends: a later crash or Ctrl-C loses no report
                         target = _html_target(Path(args.html), result.flow, len(results), total_runs)
@@ -227,6 +231,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print("\n".join(printable(line) for line in summary_text(list(stats.values())).split("\n")))
     for err in broken:  # beside the table too: the summary is where a reader looks
         print(printable(f"  invalid flow file, not run: {err}"))
+    if reuses:
+        print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}")
     from core.plan.usage import judged_share, usage_lines
 
     for line in usage_lines(model_use):
@@ -247,6 +253,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
     return _with_invalid(exit_code(results), broken)
+
+
+def _is_reuse_note(note: str) -> bool:
+    """A note that a pending (unreviewed) heal was reused (:meth:`core.heal.book.HealBook.after_run`); other
+    notes - a flow file filled in, a failure to record - are printed even with ``-q``."""
+    return note.startswith("pending heal #") and " reused at step " in note
 
 
 def _with_invalid(code: int, broken: Sequence[Any]) -> int:
@@ -1071,7 +1083,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_learn_command(sub)  # `skills learn` (joins the `skills` group registered above, if any)
     _add_examples(p)
+    r.epilog = (r.epilog or "Example:") + "\n\n" + _exit_codes_text()
     return p
+
+
+def _exit_codes_text() -> str:
+    """The "Exit codes:" block of ``run --help``, from :data:`core.exitcodes.EXIT_CODES` (one place)."""
+    from core.exitcodes import EXIT_CODES
+
+    return "Exit codes:\n" + "\n".join(f"  {code:<4} {meaning}" for code, (_, meaning) in EXIT_CODES.items())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
