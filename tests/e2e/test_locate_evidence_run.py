@@ -184,3 +184,21 @@ def test_a_look_alike_at_the_recorded_place_is_never_pressed_when_the_levels_dis
     res = result.steps[-1].resolution
     assert res is not None and res.abstained, res
     assert "look" in res.reason or "tie" in res.reason, res.reason
+
+
+def test_the_escalation_headline_of_two_look_alikes_says_so_through_steadyhand_run(site, tmp_path) -> None:
+    """The same decoy release through the command: the first line a tester reads names the real cause (the
+    page has two buttons that look the same), not "'Add' was not found" with the cause only in the detail."""
+    target = recorded(site, "/decoy_v1.html", "Add")
+    item = recorded(site, "/decoy_v1.html", "New item")
+    flow = Flow("add", "/decoy_v2.html", (
+        Step(id="s1", name="Type the item", action=Action("input", value="milk"), target=item),
+        Step(id="s2", name="Add", action=Action("click"), target=target),))
+    root = project(tmp_path, site, flow)
+    r = subprocess.run([sys.executable, "-m", "core.cli", "run", str(root), "--headless", "--no-screenshots"],
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 3, r.stdout + r.stderr
+    (headline,) = [ln for ln in r.stderr.splitlines() if "needs a human:" in ln]
+    assert "'Add' is on the page 2 times" in headline and "look the same" in headline, headline
+    assert "was not found" not in headline, headline
