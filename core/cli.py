@@ -13,18 +13,21 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.domain.text import printable
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ESCALATED", "EXIT_ENVIRONMENT", "EXIT_INTERRUPTED"]
 
 
 def _err(msg: str) -> None:
-    print(f"steadyhand: error: {msg}", file=sys.stderr)
+    """One error line on stderr; file names, flow names and page texts in it lose any terminal escape."""
+    print(f"steadyhand: error: {printable(msg)}", file=sys.stderr)
 
 
 def _writable(path: Path) -> bool:
@@ -148,10 +151,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.events import StepFinished
     from core.progress import Progress
 
-    bar = Progress(sum(args.episodes if project.flows[n].episode else 1 for n in names), "flows",
-                   enabled=not args.quiet)
+    total_runs = sum(args.episodes if project.flows[n].episode else 1 for n in names)
+    reuses = 0  # pending heals reused, under -q
+    bar = Progress(total_runs, "flows", enabled=not args.quiet)
 
     def say(line: str) -> None:  # printed even with -q (above the bar when there is one): never silent
+        line = printable(line)  # names and page texts: no terminal escapes reach the terminal
         if bar.enabled:
             bar.log(line)
         else:
@@ -162,7 +167,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             bar.step()
         skill = skill_line(event)  # a skill's use (K6), one line
         for line in change_lines(event) + escalation_lines(event) + ([skill] if skill else []):
-            bar.log(line)
+            bar.log(printable(line))
 
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
@@ -205,20 +210,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         st.ground_truth = gt()
                     extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
                     tag = f"{name}#{seed}" if flow.episode else name
-                    bar.log(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
-                            f"{result.seconds:.1f}s)")
+                    bar.log(printable(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
+                                      f"{result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
+                        if args.quiet and _is_reuse_note(note):
+                            reuses += 1  # -q: counted, said once after the summary
+                            continue
                         say(f"    {note}")
+                    if args.html:  # written as each run ends: a later crash or Ctrl-C loses no report
+                        target = _html_target(Path(args.html), result.flow, len(results), total_runs)
+                        for written in _write_html_reports(project, [result], target):
+                            say(f"report: {written}")
     except BrowserLaunchError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
     except SessionError as exc:
         _err(str(exc))
         return EXIT_INPUT
-    print(summary_text(list(stats.values())))
+    print("\n".join(printable(line) for line in summary_text(list(stats.values())).split("\n")))
     for err in broken:  # beside the table too: the summary is where a reader looks
-        print(f"  invalid flow file, not run: {err}")
+        print(printable(f"  invalid flow file, not run: {err}"))
+    if reuses:
+        print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}")
     from core.plan.usage import judged_share, usage_lines
 
     for line in usage_lines(model_use):
@@ -238,10 +252,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from core.engine.junit import write_junit
 
         write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
-    if args.html:
-        for path in _write_html_reports(project, results, Path(args.html)):
-            print(f"report: {path}", file=sys.stderr)
     return _with_invalid(exit_code(results), broken)
+
+
+def _is_reuse_note(note: str) -> bool:
+    """A note that a pending (unreviewed) heal was reused (:meth:`core.heal.book.HealBook.after_run`); other
+    notes - a flow file filled in, a failure to record - are printed even with ``-q``."""
+    return note.startswith("pending heal #") and " reused at step " in note
 
 
 def _with_invalid(code: int, broken: Sequence[Any]) -> int:
@@ -250,8 +267,18 @@ def _with_invalid(code: int, broken: Sequence[Any]) -> int:
     return EXIT_INPUT if broken and code == EXIT_OK else code
 
 
+def _html_target(path: Path, flow: str, n: int, total: int) -> Path:
+    """Where the ``n``-th (1-based) run's HTML report goes: ``path`` itself when the command has one run, else
+    ``<stem>-<flow>-<n><suffix>`` beside it, the flow name made a safe file name (no ``/``, ``..`` or control
+    characters: letters, digits, ``_``, ``-`` and ``.`` kept, anything else ``_``, at most 80 characters)."""
+    if total <= 1:
+        return path
+    safe = re.sub(r"[^\w.-]+", "_", flow, flags=re.ASCII).strip("._")[:80] or "flow"
+    return path.with_name(f"{path.stem}-{safe}-{n}{path.suffix}")
+
+
 def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
-    """One HTML report per run: ``path`` itself for one run, ``<stem>-<flow>[-N].html`` beside it for several."""
+    """The HTML report of each of ``results`` (one run: ``path`` itself; several: :func:`_html_target` of each)."""
     from core.engine.html_report import ReportError, write_html_report
     from core.store import Store, StoreError
 
@@ -263,7 +290,7 @@ def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> lis
         return written
     try:
         for n, r in enumerate(results):
-            target = path if len(results) == 1 else path.with_name(f"{path.stem}-{r.flow}-{n + 1}{path.suffix}")
+            target = _html_target(path, r.flow, n + 1, len(results))
             try:
                 written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None))
             except (ReportError, OSError) as exc:
@@ -578,11 +605,22 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     return subprocess.run(cmd, cwd=root, env=env, check=False).returncode
 
 
+def _nested_guard(path: str | Path, fn, *a, **kw):  # type: ignore[no-untyped-def]
+    """``fn(*a, **kw)``; input nested past Python's stack while it is read becomes a ProjectError naming ``path``."""
+    from core.project import ProjectError
+
+    try:
+        return fn(*a, **kw)
+    except (RecursionError, MemoryError):
+        raise ProjectError(path, "not readable: nested too deeply") from None
+
+
 def _cmd_import_codegen(args: argparse.Namespace) -> int:
     """``steadyhand import-codegen SCRIPT --project P --flow NAME [--force]``: a codegen script becomes a flow file."""
     from urllib.parse import urlsplit
 
     from core.project import FLOWS_DIR, ProjectError, load_project, save_flow
+    from core.project.loader import check_size
     from core.project.paths import flow_file
     from core.record.codegen import import_codegen
     from core.record.save import valid_flow_name
@@ -610,7 +648,11 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
         _err(f"{path}: the flow file already exists; pass --force to overwrite it")
         return EXIT_INPUT
     try:
+        check_size(args.script, what="codegen script")
         source = Path(args.script).read_text(encoding="utf-8")
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     except (OSError, UnicodeDecodeError) as exc:
         _err(f"{args.script}: cannot read the script: {getattr(exc, 'strerror', None) or exc}")
         return EXIT_INPUT
@@ -623,12 +665,12 @@ def _cmd_import_codegen(args: argparse.Namespace) -> int:
                    secret_values=values)
     origin = ""
     try:
-        result = import_codegen(source, base_url=base_url, **options)
+        result = _nested_guard(args.script, import_codegen, source, base_url=base_url, **options)
         start = urlsplit(result.flow.start_url)
         if project.settings.site and start.hostname in ("127.0.0.1", "localhost", "::1"):
             # the bundled site is served on a loopback port chosen at run time: the recorded origin is that site
             origin = f"{start.scheme}://{start.netloc}"
-            result = import_codegen(source, base_url=origin, **options)
+            result = _nested_guard(args.script, import_codegen, source, base_url=origin, **options)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -660,9 +702,9 @@ def _cmd_import_side(args: argparse.Namespace) -> int:
         project = load_project(args.project, skip_invalid=True)
         values = {name: value for name, spec in project.settings.secrets.items()
                   if (value := os.environ.get(env_var_name(name)) or spec.default)}
-        imports = import_side(Path(args.file), base_url=project.settings.base_url or "", test=args.test,
-                              flow_prefix=args.prefix or "", secret_names=tuple(project.settings.secrets),
-                              secret_values=values)
+        imports = _nested_guard(args.file, import_side, Path(args.file), base_url=project.settings.base_url or "",
+                                test=args.test, flow_prefix=args.prefix or "",
+                                secret_names=tuple(project.settings.secrets), secret_values=values)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -1042,7 +1084,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_learn_command(sub)  # `skills learn` (joins the `skills` group registered above, if any)
     _add_examples(p)
+    r.epilog = (r.epilog or "Example:") + "\n\n" + _exit_codes_text()
     return p
+
+
+def _exit_codes_text() -> str:
+    """The "Exit codes:" block of ``run --help``, from :data:`core.exitcodes.EXIT_CODES` (one place)."""
+    from core.exitcodes import EXIT_CODES
+
+    return "Exit codes:\n" + "\n".join(f"  {code:<4} {meaning}" for code, (_, meaning) in EXIT_CODES.items())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1050,8 +1100,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    from core.store.database import StoreError
+
     try:
         return int(args.func(args))
+    except StoreError as exc:  # a store that cannot be read (newer, damaged, a cell edited by hand): one line
+        _err(str(exc))
+        return EXIT_INPUT
     except KeyboardInterrupt:
         _err("interrupted")
         return EXIT_INTERRUPTED

@@ -216,6 +216,11 @@ class Step:
         step's own action is then ``assert``.  ``""`` for recorded steps.
     allow_irreversible : bool
         A goal step's irreversible actions need no person's approval.
+    allow : tuple[tuple[str, str], ...]
+        A goal step's allowed controls, ``(role, name)`` pairs from the flow
+        file's ``allow: [{role: button, name: "Save"}]``: the model may act on
+        exactly these without a person's approval (once each: a control that
+        wrote is never acted on again in the goal without approval).
     key : bool
         A key goal: a second model confirms its result when one is configured (P10).
     read_only : bool
@@ -243,6 +248,7 @@ class Step:
     goal: str = ""
     allow_irreversible: bool = False
     key: bool = False
+    allow: tuple[tuple[str, str], ...] = ()
 
     @property
     def title(self) -> str:

@@ -115,6 +115,15 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
+def _look_alikes(target: ElementDescriptor | None, by_ref: dict[str, Candidate]) -> list[Candidate]:
+    """The visible candidates with the target's role and accessible name (spaces collapsed, case ignored)."""
+    if target is None or not target.label_text:
+        return []
+    key = (role_of(target), " ".join(target.label_text.split()).casefold())
+    return [c for c in by_ref.values() if c.visible
+            and (role_of(c.descriptor), " ".join(c.descriptor.label_text.split()).casefold()) == key]
+
+
 def _abstained(name: str, target: ElementDescriptor | None, resolution: Resolution | None,
                by_ref: dict[str, Candidate], margin: float) -> str:
     top = tuple(resolution.top) if resolution is not None else ()
@@ -139,6 +148,12 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
     if state:
         return (f"{name} was not found; the closest, {_label(best, by_ref)} ({best.score:.2f}), is {state} "
                 f"and not close enough anyway.")
+    twins = _look_alikes(target, by_ref)
+    if len(twins) >= 2:  # the real cause: the page has it more than once, and which one was recorded is unclear
+        where = " and ".join(_kind(c).rstrip(", ") or "an element" for c in twins[:3])
+        more = f" (and {len(twins) - 3} more)" if len(twins) > 3 else ""
+        return (f"{name} is on the page {len(twins)} times ({where}{more}): they look the same and the ways of "
+                f"finding it disagree on which one was recorded, so none is pressed until you choose.")
     if runner is not None and best.score >= TIE_MIN_SCORE and best.score - runner.score < margin:
         a, b = _label(best, by_ref), _label(runner, by_ref)
         if a == b:  # same words: tell them apart by kind and place

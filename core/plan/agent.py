@@ -30,9 +30,11 @@ Never guessed: an unreachable or nonsensical model, a cell outside the
 grid, a conflicting answer the rules cannot settle, a hidden / disabled /
 covered target - each is :class:`~core.plan.decider.NeedsHuman` with the
 reason (the run escalates).  Never obeyed: page text (delimited as data in
-every prompt), a target that contradicts the goal (:func:`core.plan.guard.contradicts_goal`),
-an action that may write data without a person's approval (answer "retry"
-to approve, or ``allow_irreversible: true`` on the step).
+every prompt, element names included), the goal's words (they never unlock
+an action), an action whose effect is unknown, that opened a dialog or that
+wrote earlier in the run (:func:`core.plan.guard.needs_approval`, what the run
+saw kept in :attr:`ModelAgent.effects`) without a person's approval (answer
+"retry" to approve, or name the control in the step's ``allow``).
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ import re
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
@@ -51,7 +53,7 @@ from core.locate.tiebreak import TieChoice
 from core.plan.config import ModelSetup
 from core.plan.decider import DecideContext, Decision, NeedsApproval, NeedsHuman
 from core.plan.grounding import GroundAnswer, GroundingView, grounding_view, intersect, listing_of, rule_fallback
-from core.plan.guard import MODEL_ACTIONS, contradicts_goal, may_write
+from core.plan.guard import MODEL_ACTIONS, EffectBook, control_of, is_allowed, needs_approval
 from core.plan.model import ModelClient, ModelError, image_part, text_part
 from core.plan.prompts import load_prompt
 from core.project.params import bind, escape_target, placeholders
@@ -69,7 +71,7 @@ ACCEPT_CONFIDENCE = 0.7
 #: Visible text sent with a prompt, characters.
 PAGE_TEXT_CHARS = 1500
 #: The prompt versions used.
-PROMPTS = {"ground": 1, "tiebreak": 1, "judge": 1}
+PROMPTS = {"ground": 2, "tiebreak": 2, "judge": 1}
 
 
 class TieAnswer(BaseModel):
@@ -141,6 +143,8 @@ class ModelAgent:
         self.goals_judged = 0
         self.cross_checks = 0
         self.cross_disagreements = 0
+        #: What using each control did in each run (fed after every step: :meth:`learn_effect`).
+        self.effects = EffectBook()
         self.decider = ModelDecider(self)
         self.last_observation: Observation | None = None
 
@@ -187,6 +191,12 @@ class ModelAgent:
         except Exception:  # noqa: BLE001 - an unbindable goal is sent as written
             return step.goal
 
+    def learn_effect(self, run_id: str, cand: Candidate, known: str, url: str = "") -> None:
+        """Record what acting on ``cand`` did in run ``run_id`` (``"none"``, ``"wrote"`` or ``"dialog"``),
+        on the page at ``url``: the guard reads it before the model's next action (:func:`needs_approval`)."""
+        if known in ("none", "wrote", "dialog"):
+            self.effects.learn(run_id, control_of(cand), known, url)  # type: ignore[arg-type]
+
     # --- R2: the SEMANTIC tie-break ------------------------------------------------------
     def tie_break(self, target: ElementDescriptor, tied: Sequence[Candidate]) -> TieChoice | None:
         """The tied candidate the model takes for ``target``; None when the model failed (the level abstains)."""
@@ -200,7 +210,7 @@ class ModelAgent:
                                       f"near {red.text(', '.join(t.neighbours[:3]))[:60]!r}" if t.neighbours else "")
                           if x)
         system, user = load_prompt("tiebreak", PROMPTS["tiebreak"]).render(
-            {"target": what, "step": "", "candidates": _data(listing)})
+            {"target": _data(what), "step": "", "candidates": _data(listing)})
         try:
             ans, _ = self.setup.primary.complete_json(
                 [{"role": "system", "content": system}, {"role": "user", "content": user}], TieAnswer)
@@ -336,8 +346,7 @@ class ModelDecider:
         only = [c for c in obs.candidates if c.visible and c.enabled and not c.covered]
         if (len(only) == 1 and (only[0].descriptor.role in ("button", "link") or only[0].descriptor.tag == "button")
                 and not only[0].descriptor.title and _names_goal(only[0], goal)
-                and not may_write(only[0], "click") and not contradicts_goal(only[0], goal)
-                and not obs.modal_titles):
+                and not self._approval_needed(ctx, step, only[0], "click")):
             a.rule_decisions += 1
             ans = GroundAnswer(grid="A1", element_desc=only[0].descriptor.label_text, action="click",
                                reason="the only actionable element of the page (rule, no model call)")
@@ -377,9 +386,10 @@ class ModelDecider:
         rows = a.options.grid_rows
         system, user = load_prompt("ground", PROMPTS["ground"]).render({
             "rows": rows, "cols": a.options.grid_cols, "last_row": chr(ord("A") + rows - 1),
-            "actions": ", ".join(MODEL_ACTIONS), "goal": goal, "history": "\n".join(history) or "(none yet)",
-            "retry_note": (f"The last action ({retry_of}) did not change the page; choose another one.\n"
-                           if retry_of else ""),
+            "actions": ", ".join(MODEL_ACTIONS), "goal": goal,
+            "history": _data("\n".join(history) or "(none yet)"),
+            "retry_note": ("The last action (the last of the steps listed) did not change the page; choose another "
+                           "one.\n" if retry_of else ""),
             "candidates": _data(view.listing), **a._page_values(ctx.observation)})
         content: list[dict[str, Any]] = [text_part(user)]
         if view.png:
@@ -451,12 +461,12 @@ class ModelDecider:
                   confidence: float, why: str) -> Decision:
         a = self.agent
         goal = step.goal
-        refused = contradicts_goal(cand, goal)
-        if refused:
-            raise NeedsHuman(f"goal {goal[:60]!r}: {refused}")
         kind = ans.action
         value = self._value(ctx, step, ans, cand)
-        writes = may_write(cand, kind)
+        why_ask = self._approval_needed(ctx, step, cand, kind)
+        # irreversible (never retried blindly, S6) unless its effect is known to keep nothing, allowed or not
+        writes = bool(why_ask or self._approval_needed(ctx, replace(step, allow=(), allow_irreversible=False),
+                                                       cand, kind))
         action = Action(kind=kind, value=value)  # type: ignore[arg-type]
         name = f"{kind} {cand.descriptor.label_text[:40]!r} (toward the goal)"
         decided = Step(id=goal_action_id(step.id, rounds + 1), action=action, name=name,
@@ -465,12 +475,21 @@ class ModelDecider:
         decision = Decision(decided, "model", reason, confidence)
         state = ctx.observation.signature.digest
         self._last[(ctx.flow.name, ctx.index)] = (state, f"{kind} {cand.descriptor.label_text[:40]!r}")
-        if writes and not step.allow_irreversible:
+        if why_ask:
             self._awaiting[(ctx.flow.name, ctx.index, state)] = decision
-            raise NeedsApproval(f"goal {goal[:60]!r}: the model chose {kind} {cand.descriptor.label_text[:40]!r}, "
-                                "which may write data (irreversible): a person approves it (answer retry to approve, "
-                                "or set allow_irreversible: true on the step)", cand, kind)
+            role, label = cand.descriptor.role or cand.descriptor.tag, cand.descriptor.label_text[:40]
+            raise NeedsApproval(f"goal {goal[:60]!r}: the model chose {kind} {label!r}, which may write data "
+                                f"({why_ask}): a person approves it (answer retry to approve, or allow this "
+                                f"control on the step: allow: [{{role: {role}, name: {label!r}}}])", cand, kind)
         return decision
+
+    def _approval_needed(self, ctx: DecideContext, step: Step, cand: Candidate, kind: str) -> str:
+        """Why ``kind`` on ``cand`` waits for a person ("" when it may go on): :func:`needs_approval` with what
+        the run saw of the control and the step's allowances (never the goal's words)."""
+        obs = ctx.observation
+        known = self.agent.effects.known(ctx.run_id, control_of(cand), obs.url)
+        return needs_approval(cand, kind, known=known, dialog_open=bool(obs.modal_titles),
+                              allowed=is_allowed(cand, step.allow), allow_all=step.allow_irreversible)
 
 
 def _bound(assertion: Assertion, params: Mapping[str, str]) -> Assertion:

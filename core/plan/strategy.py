@@ -31,7 +31,7 @@ from core.secrets import Redactor
 __all__ = ["PlanAnswer", "PlanOption", "Planner", "PROMPT_VERSION", "PAGE_TEXT_CHARS"]
 
 #: Version of the ``explore`` prompt template.
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
 #: Visible text sent, characters.
 PAGE_TEXT_CHARS = 1500
 
@@ -96,8 +96,8 @@ class Planner:
         listing = "\n".join(f"o{i + 1} | {'here' if o.here else 'elsewhere'} | {o.kind} | {red.text(o.label)}"
                             for i, o in enumerate(options))
         system, user = load_prompt("explore", PROMPT_VERSION).render({
-            "goal": red.text(self.goal), "strategy": " -> ".join(self.strategy) or "(none yet)",
-            "last_note": self.last_note, "options": _data(listing), "url": red.text(obs.url),
+            "goal": red.text(self.goal), "strategy": _data(" -> ".join(self.strategy) or "(none yet)"),
+            "last_note": _data(self.last_note), "options": _data(listing), "url": red.text(obs.url),
             "title": _data(red.text(obs.title)), "text_chars": PAGE_TEXT_CHARS,
             "page_text": _data(red.text(obs.visible_text[:PAGE_TEXT_CHARS]))})
         self.calls += 1

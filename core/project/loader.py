@@ -27,7 +27,7 @@ from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
 __all__ = [
     "ProjectError", "Project", "SETTINGS_FILE", "FLOWS_DIR", "DATA_DIR",
     "load_project", "load_flow", "flow_from_mapping", "flow_to_mapping", "flow_text", "check_flow_text", "save_flow",
-    "run_data_dir",
+    "run_data_dir", "MAX_FILE_BYTES", "check_size", "yaml_location",
     "engine_settings_of",
 ]
 
@@ -114,8 +114,9 @@ def _declared_names(file: Path) -> tuple[str, ...]:
     """The flow names a flow file may stand for: its file stem and, when it reads as YAML, its ``name``."""
     names = [file.stem]
     try:
+        check_size(file)
         data = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ProjectError, RecursionError, MemoryError):
         data = None
     if isinstance(data, dict) and isinstance(data.get("name"), str):
         names.append(data["name"])
@@ -155,7 +156,59 @@ def run_data_dir(root: Path) -> Path:
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+#: Largest project, flow or import file read, bytes (4 MiB).  Checked on the file's size before it is read or
+#: parsed, so a file of 200,000 steps is refused at once.  The largest flow bundled with Steadyhand is 12 KB;
+#: a recorded flow of 1,000 steps with full targets and after-states is about 2 MB.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def check_size(path: Path | str, *, limit: int = MAX_FILE_BYTES, what: str = "file") -> None:
+    """Refuse a file larger than ``limit`` bytes before it is read (a missing file is left to the reader).
+
+    Raises
+    ------
+    ProjectError
+        Naming the file, its size and the limit.
+    """
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        return
+    if size > limit:
+        raise ProjectError(path, f"{size:,} bytes, more than a {what} may have ({limit:,} bytes): not read")
+
+
+def yaml_location(exc: BaseException, text: str = "") -> str:
+    """``"line L, column C"`` (1-based) of a YAML error, on the line a person has to fix.
+
+    The parser reports where it *noticed* the problem; for an unclosed quote or bracket, or a line without
+    its ``:``, that is the start of the next line or the end of the file - one line after the real one.
+    Then the place where the construct began (the error's context mark) is given, or else the end of the
+    last line that holds text.  "" when the error has no position.
+    """
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:
+        return ""
+    line, col = mark.line, mark.column
+    if "tab" in str(getattr(exc, "problem", "") or ""):
+        return f"line {line + 1}, column {col + 1}"  # the tab itself is the mistake, where it was found
+    context = getattr(exc, "context_mark", None)
+    at_eof = bool(text) and not text[getattr(mark, "index", len(text)):].strip()
+    noticed_late = (col == 0 and line > 0) or at_eof
+    if context is not None and context.line < line and (noticed_late or context.line == line - 1):
+        line, col = context.line, context.column  # an unclosed quote or bracket, a key without its ':'
+    elif noticed_late and text:
+        lines = text.splitlines()
+        prev = min(line, len(lines)) - 1
+        while prev > 0 and not lines[prev].strip():
+            prev -= 1
+        if 0 <= prev < line:
+            line, col = prev, len(lines[prev].rstrip())
+    return f"line {line + 1}, column {col + 1}"
+
+
 def _read_yaml(path: Path) -> Any:
+    check_size(path, what="project or flow file")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -168,10 +221,10 @@ def _read_yaml(path: Path) -> Any:
     try:
         return yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader (libyaml's when built with it)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ProjectError(path, f"not valid YAML: {problem}", location=loc) from None
+        raise ProjectError(path, f"not valid YAML: {problem}", location=yaml_location(exc, text)) from None
+    except (RecursionError, MemoryError):
+        raise ProjectError(path, "not readable YAML: nested too deeply") from None
 
 
 def _location(err: Mapping[str, Any], data: Any) -> str:
@@ -287,6 +340,7 @@ def flow_from_mapping(data: Any, path: Path | str) -> Flow:
             reversible=spec(sm.action).reversible if sm.reversible is None else sm.reversible,
             reversible_declared=sm.reversible is not None, compensations=tuple(comps), recorded=evidence,
             goal=sm.goal, allow_irreversible=sm.allow_irreversible, key=sm.key,
+            allow=tuple((a.role, a.name) for a in sm.allow),
         )
         if needs_target(step) and not step.selector and target.is_empty:
             raise ProjectError(path, f"action {sm.action!r} needs a 'selector' or a 'target'", location=where)
@@ -434,6 +488,8 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
             d["compensations"] = [_compensation_mapping(c) for c in s.compensations]
         if s.allow_irreversible:
             d["allow_irreversible"] = True
+        if s.allow:
+            d["allow"] = [{"role": r, "name": n} for r, n in s.allow]
         if s.key:
             d["key"] = True
         if s.read_only:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from core.domain.flow import ACTION_KINDS, DEFAULT_SCROLL_PX
 from core.domain.settings import EngineSettings
 from core.domain.skill import SkillSettings
+from core.domain.text import has_controls, printable
 
 #: Longest scroll a step may hold (CSS px): 100000, far beyond any screen, a bound against a corrupt file.
 MAX_SCROLL_PX = 100_000
@@ -157,6 +158,11 @@ class ProjectModel(_Strict):
     schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(min_length=1)
     description: str = ""
+
+    @field_validator("name", "description")
+    @classmethod
+    def _printable(cls, v: str) -> str:
+        return printable(v)
     site: Optional[str] = Field(None, description="bundled site served on loopback: 'demo' or 'miniwob'")
     site_options: dict[str, str] = Field(default_factory=dict)
     base_url: Optional[str] = Field(None, description="external base URL when no bundled site")
@@ -230,6 +236,17 @@ class CompensationModel(_Strict):
         return v
 
 
+def _one_line(v: str) -> str:
+    """A name or description as printed: terminal escapes and control characters removed."""
+    return printable(v)
+
+
+class AllowModel(_Strict):
+    role: str = Field(min_length=1, max_length=100, description="the control's ARIA role (button, link, menuitem...)")
+    name: str = Field(min_length=1, max_length=500, description="the control's accessible name, exactly as shown "
+                                                               "(spaces collapsed, case ignored)")
+
+
 class StepModel(_Strict):
     model_config = ConfigDict(extra="forbid",
                               json_schema_extra={"anyOf": [{"required": ["action"]}, {"required": ["goal"]}]})
@@ -249,6 +266,10 @@ class StepModel(_Strict):
                                       "without assertions the model judges")
     allow_irreversible: bool = Field(False, description="a goal step may do irreversible actions the model "
                                                         "chooses without a person's approval")
+    allow: list[AllowModel] = Field(default_factory=list, max_length=100,
+                                    description="controls a goal step's model may act on without a person's "
+                                                "approval, each by role and accessible name; nothing else is "
+                                                "allowed by the goal's words")
     key: bool = Field(False, description="a key goal: its result is confirmed by the cross-check model")
     expect: Literal["auto", "navigation", "value", "overlay_open", "overlay_close", "content", "none", "any"] = "auto"
     reversible: Optional[bool] = Field(None, description="declared reversibility; absent: the action's "
@@ -260,6 +281,11 @@ class StepModel(_Strict):
     after: Optional[AfterStateModel] = Field(None, description="where the step lands: part of its expectation")
     recorded: Optional[EvidenceModel] = None
 
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, v: str) -> str:
+        return _one_line(v)
+
     @field_validator("action")
     @classmethod
     def _closed_action(cls, v: Optional[str]) -> Optional[str]:
@@ -270,6 +296,8 @@ class StepModel(_Strict):
     @model_validator(mode="after")
     def _goal_is_targetless(self) -> "StepModel":
         if not self.goal:
+            if self.allow:
+                raise ValueError("field 'allow' belongs to a goal step (it names controls the model may use)")
             if self.action is None:
                 raise ValueError("field 'action' is required (or 'goal' for a goal step)")
             return self
@@ -295,7 +323,7 @@ class EpisodeModel(_Strict):
 
 class FlowModel(_Strict):
     schema_version: int = Field(SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=200)
     description: str = ""
     start_url: str = "/"
     base_path: str = Field("", max_length=1000,
@@ -305,6 +333,18 @@ class FlowModel(_Strict):
     secrets: list[str] = Field(default_factory=list)
     episode: Optional[EpisodeModel] = None
     steps: list[StepModel] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, v: str) -> str:
+        if has_controls(v):
+            raise ValueError("control characters or terminal escapes are not allowed in a flow name")
+        return v
+
+    @field_validator("description")
+    @classmethod
+    def _printable_description(cls, v: str) -> str:
+        return _one_line(v)
 
 
 def json_schemas() -> dict[str, dict]:

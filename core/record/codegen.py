@@ -969,6 +969,8 @@ def _parse(source: str, filename: str, redactor: Redactor) -> ast.Module:
         raise ProjectError(filename, f"not valid Python: {msg}", location=f"line {exc.lineno or 1}") from None
     except ValueError as exc:  # null bytes on older Pythons
         raise ProjectError(filename, f"not valid Python: {redactor.text(str(exc))}", location="line 1") from None
+    except (RecursionError, MemoryError):  # expressions nested or chained past the parser's stack
+        raise ProjectError(filename, "not readable: the script is nested too deeply") from None
 
 
 def import_codegen(source: str, *, flow_name: str, filename: str = "<script>", base_url: str = "",

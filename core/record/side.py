@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from core.domain import Action, Assertion, ElementDescriptor, Flow, Step
-from core.project.loader import ProjectError
+from core.project.loader import ProjectError, check_size
 from core.project.params import escape, placeholder
 from core.secrets import MIN_SUBSTRING_LENGTH
 
@@ -146,12 +146,15 @@ def read_side(path: Path) -> tuple[str, list[SideTest]]:
         ``commands`` of the right shape (the message names the file and field).
     """
     path = Path(path)
+    check_size(path, what="Selenium IDE project")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ProjectError(path, f"cannot read: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProjectError(path, f"not a Selenium IDE project (JSON expected): {exc}") from None
+    except (RecursionError, MemoryError):
+        raise ProjectError(path, "not a Selenium IDE project: its JSON is nested too deeply to read") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("tests"), list):
         raise ProjectError(path, "expected a Selenium IDE project with a list of tests", location="tests")
     url = doc.get("url", "")

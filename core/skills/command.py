@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.domain.text import printable
+
 __all__ = ["add_skills_parser", "skills_command", "skills_subparsers"]
 
 EXIT_OK, EXIT_SKIPPED, EXIT_INPUT = 0, 1, 2
@@ -123,7 +125,7 @@ def _row(s: Any, counts: dict[str, int]) -> str:
     last = s.last_used_at.strftime("%Y-%m-%d %H:%M") if s.last_used_at else "never"
     scope = "/".join(x for x in (s.scope.task_type, s.scope.url_prefix, s.scope.component) if x) or "-"
     return (f"{s.id:<16} {s.state:<9} {s.kind:<4} q={s.quality:.2f} hits {hits}/{tried} last {last:<16} "
-            f"scope {scope}  {s.description}")
+            f"scope {printable(scope)}  {printable(s.description)}")
 
 
 _FIELD_WORDS = {"name": "accessible name", "label": "label", "text": "text", "placeholder": "placeholder",
@@ -148,7 +150,8 @@ def _condition(c: Any) -> str:
 
 def _show(s: Any, uses: list[Any]) -> str:
     t = s.trigger
-    lines = [f"{s.id} [{s.state}{', ' + s.review_reason if s.review_reason else ''}] {s.kind}: {s.description}",
+    lines = [f"{printable(s.id)} [{s.state}{', ' + printable(s.review_reason) if s.review_reason else ''}] {s.kind}: "
+             f"{printable(s.description)}",
              f"  quality {s.quality:.2f}, {s.successes} success(es), {s.failures} failure(s); "
              f"irreversible steps: {'yes, ' + ', '.join(s.provenance.step_ids) if s.irreversible_ok else 'no'}",
              "  trigger:"]

@@ -56,6 +56,8 @@ from core.domain.skill import (
     SkillValidation, skill_from_mapping, skill_to_mapping,
 )
 from core.plan.guard import MODEL_ACTIONS
+from core.project.loader import yaml_location
+from core.domain.text import printable
 from core.project.loader import write_atomic
 from core.secrets import Redactor
 
@@ -283,6 +285,11 @@ class _Skill(_Strict):
     id: str
     description: str = Field(min_length=1, max_length=2000)
     kind: str = "do"
+
+    @field_validator("description")
+    @classmethod
+    def _printable_description(cls, v: str) -> str:
+        return printable(v)
     trigger: _Trigger
     actions: list[_Action] = Field(default_factory=list, max_length=MAX_ACTIONS)
     verify: list[_Verify] = Field(default_factory=list, max_length=50)
@@ -542,9 +549,8 @@ def _load(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise SkillFileError(path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SkillFileError(path, loc, f"not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        raise SkillFileError(path, yaml_location(exc, text),
+                             f"not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
     except (RecursionError, ValueError) as exc:  # nesting too deep, numbers too long
         raise SkillFileError(path, "", f"cannot be read as JSON/YAML: {type(exc).__name__}") from None
 

@@ -24,15 +24,16 @@ from .records import (
     VerdictRecord,
 )
 from .recovery import INTERRUPTED, recover_interrupted
+from .database import StoreDataError
 from .repository import (
-    DB_FILENAME, SHORT_RUN_ID, STORE_DIRNAME, RunIdError, Store, StoreClosedError, StoreError, StoreReadOnlyError,
+    DB_FILENAME, SHORT_RUN_ID, STORE_DIRNAME, RunIdError, Store, StoreClosedError, StoreError, StoreReadOnlyError, StoreVersionError,
     UnknownRunError, short_run_id, store_path,
 )
 
 __all__ = [
     "Store", "store_path", "STORE_DIRNAME", "DB_FILENAME", "SCREENSHOTS_DIR", "SCHEMA_VERSION",
     "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
-    "StoreError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError", "RunIdError", "SHORT_RUN_ID",
+    "StoreError", "StoreDataError", "StoreVersionError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError", "RunIdError", "SHORT_RUN_ID",
     "short_run_id",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",

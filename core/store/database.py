@@ -20,18 +20,40 @@ process next to the writer.
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
-__all__ = ["BUSY_TIMEOUT_S", "BEGIN_OPTION", "sqlite_engine", "url_engine", "writer"]
+__all__ = ["BUSY_TIMEOUT_S", "BEGIN_OPTION", "StoreError", "StoreDataError", "sqlite_engine", "url_engine", "writer"]
 
 #: How long (s) a connection waits for another one's lock before failing.
 BUSY_TIMEOUT_S = 30.0
 #: Execution option naming the SQLite BEGIN mode (``"DEFERRED"``/``"IMMEDIATE"``).
 BEGIN_OPTION = "steadyhand_sqlite_begin"
+
+
+class StoreError(RuntimeError):
+    """Base class of store errors (re-exported by :mod:`core.store`)."""
+
+
+class StoreDataError(StoreError):
+    """A stored JSON value cannot be read (a cell edited or damaged by hand); names the file."""
+
+
+def _json_loader(path: Path):  # type: ignore[no-untyped-def]
+    """``json.loads`` for the JSON columns that names ``path`` when a cell holds no valid JSON."""
+    def loads(text: Any) -> Any:
+        try:
+            return json.loads(text)
+        except (ValueError, TypeError):
+            shown = str(text)[:30]
+            raise StoreDataError(f"{path}: a damaged Steadyhand store: a stored value is not valid JSON "
+                                 f"({shown!r}); move the file away to start a new store") from None
+    return loads
 
 
 def sqlite_engine(path: Path, *, read_only: bool = False) -> Engine:
@@ -57,7 +79,7 @@ def sqlite_engine(path: Path, *, read_only: bool = False) -> Engine:
         return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
 
     engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool,
-                           pool_size=5, max_overflow=10)
+                           pool_size=5, max_overflow=10, json_deserializer=_json_loader(path))
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:

@@ -37,9 +37,11 @@ from core.secrets import Redactor
 
 from . import baselines as _baselines
 from . import database
+from .database import StoreError
 from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
-from .migrations import check_version, migrate
+from .migrations import SchemaVersionError, check_version, migrate
 from .models import (
+    Base,
     SCHEMA_VERSION, CheckpointRow, EscalationRow, ObservationRow, ResolutionRow, RunRow, StepRow, VerdictRow,
     utcnow,
 )
@@ -66,8 +68,8 @@ DB_FILENAME = "store.sqlite"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
-class StoreError(RuntimeError):
-    """Base class of store errors."""
+class StoreVersionError(StoreError, SchemaVersionError):
+    """The file is no Steadyhand store of a schema this code can use (newer, or not a store); names the file."""
 
 
 class StoreReadOnlyError(StoreError):
@@ -199,6 +201,9 @@ class Store:
             engine.dispose()
             raise StoreError(f"{path}: not a readable Steadyhand store ({exc.orig}); move the file away to "
                              f"start a new store (nothing was written to it)") from None
+        except SchemaVersionError as exc:  # newer, or not a store at all (an empty file opened read-only)
+            engine.dispose()
+            raise StoreVersionError(f"{path}: {exc}") from None
         return store
 
     @classmethod
@@ -225,10 +230,29 @@ class Store:
                     migrate(conn)
                 if recover:
                     self.recover_interrupted()
+            self._check_tables()
         except BaseException:
             self._engine.dispose()
             self._closed = True
             raise
+
+    def _check_tables(self) -> None:
+        """Every table of the schema is there (one query on SQLite's catalogue; other databases: skipped).
+
+        Raises
+        ------
+        StoreError
+            Naming the file and the missing tables (a table dropped by hand or a damaged file).
+        """
+        if self._engine.dialect.name != "sqlite":
+            return
+        with self._engine.connect() as conn:
+            have = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = sorted(set(Base.metadata.tables) - have)
+        if missing:
+            raise StoreError(f"{self.path}: a damaged Steadyhand store: table {', '.join(repr(m) for m in missing[:5])} "
+                             f"{'is' if len(missing) == 1 else 'are'} missing; move the file away to start a new "
+                             "store (nothing was written to it)")
 
     def close(self) -> None:
         """Release the database connections (idempotent)."""

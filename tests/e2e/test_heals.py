@@ -93,6 +93,12 @@ def test_a_heal_is_proposed_reused_accepted_and_then_resolves_exact(tweaked, tmp
         assert sorted((p.id, p.seen, p.reused) for p in review.list()) == [(i, 1, 1) for i in ids]
     assert flow_file.read_text() == original
 
+    # -q: no line per reused heal, one line after the summary (quiet, never silent)
+    quiet = _cli("run", str(tweaked), "--flow", FLOW, "--headless", "-q")
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    assert "reused at step" not in quiet.stdout + quiet.stderr
+    assert f"{len(ids)} pending heal(s) reused, not yet reviewed" in quiet.stdout
+
     listed = _cli("heals", "list", str(tweaked))
     assert listed.returncode == 0 and all(f"#{i}  pending  heal" in listed.stdout for i in ids), listed.stdout
     shown = _cli("heals", "show", str(tweaked), str(export.id))

@@ -235,3 +235,21 @@ def test_an_accepted_heal_renews_the_anchor_offset_and_the_crop(site, tmp_path) 
         assert abs(im.width - (healed.bbox.width + 8) * healed.device_pixel_ratio) <= 2
         assert abs(im.height - (healed.bbox.height + 8) * healed.device_pixel_ratio) <= 2
     assert cli("run", str(root), "--flow", "sign_in", "--headless").returncode == 0  # and it still runs
+
+
+def test_the_escalation_headline_of_two_look_alikes_says_so_through_steadyhand_run(site, tmp_path) -> None:
+    """The same decoy release through the command: the first line a tester reads names the real cause (the
+    page has two buttons that look the same), not "'Add' was not found" with the cause only in the detail."""
+    target = recorded(site, "/decoy_v1.html", "Add")
+    item = recorded(site, "/decoy_v1.html", "New item")
+    flow = Flow("add", "/decoy_v2.html", (
+        Step(id="s1", name="Type the item", action=Action("input", value="milk"), target=item),
+        Step(id="s2", name="Add", action=Action("click"), target=target),))
+    root = project(tmp_path, site, flow)
+    r = subprocess.run([sys.executable, "-m", "core.cli", "run", str(root), "--headless", "--no-screenshots"],
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 3, r.stdout + r.stderr
+    (headline,) = [ln for ln in r.stderr.splitlines() if "needs a human:" in ln]
+    assert "'Add' is on the page 2 times" in headline and "look the same" in headline, headline
+    assert "was not found" not in headline, headline

@@ -30,7 +30,8 @@ PASSWORD = "demo-pass"  # the demo project's declared secret (public default)
 GOAL_FLOW = {
     "schema_version": 1, "name": "sign_in_goal", "start_url": "/login",
     "steps": [{"id": "g1", "goal": "Sign in as {user} with the password {password}",
-               "assertions": [{"kind": "text_appears", "expected": "Leave requests"}]}],
+               "assertions": [{"kind": "text_appears", "expected": "Leave requests"}],
+               "allow": [{"role": "button", "name": "Sign in"}]}],
 }
 
 

@@ -52,7 +52,8 @@ def session(tmp_path_factory):
             "schema_version": 1, "name": "login-goal", "start_url": "/miniwob/login-user.html",
             "secrets": ["password"], "episode": {"task": "login-user", "fields": ["username", "password"]},
             "steps": [{"id": "g1", "goal": "Log in with username {username} and password {password}",
-                       "assertions": [{"kind": "text_absent", "expected": "Last reward: -"}]}]}))
+                       "assertions": [{"kind": "text_absent", "expected": "Last reward: -"}],
+                       "allow": [{"role": "button", "name": "Login"}]}]}))
         project = load_project(root)
         with ProjectSession(project, headless=True, use_store=False) as sess:
             yield sess, srv

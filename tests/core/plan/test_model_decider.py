@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -54,7 +55,9 @@ def acted(d: FakeDriver) -> list:
     return [a.element for a in d.actions if a.kind != "assert"]
 
 
-GOAL = Step("g1", Action("assert"), goal="Finish the form", assertions=(Assertion("text_appears", "All done"),))
+# the flow file allows the model to press Go (allow: [{role: button, name: Go}]); nothing else is allowed
+GOAL = Step("g1", Action("assert"), goal="Finish the form", assertions=(Assertion("text_appears", "All done"),),
+            allow=(("button", "Go"),))
 
 
 def run(rule=None, *, queue=(), step=GOAL, cross=None, driver=None, agent=None, settings=None, timeout=5.0,
@@ -139,7 +142,7 @@ def test_judge_passes_a_goal_without_assertion_and_the_share_alarms():
         if "judge whether" in json.dumps(req):
             return json.dumps({"reached": True, "confidence": 0.9, "evidence": "All done is shown"})
         return click("Go")(req)
-    step = Step("g1", Action("assert"), goal="Finish the form")
+    step = Step("g1", Action("assert"), goal="Finish the form", allow=(("button", "Go"),))
     result, reqs, _, agent = run(rule, step=step)
     assert result.status == "passed" and len(reqs) == 2
     share, alarm = agent.judge_stats()
@@ -148,7 +151,7 @@ def test_judge_passes_a_goal_without_assertion_and_the_share_alarms():
 
 def test_cross_check_disagreeing_escalates_a_key_goal():
     step = Step("g1", Action("assert"), goal="Finish the form", key=True,
-                assertions=(Assertion("text_appears", "All done"),))
+                assertions=(Assertion("text_appears", "All done"),), allow=(("button", "Go"),))
     no = lambda req: json.dumps({"reached": False, "confidence": 0.8, "evidence": "an error banner"})  # noqa: E731
     result, _, _, agent = run(click("Go"), step=step, cross=no)
     assert result.status == "escalated" and "cross-check model does not confirm" in result.error
@@ -169,8 +172,15 @@ def test_decisions_cached_by_state_and_goal():
 def test_rules_before_the_model_for_the_only_button():
     lone = FakeDriver(pages={"/form": [{"id": "ok", "role": "button", "text": "Finish"}], "/done": DONE},
                       reactions={("/form", "ok", "click"): navigate("/done")})
-    result, reqs, d, agent = run(None, driver=lone)
+    step = Step("g1", Action("assert"), goal="Finish the form", assertions=(Assertion("text_appears", "All done"),),
+                allow=(("button", "Finish"),))
+    result, reqs, d, agent = run(None, driver=lone, step=step)
     assert result.status == "passed" and reqs == [] and agent.rule_decisions == 1
+    # the same lone button the flow does not allow: its effect is unknown, the rule does not click it
+    lone = FakeDriver(pages={"/form": [{"id": "ok", "role": "button", "text": "Finish"}], "/done": DONE},
+                      reactions={("/form", "ok", "click"): navigate("/done")})
+    result, reqs, d, agent = run(None, driver=lone, step=replace(step, allow=()))
+    assert result.status == "escalated" and agent.rule_decisions == 0 and not acted(d)
 
 
 def test_the_only_button_is_not_clicked_by_rule_when_it_is_not_what_the_goal_asks_or_may_write():
