@@ -167,16 +167,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
         from core.engine.handback import WaitControl
-        from core.record.recorder import free_cdp_port
+        from core.perception.browser import CDP_HOST, CdpPortInUse, check_cdp_port, free_cdp_port
 
         cdp_port = args.cdp_port or free_cdp_port()
-        control = WaitControl(project.data_dir, cdp_endpoint=f"http://127.0.0.1:{cdp_port}", project=args.project,
+        try:
+            check_cdp_port(cdp_port)  # taken: Chromium would bind [::1] and the endpoint printed would be another's
+        except CdpPortInUse as exc:
+            _err(str(exc))
+            return EXIT_INPUT if args.cdp_port else EXIT_ENVIRONMENT
+        control = WaitControl(project.data_dir, cdp_endpoint=f"http://{CDP_HOST}:{cdp_port}", project=args.project,
                               timeout_s=args.takeover_timeout)
-        print(f"takeover: waiting on escalations; CDP http://127.0.0.1:{cdp_port}", file=sys.stderr, flush=True)
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
                             control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
+            if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
+                endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
+                print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]

@@ -199,9 +199,8 @@ class ProjectSession:
         self.driver = PlaywrightDriver(run.browser, base_url=self.site.base_url, redactor=self.redactor,
                                        headless=self.headless, waits=run.waits)
         self.driver.secret_values = list(self._secret_values)
-        if self.cdp_port:
-            self.driver.extra_args = [f"--remote-debugging-port={int(self.cdp_port)}",
-                                      "--remote-debugging-address=127.0.0.1"]
+        if self.cdp_port:  # refused when in use; bound on 127.0.0.1 and checked to be this browser's
+            self.driver.cdp_port = int(self.cdp_port)
         try:
             self.driver.open()
         except Exception:
