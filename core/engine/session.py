@@ -191,7 +191,7 @@ class ProjectSession:
 
             try:
                 self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
-            except StoreError as exc:
+            except (StoreError, ProjectError) as exc:  # ProjectError: a symbolic link leads out of the project
                 self.site.close()
                 raise SessionError(str(exc)) from None
             self.heals = HealBook(self.store, project_root=self.project.root, project_name=self.project.name)

@@ -168,9 +168,13 @@ def find_chromium(configured: str | None = None) -> str | None:
     Raises
     ------
     BrowserLaunchError
-        When a path is configured (env var or setting) but does not exist.
+        When a path is configured (env var or setting) but does not exist, or the setting is not trusted
+        (a :class:`core.domain.UntrustedValue`: the message names it and the command that trusts the project).
     """
     env = os.environ.get("STEADYHAND_CHROMIUM")
+    untrusted = getattr(configured, "reason", "")  # core.domain.UntrustedValue: the project is not trusted
+    if untrusted and not env:
+        raise BrowserLaunchError(untrusted)
     for source, value in (("STEADYHAND_CHROMIUM", env), ("browser.executable_path", configured)):
         if value:
             if Path(value).is_file() and os.access(value, os.X_OK):
