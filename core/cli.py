@@ -808,6 +808,7 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench learn": ("steadyhand bench learn --json /tmp/learn.json",
                     "steadyhand bench learn --flows export_report --versions v1=baseline v2=focus-popup"),
     "audit": ("steadyhand audit projects/demo --also tests/test_login.py --also junit.xml",),
+    "trust": ("steadyhand trust projects/demo", "steadyhand trust --list", "steadyhand trust projects/demo --revoke"),
     "handback": ("steadyhand handback projects/demo --as replace",
                  "steadyhand handback projects/demo --as done --run 3f2a9c --continue-from 5"),
     "corrections": ("steadyhand corrections list projects/demo",),
