@@ -193,3 +193,17 @@ def test_a_store_linked_out_of_the_project_is_refused(tmp_path: Path) -> None:
     res = cli("run", str(root), "--flow", "export_report", "--headless")
     assert res.returncode == 2 and "store.sqlite: a symbolic link leads out" in res.stderr
     assert list(outside.iterdir()) == []
+
+
+def test_crops_linked_out_of_the_project_are_refused(tmp_path: Path) -> None:
+    from core.domain import Action, Flow, Step
+    from core.record.save import RecordingNotSaved, save_recording
+
+    root = project(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "flows" / "peek.crops").symlink_to(outside)
+    flow = Flow(name="peek", start_url="/", steps=(Step(id="s1", action=Action("click"), selector="#a"),))
+    with pytest.raises(RecordingNotSaved, match="a symbolic link leads out of the project"):
+        save_recording(root, flow, {"s1": b"\x89PNG fake"})
+    assert list(outside.iterdir()) == [] and not (root / "flows" / "peek.yaml").exists()
