@@ -62,8 +62,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.perception.browser import BrowserLaunchError
     from core.project import ProjectError, load_project
 
+    from core.project.loader import check_run_data_dir
+
     try:
         project = load_project(args.project, skip_invalid=True)  # one broken flow file never stops the others
+        check_run_data_dir(project.root)  # the store and screenshots stay inside the project (no link out)
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -172,16 +175,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
         from core.engine.handback import WaitControl
-        from core.record.recorder import free_cdp_port
+        from core.perception.browser import CDP_HOST, CdpPortInUse, check_cdp_port, free_cdp_port
 
         cdp_port = args.cdp_port or free_cdp_port()
-        control = WaitControl(project.data_dir, cdp_endpoint=f"http://127.0.0.1:{cdp_port}", project=args.project,
+        try:
+            check_cdp_port(cdp_port)  # taken: Chromium would bind [::1] and the endpoint printed would be another's
+        except CdpPortInUse as exc:
+            _err(str(exc))
+            return EXIT_INPUT if args.cdp_port else EXIT_ENVIRONMENT
+        control = WaitControl(project.data_dir, cdp_endpoint=f"http://{CDP_HOST}:{cdp_port}", project=args.project,
                               timeout_s=args.takeover_timeout)
-        print(f"takeover: waiting on escalations; CDP http://127.0.0.1:{cdp_port}", file=sys.stderr, flush=True)
     try:
         with ProjectSession(project, headless=True if args.headless else None, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
                             control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
+            if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
+                endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
+                print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)
             for name in names:
                 flow = project.flows[name]
                 st = stats[name]
@@ -362,6 +372,47 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     for line in report.lines():
         print(line)
     return EXIT_OK if report.clean else EXIT_FAILED
+
+
+def _cmd_trust(args: argparse.Namespace) -> int:
+    """``steadyhand trust [PROJECT] [--revoke | --list]``: 0 done, 2 bad input (no project, unreadable trust file)."""
+    from core.project import ProjectError, load_project
+    from core.project.trust import guarded_settings, revoke_trust, trust_file, trust_project, trusted_projects
+
+    try:
+        if args.list:
+            entries = trusted_projects()
+            for e in entries:
+                what = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(e.settings.items())) or "no setting that needs trust"
+                print(f"{_plain(e.root)}  (trusted {e.trusted_at}: {what})")
+            print(f"{len(entries)} trusted project(s) in {trust_file()}")
+            return EXIT_OK
+        if not args.project:
+            _err("give a PROJECT folder to trust (or --revoke it), or --list")
+            return EXIT_INPUT
+        if args.revoke:
+            root = Path(args.project).expanduser().resolve()
+            done = revoke_trust(root)
+            print(f"{_plain(str(root))}: {'no longer trusted' if done else 'was not trusted'}")
+            return EXIT_OK
+        project = load_project(args.project, skip_invalid=True)
+        entry = trust_project(project.root, project.settings)
+    except ProjectError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
+    except OSError as exc:
+        _err(f"{trust_file()}: cannot write the list of trusted projects: {exc.strerror or exc}")
+        return EXIT_INPUT
+    print(f"trusted {_plain(entry.root)} on this machine (kept in {trust_file()})")
+    for name, value in sorted(guarded_settings(project.settings).items()):
+        print(f"  {name}: {_plain(value)}")
+    print("  a change to these settings needs trusting again")
+    return EXIT_OK
+
+
+def _plain(text: str) -> str:
+    """``text`` without control characters (a value from a project file, printed on a terminal)."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def _cmd_studio(args: argparse.Namespace) -> int:
@@ -799,6 +850,7 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench learn": ("steadyhand bench learn --json /tmp/learn.json",
                     "steadyhand bench learn --flows export_report --versions v1=baseline v2=focus-popup"),
     "audit": ("steadyhand audit projects/demo --also tests/test_login.py --also junit.xml",),
+    "trust": ("steadyhand trust projects/demo", "steadyhand trust --list", "steadyhand trust projects/demo --revoke"),
     "handback": ("steadyhand handback projects/demo --as replace",
                  "steadyhand handback projects/demo --as done --run 3f2a9c --continue-from 5"),
     "corrections": ("steadyhand corrections list projects/demo",),
@@ -917,10 +969,23 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Scan the project folder (flows, the store, screenshots and their masked regions, "
                                    "recording journals, anything archived there) and any --also paths (exports, "
                                    "reports) for the declared secrets' values, in clear, URL-encoded, JSON- or "
-                                   "HTML-escaped or base64. Exit 0: nothing found; 1: something found; 2: bad input.")
+                                   "HTML-escaped, hex, base64, or as an unsalted digest (MD5, SHA-1, SHA-2, SHA-3). Exit 0: nothing found; 1: something found; 2: bad input.")
     a.add_argument("project", help="project folder (holds steadyhand.yaml)")
     a.add_argument("--also", action="append", metavar="PATH", help="a file or folder outside the project to scan too")
     a.set_defaults(func=_cmd_audit)
+
+    t = sub.add_parser("trust", help="let a project's settings that run a program or reach the environment take effect",
+                       description="A project is untrusted until you trust it on this machine: browser.executable_path "
+                                   "(runs a program), model.api_key_env (sends an environment variable) and a "
+                                   "model.base_url off this machine take effect only in a trusted project. Trust is "
+                                   "kept outside the project ($XDG_CONFIG_HOME/steadyhand/trusted.json) with a digest "
+                                   "of those settings: a changed setting needs trusting again. Exit 0: done; 2: bad "
+                                   "input.")
+    t.add_argument("project", nargs="?", help="project folder (holds steadyhand.yaml)")
+    tg = t.add_mutually_exclusive_group()
+    tg.add_argument("--revoke", action="store_true", help="stop trusting PROJECT")
+    tg.add_argument("--list", action="store_true", help="list the trusted projects")
+    t.set_defaults(func=_cmd_trust)
     from core.engine.handback import add_handback_parser, handback_command
     from core.heal.corrections_command import add_corrections_parser, corrections_command
 

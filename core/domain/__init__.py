@@ -5,7 +5,7 @@ from .escalation import (
     BreakerContext, BreakerFailure, Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
     FieldValue,
 )
-from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, WaitSettings
+from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, UntrustedValue, WaitSettings
 from .observation import (
     ErrorKind, LevelTrace, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, StepStatus,
     TextBox, Verdict,
@@ -17,5 +17,5 @@ __all__ = [
     "ErrorKind", "LevelTrace", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature",
     "TextBox", "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",
     "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
-    "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings",
+    "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings", "UntrustedValue",
 ]

@@ -172,9 +172,10 @@ class FieldValue:
     checked : bool | None
         Checked state of a checkbox or radio; None for other controls.
     digest : str
-        SHA-256 hex of the value when it is secret (a password field, or a
-        value equal to a declared secret); restored only from a bound
-        parameter with the same digest.
+        HMAC-SHA-256 hex of the value under a random key of the process
+        (:func:`core.recover.rollback.digest`) when it is secret (a password
+        field, or a value equal to a declared secret); restored only from a
+        bound parameter with the same digest.
     """
 
     key: str

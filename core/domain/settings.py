@@ -11,8 +11,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
-    "STRATEGIES", "LocatorConfig", "BrowserSettings", "BreakerSettings", "WaitSettings", "EngineSettings",
+    "STRATEGIES", "UntrustedValue", "LocatorConfig", "BrowserSettings", "BreakerSettings", "WaitSettings", "EngineSettings",
 ]
+
+class UntrustedValue(str):
+    """A setting's value that may not take effect: the project is not trusted on this machine (issue 21 item 2).
+
+    Compares and prints as the value; whoever would use it (``core.perception.browser.find_chromium`` for
+    ``browser.executable_path``) raises instead, with :attr:`reason` - the message naming the setting and the
+    command that trusts the project (``core.project.trust``).
+    """
+
+    reason: str
+
+    def __new__(cls, value: str, reason: str) -> "UntrustedValue":
+        obj = super().__new__(cls, value)
+        obj.reason = reason
+        return obj
+
 
 #: The levels of the locator chain, fastest first (R2).
 STRATEGIES: tuple[str, ...] = ("exact", "fuzzy_text", "semantic", "relative", "visual")
@@ -92,7 +108,8 @@ class BrowserSettings:
     headless : bool
         Run without a window.
     executable_path : str | None
-        Chromium binary; env ``STEADYHAND_CHROMIUM`` overrides; None = search.
+        Chromium binary; env ``STEADYHAND_CHROMIUM`` overrides; None = search.  An
+        :class:`UntrustedValue` in a project not trusted on this machine: refused where used.
     viewport_width, viewport_height : int
         Viewport in CSS px (1280 x 800).
     device_scale_factor : float

@@ -14,8 +14,12 @@
   screenshots (listed by :func:`core.secrets.mask_boxes_png` in the PNG's
   ``steadyhand:masks`` chunk): a masked region must be one solid colour.
 
-Each value is looked for in the forms it leaks in: as is, URL-encoded
-(``%40`` and ``+``), JSON-escaped, HTML-escaped and base64.  Values shorter
+Each value is looked for in the forms it leaks in (:func:`_forms`): as is,
+URL-encoded (``%40`` and ``+``, once and twice), JSON-, HTML- and
+XML-escaped, hex, UTF-16, base32, base64 at each of its three alignments
+(inside a longer encoded text such as ``user:password``) in both alphabets,
+and the hex and base64 of its unsalted digests (MD5, SHA-1, SHA-2, SHA-3,
+BLAKE2): a digest of a password is cracked with a word list.  Values shorter
 than :data:`core.secrets.MIN_SUBSTRING_LENGTH` (3 chars) cannot be searched
 for without matching everything: they are reported as not audited.
 Symbolic links are not followed (a link out of the project is reported, not
@@ -24,6 +28,7 @@ read).  Nothing is written.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 from dataclasses import dataclass, field
@@ -52,8 +57,9 @@ class Finding:
     secret : str
         The secret's declared name (never its value).
     form : str
-        ``clear``, ``url-encoded``, ``json-escaped``, ``html-escaped``,
-        ``base64``, or ``unmasked region`` for a masked screenshot region
+        ``clear``, ``url-encoded``, ``url-encoded twice``, ``json-escaped``,
+        ``html-escaped``, ``hex``, ``utf-16``, ``base32``, ``base64``,
+        ``base64url``, ``<algorithm> digest`` (``sha256 digest``), or ``unmasked region`` for a masked screenshot region
         that is not solid.
     """
 
@@ -120,15 +126,63 @@ def declared_secrets(project: Project) -> tuple[dict[str, str], list[str]]:
     return values, missing
 
 
+#: Digests a secret is looked for by (``hashlib`` names): an unsalted digest of a password is cracked offline
+#: with a word list as easily as the clear text is read (issue 21 item 5).
+_DIGESTS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3_256", "blake2b", "blake2s")
+
+
+#: Shortest base64 slice looked for (characters): 6 carry 36 bits of the secret, too many for chance matches in
+#: megabytes of screenshots.
+_MIN_SLICE = 6
+
+
+def _b64_slices(raw: bytes) -> list[tuple[str, str]]:
+    """The base64 texts that ``raw`` shows as wherever it sits in a longer encoded text: for each of the 3
+    alignments, the characters that depend on ``raw`` alone (``user:password`` base64-encoded in a Basic
+    header holds none of ``password``'s own base64 text, but one of these)."""
+    out = []
+    for lead in range(3):
+        enc = base64.b64encode(b"\0" * lead + raw).decode()
+        start = (lead * 8 + 5) // 6  # first character made of ``raw``'s bits only
+        usable = (len(raw) + lead) // 3 * 4  # complete groups: no padding, no bits of what follows
+        text = enc[start:usable]
+        if lead == 0:
+            out.append(("base64", enc))
+            out.append(("base64", enc.rstrip("=")))
+        if len(text) >= _MIN_SLICE:
+            out.append(("base64", text))
+            out.append(("base64url", text.replace("+", "-").replace("/", "_")))
+    return out
+
+
 def _forms(value: str) -> list[tuple[str, bytes]]:
+    """(form, bytes) of every way ``value`` is looked for: as is, URL-encoded (``quote``, ``quote_plus``,
+    twice), JSON-, HTML- and XML-escaped, as hex, UTF-16, base64 at every alignment (and its URL-safe
+    alphabet), base32, and the hex and base64 of its unsalted digests (:data:`_DIGESTS`)."""
+    raw = value.encode("utf-8")
     forms = [("clear", value), ("url-encoded", quote(value, safe="")), ("url-encoded", quote_plus(value)),
-             ("json-escaped", json.dumps(value)[1:-1]), ("html-escaped", html.escape(value)),
-             ("base64", base64.b64encode(value.encode()).decode())]
+             ("url-encoded", quote(value, safe="@:/")), ("url-encoded twice", quote(quote(value, safe=""), safe="")),
+             ("json-escaped", json.dumps(value)[1:-1]), ("json-escaped", json.dumps(value, ensure_ascii=False)[1:-1]),
+             ("html-escaped", html.escape(value)), ("html-escaped", html.escape(value, quote=False)),
+             ("html-escaped", "".join(f"&#{ord(c)};" for c in value)),
+             ("hex", raw.hex()), ("hex", raw.hex().upper()),
+             ("base32", base64.b32encode(raw).decode().rstrip("="))]
+    forms += _b64_slices(raw)
+    for name in _DIGESTS:
+        d = hashlib.new(name, raw).digest()
+        forms += [(f"{name} digest", d.hex()), (f"{name} digest", d.hex().upper()),
+                  (f"{name} digest", base64.b64encode(d).decode().rstrip("=")),
+                  (f"{name} digest", base64.urlsafe_b64encode(d).decode().rstrip("="))]
     seen: set[bytes] = set()
     out = []
     for form, text in forms:
         b = text.encode("utf-8")
         if b not in seen:
+            seen.add(b)
+            out.append((form, b))
+    for form, enc in (("utf-16", "utf-16-le"), ("utf-16", "utf-16-be")):
+        b = value.encode(enc)
+        if b not in seen and len(value) >= MIN_SUBSTRING_LENGTH:
             seen.add(b)
             out.append((form, b))
     return out

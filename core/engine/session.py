@@ -191,7 +191,7 @@ class ProjectSession:
 
             try:
                 self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
-            except StoreError as exc:
+            except (StoreError, ProjectError) as exc:  # ProjectError: a symbolic link leads out of the project
                 self.site.close()
                 raise SessionError(str(exc)) from None
             self.heals = HealBook(self.store, project_root=self.project.root, project_name=self.project.name)
@@ -199,9 +199,8 @@ class ProjectSession:
         self.driver = PlaywrightDriver(run.browser, base_url=self.site.base_url, redactor=self.redactor,
                                        headless=self.headless, waits=run.waits)
         self.driver.secret_values = list(self._secret_values)
-        if self.cdp_port:
-            self.driver.extra_args = [f"--remote-debugging-port={int(self.cdp_port)}",
-                                      "--remote-debugging-address=127.0.0.1"]
+        if self.cdp_port:  # refused when in use; bound on 127.0.0.1 and checked to be this browser's
+            self.driver.cdp_port = int(self.cdp_port)
         try:
             self.driver.open()
         except Exception:

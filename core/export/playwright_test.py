@@ -43,7 +43,6 @@ error).
 """
 from __future__ import annotations
 
-import keyword
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -52,6 +51,8 @@ from core.domain import Assertion, ElementDescriptor, Flow, Step
 from core.project import Project
 from core.project.params import placeholders
 from core.secrets import env_var_name
+
+from .emit import py_comment, py_doc, py_ident, py_str
 
 __all__ = ["ExportError", "ExportStyle", "LocatorChoice", "choose_locator", "export_flow", "param_env_var"]
 
@@ -76,7 +77,10 @@ table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid tre
 """.split())
 #: Names a generated variable must not take (the fixtures and modules of the generated file).
 _RESERVED = frozenset({"page", "base_url", "browser", "params", "os", "re", "sys", "time", "pytest", "expect",
-                       "sync_playwright", "run", "main", "argparse"})
+                       "sync_playwright", "run", "main", "argparse", "annotations", "select", "signal", "subprocess",
+                       "tempfile", "Browser", "BrowserContext", "Page", "BASE_URL", "CHROMIUM", "CHROMIUM_ARGS",
+                       "VIEWPORT", "ACTION_TIMEOUT_MS", "NAVIGATION_TIMEOUT_MS", "SITE_ARGS", "SITE_START_S",
+                       "SITE_STOP_S", "new_context", "default_params"})
 _TOKEN = re.compile(r"\{\{|\}\}|\{(\w+)\}")
 
 
@@ -100,8 +104,7 @@ def param_env_var(name: str) -> str:
 
 def _var(name: str) -> str:
     """The Python variable of parameter ``name``."""
-    ok = name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED
-    return name if ok else "param_" + re.sub(r"\W", "_", name)
+    return py_ident(name, prefix="param_", reserved=_RESERVED)
 
 
 def _text_expr(text: str) -> str:
@@ -116,12 +119,12 @@ def _text_expr(text: str) -> str:
             literal += m.group(0)[0]
             continue
         if literal:
-            parts.append(repr(literal))
+            parts.append(py_str(literal))
             literal = ""
         parts.append(_var(m.group(1)))
     literal += text[pos:]
     if literal or not parts:
-        parts.append(repr(literal))
+        parts.append(py_str(literal))
     return " + ".join(parts)
 
 
@@ -133,7 +136,7 @@ def _shouting(text: str) -> bool:
 
 def _name_arg(name: str) -> str:
     if _shouting(name):
-        return f"name=re.compile({'^' + re.escape(name.lower()) + '$'!r}, re.IGNORECASE)"
+        return f"name=re.compile({py_str('^' + re.escape(name.lower()) + '$')}, re.IGNORECASE)"
     return f"name={_text_expr(name)}, exact=True"
 
 
@@ -150,7 +153,7 @@ def choose_locator(step: Step) -> LocatorChoice | None:
         return LocatorChoice("test_id", f"page.get_by_test_id({_text_expr(d.test_id)})")
     is_password = d.tag == "input" and d.type.lower() == "password"
     if d.role in _ROLES and d.name and not is_password:
-        return LocatorChoice("role", f"page.get_by_role({d.role!r}, {_name_arg(d.name)})")
+        return LocatorChoice("role", f"page.get_by_role({py_str(d.role)}, {_name_arg(d.name)})")
     if d.label:
         return LocatorChoice("label", f"page.get_by_label({_text_expr(d.label)}, exact=True)")
     if d.placeholder:
@@ -202,7 +205,7 @@ def _step_lines(step: Step, index: int, flow: Flow) -> list[str]:
     choice = choose_locator(step)
     loc = choice.code if choice else None
     kind, value = step.action.kind, _text_expr(step.action.value)
-    lines = [f"# {step.id}: {step.title}" + (f"  [locator: {choice.strategy}]" if choice else "")]
+    lines = [f"# {py_comment(step.id)}: {py_comment(step.title)}" + (f"  [locator: {choice.strategy}]" if choice else "")]
     timeout = f"timeout={step.action.timeout_ms}" if step.action.timeout_ms else ""
 
     def need() -> str:
@@ -298,22 +301,23 @@ def export_flow(project: Project, flow: Flow, *, style: ExportStyle = "pytest") 
         fixtures = []
         for n, default in params.items():
             fixtures += ["@pytest.fixture", f"def {_var(n)}() -> str:",
-                         f"    return os.environ.get({param_env_var(n)!r}, {default!r})", "", ""]
+                         f"    return os.environ.get({py_str(param_env_var(n))}, {py_str(default)})", "", ""]
         for n in secrets:
-            fixtures += ["@pytest.fixture", f"def {_var(n)}() -> str:", f"    return _secret({n!r})", "", ""]
+            fixtures += ["@pytest.fixture", f"def {_var(n)}() -> str:", f"    return _secret({py_str(n)})", "", ""]
         args = ", ".join(["page: Page", "base_url: str"] + [f"{_var(n)}: str" for n in names])
-        fn = "test_" + re.sub(r"\W", "_", flow.name)
-        doc = "    " + repr(flow.description or flow.name)
+        fn = "test_" + re.sub(r"[^A-Za-z0-9_]", "_", flow.name)
+        doc = "    " + py_str(flow.description or flow.name)
         test = [f"def {fn}({args}) -> None:", doc] + ["    " + ln for ln in body]
         return "\n".join(header + fixtures + test) + "\n"
-    unpack = [f"    {_var(n)} = params[{n!r}]" for n in names]
+    unpack = [f"    {_var(n)} = params[{py_str(n)}]" for n in names]
     run = ["def run(page: Page, base_url: str, params: dict[str, str]) -> None:",
-           f'    """Replay {flow.name!r} on ``page``; ``params`` holds {", ".join(names) or "no parameters"}."""']
+           f'    """Replay {py_doc(repr(flow.name))} on ``page``; ``params`` holds '
+           f'{py_doc(", ".join(names)) or "no parameters"}."""']
     run += unpack + ["    " + ln for ln in body]
     defaults = ["def default_params() -> dict[str, str]:",
                 '    """Parameters from the environment, else the flow\'s defaults; secrets from the environment."""',
-                "    return {"] + [f"        {n!r}: os.environ.get({param_env_var(n)!r}, {d!r})," for n, d in params.items()]
-    defaults += [f"        {n!r}: _secret({n!r})," for n in secrets] + ["    }", "", ""]
+                "    return {"] + [f"        {py_str(n)}: os.environ.get({py_str(param_env_var(n))}, {py_str(d)})," for n, d in params.items()]
+    defaults += [f"        {py_str(n)}: _secret({py_str(n)})," for n in secrets] + ["    }", "", ""]
     main = [
         "", "",
         "def main(argv: list[str] | None = None) -> int:",
@@ -353,7 +357,7 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
     base = project.settings.base_url or ""
     what = "pytest test" if style == "pytest" else "plain Playwright script"
     lines = [
-        f'"""{flow.name}: {what} exported by `steadyhand export` from project {project.name!r}.',
+        f'"""{py_doc(flow.name)}: {what} exported by `steadyhand export` from project {py_doc(repr(project.name))}.',
         "",
         f"Run it with: STEADYHAND_BASE_URL=http://... {'pytest THIS_FILE' if style == 'pytest' else 'python THIS_FILE'}"
         + (" (without it, each test starts a demo server of its own; files run in parallel with pytest -n 4)"
@@ -362,10 +366,10 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
     ]
     if params:
         lines.append("Parameters (override with the environment): " + ", ".join(
-            f"{n} ({param_env_var(n)})" for n in params) + ".")
+            f"{py_doc(n)} ({param_env_var(n)})" for n in params) + ".")
     if secrets:
         lines.append("Secrets (from the environment only): " + ", ".join(
-            f"{n} ({env_var_name(n)})" for n in secrets) + ".")
+            f"{py_doc(n)} ({py_doc(env_var_name(n))})" for n in secrets) + ".")
     lines += ['"""', "from __future__ import annotations", "", "import os", "import re"]
     if style == "script":
         lines += ["import argparse", "import sys", "import time"]
@@ -375,7 +379,7 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
     if style == "pytest":
         lines += ["import pytest"]
     lines += ["from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright", "",
-              f"BASE_URL = os.environ.get('STEADYHAND_BASE_URL', {base!r})",
+              f"BASE_URL = os.environ.get('STEADYHAND_BASE_URL', {py_str(base)})",
               "CHROMIUM = os.environ.get('STEADYHAND_CHROMIUM', '/usr/bin/chromium')",
               f"CHROMIUM_ARGS = {list(_CHROMIUM_ARGS)!r}",
               f"VIEWPORT = {{'width': {width}, 'height': {height}}}",

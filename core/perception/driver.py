@@ -22,7 +22,7 @@ from core.domain import (
     Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, TextBox, WaitSettings,
 )
 from core.perception.axtree import ax_entries, element_at
-from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium
+from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
@@ -175,8 +175,12 @@ class PlaywrightDriver:
         self.base_url = base_url.rstrip("/") + "/"
         self.redactor = redactor or Redactor(())
         self.headless = settings.headless if headless is None else headless
-        #: More Chromium arguments (e.g. a remote-debugging port on 127.0.0.1 for a takeover over CDP).
+        #: More Chromium arguments.
         self.extra_args: list[str] = []
+        #: Open Chromium's remote-debugging endpoint on 127.0.0.1 at this port (a takeover over CDP): refused
+        #: when the port is in use, checked after the launch to be this browser's (:attr:`cdp_endpoint`).
+        self.cdp_port: int | None = None
+        self._cdp_endpoint = ""
         self._pw: Any = None
         self._browser: Any = None
         self._context: Any = None
@@ -215,18 +219,31 @@ class PlaywrightDriver:
         from playwright.sync_api import sync_playwright
 
         exe = find_chromium(self.settings.executable_path)
+        cdp = cdp_args(self.cdp_port) if self.cdp_port else []
+        if self.cdp_port:
+            check_cdp_port(int(self.cdp_port))  # Chromium would bind [::1] instead: refused before it starts
         self._pw = sync_playwright().start()
         try:
             self._browser = self._pw.chromium.launch(
-                executable_path=exe, headless=self.headless, args=list(CHROMIUM_ARGS) + list(self.extra_args),
+                executable_path=exe, headless=self.headless, args=list(CHROMIUM_ARGS) + list(self.extra_args) + cdp,
                 slow_mo=self.settings.slow_mo_ms or None)
         except PwError as exc:
             raise self._launch_failed(exc, exe) from None
         try:
             self._new_context()
+            self._check_cdp()
         except BaseException:
             self.close()  # never leave Playwright running on this thread: the next open would fail
             raise
+
+    @property
+    def cdp_endpoint(self) -> str:
+        """``"http://127.0.0.1:<port>"`` once :meth:`open` checked that the endpoint is this browser's, else ``""``."""
+        return self._cdp_endpoint
+
+    def _check_cdp(self) -> None:
+        """Check the remote-debugging endpoint really bound (raises ``CdpPortInUse``, a BrowserLaunchError)."""
+        self._cdp_endpoint = bound_cdp_endpoint(int(self.cdp_port), self.page) if self.cdp_port else ""
 
     def _launch_failed(self, exc: Exception, exe: str | None) -> BrowserLaunchError:
         """Stop Playwright after a failed launch; the error to raise, saying what to do."""

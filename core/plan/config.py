@@ -97,11 +97,19 @@ def model_setup(project: Project, redactor: Redactor | None = None) -> ModelSetu
     Raises
     ------
     ModelSetupError
-        When a key cannot be found (names the file and field).
+        When a key cannot be found, or a setting that needs trust is used in a project not trusted on this
+        machine (:mod:`core.project.trust`; names the file, the field and the command that trusts it).
     """
     m = project.settings.model
     if m is None:
         return None
+    from core.project.trust import TrustError, require_trust
+
+    try:  # a key from the environment, a server off this machine: only in a project trusted here (issue 21)
+        require_trust(project.root, project.settings, "model.base_url", "model.api_key_env",
+                      "model.cross_check.base_url", "model.cross_check.api_key_env")
+    except TrustError as exc:
+        raise ModelSetupError(str(exc)) from None
     primary = _config(project, m, "model", "primary")
     cross = _config(project, m.cross_check, "model.cross_check", "cross_check") if m.cross_check else None
     keys = [k for k in (primary.api_key, cross.api_key if cross else "") if k]

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from core.act.space import needs_target, spec
 from core.domain import (
     Action, AfterState, Assertion, BreakerSettings, BrowserSettings, ElementDescriptor, EngineSettings, EpisodeSpec, Flow,
-    LocatorConfig, Step, StepEvidence, WaitSettings,
+    LocatorConfig, Step, StepEvidence, UntrustedValue, WaitSettings,
 )
 
 from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
@@ -27,7 +27,7 @@ from .schema import SCHEMA_VERSION, FlowModel, ProjectModel
 __all__ = [
     "ProjectError", "Project", "SETTINGS_FILE", "FLOWS_DIR", "DATA_DIR",
     "load_project", "load_flow", "flow_from_mapping", "flow_to_mapping", "flow_text", "check_flow_text", "save_flow",
-    "run_data_dir", "MAX_FILE_BYTES", "check_size", "yaml_location",
+    "run_data_dir", "check_run_data_dir", "MAX_FILE_BYTES", "check_size", "yaml_location",
     "engine_settings_of",
 ]
 
@@ -86,7 +86,17 @@ class Project:
     engine_settings: EngineSettings = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "engine_settings", engine_settings_of(self.settings))
+        settings = engine_settings_of(self.settings)
+        if self.settings.browser.executable_path:  # runs a program: only in a project trusted on this machine
+            from dataclasses import replace
+
+            from .trust import untrusted_setting
+
+            err = untrusted_setting(self.root, self.settings, "browser.executable_path")
+            if err is not None:
+                settings = replace(settings, browser=replace(settings.browser, executable_path=UntrustedValue(
+                    self.settings.browser.executable_path, str(err))))
+        object.__setattr__(self, "engine_settings", settings)
 
     @property
     def name(self) -> str:
@@ -143,13 +153,53 @@ def engine_settings_of(model: ProjectModel) -> EngineSettings:
 
 
 def run_data_dir(root: Path) -> Path:
-    """Return (and create) the git-ignored run-data folder of a project."""
+    """Return (and create) the git-ignored run-data folder of a project.
+
+    Raises
+    ------
+    ProjectError
+        The folder, or an entry in it (the store, its media folder), is a symbolic link that leads out of the
+        project: the store, screenshots and reports stay inside the project (issue 21 item 2).
+    """
     d = Path(root) / DATA_DIR
+    check_run_data_dir(root)
     d.mkdir(parents=True, exist_ok=True)
     gi = d / ".gitignore"
     if not gi.exists():
         gi.write_text("*\n", encoding="utf-8")
     return d
+
+
+def check_run_data_dir(root: Path) -> None:
+    """Refuse a run-data folder (``<root>/.steadyhand``) that is, or holds, a symbolic link leading out of the
+    project; creates nothing.
+
+    Raises
+    ------
+    ProjectError
+        Naming the link.
+    """
+    d = Path(root) / DATA_DIR
+    _refuse_link_out(Path(root), d)
+    try:
+        entries = list(d.iterdir()) if d.is_dir() else []
+    except OSError:
+        entries = []
+    for entry in entries:
+        _refuse_link_out(Path(root), entry)
+
+
+def _refuse_link_out(root: Path, path: Path) -> None:
+    """Raise :class:`ProjectError` when ``path`` is a symbolic link that resolves outside ``root`` (or loops)."""
+    if not path.is_symlink():
+        return
+    try:
+        path.resolve(strict=False).relative_to(root.resolve())
+        return
+    except (ValueError, OSError, RuntimeError):
+        pass
+    raise ProjectError(path, "a symbolic link leads out of the project; the store, screenshots and reports stay "
+                             "inside the project folder: refused (replace the link with a folder or file)")
 
 
 #: YAML's safe loader, libyaml's C one when PyYAML has it (the same documents, ~8x faster on flow files).

@@ -8,7 +8,9 @@ optional, so project files written before a section existed still load.
 """
 from __future__ import annotations
 
+import re
 from typing import Literal, Optional
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,6 +26,29 @@ __all__ = [
     "SCHEMA_VERSION", "ViewportModel", "BrowserModel", "SecretModel", "BreakerModel", "LocatorModel", "WaitModel",
     "ProjectModel", "ModelEndpointModel", "ModelModel", "SkillsModel", "AssertionModel", "AfterStateModel", "CompensationModel", "StepModel", "EpisodeModel", "FlowModel",
 ]
+
+#: Names ``model.api_key_env`` may give: ``STEADYHAND_*`` or ``*_API_KEY`` (capitals, digits, ``_``), so that a
+#: project file cannot have any other environment variable (``AWS_SECRET_ACCESS_KEY``) sent to a server.
+API_KEY_ENV = re.compile(r"^(STEADYHAND_[A-Z0-9_]+|[A-Z][A-Z0-9_]*_API_KEY)$")
+
+#: A URL's scheme (RFC 3986: a letter, then letters, digits, ``+``, ``-``, ``.``, then ``:``).
+_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def _http_url(v: str) -> str:
+    """``v`` when it is an http(s) URL with a host; else ``ValueError`` (no ``file:``, ``data:``, ``javascript:``)."""
+    u = urlsplit(v.strip())
+    if u.scheme.lower() not in ("http", "https") or not u.netloc:
+        raise ValueError(f"only http and https URLs are allowed (such as http://127.0.0.1:8000/), got {v!r}")
+    return v
+
+
+def _http_or_path(v: str) -> str:
+    """``v`` when it is a path (``/login``, ``{param}/x``) or an http(s) URL; else ``ValueError``."""
+    if _SCHEME.match(v) or v.strip().startswith("//"):
+        _http_url(v if not v.strip().startswith("//") else "http:" + v.strip())
+    return v
+
 
 #: Current schema version of project and flow files.
 SCHEMA_VERSION = 1
@@ -111,7 +136,8 @@ class ModelEndpointModel(_Strict):
     base_url: str = Field(min_length=1, description="OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1")
     name: str = Field(min_length=1, description="model name the server knows")
     api_key_secret: Optional[str] = Field(None, description="name of a declared secret holding the key")
-    api_key_env: Optional[str] = Field(None, description="environment variable holding the key")
+    api_key_env: Optional[str] = Field(None, description="environment variable holding the key: its name ends in "
+                                                         "_API_KEY or starts with STEADYHAND_ (needs trust)")
     timeout_s: float = Field(30.0, gt=0, le=600, description="per call, s")
     retries: int = Field(2, ge=0, le=5, description="extra attempts, 300 ms apart")
     max_tokens: int = Field(512, ge=16, le=32768, description="completion limit per call")
@@ -119,8 +145,14 @@ class ModelEndpointModel(_Strict):
     @field_validator("base_url")
     @classmethod
     def _http(cls, v: str) -> str:
-        if not v.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
+        return _http_url(v)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_variable(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not API_KEY_ENV.match(v):
+            raise ValueError(f"{v!r} is not a model key variable: the name ends in _API_KEY or starts with "
+                             "STEADYHAND_ (e.g. OPENAI_API_KEY), so no other environment variable can be sent")
         return v
 
 
@@ -181,6 +213,11 @@ class ProjectModel(_Strict):
         _ENGINE.evidence, description="screenshots and image differences of a run: 'full' for every step, "
                                       "'failures' (default) only for steps that fail or need a heal, 'off' none")
 
+    @field_validator("base_url")
+    @classmethod
+    def _http_base(cls, v: Optional[str]) -> Optional[str]:
+        return None if v is None else _http_url(v)
+
     @field_validator("site")
     @classmethod
     def _known_site(cls, v: Optional[str]) -> Optional[str]:
@@ -234,6 +271,12 @@ class CompensationModel(_Strict):
         if v not in ACTION_KINDS:
             raise ValueError(f"unknown action {v!r}; expected one of {', '.join(ACTION_KINDS)}")
         return v
+
+    @model_validator(mode="after")
+    def _http_navigation(self) -> "CompensationModel":
+        if self.action == "navigate":
+            _http_or_path(self.value)
+        return self
 
 
 def _one_line(v: str) -> str:
@@ -294,6 +337,12 @@ class StepModel(_Strict):
         return v
 
     @model_validator(mode="after")
+    def _http_navigation(self) -> "StepModel":
+        if self.action == "navigate":
+            _http_or_path(self.value)
+        return self
+
+    @model_validator(mode="after")
     def _goal_is_targetless(self) -> "StepModel":
         if not self.goal:
             if self.allow:
@@ -345,6 +394,11 @@ class FlowModel(_Strict):
     @classmethod
     def _printable_description(cls, v: str) -> str:
         return _one_line(v)
+
+    @field_validator("start_url")
+    @classmethod
+    def _http_start(cls, v: str) -> str:
+        return _http_or_path(v)
 
 
 def json_schemas() -> dict[str, dict]:

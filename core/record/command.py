@@ -290,8 +290,8 @@ def record_command(args: argparse.Namespace) -> int:
         if page_url != recorder.driver.absolute(start):
             print(f"  (the site redirected {recorder.saved_start_url}; the flow starts there as asked, so a replay "
                   "meets the same redirect)", flush=True)
-        if cdp_port:
-            print(f"CDP endpoint: http://127.0.0.1:{cdp_port}  (playwright: chromium.connect_over_cdp)", flush=True)
+        if recorder.driver.cdp_endpoint:  # the endpoint Chromium really bound, checked to be this browser's
+            print(f"CDP endpoint: {recorder.driver.cdp_endpoint}  (playwright: chromium.connect_over_cdp)", flush=True)
         if not headless:
             print("Act in the Chromium window. Alt+Shift+A toggles assert mode (click an element or select "
                   "text to add a check).", flush=True)

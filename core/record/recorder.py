@@ -20,7 +20,10 @@ from typing import Callable, Mapping
 
 from core.act.landing import base_path
 from core.domain import BrowserSettings, Flow, Step, WaitSettings
-from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, find_chromium, write_quiet_prefs
+from core.perception.browser import (
+    CHROMIUM_ARGS, CdpPortInUse, cdp_args, check_cdp_port, find_chromium,
+    free_cdp_port, write_quiet_prefs,
+)
 from core.perception.driver import DEFAULT_WAITS, NavigationError, PlaywrightDriver
 from core.secrets import Redactor
 
@@ -31,44 +34,6 @@ from .steps import StepBuilder, relative_url
 
 __all__ = ["Recorder", "RecordingDriver", "RecordingSpool", "RECORDER_LIB", "crop_png", "CdpPortInUse", "check_cdp_port",
            "free_cdp_port"]
-
-
-class CdpPortInUse(BrowserLaunchError):
-    """The CDP port asked for is taken (Chromium would quietly listen elsewhere)."""
-
-
-def check_cdp_port(port: int) -> None:
-    """Raise :class:`CdpPortInUse` unless ``port`` is free on 127.0.0.1 and on ::1.
-
-    Chromium falls back to ``[::1]`` when 127.0.0.1 is taken, so a script
-    connecting to ``127.0.0.1:<port>`` would reach someone else.
-    """
-    import socket
-
-    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
-        try:
-            sock = socket.socket(family, socket.SOCK_STREAM)
-        except OSError:
-            continue  # no IPv6 on this machine
-        try:
-            # like Chromium: connections of an earlier session in TIME_WAIT do not make the port busy
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((host, port))
-        except OSError as exc:
-            if family == socket.AF_INET6 and exc.errno == 99:  # EADDRNOTAVAIL: ::1 not configured
-                continue
-            raise CdpPortInUse(f"CDP port {port} is in use on {host}; choose another --cdp-port") from None
-        finally:
-            sock.close()
-
-
-def free_cdp_port() -> int:
-    """A TCP port free on 127.0.0.1 now, for a CDP endpoint (the OS picks it)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class RecordingDriver(PlaywrightDriver):
@@ -89,11 +54,6 @@ class RecordingDriver(PlaywrightDriver):
         self.profile_parent = profile_parent
         self._profile = ""
 
-    @property
-    def cdp_endpoint(self) -> str:
-        """``"http://127.0.0.1:<port>"`` or ``""``."""
-        return f"http://127.0.0.1:{self.cdp_port}" if self.cdp_port else ""
-
     def open(self) -> None:
         """Start Chromium with a fresh temporary profile and the page library in every frame.
 
@@ -108,8 +68,8 @@ class RecordingDriver(PlaywrightDriver):
         exe = find_chromium(self.settings.executable_path)
         args = list(CHROMIUM_ARGS)
         if self.cdp_port:
-            check_cdp_port(int(self.cdp_port))
-            args += [f"--remote-debugging-port={int(self.cdp_port)}", "--remote-debugging-address=127.0.0.1"]
+            check_cdp_port(int(self.cdp_port))  # Chromium would bind [::1] instead: refused before it starts
+            args += cdp_args(self.cdp_port)
         if self.profile_parent is not None:
             Path(self.profile_parent).mkdir(parents=True, exist_ok=True)
         self._profile = tempfile.mkdtemp(prefix="steadyhand-rec-",
@@ -122,7 +82,12 @@ class RecordingDriver(PlaywrightDriver):
         except PwError as exc:
             shutil.rmtree(self._profile, ignore_errors=True)
             raise self._launch_failed(exc, exe) from None
-        self._use_context(context)
+        try:
+            self._use_context(context)
+            self._check_cdp()
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         """Close Chromium and remove the temporary profile; never raises."""

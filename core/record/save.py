@@ -70,13 +70,19 @@ def save_recording(project_root: Path | str, flow: Flow, crops: Mapping[str, byt
     """
     root = Path(project_root)
     path = flow_path(root, flow.name)
+    cdir = path.parent / crops_dir_name(flow.name)
+    from core.project.paths import inside
+
+    if not inside(root, cdir.parent) or (cdir.is_symlink() and not inside(root, cdir)):  # crops stay in the project
+        kept = _keep_unsaved(root, flow)
+        raise RecordingNotSaved(cdir, f"a symbolic link leads out of the project; crops stay inside the project "
+                                      f"folder: refused, the recording is kept in {kept}", kept=kept)
     for rel, data in (files or {}).items():
         dest = (path.parent / rel).resolve()
         if path.parent.resolve() not in dest.parents:
             raise ValueError(f"uploaded file path {rel!r} leaves the flows folder")
         dest.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(dest, data)
-    cdir = path.parent / crops_dir_name(flow.name)
     steps = []
     keep: set[str] = set()
     for s in flow.steps:

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import urlsplit
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -160,6 +161,8 @@ def read_side(path: Path) -> tuple[str, list[SideTest]]:
     url = doc.get("url", "")
     if not isinstance(url, str):
         raise ProjectError(path, "expected a string", location="url")
+    if url and urlsplit(url.strip()).scheme.lower() not in ("http", "https"):
+        raise ProjectError(path, f"only http and https URLs are allowed, got {url!r}", location="url")
     tests: list[SideTest] = []
     for i, t in enumerate(doc["tests"]):
         if not isinstance(t, dict) or not isinstance(t.get("commands"), list):
@@ -271,6 +274,10 @@ class _Importer:
     def url(self, target: str) -> str:
         """A URL of the file as the flow stores it: relative to the recorded site (the .side ``url``) or to
         the project's base URL when under either, else absolute."""
+        scheme = re.match(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):", target)
+        if scheme and scheme.group(1).lower() not in ("http", "https"):  # file:, data:, javascript: never imported
+            raise ProjectError(self.filename, f"{self.test.name}: only http and https URLs are allowed, got "
+                                              f"{target!r}", location="open")
         if not re.match(r"^[a-z]+://", target):
             return "/" + target.lstrip("/")
         for base in (self.project_url, self.base_url):

@@ -2,7 +2,7 @@
 
 :func:`take_checkpoint` keeps the state before a step acts: the state
 signature, URL, dialogs, screenshot path and form values - a secret value
-only by its SHA-256 digest, never in clear (architecture rule 7).
+only by its keyed digest (HMAC-SHA-256, a random key per process), never in clear (architecture rule 7).
 
 :func:`roll_back` undoes a reversible step's effect before it is retried:
 
@@ -26,6 +26,8 @@ public interface (``observe``, ``perform``, ``refs_for_selector``,
 from __future__ import annotations
 
 import hashlib
+import hmac
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -43,9 +45,19 @@ __all__ = ["take_checkpoint", "digest", "RollbackResult", "roll_back", "dismiss_
 MAX_DISMISS = 4
 
 
+#: The key of :func:`digest`: 32 random bytes drawn when the process starts and never written anywhere, so a
+#: digest kept in a checkpoint (and in the store) cannot be checked against a word list (issue 21 item 5: an
+#: unsalted SHA-256 of the password was cracked offline).  Checkpoints are compared within the run that took them.
+_DIGEST_KEY = os.urandom(32)
+
+
 def digest(value: str) -> str:
-    """SHA-256 hex of a secret value (how a checkpoint keeps it)."""
-    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+    """HMAC-SHA-256 hex (64 chars) of a secret value under this process's random key: how a checkpoint keeps it.
+
+    The same value gives the same digest within one process (a rollback finds the bound parameter that restores a
+    field); without the key, which is never written, the digest says nothing about the value.
+    """
+    return hmac.new(_DIGEST_KEY, value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def take_checkpoint(driver: Any, *, run_id: str, flow: str, index: int, step: Step, before: Observation,

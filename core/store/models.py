@@ -256,7 +256,7 @@ class ScreenChangeRow(Base):
 
 class CheckpointRow(Base):
     """The state before a step acted (R3): where a rollback returns to.  Form values of secret fields are
-    kept by their SHA-256 digest only (architecture rule 7); the screenshot is a media path."""
+    kept by their keyed digest only (HMAC-SHA-256, a random key per process, never written; architecture rule 7); the screenshot is a media path."""
 
     __tablename__ = "checkpoints"
 

@@ -97,3 +97,26 @@ def test_a_project_is_audited_for_its_declared_secrets(tmp_path: Path, monkeypat
     assert sorted((f.where, f.secret) for f in report.findings) == [
         (".steadyhand/notes.txt", "password"), (".steadyhand/notes.txt", "token")]
     assert report.unresolved == ["pin"]
+
+
+def test_digests_and_other_encodings_of_a_secret_are_found(tmp_path: Path) -> None:
+    """Issue 21 item 5: an unsalted digest of a password is as good as the password to a word list."""
+    import base64
+    import hashlib
+    from urllib.parse import quote
+
+    raw = SECRET.encode()
+    leaks = {"sha256.txt": (hashlib.sha256(raw).hexdigest(), "sha256 digest"),
+             "sha1.txt": (base64.b64encode(hashlib.sha1(raw).digest()).decode(), "sha1 digest"),
+             "md5.txt": (hashlib.md5(raw).hexdigest().upper(), "md5 digest"),
+             "sha512.txt": (base64.urlsafe_b64encode(hashlib.sha512(raw).digest()).decode().rstrip("="),
+                            "sha512 digest"),
+             "twice.txt": (quote(quote(SECRET, safe=""), safe=""), "url-encoded twice"),
+             "hex.txt": (raw.hex(), "hex"),
+             "basic.txt": ("Basic " + base64.b64encode(b"alice:" + raw).decode(), "base64"),
+             "jwt.txt": (base64.urlsafe_b64encode(b'{"p":"' + raw + b'"}').decode().rstrip("="), "base64")}
+    for name, (text_, _) in leaks.items():
+        (tmp_path / name).write_text(f"x {text_} y")
+    report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
+    assert {f.where: f.form for f in report.findings} == {name: form for name, (_, form) in leaks.items()}
+    assert all(SECRET not in line for line in report.lines())

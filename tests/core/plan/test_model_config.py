@@ -23,14 +23,26 @@ def test_no_model_section_means_no_model(tmp_path):
     assert model_setup(load_project(tmp_path)) is None
 
 
+def _trusted(p, tmp_path, monkeypatch):
+    """The project trusted on this (test) machine: a key from the environment takes effect only then."""
+    from core.project.trust import trust_project
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    trust_project(p.root, p.settings)
+    return p
+
+
 def test_key_from_a_declared_secret_and_cross_check(tmp_path, monkeypatch):
     monkeypatch.setenv("STEADYHAND_SECRET_MODEL_KEY", "sk-local-1")
-    monkeypatch.setenv("SECOND_KEY", "sk-second")
+    monkeypatch.setenv("SECOND_API_KEY", "sk-second")
     p = _project(tmp_path, {"base_url": "http://127.0.0.1:8000/v1", "name": "qwen", "api_key_secret": "model_key",
                             "cross_check": {"base_url": "http://127.0.0.1:8001/v1", "name": "llava",
-                                            "api_key_env": "SECOND_KEY"}},
+                                            "api_key_env": "SECOND_API_KEY"}},
                  secrets={"model_key": {"description": "local server key"}})
-    s = model_setup(p)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    with pytest.raises(ModelSetupError, match="setting 'model.cross_check.api_key_env'.*steadyhand trust"):
+        model_setup(p)  # not trusted on this machine: the variable is not read
+    s = model_setup(_trusted(p, tmp_path, monkeypatch))
     assert s.primary.config.api_key == "sk-local-1" and s.cross_check.config.api_key == "sk-second"
     assert s.cross_check.config.role == "cross_check" and set(s.secrets) == {"sk-local-1", "sk-second"}
     assert "sk-" not in repr(s.primary.config) and s.options.grid_rows == 10 and s.options.cache_ttl_s == 300
@@ -41,10 +53,10 @@ def test_undeclared_secret_or_unset_env_names_the_field(tmp_path, monkeypatch):
     p = _project(tmp_path, {"base_url": "http://127.0.0.1:8000/v1", "name": "m", "api_key_secret": "nope"})
     with pytest.raises(ModelSetupError, match=r"steadyhand.yaml: field 'model.api_key_secret': secret 'nope'"):
         model_setup(p)
-    monkeypatch.delenv("NO_SUCH_KEY", raising=False)
-    p = _project(tmp_path, {"base_url": "http://127.0.0.1:8000/v1", "name": "m", "api_key_env": "NO_SUCH_KEY"})
-    with pytest.raises(ModelSetupError, match="NO_SUCH_KEY is not set"):
-        model_setup(p)
+    monkeypatch.delenv("NO_SUCH_API_KEY", raising=False)
+    p = _project(tmp_path, {"base_url": "http://127.0.0.1:8000/v1", "name": "m", "api_key_env": "NO_SUCH_API_KEY"})
+    with pytest.raises(ModelSetupError, match="NO_SUCH_API_KEY is not set"):
+        model_setup(_trusted(p, tmp_path, monkeypatch))
 
 
 def test_bad_model_section_is_a_project_error(tmp_path):
