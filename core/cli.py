@@ -194,6 +194,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         media.clear()
                     if result.error_kind == "unreachable":
                         _err(result.error)  # the target is unreachable: every other flow would say the same
+                        results.append(result)
+                        seeds.append(seed)
+                        st.add(result)
+                        not_run = [(n, "unreachable", result.error) for n in names if n not in stats_run(results)]
+                        _write_reports(args, project, stats, results, seeds, model_use, broken, not_run)
                         return EXIT_ENVIRONMENT
                     results.append(result)
                     seeds.append(seed)
@@ -212,36 +217,87 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         say(f"    {note}")
     except BrowserLaunchError as exc:
         _err(str(exc))
+        _write_reports(args, project, stats, results, seeds, model_use, broken,
+                       [(n, "browser", str(exc)) for n in names if n not in stats_run(results)])
         return EXIT_ENVIRONMENT
     except SessionError as exc:
         _err(str(exc))
+        _write_reports(args, project, stats, results, seeds, model_use, broken,
+                       [(n, "parameter", str(exc)) for n in names if n not in stats_run(results)])
         return EXIT_INPUT
     print(summary_text(list(stats.values())))
     for err in broken:  # beside the table too: the summary is where a reader looks
         print(f"  invalid flow file, not run: {err}")
-    from core.plan.usage import judged_share, usage_lines
+    from core.plan.usage import usage_lines
 
     for line in usage_lines(model_use):
         print(line)
+    _write_reports(args, project, stats, results, seeds, model_use, broken, [])
+    return _with_invalid(exit_code(results), broken)
+
+
+def stats_run(results: Sequence[Any]) -> set[str]:
+    """Names of the flows that have a run among ``results``."""
+    return {r.flow for r in results}
+
+
+def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any], results: Sequence[Any],
+                   seeds: Sequence[int | None], model_use: dict[str, dict[str, float]], broken: Sequence[Any],
+                   not_run: Sequence[tuple[str, str, str]]) -> None:
+    """``--json``, ``--junit`` and ``--html`` of a run, also when the environment broke before every flow ran:
+    then each flow not run is in the JSON (``"passed": false``, its ``error_kind`` and reason, and a top-level
+    ``"error"``) and an ``<error>`` case of the JUnit, so a CI job never reads an empty file.  A report that
+    cannot be written is said on stderr and the others are still written."""
+    from core.plan.usage import judged_share
+
     if args.json:
-        doc = summary_json(list(stats.values()))
+        doc = summary_json([st for name, st in stats.items() if name in stats_run(results)])
         for entry in doc["flows"]:
             if entry["flow"] in model_use:
                 use = model_use[entry["flow"]]
                 entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
+        for flow, kind, reason in not_run:
+            doc["flows"].append({"flow": flow, "passed": False, "error_kind": kind, "steps": 0, "heals": 0,
+                                 "invalid_actions": 0, "seconds": 0.0, "steps_passed": 0,
+                                 "steps_total": len(project.flows[flow].steps) if flow in project.flows else 0,
+                                 "heals_by_strategy": {}, "abstentions": 0,
+                                 "stop": {"kind": kind, "reason": f"not run: {reason}", "step": None}})
+        if not_run:
+            doc["passed"] = False
+            doc["error"] = {"kind": not_run[0][1], "reason": not_run[0][2],
+                            "not_run": [flow for flow, _, _ in not_run]}
         doc["invalid"] = [{"file": err.path, "location": err.location, "error": err.detail} for err in broken]
         if broken:
             doc["passed"] = False
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        try:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            _err(f"{args.json}: cannot write the JSON summary: {exc.strerror or exc}")
     if args.junit:
-        from core.engine.junit import write_junit
+        from core.engine.junit import run_screenshots, write_junit
 
-        write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
-    if args.html:
+        shots: dict[str, list[Path]] = {}
+        if results and not args.no_store:
+            from core.store import Store, StoreError
+
+            try:
+                store = Store.open(project.data_dir / "store.sqlite", read_only=True)
+            except (StoreError, OSError):
+                store = None
+            if store is not None:
+                try:
+                    shots = {r.run_id: run_screenshots(store, r) for r in results}
+                finally:
+                    store.close()
+        try:
+            write_junit(Path(args.junit), results, suite=project.name, seeds=seeds, not_run=not_run,
+                        screenshots=shots)
+        except OSError as exc:
+            _err(f"{args.junit}: cannot write the JUnit XML: {exc.strerror or exc}")
+    if args.html and results:
         for path in _write_html_reports(project, results, Path(args.html)):
             print(f"report: {path}", file=sys.stderr)
-    return _with_invalid(exit_code(results), broken)
 
 
 def _with_invalid(code: int, broken: Sequence[Any]) -> int:

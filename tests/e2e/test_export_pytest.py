@@ -183,3 +183,16 @@ def test_a_shared_server_is_what_made_the_lockout_unsafe_in_parallel(site: DemoS
         r = _pytest(tmp_path, "--base-url", site.base_url, f"test_{flow}.py")
         assert r.returncode == code, r.stdout[-3000:]
     assert site.ground_truth_report()["writes_by_op"] == {}  # nothing was written by the locked-out user
+
+
+def test_the_drift_bench_runs_the_export_as_its_script_baseline(site: DemoSite, tmp_path: Path) -> None:
+    """`bench drift` times the exported test as the plain-script baseline (core.bench.drift_app_run.run_exported):
+    it writes the folder's conftest.py too, and the test passes every step on the app it was recorded on."""
+    from core.bench.drift_app_run import run_exported
+
+    project = load_project(ROOT / "projects" / "demo")
+    site.reset()
+    got = run_exported(project, "leave_request", site.base_url, tmp_path / "script", password=SECRET)
+    assert (got.status, got.passed) == ("passed", len(project.flows["leave_request"].steps)), got.error
+    assert (tmp_path / "script" / "conftest.py").is_file()
+    _check_ground_truth(site, "leave_request")
