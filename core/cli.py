@@ -296,7 +296,17 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
         except OSError as exc:
             _err(f"{args.junit}: cannot write the JUnit XML: {exc.strerror or exc}")
     if args.html and results:
-        for path in _write_html_reports(project, results, Path(args.html)):
+        from core.engine.html_report import environment_facts
+        from core.perception.browser import BrowserLaunchError, find_chromium
+
+        try:
+            chromium = find_chromium(project.engine_settings.browser.executable_path)
+        except BrowserLaunchError:
+            chromium = None
+        env = environment_facts(chromium, headless=True if args.headless else None,
+                                base_url=args.base_url or os.environ.get(BASE_URL_ENV, "").strip()
+                                or project.settings.base_url or "")
+        for path in _write_html_reports(project, results, Path(args.html), env):
             print(f"report: {path}", file=sys.stderr)
 
 
@@ -306,9 +316,11 @@ def _with_invalid(code: int, broken: Sequence[Any]) -> int:
     return EXIT_INPUT if broken and code == EXIT_OK else code
 
 
-def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
-    """One HTML report per run: ``path`` itself for one run, ``<stem>-<flow>[-N].html`` beside it for several."""
-    from core.engine.html_report import ReportError, write_html_report
+def _write_html_reports(project: Any, results: Sequence[Any], path: Path,
+                        environment: dict[str, str] | None = None) -> list[Path]:
+    """The HTML reports of an invocation: one run's report at ``path``; for several runs an index at ``path``
+    (the same name however many flows ran) linking ``<stem>-<flow>-<n>.html`` beside it, each linking back."""
+    from core.engine.html_report import ReportError, index_entry, write_html_index, write_html_report
     from core.store import Store, StoreError
 
     written: list[Path] = []
@@ -317,15 +329,26 @@ def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> lis
     except (StoreError, OSError) as exc:
         _err(f"no HTML report: {exc}")
         return written
+    entries = []
     try:
         for n, r in enumerate(results):
             target = path if len(results) == 1 else path.with_name(f"{path.stem}-{r.flow}-{n + 1}{path.suffix}")
             try:
-                written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None))
+                written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None,
+                                                 environment=environment,
+                                                 index_href=path.name if len(results) > 1 else ""))
+                entries.append(index_entry(r, target.name))
             except (ReportError, OSError) as exc:
                 _err(f"{target}: no HTML report for {r.flow}: {exc}")
+                entries.append(index_entry(r, ""))
     finally:
         store.close()
+    if len(results) > 1:
+        try:
+            written.insert(0, write_html_index(path, project.name, entries, environment=environment,
+                                               base_url=(environment or {}).get("base URL", "")))
+        except OSError as exc:
+            _err(f"{path}: cannot write the HTML index: {exc.strerror or exc}")
     return written
 
 
@@ -896,8 +919,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--headless", action="store_true", help="run Chromium headless")
     r.add_argument("--json", metavar="PATH", help="write a JSON summary")
     r.add_argument("--junit", metavar="PATH", help="write JUnit XML (one test case per flow run) for CI")
-    r.add_argument("--html", metavar="PATH", help="write a self-contained HTML report of each run (several runs: "
-                                                  "PATH-<flow>-N.html)")
+    r.add_argument("--html", metavar="PATH", help="write a self-contained HTML report of the run (several runs: an "
+                                                  "index at PATH linking PATH-<flow>-N.html)")
     r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
     r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")

@@ -103,3 +103,35 @@ def test_a_pass_that_needed_a_heal_is_marked_and_links_its_screenshots(tmp_path:
     shots = [line[len("[[ATTACHMENT|"):-2] for line in text.splitlines() if line.startswith("[[ATTACHMENT|")]
     assert shots and all(Path(s).is_absolute() and Path(s).is_file() for s in shots), text
     assert json.loads(out.read_text())["flows"][0]["heals"] == 1
+
+
+def test_html_index_over_the_runs_links_each_report_and_its_failing_step(tmp_path: Path) -> None:
+    """`--html PATH` with two flows: PATH is the index (the same name for one flow or ten), linking each run's
+    report and the step a failed run stopped at; the report shows that step's received text, the URL, readable
+    screenshots that enlarge on click (no script), and the browser and environment."""
+    site = StaticSite(FIXTURES)
+    site.start()
+    try:
+        flows = {"healed": {"start_url": "/dead.html", "steps": [HEALED]},
+                 "checked": {"start_url": "/dead.html", "steps": [
+                     {"id": "s1", "action": "input", "value": "Grace", "selector": "#displayName",
+                      "assertions": [{"kind": "value", "expected": "Ada Lovelace", "selector": "#displayName"}]}]}}
+        base = site.base_url
+        project = _project(tmp_path / "p", base, flows)
+        html = tmp_path / "out" / "report.html"
+        r, _, _ = _run(project, tmp_path, "--html", str(html))
+    finally:
+        site.stop()
+    assert r.returncode == 1, r.stdout + r.stderr
+    index = html.read_text()
+    runs = sorted(p.name for p in html.parent.glob("report-*.html"))
+    assert runs == ["report-checked-1.html", "report-healed-2.html"]  # flows run in name order
+    assert 'href="report-healed-2.html"' in index and 'href="report-checked-1.html#step-1"' in index
+    assert "1 of 2 passed" in index and "<script" not in index
+    page = (html.parent / "report-checked-1.html").read_text()
+    assert 'id="step-1"' in page and 'href="#step-1"' in page and 'href="report.html"' in page
+    assert "received" in page and "Grace" in page and "Ada Lovelace" in page
+    assert f"{base}/dead.html" in page
+    assert 'type="checkbox"' in page and 'width="1280"' in page and "<script" not in page
+    env = page.split("<h2>Environment</h2>", 1)[1]
+    assert "chromium" in env.lower() and socket.gethostname() in env and "playwright" in env
