@@ -10,6 +10,7 @@ Playwright form, an unwritable output file, a ``conftest.py`` there that is not 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -89,6 +90,8 @@ def export_command(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     print(f"wrote {out} ({args.style}) for flow {flow.name!r}")
     base = project.settings.base_url
+    if args.style == "pytest" and importlib.util.find_spec("pytest_playwright") is None:
+        print("  note: the test needs pytest-playwright, not installed here (pip install pytest-playwright)")
     if args.style == "pytest":
         print("  run: pytest " + str(out.parent) + " (pytest-playwright: --base-url, --browser, --headed, --tracing on, "
               "--video on, --screenshot on, --output DIR)")
