@@ -295,7 +295,7 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
                         screenshots=shots)
         except OSError as exc:
             _err(f"{args.junit}: cannot write the JUnit XML: {exc.strerror or exc}")
-    if args.html and results:
+    if args.html and (results or not_run):
         from core.engine.html_report import environment_facts
         from core.perception.browser import BrowserLaunchError, find_chromium
 
@@ -306,7 +306,7 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
         env = environment_facts(chromium, headless=True if args.headless else None,
                                 base_url=args.base_url or os.environ.get(BASE_URL_ENV, "").strip()
                                 or project.settings.base_url or "")
-        for path in _write_html_reports(project, results, Path(args.html), env):
+        for path in _write_html_reports(project, results, Path(args.html), env, not_run):
             print(f"report: {path}", file=sys.stderr)
 
 
@@ -316,34 +316,42 @@ def _with_invalid(code: int, broken: Sequence[Any]) -> int:
     return EXIT_INPUT if broken and code == EXIT_OK else code
 
 
-def _write_html_reports(project: Any, results: Sequence[Any], path: Path,
-                        environment: dict[str, str] | None = None) -> list[Path]:
-    """The HTML reports of an invocation: one run's report at ``path``; for several runs an index at ``path``
-    (the same name however many flows ran) linking ``<stem>-<flow>-<n>.html`` beside it, each linking back."""
-    from core.engine.html_report import ReportError, index_entry, write_html_index, write_html_report
+def _write_html_reports(project: Any, results: Sequence[Any], path: Path, environment: dict[str, str] | None = None,
+                        not_run: Sequence[tuple[str, str, str]] = ()) -> list[Path]:
+    """The HTML reports of an invocation: one run's report at ``path``; for several runs (or flows the broken
+    environment kept from running) an index at ``path`` (the same name however many flows ran) linking
+    ``<stem>-<flow>-<n>.html`` beside it, each linking back, and listing each flow not run with the reason."""
+    from core.engine.html_report import IndexEntry, ReportError, index_entry, write_html_index, write_html_report
     from core.store import Store, StoreError
 
+    several = len(results) + len(not_run) > 1 or not results
     written: list[Path] = []
-    try:
-        store = Store.open(project.data_dir / "store.sqlite", read_only=True)
-    except (StoreError, OSError) as exc:
-        _err(f"no HTML report: {exc}")
-        return written
     entries = []
+    store = None
+    if results:
+        try:
+            store = Store.open(project.data_dir / "store.sqlite", read_only=True)
+        except (StoreError, OSError) as exc:
+            _err(f"no HTML report: {exc}")
+            return written
     try:
         for n, r in enumerate(results):
-            target = path if len(results) == 1 else path.with_name(f"{path.stem}-{r.flow}-{n + 1}{path.suffix}")
+            target = path.with_name(f"{path.stem}-{r.flow}-{n + 1}{path.suffix}") if several else path
             try:
                 written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None,
-                                                 environment=environment,
-                                                 index_href=path.name if len(results) > 1 else ""))
+                                                 environment=environment, index_href=path.name if several else ""))
                 entries.append(index_entry(r, target.name))
             except (ReportError, OSError) as exc:
                 _err(f"{target}: no HTML report for {r.flow}: {exc}")
                 entries.append(index_entry(r, ""))
     finally:
-        store.close()
-    if len(results) > 1:
+        if store is not None:
+            store.close()
+    for flow, kind, reason in not_run:
+        total = len(project.flows[flow].steps) if flow in project.flows else 0
+        entries.append(IndexEntry(flow=flow, status="error", label=f"not run ({kind})", steps=f"0 of {total}",
+                                  heals=0, seconds="0.0 s", href="", stop_n=None, stop_href="", reason=reason))
+    if several:
         try:
             written.insert(0, write_html_index(path, project.name, entries, environment=environment,
                                                base_url=(environment or {}).get("base URL", "")))

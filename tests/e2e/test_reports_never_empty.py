@@ -73,9 +73,12 @@ def _check_error_report(junit: Path, out: Path, kind: str, words: str) -> None:
 def test_the_app_down_gives_an_error_case_per_flow_and_a_json_that_says_why(tmp_path: Path) -> None:
     port = _free_port()
     project = _project(tmp_path / "p", f"http://127.0.0.1:{port}", _two_flows())
-    r, junit, out = _run(project, tmp_path)
+    html = tmp_path / "report.html"
+    r, junit, out = _run(project, tmp_path, "--html", str(html))
     assert r.returncode == 4, r.stdout + r.stderr
     _check_error_report(junit, out, "unreachable", f"127.0.0.1:{port}")
+    index = html.read_text()  # the index at the --html path: the flow that ran, and the one not run with why
+    assert 'href="report-first-1.html' in index and "not run (unreachable)" in index and f"127.0.0.1:{port}" in index
 
 
 def test_chromium_missing_gives_an_error_case_per_flow_and_a_json_that_says_why(tmp_path: Path) -> None:
