@@ -209,6 +209,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         media.clear()
                     if result.error_kind == "unreachable":
                         _err(result.error)  # the target is unreachable: every other flow would say the same
+                        results.append(result)
+                        seeds.append(seed)
+                        st.add(result)
+                        not_run = [(n, "unreachable", result.error) for n in names if n not in stats_run(results)]
+                        _write_reports(args, project, stats, results, seeds, model_use, broken, not_run)
                         return EXIT_ENVIRONMENT
                     results.append(result)
                     seeds.append(seed)
@@ -228,41 +233,101 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             reuses += 1  # -q: counted, said once after the summary
                             continue
                         say(f"    {note}")
-                    if args.html:  # written as each run ends: a later crash or Ctrl-C loses no report
-                        target = _html_target(Path(args.html), result.flow, len(results), total_runs)
-                        for written in _write_html_reports(project, [result], target):
-                            say(f"report: {written}")
     except BrowserLaunchError as exc:
         _err(str(exc))
+        _write_reports(args, project, stats, results, seeds, model_use, broken,
+                       [(n, "browser", str(exc)) for n in names if n not in stats_run(results)])
         return EXIT_ENVIRONMENT
     except SessionError as exc:
         _err(str(exc))
+        _write_reports(args, project, stats, results, seeds, model_use, broken,
+                       [(n, "parameter", str(exc)) for n in names if n not in stats_run(results)])
         return EXIT_INPUT
     print("\n".join(printable(line) for line in summary_text(list(stats.values())).split("\n")))
     for err in broken:  # beside the table too: the summary is where a reader looks
         print(printable(f"  invalid flow file, not run: {err}"))
     if reuses:
         print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}")
-    from core.plan.usage import judged_share, usage_lines
+    from core.plan.usage import usage_lines
 
     for line in usage_lines(model_use):
         print(line)
+    _write_reports(args, project, stats, results, seeds, model_use, broken, [])
+    return _with_invalid(exit_code(results), broken)
+
+
+def stats_run(results: Sequence[Any]) -> set[str]:
+    """Names of the flows that have a run among ``results``."""
+    return {r.flow for r in results}
+
+
+def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any], results: Sequence[Any],
+                   seeds: Sequence[int | None], model_use: dict[str, dict[str, float]], broken: Sequence[Any],
+                   not_run: Sequence[tuple[str, str, str]]) -> None:
+    """``--json``, ``--junit`` and ``--html`` of a run, also when the environment broke before every flow ran:
+    then each flow not run is in the JSON (``"passed": false``, its ``error_kind`` and reason, and a top-level
+    ``"error"``) and an ``<error>`` case of the JUnit, so a CI job never reads an empty file.  A report that
+    cannot be written is said on stderr and the others are still written."""
+    from core.plan.usage import judged_share
+
     if args.json:
-        doc = summary_json(list(stats.values()))
+        doc = summary_json([st for name, st in stats.items() if name in stats_run(results)])
         for entry in doc["flows"]:
             if entry["flow"] in model_use:
                 use = model_use[entry["flow"]]
                 entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
+        for flow, kind, reason in not_run:
+            doc["flows"].append({"flow": flow, "passed": False, "error_kind": kind, "steps": 0, "heals": 0,
+                                 "invalid_actions": 0, "seconds": 0.0, "steps_passed": 0,
+                                 "steps_total": len(project.flows[flow].steps) if flow in project.flows else 0,
+                                 "heals_by_strategy": {}, "abstentions": 0,
+                                 "stop": {"kind": kind, "reason": f"not run: {reason}", "step": None}})
+        if not_run:
+            doc["passed"] = False
+            doc["error"] = {"kind": not_run[0][1], "reason": not_run[0][2],
+                            "not_run": [flow for flow, _, _ in not_run]}
         doc["invalid"] = [{"file": err.path, "location": err.location, "error": err.detail} for err in broken]
         if broken:
             doc["passed"] = False
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        try:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            _err(f"{args.json}: cannot write the JSON summary: {exc.strerror or exc}")
     if args.junit:
-        from core.engine.junit import write_junit
+        from core.engine.junit import run_screenshots, write_junit
 
-        write_junit(Path(args.junit), results, suite=project.name, seeds=seeds)
-    return _with_invalid(exit_code(results), broken)
+        shots: dict[str, list[Path]] = {}
+        if results and not args.no_store:
+            from core.store import Store, StoreError
+
+            try:
+                store = Store.open(project.data_dir / "store.sqlite", read_only=True)
+            except (StoreError, OSError):
+                store = None
+            if store is not None:
+                try:
+                    shots = {r.run_id: run_screenshots(store, r) for r in results}
+                finally:
+                    store.close()
+        try:
+            write_junit(Path(args.junit), results, suite=project.name, seeds=seeds, not_run=not_run,
+                        screenshots=shots)
+        except OSError as exc:
+            _err(f"{args.junit}: cannot write the JUnit XML: {exc.strerror or exc}")
+    if args.html and (results or not_run):
+        from core.engine.html_report import environment_facts
+        from core.perception.browser import BrowserLaunchError, find_chromium
+
+        try:
+            chromium = find_chromium(project.engine_settings.browser.executable_path)
+        except BrowserLaunchError:
+            chromium = None
+        env = environment_facts(chromium, headless=True if args.headless else None,
+                                base_url=args.base_url or os.environ.get(BASE_URL_ENV, "").strip()
+                                or project.settings.base_url or "")
+        for path in _write_html_reports(project, results, Path(args.html), env, not_run):
+            print(f"report: {path}", file=sys.stderr)
 
 
 def _is_reuse_note(note: str) -> bool:
@@ -287,26 +352,47 @@ def _html_target(path: Path, flow: str, n: int, total: int) -> Path:
     return path.with_name(f"{path.stem}-{safe}-{n}{path.suffix}")
 
 
-def _write_html_reports(project: Any, results: Sequence[Any], path: Path) -> list[Path]:
-    """The HTML report of each of ``results`` (one run: ``path`` itself; several: :func:`_html_target` of each)."""
-    from core.engine.html_report import ReportError, write_html_report
+def _write_html_reports(project: Any, results: Sequence[Any], path: Path, environment: dict[str, str] | None = None,
+                        not_run: Sequence[tuple[str, str, str]] = ()) -> list[Path]:
+    """The HTML reports of an invocation: one run's report at ``path``; for several runs (or flows the broken
+    environment kept from running) an index at ``path`` (the same name however many flows ran) linking
+    ``<stem>-<flow>-<n>.html`` beside it, each linking back, and listing each flow not run with the reason."""
+    from core.engine.html_report import IndexEntry, ReportError, index_entry, write_html_index, write_html_report
     from core.store import Store, StoreError
 
+    several = len(results) + len(not_run) > 1 or not results
     written: list[Path] = []
-    try:
-        store = Store.open(project.data_dir / "store.sqlite", read_only=True)
-    except (StoreError, OSError) as exc:
-        _err(f"no HTML report: {exc}")
-        return written
+    entries = []
+    store = None
+    if results:
+        try:
+            store = Store.open(project.data_dir / "store.sqlite", read_only=True)
+        except (StoreError, OSError) as exc:
+            _err(f"no HTML report: {exc}")
+            return written
     try:
         for n, r in enumerate(results):
-            target = _html_target(path, r.flow, n + 1, len(results))
+            target = _html_target(path, r.flow, n + 1, 2 if several else 1)
             try:
-                written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None))
+                written.append(write_html_report(store, r.run_id, target, total_steps=r.total_steps or None,
+                                                 environment=environment, index_href=path.name if several else ""))
+                entries.append(index_entry(r, target.name))
             except (ReportError, OSError) as exc:
                 _err(f"{target}: no HTML report for {r.flow}: {exc}")
+                entries.append(index_entry(r, ""))
     finally:
-        store.close()
+        if store is not None:
+            store.close()
+    for flow, kind, reason in not_run:
+        total = len(project.flows[flow].steps) if flow in project.flows else 0
+        entries.append(IndexEntry(flow=flow, status="error", label=f"not run ({kind})", steps=f"0 of {total}",
+                                  heals=0, seconds="0.0 s", href="", stop_n=None, stop_href="", reason=reason))
+    if several:
+        try:
+            written.insert(0, write_html_index(path, project.name, entries, environment=environment,
+                                               base_url=(environment or {}).get("base URL", "")))
+        except OSError as exc:
+            _err(f"{path}: cannot write the HTML index: {exc.strerror or exc}")
     return written
 
 
@@ -934,8 +1020,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--headless", action="store_true", help="run Chromium headless")
     r.add_argument("--json", metavar="PATH", help="write a JSON summary")
     r.add_argument("--junit", metavar="PATH", help="write JUnit XML (one test case per flow run) for CI")
-    r.add_argument("--html", metavar="PATH", help="write a self-contained HTML report of each run (several runs: "
-                                                  "PATH-<flow>-N.html)")
+    r.add_argument("--html", metavar="PATH", help="write a self-contained HTML report of the run (several runs: an "
+                                                  "index at PATH linking PATH-<flow>-N.html)")
     r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
     r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")

@@ -473,7 +473,7 @@ class ScriptResult:
 def run_exported(project: Any, flow_name: str, base_url: str, folder: Path, *, password: str = "") -> ScriptResult:
     """Export ``flow_name`` with ``steadyhand export pytest``'s code into ``folder`` (made afresh) and run it as
     it is, in a pytest subprocess against ``base_url`` (at most :data:`SCRIPT_TIMEOUT_S` s)."""
-    from core.export import export_flow
+    from core.export import conftest_source, export_flow
 
     source = export_flow(project, project.flows[flow_name], style="pytest")
     if folder.exists():
@@ -481,6 +481,7 @@ def run_exported(project: Any, flow_name: str, base_url: str, folder: Path, *, p
     folder.mkdir(parents=True)
     name = f"test_{project.name.replace('-', '_')}_{flow_name}.py"
     (folder / name).write_text(source, encoding="utf-8")
+    (folder / "conftest.py").write_text(conftest_source(project), encoding="utf-8")  # the export's shared set-up
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # not the repository's settings
     env = {k: v for k, v in os.environ.items() if not k.startswith("STEADYHAND_")}
     env.update(STEADYHAND_BASE_URL=base_url, PYTHONDONTWRITEBYTECODE="1")

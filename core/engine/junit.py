@@ -15,21 +15,37 @@ succeed carries one child saying where and why it stopped:
 The message names the step (1-based, as the studio and the flow file show
 it: ``s3 "Click Save"``) and the reason.  ``<system-out>`` lists each
 executed step with its status, the locator strategy that found its target
-and its time in ms.  Texts come from the run result, whose errors are
-already masked (architecture rule 7).  Written with the standard library's
+and its time in ms, then one ``[[ATTACHMENT|/absolute/path.png]]`` line per
+screenshot already on disk that the case links to (the form the Jenkins
+JUnit attachments plugin and GitLab read).  A run that passed only because
+steps were healed says so: ``<properties>`` with ``steadyhand.heals`` (the
+count) and ``steadyhand.healed_steps`` (``s3 semantic, s5 text``), and a
+``passed with N heal(s)`` line in ``<system-out>``.
+
+When the environment broke before every flow ran (the app unreachable,
+Chromium missing), the flows that did not run are cases too, each with an
+``<error>`` giving the reason (``not_run``): a CI job never reads an empty
+file.  The ``<testsuite>`` carries ``timestamp`` (ISO 8601, UTC) and
+``hostname``.  Texts come from the run result, whose errors are already
+masked (architecture rule 7).  Written with the standard library's
 ElementTree, so the XML is always well formed.
 """
 from __future__ import annotations
 
+import socket
 import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from core.domain import RunResult
 
 from .report import KIND_EXIT, EXIT_ENVIRONMENT, EXIT_INPUT, Stop, succeeded
 
-__all__ = ["junit_xml", "write_junit"]
+__all__ = ["NotRun", "junit_xml", "run_screenshots", "write_junit"]
+
+#: A flow that did not run because the environment broke: ``(flow, error kind, reason)``.
+NotRun = tuple[str, str, str]
 
 
 def _case_name(result: RunResult, seed: int | None) -> str:
@@ -62,7 +78,38 @@ def _outcome_tag(result: RunResult) -> str:
     return "failure"
 
 
-def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int | None] | None = None) -> str:
+def _healed(result: RunResult) -> str:
+    """``"s3 semantic, s5 text"``: the steps found by another strategy than the recorded target's exact match."""
+    return ", ".join(f"{o.step_id} {o.resolution.strategy}" for o in result.steps
+                     if o.status == "passed" and o.resolution is not None and o.resolution.strategy != "exact"
+                     and not o.resolution.abstained)
+
+
+def run_screenshots(store: Any, result: RunResult) -> list[Path]:
+    """The screenshots on disk a case links to: before and after of every step that did not pass, and the last
+    step's after (what the page looked like at the end); absolute paths, existing files only, in step order.
+
+    ``store`` is an open :class:`core.store.Store`; a run it does not hold has none.
+    """
+    detail = store.run_detail(result.run_id)
+    if detail is None:
+        return []
+    wanted = {o.index for o in result.steps if o.status != "passed"}
+    last = max((o.index for o in result.steps), default=None)
+    out: list[Path] = []
+    for index in sorted(wanted | ({last} if last is not None else set())):
+        for obs in detail.for_step(index)["observations"]:
+            if not obs.screenshot or (index not in wanted and obs.when != "after"):
+                continue
+            path = store.media_path(obs.screenshot).resolve()
+            if path.is_file() and path not in out:
+                out.append(path)
+    return out
+
+
+def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int | None] | None = None,
+              not_run: Sequence[NotRun] = (), screenshots: Mapping[str, Sequence[Path]] | None = None,
+              timestamp: datetime | None = None, hostname: str | None = None) -> str:
     """The JUnit XML document of ``results`` as text (UTF-8, with an XML declaration).
 
     Parameters
@@ -74,14 +121,27 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
     seeds : sequence of int or None, optional
         The episode seed of each run (None for a flow that is not episodic);
         it makes episode cases distinct.  Defaults to None for every run.
+    not_run : sequence of (flow, error kind, reason)
+        Flows the broken environment kept from running: one ``<error>`` case each, after the runs.
+    screenshots : mapping run id -> paths
+        Screenshots on disk to attach to each run's case (:func:`run_screenshots`).
+    timestamp, hostname
+        Of the ``<testsuite>``; default now (UTC) and :func:`socket.gethostname`.
     """
     seeds = list(seeds) if seeds is not None else [None] * len(results)
     if len(seeds) != len(results):
         raise ValueError(f"seeds: expected {len(results)} values, got {len(seeds)}")
+    screenshots = screenshots or {}
     counts = {"failure": 0, "error": 0, "skipped": 0}
     cases = []
     for result, seed in zip(results, seeds, strict=True):
         case = ET.Element("testcase", classname=suite, name=_case_name(result, seed), time=f"{result.seconds:.3f}")
+        healed = _healed(result)
+        if result.heals or healed:
+            props = ET.SubElement(case, "properties")
+            ET.SubElement(props, "property", name="steadyhand.heals", value=str(result.heals))
+            if healed:
+                ET.SubElement(props, "property", name="steadyhand.healed_steps", value=healed)
         if not succeeded(result):
             stop = Stop.of(result)
             tag = _outcome_tag(result)
@@ -93,13 +153,25 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
                 child.text = message
         out = ET.SubElement(case, "system-out")
         heals = f", {result.heals} healed" if result.heals else ""
-        out.text = (f"{len(result.steps)} of {result.total_steps or len(result.steps)} steps run{heals}; "
-                    f"run id {result.run_id}\n{_steps_text(result)}\n")
+        marked = (f"passed with {result.heals} heal(s): {healed or 'see the steps'}\n"
+                  if succeeded(result) and result.heals else "")
+        attach = "".join(f"[[ATTACHMENT|{p}]]\n" for p in screenshots.get(result.run_id, ()))
+        out.text = (f"{marked}{len(result.steps)} of {result.total_steps or len(result.steps)} steps run{heals}; "
+                    f"run id {result.run_id}\n{_steps_text(result)}\n{attach}")
         cases.append(case)
+    for flow, kind, reason in not_run:
+        case = ET.Element("testcase", classname=suite, name=flow, time="0.000")
+        message = f"not run: {reason}"
+        err = ET.SubElement(case, "error", message=message, type=kind or "environment")
+        err.text = message
+        counts["error"] += 1
+        cases.append(case)
+    stamp = (timestamp or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0, tzinfo=None)
     root = ET.Element("testsuites")
     ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)), failures=str(counts["failure"]),
                        errors=str(counts["error"]), skipped=str(counts["skipped"]),
-                       time=f"{sum(r.seconds for r in results):.3f}")
+                       time=f"{sum(r.seconds for r in results):.3f}", timestamp=stamp.isoformat(),
+                       hostname=hostname if hostname is not None else socket.gethostname())
     ts.extend(cases)
     root.set("tests", ts.get("tests", "0"))
     root.set("failures", ts.get("failures", "0"))
@@ -109,7 +181,8 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
 
 
 def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
-                seeds: Sequence[int | None] | None = None) -> Path:
+                seeds: Sequence[int | None] | None = None, not_run: Sequence[NotRun] = (),
+                screenshots: Mapping[str, Sequence[Path]] | None = None) -> Path:
     """Write :func:`junit_xml` to ``path`` atomically (a temporary file renamed over it); returns the path.
 
     Raises
@@ -117,7 +190,7 @@ def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
     OSError
         When the folder cannot be created or the file written.
     """
-    text = junit_xml(list(results), suite=suite, seeds=seeds)
+    text = junit_xml(list(results), suite=suite, seeds=seeds, not_run=not_run, screenshots=screenshots)
     from core.project.loader import write_atomic
 
     path = Path(path)

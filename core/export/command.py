@@ -1,18 +1,23 @@
 """``steadyhand export pytest PROJECT --flow NAME -o FILE [--style pytest|script]``.
 
+The pytest style writes a pytest-playwright test and, beside it, the folder's shared ``conftest.py``
+(:func:`core.export.playwright_test.conftest_source`): written when absent, rewritten when it is one this
+command wrote for the same project, refused (exit 2) when it is someone else's or another project's.
+
 Exit codes (as everywhere, core.engine.report): 0 written; 2 bad input (project, flow, a step with no
-Playwright form, an unwritable output file).
+Playwright form, an unwritable output file, a ``conftest.py`` there that is not this project's export).
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 from core.project import ProjectError, load_project
 from core.secrets import env_var_name
 
-from .playwright_test import ExportError, export_flow, param_env_var
+from .playwright_test import CONFTEST_MARK, ExportError, conftest_source, export_flow, param_env_var
 
 from core.exitcodes import EXIT_INPUT, EXIT_OK
 
@@ -25,10 +30,11 @@ def add_export_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     esub = e.add_subparsers(dest="export", required=True)
     p = esub.add_parser(
         "pytest", help="a flow as a pytest file (or a plain Playwright script) with codegen-style locators",
-        description="Write FLOW of PROJECT as a pytest test (default) or a plain Playwright script (--style script) "
-                    "with the locators Playwright's codegen would choose. Example: steadyhand export pytest "
-                    "projects/demo --flow leave_request -o tests_leave.py && STEADYHAND_BASE_URL=http://127.0.0.1:8000 "
-                    "STEADYHAND_SECRET_PASSWORD=... pytest tests_leave.py")
+        description="Write FLOW of PROJECT as a pytest-playwright test (default; a conftest.py with the shared "
+                    "set-up is written beside it) or a plain Playwright script (--style script) with the locators "
+                    "Playwright's codegen would choose. Example: steadyhand export pytest projects/demo --flow "
+                    "leave_request -o e2e/test_leave.py && STEADYHAND_SECRET_PASSWORD=... pytest e2e --base-url "
+                    "http://127.0.0.1:8000 --tracing on")
     p.add_argument("project", help="project folder (holds steadyhand.yaml)")
     p.add_argument("--flow", required=True, help="flow name")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write (a .py file)")
@@ -66,17 +72,34 @@ def export_command(args: argparse.Namespace) -> int:
     except ExportError as exc:
         _err(str(exc))
         return EXIT_INPUT
+    conftest = out.parent / "conftest.py"
+    shared = conftest_source(project) if args.style == "pytest" else ""
+    if shared:
+        why = _conftest_conflict(conftest, shared)
+        if why:
+            _err(why)
+            return EXIT_INPUT
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(source, encoding="utf-8")
+        if shared and (not conftest.exists() or conftest.read_text(encoding="utf-8") != shared):
+            conftest.write_text(shared, encoding="utf-8")
+            print(f"wrote {conftest} (the shared set-up of the tests in {out.parent})")
     except OSError as exc:
-        _err(f"{out}: cannot write the file: {exc.strerror or exc}")
+        _err(f"{exc.filename or out}: cannot write the file: {exc.strerror or exc}")
         return EXIT_INPUT
     print(f"wrote {out} ({args.style}) for flow {flow.name!r}")
     base = project.settings.base_url
+    if args.style == "pytest" and importlib.util.find_spec("pytest_playwright") is None:
+        print("  note: the test needs pytest-playwright, not installed here (pip install pytest-playwright)")
+    if args.style == "pytest":
+        print("  run: pytest " + str(out.parent) + " (pytest-playwright: --base-url, --browser, --headed, --tracing on, "
+              "--video on, --screenshot on, --output DIR)")
     if not base and project.settings.site == "demo" and args.style == "pytest":
-        print("  base URL: STEADYHAND_BASE_URL, else each test starts a demo server of its own (python -m "
-              "core.sites.demo): the files run in parallel under pytest -n 4")
+        print("  base URL: --base-url or STEADYHAND_BASE_URL, else a demo server per pytest session (python -m "
+              "core.sites.demo) reset before each test: the files run in parallel under pytest -n 2")
+    elif args.style == "pytest":
+        print(f"  base URL: --base-url or STEADYHAND_BASE_URL{' (default ' + base + ')' if base else ' (required)'}")
     else:
         print(f"  base URL: STEADYHAND_BASE_URL{' (default ' + base + ')' if base else ' (required: the bundled site gets its port at run time)'}")
     names = {n for st in flow.steps for n in _names(st)}
@@ -87,6 +110,25 @@ def export_command(args: argparse.Namespace) -> int:
         if n in names:
             print(f"  parameter {n!r}: default from the project/flow, override with {param_env_var(n)}")
     return EXIT_OK
+
+
+def _conftest_conflict(path: Path, wanted: str) -> str:
+    """Why ``path`` must not be (re)written with ``wanted``: "" when it is absent or a conftest this command wrote
+    for the same project (its first line); else the reason, naming the file."""
+    try:
+        have = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"{path}: cannot read the file: {exc.strerror or exc}"
+    first, mine = have.split("\n", 1)[0], wanted.split("\n", 1)[0]
+    if first == mine:
+        return ""
+    if first.startswith(CONFTEST_MARK):
+        return (f"{path} holds the shared set-up of another project's exported tests; export into a folder of "
+                "its own")
+    return (f"{path} exists and was not written by steadyhand export; export into a folder of its own (the "
+            "exported tests need the conftest.py this command writes)")
 
 
 def _names(step: object) -> list[str]:

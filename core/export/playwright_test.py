@@ -1,4 +1,4 @@
-"""A flow as ordinary Playwright code: a pytest test file, or a plain script (issue 14, part 1).
+"""A flow as ordinary Playwright code: a pytest-playwright test, or a plain script (issue 14 part 1, issue 22).
 
 The locator of each step is the one Playwright's codegen would write for the
 recorded element, chosen from the step's descriptor in this order (the
@@ -14,32 +14,44 @@ first that the descriptor supports wins):
 5. text                   -> ``page.get_by_text("...", exact=True)``
 6. CSS                    -> ``page.locator("<the step's CSS selector or css_path>")``
 
-A step without a descriptor (selector-only, before its first run) keeps its
-Playwright selector: ``page.locator("<selector>")``.  Locators stay strict
-(Playwright raises when one matches two elements): the exported test fails
-rather than click one of several (never ``.first`` on an action).
+A step without a descriptor (selector-only, before its first run, or imported
+from a codegen script) keeps its selector, with Playwright's private
+``internal:`` parts written as the public locator calls that make them
+(:mod:`core.export.selectors`).  Locators stay strict (Playwright raises when
+one matches two elements): the exported test fails rather than click one of
+several (never ``.first`` on an action).
 
-Parameters become pytest fixtures (test style) or entries of ``params``
-(script style), each overridable from the environment
+What the replay checks after a step, the test checks too (``expect(...)``):
+the flow's assertions; the value a fill left in its field and the state a
+check / uncheck left; and the step's recorded landing
+(:class:`core.domain.AfterState`): the URL path relative to ``base_url``
+(ids as wildcards), the main heading (else the title) read loosely as the
+replay reads it (case, digits, spacing and quotes folded:
+:func:`loose_pattern`), a dialog open (by its title) or closed.
+
+The pytest style is a pytest-playwright test: it takes the plugin's ``page``
+and ``base_url`` fixtures, so ``--browser``, ``--base-url``, ``--headed``,
+``--tracing``, ``--video``, ``--screenshot`` and ``--output`` work as in any
+Playwright suite, and it mixes with a user's own Playwright tests in one
+session.  What the plugin does not give lives in one ``conftest.py`` per
+export folder (:func:`conftest_source`): Chromium (``STEADYHAND_CHROMIUM``,
+else Playwright's own when installed, else the system's on the PATH), the
+project's viewport and timeouts, ``base_url`` (``--base-url``, else
+``STEADYHAND_BASE_URL``, else the project's), and the ``param`` / ``secret``
+fixtures.  Parameters are overridable from the environment
 (``STEADYHAND_PARAM_<NAME>``); secrets are read from the environment only
 (``STEADYHAND_SECRET_<NAME>``, :func:`core.secrets.env_var_name`) and never
-written into the file; assertions become ``expect(...)``.  The browser is the
-system Chromium (``STEADYHAND_CHROMIUM``, default ``/usr/bin/chromium``)
-through ``executable_path``: nothing is downloaded.  The base URL comes from
-``STEADYHAND_BASE_URL`` (default: the project's ``base_url``; a project on a
-bundled site has none, its port is chosen at run time).  Without it, the
-pytest test of a project on the bundled demo site starts a demo server of its
-own (``python -m core.sites.demo`` with the project's ``site_options``) and
-stops it after the test: no test sees another's writes or locked accounts
-(``login_lockout`` locks the account the other flows sign in with), so the
-files of a whole project run in parallel under pytest-xdist (``-n 4``); the
-server's own log at its stop must show no duplicate write, else the test
-fails.  That form needs Steadyhand importable by the test's Python.
+written into a file.  A project on the bundled demo site without a base URL
+gets a demo server per pytest session (``python -m core.sites.demo``, one
+per xdist worker), reset before each test so no test sees another's writes
+or locked accounts; after each test the server's log must show no duplicate
+write, else the test fails.  That form needs Steadyhand importable by the
+test's Python.
 
 The script style defines ``run(page, base_url, params)`` (what ``steadyhand
-bench tweaks`` times as its plain-script baseline) and a ``main()`` that
-launches Chromium, runs once and exits 0 (passed) or 1 (failed, with the
-error).
+bench tweaks`` / ``bench overhead`` time as their plain-script baseline), a
+``new_context(browser)`` and a ``main()`` that launches Chromium, runs once
+and exits 0 (passed) or 1 (failed, with the error).
 """
 from __future__ import annotations
 
@@ -47,14 +59,17 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core.domain import Assertion, ElementDescriptor, Flow, Step
+from core.act.landing import base_path, relative_path
+from core.domain import AfterState, Assertion, ElementDescriptor, Flow, Step
 from core.project import Project
 from core.project.params import placeholders
 from core.secrets import env_var_name
 
 from .emit import py_comment, py_doc, py_ident, py_str
+from .selectors import SelectorError, has_internal, locator_code
 
-__all__ = ["ExportError", "ExportStyle", "LocatorChoice", "choose_locator", "export_flow", "param_env_var"]
+__all__ = ["CONFTEST_MARK", "ExportError", "ExportStyle", "LocatorChoice", "choose_locator", "conftest_source",
+           "export_flow", "loose_pattern", "param_env_var"]
 
 ExportStyle = Literal["pytest", "script"]
 
@@ -76,11 +91,18 @@ rowheader scrollbar search searchbox separator slider spinbutton status strong s
 table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem
 """.split())
 #: Names a generated variable must not take (the fixtures and modules of the generated file).
-_RESERVED = frozenset({"page", "base_url", "browser", "params", "os", "re", "sys", "time", "pytest", "expect",
-                       "sync_playwright", "run", "main", "argparse", "annotations", "select", "signal", "subprocess",
-                       "tempfile", "Browser", "BrowserContext", "Page", "BASE_URL", "CHROMIUM", "CHROMIUM_ARGS",
-                       "VIEWPORT", "ACTION_TIMEOUT_MS", "NAVIGATION_TIMEOUT_MS", "SITE_ARGS", "SITE_START_S",
-                       "SITE_STOP_S", "new_context", "default_params"})
+_RESERVED = frozenset({"page", "base_url", "browser", "params", "param", "secret", "os", "re", "sys", "time",
+                       "pytest", "expect", "sync_playwright", "run", "main", "argparse", "shutil", "annotations",
+                       "select", "signal", "subprocess", "tempfile", "Browser", "BrowserContext", "Page", "BASE_URL",
+                       "CHROMIUM", "CHROMIUM_ARGS", "VIEWPORT", "ACTION_TIMEOUT_MS", "NAVIGATION_TIMEOUT_MS",
+                       "SITE_ARGS", "SITE_START_S", "SITE_STOP_S", "new_context", "default_params"})
+#: First line of a ``conftest.py`` that :func:`conftest_source` wrote (the export command overwrites only those).
+CONFTEST_MARK = "# Written by `steadyhand export pytest`"
+#: The dialogs a replay counts (``[role=dialog]``, ``[role=alertdialog]``, ``dialog[open]``) as a locator.
+_DIALOGS = "page.get_by_role('dialog').or_(page.get_by_role('alertdialog'))"
+#: Input types whose value is read back by ``to_have_value`` as typed (a file input's value is a fake path).
+_VALUE_TYPES = frozenset({"", "text", "email", "search", "tel", "url", "number", "date", "time", "datetime-local",
+                          "month", "week", "color", "range"})
 _TOKEN = re.compile(r"\{\{|\}\}|\{(\w+)\}")
 
 
@@ -119,13 +141,33 @@ def _text_expr(text: str) -> str:
             literal += m.group(0)[0]
             continue
         if literal:
-            parts.append(py_str(literal))
+            parts.append(_py(literal))
             literal = ""
         parts.append(_var(m.group(1)))
     literal += text[pos:]
     if literal or not parts:
-        parts.append(py_str(literal))
+        parts.append(_py(literal))
     return " + ".join(parts)
+
+
+def _py(value: object) -> str:
+    """A Python literal of ``value``: a string through :func:`core.export.emit.py_str`, a list of strings item by
+    item, anything else (numbers the exporter computed) by ``repr``."""
+    if isinstance(value, str):
+        return py_str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_py(v) for v in value) + "]"
+    return repr(value)
+
+
+def _comment(text: str) -> str:
+    """``text`` on one line, safe inside a ``#`` comment (:func:`core.export.emit.py_comment`)."""
+    return re.sub(r" {2,}", " ", py_comment(text)).strip()
+
+
+def _doc(text: str) -> str:
+    """``text`` on one line, safe inside a generated docstring (:func:`core.export.emit.py_doc`)."""
+    return re.sub(r" {2,}", " ", py_doc(text)).strip()
 
 
 def _shouting(text: str) -> bool:
@@ -136,7 +178,7 @@ def _shouting(text: str) -> bool:
 
 def _name_arg(name: str) -> str:
     if _shouting(name):
-        return f"name=re.compile({py_str('^' + re.escape(name.lower()) + '$')}, re.IGNORECASE)"
+        return f"name=re.compile({'^' + re.escape(name.lower()) + '$'!r}, re.IGNORECASE)"
     return f"name={_text_expr(name)}, exact=True"
 
 
@@ -153,7 +195,7 @@ def choose_locator(step: Step) -> LocatorChoice | None:
         return LocatorChoice("test_id", f"page.get_by_test_id({_text_expr(d.test_id)})")
     is_password = d.tag == "input" and d.type.lower() == "password"
     if d.role in _ROLES and d.name and not is_password:
-        return LocatorChoice("role", f"page.get_by_role({py_str(d.role)}, {_name_arg(d.name)})")
+        return LocatorChoice("role", f"page.get_by_role({d.role!r}, {_name_arg(d.name)})")
     if d.label:
         return LocatorChoice("label", f"page.get_by_label({_text_expr(d.label)}, exact=True)")
     if d.placeholder:
@@ -164,13 +206,31 @@ def choose_locator(step: Step) -> LocatorChoice | None:
     if css:
         return LocatorChoice("css", f"page.locator({_text_expr(css)})")
     if step.selector:
-        return LocatorChoice("selector", f"page.locator({_text_expr(step.selector)})")
+        return LocatorChoice("selector", selector_code(step.selector))
     return None
+
+
+def selector_code(selector: str) -> str:
+    """The locator code of a Playwright selector: ``page.locator("...")``, or for one with ``internal:`` parts
+    the public calls that make them (:func:`core.export.selectors.locator_code`).
+
+    Raises
+    ------
+    ExportError
+        An ``internal:`` part has no public form.
+    """
+    if not has_internal(selector):
+        return f"page.locator({_text_expr(selector)})"
+    try:
+        return locator_code(selector, _text_expr)
+    except SelectorError as exc:
+        raise ExportError(str(exc)) from None
 
 
 def _looks_css(selector: str) -> bool:
     """A plain CSS selector (not Playwright's ``role=`` / ``text=`` / ``>>`` syntax)."""
-    return not re.match(r"^\s*(role|text|internal|xpath|css|id|data-testid)\s*=", selector) and ">>" not in selector
+    return (not has_internal(selector) and ">>" not in selector
+            and not re.match(r"^\s*(role|text|internal|xpath|css|id|data-testid)\s*=", selector))
 
 
 def _assertion(a: Assertion, target: str | None, where: str) -> str:
@@ -181,7 +241,7 @@ def _assertion(a: Assertion, target: str | None, where: str) -> str:
         return f"expect(page.get_by_text({exp})).to_have_count(0)"
     if a.kind == "url_contains":
         return f"expect(page).to_have_url(re.compile(re.escape({exp})))"
-    loc = f"page.locator({_text_expr(a.selector)})" if a.selector else target
+    loc = selector_code(a.selector) if a.selector else target
     if loc is None:
         raise ExportError(f"{where}: a {a.kind!r} assertion needs a selector or the step's target")
     if a.kind == "count":
@@ -198,14 +258,112 @@ def _assertion(a: Assertion, target: str | None, where: str) -> str:
 
 
 _SCROLL = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+_PLACEHOLDER_SEG = re.compile(r"^\{[^{}]*\}$")
 
 
-def _step_lines(step: Step, index: int, flow: Flow) -> list[str]:
+def loose_pattern(text: str) -> str:
+    """A regular expression (for ``re.IGNORECASE``) that finds ``text`` as the replay reads a heading, title or
+    dialog name (:func:`core.act.after.same_text`): digits as any number, runs of spaces as any space, straight
+    and typographic apostrophes alike, a ``{name}`` placeholder as any text; found anywhere in the actual text.
+
+    ``"Alice's 3 requests"`` -> ``"Alice['’‘]s\\s+\\d+\\s+requests"``.
+    """
+    out: list[str] = []
+    for piece in re.split(r"(\{[^{}]*\}|\d+|\s+|['\u2019\u2018])", text.strip()):
+        if not piece:
+            continue
+        if _PLACEHOLDER_SEG.match(piece):
+            out.append(".+")
+        elif piece.isdigit():
+            out.append(r"\d+")
+        elif piece.isspace():
+            out.append(r"\s+")
+        elif piece in "'\u2019\u2018":
+            out.append("['\u2019\u2018]")
+        else:
+            out.append(re.escape(piece))
+    return "".join(out)
+
+
+def _loose(text: str) -> str:
+    return f"re.compile({_py(loose_pattern(text))}, re.IGNORECASE)"
+
+
+def _route_pattern(route: str) -> str:
+    """A regular expression of the rest of the URL after ``base_url`` for a recorded route (``/requests/{n}``):
+    each ``{...}`` segment one segment, an optional trailing slash, any query or fragment."""
+    segs = route.rstrip("/").split("/")
+    body = "/".join("[^/?#]+" if _PLACEHOLDER_SEG.match(s) else re.escape(s) for s in segs)
+    return body + r"/?(?:[?#].*)?$"
+
+
+class _Landing:
+    """What the previous steps' recorded landings said (a fact is checked again only when it changes)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.route = ""
+        self.heading = ""
+        self.dialog: bool | None = None
+
+    def lines(self, after: AfterState | None) -> list[str]:
+        """``expect(...)`` lines of a step's recorded landing (see the module docstring)."""
+        if after is None or after.is_empty:
+            return []
+        out: list[str] = []
+        route = relative_path(after.url_pattern, self.base) if after.url_pattern else ""
+        moved = bool(route) and route != self.route
+        if moved:
+            out.append(f"expect(page).to_have_url(re.compile(re.escape(base_url.rstrip('/')) + "
+                       f"{_py(_route_pattern(route))}))")
+            self.route = route
+        if after.heading and (moved or after.heading != self.heading):
+            out.append(f"expect(page.get_by_role('heading', name={_loose(after.heading)}).first).to_be_visible()")
+            self.heading = after.heading
+        elif after.title and not after.heading and moved:
+            out.append(f"expect(page).to_have_title({_loose(after.title)})")
+        if after.dialog is True and after.dialog_name:  # named as the replay reads it: label, else its title
+            name = _loose(after.dialog_name)
+            out.append(f"expect(page.get_by_role('dialog', name={name}).or_(page.get_by_role('alertdialog', "
+                       f"name={name})).or_(page.get_by_role('dialog').filter(has_text={name})).first).to_be_visible()")
+        elif after.dialog is True:
+            out.append(f"expect({_DIALOGS}.first).to_be_visible()")
+        elif after.dialog is False and self.dialog:
+            out.append(f"expect({_DIALOGS}).to_have_count(0)")
+        if after.dialog is not None:
+            self.dialog = after.dialog
+        if after.field_appeared and after.field_appeared not in ("textbox", "searchbox", "combobox", "spinbutton"):
+            out.append(f"expect(page.get_by_label({_loose(after.field_appeared)}).first).to_be_editable()")
+        return out
+
+
+def _value_check(step: Step, loc: str | None, secrets: set[str]) -> list[str]:
+    """What a fill / check / uncheck left in its field, as the replay verifies it (a fill the page undid fails):
+    ``to_have_value`` for an ``input`` / ``textarea`` the recording names (never for a secret's value, which
+    an assertion's message would print), ``to_be_checked`` / ``not_to_be_checked``."""
+    if loc is None:
+        return []
+    kind, d = step.action.kind, step.target
+    if kind == "check":
+        return [f"expect({loc}).to_be_checked()"]
+    if kind == "uncheck":
+        return [f"expect({loc}).not_to_be_checked()"]
+    value = step.action.value
+    if (kind != "input" or not value or any(n in secrets for n in placeholders(value)) or d.tag not in ("input",
+            "textarea") or (d.tag == "input" and d.type.lower() not in _VALUE_TYPES)):
+        return []
+    return [f"expect({loc}).to_have_value({_text_expr(value)})"]
+
+
+def _step_lines(step: Step, index: int, flow: Flow, landing: _Landing, secrets: set[str]) -> list[str]:
     where = f"{flow.source or flow.name}: step {step.id!r} (#{index + 1})"
-    choice = choose_locator(step)
+    try:
+        choice = choose_locator(step)
+    except ExportError as exc:
+        raise ExportError(f"{where}: {exc}") from None
     loc = choice.code if choice else None
     kind, value = step.action.kind, _text_expr(step.action.value)
-    lines = [f"# {py_comment(step.id)}: {py_comment(step.title)}" + (f"  [locator: {choice.strategy}]" if choice else "")]
+    lines = ["# " + _comment(f"{step.id}: {step.title}") + (f"  [locator: {choice.strategy}]" if choice else "")]
     timeout = f"timeout={step.action.timeout_ms}" if step.action.timeout_ms else ""
 
     def need() -> str:
@@ -247,7 +405,12 @@ def _step_lines(step: Step, index: int, flow: Flow) -> list[str]:
         pass
     else:
         raise ExportError(f"{where}: action {kind!r} has no Playwright form")
-    lines += [_assertion(a, loc, where) for a in step.assertions]
+    try:
+        lines += [_assertion(a, loc, where) for a in step.assertions]
+    except ExportError as exc:
+        raise ExportError(str(exc) if str(exc).startswith(where) else f"{where}: {exc}") from None
+    lines += _value_check(step, loc, secrets)
+    lines += landing.lines(step.recorded.after if step.recorded is not None else None)
     return lines
 
 
@@ -274,8 +437,10 @@ def _texts(step: Step) -> list[str]:
         t for a in step.assertions for t in (a.expected, a.selector)]
 
 
+
 def export_flow(project: Project, flow: Flow, *, style: ExportStyle = "pytest") -> str:
-    """The source of a pytest file (``style="pytest"``) or a plain script (``"script"``) replaying ``flow``.
+    """The source of a pytest-playwright test file (``style="pytest"``) or a plain script (``"script"``)
+    replaying ``flow``.  The pytest file needs the ``conftest.py`` of :func:`conftest_source` beside it.
 
     Raises
     ------
@@ -289,39 +454,30 @@ def export_flow(project: Project, flow: Flow, *, style: ExportStyle = "pytest") 
     params, secrets = _params_of(project, flow)
     body = [f"page.goto(base_url + {_text_expr(flow.start_url)})" if flow.start_url.startswith("/")
             else f"page.goto({_text_expr(flow.start_url)})"]
+    landing = _Landing(flow.base_path or base_path(project.settings.base_url or ""))
     for i, st in enumerate(flow.steps):
-        body += _step_lines(st, i, flow)
-    b = project.engine_settings.browser
-    header = _header(project, flow, style, params, secrets, b.viewport_width, b.viewport_height,
-                     b.action_timeout_ms, b.navigation_timeout_ms)
-    if style == "pytest":
-        header += _base_url_fixture(project)
+        body += _step_lines(st, i, flow, landing, set(secrets))
     names = list(params) + secrets
+    uses_re = any("re." in ln for ln in body)
     if style == "pytest":
-        fixtures = []
-        for n, default in params.items():
-            fixtures += ["@pytest.fixture", f"def {_var(n)}() -> str:",
-                         f"    return os.environ.get({py_str(param_env_var(n))}, {py_str(default)})", "", ""]
-        for n in secrets:
-            fixtures += ["@pytest.fixture", f"def {_var(n)}() -> str:", f"    return _secret({py_str(n)})", "", ""]
-        args = ", ".join(["page: Page", "base_url: str"] + [f"{_var(n)}: str" for n in names])
-        fn = "test_" + re.sub(r"[^A-Za-z0-9_]", "_", flow.name)
-        doc = "    " + py_str(flow.description or flow.name)
-        test = [f"def {fn}({args}) -> None:", doc] + ["    " + ln for ln in body]
-        return "\n".join(header + fixtures + test) + "\n"
-    unpack = [f"    {_var(n)} = params[{py_str(n)}]" for n in names]
+        return "\n".join(_pytest_file(project, flow, params, secrets, body, uses_re)) + "\n"
+    b = project.engine_settings.browser
+    header = _script_header(project, flow, params, secrets, b.viewport_width, b.viewport_height,
+                            b.action_timeout_ms, b.navigation_timeout_ms)
+    unpack = [f"    {_var(n)} = params[{_py(n)}]" for n in names]
     run = ["def run(page: Page, base_url: str, params: dict[str, str]) -> None:",
-           f'    """Replay {py_doc(repr(flow.name))} on ``page``; ``params`` holds '
-           f'{py_doc(", ".join(names)) or "no parameters"}."""']
+           f'    """Replay {_doc(repr(flow.name))} on ``page``; ``params`` holds '
+           f'{_doc(", ".join(names)) or "no parameters"}."""']
     run += unpack + ["    " + ln for ln in body]
     defaults = ["def default_params() -> dict[str, str]:",
                 '    """Parameters from the environment, else the flow\'s defaults; secrets from the environment."""',
-                "    return {"] + [f"        {py_str(n)}: os.environ.get({py_str(param_env_var(n))}, {py_str(d)})," for n, d in params.items()]
-    defaults += [f"        {py_str(n)}: _secret({py_str(n)})," for n in secrets] + ["    }", "", ""]
+                "    return {"] + [f"        {_py(n)}: os.environ.get({_py(param_env_var(n))}, {_py(d)}),"
+                                   for n, d in params.items()]
+    defaults += [f"        {_py(n)}: _secret({_py(n)})," for n in secrets] + ["    }", "", ""]
     main = [
         "", "",
         "def main(argv: list[str] | None = None) -> int:",
-        '    """Run once in the system Chromium: 0 passed, 1 failed (the error is printed)."""',
+        '    """Run once in Chromium: 0 passed, 1 failed (the error is printed)."""',
         "    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])",
         "    ap.add_argument('--base-url', default=BASE_URL, help='base URL of the app (STEADYHAND_BASE_URL)')",
         "    ap.add_argument('--headed', action='store_true')",
@@ -331,7 +487,8 @@ def export_flow(project: Project, flow: Flow, *, style: ExportStyle = "pytest") 
         "        return 2",
         "    params = default_params()",
         "    with sync_playwright() as pw:",
-        "        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=not args.headed, args=CHROMIUM_ARGS)",
+        "        browser = pw.chromium.launch(executable_path=chromium_path(pw.chromium.executable_path),",
+        "                                     headless=not args.headed, args=CHROMIUM_ARGS)",
         "        context = new_context(browser)",
         "        started = time.perf_counter()",
         "        try:",
@@ -352,38 +509,80 @@ def export_flow(project: Project, flow: Flow, *, style: ExportStyle = "pytest") 
     return "\n".join(header + defaults + run + main) + "\n"
 
 
-def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, str], secrets: list[str],
-            width: int, height: int, action_ms: int, nav_ms: int) -> list[str]:
-    base = project.settings.base_url or ""
-    what = "pytest test" if style == "pytest" else "plain Playwright script"
+def _pytest_file(project: Project, flow: Flow, params: dict[str, str], secrets: list[str], body: list[str],
+                 uses_re: bool) -> list[str]:
+    """A pytest-playwright test of ``flow``: the plugin's ``page`` and ``base_url``, the conftest's ``param`` and
+    ``secret`` (nothing else of set-up: that is the folder's ``conftest.py``)."""
     lines = [
-        f'"""{py_doc(flow.name)}: {what} exported by `steadyhand export` from project {py_doc(repr(project.name))}.',
+        f'"""{_doc(flow.name)}: a pytest-playwright test exported by `steadyhand export pytest` from project '
+        f'{_doc(repr(project.name))}.',
         "",
-        f"Run it with: STEADYHAND_BASE_URL=http://... {'pytest THIS_FILE' if style == 'pytest' else 'python THIS_FILE'}"
-        + (" (without it, each test starts a demo server of its own; files run in parallel with pytest -n 4)"
-           if style == "pytest" and project.settings.site == "demo" else ""),
+        "Run it with pytest (pytest-playwright installed), e.g. `pytest THIS_FOLDER --base-url http://...`;",
+        "--browser, --headed, --tracing, --video, --screenshot and --output work as in any Playwright suite.",
+        "The conftest.py beside it holds the shared set-up (Chromium, viewport, timeouts, base URL, parameters).",
         "Locators follow Playwright codegen's preference (test id, role + name, label, placeholder, text, CSS).",
     ]
     if params:
-        lines.append("Parameters (override with the environment): " + ", ".join(
-            f"{py_doc(n)} ({param_env_var(n)})" for n in params) + ".")
+        lines.append("Parameters (override with the environment): " + _doc(", ".join(
+            f"{n} ({param_env_var(n)})" for n in params)) + ".")
     if secrets:
-        lines.append("Secrets (from the environment only): " + ", ".join(
-            f"{py_doc(n)} ({py_doc(env_var_name(n))})" for n in secrets) + ".")
-    lines += ['"""', "from __future__ import annotations", "", "import os", "import re"]
-    if style == "script":
-        lines += ["import argparse", "import sys", "import time"]
-    elif project.settings.site == "demo":
-        lines += ["import select", "import signal", "import subprocess", "import sys", "import tempfile", "import time"]
-    lines += [""]
-    if style == "pytest":
-        lines += ["import pytest"]
-    lines += ["from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright", "",
-              f"BASE_URL = os.environ.get('STEADYHAND_BASE_URL', {py_str(base)})",
-              "CHROMIUM = os.environ.get('STEADYHAND_CHROMIUM', '/usr/bin/chromium')",
-              f"CHROMIUM_ARGS = {list(_CHROMIUM_ARGS)!r}",
-              f"VIEWPORT = {{'width': {width}, 'height': {height}}}",
-              f"ACTION_TIMEOUT_MS = {action_ms}", f"NAVIGATION_TIMEOUT_MS = {nav_ms}",
+        lines.append("Secrets (from the environment only): " + _doc(", ".join(
+            f"{n} ({env_var_name(n)})" for n in secrets)) + ".")
+    lines += ['"""', "from __future__ import annotations", ""]
+    if uses_re:
+        lines += ["import re", ""]
+    lines += ["from playwright.sync_api import Page, expect", "", ""]
+    fixtures = (["param"] if params else []) + (["secret"] if secrets else [])
+    args = ", ".join(["page: Page", "base_url: str"] + fixtures)
+    fn = "test_" + re.sub(r"[^A-Za-z0-9_]", "_", flow.name)
+    lines += [f"def {fn}({args}) -> None:", "    " + _py(flow.description or flow.name)]
+    lines += [f"    {_var(n)} = param({_py(n)}, {_py(d)})" for n, d in params.items()]
+    lines += [f"    {_var(n)} = secret({_py(n)})" for n in secrets]
+    lines += ["    " + ln for ln in body]
+    return lines
+
+
+#: The Chromium finder both styles write: STEADYHAND_CHROMIUM, else Playwright's own build when installed, else
+#: the system's Chromium on the PATH (Debian's /usr/bin/chromium): the order core.perception.browser uses.
+_CHROMIUM_FINDER = [
+    "def chromium_path(playwright_own: str) -> str | None:",
+    '    """The Chromium to launch: STEADYHAND_CHROMIUM, else None for Playwright\'s own build (``playwright_own``)',
+    '    when it is installed, else the system\'s on the PATH."""',
+    "    if os.environ.get('STEADYHAND_CHROMIUM'):",
+    "        return os.environ['STEADYHAND_CHROMIUM']",
+    "    if playwright_own and os.path.exists(playwright_own):",
+    "        return None",
+    "    for name in ('chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'):",
+    "        found = shutil.which(name)",
+    "        if found:",
+    "            return found",
+    "    return None",
+]
+
+
+def _script_header(project: Project, flow: Flow, params: dict[str, str], secrets: list[str],
+                   width: int, height: int, action_ms: int, nav_ms: int) -> list[str]:
+    base = project.settings.base_url or ""
+    lines = [
+        f'"""{_doc(flow.name)}: plain Playwright script exported by `steadyhand export` from project '
+        f'{_doc(repr(project.name))}.',
+        "",
+        "Run it with: STEADYHAND_BASE_URL=http://... python THIS_FILE",
+        "Locators follow Playwright codegen's preference (test id, role + name, label, placeholder, text, CSS).",
+    ]
+    if params:
+        lines.append("Parameters (override with the environment): " + _doc(", ".join(
+            f"{n} ({param_env_var(n)})" for n in params)) + ".")
+    if secrets:
+        lines.append("Secrets (from the environment only): " + _doc(", ".join(
+            f"{n} ({env_var_name(n)})" for n in secrets)) + ".")
+    lines += ['"""', "from __future__ import annotations", "", "import argparse", "import os", "import re",
+              "import shutil", "import sys", "import time", "",
+              "from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright", "",
+              f"BASE_URL = os.environ.get('STEADYHAND_BASE_URL', {_py(base)})",
+              f"CHROMIUM_ARGS = {_py(list(_CHROMIUM_ARGS))}",
+              f"VIEWPORT = {{'width': {int(width)}, 'height': {int(height)}}}",
+              f"ACTION_TIMEOUT_MS = {int(action_ms)}", f"NAVIGATION_TIMEOUT_MS = {int(nav_ms)}",
               "expect.set_options(timeout=ACTION_TIMEOUT_MS)", "", "",
               "def _secret(name: str) -> str:",
               "    var = 'STEADYHAND_SECRET_' + re.sub(r'[^A-Z0-9_]', '_', name.upper())",
@@ -391,28 +590,13 @@ def _header(project: Project, flow: Flow, style: ExportStyle, params: dict[str, 
               "    if not value:",
               "        raise RuntimeError(f'secret {name!r} is not set: set the environment variable {var}')",
               "    return value",
-              "", "",
+              "", "", *_CHROMIUM_FINDER, "", "",
               "def new_context(browser: Browser) -> BrowserContext:",
               "    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)",
               "    context.set_default_timeout(ACTION_TIMEOUT_MS)",
               "    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)",
               "    return context",
               "", ""]
-    if style == "pytest":
-        lines += ["@pytest.fixture(scope='module')",
-                  "def browser():",
-                  "    with sync_playwright() as pw:",
-                  "        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)",
-                  "        yield b",
-                  "        b.close()",
-                  "", "",
-                  "@pytest.fixture",
-                  "def page(browser: Browser):",
-                  "    context = new_context(browser)",
-                  "    yield context.new_page()",
-                  "    context.close()",
-                  "", "",
-                  ]
     return lines
 
 
@@ -433,32 +617,125 @@ def _site_args(project: Project) -> list[str] | None:
     return args
 
 
-def _base_url_fixture(project: Project) -> list[str]:
-    """The ``base_url`` fixture: ``STEADYHAND_BASE_URL``, else (a project on the bundled demo site) a demo server
-    of the test's own, started and stopped around it, so that no test sees another's writes or lockouts and the
-    files of a project run in parallel (``pytest -n 4``)."""
+def conftest_source(project: Project) -> str:
+    """The ``conftest.py`` shared by the tests exported from ``project`` into one folder (written once there).
+
+    It adapts pytest-playwright's fixtures without replacing them: ``browser_type_launch_args`` (Chromium: see
+    :data:`_CHROMIUM_FINDER`; the engine's quiet launch arguments; ``--browser-channel`` and other engines left
+    alone), ``browser_context_args`` (the project's viewport, downloads accepted; ``--device`` and ``--video``
+    still win), ``context`` (the project's action and navigation timeouts, ms), ``base_url`` (``--base-url``,
+    else ``STEADYHAND_BASE_URL``, else the project's ``base_url``; a project on the bundled demo site gets a
+    demo server of the session's own), and adds ``param(name, default)`` and ``secret(name)``.
+    """
+    b = project.engine_settings.browser
     site_args = _site_args(project)
-    if site_args is None:
-        return ["@pytest.fixture",
-                "def base_url() -> str:",
-                "    if not BASE_URL:",
-                "        pytest.fail('set STEADYHAND_BASE_URL to the base URL of the app')",
-                "    return BASE_URL.rstrip('/')",
-                "", ""]
-    return [
-        "#: The project's bundled demo app (python -m core.sites.demo; Steadyhand must be importable by this Python).",
-        f"SITE_ARGS = {site_args!r}",
-        "#: Longest wait for the demo server to print its URL, and to stop, s.",
-        "SITE_START_S, SITE_STOP_S = 30.0, 10.0",
+    lines = [
+        CONFTEST_MARK + f" for project {_doc(repr(project.name))}: shared by the tests of this folder.",
+        '"""Set-up of the tests `steadyhand export pytest` wrote here; they use pytest-playwright\'s fixtures.',
+        "",
+        "Chromium: STEADYHAND_CHROMIUM, else Playwright's own build when installed, else the system's on the PATH",
+        "(--browser firefox / webkit and --browser-channel are left to the plugin).  Base URL: --base-url, else",
+        "STEADYHAND_BASE_URL, else the project's" + (" (none: a demo server per session, python -m core.sites.demo, "
+                                                      "reset before each test)" if site_args is not None else "") + ".",
+        "Parameters: STEADYHAND_PARAM_<NAME> over the flow's defaults; secrets: STEADYHAND_SECRET_<NAME> only.",
+        '"""',
+        "from __future__ import annotations",
+        "",
+        "import json",
+        "import os",
+        "import re",
+        "import shutil",
+    ]
+    if site_args is not None:
+        lines += ["import select", "import signal", "import subprocess", "import sys", "import tempfile", "import time",
+                  "import urllib.request"]
+    lines += [
+        "",
+        "import pytest",
+        "from playwright.sync_api import expect",
+        "",
+        f"PROJECT_BASE_URL = {_py(project.settings.base_url or '')}",
+        f"VIEWPORT = {{'width': {int(b.viewport_width)}, 'height': {int(b.viewport_height)}}}",
+        "#: The project's browser.action_timeout_ms and navigation_timeout_ms (steadyhand.yaml), ms.",
+        f"ACTION_TIMEOUT_MS = {int(b.action_timeout_ms)}",
+        f"NAVIGATION_TIMEOUT_MS = {int(b.navigation_timeout_ms)}",
+        "#: Chromium launch arguments that keep it quiet on a closed network (the engine's own).",
+        f"CHROMIUM_ARGS = {_py(list(_CHROMIUM_ARGS))}",
+        "", "",
+        *_CHROMIUM_FINDER,
+        "", "",
+        "@pytest.fixture(scope='session')",
+        "def browser_type_launch_args(browser_type_launch_args, browser_type, browser_name):",
+        "    args = dict(browser_type_launch_args)",
+        "    if browser_name != 'chromium' or args.get('channel') or args.get('executable_path'):",
+        "        return args",
+        "    args['args'] = [*CHROMIUM_ARGS, *args.get('args', [])]",
+        "    path = chromium_path(browser_type.executable_path)",
+        "    if path:",
+        "        args['executable_path'] = path",
+        "    return args",
+        "", "",
+        "@pytest.fixture(scope='session')",
+        "def browser_context_args(browser_context_args):",
+        "    return {'viewport': VIEWPORT, 'accept_downloads': True, **browser_context_args}",
         "", "",
         "@pytest.fixture",
-        "def base_url():",
-        '    """STEADYHAND_BASE_URL when set (a server you run: the tests share its state, so run them one by one),',
-        "    else a fresh demo server for this test alone: nothing it does (a write, a locked account) reaches",
-        "    another test, so the files run in parallel (pytest -n 4).  The server's own log must show no",
-        '    duplicate write."""',
-        "    if BASE_URL:",
-        "        yield BASE_URL.rstrip('/')",
+        "def context(context):",
+        "    context.set_default_timeout(ACTION_TIMEOUT_MS)",
+        "    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)",
+        "    return context",
+        "", "",
+        "@pytest.fixture(autouse=True)",
+        "def _expect_timeout():",
+        "    expect.set_options(timeout=ACTION_TIMEOUT_MS)",
+        "    yield",
+        "    expect.set_options(timeout=None)  # back to Playwright's default for the other tests of the session",
+        "", "",
+        "@pytest.fixture",
+        "def param():",
+        '    """param(name, default): STEADYHAND_PARAM_<NAME> when set, else the flow\'s default."""',
+        "    def get(name: str, default: str) -> str:",
+        "        return os.environ.get('STEADYHAND_PARAM_' + re.sub(r'[^A-Z0-9_]', '_', name.upper()), default)",
+        "    return get",
+        "", "",
+        "@pytest.fixture",
+        "def secret():",
+        '    """secret(name): STEADYHAND_SECRET_<NAME>; the test fails (naming the variable) when it is not set."""',
+        "    def get(name: str) -> str:",
+        "        var = 'STEADYHAND_SECRET_' + re.sub(r'[^A-Z0-9_]', '_', name.upper())",
+        "        value = os.environ.get(var)",
+        "        if not value:",
+        "            pytest.fail(f'secret {name!r} is not set: set the environment variable {var}', pytrace=False)",
+        "        return value",
+        "    return get",
+        "", "",
+    ]
+    if site_args is None:
+        lines += [
+            "@pytest.fixture(scope='session')",
+            "def base_url(base_url):",
+            '    """--base-url (pytest-playwright), else STEADYHAND_BASE_URL, else the project\'s base URL."""',
+            "    url = base_url or os.environ.get('STEADYHAND_BASE_URL') or PROJECT_BASE_URL",
+            "    if not url:",
+            "        pytest.fail('give --base-url http://... (or set STEADYHAND_BASE_URL)', pytrace=False)",
+            "    return url.rstrip('/')",
+        ]
+        return "\n".join(lines) + "\n"
+    lines += [
+        "#: The project's bundled demo app (python -m core.sites.demo; Steadyhand must be importable by this Python).",
+        f"SITE_ARGS = {_py(site_args)}",
+        "#: Longest wait for the demo server to print its URL, to stop, and to answer a request, s.",
+        "SITE_START_S, SITE_STOP_S, SITE_ANSWER_S = 30.0, 10.0, 10.0",
+        "_OWN_SERVER: list[str] = []",
+        "", "",
+        "@pytest.fixture(scope='session')",
+        "def base_url(base_url):",
+        '    """--base-url or STEADYHAND_BASE_URL when given (a server you run: the tests share its state, so run them',
+        "    one by one), else a demo server of this session's own (one per xdist worker), reset before each test.",
+        '    """',
+        "    given = base_url or os.environ.get('STEADYHAND_BASE_URL')",
+        "    if given:",
+        "        yield given.rstrip('/')",
         "        return",
         "    log = tempfile.TemporaryFile(mode='w+', encoding='utf-8')  # a file: a full pipe would stall the server",
         "    proc = subprocess.Popen([sys.executable, '-m', 'core.sites.demo', *SITE_ARGS], stdout=subprocess.PIPE,",
@@ -475,20 +752,36 @@ def _base_url_fixture(project: Project) -> list[str]:
         "        proc.wait(timeout=SITE_STOP_S)",
         "        log.seek(0)",
         "        pytest.fail(f'the demo server did not start within {SITE_START_S:.0f} s: {log.read().strip()[-500:]}')",
+        "    _OWN_SERVER.append(url)",
         "    try:",
         "        yield url",
         "    finally:",
-        "        proc.send_signal(signal.SIGINT)  # it prints its ground truth as it stops",
+        "        _OWN_SERVER.remove(url)",
+        "        proc.send_signal(signal.SIGINT)",
         "        try:",
         "            proc.communicate(timeout=SITE_STOP_S)",
         "        except subprocess.TimeoutExpired:",
         "            proc.kill()",
         "            proc.communicate()",
-        "        log.seek(0)",
-        "        err = log.read()",
         "        log.close()",
-        "    doubled = re.search(r'(\\d+) duplicate writes', err)",
-        "    if doubled and int(doubled.group(1)):",
-        "        pytest.fail(f'the demo server saw a write done twice: {err.strip()[-500:]}')",
         "", "",
+        "def _call(url: str, method: str = 'GET') -> dict:",
+        "    req = urllib.request.Request(url, data=b'{}' if method == 'POST' else None, method=method,",
+        "                                 headers={'Content-Type': 'application/json'})",
+        "    with urllib.request.urlopen(req, timeout=SITE_ANSWER_S) as answer:",
+        "        return json.loads(answer.read().decode('utf-8') or '{}')",
+        "", "",
+        "@pytest.fixture(autouse=True)",
+        "def _fresh_demo_state(base_url):",
+        '    """On the session\'s own demo server: its known state before each test (no write or locked account of',
+        '    another test), and no duplicate write in its log after it."""',
+        "    if base_url not in _OWN_SERVER:",
+        "        yield",
+        "        return",
+        "    _call(base_url + '/api/reset', 'POST')",
+        "    yield",
+        "    report = _call(base_url + '/__gt/report')",
+        "    if report.get('duplicate_writes'):",
+        "        pytest.fail(f\"the demo server saw a write done twice: {report.get('duplicates')}\", pytrace=False)",
     ]
+    return "\n".join(lines) + "\n"

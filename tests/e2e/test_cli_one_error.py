@@ -213,9 +213,9 @@ def test_multi_flow_html_reports_are_written_per_flow_under_safe_names(demo, tmp
     assert "Traceback" not in r.stdout + r.stderr
     assert r.returncode == 0, r.stdout + r.stderr
     written = sorted(p.name for p in out.parent.iterdir())
-    assert written == ["r-export_report-2.html", "r-sort_table-1.html"], written
+    assert written == ["r-export_report-2.html", "r-sort_table-1.html", "r.html"], written  # r.html: the index
     assert not list(tmp_path.glob("**/table-1.html"))
-    assert sum(ln.startswith("report: ") for ln in r.stderr.splitlines()) == 2, r.stderr
+    assert sum(ln.startswith("report: ") for ln in r.stderr.splitlines()) == 3, r.stderr
 
 
 def test_run_help_lists_the_exit_codes() -> None:

@@ -114,7 +114,7 @@ def test_script_steps_passed_reads_the_failing_line_of_the_real_export():
     assert script_steps_passed(source, name, out, 1) == 4
     assert script_steps_passed(source, name, "ERROR at setup", 1) == 0
     # the secret is read from the environment, never written into the file
-    assert "{password}" not in source and "_secret('password')" in source
+    assert "{password}" not in source and "password = secret('password')" in source
 
 
 @pytest.mark.parametrize("key", sorted(APPS))

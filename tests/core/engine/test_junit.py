@@ -65,3 +65,34 @@ def test_written_atomically(tmp_path) -> None:
     path = write_junit(tmp_path / "out" / "junit.xml", [result("a", "passed")], suite="x")
     assert ET.parse(path).getroot().tag == "testsuites"
     assert [p.name for p in path.parent.iterdir()] == ["junit.xml"]
+
+
+def test_flows_not_run_are_error_cases_and_the_suite_has_timestamp_and_hostname() -> None:
+    from datetime import datetime, timezone
+
+    first = result("a", "error", kind="unreachable", error="cannot load http://127.0.0.1:9/", stopped_at=1)
+    xml = junit_xml([first], suite="Demo", not_run=[("b", "unreachable", "cannot load http://127.0.0.1:9/")],
+                    timestamp=datetime(2026, 1, 2, 3, 4, 5, 600, tzinfo=timezone.utc), hostname="ci-7")
+    suite = ET.fromstring(xml).find("testsuite")
+    assert (suite.get("tests"), suite.get("errors"), suite.get("timestamp"), suite.get("hostname")) == (
+        "2", "2", "2026-01-02T03:04:05", "ci-7")
+    b = cases(xml)["b"].find("error")
+    assert b.get("type") == "unreachable" and b.get("message") == "not run: cannot load http://127.0.0.1:9/"
+
+
+def test_a_pass_with_heals_is_marked_and_screenshots_are_attachments(tmp_path) -> None:
+    from core.domain import Resolution
+
+    healed = StepOutcome(index=0, step_id="s1", title="t", status="passed", attempts=1, ms=3.0, verdict=None,
+                         resolution=Resolution(strategy="semantic", ref="e1", score=0.8, margin=0.3, ms=1.0))
+    run = RunResult(run_id="r-1", flow="f", status="passed", steps=(healed,), heals=1, invalid_actions=0,
+                    seconds=1.0, total_steps=1)
+    shot = tmp_path / "s1-after.png"
+    xml = junit_xml([run], suite="Demo", screenshots={"r-1": [shot]})
+    case = cases(xml)["f"]
+    props = {p.get("name"): p.get("value") for p in case.find("properties")}
+    assert props == {"steadyhand.heals": "1", "steadyhand.healed_steps": "s1 semantic"}
+    out = case.find("system-out").text
+    assert out.startswith("passed with 1 heal(s): s1 semantic\n") and f"[[ATTACHMENT|{shot}]]" in out
+    plain = cases(junit_xml([result("g", "passed")], suite="Demo"))["g"]
+    assert plain.find("properties") is None and "heal" not in plain.find("system-out").text

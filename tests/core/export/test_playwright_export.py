@@ -63,13 +63,18 @@ def test_demo_flows_export_to_valid_python_without_the_secret(style: str) -> Non
         src = export_flow(project, flow, style=style)
         ast.parse(src)
         assert secret not in src
-        assert "executable_path=CHROMIUM" in src and "/usr/bin/chromium" in src
+        assert "/usr/bin/chromium" not in src  # found at run time (chromium_path / the conftest), never written
         if "{password}" in str([s.action.value for s in flow.steps]):
-            assert "_secret('password')" in src and "STEADYHAND_SECRET_PASSWORD" in src
+            assert ("secret('password')" if style == "pytest" else "_secret('password')") in src
+            assert "STEADYHAND_SECRET_PASSWORD" in src
         if style == "pytest":
             assert f"def test_{flow.name}(page: Page, base_url: str" in src
+            # the plugin's fixtures: no browser, page or base_url of its own, no set-up repeated per file
+            for own in ("def browser", "def page", "def base_url", "sync_playwright", "executable_path", "launch("):
+                assert own not in src, own
         else:
             assert "def run(page: Page, base_url: str, params: dict[str, str]) -> None:" in src
+            assert "executable_path=chromium_path(pw.chromium.executable_path)" in src
 
 
 def test_assertions_become_expect_calls_and_a_bad_count_is_an_error() -> None:
@@ -84,3 +89,109 @@ def test_assertions_become_expect_calls_and_a_bad_count_is_an_error() -> None:
 
     with pytest.raises(ExportError, match="s9.*whole number"):
         export_flow(project, replace(flow, steps=flow.steps + (bad,)))
+
+
+def test_the_recorded_landing_becomes_expect_calls() -> None:
+    """URL relative to base_url, heading, a dialog opened (by its name) and closed, a fill's value: what the
+    replay checks after each step (core.act.landing), the exported test checks too."""
+    project = load_project(ROOT / "projects" / "demo")
+    src = export_flow(project, project.flows["leave_request"])
+    assert ("expect(page).to_have_url(re.compile(re.escape(base_url.rstrip('/')) + '/requests/new/?(?:[?#].*)?$'))"
+            in src)
+    assert "expect(page.get_by_role('heading', name=re.compile('New\\\\s+leave\\\\s+request', re.IGNORECASE)).first)" in src
+    assert "get_by_role('dialog', name=re.compile('Choose\\\\s+start\\\\s+date', re.IGNORECASE))" in src
+    assert "expect(page.get_by_role('textbox', name='Reason', exact=True)).to_have_value(reason)" in src
+    assert "to_have_value(password)" not in src  # a secret is never an expected value (its message prints it)
+    src = export_flow(project, project.flows["export_report"])
+    assert "expect(page.get_by_role('dialog').or_(page.get_by_role('alertdialog'))).to_have_count(0)" in src
+    # a page fact is checked where it changes, not after every step
+    src = export_flow(project, project.flows["login_lockout"])
+    assert src.count("to_have_url(") == 1
+
+
+def test_loose_pattern_reads_as_the_replay_does() -> None:
+    import re
+
+    from core.act.after import same_text
+    from core.export.playwright_test import loose_pattern
+
+    for recorded, actual in (("Leave requests", "LEAVE  requests"), ("Alice's 3 requests", "Alice\u2019s 12 requests"),
+                             ("Signed in as {user}", "Signed in as bob"), ("Export report", "Export report (CSV)")):
+        assert same_text(recorded, actual)
+        assert re.search(loose_pattern(recorded), actual, re.I), (recorded, actual)
+    assert not re.search(loose_pattern("Leave requests"), "Sign in", re.I)
+
+
+@pytest.mark.parametrize("selector, code", [
+    ('internal:role=button[name="Sign in"i]', "page.get_by_role('button', name='Sign in')"),
+    ('internal:role=button[name="Sign in"s]', "page.get_by_role('button', name='Sign in', exact=True)"),
+    ('internal:role=heading[level=2]', "page.get_by_role('heading', level=2)"),
+    ('internal:label="User name"i', "page.get_by_label('User name')"),
+    ('internal:text="Hello >> there"s', "page.get_by_text('Hello >> there', exact=True)"),
+    ('internal:attr=[placeholder="Search"i]', "page.get_by_placeholder('Search')"),
+    ('internal:attr=[alt="Logo"s]', "page.get_by_alt_text('Logo', exact=True)"),
+    ('internal:testid=[data-testid="save"s]', "page.get_by_test_id('save')"),
+    ('#list >> internal:has-text=/Tot[a-z]+/i >> nth=1',
+     "page.locator('#list').filter(has_text=re.compile('Tot[a-z]+', re.IGNORECASE)).nth(1)"),
+    ('li >> internal:has="internal:role=button[name=\\"x\\"i]"',
+     "page.locator('li').filter(has=page.get_by_role('button', name='x'))"),
+    ('iframe >> internal:control=enter-frame >> internal:label="Card"i',
+     "page.locator('iframe').content_frame.get_by_label('Card')"),
+    ('internal:role=button >> internal:or="internal:text=\\"OK\\"i" >> nth=0',
+     "page.get_by_role('button').or_(page.get_by_text('OK')).first"),
+])
+def test_internal_selectors_become_public_locator_calls(selector: str, code: str) -> None:
+    from core.export.playwright_test import selector_code
+
+    assert selector_code(selector) == code
+
+
+def test_an_unknown_internal_engine_is_refused_not_written() -> None:
+    st = Step(id="s4", action=Action(kind="click"), selector="internal:chain=whatever")
+    project = load_project(ROOT / "projects" / "demo")
+    flow = project.flows["sort_table"]
+    from dataclasses import replace
+
+    with pytest.raises(ExportError, match="s4.*internal"):
+        export_flow(project, replace(flow, steps=(st,)))
+
+
+def test_a_flow_imported_from_codegen_exports_no_internal_selector() -> None:
+    from core.record.codegen import import_codegen
+
+    script = """
+from playwright.sync_api import Page, expect
+
+def test_example(page: Page) -> None:
+    page.goto("http://127.0.0.1:8000/login")
+    page.get_by_label("User name").fill("alice")
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    page.get_by_test_id("row").filter(has_text="Lisbon").get_by_role("link").first.click()
+    page.frame_locator("#pay").get_by_placeholder("Card number").fill("4242")
+    expect(page.get_by_text("Saved")).to_be_visible()
+"""
+    flow = import_codegen(script, flow_name="imported", base_url="http://127.0.0.1:8000").flow
+    assert any(s.selector.startswith("internal:") for s in flow.steps)  # what the importer keeps
+    project = load_project(ROOT / "projects" / "demo")
+    for style in ("pytest", "script"):
+        src = export_flow(project, flow, style=style)  # type: ignore[arg-type]
+        ast.parse(src)
+        assert "internal:" not in src
+    assert "page.get_by_label('User name').fill('alice')" in src
+    assert "page.get_by_role('button', name='Sign in', exact=True).click()" in src
+    assert "page.get_by_test_id('row').filter(has_text='Lisbon').get_by_role('link').first.click()" in src
+    assert "page.locator('#pay').content_frame.get_by_placeholder('Card number').fill('4242')" in src
+    assert "expect(page.get_by_text('Saved')).to_be_visible()" in src
+
+
+def test_the_conftest_adapts_the_plugin_fixtures_and_writes_no_chromium_path() -> None:
+    from core.export import conftest_source
+
+    for name in ("demo", "fab"):
+        src = conftest_source(load_project(ROOT / "projects" / name))
+        ast.parse(src)
+        assert "/usr/bin/chromium" not in src and "sync_playwright" not in src
+        for fixture in ("browser_type_launch_args", "browser_context_args", "context", "base_url"):
+            assert f"def {fixture}({fixture}" in src, fixture  # each extends the plugin's own
+        assert "def page" not in src and "def browser(" not in src
+        assert ("python', '-m', 'core.sites.demo'" in src or "'-m', 'core.sites.demo'" in src) == (name == "demo")
