@@ -540,6 +540,7 @@ class TakeoverBanner(QFrame):
     """
 
     command_requested = Signal(object)
+    rollback_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -563,6 +564,17 @@ class TakeoverBanner(QFrame):
                                          "continues from the step chosen on the left (F5)")
         self.hand_back_button.clicked.connect(self.hand_back)
         self.continue_from.valueChanged.connect(self._update_continue_title)
+        self.rollback_button = QPushButton("Roll back to before this step")
+        self.rollback_button.setObjectName("rollBackStep")
+        self.rollback_button.setToolTip("The page stays as the escalation showed it until you press this: it then "
+                                        "closes what the step opened, goes back to the step's page and restores "
+                                        "the form values; what you did until then is dropped")
+        self.rollback_button.clicked.connect(self._roll_back)
+        self.notice = QLabel()
+        self.notice.setObjectName("takeoverNotice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.RichText)
+        self.notice.hide()
         self.actions = QLabel("No action recorded yet.")
         self.actions.setObjectName("takeoverActions")
         self.actions.setWordWrap(True)
@@ -589,10 +601,13 @@ class TakeoverBanner(QFrame):
         col.setContentsMargins(12, 8, 8, 8)
         col.setSpacing(6)
         col.addWidget(self.title)
+        col.addWidget(self.notice)
         col.addWidget(self.actions)
         col.addLayout(self._meaning_row)
         self._row = QHBoxLayout()
         self._row.setSpacing(6)
+        self._row.addWidget(self.rollback_button)
+        self._row.addSpacing(12)
         self._row.addWidget(self.continue_label)
         self._row.addWidget(self.continue_from)
         self._row.addWidget(self.continue_title, 1)
@@ -621,6 +636,8 @@ class TakeoverBanner(QFrame):
         self.set_actions(())
         self._choose("done" if acted else "insert")
         self.hand_back_button.setEnabled(True)
+        self.rollback_button.setEnabled(True)
+        self.notice.hide()
         step = f"step {index + 1}" + (f" \u2014 {_esc(self._titles[index])}" if index < len(self._titles) else "")
         if headless:
             how = ("Click, type and scroll in the live view: your actions go to the engine's page and are "
@@ -628,7 +645,8 @@ class TakeoverBanner(QFrame):
         else:
             how = ("Do the step yourself in the live view or the Chromium window: your actions are recorded. "
                    "Then say what they were for and hand back.")
-        self.title.setText(f"<b>You have the page</b> &nbsp;\u00b7&nbsp; taken over at {step} of {_esc(flow)}. "
+        self.title.setText(f"<b>You have the page</b> &nbsp;\u00b7&nbsp; taken over at {step} of {_esc(flow)}, "
+                           "as the escalation showed it (nothing was reloaded or closed). "
                            f"The engine does not touch the page until you hand back. {how}")
         self._update_continue_title()
         self.show()
@@ -675,6 +693,24 @@ class TakeoverBanner(QFrame):
             return
         items = "; ".join(f"{i}. {_esc(t)}" for i, t in enumerate(titles, 1))
         self.actions.setText(f"<b>Recorded:</b> {items}")
+
+    def say(self, text: str, *, ok: bool = True) -> None:
+        """Show a line under the title (what was rolled back, or what the engine did before asking)."""
+        color = TAKEOVER_COLOR if ok else STATUS_COLORS["escalated"]
+        self.notice.setText(f"<span style='color:{color}'>{_esc(text)}</span>")
+        self.notice.show()
+
+    def rolled_back(self, ok: bool, detail: str) -> None:
+        """The engine's answer to the rollback: say what was rolled back (or why not); the button is free again."""
+        self.rollback_button.setEnabled(self.active)
+        self.say(detail[:1].upper() + detail[1:] + ".", ok=ok)
+
+    def _roll_back(self) -> None:
+        if not self.active or not self.rollback_button.isEnabled():
+            return
+        self.rollback_button.setEnabled(False)  # once until the engine answers
+        self.say("Rolling back to before this step\u2026")
+        self.rollback_requested.emit()
 
     def hand_back(self) -> None:
         """Send ``HandBack(continue_from=N - 1, meaning=...)`` for the step N shown (once per takeover)."""
