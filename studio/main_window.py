@@ -1022,6 +1022,7 @@ class MainWindow(QMainWindow):
         self.bridge.send(command)
 
     def _on_command(self, command: Command) -> None:
+        self.escalations_panel.model.note_command(command)  # an escalation is listed by the answer it got
         if isinstance(command, Start):
             self.banner.hide()
             self.takeover_banner.end()

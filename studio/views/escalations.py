@@ -4,8 +4,9 @@ Each escalation shows which step, why (its kind and reason), the candidates
 the locator considered (label, score, grid cell, box) and the side effects
 already produced, with one button per answer the engine accepts there
 (``EscalationRaised.answers``: retry, skip, stop, take over).  An escalation
-is ``open`` until the run goes on (``Resumed`` or a next ``StepStarted``:
-``resumed``), a human takes the page (``TakeoverStarted``: ``taken over``,
+is ``open`` until the run goes on (``Resumed`` or a next ``StepStarted``: listed
+by the answer it got - ``stopped``, ``skipped``, ``retried``, ``candidate used`` -
+or ``resumed`` when no answer was seen), a human takes the page (``TakeoverStarted``: ``taken over``,
 then ``HandedBack``: ``handed back``) or the run ends (``RunFinished``:
 ``closed``).
 
@@ -38,7 +39,7 @@ from ..theme import COLORS, STATUS_COLORS, TAKEOVER_COLOR
 
 __all__ = [
     "Escalation", "EscalationsModel", "EscalationsPanel", "AnswerBar", "TakeoverBanner", "escalation_html",
-    "candidate_cell", "box_text", "ANSWERS", "ANSWER_LABELS", "KIND_LABELS",
+    "candidate_cell", "box_text", "ANSWERS", "ANSWER_LABELS", "KIND_LABELS", "ANSWER_STATES",
 ]
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -73,6 +74,9 @@ KIND_LABELS = {
     "stagnation": "Nothing really changes",
     "page": "Page broken, not answering or still loading",
 }
+#: The answer command's class name -> the state an escalation it answered is listed in.
+ANSWER_STATES = {"Stop": "stopped", "Skip": "skipped", "Retry": "retried", "Resume": "retried",
+                 "StepOnce": "retried", "UseCandidate": "candidate used", "Compensate": "compensated"}
 #: States in which the engine still waits on this escalation's page.
 _LIVE = ("open", "taken over")
 
@@ -123,6 +127,7 @@ class EscalationsModel(QAbstractListModel):
         self._items: list[Escalation] = []
         self._icons: dict[str, QIcon] = {}
         self._viewports: dict[str, tuple[int, int]] = {}
+        self._answered = ""  # the state the person's answer gives the open escalation once the run goes on
 
     @property
     def items(self) -> list[Escalation]:
@@ -131,6 +136,18 @@ class EscalationsModel(QAbstractListModel):
     @property
     def open_count(self) -> int:
         return sum(1 for e in self._items if e.state == "open")
+
+    def note_command(self, command: Command) -> None:
+        """The person answered (a command sent to the engine): the open escalation is listed by that answer
+        once the run goes on - "stopped" for Stop, "skipped" for Skip, "retried" for Retry or Resume, "candidate
+        used" for a chosen candidate - not as "resumed" whatever the answer was."""
+        name = type(command).__name__
+        state = ANSWER_STATES.get(name)
+        if state is not None and self.open_count:
+            self._answered = state
+            if name == "Stop":  # a stopped flow may end without a Resumed: listed at once
+                self._close_open(state)
+                self._answered = ""
 
     def apply(self, event: EngineEvent) -> None:
         """Update from an engine event (GUI thread)."""
@@ -143,6 +160,7 @@ class EscalationsModel(QAbstractListModel):
             self.endInsertRows()
             self.open_count_changed.emit(self.open_count)
         elif isinstance(event, TakeoverStarted):
+            self._answered = ""
             self._close_open("resumed")
             latest = self._latest(event.flow, event.index)
             if latest is not None and latest.state == "resumed":
@@ -152,12 +170,15 @@ class EscalationsModel(QAbstractListModel):
                 if e.state == "taken over":
                     self._set_state(e, "handed back")
         elif isinstance(event, (Resumed, StepStarted)):
-            self._close_open("resumed")
+            self._close_open(self._answered or "resumed")
+            self._answered = ""
         elif isinstance(event, RunFinished):
+            self._answered = ""
             self._close_open("closed", states=_LIVE)
 
     def clear(self) -> None:
         self.beginResetModel()
+        self._answered = ""
         self._items.clear()
         self._viewports.clear()
         self.endResetModel()

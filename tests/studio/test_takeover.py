@@ -64,6 +64,9 @@ def test_stop_answers_the_escalation_and_the_run_goes_on(qtbot, recorded) -> Non
     qtbot.mouseClick(w.escalations_panel.answers.buttons["stop"], Qt.MouseButton.LeftButton)
     # the flow ends escalated; a run of several flows goes on with the next one, so it is not "stopping"
     assert engine.commands[-1] == Stop() and w.state is RunState.RUNNING
+    _play(qtbot, w, engine, Resumed("r1"))
+    assert w.escalations_panel.model.items[0].state == "stopped"  # not "resumed" (issue 23)
+    assert "stopped" in w.escalations_panel.details.toPlainText()
 
 
 def test_a_selected_candidate_is_outlined_on_the_live_view(qtbot, recorded) -> None:  # noqa: ANN001
