@@ -276,7 +276,7 @@ class MainWindow(QMainWindow):
         self.flows_list.setSpacing(2)
         self.flows_list.setWordWrap(True)
         self._populate_flows()
-        self.flows_list.itemChanged.connect(lambda _item: self._update_controls())
+        self.flows_list.itemChanged.connect(lambda _item: (self._update_controls(), self._remember_choices()))
         self.flows_list.currentItemChanged.connect(self._on_flow_clicked)
         self.flows_dock = self._dock("Flows", "flowsDock", self.flows_list, Qt.DockWidgetArea.LeftDockWidgetArea)
 
@@ -740,8 +740,58 @@ class MainWindow(QMainWindow):
         cur = self.flows_list.currentItem()
         if cur is not None and cur.data(INVALID_ROLE) is None:
             st.setValue(f"projects/{_key(self.project_path)}/flow", cur.data(Qt.ItemDataRole.UserRole))
+        self._remember_choices()
         remember_project(st, self.project_path)
         st.sync()
+
+    def _remember_choices(self) -> None:
+        """The chosen flows (kept as the unchecked ones: a new flow starts checked) and the filters, per project,
+        so that a relaunch runs what was chosen (F5) and lists what was filtered."""
+        st = self.settings
+        if st is None or not hasattr(self, "history_panel") or getattr(self, "_restoring", False):
+            return
+        import json  # noqa: PLC0415
+
+        key = f"projects/{_key(self.project_path)}"
+        unchecked = sorted(n for n in self.flow_names() if n not in self.checked_flows())
+        st.setValue(f"{key}/uncheckedFlows", json.dumps(unchecked))
+        st.setValue(f"{key}/historyFlow", json.dumps(self.history_panel.flow_filter.currentData()))
+        lib = getattr(self, "skill_library", None)
+        if lib is not None:
+            st.setValue(f"{key}/skillState", json.dumps(lib.state_filter.currentData()))
+            st.setValue(f"{key}/skillSearch", lib.search.text())
+
+    def _restore_choices(self) -> None:
+        st = self.settings
+        if st is None:
+            return
+        import json  # noqa: PLC0415
+
+        def value(name: str) -> object:
+            raw = st.value(f"projects/{_key(self.project_path)}/{name}")
+            try:
+                return json.loads(raw) if isinstance(raw, str) else None
+            except ValueError:
+                return None
+
+        unchecked, flow, state = value("uncheckedFlows"), value("historyFlow"), value("skillState")
+        self._restoring = True  # applying them must not write them back half applied
+        try:
+            self._apply_choices(unchecked, flow, state, st.value(f"projects/{_key(self.project_path)}/skillSearch"))
+        finally:
+            self._restoring = False
+
+    def _apply_choices(self, unchecked: object, flow: object, state: object, search: object) -> None:
+        if isinstance(unchecked, list):
+            self.set_checked_flows([n for n in self.flow_names() if n not in unchecked])
+        combo = self.history_panel.flow_filter
+        if isinstance(flow, str) and combo.findData(flow) >= 0:
+            combo.setCurrentIndex(combo.findData(flow))
+        lib = getattr(self, "skill_library", None)
+        if lib is not None and isinstance(state, str) and lib.state_filter.findData(state) >= 0:
+            lib.state_filter.setCurrentIndex(lib.state_filter.findData(state))
+        if lib is not None and isinstance(search, str) and search:
+            lib.search.setText(search)
 
     def restore_settings(self) -> None:
         """Apply what :meth:`save_settings` kept (missing keys: the default layout)."""
@@ -760,6 +810,7 @@ class MainWindow(QMainWindow):
         flow = st.value(f"projects/{_key(self.project_path)}/flow")
         if flow in self.flow_names():
             self.flows_list.setCurrentRow(self.flow_names().index(flow))
+        self._restore_choices()
 
     def _steps_menu(self, pos: object) -> None:
         t = self.steps_panel.table
@@ -945,7 +996,7 @@ class MainWindow(QMainWindow):
         for name, flow in project.flows.items():
             titles = [s.title for s in flow.steps]
             if name in model.flow_names() and [r.title for r in model.rows(name)] != titles:
-                model.set_flow(name, titles, reset=True)
+                model.update_titles(name, titles)  # the steps still there keep their last results
         self._populate_flows(unchecked)
         self.recorder_dock.set_project(project)
         self.breakpoint_book.load(project.root)
