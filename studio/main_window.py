@@ -435,7 +435,8 @@ class MainWindow(QMainWindow):
         self.graph_view = StateGraphView(media)
         self.graph_dock = self._dock("State graph", "stateGraphDock", self.graph_view,
                                      Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.history_panel = HistoryPanel(media, flows=list(self.project.flows))
+        self.history_panel = HistoryPanel(media, flows=list(self.project.flows),
+                                          flow_steps={n: len(f.steps) for n, f in self.project.flows.items()})
         self.history_dock = self._dock("History", "historyDock", self.history_panel,
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.log_dock, self.graph_dock)
@@ -455,10 +456,16 @@ class MainWindow(QMainWindow):
         with store:
             self.timeline_panel.load_run(store, run.id)
 
-    def _on_history_step(self, _step: object, image: QImage) -> None:
-        """A stored step scrubbed in the history: its before screenshot on the live view while no run is on."""
+    def _on_history_step(self, step: object, image: QImage) -> None:
+        """A stored step scrubbed in the history: its before screenshot on the live view while no run is on,
+        alone - the live run's target, alternatives and highlighted candidate belong to another page."""
         if self.state in (RunState.IDLE, RunState.FINISHED) and not image.isNull():
+            self.live_view.set_target(None)  # clears the alternatives too
+            self.live_view.set_highlight(None)
             self.live_view.set_image(image)
+            index, title = getattr(step, "index", -1), getattr(step, "title", "")
+            self.caption.setText(f"History \u00b7 before step {index + 1} {title} \u00b7 a stored screenshot, "
+                                 "not the live page")
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -998,6 +1005,7 @@ class MainWindow(QMainWindow):
             if name in model.flow_names() and [r.title for r in model.rows(name)] != titles:
                 model.update_titles(name, titles)  # the steps still there keep their last results
         self._populate_flows(unchecked)
+        self.history_panel.set_flow_steps({n: len(f.steps) for n, f in project.flows.items()})
         self.recorder_dock.set_project(project)
         self.breakpoint_book.load(project.root)
         self.setWindowTitle(f"Steadyhand Studio \u2014 {project.name}")
