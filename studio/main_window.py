@@ -183,6 +183,9 @@ class MainWindow(QMainWindow):
 
         self.action_start = action("Start", sp.SP_MediaPlay, "F5", "Start the checked flows, or resume",
                                    self.start_or_resume)
+        self.action_run_flow = action("Run this flow", sp.SP_MediaSeekForward, "Ctrl+F5",
+                                      "Run only the flow selected in the Flows list (its check box aside)",
+                                      lambda: self.run_flow())
         self.action_pause = action("Pause", sp.SP_MediaPause, "F6", "Pause at the next phase boundary", self.pause)
         self.action_step = action("Step", sp.SP_MediaSkipForward, "F10",
                                   "Run one step, then pause (from idle: start paused)", self.step)
@@ -206,7 +209,8 @@ class MainWindow(QMainWindow):
         tb.setMovable(False)
         tb.setIconSize(QSize(18, 18))
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for a in (self.action_start, self.action_pause, self.action_step, self.action_stop, self.action_take_over):
+        for a in (self.action_start, self.action_run_flow, self.action_pause, self.action_step, self.action_stop,
+                  self.action_take_over):
             tb.addAction(a)
         tb.addSeparator()
         tb.addAction(self.action_grid)
@@ -278,6 +282,11 @@ class MainWindow(QMainWindow):
         self._populate_flows()
         self.flows_list.itemChanged.connect(lambda _item: (self._update_controls(), self._remember_choices()))
         self.flows_list.currentItemChanged.connect(self._on_flow_clicked)
+        self.flows_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.flows_list.customContextMenuRequested.connect(self._flows_menu)
+        self.watched: set[str] = set()  # flows re-run when their file changes (watch mode)
+        self._watch_pending: set[str] = set()
+        self._one_shot: tuple[str, str] | None = None  # (flow, step id): a pause asked for by "run to / from"
         self.flows_dock = self._dock("Flows", "flowsDock", self.flows_list, Qt.DockWidgetArea.LeftDockWidgetArea)
 
         self.escalations_panel = EscalationsPanel()
@@ -341,6 +350,8 @@ class MainWindow(QMainWindow):
         engine, bps = self.bridge.engine, self.breakpoint_book.breakpoints
         if engine is None:
             return
+        if self._one_shot is not None and not bps.on(*self._one_shot):
+            bps = bps.toggled(*self._one_shot)  # "run to / from a step": a pause of this run only
         sent = self._sent_breakpoints
         if sent is not None and sent[0] is engine and sent[1] == bps:
             return
@@ -364,7 +375,8 @@ class MainWindow(QMainWindow):
             item.setCheckState(Qt.CheckState.Unchecked if name in unchecked else Qt.CheckState.Checked)
             desc = flow.description or ""
             item.setToolTip(f"{desc}\n{len(flow.steps)} steps \u00b7 starts at {flow.start_url}".strip())
-            item.setText(f"{name}\n{len(flow.steps)} steps" + (f" \u00b7 {desc}" if desc else ""))
+            watched = " \u00b7 watched: runs again when its file changes" if name in getattr(self, "watched", ()) else ""
+            item.setText(f"{name}\n{len(flow.steps)} steps{watched}" + (f" \u00b7 {desc}" if desc else ""))
             self.flows_list.addItem(item)
         for path, error in sorted(self.invalid_flows.items()):
             item = QListWidgetItem(f"\u26a0 {Path(path).name}\ninvalid \u2014 {error.split(': ', 1)[-1][:90]}")
@@ -604,12 +616,15 @@ class MainWindow(QMainWindow):
             self.watcher.changed.connect(self._on_files_changed)
 
     def _on_files_changed(self, paths: list[str]) -> None:
+        self._watch_pending |= self._watched_changed(paths)
         names = sorted({Path(p).name for p in paths})
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
         self.event_log.log(f"files changed on disk: {shown}")
         if idle and self.reload_project():
             self.statusBar().showMessage(f"Reloaded after changes on disk ({shown})", 8000)
+            if self._watch_pending:
+                QTimer.singleShot(0, self._run_watched)  # watch mode: the changed flow runs again
             return
         self._files_changed = True
         self.files_text.setText(f"<b>Files changed on disk</b> ({_esc(shown)}). The run goes on with the files it "
@@ -832,6 +847,14 @@ class MainWindow(QMainWindow):
         source = getattr(flow, "source", "") if flow is not None else ""
         if source:
             m.addAction("Copy flow file path", lambda: QApplication.clipboard().setText(str(source)))
+        if index.isValid() and flow is not None:
+            row, name = index.row(), flow.name
+            idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
+            m.addSeparator()
+            a = m.addAction(f"Run up to step {row + 1} (pause before it)", lambda: self.run_from_step(name, row))
+            a.setEnabled(idle)
+            a = m.addAction(f"Run through step {row + 1} (pause after it)", lambda: self.run_to_step(name, row))
+            a.setEnabled(idle)
         m.addAction("Find\u2026", self.find_bar.open_bar)
         m.popup(t.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
         self._context_menu = m
@@ -928,6 +951,111 @@ class MainWindow(QMainWindow):
             self.takeover_banner.hand_back()
         else:
             self.start_run()
+
+    def selected_flow(self) -> str | None:
+        """The flow selected in the Flows list (None: none, or an invalid file)."""
+        item = self.flows_list.currentItem() if hasattr(self, "flows_list") else None
+        if item is None or item.data(INVALID_ROLE) is not None:
+            return None
+        name = item.data(Qt.ItemDataRole.UserRole)
+        return name if name in self.project.flows else None
+
+    def run_flow(self, name: str | None = None) -> bool:
+        """Run one flow (default: the selected one) whatever is checked; False when it cannot start."""
+        name = name or self.selected_flow()
+        if not name or name not in self.project.flows:
+            return False
+        return self.start_run((name,))
+
+    def run_from_step(self, name: str, index: int) -> bool:
+        """Bring the page to step ``index``'s start by running the steps before it, then pause before it
+        (step on with F10, go on with F5).  Step 1: pause before it at once."""
+        steps = self.project.flows[name].steps if name in self.project.flows else ()
+        if not 0 <= index < len(steps):
+            return False
+        return self._run_with_pause(name, steps[index].id, f"run up to step {index + 1}")
+
+    def run_to_step(self, name: str, index: int) -> bool:
+        """Run ``name`` through step ``index`` and pause after it (before the next one); the last step: the
+        whole flow."""
+        steps = self.project.flows[name].steps if name in self.project.flows else ()
+        if not 0 <= index < len(steps):
+            return False
+        if index + 1 >= len(steps):
+            return self.run_flow(name)
+        return self._run_with_pause(name, steps[index + 1].id, f"run through step {index + 1}")
+
+    def _run_with_pause(self, name: str, step_id: str, what: str) -> bool:
+        self._one_shot = (name, step_id)
+        if not self.run_flow(name):
+            self._one_shot = None
+            return False
+        self.event_log.log(f"{what} of {name}: the run pauses there")
+        return True
+
+    def _end_one_shot(self) -> None:
+        """The asked-for pause was reached (or the run ended): the user's own breakpoints only, from now on."""
+        if self._one_shot is None:
+            return
+        self._one_shot = None
+        self._sent_breakpoints = None
+        engine = self.bridge.engine
+        if engine is not None:
+            from core.engine.events import SetBreakpoints  # noqa: PLC0415
+
+            engine.send(SetBreakpoints(self.breakpoint_book.breakpoints))
+            self._sent_breakpoints = (engine, self.breakpoint_book.breakpoints)
+
+    def set_watched(self, name: str, on: bool) -> None:
+        """Watch mode: re-run flow ``name`` whenever its file changes on disk (after the project reloads)."""
+        if on:
+            self.watched.add(name)
+        else:
+            self.watched.discard(name)
+            self._watch_pending.discard(name)
+        self.event_log.log(f"watch {'on' if on else 'off'}: {name}"
+                           + (" is run again whenever its file changes" if on else ""))
+        self._populate_flows(frozenset(n for n in self.flow_names() if n not in self.checked_flows()))
+        self._update_controls()
+
+    def _flows_menu(self, pos: object) -> None:
+        item = self.flows_list.itemAt(pos)  # type: ignore[arg-type]
+        name = item.data(Qt.ItemDataRole.UserRole) if item is not None and item.data(INVALID_ROLE) is None else None
+        m = QMenu(self)
+        if name in self.project.flows:
+            idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
+            a = m.addAction(f"Run {name}", lambda: self.run_flow(name))
+            a.setEnabled(idle)
+            w = m.addAction("Watch: run it again when its file changes")
+            w.setCheckable(True)
+            w.setChecked(name in self.watched)
+            w.toggled.connect(lambda on: self.set_watched(name, on))
+            m.addAction("Run only this one (F5 runs it alone)", lambda: self.set_checked_flows([name]))
+        m.popup(self.flows_list.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+        self._context_menu = m
+
+    def _watched_changed(self, paths: list[str]) -> set[str]:
+        """The watched flows whose files are among ``paths``."""
+        touched = {str(Path(p).resolve()) for p in paths}
+        out = set()
+        for name in self.watched:
+            flow = self.project.flows.get(name)
+            src = getattr(flow, "source", "") if flow is not None else ""
+            if src and str(Path(src).resolve()) in touched:
+                out.add(name)
+        return out
+
+    def _after_watched_run(self) -> None:
+        if self._files_changed and not self.reload_project():
+            return
+        self._run_watched()
+
+    def _run_watched(self) -> None:
+        names = tuple(n for n in self.flow_names() if n in self._watch_pending)
+        self._watch_pending.clear()
+        if names and self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording:
+            self.event_log.log(f"watch: {', '.join(names)} changed on disk, running again")
+            self.start_run(names)
 
     def take_over(self) -> None:
         """F8: take the page (answers an escalation, or at the engine's next pause point)."""
@@ -1137,6 +1265,8 @@ class MainWindow(QMainWindow):
             self._phase = event.phase
         elif isinstance(event, Paused):
             self._step_index, self._phase, self._pause_reason = event.index, "", event.reason
+            if event.reason.startswith("breakpoint") and self._one_shot is not None:
+                self._end_one_shot()  # reached: the pause asked for by "run up to / through" is spent
         elif isinstance(event, Resumed):
             self.banner.hide()
             self._pause_reason = ""
@@ -1147,6 +1277,9 @@ class MainWindow(QMainWindow):
             self.takeover_banner.end()
             self._note = ""
             self._last_results = results_line(event.results)
+            self._end_one_shot()
+            if self._watch_pending:
+                QTimer.singleShot(0, self._after_watched_run)  # a watched file changed during the run
         if self.run_state.on_event(event):
             self._state_changed()
         else:
@@ -1308,6 +1441,9 @@ class MainWindow(QMainWindow):
         if getattr(self, "_recording", False) and self.state in (RunState.IDLE, RunState.FINISHED):
             c = controls_for(self.state, has_flows=False)  # one browser at a time in the live view
         self.action_start.setEnabled(c.start)
+        idle = self.state in (RunState.IDLE, RunState.FINISHED) and not getattr(self, "_recording", False)
+        if hasattr(self, "action_run_flow"):
+            self.action_run_flow.setEnabled(idle and self.selected_flow() is not None)
         self.action_start.setText(c.start_text)
         self.action_start.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
         self.action_pause.setEnabled(c.pause)
