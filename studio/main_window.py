@@ -476,7 +476,7 @@ class MainWindow(QMainWindow):
             self.live_view.set_highlight(None)
             self.live_view.set_image(image)
             index, title = getattr(step, "index", -1), getattr(step, "title", "")
-            self.caption.setText(f"History \u00b7 before step {index + 1} {title} \u00b7 a stored screenshot, "
+            self.caption.setText(f"History \u00b7 before step {index + 1}: {title} \u00b7 a stored screenshot, "
                                  "not the live page")
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
