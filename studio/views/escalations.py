@@ -596,6 +596,7 @@ class TakeoverBanner(QFrame):
         self.notice.setWordWrap(True)
         self.notice.setTextFormat(Qt.TextFormat.RichText)
         self.notice.hide()
+        self._pending_notice: tuple[str, bool] | None = None
         self.actions = QLabel("No action recorded yet.")
         self.actions.setObjectName("takeoverActions")
         self.actions.setWordWrap(True)
@@ -658,7 +659,11 @@ class TakeoverBanner(QFrame):
         self._choose("done" if acted else "insert")
         self.hand_back_button.setEnabled(True)
         self.rollback_button.setEnabled(True)
-        self.notice.hide()
+        pending, self._pending_notice = self._pending_notice, None
+        if pending is not None:  # said as the takeover started, before the bar was set up
+            self.say(*pending)
+        else:
+            self.notice.hide()
         step = f"step {index + 1}" + (f" \u2014 {_esc(self._titles[index])}" if index < len(self._titles) else "")
         if headless:
             how = ("Click, type and scroll in the live view: your actions go to the engine's page and are "
@@ -675,6 +680,7 @@ class TakeoverBanner(QFrame):
     def end(self) -> None:
         """Hide the banner (handed back, stopped, or the run ended)."""
         self.index = -1
+        self._pending_notice = None
         self.hide()
 
     @property
@@ -715,8 +721,11 @@ class TakeoverBanner(QFrame):
         items = "; ".join(f"{i}. {_esc(t)}" for i, t in enumerate(titles, 1))
         self.actions.setText(f"<b>Recorded:</b> {items}")
 
-    def say(self, text: str, *, ok: bool = True) -> None:
+    def say(self, text: str, ok: bool = True) -> None:
         """Show a line under the title (what was rolled back, or what the engine did before asking)."""
+        if not self.active:
+            self._pending_notice = (text, ok)  # shown by the next begin()
+            return
         color = TAKEOVER_COLOR if ok else STATUS_COLORS["escalated"]
         self.notice.setText(f"<span style='color:{color}'>{_esc(text)}</span>")
         self.notice.show()
