@@ -778,6 +778,7 @@ class MainWindow(QMainWindow):
         unchecked = sorted(n for n in self.flow_names() if n not in self.checked_flows())
         st.setValue(f"{key}/uncheckedFlows", json.dumps(unchecked))
         st.setValue(f"{key}/historyFlow", json.dumps(self.history_panel.flow_filter.currentData()))
+        st.setValue(f"{key}/watchedFlows", json.dumps(sorted(self.watched)))
         lib = getattr(self, "skill_library", None)
         if lib is not None:
             st.setValue(f"{key}/skillState", json.dumps(lib.state_filter.currentData()))
@@ -797,8 +798,13 @@ class MainWindow(QMainWindow):
                 return None
 
         unchecked, flow, state = value("uncheckedFlows"), value("historyFlow"), value("skillState")
+        watched = value("watchedFlows")
         self._restoring = True  # applying them must not write them back half applied
         try:
+            if isinstance(watched, list):
+                self.watched = {n for n in watched if n in self.project.flows}
+                if self.watched:
+                    self._populate_flows(frozenset())  # the watched ones say so
             self._apply_choices(unchecked, flow, state, st.value(f"projects/{_key(self.project_path)}/skillSearch"))
         finally:
             self._restoring = False
@@ -1015,6 +1021,7 @@ class MainWindow(QMainWindow):
             self._watch_pending.discard(name)
         self.event_log.log(f"watch {'on' if on else 'off'}: {name}"
                            + (" is run again whenever its file changes" if on else ""))
+        self._remember_choices()
         self._populate_flows(frozenset(n for n in self.flow_names() if n not in self.checked_flows()))
         self._update_controls()
 

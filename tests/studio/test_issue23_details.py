@@ -69,12 +69,15 @@ def test_chosen_flows_and_filters_are_kept_across_launches(qtbot, project, tmp_p
     lib.state_filter.setCurrentIndex(2)
     chosen_state = lib.state_filter.currentData()
     lib.search.setText("cookie")
+    w.set_watched("export_report", True)
     w.close()
 
     w2 = launch()
     assert w2.checked_flows() == ("export_report",)  # F5 runs what was chosen, not every flow
     assert w2.history_panel.flow_filter.currentData() == "export_report"
     assert w2.skill_library.state_filter.currentData() == chosen_state and w2.skill_library.search.text() == "cookie"
+    assert w2.watched == {"export_report"}  # watch mode too
+    assert "watched" in w2.flows_list.item(w2.flow_names().index("export_report")).text()
     w2.close()
 
 
