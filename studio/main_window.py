@@ -183,6 +183,9 @@ class MainWindow(QMainWindow):
 
         self.action_start = action("Start", sp.SP_MediaPlay, "F5", "Start the checked flows, or resume",
                                    self.start_or_resume)
+        self.action_run_flow = action("Run this flow", sp.SP_MediaSeekForward, "Ctrl+F5",
+                                      "Run only the flow selected in the Flows list (its check box aside)",
+                                      lambda: self.run_flow())
         self.action_pause = action("Pause", sp.SP_MediaPause, "F6", "Pause at the next phase boundary", self.pause)
         self.action_step = action("Step", sp.SP_MediaSkipForward, "F10",
                                   "Run one step, then pause (from idle: start paused)", self.step)
@@ -206,7 +209,8 @@ class MainWindow(QMainWindow):
         tb.setMovable(False)
         tb.setIconSize(QSize(18, 18))
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for a in (self.action_start, self.action_pause, self.action_step, self.action_stop, self.action_take_over):
+        for a in (self.action_start, self.action_run_flow, self.action_pause, self.action_step, self.action_stop,
+                  self.action_take_over):
             tb.addAction(a)
         tb.addSeparator()
         tb.addAction(self.action_grid)
@@ -276,8 +280,13 @@ class MainWindow(QMainWindow):
         self.flows_list.setSpacing(2)
         self.flows_list.setWordWrap(True)
         self._populate_flows()
-        self.flows_list.itemChanged.connect(lambda _item: self._update_controls())
+        self.flows_list.itemChanged.connect(lambda _item: (self._update_controls(), self._remember_choices()))
         self.flows_list.currentItemChanged.connect(self._on_flow_clicked)
+        self.flows_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.flows_list.customContextMenuRequested.connect(self._flows_menu)
+        self.watched: set[str] = set()  # flows re-run when their file changes (watch mode)
+        self._watch_pending: set[str] = set()
+        self._one_shot: tuple[str, str] | None = None  # (flow, step id): a pause asked for by "run to / from"
         self.flows_dock = self._dock("Flows", "flowsDock", self.flows_list, Qt.DockWidgetArea.LeftDockWidgetArea)
 
         self.escalations_panel = EscalationsPanel()
@@ -341,6 +350,8 @@ class MainWindow(QMainWindow):
         engine, bps = self.bridge.engine, self.breakpoint_book.breakpoints
         if engine is None:
             return
+        if self._one_shot is not None and not bps.on(*self._one_shot):
+            bps = bps.toggled(*self._one_shot)  # "run to / from a step": a pause of this run only
         sent = self._sent_breakpoints
         if sent is not None and sent[0] is engine and sent[1] == bps:
             return
@@ -364,7 +375,8 @@ class MainWindow(QMainWindow):
             item.setCheckState(Qt.CheckState.Unchecked if name in unchecked else Qt.CheckState.Checked)
             desc = flow.description or ""
             item.setToolTip(f"{desc}\n{len(flow.steps)} steps \u00b7 starts at {flow.start_url}".strip())
-            item.setText(f"{name}\n{len(flow.steps)} steps" + (f" \u00b7 {desc}" if desc else ""))
+            watched = " \u00b7 watched: runs again when its file changes" if name in getattr(self, "watched", ()) else ""
+            item.setText(f"{name}\n{len(flow.steps)} steps{watched}" + (f" \u00b7 {desc}" if desc else ""))
             self.flows_list.addItem(item)
         for path, error in sorted(self.invalid_flows.items()):
             item = QListWidgetItem(f"\u26a0 {Path(path).name}\ninvalid \u2014 {error.split(': ', 1)[-1][:90]}")
@@ -435,7 +447,8 @@ class MainWindow(QMainWindow):
         self.graph_view = StateGraphView(media)
         self.graph_dock = self._dock("State graph", "stateGraphDock", self.graph_view,
                                      Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.history_panel = HistoryPanel(media, flows=list(self.project.flows))
+        self.history_panel = HistoryPanel(media, flows=list(self.project.flows),
+                                          flow_steps={n: len(f.steps) for n, f in self.project.flows.items()})
         self.history_dock = self._dock("History", "historyDock", self.history_panel,
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.log_dock, self.graph_dock)
@@ -455,10 +468,16 @@ class MainWindow(QMainWindow):
         with store:
             self.timeline_panel.load_run(store, run.id)
 
-    def _on_history_step(self, _step: object, image: QImage) -> None:
-        """A stored step scrubbed in the history: its before screenshot on the live view while no run is on."""
+    def _on_history_step(self, step: object, image: QImage) -> None:
+        """A stored step scrubbed in the history: its before screenshot on the live view while no run is on,
+        alone - the live run's target, alternatives and highlighted candidate belong to another page."""
         if self.state in (RunState.IDLE, RunState.FINISHED) and not image.isNull():
+            self.live_view.set_target(None)  # clears the alternatives too
+            self.live_view.set_highlight(None)
             self.live_view.set_image(image)
+            index, title = getattr(step, "index", -1), getattr(step, "title", "")
+            self.caption.setText(f"History \u00b7 before step {index + 1}: {title} \u00b7 a stored screenshot, "
+                                 "not the live page")
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -597,12 +616,15 @@ class MainWindow(QMainWindow):
             self.watcher.changed.connect(self._on_files_changed)
 
     def _on_files_changed(self, paths: list[str]) -> None:
+        self._watch_pending |= self._watched_changed(paths)
         names = sorted({Path(p).name for p in paths})
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
         self.event_log.log(f"files changed on disk: {shown}")
         if idle and self.reload_project():
             self.statusBar().showMessage(f"Reloaded after changes on disk ({shown})", 8000)
+            if self._watch_pending:
+                QTimer.singleShot(0, self._run_watched)  # watch mode: the changed flow runs again
             return
         self._files_changed = True
         self.files_text.setText(f"<b>Files changed on disk</b> ({_esc(shown)}). The run goes on with the files it "
@@ -740,8 +762,64 @@ class MainWindow(QMainWindow):
         cur = self.flows_list.currentItem()
         if cur is not None and cur.data(INVALID_ROLE) is None:
             st.setValue(f"projects/{_key(self.project_path)}/flow", cur.data(Qt.ItemDataRole.UserRole))
+        self._remember_choices()
         remember_project(st, self.project_path)
         st.sync()
+
+    def _remember_choices(self) -> None:
+        """The chosen flows (kept as the unchecked ones: a new flow starts checked) and the filters, per project,
+        so that a relaunch runs what was chosen (F5) and lists what was filtered."""
+        st = self.settings
+        if st is None or not hasattr(self, "history_panel") or getattr(self, "_restoring", False):
+            return
+        import json  # noqa: PLC0415
+
+        key = f"projects/{_key(self.project_path)}"
+        unchecked = sorted(n for n in self.flow_names() if n not in self.checked_flows())
+        st.setValue(f"{key}/uncheckedFlows", json.dumps(unchecked))
+        st.setValue(f"{key}/historyFlow", json.dumps(self.history_panel.flow_filter.currentData()))
+        st.setValue(f"{key}/watchedFlows", json.dumps(sorted(self.watched)))
+        lib = getattr(self, "skill_library", None)
+        if lib is not None:
+            st.setValue(f"{key}/skillState", json.dumps(lib.state_filter.currentData()))
+            st.setValue(f"{key}/skillSearch", lib.search.text())
+
+    def _restore_choices(self) -> None:
+        st = self.settings
+        if st is None:
+            return
+        import json  # noqa: PLC0415
+
+        def value(name: str) -> object:
+            raw = st.value(f"projects/{_key(self.project_path)}/{name}")
+            try:
+                return json.loads(raw) if isinstance(raw, str) else None
+            except ValueError:
+                return None
+
+        unchecked, flow, state = value("uncheckedFlows"), value("historyFlow"), value("skillState")
+        watched = value("watchedFlows")
+        self._restoring = True  # applying them must not write them back half applied
+        try:
+            if isinstance(watched, list):
+                self.watched = {n for n in watched if n in self.project.flows}
+                if self.watched:
+                    self._populate_flows(frozenset())  # the watched ones say so
+            self._apply_choices(unchecked, flow, state, st.value(f"projects/{_key(self.project_path)}/skillSearch"))
+        finally:
+            self._restoring = False
+
+    def _apply_choices(self, unchecked: object, flow: object, state: object, search: object) -> None:
+        if isinstance(unchecked, list):
+            self.set_checked_flows([n for n in self.flow_names() if n not in unchecked])
+        combo = self.history_panel.flow_filter
+        if isinstance(flow, str) and combo.findData(flow) >= 0:
+            combo.setCurrentIndex(combo.findData(flow))
+        lib = getattr(self, "skill_library", None)
+        if lib is not None and isinstance(state, str) and lib.state_filter.findData(state) >= 0:
+            lib.state_filter.setCurrentIndex(lib.state_filter.findData(state))
+        if lib is not None and isinstance(search, str) and search:
+            lib.search.setText(search)
 
     def restore_settings(self) -> None:
         """Apply what :meth:`save_settings` kept (missing keys: the default layout)."""
@@ -760,6 +838,7 @@ class MainWindow(QMainWindow):
         flow = st.value(f"projects/{_key(self.project_path)}/flow")
         if flow in self.flow_names():
             self.flows_list.setCurrentRow(self.flow_names().index(flow))
+        self._restore_choices()
 
     def _steps_menu(self, pos: object) -> None:
         t = self.steps_panel.table
@@ -774,6 +853,14 @@ class MainWindow(QMainWindow):
         source = getattr(flow, "source", "") if flow is not None else ""
         if source:
             m.addAction("Copy flow file path", lambda: QApplication.clipboard().setText(str(source)))
+        if index.isValid() and flow is not None:
+            row, name = index.row(), flow.name
+            idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
+            m.addSeparator()
+            a = m.addAction(f"Run up to step {row + 1} (pause before it)", lambda: self.run_from_step(name, row))
+            a.setEnabled(idle)
+            a = m.addAction(f"Run through step {row + 1} (pause after it)", lambda: self.run_to_step(name, row))
+            a.setEnabled(idle)
         m.addAction("Find\u2026", self.find_bar.open_bar)
         m.popup(t.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
         self._context_menu = m
@@ -871,6 +958,112 @@ class MainWindow(QMainWindow):
         else:
             self.start_run()
 
+    def selected_flow(self) -> str | None:
+        """The flow selected in the Flows list (None: none, or an invalid file)."""
+        item = self.flows_list.currentItem() if hasattr(self, "flows_list") else None
+        if item is None or item.data(INVALID_ROLE) is not None:
+            return None
+        name = item.data(Qt.ItemDataRole.UserRole)
+        return name if name in self.project.flows else None
+
+    def run_flow(self, name: str | None = None) -> bool:
+        """Run one flow (default: the selected one) whatever is checked; False when it cannot start."""
+        name = name or self.selected_flow()
+        if not name or name not in self.project.flows:
+            return False
+        return self.start_run((name,))
+
+    def run_from_step(self, name: str, index: int) -> bool:
+        """Bring the page to step ``index``'s start by running the steps before it, then pause before it
+        (step on with F10, go on with F5).  Step 1: pause before it at once."""
+        steps = self.project.flows[name].steps if name in self.project.flows else ()
+        if not 0 <= index < len(steps):
+            return False
+        return self._run_with_pause(name, steps[index].id, f"run up to step {index + 1}")
+
+    def run_to_step(self, name: str, index: int) -> bool:
+        """Run ``name`` through step ``index`` and pause after it (before the next one); the last step: the
+        whole flow."""
+        steps = self.project.flows[name].steps if name in self.project.flows else ()
+        if not 0 <= index < len(steps):
+            return False
+        if index + 1 >= len(steps):
+            return self.run_flow(name)
+        return self._run_with_pause(name, steps[index + 1].id, f"run through step {index + 1}")
+
+    def _run_with_pause(self, name: str, step_id: str, what: str) -> bool:
+        self._one_shot = (name, step_id)
+        if not self.run_flow(name):
+            self._one_shot = None
+            return False
+        self.event_log.log(f"{what} of {name}: the run pauses there")
+        return True
+
+    def _end_one_shot(self) -> None:
+        """The asked-for pause was reached (or the run ended): the user's own breakpoints only, from now on."""
+        if self._one_shot is None:
+            return
+        self._one_shot = None
+        self._sent_breakpoints = None
+        engine = self.bridge.engine
+        if engine is not None:
+            from core.engine.events import SetBreakpoints  # noqa: PLC0415
+
+            engine.send(SetBreakpoints(self.breakpoint_book.breakpoints))
+            self._sent_breakpoints = (engine, self.breakpoint_book.breakpoints)
+
+    def set_watched(self, name: str, on: bool) -> None:
+        """Watch mode: re-run flow ``name`` whenever its file changes on disk (after the project reloads)."""
+        if on:
+            self.watched.add(name)
+        else:
+            self.watched.discard(name)
+            self._watch_pending.discard(name)
+        self.event_log.log(f"watch {'on' if on else 'off'}: {name}"
+                           + (" is run again whenever its file changes" if on else ""))
+        self._remember_choices()
+        self._populate_flows(frozenset(n for n in self.flow_names() if n not in self.checked_flows()))
+        self._update_controls()
+
+    def _flows_menu(self, pos: object) -> None:
+        item = self.flows_list.itemAt(pos)  # type: ignore[arg-type]
+        name = item.data(Qt.ItemDataRole.UserRole) if item is not None and item.data(INVALID_ROLE) is None else None
+        m = QMenu(self)
+        if name in self.project.flows:
+            idle = self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording
+            a = m.addAction(f"Run {name}", lambda: self.run_flow(name))
+            a.setEnabled(idle)
+            w = m.addAction("Watch: run it again when its file changes")
+            w.setCheckable(True)
+            w.setChecked(name in self.watched)
+            w.toggled.connect(lambda on: self.set_watched(name, on))
+            m.addAction("Run only this one (F5 runs it alone)", lambda: self.set_checked_flows([name]))
+        m.popup(self.flows_list.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+        self._context_menu = m
+
+    def _watched_changed(self, paths: list[str]) -> set[str]:
+        """The watched flows whose files are among ``paths``."""
+        touched = {str(Path(p).resolve()) for p in paths}
+        out = set()
+        for name in self.watched:
+            flow = self.project.flows.get(name)
+            src = getattr(flow, "source", "") if flow is not None else ""
+            if src and str(Path(src).resolve()) in touched:
+                out.add(name)
+        return out
+
+    def _after_watched_run(self) -> None:
+        if self._files_changed and not self.reload_project():
+            return
+        self._run_watched()
+
+    def _run_watched(self) -> None:
+        names = tuple(n for n in self.flow_names() if n in self._watch_pending)
+        self._watch_pending.clear()
+        if names and self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording:
+            self.event_log.log(f"watch: {', '.join(names)} changed on disk, running again")
+            self.start_run(names)
+
     def take_over(self) -> None:
         """F8: take the page (answers an escalation, or at the engine's next pause point)."""
         if self.action_take_over.isEnabled():
@@ -945,8 +1138,9 @@ class MainWindow(QMainWindow):
         for name, flow in project.flows.items():
             titles = [s.title for s in flow.steps]
             if name in model.flow_names() and [r.title for r in model.rows(name)] != titles:
-                model.set_flow(name, titles, reset=True)
+                model.update_titles(name, titles)  # the steps still there keep their last results
         self._populate_flows(unchecked)
+        self.history_panel.set_flow_steps({n: len(f.steps) for n, f in project.flows.items()})
         self.recorder_dock.set_project(project)
         self.breakpoint_book.load(project.root)
         self.setWindowTitle(f"Steadyhand Studio \u2014 {project.name}")
@@ -1022,6 +1216,7 @@ class MainWindow(QMainWindow):
         self.bridge.send(command)
 
     def _on_command(self, command: Command) -> None:
+        self.escalations_panel.model.note_command(command)  # an escalation is listed by the answer it got
         if isinstance(command, Start):
             self.banner.hide()
             self.takeover_banner.end()
@@ -1077,6 +1272,8 @@ class MainWindow(QMainWindow):
             self._phase = event.phase
         elif isinstance(event, Paused):
             self._step_index, self._phase, self._pause_reason = event.index, "", event.reason
+            if event.reason.startswith("breakpoint") and self._one_shot is not None:
+                self._end_one_shot()  # reached: the pause asked for by "run up to / through" is spent
         elif isinstance(event, Resumed):
             self.banner.hide()
             self._pause_reason = ""
@@ -1087,6 +1284,9 @@ class MainWindow(QMainWindow):
             self.takeover_banner.end()
             self._note = ""
             self._last_results = results_line(event.results)
+            self._end_one_shot()
+            if self._watch_pending:
+                QTimer.singleShot(0, self._after_watched_run)  # a watched file changed during the run
         if self.run_state.on_event(event):
             self._state_changed()
         else:
@@ -1248,6 +1448,9 @@ class MainWindow(QMainWindow):
         if getattr(self, "_recording", False) and self.state in (RunState.IDLE, RunState.FINISHED):
             c = controls_for(self.state, has_flows=False)  # one browser at a time in the live view
         self.action_start.setEnabled(c.start)
+        idle = self.state in (RunState.IDLE, RunState.FINISHED) and not getattr(self, "_recording", False)
+        if hasattr(self, "action_run_flow"):
+            self.action_run_flow.setEnabled(idle and self.selected_flow() is not None)
         self.action_start.setText(c.start_text)
         self.action_start.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
         self.action_pause.setEnabled(c.pause)

@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
 from core.record.events import (
-    ElementPicked, LiveFrame, RecorderCommand, RecorderError, RecorderEvent, RecordingStarted,
+    ElementPicked, InspectChanged, LiveFrame, RecorderCommand, RecorderError, RecorderEvent, RecordingStarted,
     RecordingStopped, StepRecorded, StepRemoved, StopRecording,
 )
 
@@ -99,6 +99,7 @@ class RecorderBridge(QObject):
     step_recorded = Signal(object, QImage)
     step_removed = Signal(object)
     element_picked = Signal(object)
+    inspect_changed = Signal(bool)
     live_frame = Signal(object, QImage)
     recording_stopped = Signal(object)
     recorder_error = Signal(object)
@@ -223,6 +224,9 @@ class RecorderBridge(QObject):
         if isinstance(event, StepRecorded):
             crop = QImage.fromData(event.crop_png, "PNG") if event.crop_png else QImage()
             self.step_recorded.emit(event, crop)
+            return
+        if isinstance(event, InspectChanged):
+            self.inspect_changed.emit(event.on)
             return
         signal = self._signals.get(type(event))
         if signal is not None:

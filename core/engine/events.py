@@ -658,3 +658,40 @@ class PluginFailed:
 
 EngineEvent = Union[EngineEvent, PluginFailed]  # type: ignore[misc]
 __all__ += ["PluginFailed"]
+
+
+# --- takeover: roll back only when the person asks (issue 23 item 4) ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RollBackStep:
+    """During a takeover, put the page back as it was before the step (the person asked; never by itself).
+
+    The takeover keeps the page as the escalation showed it; this command is
+    the one way to roll it back.  What was recorded of the person's actions
+    until then is dropped (the page they acted on is gone) and recording
+    starts again.  Refused, with the reason, when the step's action may have
+    written data (S6: an irreversible step that acted).
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class TakeoverRolledBack:
+    """The answer to :class:`RollBackStep` for the takeover of step ``index``.
+
+    ``ok``: the page is back as it was before the step; ``detail`` says what was
+    done or why nothing was (plain words, secrets masked); ``dropped`` is how
+    many recorded actions were dropped.
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    ok: bool
+    detail: str
+    dropped: int = 0
+
+
+EngineEvent = Union[EngineEvent, TakeoverRolledBack]  # type: ignore[misc]
+Command = Union[Command, RollBackStep]  # type: ignore[misc]
+__all__ += ["RollBackStep", "TakeoverRolledBack"]

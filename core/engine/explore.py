@@ -511,7 +511,7 @@ class Explorer:
         return self.bound.get(m.group(1), "")
 
     def _find(self, o: _Option, obs: Observation) -> Candidate | None:
-        res = resolve(o.step.target, obs.candidates, irreversible=not o.reversible)
+        res = resolve(o.step.target, obs.candidates, irreversible=not o.reversible, anchors=obs.anchors)
         if res.abstained or res.ref is None:
             return None
         return next((c for c in obs.candidates if c.ref == res.ref), None)

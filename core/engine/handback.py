@@ -13,6 +13,12 @@ rule 11).  While it waits, whatever is done on that page - by a script over
 CDP (``connect_over_cdp``) or, in a headed run, by hand in the Chromium
 window - is recorded as the correction (:mod:`core.engine.takeover`).
 
+``steadyhand handback PROJECT --roll-back`` asks the waiting run to put the
+page back as it was before the step (the takeover hands the page over as
+the escalation left it and never rolls back by itself); the run says on
+stderr what it rolled back, drops the actions recorded until then, and
+keeps waiting for the hand-back.
+
 The hand-back is a control file: the waiting run writes
 ``<project>/.steadyhand/takeover.json`` (run id, flow, step, CDP endpoint,
 pid) and polls ``handback.json`` in the same folder, which
@@ -112,11 +118,19 @@ class WaitControl:
         _write_json(takeover, {"run_id": run_id, "flow": flow, "step": index + 1, "cdp": self.cdp_endpoint,
                                "pid": os.getpid()})
         self.announce(f"takeover: {flow} step {index + 1} is yours; CDP {self.cdp_endpoint} (run {run_id})")
-        self.announce(f"takeover: hand back with: steadyhand handback {self.project} --as replace|insert|done")
+        self.announce(f"takeover: hand back with: steadyhand handback {self.project} --as replace|insert|done "
+                      "(the page is as the escalation left it; --roll-back puts it back as before the step)")
         deadline = time.monotonic() + self.timeout_s
         try:
             while time.monotonic() < deadline:
                 data = _read_json(handback)
+                if data is not None and data.get("run_id") == run_id and data.get("roll_back"):
+                    handback.unlink(missing_ok=True)  # a request, not the hand-back: the wait goes on
+                    roll_back = getattr(self.takeover, "roll_back", None)
+                    said = roll_back() if roll_back is not None else None
+                    detail = getattr(said, "detail", "") or "nothing was rolled back: the page is not recorded"
+                    self.announce(f"takeover: {detail}")
+                    continue
                 if data is not None and data.get("run_id") == run_id:
                     handback.unlink(missing_ok=True)
                     meaning = data.get("meaning") if data.get("meaning") in MEANINGS else None
@@ -150,14 +164,17 @@ def read_takeover(data_dir: Path) -> dict[str, Any] | None:
     return _read_json(Path(data_dir) / TAKEOVER_FILE)
 
 
-def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
-                   continue_from: int | None = None, flow_steps: Mapping[str, int] | None = None) -> dict[str, Any]:
+def write_handback(data_dir: Path, meaning: str | None, *, run_id: str | None = None,
+                   continue_from: int | None = None, flow_steps: Mapping[str, int] | None = None,
+                   roll_back: bool = False) -> dict[str, Any]:
     """Hand back to the run waiting in ``data_dir``; returns its takeover record.
 
     ``continue_from`` is 1-based (as shown); None lets ``meaning`` decide.
     ``flow_steps`` (flow name -> number of steps) bounds it: 1..N, or N + 1
     to end the flow.  A takeover file left by a process that has ended is
-    refused, not answered.
+    refused, not answered.  ``roll_back`` writes the request to roll the page
+    back to before the step instead (``meaning`` is then not needed); the run
+    goes on waiting for its hand-back.
 
     Raises
     ------
@@ -166,7 +183,7 @@ def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
     ValueError
         ``meaning`` is not one of replace / insert / done.
     """
-    if meaning not in MEANINGS:
+    if meaning not in MEANINGS and not roll_back:
         raise ValueError(f"--as must be one of {', '.join(MEANINGS)}, not {meaning!r}")
     waiting = read_takeover(data_dir)
     if waiting is None:
@@ -181,6 +198,9 @@ def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
     if continue_from is not None and isinstance(steps, int) and not 1 <= continue_from <= steps + 1:
         raise HandbackError(f"--continue-from {continue_from}: the flow {waiting.get('flow')} has {steps} steps "
                             f"(1..{steps}, or {steps + 1} to end it)")
+    if roll_back:
+        _write_json(Path(data_dir) / HANDBACK_FILE, {"run_id": waiting.get("run_id"), "roll_back": True})
+        return waiting
     data: dict[str, Any] = {"run_id": waiting.get("run_id"), "meaning": meaning}
     if continue_from is not None:
         data["continue_from"] = int(continue_from)
@@ -189,13 +209,18 @@ def write_handback(data_dir: Path, meaning: str, *, run_id: str | None = None,
 
 
 def add_handback_parser(sub: Any) -> argparse.ArgumentParser:
-    """Register ``steadyhand handback PROJECT --as replace|insert|done [--run ID] [--continue-from N]``."""
+    """Register ``steadyhand handback PROJECT --as replace|insert|done [--run ID] [--continue-from N]`` and
+    ``steadyhand handback PROJECT --roll-back [--run ID]``."""
     h = sub.add_parser("handback", help="hand a waiting run (run --on-escalation wait) back to the engine",
                        description="Say what the manual actions were for; the waiting run re-observes the page, "
                                    "stores them as a correction and continues.")
     h.add_argument("project", help="project folder")
-    h.add_argument("--as", dest="meaning", required=True, choices=MEANINGS,
-                   help="replace the step / insert the actions before it / the step is done")
+    h.add_argument("--as", dest="meaning", choices=MEANINGS,
+                   help="replace the step / insert the actions before it / the step is done (required unless "
+                        "--roll-back)")
+    h.add_argument("--roll-back", action="store_true",
+                   help="put the page back as it was before the step (what you did until then is dropped); the "
+                        "run keeps waiting for your hand-back")
     h.add_argument("--run", help="the waiting run's id (default: the one waiting)")
     h.add_argument("--continue-from", type=int, metavar="N", help="continue from step N (1-based)")
     return h
@@ -211,15 +236,25 @@ def handback_command(args: argparse.Namespace) -> int:
     except ProjectError as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    roll_back = bool(getattr(args, "roll_back", False))
+    if not roll_back and args.meaning is None:
+        print("steadyhand: error: say what your actions were for with --as replace|insert|done "
+              "(or ask for --roll-back)", file=sys.stderr)
+        return EXIT_INPUT
     if args.continue_from is not None and args.continue_from < 1:
         print(f"steadyhand: error: --continue-from is 1-based, got {args.continue_from}", file=sys.stderr)
         return EXIT_INPUT
     try:
         waiting = write_handback(project.data_dir, args.meaning, run_id=args.run, continue_from=args.continue_from,
-                                 flow_steps={name: len(f.steps) for name, f in project.flows.items()})
+                                 flow_steps={name: len(f.steps) for name, f in project.flows.items()},
+                                 roll_back=roll_back)
     except (HandbackError, ValueError) as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    if roll_back:
+        print(f"asked run {waiting.get('run_id')} to roll {waiting.get('flow')} step {waiting.get('step')} back; "
+              "it says what it did on its error output and keeps waiting for your hand-back")
+        return EXIT_OK
     print(f"handed back run {waiting.get('run_id')} ({waiting.get('flow')} step {waiting.get('step')}) "
           f"as {args.meaning}")
     return EXIT_OK

@@ -30,10 +30,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.domain import Observation
+from core.domain import Checkpoint, Observation
 from core.engine.control import continue_target
 from core.engine.events import (
-    CorrectionOffered, TakeoverActionRecorded, TakeoverFrame,
+    CorrectionOffered, RollBackStep, TakeoverActionRecorded, TakeoverFrame, TakeoverRolledBack,
 )
 from core.engine.hooks import Ports, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, hookimpl
 from core.engine.step import StepContext
@@ -48,8 +48,9 @@ if TYPE_CHECKING:
 __all__ = ["TAKEOVER_INPUTS", "TakeoverPlugin", "TakeoverRecording", "begin_takeover", "end_takeover", "continue_target",
            "store_correction", "PUMP_MS"]
 
-#: Commands that put the human's input on the engine's page during a takeover (CSS px of the viewport).
-TAKEOVER_INPUTS = (ForwardClick, ForwardMove, ForwardType, ForwardKey, ForwardScroll)
+#: Commands that put the human's input on the engine's page during a takeover (CSS px of the viewport), and the
+#: person's request to roll the page back to before the step (:class:`RollBackStep`, never done by itself).
+TAKEOVER_INPUTS = (ForwardClick, ForwardMove, ForwardType, ForwardKey, ForwardScroll, RollBackStep)
 #: How long one pump lets Playwright deliver the page's events, ms (the command queue is looked at in between).
 PUMP_MS = 50
 
@@ -73,22 +74,45 @@ class TakeoverRecording:
         self.errors: list[str] = []
         self.page: Observation | None = ctx.before
         self._spool: Path | None = None
+        self._cp: Checkpoint | None = None
+        self._cp_obs: Observation | None = None
 
     def start(self) -> bool:
-        """Attach the listener to the driver's page; False (and nothing attached) when it cannot be."""
-        from core.perception.driver import PlaywrightDriver
-        from core.record.listener import RecordingListener
+        """Attach the listener to the driver's page; False (and nothing attached) when it cannot be.
 
-        driver, run = self.ex.driver, self.ctx.run
+        The page is handed over as the escalation showed it: nothing here
+        reloads, closes a dialog or clears a field.  When the step has no
+        checkpoint yet (it failed before acting), the page as it is now - the
+        step's start, since the engine had not acted - is kept as one, so that
+        :class:`RollBackStep` can bring it back.
+        """
+        from core.perception.driver import PlaywrightDriver
+
+        driver = self.ex.driver
         if not isinstance(driver, PlaywrightDriver) or driver.page is None:
             return False
-        secret_values = set(getattr(driver, "secret_values", ()) or ())
-        secrets = {k: v for k, v in run.params.items() if v and (v in secret_values or k in run.flow.secrets)}
-        params = {k: v for k, v in run.params.items() if k not in secrets}
-        self._spool = Path(tempfile.mkdtemp(prefix="steadyhand-takeover-"))
         try:
             if self.page is None:
                 self.page = driver.observe(screenshot=True)
+        except Exception as exc:  # noqa: BLE001 - a page we cannot look at: the takeover goes on unrecorded
+            self.errors.append(self.ex.redact(f"the takeover is not recorded: {type(exc).__name__}: {exc}"))
+            return False
+        self._keep_start()
+        return self._attach()
+
+    def _secrets_and_params(self) -> tuple[dict[str, str], dict[str, str]]:
+        driver, run = self.ex.driver, self.ctx.run
+        secret_values = set(getattr(driver, "secret_values", ()) or ())
+        secrets = {k: v for k, v in run.params.items() if v and (v in secret_values or k in run.flow.secrets)}
+        return secrets, {k: v for k, v in run.params.items() if k not in secrets}
+
+    def _attach(self) -> bool:
+        from core.record.listener import RecordingListener
+
+        driver, run = self.ex.driver, self.ctx.run
+        secrets, params = self._secrets_and_params()
+        self._spool = Path(tempfile.mkdtemp(prefix="steadyhand-takeover-"))
+        try:
             self.listener = RecordingListener(driver.page, flow_name=run.flow.name, base_url=driver.base_url,
                                               spool=self._spool, driver=driver, on_event=self._on_event,
                                               secrets=secrets, params=params, live_frames=True)
@@ -96,8 +120,84 @@ class TakeoverRecording:
         except Exception as exc:  # noqa: BLE001 - a page we cannot listen to: the takeover goes on unrecorded
             self.errors.append(self.ex.redact(f"the takeover is not recorded: {type(exc).__name__}: {exc}"))
             self.listener = None
+            shutil.rmtree(self._spool, ignore_errors=True)
+            self._spool = None
             return False
         return True
+
+    def _keep_start(self) -> None:
+        """The checkpoint a rollback returns to: the step's own (it acted), else the page as handed over."""
+        from core.recover.rollback import take_checkpoint
+
+        run, ctx = self.ctx.run, self.ctx
+        cp = ctx.cp or (run.checkpoints[-1] if run.checkpoints and run.checkpoints[-1].index == ctx.index else None)
+        self._cp, self._cp_obs = cp, ctx.before
+        step = ctx.step if ctx.step is not None else (
+            run.flow.steps[ctx.index] if 0 <= ctx.index < len(run.flow.steps) else None)
+        if cp is not None or step is None or self.page is None or self.page.signature is None:
+            return
+        known = list(getattr(self.ex.driver, "secret_values", ()) or ())
+        known += [run.params[n] for n in run.flow.secrets if run.params.get(n)]
+        try:
+            self._cp = take_checkpoint(self.ex.driver, run_id=run.run_id, flow=run.flow.name, index=ctx.index,
+                                       step=step, before=self.page, reversible=step.reversible,
+                                       side_effects=tuple(run.side_effects),
+                                       secrets=tuple(v for v in dict.fromkeys(known) if v))
+            self._cp_obs = self.page
+        except Exception as exc:  # noqa: BLE001 - no checkpoint: the rollback says it cannot
+            self.errors.append(self.ex.redact(f"no state kept to roll back to: {type(exc).__name__}: {exc}"))
+
+    def roll_back(self) -> TakeoverRolledBack:
+        """The person asked: put the page back as it was before the step, say what was done (emitted too).
+
+        Recording stops while the engine acts (its clicks are not the
+        person's), what was recorded is dropped, and recording starts again
+        on the rolled-back page.  Refused when the step acted and may have
+        written data (S6), or when no state before the step is known.
+        """
+        from core.project.params import bind_step
+        from core.recover.rollback import roll_back
+
+        ctx, run = self.ctx, self.ctx.run
+        step = ctx.step if ctx.step is not None else (
+            run.flow.steps[ctx.index] if 0 <= ctx.index < len(run.flow.steps) else None)
+
+        def said(ok: bool, detail: str, dropped: int = 0) -> TakeoverRolledBack:
+            event = TakeoverRolledBack(run.run_id, run.flow.name, ctx.index, ok, self.ex.redact(detail), dropped)
+            self.ex.emit(event)
+            return event
+
+        if step is None or self._cp is None:
+            return said(False, "nothing was rolled back: the state before this step is not known")
+        if ctx.acted and not ctx.effective_reversible:
+            return said(False, "nothing was rolled back: this step's action was performed and may have written "
+                               "data, which a rollback cannot undo")
+        dropped = len(self.titles)
+        self.finish()  # the engine's own clicks and reloads are not the person's actions
+        self.listener, self.titles = None, []
+        driver = self.ex.driver
+        try:
+            result = roll_back(driver, self._cp, step, cp_obs=self._cp_obs, params=run.params,
+                               observe=lambda: driver.observe(screenshot=False),
+                               bind=lambda s: bind_step(s, run.params, where=ctx.where))
+            ok, done = result.ok, [*result.done, result.reason]
+        except Exception as exc:  # noqa: BLE001 - a page that would not cooperate: said, the takeover goes on
+            ok, done = False, [f"the rollback failed: {type(exc).__name__}: {exc}"]
+        if run.checkpoints and run.checkpoints[-1] is self._cp:
+            from dataclasses import replace
+
+            run.checkpoints[-1] = replace(self._cp, step_state="rolled_back" if ok else "failed")
+        try:
+            self.page = driver.observe(screenshot=True)
+        except Exception:  # noqa: BLE001 - the correction keeps the page as it was handed over
+            pass
+        self._attach()
+        self.ex.emit(TakeoverActionRecorded(run.run_id, run.flow.name, ctx.index, ()))
+        what = "; ".join(d for d in done if d) or "nothing needed undoing"
+        if dropped:
+            what += f"; your {dropped} recorded action(s) before it were dropped"
+        return said(ok, ("rolled back to before this step: " if ok else "the rollback was not complete: ") + what,
+                    dropped)
 
     def _on_event(self, event: Any) -> None:
         run, index = self.ctx.run, self.ctx.index
@@ -127,7 +227,12 @@ class TakeoverRecording:
             self.errors.append(self.ex.redact(f"{type(exc).__name__}: {exc}"))
 
     def forward(self, command: Any) -> None:
-        """Put one forwarded input (:data:`TAKEOVER_INPUTS`) on the page; failures are kept in :attr:`errors`."""
+        """Put one forwarded input (:data:`TAKEOVER_INPUTS`) on the page; failures are kept in :attr:`errors`.
+
+        :class:`RollBackStep` rolls the page back (:meth:`roll_back`)."""
+        if isinstance(command, RollBackStep):
+            self.roll_back()
+            return
         if self.listener is None or not self.listener.attached:
             return
         try:
@@ -148,6 +253,7 @@ class TakeoverRecording:
         finally:
             if self._spool is not None:
                 shutil.rmtree(self._spool, ignore_errors=True)
+                self._spool = None
 
 
 def begin_takeover(ex: Ports, ctx: StepContext) -> TakeoverRecording:

@@ -68,8 +68,11 @@ def find_anchor(t: Features, pool: CandidatePool, inputs: LocateInputs) -> tuple
         if role and c.label_key == key and (c.role == role or c.tag == role):
             if all(math.hypot(c.bbox.center[0] - x, c.bbox.center[1] - y) > 1.0 for x, y in found):
                 found.append(c.bbox.center)
+    if not found and not inputs.anchors:
+        # no label or heading was handed in (a caller without the page's anchors): never claim it is absent
+        return None, f"anchor '{a.text[:40]}' not looked for (the page's labels and headings were not read)"
     if not found:
-        return None, f"anchor '{a.text[:40]}' not on the page"
+        return None, f"anchor '{a.text[:40]}' not among the page's labels and headings"
     if len(found) > 1:
         return None, f"anchor '{a.text[:40]}' found {len(found)} times, not exactly"
     return found[0], ""

@@ -143,8 +143,17 @@ class RecorderError:
     fatal: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class InspectChanged:
+    """Inspect (assert) mode was turned on or off in the page itself (Alt+Shift+A, Escape): the front end's
+    Assert button follows it."""
+
+    on: bool
+
+
 RecorderEvent = Union[RecordingStarted, StepRecorded, StepRemoved, ElementPicked, LiveFrame, RecordingStopped,
-                      RecorderError]
+                      RecorderError, InspectChanged]
+__all__ += ["InspectChanged"]
 
 
 @dataclass(frozen=True, slots=True)

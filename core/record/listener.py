@@ -42,7 +42,7 @@ from core.project.params import escape, placeholder
 from core.secrets import Redactor
 
 from .events import (
-    AddAssertion, ElementPicked, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame,
+    AddAssertion, ElementPicked, InspectChanged, ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType, LiveFrame,
     RecorderCommand, RecorderError, RecorderEvent, SetInspect, StepRecorded, StepRemoved,
 )
 from .journal import RecordingSpool
@@ -656,7 +656,10 @@ class RecordingListener:
     def _process(self, frame: Any, event: dict[str, Any], t: float) -> None:
         kind = event.get("kind")
         if kind == "mode":
-            self.inspect = bool(event.get("inspect"))
+            on = bool(event.get("inspect"))
+            if on != self.inspect:
+                self.inspect = on
+                self.on_event(InspectChanged(on))  # the Assert button shows the mode the page is in
             return
         if kind in ("pick", "pick_text"):
             self._pick(frame, event)

@@ -184,7 +184,7 @@ def run_compensations(driver: Any, step: Step, *, params: Mapping[str, str],
                 matches = driver.refs_for_selector(c.selector)
                 cand = matches[0] if len(matches) == 1 else None
             if cand is None and not c.target.is_empty:
-                r = resolve(c.target, obs.candidates)
+                r = resolve(c.target, obs.candidates, anchors=obs.anchors)
                 cand = next((x for x in obs.candidates if x.ref == r.ref), None) if not r.abstained else None
             if cand is None:
                 raise ActionError(f"compensation {c.title!r}: its target was not found")

@@ -338,7 +338,8 @@ def flow_target(step: Step, obs: Observation, params: Mapping[str, str], config:
         target = bind_step(step, params).target
     except ParameterError:
         return None, False, ""
-    res = resolve(target, obs.candidates, config=config, irreversible=not step.reversible)
+    res = resolve(target, obs.candidates, config=config, irreversible=not step.reversible,
+                  anchors=obs.anchors)  # the relative level finds the anchor among the page's headings
     cand = next((c for c in obs.candidates if c.ref == res.ref), None) if res.ref and not res.abstained else None
     if cand is None:
         return None, False, ""

@@ -4,8 +4,9 @@ Each escalation shows which step, why (its kind and reason), the candidates
 the locator considered (label, score, grid cell, box) and the side effects
 already produced, with one button per answer the engine accepts there
 (``EscalationRaised.answers``: retry, skip, stop, take over).  An escalation
-is ``open`` until the run goes on (``Resumed`` or a next ``StepStarted``:
-``resumed``), a human takes the page (``TakeoverStarted``: ``taken over``,
+is ``open`` until the run goes on (``Resumed`` or a next ``StepStarted``: listed
+by the answer it got - ``stopped``, ``skipped``, ``retried``, ``candidate used`` -
+or ``resumed`` when no answer was seen), a human takes the page (``TakeoverStarted``: ``taken over``,
 then ``HandedBack``: ``handed back``) or the run ends (``RunFinished``:
 ``closed``).
 
@@ -38,7 +39,7 @@ from ..theme import COLORS, STATUS_COLORS, TAKEOVER_COLOR
 
 __all__ = [
     "Escalation", "EscalationsModel", "EscalationsPanel", "AnswerBar", "TakeoverBanner", "escalation_html",
-    "candidate_cell", "box_text", "ANSWERS", "ANSWER_LABELS", "KIND_LABELS",
+    "candidate_cell", "box_text", "ANSWERS", "ANSWER_LABELS", "KIND_LABELS", "ANSWER_STATES",
 ]
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -73,6 +74,9 @@ KIND_LABELS = {
     "stagnation": "Nothing really changes",
     "page": "Page broken, not answering or still loading",
 }
+#: The answer command's class name -> the state an escalation it answered is listed in.
+ANSWER_STATES = {"Stop": "stopped", "Skip": "skipped", "Retry": "retried", "Resume": "retried",
+                 "StepOnce": "retried", "UseCandidate": "candidate used", "Compensate": "compensated"}
 #: States in which the engine still waits on this escalation's page.
 _LIVE = ("open", "taken over")
 
@@ -123,6 +127,7 @@ class EscalationsModel(QAbstractListModel):
         self._items: list[Escalation] = []
         self._icons: dict[str, QIcon] = {}
         self._viewports: dict[str, tuple[int, int]] = {}
+        self._answered = ""  # the state the person's answer gives the open escalation once the run goes on
 
     @property
     def items(self) -> list[Escalation]:
@@ -131,6 +136,18 @@ class EscalationsModel(QAbstractListModel):
     @property
     def open_count(self) -> int:
         return sum(1 for e in self._items if e.state == "open")
+
+    def note_command(self, command: Command) -> None:
+        """The person answered (a command sent to the engine): the open escalation is listed by that answer
+        once the run goes on - "stopped" for Stop, "skipped" for Skip, "retried" for Retry or Resume, "candidate
+        used" for a chosen candidate - not as "resumed" whatever the answer was."""
+        name = type(command).__name__
+        state = ANSWER_STATES.get(name)
+        if state is not None and self.open_count:
+            self._answered = state
+            if name == "Stop":  # a stopped flow may end without a Resumed: listed at once
+                self._close_open(state)
+                self._answered = ""
 
     def apply(self, event: EngineEvent) -> None:
         """Update from an engine event (GUI thread)."""
@@ -143,6 +160,7 @@ class EscalationsModel(QAbstractListModel):
             self.endInsertRows()
             self.open_count_changed.emit(self.open_count)
         elif isinstance(event, TakeoverStarted):
+            self._answered = ""
             self._close_open("resumed")
             latest = self._latest(event.flow, event.index)
             if latest is not None and latest.state == "resumed":
@@ -152,12 +170,15 @@ class EscalationsModel(QAbstractListModel):
                 if e.state == "taken over":
                     self._set_state(e, "handed back")
         elif isinstance(event, (Resumed, StepStarted)):
-            self._close_open("resumed")
+            self._close_open(self._answered or "resumed")
+            self._answered = ""
         elif isinstance(event, RunFinished):
+            self._answered = ""
             self._close_open("closed", states=_LIVE)
 
     def clear(self) -> None:
         self.beginResetModel()
+        self._answered = ""
         self._items.clear()
         self._viewports.clear()
         self.endResetModel()
@@ -540,6 +561,7 @@ class TakeoverBanner(QFrame):
     """
 
     command_requested = Signal(object)
+    rollback_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -563,6 +585,18 @@ class TakeoverBanner(QFrame):
                                          "continues from the step chosen on the left (F5)")
         self.hand_back_button.clicked.connect(self.hand_back)
         self.continue_from.valueChanged.connect(self._update_continue_title)
+        self.rollback_button = QPushButton("Roll back to before this step")
+        self.rollback_button.setObjectName("rollBackStep")
+        self.rollback_button.setToolTip("The page stays as the escalation showed it until you press this: it then "
+                                        "closes what the step opened, goes back to the step's page and restores "
+                                        "the form values; what you did until then is dropped")
+        self.rollback_button.clicked.connect(self._roll_back)
+        self.notice = QLabel()
+        self.notice.setObjectName("takeoverNotice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextFormat(Qt.TextFormat.RichText)
+        self.notice.hide()
+        self._pending_notice: tuple[str, bool] | None = None
         self.actions = QLabel("No action recorded yet.")
         self.actions.setObjectName("takeoverActions")
         self.actions.setWordWrap(True)
@@ -589,10 +623,13 @@ class TakeoverBanner(QFrame):
         col.setContentsMargins(12, 8, 8, 8)
         col.setSpacing(6)
         col.addWidget(self.title)
+        col.addWidget(self.notice)
         col.addWidget(self.actions)
         col.addLayout(self._meaning_row)
         self._row = QHBoxLayout()
         self._row.setSpacing(6)
+        self._row.addWidget(self.rollback_button)
+        self._row.addSpacing(12)
         self._row.addWidget(self.continue_label)
         self._row.addWidget(self.continue_from)
         self._row.addWidget(self.continue_title, 1)
@@ -621,6 +658,12 @@ class TakeoverBanner(QFrame):
         self.set_actions(())
         self._choose("done" if acted else "insert")
         self.hand_back_button.setEnabled(True)
+        self.rollback_button.setEnabled(True)
+        pending, self._pending_notice = self._pending_notice, None
+        if pending is not None:  # said as the takeover started, before the bar was set up
+            self.say(*pending)
+        else:
+            self.notice.hide()
         step = f"step {index + 1}" + (f" \u2014 {_esc(self._titles[index])}" if index < len(self._titles) else "")
         if headless:
             how = ("Click, type and scroll in the live view: your actions go to the engine's page and are "
@@ -628,7 +671,8 @@ class TakeoverBanner(QFrame):
         else:
             how = ("Do the step yourself in the live view or the Chromium window: your actions are recorded. "
                    "Then say what they were for and hand back.")
-        self.title.setText(f"<b>You have the page</b> &nbsp;\u00b7&nbsp; taken over at {step} of {_esc(flow)}. "
+        self.title.setText(f"<b>You have the page</b> &nbsp;\u00b7&nbsp; taken over at {step} of {_esc(flow)}, "
+                           "as the escalation showed it (nothing was reloaded or closed). "
                            f"The engine does not touch the page until you hand back. {how}")
         self._update_continue_title()
         self.show()
@@ -636,6 +680,7 @@ class TakeoverBanner(QFrame):
     def end(self) -> None:
         """Hide the banner (handed back, stopped, or the run ended)."""
         self.index = -1
+        self._pending_notice = None
         self.hide()
 
     @property
@@ -675,6 +720,27 @@ class TakeoverBanner(QFrame):
             return
         items = "; ".join(f"{i}. {_esc(t)}" for i, t in enumerate(titles, 1))
         self.actions.setText(f"<b>Recorded:</b> {items}")
+
+    def say(self, text: str, ok: bool = True) -> None:
+        """Show a line under the title (what was rolled back, or what the engine did before asking)."""
+        if not self.active:
+            self._pending_notice = (text, ok)  # shown by the next begin()
+            return
+        color = TAKEOVER_COLOR if ok else STATUS_COLORS["escalated"]
+        self.notice.setText(f"<span style='color:{color}'>{_esc(text)}</span>")
+        self.notice.show()
+
+    def rolled_back(self, ok: bool, detail: str) -> None:
+        """The engine's answer to the rollback: say what was rolled back (or why not); the button is free again."""
+        self.rollback_button.setEnabled(self.active)
+        self.say(detail[:1].upper() + detail[1:] + ".", ok=ok)
+
+    def _roll_back(self) -> None:
+        if not self.active or not self.rollback_button.isEnabled():
+            return
+        self.rollback_button.setEnabled(False)  # once until the engine answers
+        self.say("Rolling back to before this step\u2026")
+        self.rollback_requested.emit()
 
     def hand_back(self) -> None:
         """Send ``HandBack(continue_from=N - 1, meaning=...)`` for the step N shown (once per takeover)."""

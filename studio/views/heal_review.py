@@ -529,6 +529,11 @@ class HealReviewPanel(QWidget):
         self.error.setWordWrap(True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error.hide()
+        self.feedback = QLabel()  # what the last Accept / Approve / Reject did (the item leaves the queue)
+        self.feedback.setObjectName("reviewFeedback")
+        self.feedback.setWordWrap(True)
+        self.feedback.setTextFormat(Qt.TextFormat.RichText)
+        self.feedback.hide()
 
         shots = QSplitter(Qt.Orientation.Horizontal)
         shots.addWidget(self.before)
@@ -587,6 +592,7 @@ class HealReviewPanel(QWidget):
         self.splitter = split
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.feedback)
         lay.addWidget(split, 1)
         lay.addWidget(self.empty, 1)
         self.refresh()
@@ -719,6 +725,7 @@ class HealReviewPanel(QWidget):
             self._error(f"Nothing written: {exc}")
             return False
         self.reviewed.emit(item.key, "accepted")
+        self.say_done(item.title, "accepted")
         path = getattr(item, "flow_file", "")
         if path:
             self.flow_written.emit(str((self.root / path) if self.root and not Path(path).is_absolute() else path))
@@ -742,6 +749,7 @@ class HealReviewPanel(QWidget):
             self._error(f"Not rejected: {exc}")
             return False
         self.reviewed.emit(item.key, "rejected")
+        self.say_done(item.title, "rejected", reason)
         self.refresh()
         return True
 
@@ -777,7 +785,24 @@ class HealReviewPanel(QWidget):
         a.toggled.connect(self._toggle_reviewed)
         m.popup(self.queue.viewport().mapToGlobal(pos))
 
+    def say_done(self, title: str, outcome: str, reason: str = "") -> None:
+        """Say what a review move did: the item leaves the queue, so it is said here (and stays until the next)."""
+        what = {
+            "approved": "approved: it can now act on the failures it was learnt from",
+            "rejected": "rejected: it will not act",
+            "retired": "retired: it will not act any more",
+            "accepted": "accepted: written to the flow file",
+            "edited": "saved",
+        }.get(outcome, outcome)
+        why = f" \u2014 your reason: \u201c{_esc(reason)}\u201d" if reason else ""
+        self.feedback.setText(f"<span style='color:#3ecf8e'>\u2714</span> <b>{_esc(title)}</b> {what}{why}")
+        self.feedback.show()
+
     def _on_skill_reviewed(self, key: str, outcome: str) -> None:
+        item = next((it for it in self._items if it.key == key), None)
+        if item is not None:
+            reason = getattr(self.skill_view, "last_reason", "") if outcome in ("rejected", "retired") else ""
+            self.say_done(f"Skill \u201c{item.title}\u201d", outcome, reason)
         self.reviewed.emit(key, outcome)
         self.refresh(select=key if outcome == "edited" else None)
 
@@ -801,8 +826,17 @@ def _confirm_with_dialog(parent: QWidget, title: str, diff: str) -> bool:
     return DiffDialog(title, diff, parent).exec() == QDialog.DialogCode.Accepted
 
 
+def reason_question(title: str) -> str:
+    """The question asked for a reason, by what is refused: a skill is rejected or retired, a change is wrong."""
+    if title.startswith("Reject skill"):
+        return "Why reject this skill? (kept with the skill)"
+    if title.startswith("Retire skill"):
+        return "Why retire this skill? (kept with the skill)"
+    return "Why is this change wrong? (kept with the proposal)"
+
+
 def _ask_reason_with_dialog(parent: QWidget, title: str) -> str | None:
-    text, ok = QInputDialog.getText(parent, title, "Why is this change wrong? (kept with the proposal)")
+    text, ok = QInputDialog.getText(parent, title, reason_question(title))
     return text if ok else None
 
 
@@ -821,8 +855,12 @@ def _esc(text: str) -> str:
 
 
 def _evidence_html(ev: ReviewEvidence) -> str:
-    parts = [f"<b>{_esc(ev.strategy or '-')}</b> won \u00b7 score <b>{ev.score:.2f}</b> \u00b7 margin "
-             f"<b>{ev.margin:.2f}</b> over the runner-up",
+    if ev.strategy == "takeover":  # a person's correction: no locator level chose it, and it has no score
+        head = "<b>chosen by you</b> during a takeover (no locator score: you did it on the page)"
+    else:
+        head = (f"<b>{_esc(ev.strategy.replace('_', ' ') or '-')}</b> found it \u00b7 score <b>{ev.score:.2f}</b>"
+                f" \u00b7 margin <b>{ev.margin:.2f}</b> over the runner-up")
+    parts = [head,
              f"<span style='color:{OLD_COLOR}'>\u25ad recorded</span> &nbsp; "
              f"<span style='color:{NEW_COLOR}'>\u25a0 acted on</span>"]
     if ev.reason:

@@ -20,7 +20,7 @@ Everything comes from the store (read-only opens of ``<project>/.steadyhand/stor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent
@@ -146,8 +146,8 @@ class RunViewer(QWidget):
         lay.addWidget(self.header)
         lay.addWidget(split, 1)
 
-    def show_run(self, detail: RunDetail, media_root: Path) -> None:
-        """Show ``detail`` (read-only) from its first step."""
+    def show_run(self, detail: RunDetail, media_root: Path, total: int = 0) -> None:
+        """Show ``detail`` (read-only) from its first step; ``total`` is the flow's number of steps (0: unknown)."""
         self.detail, self.media_root = detail, media_root
         self.steps = stored_steps(detail)
         r = detail.run
@@ -156,7 +156,8 @@ class RunViewer(QWidget):
         self.header.setText(
             f"<b>{_html(r.flow)}</b> \u2014 run {_html(r.id[:8])}, {when}, "
             f"<span style='color:{status_color(r.status).name()}'>{_html(r.status)}</span>, "
-            f"{len(self.steps)} steps{heals} \u00b7 <i>read-only: recorded data, nothing is re-run</i>")
+            + (f"{len(self.steps)} of {total} steps run" if total > len(self.steps) else f"{len(self.steps)} steps")
+            + f"{heals} \u00b7 <i>read-only: recorded data, nothing is re-run</i>")
         self.step_list.blockSignals(True)
         self.step_list.clear()
         for s in self.steps:
@@ -301,6 +302,10 @@ class HistoryPanel(QWidget):
         ``<project>/.steadyhand`` (the store file and its screenshots).
     flows : Sequence[str]
         Flow names offered in the filter (the store's own flows are added).
+    flow_steps : Mapping[str, int], optional
+        Flow name -> its number of steps in the project: a run's steps are
+        counted against it ("3/11"), as the steps table and the progress
+        count them; a flow not in it counts the steps the run reached.
     """
 
     #: The opened run scrubbed to a step: ``(StoredStep, QImage before)``.
@@ -309,12 +314,13 @@ class HistoryPanel(QWidget):
     run_opened = Signal(object)
 
     def __init__(self, media_root: Path | None = None, flows: Sequence[str] = (),
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, flow_steps: Mapping[str, int] | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("historyPanel")
         self.media_root = Path(media_root) if media_root is not None else None
         self.entries: list[HistoryEntry] = []
         self._flows = list(flows)
+        self.flow_steps: dict[str, int] = dict(flow_steps or {})
         self.flow_filter = QComboBox()
         self.flow_filter.setObjectName("historyFlowFilter")
         self.flow_filter.currentIndexChanged.connect(lambda _i: self.refresh())
@@ -414,13 +420,29 @@ class HistoryPanel(QWidget):
             dur = f"{r.seconds:.1f} s" if r.seconds is not None else "\u2014"
             cells = [_item(r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), tip=r.id), _item(r.flow),
                      _item(status_label(r.status), color=status_color(r.status).name(), tip=r.error),
-                     _item(f"{e.passed}/{e.steps}", align_right=True),
+                     self._steps_item(e),
                      _item(str(r.heals), align_right=True, color="#f5a524" if r.heals else None,
                            tip=", ".join(f"{k}: {v}" for k, v in r.heals_by_strategy.items())),
                      _item(dur, align_right=True)]
             for col, c in enumerate(cells):
                 self.table.setItem(row, col, c)
         self._update_buttons()
+
+    def set_flow_steps(self, flow_steps: Mapping[str, int]) -> None:
+        """The project's flows were loaded again: count against their step numbers now."""
+        self.flow_steps = dict(flow_steps)
+        self.refresh()
+
+    def total_steps(self, flow: str, reached: int) -> int:
+        """Steps of ``flow`` as the steps table counts them (``reached`` when the flow is unknown or shorter)."""
+        return max(self.flow_steps.get(flow, 0), reached)
+
+    def _steps_item(self, e: HistoryEntry) -> QTableWidgetItem:
+        total = self.total_steps(e.run.flow, e.steps)
+        text = f"{e.passed}/{total}" + (f" \u00b7 {e.steps} run" if e.steps < total else "")
+        tip = (f"{e.passed} of the flow's {total} steps passed; {e.steps} were run"
+               + (" (the run ended before the others)" if e.steps < total else ""))
+        return _item(text, align_right=True, tip=tip)
 
     def selected_runs(self) -> list[str]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
@@ -465,7 +487,7 @@ class HistoryPanel(QWidget):
         if detail is None or self.media_root is None:
             self.note.setText(f"Run {run_id} is not in the store any more")
             return False
-        self.viewer.show_run(detail, self.media_root)
+        self.viewer.show_run(detail, self.media_root, total=self.total_steps(detail.run.flow, 0))
         self.tabs.setCurrentWidget(self.viewer)
         self.run_opened.emit(detail)
         return True

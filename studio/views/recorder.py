@@ -989,7 +989,8 @@ class RecorderDock(QDockWidget):
         self.assert_button.setCheckable(True)
         self.assert_button.setStyleSheet(f"QPushButton:checked {{ background: #2f3a52; border: 1px solid "
                                          f"{COLORS['accent']}; color: #ffffff; }}")
-        self.assert_button.setToolTip("Pick an element (or select text) in the live view to add a check")
+        self.assert_button.setToolTip("Pick an element (or select text) in the live view to add a check "
+                                      "(Alt+Shift+A in the page turns it on and off too)")
         self.save_button = QPushButton(style.standardIcon(sp.SP_DialogSaveButton), "Save")
         self.save_button.setToolTip("Save the edited flow (and its element crops) into the project's flows/")
         self.replay_button = QPushButton(style.standardIcon(sp.SP_MediaPlay), "Replay")
@@ -1087,6 +1088,7 @@ class RecorderDock(QDockWidget):
         b.step_recorded.connect(self._on_step_recorded)
         b.step_removed.connect(self._on_step_removed)
         b.element_picked.connect(self._on_picked)
+        b.inspect_changed.connect(self._on_page_inspect)
         b.live_frame.connect(self._on_live_frame)
         b.recording_stopped.connect(self._on_stopped)
         b.recorder_error.connect(self._on_error)
@@ -1252,6 +1254,20 @@ class RecorderDock(QDockWidget):
         self.inspect_changed.emit(on)
         if on:
             self._say("Assert mode: click an element (or select text) in the live view to check it.")
+
+    def _on_page_inspect(self, on: bool) -> None:
+        """The page turned assert mode on or off itself (Alt+Shift+A, Escape): the button shows it, checked or
+        not, and the live view picks or acts accordingly; nothing is sent back (the page is already there)."""
+        on = bool(on) and self._state is RecorderState.RECORDING
+        if self.assert_button.isChecked() != on:
+            self.assert_button.blockSignals(True)
+            self.assert_button.setChecked(on)
+            self.assert_button.blockSignals(False)
+        if not on:
+            self.assertion_panel.hide()
+        self.inspect_changed.emit(on)
+        self._say("Assert mode (Alt+Shift+A): click an element (or select text) in the live view to check it."
+                  if on else "Assert mode off: clicks act on the page again.")
 
     def forward_click(self, x: float, y: float, double: bool = False) -> bool:
         """Forward a click of the live view (CSS px); False when not recording."""

@@ -37,7 +37,9 @@ def _state_item(s: Skill) -> QTableWidgetItem:
     from core.skills.library import reviewed_here  # noqa: PLC0415
 
     if reviewed_here(s):
-        return _item(s.state, color=STATE_COLORS.get(s.state), tip=s.review_reason)
+        # a rejected or retired skill says why where it is listed, not only in a tooltip
+        why = f" \u2014 {s.review_reason}" if s.review_reason and s.state in ("rejected", "retired") else ""
+        return _item(s.state + why, color=STATE_COLORS.get(s.state), tip=s.review_reason)
     tip = ("Imported from a skill file and not reviewed in this project: its validation, quality and counters "
            "were not kept" + (f"\n{s.review_reason}" if s.review_reason else ""))
     return _item(f"{s.state} \u00b7 imported, not reviewed here", color=STATE_COLORS.get(s.state), tip=tip)
@@ -428,9 +430,12 @@ class SkillLibraryPanel(QWidget):
             self.uses_title.setText("Select a skill to see where it fired")
         else:
             n = len(self.uses)
+            s = cur.skill
+            why = (f"<br><span style='color:{STATE_COLORS.get(s.state, '#9aa0aa')}'>{_html(s.state.capitalize())}: "
+                   f"{_html(s.review_reason)}</span>" if s.review_reason and s.state in ("rejected", "retired") else "")
             self.uses_title.setText(
-                f"Where <b>{_html(cur.skill.description or cur.skill.id)}</b> fired: {n} use{'s' * (n != 1)}"
-                + (" \u00b7 double-click one to open its run at that step" if n else ""))
+                f"Where <b>{_html(s.description or s.id)}</b> fired: {n} use{'s' * (n != 1)}"
+                + (" \u00b7 double-click one to open its run at that step" if n else "") + why)
         self.uses_table.setRowCount(len(self.uses))
         for row, u in enumerate(self.uses):
             when = u.at.astimezone().strftime("%m-%d %H:%M:%S") if u.at else ""

@@ -783,6 +783,7 @@ class SkillProposalView(QWidget):
         #: ``confirm_force(parent, text) -> approve anyway?`` for a skill whose validation did not pass.
         self.confirm_force = confirm_force or _confirm_force_with_dialog
         self._problem = ""
+        self.last_reason = ""  # the reason of the last Reject / Retire (the queue says it after)
         self.item: SkillItem | None = None
         self.heading = _ElidedHeading()
         self.heading.setObjectName("panelTitle")
@@ -1012,6 +1013,7 @@ class SkillProposalView(QWidget):
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not rejected: {exc}")
             return False
+        self.last_reason = reason
         self._done("rejected")
         return True
 
@@ -1027,6 +1029,7 @@ class SkillProposalView(QWidget):
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not retired: {exc}")
             return False
+        self.last_reason = reason
         self._done("retired")
         return True
 

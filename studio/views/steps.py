@@ -1,7 +1,7 @@
 """Steps of the current flow: a table model fed with engine events, and its details pane."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from PySide6.QtCore import (
@@ -132,6 +132,32 @@ class StepsModel(QAbstractTableModel):
             self.endResetModel()
         if is_new:
             self.flows_changed.emit()
+
+    def update_titles(self, flow: str, titles: Sequence[str]) -> int:
+        """The flow's file changed on disk: its steps become ``titles``, and every step that is still there
+        (same title, in order) keeps the result it had; only new or renamed steps are pending.  Returns how
+        many results were kept.  A flow not shown yet is defined as pending rows."""
+        import difflib  # noqa: PLC0415
+
+        old = self._flows.get(flow)
+        if old is None:
+            self.set_flow(flow, titles)
+            return 0
+        rows = [StepRow(i, t) for i, t in enumerate(titles)]
+        kept = 0
+        matcher = difflib.SequenceMatcher(a=[r.title for r in old], b=list(titles), autojunk=False)
+        for block in matcher.get_matching_blocks():
+            for k in range(block.size):
+                row = replace(old[block.a + k], index=block.b + k)
+                rows[block.b + k] = row
+                kept += row.status != "pending"
+        shown = flow == self._current
+        if shown:
+            self.beginResetModel()
+        self._flows[flow] = rows
+        if shown:
+            self.endResetModel()
+        return kept
 
     def show_flow(self, flow: str) -> None:
         """Show the rows of ``flow`` (an unknown flow shows no rows)."""

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.engine.events import (
-    CorrectionOffered, FlowFinished, HandedBack, RunFinished, TakeoverActionRecorded, TakeoverFrame,
-    TakeoverStarted,
+    CorrectionOffered, FlowFinished, HandedBack, Recovered, RollBackStep, RunFinished, StepStarted,
+    TakeoverActionRecorded, TakeoverFrame, TakeoverRolledBack, TakeoverStarted,
 )
 from core.record.events import ForwardClick, ForwardKey, ForwardMove, ForwardScroll, ForwardType
 
@@ -190,7 +190,9 @@ class TakeoverController(QObject):
         self.sent: list[Any] = []
         self.dialog: CorrectionDialog | None = None
         self._last_move = 0.0
+        self._recovered: list[str] = []  # what the engine did to the page at this step before asking
         window.bridge.event_received.connect(self._on_event)
+        window.takeover_banner.rollback_requested.connect(self.roll_back)
         lv = window.live_view
         lv.page_clicked.connect(self.forward_click)
         lv.page_scrolled.connect(self.forward_scroll)
@@ -214,6 +216,15 @@ class TakeoverController(QObject):
         """A click of the live view at ``(x, y)`` CSS px to the engine's page; False when not taken over."""
         return self._send(ForwardClick(x, y, double))
 
+    def roll_back(self) -> bool:
+        """The person asked to roll the page back to before the step (the engine answers ``TakeoverRolledBack``)."""
+        sent = self._send(RollBackStep())
+        if sent:
+            self.window.event_log.log("\u2192 roll back to before this step (asked by you)")
+        else:
+            self.window.takeover_banner.rolled_back(False, "nothing was rolled back: you do not have the page")
+        return sent
+
     def forward_scroll(self, x: float, y: float, dx: float, dy: float) -> bool:
         """The wheel over ``(x, y)`` CSS px: scroll the engine's page by ``(dx, dy)`` CSS px."""
         return self._send(ForwardScroll(x, y, dx, dy))
@@ -236,8 +247,17 @@ class TakeoverController(QObject):
             self.window.live_view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _on_event(self, event: Any) -> None:
+        if isinstance(event, StepStarted) and event.attempt == 1:
+            self._recovered = []
+        elif isinstance(event, Recovered):
+            self._recovered.append(f"{'rolled back' if event.how == 'rollback' else 'closed a popup'}: {event.detail}"
+                                   if event.how in ("rollback", "dismiss") else event.detail)
         if isinstance(event, TakeoverStarted):
             self._set_active(True)
+            if self._recovered:  # said, so that a page that differs from an earlier picture is no surprise
+                self.window.takeover_banner.say("Before asking you, the engine already tried at this step: "
+                                                + "; ".join(self._recovered[-3:]) + ". The page is handed "
+                                                "to you as it is now; nothing more was changed.")
             # the locator's target and look-alikes are not the human's to click; a candidate the user
             # selected in the escalation stays outlined
             self.window.live_view.set_target(None)
@@ -255,6 +275,9 @@ class TakeoverController(QObject):
             self.window.takeover_banner.set_actions(event.titles)
             if event.titles:
                 self.window.event_log.log(f"by hand: {event.titles[-1]}")
+        elif isinstance(event, TakeoverRolledBack) and self.active:
+            self.window.takeover_banner.rolled_back(event.ok, event.detail)
+            self.window.event_log.log(event.detail[:1].upper() + event.detail[1:])
         elif isinstance(event, (HandedBack, FlowFinished, RunFinished)) and self.active:
             self._set_active(False)
         elif isinstance(event, CorrectionOffered):

@@ -56,7 +56,7 @@ def test_run_escalates_then_resumes_to_the_end(qtbot, make_window) -> None:  # n
     assert rows[5].attempt == 2 and rows[5].strategy == "exact"  # the second attempt resolved the target
     assert [r.status for r in w.steps_panel.model.rows("export_report")] == ["passed"] * 4
     assert w.steps_panel.model.current_flow == "export_report"
-    assert w.escalations_panel.model.items[0].state == "resumed"
+    assert w.escalations_panel.model.items[0].state == "retried"  # F5 answered it with Retry
     assert "login_lockout passed, export_report passed" in w.state_label.text()
     assert _actions(w) == (True, False, True, False)
 

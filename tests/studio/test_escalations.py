@@ -198,3 +198,21 @@ def test_an_approval_is_answered_with_approve_and_the_next_question_says_retry_a
     panel.apply(_esc(index=6))
     panel.list.setCurrentIndex(panel.model.index(1))
     assert panel.answers.buttons["retry"].text() == "Retry"
+
+
+@pytest.mark.parametrize(("answer", "state"), [
+    ("stop", "stopped"), ("skip", "skipped"), ("retry", "retried"),
+])
+def test_an_escalation_is_listed_by_the_answer_it_got(qtbot, answer, state) -> None:  # noqa: ANN001
+    panel = _panel(qtbot)
+    panel.apply(_esc())
+    sent: list[object] = []
+    panel.command_requested.connect(sent.append)
+    qtbot.mouseClick(panel.answers.buttons[answer], Qt.MouseButton.LeftButton)
+    panel.model.note_command(sent[0])  # the window tells the model every command it sends
+    panel.apply(Resumed("r1"))
+    assert panel.model.items[0].state == state
+    assert state in panel.details.toPlainText()
+    panel.apply(_esc(6))  # the next escalation is open, not listed by the last answer
+    panel.apply(Resumed("r1"))
+    assert [e.state for e in panel.model.items] == [state, "resumed"]

@@ -1,26 +1,55 @@
-"""Event log: one short line per event."""
+"""Event log: one short line per event, in plain words (issue 23: no snake_case, no reprs, no image bytes)."""
 from __future__ import annotations
 
+import re
+
+from PySide6.QtCore import Qt
+
 from core.domain import EscalationCandidate, Verdict
-from core.engine.events import EscalationRaised, HandedBack, StepFinished, TakeoverStarted, VerdictReached
+from core.engine.events import (
+    EscalationRaised, HandedBack, StepFinished, TakeoverActionRecorded, TakeoverFrame, TakeoverStarted,
+    VerdictReached,
+)
+from studio.run_state import RunState
+from studio.testing import FakeEngine
 from studio.views.event_log import EventLog, describe_event
 
 
 def test_event_log_lines_are_short_and_readable(qtbot) -> None:  # noqa: ANN001
-    v = VerdictReached("r1", "f", 2, Verdict("unchanged", "value", (), "nothing changed"))
-    assert describe_event(v) == "VerdictReached step 3: unchanged (expected value; observed nothing)"
+    v = VerdictReached("r1", "f", 2, Verdict("as_expected", "overlay_open", ("overlay_open", "value"), "ok"))
+    assert describe_event(v) == "Check of step 3: as expected (expected overlay open; seen overlay open, value)"
     s = StepFinished("r1", "f", 2, "passed", True, 532.68)
-    assert describe_event(s) == "StepFinished step 3: passed in 533 ms \u00b7 healed"
+    assert describe_event(s) == "Step 3 passed in 533 ms \u00b7 healed"
     log = EventLog()
     qtbot.addWidget(log)
     log.apply(s)
-    assert log.toPlainText().endswith("StepFinished step 3: passed in 533 ms \u00b7 healed")
+    assert log.toPlainText().endswith("Step 3 passed in 533 ms \u00b7 healed")
+    log.apply(TakeoverFrame("r1", "f", 2, b"\x89PNG\r\n\x1a\n" + b"\0" * 64, 1.0, "http://x/"))  # many a second
+    assert "PNG" not in log.toPlainText() and log.toPlainText().count("\n") == 0
+    log.apply(TakeoverActionRecorded("r1", "f", 2, ("Click Export report",)))
+    assert log.toPlainText().endswith("Takeover action recorded: step 3, titles Click Export report")
 
 
 def test_event_log_says_taken_over_and_handed_back() -> None:
-    assert describe_event(TakeoverStarted("r1", "f", 5)) == "TakeoverStarted f: taken over at step 6"
-    assert describe_event(HandedBack("r1", "f", 6)) == "HandedBack f: handed back, continuing from step 7"
+    assert describe_event(TakeoverStarted("r1", "f", 5)) == "f: taken over at step 6 (you have the page)"
+    assert describe_event(HandedBack("r1", "f", 6)) == "f: handed back, continuing from step 7"
     esc = EscalationRaised("r1", "f", 2, "Click", "two equal candidates",
-                           (EscalationCandidate("0:1", "a", 0.5, None),), kind="abstained", answers=("skip", "stop"))
-    assert describe_event(esc) == ("EscalationRaised step 3 (abstained): two equal candidates \u00b7 1 candidate"
-                                   " \u00b7 answers skip/stop")
+                           (EscalationCandidate("0:1", "a", 0.5, None),), kind="breaker_open",
+                           answers=("skip", "take_over"))
+    assert describe_event(esc) == ("Escalated at step 3 (the circuit breaker is open): two equal candidates"
+                                   " \u00b7 1 candidate \u00b7 you can: skip the step, take over")
+
+
+def test_a_whole_run_in_the_window_logs_no_snake_case_no_reprs_no_bytes(qtbot, make_window) -> None:  # noqa: ANN001
+    w = make_window(FakeEngine.factory(), run_on_show=True)
+    w.show()
+    qtbot.waitUntil(lambda: w.state is RunState.PAUSED, timeout=20000)
+    qtbot.keyClick(w, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=20000)
+    text = w.event_log.toPlainText()
+    assert len(text.splitlines()) > 20
+    for name in w.flow_names():  # the flows' own names are the user's, as written in their files
+        text = text.replace(name, "FLOW")
+    for bad in (r"\b[a-z]+_[a-z_]+\b", r"\w+\(\w+=", r"b'\\x", r"\b[A-Z][a-z]+[A-Z]\w+ step \d"):
+        found = re.findall(bad, text)
+        assert not found, (bad, found[:5])

@@ -23,7 +23,7 @@ def test_each_skill_event_has_its_line_and_others_are_left_alone() -> None:
         "no skill learnt from address: did not reproduce: a transient failure"
     step = StepStarted("r1", "address", 0, "Fill Full name", 1)
     assert not is_skill_event(step) and describe_skill_event(step) is None
-    assert describe_event(step).startswith("StepStarted")
+    assert describe_event(step) == "Step 1 started: Fill Full name"
 
 
 def test_a_fired_skill_is_in_the_event_log_and_in_its_step_on_the_timeline(qtbot) -> None:  # noqa: ANN001

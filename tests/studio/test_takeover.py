@@ -64,6 +64,9 @@ def test_stop_answers_the_escalation_and_the_run_goes_on(qtbot, recorded) -> Non
     qtbot.mouseClick(w.escalations_panel.answers.buttons["stop"], Qt.MouseButton.LeftButton)
     # the flow ends escalated; a run of several flows goes on with the next one, so it is not "stopping"
     assert engine.commands[-1] == Stop() and w.state is RunState.RUNNING
+    _play(qtbot, w, engine, Resumed("r1"))
+    assert w.escalations_panel.model.items[0].state == "stopped"  # not "resumed" (issue 23)
+    assert "stopped" in w.escalations_panel.details.toPlainText()
 
 
 def test_a_selected_candidate_is_outlined_on_the_live_view(qtbot, recorded) -> None:  # noqa: ANN001
@@ -227,3 +230,27 @@ def test_fake_engine_takes_over_a_running_step(qtbot, make_window) -> None:  # n
     rows = w.steps_panel.model.rows("export_report")
     assert [r.status for r in rows][index] == "manual"
     assert all(r.status == "passed" for r in rows[:index])
+
+
+def test_the_bar_says_what_the_engine_did_to_the_page_before_asking_and_rolls_back_only_when_asked(qtbot, recorded) -> None:  # noqa: ANN001
+    from core.engine.events import Recovered, RollBackStep, TakeoverRolledBack
+
+    w, engine = _escalated(qtbot, recorded)
+    # the engine rolled back once at this step before it escalated: the page handed over is that one, and said
+    _play(qtbot, w, engine, Recovered("r1", FLOW, 5, "rollback", True, "closed 'Export report'; reloaded /requests"))
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"))
+    banner = w.takeover_banner
+    assert banner.notice.isVisibleTo(w)
+    assert "Before asking you, the engine already tried at this step: rolled back: closed 'Export report'" in \
+        banner.notice.text()
+    sent_before = len(engine.commands)
+    assert RollBackStep() not in engine.commands  # never by itself
+    qtbot.mouseClick(banner.rollback_button, Qt.MouseButton.LeftButton)
+    assert RollBackStep() in engine.commands[sent_before:] and not banner.rollback_button.isEnabled()
+    qtbot.mouseClick(banner.rollback_button, Qt.MouseButton.LeftButton)  # once until the engine answers
+    assert engine.commands.count(RollBackStep()) == 1
+    _play(qtbot, w, engine, TakeoverRolledBack("r1", FLOW, 5, True, "rolled back to before this step: restored the "
+                                                                   "form values", 2))
+    assert "Rolled back to before this step: restored the form values." in banner.notice.text()
+    assert banner.rollback_button.isEnabled()

@@ -129,7 +129,7 @@ def test_the_event_log_says_what_a_step_left_behind():
     ev = StepEvidence(2, 1, "click", ImageDiff((BBox(1, 2, 3, 4),), 0.01, 1280, 800), (ConsoleMessage("error", "x"),),
                       (FailedRequest("GET", "http://127.0.0.1/api/r?q=1", 500, "fetch"),), (), 120.4, 900.0)
     assert describe_event(StepEvidenceRecorded("r", "f", 2, ev)) == (
-        "StepEvidenceRecorded step 3: 1 changed regions \u00b7 1 console errors \u00b7 1 failed requests "
+        "Evidence of step 3: 1 changed regions \u00b7 1 console errors \u00b7 1 failed requests "
         "(GET /api/r 500) \u00b7 120 ms active")
 
 

@@ -342,3 +342,19 @@ def test_exact_compares_page_coordinates_when_the_recording_had_scrolled() -> No
     old = el("a", "link", "Next page", 20, 500)
     assert resolve(old, page_top).strategy != "exact"
     assert ElementDescriptor.from_mapping(recorded.to_mapping()).scroll == (0.0, 3200.0)
+
+
+def test_the_relative_level_never_says_an_anchor_is_absent_when_it_was_not_looked_for() -> None:
+    # issue 23: "anchor 'Leave requests' not on the page" while the heading was on the page - the caller had
+    # not handed in the page's labels and headings
+    target = el("a", "link", "New request", 900, 120, anchor=Anchor("Leave requests", "heading", 700.0, 0.0))
+    page = [cand("0:0", el("a", "link", "Add a request", 900, 120)), cand("0:1", el("a", "link", "Sign out", 1200, 20))]
+    res = resolve(target, page)
+    assert "not on the page" not in res.reason
+    assert "anchor 'Leave requests' not looked for (the page's labels and headings were not read)" in res.reason
+    heading = [TextBox("Leave requests", "heading", BBox(100, 100, 200, 40))]  # centre (200, 120) + (700, 0)
+    res = resolve(target, page, anchors=heading)
+    assert "not looked for" not in res.reason and "not among" not in res.reason  # found: the level measured from it
+    other = [TextBox("All requests", "heading", BBox(100, 300, 200, 40))]
+    assert "anchor 'Leave requests' not among the page's labels and headings" in resolve(target, page,
+                                                                                         anchors=other).reason

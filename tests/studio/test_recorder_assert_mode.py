@@ -1,0 +1,42 @@
+"""The Assert button shows the mode entered in the page with Alt+Shift+A (issue 23 item 6), with the REAL recorder
+(headless Chromium, the demo app) driven through the live view."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from studio.main_window import MainWindow
+from studio.views.recorder import RecorderState
+
+DEMO = Path(__file__).resolve().parents[2] / "projects" / "demo"
+ALT_SHIFT = Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+def test_alt_shift_a_in_the_page_checks_the_assert_button_and_escape_unchecks_it(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".steadyhand"))
+    w = MainWindow(root, close_timeout=15.0)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    dock, lv = w.recorder_dock, w.live_view
+    w.action_record.trigger()
+    dock.name_edit.setText("checks")
+    assert dock.start_recording()
+    qtbot.waitUntil(lambda: dock.state is RecorderState.RECORDING and bool(lv.candidates), timeout=60_000)
+    assert not dock.assert_button.isChecked()
+    lv.setFocus()
+    qtbot.keyClick(lv, Qt.Key.Key_A, ALT_SHIFT)  # forwarded to the page, whose recorder turns assert mode on
+    qtbot.waitUntil(dock.assert_button.isChecked, timeout=30_000)
+    assert dock.inspecting and "Alt+Shift+A" in dock.message.text()
+    shots = os.environ.get("STEADYHAND_SHOTS")
+    if shots:
+        dock.grab().save(str(Path(shots) / "recorder-assert-mode.png"))
+    qtbot.keyClick(lv, Qt.Key.Key_Escape)  # the page leaves assert mode: the button follows
+    qtbot.waitUntil(lambda: not dock.assert_button.isChecked(), timeout=30_000)
+    dock.stop_recording()
+    qtbot.waitUntil(lambda: dock.state is RecorderState.STOPPED, timeout=60_000)
+    w.close()
