@@ -260,7 +260,8 @@ class EngineRunner:
                     if session is None:
                         session = ProjectSession(self.project, emit=self._emit, headless=self.headless,
                                                  control=control, use_store=self.use_store,
-                                                 evidence="full")  # the studio watches every step
+                                                 evidence="full",  # the studio watches every step
+                                                 screencast=True)  # and the page, live
                         session.open()
                     control.paused = cmd.paused
                     control.step_from = None
