@@ -209,6 +209,8 @@ class EngineRunner:
         self._thread: threading.Thread | None = None
         self._closing = False
         self.running = False
+        #: The engine thread's session (None before the first run); read it from other threads, never use it.
+        self.session: ProjectSession | None = None
 
     def _emit(self, event: EngineEvent) -> None:
         try:
@@ -263,6 +265,7 @@ class EngineRunner:
                                                  evidence="full",  # the studio watches every step
                                                  screencast=True)  # and the page, live
                         session.open()
+                        self.session = session
                     control.paused = cmd.paused
                     control.step_from = None
                     self.running = True

@@ -1,4 +1,10 @@
-"""Live view: the latest screenshot with DOM boxes, the resolved target and the grid (P1, P2).
+"""Live view: the page, live, with DOM boxes, the resolved target and the grid (P1, P2).
+
+While a run goes the view shows the screencast of the engine's page
+(:meth:`LiveView.set_frame`, frames decoded off the GUI thread by
+:class:`studio.bridge.FrameDecoder`), with the boxes of the latest
+observation drawn over it; otherwise the latest screenshot
+(:meth:`LiveView.set_observation`, :meth:`LiveView.set_image`).
 
 Three coordinate systems meet here:
 
@@ -186,6 +192,11 @@ class LiveView(QWidget):
         self._image = QImage()
         self._scaled = QImage()
         self._dpr = 1.0
+        self._streaming = False  # showing live frames (set_frame): observations bring boxes only
+        self._frame_serial = 0
+        self._painted_serial = 0
+        #: Live frames painted (each counted once, at its first paint): what a person saw of the screencast.
+        self.frames_painted = 0
         self._candidates: tuple[Candidate, ...] = ()
         self._target: Candidate | None = None
         self._target_label = ""
@@ -220,16 +231,46 @@ class LiveView(QWidget):
 
         A null ``image`` (a superseded or missing screenshot) is ignored: the
         view keeps showing the previous observation rather than boxes
-        without their picture.
+        without their picture - unless the view shows live frames
+        (:meth:`set_frame`): then the observation's boxes are drawn over the
+        live page (the frames are the page; the observation says where its
+        elements are).
         """
         if image.isNull():
+            if self._streaming:
+                self._candidates = tuple(observation.candidates)
+                self._hover = None
+                self.update()
             return
         self.set_image(image, device_pixel_ratio=observation.device_pixel_ratio,
                        candidates=observation.candidates)
 
+    def set_frame(self, image: QImage, css_width: float) -> None:
+        """Show a live frame of the page (the screencast): ``image`` in image px, the page ``css_width`` CSS px wide.
+
+        The boxes, the target and the highlight stay (they come with the
+        observations); image px per CSS px is ``image.width() / css_width``.
+        A null ``image`` is ignored.  Cheap: the frame was decoded off the
+        GUI thread; it is scaled to the widget at its first paint.
+        """
+        if image.isNull():
+            return
+        self._image = image
+        self._scaled = QImage()
+        self._dpr = image.width() / css_width if css_width > 0 else 1.0
+        self._streaming = True
+        self._frame_serial += 1
+        self.update()
+
+    @property
+    def streaming(self) -> bool:
+        """True while the view shows live frames (:meth:`set_frame`) rather than screenshots."""
+        return self._streaming
+
     def set_image(self, image: QImage, *, device_pixel_ratio: float = 1.0,
                   candidates: tuple[Candidate, ...] = ()) -> None:
         """Show ``image`` (device px) with ``candidates`` (boxes in CSS px)."""
+        self._streaming = False
         self._image = image
         self._scaled = QImage()
         self._dpr = float(device_pixel_ratio) or 1.0
@@ -785,6 +826,9 @@ class LiveView(QWidget):
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._placeholder)
             p.end()
             return
+        if self._streaming and self._frame_serial != self._painted_serial:
+            self._painted_serial = self._frame_serial
+            self.frames_painted += 1
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         if self._zoom == 1.0:
             p.drawImage(rect.topLeft(), self._scaled_image(rect))
