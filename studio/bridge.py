@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
-from PySide6.QtCore import QObject, QRectF, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QRectF, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from core.domain import Flow
@@ -43,7 +43,7 @@ from core.engine.events import (
 from core.domain import BBox
 
 __all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "FrameQueue", "FrameDecoder",
-           "LiveImage", "MASK_COLOR", "default_engine_factory"]
+           "LiveImage", "MASK_COLOR", "fit_size", "default_engine_factory"]
 
 _log = logging.getLogger(__name__)
 
@@ -115,13 +115,25 @@ MASK_COLOR = QColor(40, 44, 52)
 
 class LiveImage:
     """A decoded live frame: ``event`` (a ``ScreencastFrame`` or an ``ObservationMade``), ``image`` (device px,
-    masks painted), ``css_width`` (CSS px of the page's viewport) and ``received`` (``time.monotonic()`` s
-    when the engine posted it)."""
+    masks painted), ``css_width`` (CSS px of the page's viewport), ``received`` (``time.monotonic()`` s
+    when the engine posted it) and ``scaled``: the image already scaled to fit the decoder's
+    :attr:`FrameDecoder.fit` box (aspect kept, smooth), or a null ``QImage``."""
 
-    __slots__ = ("event", "image", "css_width", "received")
+    __slots__ = ("event", "image", "css_width", "received", "scaled")
 
-    def __init__(self, event: object, image: QImage, css_width: float, received: float) -> None:
+    def __init__(self, event: object, image: QImage, css_width: float, received: float,
+                 scaled: QImage | None = None) -> None:
         self.event, self.image, self.css_width, self.received = event, image, css_width, received
+        self.scaled = scaled if scaled is not None else QImage()
+
+
+def fit_size(width: int, height: int, box: tuple[int, int]) -> tuple[int, int]:
+    """The size (px) of a ``width`` x ``height`` image scaled to fit ``box`` (w, h), aspect kept, rounded
+    as the live view rounds it (:meth:`studio.views.live_view.LiveView.image_rect`); (0, 0) for an empty box."""
+    if width <= 0 or height <= 0 or box[0] <= 0 or box[1] <= 0:
+        return (0, 0)
+    s = min(box[0] / width, box[1] / height)
+    return (round(width * s), round(height * s))
 
 
 class FrameDecoder:
@@ -139,6 +151,9 @@ class FrameDecoder:
 
     def __init__(self, wake: Callable[[], None]) -> None:
         self._wake = wake
+        #: The box (w, h widget px) the live view fits frames into, set by the GUI thread; frames are also
+        #: scaled to it here (``LiveImage.scaled``), so that the GUI thread only draws them. None: not scaled.
+        self.fit: tuple[int, int] | None = None
         self._cond = threading.Condition()
         self._waiting: tuple[object, bytes, str, float, tuple[BBox, ...], float] | None = None
         self._ready: LiveImage | None = None
@@ -188,6 +203,13 @@ class FrameDecoder:
             assert job is not None
             event, data, fmt, css_width, masks, received = job
             image = decode_live(data, fmt, css_width, masks)
+            scaled = QImage()
+            fit = self.fit
+            if fit is not None and not image.isNull():
+                w, h = fit_size(image.width(), image.height(), fit)
+                if w > 0 and (w, h) != (image.width(), image.height()):
+                    scaled = image.scaled(QSize(w, h), Qt.AspectRatioMode.IgnoreAspectRatio,
+                                          Qt.TransformationMode.SmoothTransformation)
             with self._cond:
                 if self._closed:
                     return
@@ -197,7 +219,7 @@ class FrameDecoder:
                 self.decoded += 1
                 if self._ready is not None:
                     self.superseded += 1
-                self._ready = LiveImage(event, image, css_width, received)
+                self._ready = LiveImage(event, image, css_width, received, scaled)
                 wake, self._woken = not self._woken, True
             if wake:
                 self._wake()
@@ -278,8 +300,8 @@ class EngineBridge(QObject):
         self.dropped_count = 0
         #: Live frames of the engine's page, decoded off the GUI thread (newest only).
         self.decoder = FrameDecoder(self._frame_ready.emit)
-        #: Live frames emitted on ``screencast_frame`` (GUI thread).
-        self.frames_shown = 0
+        #: Live frames emitted on ``screencast_frame`` (GUI thread), and screencast frames posted (engine thread).
+        self.frames_shown = self.frames_received = 0
         self._streaming = False  # the current run sends live frames
         self._framed = False  # a live frame came since the last observation
         self._incoming.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
@@ -306,6 +328,7 @@ class EngineBridge(QObject):
             return
         if isinstance(event, ScreencastFrame):
             self._framed = True
+            self.frames_received += 1
             self.decoder.offer(event, event.jpeg, "JPEG", event.width, event.masks)
             return
         if isinstance(event, ObservationMade):

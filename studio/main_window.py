@@ -495,6 +495,7 @@ class MainWindow(QMainWindow):
         b.command_sent.connect(self._on_command)
         b.observation_made.connect(self._on_observation)
         b.screencast_frame.connect(self._on_screencast_frame)
+        self.live_view.resized.connect(lambda w, h: setattr(b.decoder, "fit", (w, h)))  # frames scaled off-thread
         b.target_resolved.connect(self._on_target)
         b.step_started.connect(lambda _e: self.live_view.set_target(None))
         b.escalation_raised.connect(self._on_escalation)
@@ -1108,7 +1109,7 @@ class MainWindow(QMainWindow):
         """A live frame of the engine's page (a :class:`studio.bridge.LiveImage`): the live view shows it."""
         if self._recording:
             return  # the live view shows the recorder's page meanwhile
-        self.live_view.set_frame(live.image, live.css_width)  # type: ignore[attr-defined]
+        self.live_view.set_frame(live.image, live.css_width, live.scaled)  # type: ignore[attr-defined]
 
     def _on_target(self, event: TargetResolved) -> None:
         r = event.resolution

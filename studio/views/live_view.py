@@ -186,6 +186,8 @@ class LiveView(QWidget):
     key_pressed = Signal(str)
     candidate_clicked = Signal(object, object)
     zoom_changed = Signal(float)
+    #: The widget's new size (w, h px): the box frames are fitted into (:meth:`fit_box`).
+    resized = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -245,22 +247,28 @@ class LiveView(QWidget):
         self.set_image(image, device_pixel_ratio=observation.device_pixel_ratio,
                        candidates=observation.candidates)
 
-    def set_frame(self, image: QImage, css_width: float) -> None:
+    def set_frame(self, image: QImage, css_width: float, scaled: QImage | None = None) -> None:
         """Show a live frame of the page (the screencast): ``image`` in image px, the page ``css_width`` CSS px wide.
 
         The boxes, the target and the highlight stay (they come with the
         observations); image px per CSS px is ``image.width() / css_width``.
-        A null ``image`` is ignored.  Cheap: the frame was decoded off the
-        GUI thread; it is scaled to the widget at its first paint.
+        ``scaled``: the frame already scaled to fit :meth:`fit_box` (off the
+        GUI thread, :class:`studio.bridge.FrameDecoder`), used when it still
+        fits; otherwise the frame is scaled at its first paint.  A null
+        ``image`` is ignored.
         """
         if image.isNull():
             return
         self._image = image
-        self._scaled = QImage()
+        self._scaled = scaled if scaled is not None else QImage()
         self._dpr = image.width() / css_width if css_width > 0 else 1.0
         self._streaming = True
         self._frame_serial += 1
         self.update()
+
+    def fit_box(self) -> tuple[int, int]:
+        """The box (w, h widget px) an image is fitted into at zoom 1: the widget's size."""
+        return (self.width(), self.height())
 
     @property
     def streaming(self) -> bool:
@@ -815,6 +823,7 @@ class LiveView(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
         self._scaled = QImage()
+        self.resized.emit(self.width(), self.height())
         super().resizeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
@@ -856,7 +865,8 @@ class LiveView(QWidget):
 
     def _scaled_image(self, rect: QRectF) -> QImage:
         size = QSize(round(rect.width()), round(rect.height()))
-        if self._scaled.isNull() or self._scaled.size() != size:
+        if self._scaled.isNull() or abs(self._scaled.width() - size.width()) > 1 \
+                or abs(self._scaled.height() - size.height()) > 1:  # a frame scaled off-thread may be 1 px off
             self._scaled = self._image.scaled(size, Qt.AspectRatioMode.IgnoreAspectRatio,
                                               Qt.TransformationMode.SmoothTransformation)
         return self._scaled
