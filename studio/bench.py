@@ -59,8 +59,8 @@ HEARTBEAT_MS = 10
 GOAL_STALL_MS, GOAL_FPS = 50.0, 10.0
 #: The bench's recording gets a keystroke this often (ms): a person typing slowly, so that it records steps.
 RECORDING_INPUT_MS = 500
-#: Live frames painted before the window is grabbed (``--grab``): the live view has shown the run by then.
-GRAB_AFTER_FRAMES = 20
+#: Live frames painted and steps finished before the window is grabbed (``--grab``): the run is well under way.
+GRAB_AFTER_FRAMES, GRAB_AFTER_STEPS = 20, 3
 
 
 @dataclass
@@ -106,7 +106,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
     ``moving``: replay the moving page's flow (:mod:`studio.moving_page`,
     served on 127.0.0.1) instead of ``project``; ``grab``: save a PNG of the
     window there once the live view painted :data:`GRAB_AFTER_FRAMES` frames
-    (or when the run ends, if it painted fewer).
+    and :data:`GRAB_AFTER_STEPS` steps finished (or when the run ends).
 
     Raises
     ------
@@ -162,7 +162,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         def on_frame(frame: object) -> None:
             latencies.append((time.monotonic() - frame.received) * 1000.0)  # type: ignore[attr-defined]
-            if not grabbed[0] and live.frames_painted - painted0 >= GRAB_AFTER_FRAMES:
+            if not grabbed[0] and live.frames_painted - painted0 >= GRAB_AFTER_FRAMES and steps[0] >= GRAB_AFTER_STEPS:
                 grabbed[0] = True
                 QTimer.singleShot(0, lambda: window.grab().save(str(grab)))
 
