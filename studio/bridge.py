@@ -117,7 +117,8 @@ class LiveImage:
     """A decoded live frame: ``event`` (a ``ScreencastFrame`` or an ``ObservationMade``), ``image`` (device px,
     masks painted), ``css_width`` (CSS px of the page's viewport), ``received`` (``time.monotonic()`` s
     when the engine posted it) and ``scaled``: the image already scaled to fit the decoder's
-    :attr:`FrameDecoder.fit` box (aspect kept, smooth), or a null ``QImage``."""
+    :attr:`FrameDecoder.fit` box (aspect kept, smooth), or a null ``QImage``.  :attr:`url` and
+    :attr:`scroll` (CSS px) say which page and scroll position the frame shows."""
 
     __slots__ = ("event", "image", "css_width", "received", "scaled")
 
@@ -125,6 +126,17 @@ class LiveImage:
                  scaled: QImage | None = None) -> None:
         self.event, self.image, self.css_width, self.received = event, image, css_width, received
         self.scaled = scaled if scaled is not None else QImage()
+
+    @property
+    def url(self) -> str:
+        obs = getattr(self.event, "observation", None)
+        return str(obs.url if obs is not None else getattr(self.event, "url", ""))
+
+    @property
+    def scroll(self) -> tuple[float, float]:
+        obs = getattr(self.event, "observation", None)
+        x, y = obs.scroll if obs is not None else getattr(self.event, "scroll", (0.0, 0.0))
+        return (float(x), float(y))
 
 
 def fit_size(width: int, height: int, box: tuple[int, int]) -> tuple[int, int]:

@@ -1109,7 +1109,8 @@ class MainWindow(QMainWindow):
         """A live frame of the engine's page (a :class:`studio.bridge.LiveImage`): the live view shows it."""
         if self._recording:
             return  # the live view shows the recorder's page meanwhile
-        self.live_view.set_frame(live.image, live.css_width, live.scaled)  # type: ignore[attr-defined]
+        self.live_view.set_frame(live.image, live.css_width, live.scaled,  # type: ignore[attr-defined]
+                                 url=live.url, scroll=live.scroll)  # type: ignore[attr-defined]
 
     def _on_target(self, event: TargetResolved) -> None:
         r = event.resolution

@@ -561,7 +561,9 @@ class ScreencastFrame:
     ``timestamp`` is Chromium's, s since the epoch.  ``masks`` are boxes
     (CSS px of this frame's viewport) of password fields and fields holding
     a secret: a front end paints them over before the frame is shown.
-    ``index`` is the step running when the frame came (-1 before the first).
+    ``index`` is the step running when the frame came (-1 before the first);
+    ``url`` the page's URL then (secrets masked): boxes of an observation of
+    another URL or scroll position do not belong on this frame.
     """
 
     run_id: str
@@ -573,6 +575,7 @@ class ScreencastFrame:
     scroll: tuple[float, float] = (0.0, 0.0)
     timestamp: float = 0.0
     masks: tuple[BBox, ...] = ()
+    url: str = ""
 
 
 EngineEvent = Union[EngineEvent, ScreencastFrame]  # type: ignore[misc]

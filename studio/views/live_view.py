@@ -195,6 +195,8 @@ class LiveView(QWidget):
         self._scaled = QImage()
         self._dpr = 1.0
         self._streaming = False  # showing live frames (set_frame): observations bring boxes only
+        self._frame_at: tuple[str, tuple[float, float]] = ("", (0.0, 0.0))  # the live frame's URL and scroll
+        self._boxes_at: tuple[str, tuple[float, float]] = ("", (0.0, 0.0))  # the boxes' observation's
         self._frame_serial = 0
         self._painted_serial = 0
         #: Live frames painted (each counted once, at its first paint): what a person saw of the screencast.
@@ -238,33 +240,47 @@ class LiveView(QWidget):
         live page (the frames are the page; the observation says where its
         elements are).
         """
+        at = (str(observation.url), (float(observation.scroll[0]), float(observation.scroll[1])))
         if image.isNull():
             if self._streaming:
                 self._candidates = tuple(observation.candidates)
+                self._boxes_at = at
                 self._hover = None
                 self.update()
             return
         self.set_image(image, device_pixel_ratio=observation.device_pixel_ratio,
                        candidates=observation.candidates)
+        self._boxes_at = self._frame_at = at
 
-    def set_frame(self, image: QImage, css_width: float, scaled: QImage | None = None) -> None:
+    def set_frame(self, image: QImage, css_width: float, scaled: QImage | None = None, *, url: str = "",
+                  scroll: tuple[float, float] = (0.0, 0.0)) -> None:
         """Show a live frame of the page (the screencast): ``image`` in image px, the page ``css_width`` CSS px wide.
 
         The boxes, the target and the highlight stay (they come with the
         observations); image px per CSS px is ``image.width() / css_width``.
         ``scaled``: the frame already scaled to fit :meth:`fit_box` (off the
         GUI thread, :class:`studio.bridge.FrameDecoder`), used when it still
-        fits; otherwise the frame is scaled at its first paint.  A null
-        ``image`` is ignored.
+        fits; otherwise the frame is scaled at its first paint.  ``url`` and
+        ``scroll`` (CSS px) say what the frame shows: while they differ from
+        those of the observation the boxes came from (:meth:`boxes_current`),
+        the boxes, target and highlight are not drawn (they would point at
+        another page or place).  A null ``image`` is ignored.
         """
         if image.isNull():
             return
+        self._frame_at = (url, (float(scroll[0]), float(scroll[1])))
         self._image = image
         self._scaled = scaled if scaled is not None else QImage()
         self._dpr = image.width() / css_width if css_width > 0 else 1.0
         self._streaming = True
         self._frame_serial += 1
         self.update()
+
+    def boxes_current(self) -> bool:
+        """True when the boxes belong to the picture shown: always for a screenshot; for a live frame, when
+        its URL and scroll position are those of the observation the boxes came from."""
+        (url, (fx, fy)), (burl, (bx, by)) = self._frame_at, self._boxes_at
+        return not self._streaming or not url or (url == burl and abs(fx - bx) <= 1.0 and abs(fy - by) <= 1.0)
 
     def fit_box(self) -> tuple[int, int]:
         """The box (w, h widget px) an image is fitted into at zoom 1: the widget's size."""
@@ -339,6 +355,7 @@ class LiveView(QWidget):
     def clear(self) -> None:
         """Forget image, candidates, target and highlight."""
         self.set_image(QImage())
+        self._frame_at = self._boxes_at = ("", (0.0, 0.0))
         self.set_target(None)
         self.set_highlight(None)
 
@@ -614,6 +631,8 @@ class LiveView(QWidget):
         """The smallest candidate box under ``pos`` (widget px), or None."""
         best: Candidate | None = None
         best_area = float("inf")
+        if not self.boxes_current():
+            return None  # the boxes are of another page or place than the live frame shown
         for c in self._candidates:
             if c.descriptor.bbox is None:
                 continue
@@ -844,14 +863,16 @@ class LiveView(QWidget):
         else:  # zoomed: let the painter scale the visible part only
             p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
             p.drawImage(rect, self._image)
-        if self._boxes_visible:
+        current = self.boxes_current()
+        if self._boxes_visible and current:
             self._paint_boxes(p)
         if self._grid_visible:
             self._paint_grid(p, rect)
-        chips = dict(self.label_rects())
-        self._paint_alternatives(p, chips)
-        self._paint_target(p, chips)
-        self._paint_highlight(p)
+        if current:
+            chips = dict(self.label_rects())
+            self._paint_alternatives(p, chips)
+            self._paint_target(p, chips)
+            self._paint_highlight(p)
         if self._interactive:
             self._paint_rec(p, rect)
         elif self._legend_visible and (self._boxes_visible or self._target is not None or self._alternatives) \

@@ -69,7 +69,7 @@ def test_the_live_view_streams_a_real_run_and_the_screencast_stops_with_it(qtbot
         assert [r.status for r in w.steps_panel.model.rows("note")] == ["passed"] * 7
         assert w.bridge.frames_shown >= 10 and lv.frames_painted - painted_at_start >= 10
         names = {c.descriptor.name for c in lv.candidates}
-        assert {"Save", "Note", "Code"} <= names
+        assert {"Save", "Note", "Code"} <= names and lv.boxes_current()  # the boxes are of the page shown
         # the secret typed into "Code" never shows: its field is painted over in the frame shown
         code = next(c for c in lv.candidates if c.descriptor.name == "Code").descriptor.bbox
         k = lv.device_pixel_ratio
@@ -82,3 +82,29 @@ def test_the_live_view_streams_a_real_run_and_the_screencast_stops_with_it(qtbot
         qtbot.wait(1000)
         assert w.bridge.frames_shown == shown
         w.close()
+
+
+def test_boxes_of_another_page_are_not_drawn_over_a_live_frame(qtbot) -> None:  # noqa: ANN001
+    from studio.samples import sample_observation  # noqa: PLC0415
+    from studio.views.live_view import LiveView  # noqa: PLC0415
+
+    lv = LiveView()
+    qtbot.addWidget(lv)
+    lv.resize(800, 500)
+    obs = sample_observation("login")
+    frame = QImage(obs.viewport[0], obs.viewport[1], QImage.Format.Format_RGB32)
+    frame.fill(QColor("white"))
+    lv.set_frame(frame, float(obs.viewport[0]), url=obs.url, scroll=obs.scroll)
+    lv.set_observation(obs, QImage())  # a streaming run's observation: its boxes, not its picture
+    assert lv.streaming and lv.candidates == obs.candidates and lv.boxes_current()
+    box = next(c for c in obs.candidates if c.descriptor.bbox is not None)
+    at = lv.map_to_widget(box.descriptor.bbox).center()
+    assert lv.candidate_at(at) is not None
+    # the page navigated (a new flow, a link): the live frame shows another URL, the boxes are not its own
+    lv.set_frame(frame, float(obs.viewport[0]), url=obs.url + "next", scroll=obs.scroll)
+    assert not lv.boxes_current() and lv.candidate_at(at) is None
+    # scrolled since the observation: the boxes would point at the wrong place
+    lv.set_frame(frame, float(obs.viewport[0]), url=obs.url, scroll=(obs.scroll[0], obs.scroll[1] + 300))
+    assert not lv.boxes_current()
+    lv.set_frame(frame, float(obs.viewport[0]), url=obs.url, scroll=obs.scroll)
+    assert lv.boxes_current()

@@ -179,9 +179,10 @@ class ScreencastPlugin:
         run_id, flow, index = self._where
         try:
             jpeg = base64.b64decode(params.get("data") or "")
-        except ValueError:
+            url = self.redact(str(self._page.url)) if self._page is not None else ""  # cached by Playwright
+        except Exception:  # noqa: BLE001 - bad data, or the page went away
             return
         self.frames += 1
         self.emit(ScreencastFrame(run_id, flow, index, jpeg, float(meta.get("deviceWidth", 0.0)),
                                   float(meta.get("deviceHeight", 0.0)), scroll, float(meta.get("timestamp", 0.0)),
-                                  masks))
+                                  masks, url))
