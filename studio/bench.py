@@ -64,6 +64,8 @@ HEARTBEAT_MS = 10
 GOAL_STALL_MS, GOAL_FPS = 50.0, 10.0
 #: The bench's recording gets a keystroke this often (ms): a person typing slowly, so that it records steps.
 RECORDING_INPUT_MS = 500
+#: Seconds the bench waits for its recording to start (its Chromium and site) before it starts the run.
+RECORDING_START_S = 60.0
 #: Live frames painted and steps finished before the window is grabbed (``--grab``): the run is well under way.
 GRAB_AFTER_FRAMES, GRAB_AFTER_STEPS = 20, 3
 
@@ -243,13 +245,18 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
         clock.start()
         heart.start()
+        if recording:  # as the Recorder does, without its dock (one browser at a time in the live view)
+            recorder.open(window.project, "bench_recording", base, default_recorder_factory, headless=True)
+            started = QEventLoop()  # the recording goes before the run starts: both go at once all the run
+            recorder.recording_started.connect(started.quit)
+            recorder.recorder_error.connect(started.quit)
+            QTimer.singleShot(int(RECORDING_START_S * 1000), started.quit)
+            started.exec()
+            keys.start()
         t0 = time.monotonic()
         if not window.start_run(tuple(names)):
             window.shutdown()
             raise RuntimeError("the studio could not start the run (see the status bar message)")
-        if recording:  # as the Recorder does, without its dock (one browser at a time in the live view)
-            recorder.open(window.project, "bench_recording", base, default_recorder_factory, headless=True)
-            keys.start()
         loop = QEventLoop()  # the studio's own event loop, as in app.exec()
         window.run_state_changed.connect(lambda state: loop.quit() if state == RunState.FINISHED.value else None)
         QTimer.singleShot(int(timeout_s * 1000), loop.quit)
