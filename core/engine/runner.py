@@ -280,7 +280,7 @@ class EngineRunner:
                     self._emit(EngineError(run_id, f"{type(exc).__name__}: {exc}"))
                     if session is not None:
                         session.close()
-                        session = None
+                        session = self.session = None
                 finally:
                     self.running = False
                 self._emit(RunFinished(run_id, tuple(results)))
