@@ -736,6 +736,10 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
         cmd += ["--flows", *args.flows]
     if args.json:
         cmd += ["--json", str(Path(args.json).resolve())]
+    if args.grab:
+        cmd += ["--grab", str(Path(args.grab).resolve())]
+    cmd += ["--moving"] if args.moving else []
+    cmd += ["--no-recording"] if args.no_recording else []
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
@@ -1215,14 +1219,19 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--repeat", type=int, default=10, help="runs per case, median reported (default 10)")
     bd.add_argument("--json", metavar="PATH")
     bd.set_defaults(func=_cmd_bench_diff)
-    bst = bsub.add_parser("studio", help="the studio replays a project offscreen: longest GUI stall (ms) and "
-                                          "live-view frames per second",
-                          description="Replay a project in the studio offscreen and print the longest GUI stall (ms) "
-                                      "and the live view's frames per second.")
+    bst = bsub.add_parser("studio", help="the studio replays a project offscreen while a recording goes: longest GUI "
+                                          "stall (ms) and live-view frames per second",
+                          description="Replay a project in the studio offscreen while a recording goes, and print the "
+                                      "longest GUI stall (ms) and the live view's frames per second, received and "
+                                      "painted.")
     bst.add_argument("--project", default="projects/demo", help="project to replay (default projects/demo)")
     bst.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to replay (default: all of the project)")
     bst.add_argument("--timeout-s", type=float, default=600.0, help="give up after this many seconds (default 600)")
-    bst.add_argument("--json", metavar="PATH", help='write {"stall_ms", "fps", "steps", ...}')
+    bst.add_argument("--json", metavar="PATH", help='write {"stall_ms", "fps", "fps_received", "steps", ...}')
+    bst.add_argument("--moving", action="store_true",
+                     help="replay a flow on a page that repaints all the time (served on 127.0.0.1) instead")
+    bst.add_argument("--no-recording", action="store_true", help="no recording at the same time as the run")
+    bst.add_argument("--grab", metavar="PNG", help="save a picture of the studio during the run here")
     bst.set_defaults(func=_cmd_bench_studio)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")

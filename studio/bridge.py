@@ -6,6 +6,16 @@ GUI thread), where :meth:`EngineBridge._dispatch` drops stale events and
 re-emits each one on a typed per-event signal.  Screenshots are decoded into
 a ``QImage`` there, on the GUI thread; no ``QPixmap`` is ever built off it.
 
+Live frames - the screencast of the engine's page
+(:class:`~core.engine.events.ScreencastFrame`, JPEG) - never queue on the GUI
+thread: ``post`` hands each to a :class:`FrameDecoder`, which keeps only the
+newest frame, decodes it (and paints its secret masks) on its own thread and
+wakes the GUI thread with at most one queued call, which emits
+``screencast_frame``.  Once a run sends frames, its observations' PNGs are no
+longer decoded on the GUI thread: the frames show the page (an observation's
+masked PNG goes to the decoder when no frame came since the last one: the
+page is still, or the engine holds frames back while a secret shows).
+
 Commands go the other way: :meth:`start`, :meth:`pause`, :meth:`resume`,
 :meth:`step`, :meth:`stop`, the answers to an escalation (:meth:`retry`,
 :meth:`skip`, :meth:`take_over`) and the end of a takeover
@@ -16,21 +26,24 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping, Protocol, Sequence
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QObject, QRectF, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QImage, QPainter
 
 from core.domain import Flow
 from core.engine.events import (
     ActionPerformed, BreakerChanged, Command, EngineError, EngineEvent, EscalationRaised,
     FlowFinished, FlowStarted, HandBack, HandedBack, ObservationMade, Pause, Paused, PhaseChanged, Resume,
-    Resumed, Retry, RunFinished, RunStarted, Skip, Start, StepFinished, StepOnce, StepStarted, Stop, TakeOver,
-    TakeoverStarted, TargetResolved, VerdictReached,
+    Resumed, Retry, RunFinished, RunStarted, ScreencastFrame, Skip, Start, StepFinished, StepOnce, StepStarted, Stop,
+    TakeOver, TakeoverStarted, TargetResolved, VerdictReached,
 )
+from core.domain import BBox
 
-__all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "FrameQueue", "default_engine_factory"]
+__all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "FrameQueue", "FrameDecoder",
+           "LiveImage", "MASK_COLOR", "fit_size", "default_engine_factory"]
 
 _log = logging.getLogger(__name__)
 
@@ -96,13 +109,160 @@ class FrameQueue:
             return self._pending > 0
 
 
+#: Colour painted over a secret field in a live frame (opaque: nothing of the field shows through).
+MASK_COLOR = QColor(40, 44, 52)
+
+
+class LiveImage:
+    """A decoded live frame: ``event`` (a ``ScreencastFrame`` or an ``ObservationMade``), ``image`` (device px,
+    masks painted), ``css_width`` (CSS px of the page's viewport), ``received`` (``time.monotonic()`` s
+    when the engine posted it) and ``scaled``: the image already scaled to fit the decoder's
+    :attr:`FrameDecoder.fit` box (aspect kept, smooth), or a null ``QImage``.  :attr:`url` and
+    :attr:`scroll` (CSS px) say which page and scroll position the frame shows."""
+
+    __slots__ = ("event", "image", "css_width", "received", "scaled")
+
+    def __init__(self, event: object, image: QImage, css_width: float, received: float,
+                 scaled: QImage | None = None) -> None:
+        self.event, self.image, self.css_width, self.received = event, image, css_width, received
+        self.scaled = scaled if scaled is not None else QImage()
+
+    @property
+    def url(self) -> str:
+        obs = getattr(self.event, "observation", None)
+        return str(obs.url if obs is not None else getattr(self.event, "url", ""))
+
+    @property
+    def scroll(self) -> tuple[float, float]:
+        obs = getattr(self.event, "observation", None)
+        x, y = obs.scroll if obs is not None else getattr(self.event, "scroll", (0.0, 0.0))
+        return (float(x), float(y))
+
+
+def fit_size(width: int, height: int, box: tuple[int, int]) -> tuple[int, int]:
+    """The size (px) of a ``width`` x ``height`` image scaled to fit ``box`` (w, h), aspect kept, rounded
+    as the live view rounds it (:meth:`studio.views.live_view.LiveView.image_rect`); (0, 0) for an empty box."""
+    if width <= 0 or height <= 0 or box[0] <= 0 or box[1] <= 0:
+        return (0, 0)
+    s = min(box[0] / width, box[1] / height)
+    return (round(width * s), round(height * s))
+
+
+class FrameDecoder:
+    """Decodes live frames on its own thread, newest only: at most one waits, one is ready, one call is queued.
+
+    :meth:`offer` (any thread) replaces the waiting frame (the replaced one
+    counts in :attr:`superseded`); the decoder thread decodes it with
+    ``QImage.fromData`` (a 1280x800 JPEG: about 10 ms, the GIL released),
+    paints ``masks`` (CSS px) over it in :data:`MASK_COLOR`, keeps it as
+    the ready frame (replacing one the GUI thread has not taken) and calls
+    ``wake`` once until :meth:`take` (the GUI thread) takes it.  Frames
+    that do not decode are dropped (:attr:`failed`).  The thread starts on
+    the first offer; :meth:`close` stops it (joins up to 2 s).
+    """
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        #: The box (w, h widget px) the live view fits frames into, set by the GUI thread; frames are also
+        #: scaled to it here (``LiveImage.scaled``), so that the GUI thread only draws them. None: not scaled.
+        self.fit: tuple[int, int] | None = None
+        self._cond = threading.Condition()
+        self._waiting: tuple[object, bytes, str, float, tuple[BBox, ...], float] | None = None
+        self._ready: LiveImage | None = None
+        self._woken = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.offered = self.decoded = self.superseded = self.failed = 0
+
+    def offer(self, event: object, data: bytes, fmt: str, css_width: float, masks: Sequence[BBox] = ()) -> None:
+        """Queue ``data`` (``fmt`` ``"JPEG"`` or ``"PNG"``) for decoding, replacing a frame still waiting."""
+        with self._cond:
+            if self._closed:
+                return
+            if self._waiting is not None:
+                self.superseded += 1
+            self._waiting = (event, data, fmt, css_width, tuple(masks), time.monotonic())
+            self.offered += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._main, name="live-frame-decoder", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def take(self) -> LiveImage | None:
+        """The newest decoded frame (None when there is none); the next decoded frame wakes again."""
+        with self._cond:
+            ready, self._ready, self._woken = self._ready, None, False
+            return ready
+
+    def close(self) -> None:
+        """Stop the decoder thread; frames offered later are ignored. Idempotent."""
+        with self._cond:
+            self._closed = True
+            self._waiting = self._ready = None
+            self._cond.notify()
+            thread = self._thread
+        if thread is not None:
+            thread.join(2.0)
+
+    def _main(self) -> None:
+        while True:
+            with self._cond:
+                while self._waiting is None and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                job, self._waiting = self._waiting, None
+            assert job is not None
+            event, data, fmt, css_width, masks, received = job
+            image = decode_live(data, fmt, css_width, masks)
+            scaled = QImage()
+            fit = self.fit
+            if fit is not None and not image.isNull():
+                w, h = fit_size(image.width(), image.height(), fit)
+                if w > 0 and (w, h) != (image.width(), image.height()):
+                    scaled = image.scaled(QSize(w, h), Qt.AspectRatioMode.IgnoreAspectRatio,
+                                          Qt.TransformationMode.SmoothTransformation)
+            with self._cond:
+                if self._closed:
+                    return
+                if image.isNull():
+                    self.failed += 1
+                    continue
+                self.decoded += 1
+                if self._ready is not None:
+                    self.superseded += 1
+                self._ready = LiveImage(event, image, css_width, received, scaled)
+                wake, self._woken = not self._woken, True
+            if wake:
+                self._wake()
+
+
+def decode_live(data: bytes, fmt: str, css_width: float, masks: Sequence[BBox] = ()) -> QImage:
+    """``data`` decoded (any thread), with ``masks`` (CSS px; image px = CSS px * width / ``css_width``)
+    painted over in :data:`MASK_COLOR`; a null ``QImage`` when ``data`` does not decode."""
+    image = QImage.fromData(data, fmt)
+    if image.isNull() or not masks:
+        return image
+    if image.format() != QImage.Format.Format_RGB32:
+        image = image.convertToFormat(QImage.Format.Format_RGB32)
+    k = image.width() / css_width if css_width > 0 else 1.0
+    p = QPainter(image)
+    for b in masks:
+        p.fillRect(QRectF(b.x * k, b.y * k, b.width * k, b.height * k), MASK_COLOR)
+    p.end()
+    return image
+
+
 class EngineBridge(QObject):
     """Owns one engine; turns its events into queued, typed Qt signals.
 
     Every signal is emitted on the bridge's (GUI) thread and carries the
     event dataclass (``object``); ``observation_made`` also carries the
     decoded screenshot (a null ``QImage`` when the PNG was superseded by a
-    newer observation already queued, or was empty/unreadable).
+    newer observation already queued, or was empty/unreadable, or the run
+    streams live frames).  ``screencast_frame`` carries a
+    :class:`LiveImage`: the newest live frame of the current run, decoded
+    off the GUI thread; frames are not passed to ``event_received``.
 
     Stale events: the bridge follows one run at a time.  A ``RunStarted``
     makes its ``run_id`` current, and each ``FlowStarted`` that follows it
@@ -136,8 +296,11 @@ class EngineBridge(QObject):
     handed_back = Signal(object)
     #: A command was sent to the engine (GUI thread): the command dataclass.
     command_sent = Signal(object)
+    #: The newest live frame of the current run (a :class:`LiveImage`), decoded off the GUI thread.
+    screencast_frame = Signal(object)
 
     _incoming = Signal(object)
+    _frame_ready = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -147,7 +310,14 @@ class EngineBridge(QObject):
         self._closed = False
         self._frames = FrameQueue()
         self.dropped_count = 0
+        #: Live frames of the engine's page, decoded off the GUI thread (newest only).
+        self.decoder = FrameDecoder(self._frame_ready.emit)
+        #: Live frames emitted on ``screencast_frame`` (GUI thread), and screencast frames posted (engine thread).
+        self.frames_shown = self.frames_received = 0
+        self._streaming = False  # the current run sends live frames
+        self._framed = False  # a live frame came since the last observation
         self._incoming.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+        self._frame_ready.connect(self._deliver_frame, Qt.ConnectionType.QueuedConnection)
         self._signals: dict[type, Signal] = {
             RunStarted: self.run_started, FlowStarted: self.flow_started,
             StepStarted: self.step_started, PhaseChanged: self.phase_changed,
@@ -167,6 +337,11 @@ class EngineBridge(QObject):
         This is the ``on_event`` callback given to the engine.
         """
         if self._closed:
+            return
+        if isinstance(event, ScreencastFrame):
+            self._framed = True
+            self.frames_received += 1
+            self.decoder.offer(event, event.jpeg, "JPEG", event.width, event.masks)
             return
         if isinstance(event, ObservationMade):
             self._frames.queued()
@@ -207,6 +382,7 @@ class EngineBridge(QObject):
             raise RuntimeError("no engine attached to the bridge")
         if isinstance(command, Start):
             self._run_id, self._run_ids = None, set()  # everything of the previous run is stale from now on
+            self._streaming = False
         self._engine.send(command)
         self.command_sent.emit(command)
 
@@ -256,6 +432,7 @@ class EngineBridge(QObject):
         if self._closed:
             return
         self._closed = True  # from now on post() drops events: nothing reaches closing views
+        self.decoder.close()
         engine, self._engine = self._engine, None
         if engine is not None:
             try:
@@ -274,13 +451,32 @@ class EngineBridge(QObject):
             return
         self.event_received.emit(event)
         if isinstance(event, ObservationMade):
-            if not superseded and event.observation.screenshot_png:
-                image = QImage.fromData(event.observation.screenshot_png, "PNG")
+            png = event.observation.screenshot_png
+            if self._streaming:
+                # the live frames show the page; the observation's masked picture only when none came since
+                framed, self._framed = self._framed, False
+                if png and not framed:
+                    self.decoder.offer(event, png, "PNG", float(event.observation.viewport[0]))
+            elif not superseded and png:
+                image = QImage.fromData(png, "PNG")
             self.observation_made.emit(event, image)
             return
         signal = self._signals.get(type(event))
         if signal is not None:
             signal.emit(event)
+
+    @Slot()
+    def _deliver_frame(self) -> None:
+        live = self.decoder.take()
+        if live is None or self._closed:
+            return
+        run_id = getattr(live.event, "run_id", None)
+        if run_id is None or run_id not in self._run_ids:
+            self.dropped_count += 1  # a frame of a run no longer shown
+            return
+        self._streaming = True
+        self.frames_shown += 1
+        self.screencast_frame.emit(live)
 
     def _accept(self, event: EngineEvent) -> bool:
         if isinstance(event, RunStarted):

@@ -513,6 +513,8 @@ class MainWindow(QMainWindow):
         b.event_received.connect(self._on_event)
         b.command_sent.connect(self._on_command)
         b.observation_made.connect(self._on_observation)
+        b.screencast_frame.connect(self._on_screencast_frame)
+        self.live_view.resized.connect(lambda w, h: setattr(b.decoder, "fit", (w, h)))  # frames scaled off-thread
         b.target_resolved.connect(self._on_target)
         b.step_started.connect(lambda _e: self.live_view.set_target(None))
         b.escalation_raised.connect(self._on_escalation)
@@ -1302,6 +1304,13 @@ class MainWindow(QMainWindow):
             self.live_view.set_target(None)  # the page moved on: the box would point at something else
         self.caption.setText(f"{o.url}   \u00b7   {o.title}   \u00b7   {event.when} step {event.index + 1}"
                              f"   \u00b7   {len(o.candidates)} candidates   \u00b7   dpr {o.device_pixel_ratio:g}")
+
+    def _on_screencast_frame(self, live: object) -> None:
+        """A live frame of the engine's page (a :class:`studio.bridge.LiveImage`): the live view shows it."""
+        if self._recording:
+            return  # the live view shows the recorder's page meanwhile
+        self.live_view.set_frame(live.image, live.css_width, live.scaled,  # type: ignore[attr-defined]
+                                 url=live.url, scroll=live.scroll)  # type: ignore[attr-defined]
 
     def _on_target(self, event: TargetResolved) -> None:
         r = event.resolution

@@ -4,9 +4,11 @@ The recorder (``core.record.runner.RecorderRunner``) calls the ``on_event``
 callback it was built with ON ITS THREAD.  That callback only emits a private
 signal; Qt queues it to the thread the bridge lives in (the GUI thread), where
 :meth:`RecorderBridge._dispatch` drops events of an older session and
-re-emits each one on a typed signal.  PNGs (live frames, element crops) are
-decoded into ``QImage`` there, on the GUI thread; a live frame superseded by
-a newer one already queued is not decoded at all.
+re-emits each one on a typed signal.  Element crops are decoded into
+``QImage`` there, on the GUI thread (they are small); live frames (a whole
+page's PNG) are decoded off the GUI thread by a
+:class:`~studio.bridge.FrameDecoder`, newest only: a frame superseded by a
+newer one before it was decoded is not decoded at all.
 
 Commands go the other way: :meth:`send` puts typed commands of
 ``core.record.events`` on the recorder (``recorder.send``, thread-safe by
@@ -30,7 +32,7 @@ from core.record.events import (
     RecordingStopped, StepRecorded, StepRemoved, StopRecording,
 )
 
-from .bridge import FrameQueue, ProjectLike
+from .bridge import FrameDecoder, ProjectLike
 
 __all__ = [
     "RecorderLike", "OnRecorderEvent", "RecorderFactory", "RecorderBridge", "default_recorder_factory",
@@ -106,16 +108,19 @@ class RecorderBridge(QObject):
     command_sent = Signal(object)
 
     _incoming = Signal(int, object)
+    _frame_ready = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._recorder: RecorderLike | None = None
         self._session = 0
-        self._frames = FrameQueue()
+        #: The live frames, decoded off the GUI thread (newest only).
+        self.decoder = FrameDecoder(self._frame_ready.emit)
         self._closed = False
         self._closing: list[threading.Thread] = []
         self.dropped_count = 0
         self._incoming.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+        self._frame_ready.connect(self._deliver_frame, Qt.ConnectionType.QueuedConnection)
         self._signals = {
             RecordingStarted: self.recording_started, StepRemoved: self.step_removed,
             ElementPicked: self.element_picked, RecordingStopped: self.recording_stopped,
@@ -129,7 +134,9 @@ class RecorderBridge(QObject):
             if self._closed:
                 return
             if isinstance(event, LiveFrame):
-                self._frames.queued()
+                if event.png:
+                    self.decoder.offer((session, event), event.png, "PNG", 0.0)
+                return
             self._incoming.emit(session, event)
         return post
 
@@ -203,22 +210,24 @@ class RecorderBridge(QObject):
             t.join(timeout)
         self._closing.clear()
         self._closed = True
+        self.decoder.close()
+
+    @Slot()
+    def _deliver_frame(self) -> None:
+        live = self.decoder.take()
+        if live is None:
+            return
+        session, event = live.event  # type: ignore[misc]
+        if self._closed or session != self._session:
+            self.dropped_count += 1
+            return
+        self.event_received.emit(event)
+        self.live_frame.emit(event, live.image)
 
     @Slot(int, object)
     def _dispatch(self, session: int, event: RecorderEvent) -> None:
-        superseded = False
-        if isinstance(event, LiveFrame):
-            superseded = self._frames.taken()
-        if self._closed or session != self._session or (isinstance(event, LiveFrame) and superseded):
+        if self._closed or session != self._session:
             self.dropped_count += 1
-            return
-        if isinstance(event, LiveFrame):
-            image = QImage.fromData(event.png, "PNG") if event.png else QImage()
-            if image.isNull():
-                self.dropped_count += 1
-                return
-            self.event_received.emit(event)
-            self.live_frame.emit(event, image)
             return
         self.event_received.emit(event)
         if isinstance(event, StepRecorded):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Union
 
 from core.engine.breakpoints import Breakpoints
-from core.domain import Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
+from core.domain import BBox, Candidate, Escalation, Observation, Resolution, RunResult, StepStatus, Verdict
 from core.domain.belief import Belief
 from core.domain.change import BaselineAlert, ChangeReport
 from core.domain.evidence import StepEvidence
@@ -32,7 +32,7 @@ __all__ = [
     "HealProposed", "UseCandidate", "ProposeHeal",
     "TakeoverFrame", "TakeoverActionRecorded", "CorrectionOffered", "HandBackMeaning", "TakeoverInput",
     "StateNoted",
-    "SetBreakpoints",
+    "SetBreakpoints", "ScreencastFrame",
 ]
 
 #: The phases of one step, in order (architecture rule 2; :mod:`core.engine.pipeline`).
@@ -545,6 +545,40 @@ class StateNoted:
 
 
 EngineEvent = Union[EngineEvent, StateNoted]  # type: ignore[misc]
+
+
+@dataclass(frozen=True, slots=True)
+class ScreencastFrame:
+    """One frame of Chromium's screencast of the engine's page (``Page.screencastFrame``), for a live view.
+
+    Emitted only while a front end watches (the studio's engine,
+    :class:`core.engine.plugins.screencast.ScreencastPlugin`); ``steadyhand
+    run`` never starts the screencast.  ``jpeg`` is the frame (JPEG bytes,
+    at most ``width`` x ``height`` CSS px times the device pixel ratio);
+    ``width`` and ``height`` are the page's viewport in CSS px (the frame's
+    image px per CSS px is ``image width / width``); ``scroll`` is the main
+    frame's ``(scrollX, scrollY)`` in CSS px when the frame was drawn;
+    ``timestamp`` is Chromium's, s since the epoch.  ``masks`` are boxes
+    (CSS px of this frame's viewport) of password fields and fields holding
+    a secret: a front end paints them over before the frame is shown.
+    ``index`` is the step running when the frame came (-1 before the first);
+    ``url`` the page's URL then (secrets masked): boxes of an observation of
+    another URL or scroll position do not belong on this frame.
+    """
+
+    run_id: str
+    flow: str
+    index: int
+    jpeg: bytes
+    width: float
+    height: float
+    scroll: tuple[float, float] = (0.0, 0.0)
+    timestamp: float = 0.0
+    masks: tuple[BBox, ...] = ()
+    url: str = ""
+
+
+EngineEvent = Union[EngineEvent, ScreencastFrame]  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,6 +209,8 @@ class EngineRunner:
         self._thread: threading.Thread | None = None
         self._closing = False
         self.running = False
+        #: The engine thread's session (None before the first run); read it from other threads, never use it.
+        self.session: ProjectSession | None = None
 
     def _emit(self, event: EngineEvent) -> None:
         try:
@@ -260,8 +262,10 @@ class EngineRunner:
                     if session is None:
                         session = ProjectSession(self.project, emit=self._emit, headless=self.headless,
                                                  control=control, use_store=self.use_store,
-                                                 evidence="full")  # the studio watches every step
+                                                 evidence="full",  # the studio watches every step
+                                                 screencast=True)  # and the page, live
                         session.open()
+                        self.session = session
                     control.paused = cmd.paused
                     control.step_from = None
                     self.running = True
@@ -276,7 +280,7 @@ class EngineRunner:
                     self._emit(EngineError(run_id, f"{type(exc).__name__}: {exc}"))
                     if session is not None:
                         session.close()
-                        session = None
+                        session = self.session = None
                 finally:
                     self.running = False
                 self._emit(RunFinished(run_id, tuple(results)))

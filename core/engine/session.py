@@ -119,13 +119,20 @@ class ProjectSession:
     evidence : str | None
         ``"full"``, ``"failures"`` or ``"off"`` (:mod:`core.engine.fastpath`);
         None: the project's ``evidence:`` (``failures`` by default).
+    screencast : bool
+        Stream the page as :class:`~core.engine.events.ScreencastFrame` events while a flow runs
+        (:mod:`core.engine.plugins.screencast`): for a front end that watches (the studio); False for
+        ``steadyhand run``, which never pays for it.
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
                  screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None,
-                 evidence: str | None = None) -> None:
+                 evidence: str | None = None, screencast: bool = False) -> None:
         self.project = project
+        #: The screencast of the page (:class:`core.engine.plugins.screencast.ScreencastPlugin`), when watched.
+        self.screencast: Any = None
+        self._screencast_wanted = screencast
         self.base_url = base_url or None
         #: The path of the base URL the project's flows were recorded under, for the flow files that do not
         #: say (written before ``base_path`` was kept): the project's own base URL, never the override.
@@ -262,7 +269,8 @@ class ProjectSession:
                           on_step_healed=lambda f, i, s, c, r: self._healed.append((i, s, c, r)),
                           pending_heals=self.heals,
                           wait_learner=self.wait_learner, evidence=self.evidence,
-                          deciders=(self.model.decider,) if self.model is not None else ())
+                          deciders=(self.model.decider,) if self.model is not None else (),
+                          extra_plugins=self._screencast_plugins())
         skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t),
                                settings=getattr(self.project.settings, "skills", None),
                                locator=ex.settings.locator, secrets=tuple(self.project.settings.secrets))
@@ -273,6 +281,17 @@ class ProjectSession:
         if resume is not None:
             ex.plan = resume  # type: ignore[attr-defined]
         return ex
+
+    def _screencast_plugins(self) -> tuple[object, ...]:
+        """The screencast plugin (one per session, built on first use) when the session was asked for it."""
+        if not self._screencast_wanted:
+            return ()
+        if self.screencast is None:
+            from core.engine.plugins.screencast import ScreencastPlugin
+
+            self.screencast = ScreencastPlugin(self.driver, self.emit, redact=lambda t: self.redactor.text(t))
+        self.screencast.driver = self.driver  # a revived browser is a new driver state; the same object today
+        return (self.screencast,)
 
     def _store_back(self, flow: Flow, result: RunResult) -> None:
         """After a run: heal proposals, reuse counts and filled-in descriptors (:class:`core.heal.HealBook`).
@@ -325,7 +344,11 @@ class ProjectSession:
         before = self.model.counters() if self.model is not None else None
         # a flow file that does not say which base it was recorded under was recorded under the project's
         ran = flow if flow.base_path else replace(flow, base_path=self.recorded_base)
-        result = executor.run_flow(ran, params=all_params, setup=setup)
+        try:
+            result = executor.run_flow(ran, params=all_params, setup=setup)
+        finally:
+            if self.screencast is not None:
+                self.screencast.stop()  # also when the flow ended by an error or a stop
         if self.model is not None and before is not None:
             self._model_usage(result.run_id, flow.name, before)
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None

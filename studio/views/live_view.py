@@ -1,4 +1,10 @@
-"""Live view: the latest screenshot with DOM boxes, the resolved target and the grid (P1, P2).
+"""Live view: the page, live, with DOM boxes, the resolved target and the grid (P1, P2).
+
+While a run goes the view shows the screencast of the engine's page
+(:meth:`LiveView.set_frame`, frames decoded off the GUI thread by
+:class:`studio.bridge.FrameDecoder`), with the boxes of the latest
+observation drawn over it; otherwise the latest screenshot
+(:meth:`LiveView.set_observation`, :meth:`LiveView.set_image`).
 
 Three coordinate systems meet here:
 
@@ -180,12 +186,21 @@ class LiveView(QWidget):
     key_pressed = Signal(str)
     candidate_clicked = Signal(object, object)
     zoom_changed = Signal(float)
+    #: The widget's new size (w, h px): the box frames are fitted into (:meth:`fit_box`).
+    resized = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._image = QImage()
         self._scaled = QImage()
         self._dpr = 1.0
+        self._streaming = False  # showing live frames (set_frame): observations bring boxes only
+        self._frame_at: tuple[str, tuple[float, float]] = ("", (0.0, 0.0))  # the live frame's URL and scroll
+        self._boxes_at: tuple[str, tuple[float, float]] = ("", (0.0, 0.0))  # the boxes' observation's
+        self._frame_serial = 0
+        self._painted_serial = 0
+        #: Live frames painted (each counted once, at its first paint): what a person saw of the screencast.
+        self.frames_painted = 0
         self._candidates: tuple[Candidate, ...] = ()
         self._target: Candidate | None = None
         self._target_label = ""
@@ -220,16 +235,66 @@ class LiveView(QWidget):
 
         A null ``image`` (a superseded or missing screenshot) is ignored: the
         view keeps showing the previous observation rather than boxes
-        without their picture.
+        without their picture - unless the view shows live frames
+        (:meth:`set_frame`): then the observation's boxes are drawn over the
+        live page (the frames are the page; the observation says where its
+        elements are).
         """
+        at = (str(observation.url), (float(observation.scroll[0]), float(observation.scroll[1])))
         if image.isNull():
+            if self._streaming:
+                self._candidates = tuple(observation.candidates)
+                self._boxes_at = at
+                self._hover = None
+                self.update()
             return
         self.set_image(image, device_pixel_ratio=observation.device_pixel_ratio,
                        candidates=observation.candidates)
+        self._boxes_at = self._frame_at = at
+
+    def set_frame(self, image: QImage, css_width: float, scaled: QImage | None = None, *, url: str = "",
+                  scroll: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Show a live frame of the page (the screencast): ``image`` in image px, the page ``css_width`` CSS px wide.
+
+        The boxes, the target and the highlight stay (they come with the
+        observations); image px per CSS px is ``image.width() / css_width``.
+        ``scaled``: the frame already scaled to fit :meth:`fit_box` (off the
+        GUI thread, :class:`studio.bridge.FrameDecoder`), used when it still
+        fits; otherwise the frame is scaled at its first paint.  ``url`` and
+        ``scroll`` (CSS px) say what the frame shows: while they differ from
+        those of the observation the boxes came from (:meth:`boxes_current`),
+        the boxes, target and highlight are not drawn (they would point at
+        another page or place).  A null ``image`` is ignored.
+        """
+        if image.isNull():
+            return
+        self._frame_at = (url, (float(scroll[0]), float(scroll[1])))
+        self._image = image
+        self._scaled = scaled if scaled is not None else QImage()
+        self._dpr = image.width() / css_width if css_width > 0 else 1.0
+        self._streaming = True
+        self._frame_serial += 1
+        self.update()
+
+    def boxes_current(self) -> bool:
+        """True when the boxes belong to the picture shown: always for a screenshot; for a live frame, when
+        its URL and scroll position are those of the observation the boxes came from."""
+        (url, (fx, fy)), (burl, (bx, by)) = self._frame_at, self._boxes_at
+        return not self._streaming or not url or (url == burl and abs(fx - bx) <= 1.0 and abs(fy - by) <= 1.0)
+
+    def fit_box(self) -> tuple[int, int]:
+        """The box (w, h widget px) an image is fitted into at zoom 1: the widget's size."""
+        return (self.width(), self.height())
+
+    @property
+    def streaming(self) -> bool:
+        """True while the view shows live frames (:meth:`set_frame`) rather than screenshots."""
+        return self._streaming
 
     def set_image(self, image: QImage, *, device_pixel_ratio: float = 1.0,
                   candidates: tuple[Candidate, ...] = ()) -> None:
         """Show ``image`` (device px) with ``candidates`` (boxes in CSS px)."""
+        self._streaming = False
         self._image = image
         self._scaled = QImage()
         self._dpr = float(device_pixel_ratio) or 1.0
@@ -290,6 +355,7 @@ class LiveView(QWidget):
     def clear(self) -> None:
         """Forget image, candidates, target and highlight."""
         self.set_image(QImage())
+        self._frame_at = self._boxes_at = ("", (0.0, 0.0))
         self.set_target(None)
         self.set_highlight(None)
 
@@ -565,6 +631,8 @@ class LiveView(QWidget):
         """The smallest candidate box under ``pos`` (widget px), or None."""
         best: Candidate | None = None
         best_area = float("inf")
+        if not self.boxes_current():
+            return None  # the boxes are of another page or place than the live frame shown
         for c in self._candidates:
             if c.descriptor.bbox is None:
                 continue
@@ -774,6 +842,7 @@ class LiveView(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
         self._scaled = QImage()
+        self.resized.emit(self.width(), self.height())
         super().resizeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
@@ -785,20 +854,25 @@ class LiveView(QWidget):
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._placeholder)
             p.end()
             return
+        if self._streaming and self._frame_serial != self._painted_serial:
+            self._painted_serial = self._frame_serial
+            self.frames_painted += 1
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         if self._zoom == 1.0:
             p.drawImage(rect.topLeft(), self._scaled_image(rect))
         else:  # zoomed: let the painter scale the visible part only
             p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
             p.drawImage(rect, self._image)
-        if self._boxes_visible:
+        current = self.boxes_current()
+        if self._boxes_visible and current:
             self._paint_boxes(p)
         if self._grid_visible:
             self._paint_grid(p, rect)
-        chips = dict(self.label_rects())
-        self._paint_alternatives(p, chips)
-        self._paint_target(p, chips)
-        self._paint_highlight(p)
+        if current:
+            chips = dict(self.label_rects())
+            self._paint_alternatives(p, chips)
+            self._paint_target(p, chips)
+            self._paint_highlight(p)
         if self._interactive:
             self._paint_rec(p, rect)
         elif self._legend_visible and (self._boxes_visible or self._target is not None or self._alternatives) \
@@ -812,7 +886,8 @@ class LiveView(QWidget):
 
     def _scaled_image(self, rect: QRectF) -> QImage:
         size = QSize(round(rect.width()), round(rect.height()))
-        if self._scaled.isNull() or self._scaled.size() != size:
+        if self._scaled.isNull() or abs(self._scaled.width() - size.width()) > 1 \
+                or abs(self._scaled.height() - size.height()) > 1:  # a frame scaled off-thread may be 1 px off
             self._scaled = self._image.scaled(size, Qt.AspectRatioMode.IgnoreAspectRatio,
                                               Qt.TransformationMode.SmoothTransformation)
         return self._scaled
