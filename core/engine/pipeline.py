@@ -380,8 +380,18 @@ def settle(ex: Engine, ctx: StepContext) -> None:
         # nothing is most of a replay's time; twice the quiet time lets a reaction (validation, suggestions)
         # start, and a later one is learnt (S7) and seen by the fill read-back and the next observation
         ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, 2.0 * ex.settings.waits.quiet_ms))
+    # the fast path (issue 20): the wait ends on the page's own signals with a short quiet time
+    ctx.fast = fastpath.fast_step(ex, ctx)
+    if ctx.fast and expected_delta(ctx.step) in _NO_DOM_DELTA:
+        ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, fastpath.FAST_QUIET_MS))
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
-                                         limit_ms=ctx.wait.limit_ms) or {}
+                                         limit_ms=ctx.wait.limit_ms,
+                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast)) or {}
+
+
+#: Expected deltas that change no DOM the settle wait could see: on the fast path their wait ends once the
+#: requests the action started are answered (a value is read back by the verification).
+_NO_DOM_DELTA = frozenset({"value", "focus", "scroll", "none"})
 
 
 def verify(ex: Engine, ctx: StepContext) -> None:
@@ -390,7 +400,11 @@ def verify(ex: Engine, ctx: StepContext) -> None:
     undeclared step irreversible (S6) before anything can fail."""
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
-    ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
+    ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after", ctx=ctx)
+    if ctx.fast:  # the light look after a short wait: when it disagrees, the full wait and another look
+        why = _cheap_disagrees(ex, ctx)
+        if why:
+            fastpath.look_again(ex, ctx, why)
     ex.plugins.notify(StateAfter(ctx))
     _infer_writes(ex, ctx)
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
@@ -413,6 +427,9 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold: " + _checked(ctx))
     elif ctx.checks and verdict.kind == "as_expected":
         verdict = replace(verdict, reason=f"{verdict.reason}; checked: {_checked(ctx)}")
+    if ctx.looked_again:
+        verdict = replace(verdict, reason=f"{verdict.reason}; looked again after the page settled "
+                                          f"(the first look found {ctx.looked_again})")
     _record_verdict(ex, ctx, verdict)
     if verdict.invalid:
         run.invalid_actions += 1
@@ -422,6 +439,33 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+def _cheap_disagrees(ex: Engine, ctx: StepContext) -> str:
+    """What the light look after the fast wait finds amiss, in plain words; "" when it agrees with the step.
+
+    The same judges as :func:`verify` - the expected effect, where the step
+    landed (without dismissing anything), each assertion checked once - with
+    no side effect: nothing is recorded, acted on or learnt.
+    """
+    assert ctx.step is not None
+    verdict = _effect_verdict(ctx)
+    if verdict.kind == "unchanged" and ctx.step.assertions and ctx.step.action.kind in ("assert", "wait"):
+        verdict = replace(verdict, kind="as_expected")  # its assertions decide (as in verify)
+    if verdict.kind != "as_expected" and ctx.step.action.kind != "input":
+        return f"no {verdict.expected} change yet" if verdict.kind == "unchanged" else "an unexpected change"
+    verdict = _landing_verdict(ex, ctx, verdict, dismiss=False)
+    if verdict.kind != "as_expected":
+        return "the page not yet where the step lands"
+    check = getattr(ex.driver, "check_now", None)
+    for a in ctx.step.assertions:
+        try:
+            ok = check(a, ctx.held, a.expected)[0] if check is not None else False
+        except Exception:  # noqa: BLE001 - a check that cannot run now is judged by the full look
+            ok = False
+        if not ok:
+            return "an assertion not holding yet"
+    return ""
 
 
 #: Pause (s) between two checks of assertions that do not hold yet after an action that had its effect.
@@ -477,7 +521,8 @@ def _after_wait(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
     # learning from it would teach every input to wait the longest (each wait then "misses" it again)
     if not ctx.settled.get("changed") and any(d in _WAIT_VISIBLE for d in verdict.observed):
         late = (time.monotonic() - ctx.settle_t0) * 1000.0  # from the start of the wait to the observation
-    ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
+    if not ctx.fast or ctx.looked_again:  # a fast wait's short quiet time says nothing of the page's settle time
+        ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
     if ctx.after is not None and not ctx.settled.get("changed") and late is None:
         ctx.prior = (ctx.after.signature.digest, ctx.wait, ctx.settle_t0)
     bound = bound_reason(ctx.wait, ctx.settled)
@@ -551,12 +596,13 @@ def _confirm_writes(ex: Engine, ctx: StepContext) -> None:
         ctx.reversible = None  # back to the action's default: reversible
 
 
-def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
+def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss: bool = True) -> Verdict:
     """Where the step landed: a fill the page undid (failure kind 13) and the recorded after-state (S5).
 
     A dialog that opened although the recorded after-state had none is
     dismissed by its close / cancel control or Escape (failure kind 14) and
-    the page judged again; anything else that does not hold is
+    the page judged again (unless ``dismiss`` is False: the fast path's look,
+    which never acts); anything else that does not hold is
     ``changed_unexpectedly`` with the plain reason.
     """
     assert ctx.step is not None and ctx.before is not None and ctx.after is not None
@@ -586,13 +632,13 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
             requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url))
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
-        if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
+        if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
             done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
                                   observe=lambda: ex.driver.observe(screenshot=False))
             ex.emit(Recovered(ctx.run.run_id, ctx.run.flow.name, ctx.index, "dismiss", bool(done),
                               ex.redact("; ".join(done) or "no popup to dismiss")))
             if done:
-                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after")
+                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after", ctx=ctx)
                 continue
         break
     return Verdict("changed_unexpectedly", verdict.expected, verdict.observed,

@@ -107,6 +107,9 @@ class StepContext:
     ``change`` is the R1 comparison of the screen before the step with its
     baseline (None off the flow); ``reused`` says the before-observation is
     the previous step's after-observation (nothing happened in between).
+    ``fast`` says the step settled and verified on the fast path
+    (:mod:`core.engine.fastpath`); ``looked_again`` why its light look was
+    not enough ("" when it was).
     """
 
     run: RunState
@@ -148,6 +151,8 @@ class StepContext:
     cp: Checkpoint | None = None
     waited: float = 0.0
     checks: list[AssertionCheck] = field(default_factory=list)
+    fast: bool = False
+    looked_again: str = ""
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -173,6 +178,7 @@ class StepContext:
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
         self.popup, self.cp, self.checks = False, None, []
+        self.fast, self.looked_again = False, ""
 
     @property
     def effective_reversible(self) -> bool:

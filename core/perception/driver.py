@@ -514,8 +514,14 @@ class PlaywrightDriver:
             f = f.parent_frame
         return " > ".join(reversed(parts))
 
-    def observe(self, *, screenshot: bool = True, neighbours: bool = True) -> Observation:
+    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True) -> Observation:
         """Observe the page: interactive elements with boxes, text, signature, screenshot.
+
+        ``ax=False`` is the light look of the fast path (:mod:`core.engine.fastpath`): Chromium's
+        accessibility tree is not read again; elements keep the names it gave them at the last full look
+        while their in-page name is unchanged, and the others are named in the page (as on pages above
+        :data:`AX_TREE_MAX_ELEMENTS`).  The tree costs 40-140 ms of a 10-180 ms observation on pages of
+        100-1,000 elements (``bench overhead``).
 
         Secrets are masked: password values never leave the page, values of
         declared secrets are replaced in text, and both kinds of fields are
@@ -556,25 +562,27 @@ class PlaywrightDriver:
                 stamps = [(f, self._lib(f, "stamp")) for f in live]
                 use_ax = self.ax_tree and sum(int(s["elements"]) for _, s in stamps) <= AX_TREE_MAX_ELEMENTS
                 key = [(f, s["doc"], s["mutations"]) for f, s in stamps]
-                if use_ax and key != self._ax_key:
-                    ax = self.ax_maps(live)
+                if use_ax and not ax:
+                    ax_maps: dict[Any, Any] = {}  # the light look: the kept entries name what they still cover
+                elif use_ax and key != self._ax_key:
+                    ax_maps = self.ax_maps(live)
                     self._ax_key = key
                 else:
                     # no DOM mutation in any frame since the tree was last read (or too many elements): the page
                     # library names the elements from the entries it kept then (or computes names in the page)
-                    ax = {}
+                    ax_maps = {}
                     if not use_ax:
                         self._ax_key = None
                 for frame in frames:
                     offset = offsets[frame]
                     if offset is None:
                         continue
-                    raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax.get(frame)})
-                    if use_ax and frame not in ax and raw.get("unnamed"):
+                    raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax_maps.get(frame)})
+                    if use_ax and ax and frame not in ax_maps and raw.get("unnamed"):
                         # an element the kept tree entries do not cover (shown by CSS alone, e.g. on :hover)
                         fresh = self.ax_maps([frame])
                         if frame in fresh:
-                            ax[frame] = fresh[frame]
+                            ax_maps[frame] = fresh[frame]
                             raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": fresh[frame]})
                     fi = len(self._frames)
                     self._frames.append(frame)
@@ -927,12 +935,14 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
-                     idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:
+                     idle_ms: float | None = None, limit_ms: float | None = None,
+                     quiet_ms: float | None = None) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
 
         ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
         and the loading limit (the engine's learnt budget, S7;
-        :mod:`core.recover.waits`).
+        :mod:`core.recover.waits`); ``quiet_ms`` replaces ``waits.quiet_ms``
+        (the fast path's shorter quiet, :data:`core.engine.fastpath.FAST_QUIET_MS`).
 
         Returns as soon as a change was seen and the page is quiet (no DOM
         mutation for ``waits.quiet_ms``, 120 ms by default; no request in
@@ -954,7 +964,8 @@ class PlaywrightDriver:
         limit = limit_ms if limit_ms is not None else w.loading_max_ms * (2 if long else 1)
         settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
-        fast = self._settle_in_page(start_mut, start_url, float(w.quiet_ms), float(settle_max), float(limit))
+        quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
+        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit))
         if fast is not None:
             if fast["done"]:
                 return {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -978,7 +989,7 @@ class PlaywrightDriver:
                 if start_mut is not None and p["mutations"] != start_mut:
                     changed = True
                 pending = p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
-                quiet = p["quietMs"] >= w.quiet_ms
+                quiet = p["quietMs"] >= quiet_ms
                 if not pending and quiet and (changed or start_mut is None):
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
                 if not pending and elapsed >= settle_max:
