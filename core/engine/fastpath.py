@@ -54,9 +54,11 @@ behaviour: ``full`` with screenshots, ``off`` without.
 from __future__ import annotations
 
 import inspect
+import json
 from typing import TYPE_CHECKING, Any, Callable
 
-from core.domain import Observation, Resolution
+from core.domain import Candidate, Observation, Resolution, Step
+from core.project.params import placeholders
 
 if TYPE_CHECKING:
     from core.engine.hooks import Engine as FlowExecutor
@@ -64,7 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
            "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "settle_kwargs", "fast_step",
-           "look_again", "LookBook"]
+           "look_again", "LookBook", "recorded_locator", "confirm_target"]
 
 #: The evidence levels of ``steadyhand.yaml``'s ``evidence:``.
 LEVELS: tuple[str, ...] = ("full", "failures", "off")
@@ -135,17 +137,87 @@ def screenshot_wanted(ex: "FlowExecutor") -> bool:
     return level == "full" or (level == "failures" and bool(getattr(ex, "full_look", False)))
 
 
+#: Roles Playwright's role selector knows (ARIA 1.2 roles, as ``core.export`` uses for ``get_by_role``).
+_ROLES = frozenset("""
+alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox
+complementary contentinfo definition deletion dialog directory document emphasis feed figure form grid gridcell
+group heading img insertion link list listbox listitem log main marquee math meter menu menubar menuitem
+menuitemcheckbox menuitemradio navigation note option paragraph progressbar radio radiogroup region row rowgroup
+rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript switch tab
+table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem
+""".split())
+
+
+def recorded_locator(step: Step, decided: Step | None = None) -> str:
+    """The Playwright selector codegen would choose for ``step``'s recorded target: its test id, its role with
+    its exact name, or its label (exact); "" when it has none of them, or when a ``{param}`` placeholder of
+    the recorded step (``decided``) makes it name another element each run.
+
+    ``step`` is the step with its parameters bound.  Names in capitals only
+    (``text-transform: uppercase``) get no locator: the exact name is not the
+    one shown.
+    """
+    d = step.target
+    if decided is not None and any(placeholders(t) for t in (decided.target.test_id, decided.target.name,
+                                                              decided.target.label)):
+        return ""
+    if d.test_id:
+        return f"internal:testid=[data-testid={json.dumps(d.test_id)}s]"
+    letters = [c for c in d.name if c.isalpha()]
+    shouting = len(letters) >= 2 and all(c.isupper() for c in letters)
+    password = d.tag == "input" and d.type.lower() == "password"
+    if d.role in _ROLES and d.name and not password and not shouting:
+        return f"internal:role={d.role}[name={json.dumps(d.name)}s]"
+    if d.label and not d.label.isupper():
+        return f"internal:label={json.dumps(d.label)}s"
+    return ""
+
+
+def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution, cand: Candidate | None,
+                   rerun: Callable[[], tuple[Resolution, Candidate | None]]) -> tuple[Resolution, Candidate | None]:
+    """Below ``full``: the recorded locator (:func:`recorded_locator`) must find exactly the element the locator
+    chain's exact level found, with its recorded role; then ``ctx.locator`` is that locator (the action goes
+    through it, and the step may settle and verify on the fast path).
+
+    When the recorded locator finds no element, several, or another one (a
+    cheap signal that disagrees) the page is looked at in full
+    (:func:`before_heal`) and ``rerun()`` resolves again on that look; its
+    answer is returned and the step takes no fast path.  Anything else -
+    a heal, an abstention, no recorded locator, a target in a frame - is
+    returned as it is.
+    """
+    ctx.locator = ""
+    step = ctx.step
+    if (full_wanted(ex) or cand is None or step is None or resolution.abstained or resolution.healed
+            or resolution.strategy != "exact" or not cand.ref.startswith("0:")):
+        return resolution, cand
+    selector = recorded_locator(step, ctx.decided)
+    indices = getattr(ex.driver, "ref_indices", None)
+    if not selector or indices is None:
+        return resolution, cand
+    try:
+        found = indices(selector)
+    except Exception:  # noqa: BLE001 - a page that does not answer is judged by the full look
+        found = None
+    if found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role:
+        ctx.locator = selector
+        return resolution, cand
+    before_heal(ex, ctx)  # the codegen locator and the chain disagree: the full look decides, no fast path
+    return rerun()
+
+
 def full_wanted(ex: "FlowExecutor") -> bool:
     """Whether the next observation reads Chromium's accessibility tree again: at ``full``, or in a full look."""
     return level_of(ex) == "full" or bool(getattr(ex, "full_look", False))
 
 
 def fast_step(ex: "FlowExecutor", ctx: "StepContext") -> bool:
-    """Whether the step settles and verifies on the fast path: it acted, and it is not looked at in full
-    (not at ``full``, not a retry, no heal or abstention so far, its before was light)."""
+    """Whether the step settles and verifies on the fast path: it acted through its recorded locator
+    (:func:`confirm_target`), and it is not looked at in full (not at ``full``, not a retry, no heal or
+    abstention so far, its before was light)."""
     book = getattr(ex, "looks", None)
-    return (ctx.acted and not full_wanted(ex) and book is not None and ctx.before is not None
-            and not book.had_ax(ctx.before))
+    return (ctx.acted and bool(ctx.locator) and not full_wanted(ex) and book is not None
+            and ctx.before is not None and not book.had_ax(ctx.before))
 
 
 def look_again(ex: "FlowExecutor", ctx: "StepContext", why: str) -> None:

@@ -164,33 +164,10 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
-    resolution: Resolution | None = None
-    cand: Candidate | None = None
-    # a plugin's target first: a person's use-once choice, the unchanged screen's fast path (R1, exact alone)
-    first = ex.plugins.decide(ResolveFirst(ctx))
-    if first is not None:
-        resolution, cand = first.resolution, first.candidate
-        ctx.source = first.source or ctx.source
-    if resolution is None:
-        resolution, cand = _by_selector(ex, ctx.step)
-    if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
-        # a pending heal of this step is tried first (exact on its new descriptor; core.heal, kind 9)
-        resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
-                                                  ctx.before.candidates, ex.settings.locator)
-    if resolution is None:
-        # fastpath (issue 20): past the exact level the chain runs again on the page looked at in full
-        resolution = fastpath.resolve_looking(ex, ctx, lambda: resolve(
-            ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
-            irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
-            screenshot_dpr=ctx.before.device_pixel_ratio, crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-            anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None)))
-        cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
-        if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
-                and ctx.source == "flow" and ctx.decided is not None):
-            refused = ex.pending_heals.rejected(ctx.run.run_id, ctx.run.flow, ctx.decided, cand)
-            if refused:  # a person said this heal goes to the wrong control: never act on it again
-                resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
-                cand = None
+    resolution, cand, chosen = _find(ex, ctx)
+    if not chosen:  # a person's use-once choice stands as chosen
+        # fastpath (issue 20): the recorded locator must find the same element, or the full look decides
+        resolution, cand = fastpath.confirm_target(ex, ctx, resolution, cand, lambda: _find(ex, ctx)[:2])
     held: StepFailure | None = None
     hold = ex.plugins.decide(HoldTarget(ctx, resolution, cand))  # deny rules, a skill's safety (K6)
     if hold is not None:  # recorded as an abstention, then raised: never acted on
@@ -207,6 +184,53 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
             ctx.status, ctx.error = "skipped", "target not found; optional step skipped"
             return
         raise StepFailure(Failure("abstained", f"locator abstained: {ctx.resolution.reason}"), escalation="abstained")
+
+
+def _find(ex: Engine, ctx: StepContext) -> tuple[Resolution, Candidate | None, bool]:
+    """(resolution, candidate, chosen by a person) on ``ctx.before``: a plugin's target first, then the
+    author's selector, a pending heal, the locator chain."""
+    assert ctx.step is not None and ctx.before is not None
+    resolution: Resolution | None = None
+    cand: Candidate | None = None
+    # a plugin's target first: a person's use-once choice, the unchanged screen's fast path (R1, exact alone)
+    first = ex.plugins.decide(ResolveFirst(ctx))
+    if first is not None:
+        resolution, cand = first.resolution, first.candidate
+        ctx.source = first.source or ctx.source
+    if resolution is None:
+        resolution, cand = _by_selector(ex, ctx.step)
+    if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
+        # a pending heal of this step is tried first (exact on its new descriptor; core.heal, kind 9)
+        resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
+                                                  ctx.before.candidates, ex.settings.locator)
+    if resolution is None:
+        # fastpath (issue 20): past the exact level the chain runs again on the page looked at in full
+        resolution, cand = _by_chain(ex, ctx, looking=True)
+    return resolution, cand, first is not None and first.source == "chosen"
+
+
+def _by_chain(ex: Engine, ctx: StepContext, *, looking: bool = False) -> tuple[Resolution, Candidate | None]:
+    """The locator chain on ``ctx.before`` (R2); with ``looking``, again on a full look when it is not exact
+    (:func:`core.engine.fastpath.resolve_looking`).  A heal a person refused abstains."""
+    assert ctx.step is not None and ctx.before is not None
+
+    def run() -> Resolution:
+        assert ctx.step is not None and ctx.before is not None
+        return resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
+                       irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
+                       screenshot_dpr=ctx.before.device_pixel_ratio,
+                       crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
+                       anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None))
+
+    resolution = fastpath.resolve_looking(ex, ctx, run) if looking else run()
+    cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
+    if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
+            and ctx.source == "flow" and ctx.decided is not None):
+        refused = ex.pending_heals.rejected(ctx.run.run_id, ctx.run.flow, ctx.decided, cand)
+        if refused:  # a person said this heal goes to the wrong control: never act on it again
+            resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
+            cand = None
+    return resolution, cand
 
 
 def _by_selector(ex: Engine, step: Step) -> tuple[Resolution | None, Candidate | None]:
@@ -358,7 +382,11 @@ def act(ex: Engine, ctx: StepContext) -> None:
     try:
         mark_effects(ex, ctx)  # what the page keeps, right before acting: an effect seen is never repeated
         note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
-        ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
+        ref = ctx.candidate.ref if ctx.candidate else None
+        if ctx.locator:  # fastpath (issue 20): through the recorded locator, with Playwright's auto-waiting
+            ex.driver.perform(ctx.step.action, ref, ctx.value, locator=ctx.locator)
+        else:
+            ex.driver.perform(ctx.step.action, ref, ctx.value)
     except ActionError as exc:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, False, str(exc)))
         raise StepFailure(Failure("action_error", str(exc))) from None
@@ -427,7 +455,7 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold: " + _checked(ctx))
     elif ctx.checks and verdict.kind == "as_expected":
         verdict = replace(verdict, reason=f"{verdict.reason}; checked: {_checked(ctx)}")
-    if ctx.looked_again:
+    if ctx.looked_again and verdict.kind == "as_expected":  # a failure's reason is the failure alone
         verdict = replace(verdict, reason=f"{verdict.reason}; looked again after the page settled "
                                           f"(the first look found {ctx.looked_again})")
     _record_verdict(ex, ctx, verdict)
@@ -521,7 +549,9 @@ def _after_wait(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
     # learning from it would teach every input to wait the longest (each wait then "misses" it again)
     if not ctx.settled.get("changed") and any(d in _WAIT_VISIBLE for d in verdict.observed):
         late = (time.monotonic() - ctx.settle_t0) * 1000.0  # from the start of the wait to the observation
-    if not ctx.fast or ctx.looked_again:  # a fast wait's short quiet time says nothing of the page's settle time
+    # a fast wait that saw the change ended after a short quiet time: its length says nothing of the page's
+    # settle time (a change it missed does: the page reacted later than its idle bound)
+    if not (ctx.fast and not ctx.looked_again and ctx.settled.get("changed")):
         ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
     if ctx.after is not None and not ctx.settled.get("changed") and late is None:
         ctx.prior = (ctx.after.signature.digest, ctx.wait, ctx.settle_t0)

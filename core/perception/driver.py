@@ -59,6 +59,13 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll]) =
     await new Promise((r) => setTimeout(r, poll));
   }
 }"""
+#: The page library's index of each element a locator matched (:meth:`PlaywrightDriver.ref_indices`): -1 when the
+#: last observation did not list it, -2 without the library.
+_REF_INDICES_JS = r"""(els) => {
+  const lib = window.__steadyhand;
+  const refs = lib && lib.state ? lib.state.refs : null;
+  return els.map((e) => { if (!refs) return -2; for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
+}"""
 #: Most elements (all frames of the page together) for which observe reads Chromium's accessibility tree.
 #: ``Accessibility.getFullAXTree`` costs about 1 ms per 2 DOM nodes (7.4 s for a 1,000-row table of 7,000
 #: elements, 15,000 AX nodes, on the 2-core test machine) against well under 1 s for the page library's
@@ -711,6 +718,19 @@ class PlaywrightDriver:
                                       grid=Grid(vp[0], vp[1])))
         return out
 
+    def ref_indices(self, selector: str) -> list[int]:
+        """The page library's indices (``"0:<i>"`` refs of the last observation) of the main frame's elements
+        that Playwright's ``selector`` matches, in one round trip; -1 for an element the observation did not list.
+
+        Raises
+        ------
+        PageUnresponsiveError
+            When the page does not answer within :attr:`script_timeout_ms`.
+        """
+        got = self._bounded(self.page.main_frame.locator(selector), "evaluate_all", _REF_INDICES_JS, None,
+                            what=f"selector {selector!r}")
+        return [int(i) for i in got] if isinstance(got, list) else []
+
     # --- acting ---------------------------------------------------------------------
     def hold(self, ref: str) -> str:
         """Pin the element behind ``ref`` so that it stays addressable after later observations.
@@ -753,8 +773,14 @@ class PlaywrightDriver:
             raise ActionError(f"element {ref} is gone")
         return handle
 
-    def perform(self, action: Action, ref: str | None, value: str) -> None:
+    def perform(self, action: Action, ref: str | None, value: str, *, locator: str | None = None) -> None:
         """Perform one action of the closed action space.
+
+        With ``locator`` (a Playwright selector of the main frame that matched
+        exactly the element of ``ref``: the fast path, :mod:`core.engine.fastpath`)
+        the action goes through Playwright's own locator, with its auto-waiting
+        and its strictness (a locator that matches several elements by then
+        fails: never the wrong one).
 
         Parameters
         ----------
@@ -804,7 +830,7 @@ class PlaywrightDriver:
                 return
             if ref is None:
                 raise ActionError(f"{kind} needs a target element")
-            h = self._handle(ref)
+            h = page.main_frame.locator(locator) if locator else self._handle(ref)
             if kind == "click":
                 h.click(timeout=t)
             elif kind == "dblclick":
@@ -822,7 +848,8 @@ class PlaywrightDriver:
             elif kind == "input":
                 self._fill(h, value, t)
             elif kind == "select":
-                self._select(h, value, t)
+                # the option is read in the element (a bounded evaluate): the locator's one element, strictly
+                self._select(h.element_handle(timeout=t) if locator else h, value, t)
             else:  # pragma: no cover - the action space is closed by the schema
                 raise ActionError(f"unknown action {kind!r}")
         except ActionError:
