@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from core.domain import Candidate, Observation, Resolution, Step
@@ -182,7 +183,9 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
     When the recorded locator finds no element, several, or another one (a
     cheap signal that disagrees) the page is looked at in full
     (:func:`before_heal`) and ``rerun()`` resolves again on that look; its
-    answer is returned and the step takes no fast path.  Anything else -
+    answer is returned and the step takes no fast path.  A confirmed
+    resolution's reason starts with "fast path" (what ``bench overhead``
+    counts).  Anything else -
     a heal, an abstention, no recorded locator, a target in a frame - is
     returned as it is.
     """
@@ -201,6 +204,9 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
         found = None
     if found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role:
         ctx.locator = selector
+        if not resolution.reason.startswith("fast path"):
+            resolution = replace(resolution, reason=f"fast path, its recorded locator finds this element alone: "
+                                                    f"{resolution.reason}")
         return resolution, cand
     before_heal(ex, ctx)  # the codegen locator and the chain disagree: the full look decides, no fast path
     return rerun()

@@ -390,8 +390,9 @@ class FakeDriver:
             self.scroll = (self.scroll[0] + dx * action.distance, max(0.0, self.scroll[1] + dy * action.distance))
             self.mutations += 1
 
-    def perform(self, action: Action, ref: str | None, value: str) -> None:
-        """Record the call, then apply the scripted reaction (or the default behaviour).
+    def perform(self, action: Action, ref: str | None, value: str, *, locator: str | None = None) -> None:
+        """Record the call, then apply the scripted reaction (or the default behaviour); ``locator`` is ignored
+        (the fake acts on ``ref``).
 
         Raises
         ------
