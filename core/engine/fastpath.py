@@ -53,6 +53,7 @@ behaviour: ``full`` with screenshots, ``off`` without.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from dataclasses import replace
@@ -105,6 +106,11 @@ class LookBook:
 
 def _accepts(fn: Any, name: str) -> bool:
     """Whether callable ``fn`` takes keyword ``name`` (drivers and test doubles that predate it do not)."""
+    return _takes(getattr(fn, "__func__", fn), name)
+
+
+@functools.lru_cache(maxsize=64)
+def _takes(fn: Any, name: str) -> bool:
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):

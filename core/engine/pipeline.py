@@ -438,7 +438,9 @@ def verify(ex: Engine, ctx: StepContext) -> None:
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
         verdict = _landing_verdict(ex, ctx, verdict)
-    results = [(a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
+    # the cheap look's checks of this very observation, when they held; else each checked (polling) now
+    results = _memo(ctx, "assertions", lambda: None) or [
+        (a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
     if ctx.acted and any(not ok for _, ok, _ in results):
         results = _assertions_in_time(ex, ctx, results)
     ctx.checks = [AssertionCheck(a.kind, _assert_target(a, ctx), ex.redact(a.expected), ex.redact(why), ok)
@@ -486,14 +488,27 @@ def _cheap_disagrees(ex: Engine, ctx: StepContext) -> str:
     if verdict.kind != "as_expected":
         return "the page not yet where the step lands"
     check = getattr(ex.driver, "check_now", None)
+    results = []
     for a in ctx.step.assertions:
         try:
-            ok = check(a, ctx.held, a.expected)[0] if check is not None else False
+            ok, why = check(a, ctx.held, a.expected) if check is not None else (False, "")
         except Exception:  # noqa: BLE001 - a check that cannot run now is judged by the full look
-            ok = False
+            ok, why = False, ""
         if not ok:
             return "an assertion not holding yet"
+        results.append((a, ok, ex.redact(why)))
+    _memo(ctx, "assertions", lambda: results)  # they hold: verify reads them (the same observation)
     return ""
+
+
+def _memo(ctx: StepContext, key: str, read: Callable[[], Any]) -> Any:
+    """``read()``, once per after-observation of the step: the cheap look and the verification share it."""
+    if ctx.memo.get("") is not ctx.after:  # another look: what was read belongs to the last one
+        ctx.memo.clear()
+        ctx.memo[""] = ctx.after
+    if key not in ctx.memo:
+        ctx.memo[key] = read()
+    return ctx.memo[key]
 
 
 #: Pause (s) between two checks of assertions that do not hold yet after an action that had its effect.
@@ -648,7 +663,7 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         return verdict
     for attempt in range(2):
         after = ctx.after
-        heading = main_heading(ex.driver) if recorded.heading else ""
+        heading = _memo(ctx, "heading", lambda: main_heading(ex.driver)) if recorded.heading else ""
         public = {k: v for k, v in ctx.run.params.items() if k not in ctx.run.flow.secrets}
         actual = observed_after(before, after, heading=heading or "", params=public, target=ctx.candidate)
         changed = changed_fields(before, after)
@@ -659,7 +674,8 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
             recorded, actual, changed=changed, appeared=appeared_fields(before, after),
             modal_titles=after.modal_titles, heading_known=heading is not None, params=public,
             recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
-            requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url))
+            requests=_memo(ctx, "requests", lambda w=watch: w.between(ctx.t_act)) if watch is not None else (),
+            origin=origin_of(before.url))
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):

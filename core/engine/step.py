@@ -111,7 +111,9 @@ class StepContext:
     exactly the resolved target, the action goes through it ("" when none
     did); ``fast`` says the step settled and verified on the fast path
     (:mod:`core.engine.fastpath`); ``looked_again`` why its light look was
-    not enough ("" when it was).
+    not enough ("" when it was); ``memo`` keeps page reads of the current
+    after-observation (held under the key ``""``) that the cheap look and
+    the verification share.
     """
 
     run: RunState
@@ -156,6 +158,7 @@ class StepContext:
     fast: bool = False
     looked_again: str = ""
     locator: str = ""
+    memo: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -181,7 +184,7 @@ class StepContext:
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
         self.popup, self.cp, self.checks = False, None, []
-        self.fast, self.looked_again, self.locator = False, "", ""
+        self.fast, self.looked_again, self.locator, self.memo = False, "", "", {}
 
     @property
     def effective_reversible(self) -> bool:

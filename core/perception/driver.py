@@ -59,6 +59,10 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll]) =
     await new Promise((r) => setTimeout(r, poll));
   }
 }"""
+#: The page library's ``pinned`` (index and description, with neighbours) of each element a locator matched, as
+#: the library's JSON answers (:meth:`PlaywrightDriver._pinned_all`).
+_PINNED_ALL_JS = r"""(els) => els.map((e) => window.__steadyhand && window.__steadyhand.callOn
+  ? window.__steadyhand.callOn("pinned", e, "[true]") : "__steadyhand-missing__")"""
 #: The page library's index of each element a locator matched (:meth:`PlaywrightDriver.ref_indices`): -1 when the
 #: last observation did not list it, -2 without the library.
 _REF_INDICES_JS = r"""(els) => {
@@ -691,6 +695,18 @@ class PlaywrightDriver:
         out: list[Candidate] = []
         seen: set[str] = set()
         for frame in self._frames:
+            if ">>" not in selector:  # matches in this frame alone: described in one round trip
+                pinned = self._pinned_all(frame, selector)
+                if pinned is not None:
+                    offset = self._frame_offset(frame) if pinned else None
+                    fi = self._frames.index(frame)
+                    for info in pinned if offset is not None else ():
+                        ref = f"{fi}:{info['i']}"
+                        if ref in seen:
+                            continue
+                        seen.add(ref)
+                        out.append(self._selector_candidate(ref, info["d"], offset, frame))
+                    continue
             try:
                 handles = self._bounded(frame.locator(selector), "element_handles", what=f"selector {selector!r}")
             except PageError:
@@ -710,13 +726,29 @@ class PlaywrightDriver:
                 if ref in seen:
                     continue
                 seen.add(ref)
-                item = info["d"]
-                self._redact_item(item)
-                vp = tuple(self.page.viewport_size.values()) if self.page.viewport_size else (1280, 800)
-                out.append(_candidate(ref, item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
-                                      dpr=self.settings.device_scale_factor, frame=self._frame_label(owner),
-                                      grid=Grid(vp[0], vp[1])))
+                out.append(self._selector_candidate(ref, info["d"], offset, owner))
         return out
+
+    def _selector_candidate(self, ref: str, item: dict[str, Any], offset: tuple[float, float], frame: Any) -> Candidate:
+        self._redact_item(item)
+        vp = tuple(self.page.viewport_size.values()) if self.page.viewport_size else (1280, 800)
+        return _candidate(ref, item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
+                          dpr=self.settings.device_scale_factor, frame=self._frame_label(frame), grid=Grid(vp[0], vp[1]))
+
+    def _pinned_all(self, frame: Any, selector: str) -> list[dict[str, Any]] | None:
+        """The page library's ``pinned`` answer (``{"i": index, "d": description}``) of every element of ``frame``
+        that ``selector`` matches, in one round trip; None when the frame lacks the library (or the selector
+        cannot be read there), so that the caller goes element by element."""
+        try:
+            raws = self._bounded(frame.locator(selector), "evaluate_all", _PINNED_ALL_JS, None,
+                                 what=f"selector {selector!r}")
+        except PageError:
+            raise
+        except Exception:  # noqa: BLE001 - a frame navigating away, a selector this frame cannot read
+            return None
+        if not isinstance(raws, list) or any(r == _NO_LIB for r in raws):
+            return None
+        return [self._answer(r, "pinned", frame) for r in raws]
 
     def ref_indices(self, selector: str) -> list[int]:
         """The page library's indices (``"0:<i>"`` refs of the last observation) of the main frame's elements
