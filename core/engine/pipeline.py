@@ -410,11 +410,12 @@ def settle(ex: Engine, ctx: StepContext) -> None:
         ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, 2.0 * ex.settings.waits.quiet_ms))
     # the fast path (issue 20): the wait ends on the page's own signals with a short quiet time
     ctx.fast = fastpath.fast_step(ex, ctx)
+    bound = ctx.wait.idle_ms  # what the wait would give a reaction: the fast path waits for the timers within it
     if ctx.fast and expected_delta(ctx.step) in _NO_DOM_DELTA:
         ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, fastpath.FAST_QUIET_MS))
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
                                          limit_ms=ctx.wait.limit_ms,
-                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast)) or {}
+                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast, timers_ms=bound)) or {}
 
 
 #: Expected deltas that change no DOM the settle wait could see: on the fast path their wait ends once the
