@@ -80,7 +80,7 @@ LEVELS: tuple[str, ...] = ("full", "failures", "off")
 #: waits the full quiet time and looks again, :func:`look_again`) and by the next step's reuse check (a
 #: mutation since the look means a fresh observation), and Playwright's own actionability wait guards the
 #: next action.
-FAST_QUIET_MS = 40.0
+FAST_QUIET_MS = 40.0  # a value step (fill, choice) keeps its idle bound: its reactions change no DOM
 
 
 class LookBook:
@@ -125,13 +125,9 @@ def driver_observe(driver: Any, *, screenshot: bool, ax: bool = True) -> Observa
     return driver.observe(screenshot=screenshot)  # type: ignore[no-any-return]
 
 
-def settle_kwargs(driver: Any, *, fast: bool, timers_ms: float) -> dict[str, float]:
-    """Extra keywords of ``driver.wait_settled`` for a step on the fast path: the short quiet time
-    (:data:`FAST_QUIET_MS`), and ``timers_ms`` (ms) of waiting for the short timers its action scheduled - the
-    bound the step's wait had before the fast path (a delayed reaction within it is still seen)."""
-    if not fast or not _accepts(driver.wait_settled, "timers_ms"):
-        return {}
-    return {"quiet_ms": FAST_QUIET_MS, "timers_ms": timers_ms}
+def settle_kwargs(driver: Any, *, fast: bool) -> dict[str, float]:
+    """Extra keywords of ``driver.wait_settled`` for a step on the fast path: ``{"quiet_ms": FAST_QUIET_MS}``."""
+    return {"quiet_ms": FAST_QUIET_MS} if fast and _accepts(driver.wait_settled, "quiet_ms") else {}
 
 
 def level_of(ex: "FlowExecutor") -> str:

@@ -409,18 +409,14 @@ def settle(ex: Engine, ctx: StepContext) -> None:
         # start, and a later one is learnt (S7) and seen by the fill read-back and the next observation
         ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, 2.0 * ex.settings.waits.quiet_ms))
     # the fast path (issue 20): the wait ends on the page's own signals with a short quiet time
+    # a value step keeps its idle bound: a script's later reaction to a fill (a validator that clears the field
+    # 100 ms on) changes no DOM the wait could see, only the bound gives it time to show
     ctx.fast = fastpath.fast_step(ex, ctx)
-    bound = ctx.wait.idle_ms  # what the wait would give a reaction: the fast path waits for the timers within it
-    if ctx.fast and expected_delta(ctx.step) in _NO_DOM_DELTA:
-        ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, fastpath.FAST_QUIET_MS))
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
                                          limit_ms=ctx.wait.limit_ms,
-                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast, timers_ms=bound)) or {}
+                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast)) or {}
 
 
-#: Expected deltas that change no DOM the settle wait could see: on the fast path their wait ends once the
-#: requests the action started are answered (a value is read back by the verification).
-_NO_DOM_DELTA = frozenset({"value", "focus", "scroll", "none"})
 
 
 def verify(ex: Engine, ctx: StepContext) -> None:

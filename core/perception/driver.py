@@ -41,7 +41,7 @@ _SETTLE_POLL_S = 0.03
 SETTLE_SLICE_MS = 3000.0
 SETTLE_SLICE_POLL_MS = 10.0
 #: The in-page settle wait: :meth:`PlaywrightDriver.wait_settled`'s rules on the page library's probe.
-_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, startTimers, timersMax]) => {
+_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll]) => {
   const lib = window.__steadyhand;
   if (!lib || !lib.probe) return null;
   const t0 = performance.now();
@@ -51,9 +51,7 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, st
     const el = performance.now() - t0;
     if (startUrl !== null && p.url !== startUrl) changed = true;
     if (startMut !== null && p.mutations !== startMut) changed = true;
-    // the short timers the action scheduled (a validator's setTimeout), waited for up to timersMax
-    const timers = startTimers !== null && lib.timersSince && el < timersMax ? lib.timersSince(startTimers) : 0;
-    const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading' || timers > 0;
+    const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
     if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return { done: true, changed, timed_out: false };
     if (!pending && el >= idle) return { done: true, changed, timed_out: false };
     if (el >= limit) return { done: true, changed, timed_out: true };
@@ -997,17 +995,13 @@ class PlaywrightDriver:
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
-                     quiet_ms: float | None = None, timers_ms: float | None = None) -> dict[str, Any]:
+                     quiet_ms: float | None = None) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
 
         ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
         and the loading limit (the engine's learnt budget, S7;
         :mod:`core.recover.waits`); ``quiet_ms`` replaces ``waits.quiet_ms``
         (the fast path's shorter quiet, :data:`core.engine.fastpath.FAST_QUIET_MS`).
-        ``timers_ms``: also wait, up to that many ms, for the timers of at
-        most 1000 ms the page scheduled since ``start`` (its ``timerSeq``) to
-        run - a handler's delayed reaction, such as a validator that clears a
-        field 100 ms after the input; None: timers are not waited for.
 
         Returns as soon as a change was seen and the page is quiet (no DOM
         mutation for ``waits.quiet_ms``, 120 ms by default; no request in
@@ -1030,8 +1024,7 @@ class PlaywrightDriver:
         settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
         quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
-        timers = (start.get("timerSeq"), float(timers_ms)) if timers_ms is not None else (None, 0.0)
-        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), timers)
+        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit))
         if fast is not None:
             if fast["done"]:
                 return {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -1065,7 +1058,7 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,
-                        limit_ms: float, timers: tuple[Any, float] = (None, 0.0)) -> dict[str, Any] | None:
+                        limit_ms: float) -> dict[str, Any] | None:
         """The settle wait of :meth:`wait_settled` run inside the page, answered the moment it is over.
 
         The same rules as the polling loop, checked every
@@ -1080,8 +1073,7 @@ class PlaywrightDriver:
         slice_ms = min(limit_ms, SETTLE_SLICE_MS)
         try:
             got = self._bounded(self.page.main_frame, "evaluate", _SETTLE_JS,
-                                [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS,
-                                 timers[0], timers[1]],
+                                [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS],
                                 what="settle wait", ms=slice_ms + 1000.0)
         except BrowserClosedError:
             raise

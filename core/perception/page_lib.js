@@ -150,32 +150,6 @@
     XMLHttpRequest.prototype.open = oo;
   } catch (e) { /* ignore */ }
 
-  // --- short timers: the work a handler schedules for later (a validator's setTimeout) -----------------
-  // Timers of at most TIMER_WATCH_MS are counted while pending, each with its sequence number, so that the fast
-  // settle wait (core/perception/driver.py) can wait for those its action scheduled (timersSince).
-  const TIMER_WATCH_MS = 1000;
-  state.timerSeq = 0;
-  const pendingTimers = new Map();
-  try {
-    const st = window.setTimeout, ct = window.clearTimeout, ci = window.clearInterval;
-    window.setTimeout = function (fn, ms, ...rest) {
-      if (typeof fn !== 'function' || !((Number(ms) || 0) <= TIMER_WATCH_MS)) return rApply(st, window, [fn, ms, ...rest]);
-      const seq = ++state.timerSeq;
-      let id = 0;
-      const run = function (...a) { pendingTimers.delete(id); return rApply(fn, this, a); };
-      id = rApply(st, window, [run, ms, ...rest]);
-      pendingTimers.set(id, seq);
-      return id;
-    };
-    window.clearTimeout = function (id) { pendingTimers.delete(id); return rApply(ct, window, [id]); };
-    window.clearInterval = function (id) { pendingTimers.delete(id); return rApply(ci, window, [id]); };
-  } catch (e) { /* ignore */ }
-  function timersSince(seq) {
-    let n = 0;
-    pendingTimers.forEach((s) => { if (s > seq) n++; });
-    return n;
-  }
-
   const INTERACTIVE_TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
   const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'combobox', 'listbox', 'switch', 'textbox', 'searchbox', 'slider', 'spinbutton',
@@ -834,7 +808,7 @@
   function probe() {
     return {
       url: location.href, mutations: state.mutations, quietMs: performance.now() - state.lastMutation,
-      inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState, timerSeq: state.timerSeq,
+      inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState,
     };
   }
 
@@ -850,7 +824,7 @@
     // what the driver keys its accessibility-tree cache on: this document (a random token per installation),
     // its DOM mutations so far and its element count
     stamp: () => ({ doc: state.doc, mutations: state.mutations, elements: document.getElementsByTagName('*').length }),
-    collect, describe, probe, timersSince, refIndex, secretRects, isInteractive, isCandidate, isVisible, roleOf, cssPath, clean,
+    collect, describe, probe, refIndex, secretRects, isInteractive, isCandidate, isVisible, roleOf, cssPath, clean,
     modals, nodePath, loadingEvidence, allText: () => visibleText() + ' ' + shadowText(),
   };
   // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
