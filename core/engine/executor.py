@@ -95,6 +95,8 @@ class FlowExecutor:
         #: while a step is looked at in full at level "failures".
         self.evidence = evidence
         self.full_look = False
+        #: Which recent observations read Chromium's accessibility tree (the light look does not).
+        self.looks = fastpath.LookBook()
         self.project_name = project_name
         self.on_descriptor_captured = on_descriptor_captured
         self.on_step_healed = on_step_healed
@@ -147,7 +149,10 @@ class FlowExecutor:
         With ``ctx`` (the before-observation of a step), the previous step's
         after-observation is taken instead when nothing happened on the page
         since (:meth:`ScreenTracker.reusable_before`); ``last_reused`` says so.
-        It is stored and announced as this step's before all the same.
+        It is stored and announced as this step's before all the same.  Below
+        the evidence level ``full`` the look is light unless the step is looked
+        at in full (:mod:`core.engine.fastpath`); an after-observation (with
+        ``ctx``) is taken the way the step's before was.
         """
         reused = self.plugins.decide(ReuseObservation(ctx)) if ctx is not None and when == "before" else None
         self.last_reused = reused is not None
@@ -155,10 +160,16 @@ class FlowExecutor:
         # model reads the page's image (grid grounding)
         goal = 0 <= index < len(flow.steps) and bool(flow.steps[index].goal)
         shot = fastpath.screenshot_wanted(self) or (goal and self.screenshots)
-        if reused is not None and shot and not reused.screenshot_png:
-            reused, self.last_reused = None, False  # reused without its image: look again, in full
-        obs = reused or self.plugins.decide(TakeObservation(run_id, index, when, shot)) \
-            or self.driver.observe(screenshot=shot)
+        # the tree is read in a full look; a step's after-observation is taken the way its before was (light
+        # or full), so that the two compare name for name
+        ax = (self.looks.had_ax(ctx.before) if when == "after" and ctx is not None and ctx.before is not None
+              else fastpath.full_wanted(self) or goal)
+        if reused is not None and ((shot and not reused.screenshot_png) or (ax and not self.looks.had_ax(reused))):
+            reused, self.last_reused = None, False  # reused without its image or its tree: look again, in full
+        obs = reused or self.plugins.decide(TakeObservation(run_id, index, when, shot, ax)) \
+            or fastpath.driver_observe(self.driver, screenshot=shot, ax=ax)
+        if reused is None:
+            self.looks.note(obs, ax)
         written = self.store_call("record_observation", run_id, index, when, obs)
         self.last_screenshot = written  # the PNG written (a Path), None when none was (no store, a full disk)
         self.plugins.notify(ObservationStored(run_id, index, when, written))

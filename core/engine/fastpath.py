@@ -28,6 +28,24 @@ project's ``evidence:`` (``EngineSettings.evidence``):
 ``off``
     no screenshot at all (as ``--no-screenshots``).
 
+Below ``full`` a step's observations are also *light*: Chromium's
+accessibility tree is not read again (:meth:`PlaywrightDriver.observe
+<core.perception.driver.PlaywrightDriver.observe>` ``ax=False``: the kept
+tree entries name the elements whose in-page name did not change, the page
+names the others).  The full look reads it again (every place above that
+looks in full).  A step's after-observation is always taken the way its
+before was (:func:`after_ax`), so the two compare name for name.
+
+The settle wait and the verification of a step that is not looked at in
+full take the fast path (:func:`fast_step`): the wait ends on the page's own
+signals - the requests the action started are answered, the change the
+step expects is seen, and the DOM has been quiet for :data:`FAST_QUIET_MS`
+(not the project's ``waits.quiet_ms``) - and the page is then read once,
+light.  When that cheap look disagrees with what the step expects (its
+effect, its recorded landing, an assertion) the kernel waits the full
+settle time, looks again (with the screenshot the level allows) and judges
+that (:func:`look_again`); nothing is ever done twice on the page for it.
+
 Nothing else changes with the level: verification, checkpoints, write
 inference and change detection read the same observation (without its
 image) on every step.  A FlowExecutor built without a level keeps the old
@@ -35,19 +53,81 @@ behaviour: ``full`` with screenshots, ``off`` without.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import functools
+import inspect
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable
 
-from core.domain import Resolution
+from core.domain import Candidate, Observation, Resolution, Step
+from core.project.params import placeholders
 
 if TYPE_CHECKING:
     from core.engine.hooks import Engine as FlowExecutor
     from core.engine.step import StepContext
 
-__all__ = ["LEVELS", "level_of", "screenshot_wanted", "begin_attempt", "failed_attempt", "resolve_looking",
-           "before_heal"]
+__all__ = ["LEVELS", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
+           "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "settle_kwargs", "fast_step",
+           "look_again", "LookBook", "recorded_locator", "confirm_target"]
 
 #: The evidence levels of ``steadyhand.yaml``'s ``evidence:``.
 LEVELS: tuple[str, ...] = ("full", "failures", "off")
+
+#: The fast path's DOM quiet time, ms: two frames at 60 Hz (33 ms) and a little more.  The settle wait of a
+#: step on the fast path ends once the page has been quiet this long after the change it expects (and the
+#: requests the action started are answered) instead of the project's ``waits.quiet_ms`` (120 ms): a later
+#: change is seen by the light look's verdict (when the step's effect or landing is not there yet the kernel
+#: waits the full quiet time and looks again, :func:`look_again`) and by the next step's reuse check (a
+#: mutation since the look means a fresh observation), and Playwright's own actionability wait guards the
+#: next action.
+FAST_QUIET_MS = 40.0  # a value step (fill, choice) keeps its idle bound: its reactions change no DOM
+
+
+class LookBook:
+    """Which of the last observations were full looks (Chromium's accessibility tree read): ``had_ax(obs)``.
+
+    Keeps the last :attr:`KEEP` observations by identity (the objects are
+    held, so an ``id`` is never reused while listed).
+    """
+
+    KEEP = 8
+
+    def __init__(self) -> None:
+        self._seen: list[tuple[Observation, bool]] = []
+
+    def note(self, obs: Observation, ax: bool) -> None:
+        """``obs`` was taken with (``ax=True``) or without Chromium's accessibility tree."""
+        self._seen = [*self._seen[-(self.KEEP - 1):], (obs, ax)]
+
+    def had_ax(self, obs: Observation | None) -> bool:
+        """True when ``obs`` was a full look or is unknown here (an observation from elsewhere)."""
+        return next((ax for o, ax in reversed(self._seen) if o is obs), True)
+
+
+def _accepts(fn: Any, name: str) -> bool:
+    """Whether callable ``fn`` takes keyword ``name`` (drivers and test doubles that predate it do not)."""
+    return _takes(getattr(fn, "__func__", fn), name)
+
+
+@functools.lru_cache(maxsize=64)
+def _takes(fn: Any, name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def driver_observe(driver: Any, *, screenshot: bool, ax: bool = True) -> Observation:
+    """``driver.observe(screenshot=...)``, light (``ax=False``) when the driver can look without the tree."""
+    if not ax and _accepts(driver.observe, "ax"):
+        return driver.observe(screenshot=screenshot, ax=False)  # type: ignore[no-any-return]
+    return driver.observe(screenshot=screenshot)  # type: ignore[no-any-return]
+
+
+def settle_kwargs(driver: Any, *, fast: bool) -> dict[str, float]:
+    """Extra keywords of ``driver.wait_settled`` for a step on the fast path: ``{"quiet_ms": FAST_QUIET_MS}``."""
+    return {"quiet_ms": FAST_QUIET_MS} if fast and _accepts(driver.wait_settled, "quiet_ms") else {}
 
 
 def level_of(ex: "FlowExecutor") -> str:
@@ -62,6 +142,115 @@ def screenshot_wanted(ex: "FlowExecutor") -> bool:
     """Whether the next observation takes a screenshot: at ``full``, or in a full look at ``failures``."""
     level = level_of(ex)
     return level == "full" or (level == "failures" and bool(getattr(ex, "full_look", False)))
+
+
+#: Roles Playwright's role selector knows (ARIA 1.2 roles, as ``core.export`` uses for ``get_by_role``).
+_ROLES = frozenset("""
+alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox
+complementary contentinfo definition deletion dialog directory document emphasis feed figure form grid gridcell
+group heading img insertion link list listbox listitem log main marquee math meter menu menubar menuitem
+menuitemcheckbox menuitemradio navigation note option paragraph progressbar radio radiogroup region row rowgroup
+rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript switch tab
+table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem
+""".split())
+
+
+def recorded_locator(step: Step, decided: Step | None = None) -> str:
+    """The Playwright selector codegen would choose for ``step``'s recorded target: its test id, its role with
+    its exact name, or its label (exact); "" when it has none of them, or when a ``{param}`` placeholder of
+    the recorded step (``decided``) makes it name another element each run.
+
+    ``step`` is the step with its parameters bound.  Names in capitals only
+    (``text-transform: uppercase``) get no locator: the exact name is not the
+    one shown.
+    """
+    d = step.target
+    if decided is not None and any(placeholders(t) for t in (decided.target.test_id, decided.target.name,
+                                                              decided.target.label)):
+        return ""
+    if d.test_id:
+        return f"internal:testid=[data-testid={json.dumps(d.test_id)}s]"
+    letters = [c for c in d.name if c.isalpha()]
+    shouting = len(letters) >= 2 and all(c.isupper() for c in letters)
+    password = d.tag == "input" and d.type.lower() == "password"
+    if d.role in _ROLES and d.name and not password and not shouting:
+        return f"internal:role={d.role}[name={json.dumps(d.name)}s]"
+    if d.label and not d.label.isupper():
+        return f"internal:label={json.dumps(d.label)}s"
+    return ""
+
+
+def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution, cand: Candidate | None,
+                   rerun: Callable[[], tuple[Resolution, Candidate | None]]) -> tuple[Resolution, Candidate | None]:
+    """Below ``full``: the recorded locator (:func:`recorded_locator`) must find exactly the element the locator
+    chain's exact level found, with its recorded role; then ``ctx.locator`` is that locator (the action goes
+    through it, and the step may settle and verify on the fast path).
+
+    When the recorded locator finds no element, several, or another one (a
+    cheap signal that disagrees) the page is looked at in full
+    (:func:`before_heal`) and ``rerun()`` resolves again on that look; its
+    answer is returned and the step takes no fast path.  A confirmed
+    resolution's reason starts with "fast path" (what ``bench overhead``
+    counts).  Anything else -
+    a heal, an abstention, no recorded locator, a target in a frame - is
+    returned as it is.
+    """
+    ctx.locator = ""
+    step = ctx.step
+    if (full_wanted(ex) or cand is None or step is None or resolution.abstained or resolution.healed
+            or resolution.strategy != "exact" or not cand.ref.startswith("0:")):
+        return resolution, cand
+    selector = recorded_locator(step, ctx.decided)
+    indices = getattr(ex.driver, "ref_indices", None)
+    if not selector or indices is None:
+        return resolution, cand
+    try:
+        found = indices(selector)
+    except Exception:  # noqa: BLE001 - a page that does not answer is judged by the full look
+        found = None
+    if found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role:
+        ctx.locator = selector
+        if not resolution.reason.startswith("fast path"):
+            resolution = replace(resolution, reason=f"fast path, its recorded locator finds this element alone: "
+                                                    f"{resolution.reason}")
+        return resolution, cand
+    before_heal(ex, ctx)  # the codegen locator and the chain disagree: the full look decides, no fast path
+    return rerun()
+
+
+def full_wanted(ex: "FlowExecutor") -> bool:
+    """Whether the next observation reads Chromium's accessibility tree again: at ``full``, or in a full look."""
+    return level_of(ex) == "full" or bool(getattr(ex, "full_look", False))
+
+
+def fast_step(ex: "FlowExecutor", ctx: "StepContext") -> bool:
+    """Whether the step settles and verifies on the fast path: it acted through its recorded locator
+    (:func:`confirm_target`), and it is not looked at in full (not at ``full``, not a retry, no heal or
+    abstention so far, its before was light)."""
+    book = getattr(ex, "looks", None)
+    return (ctx.acted and bool(ctx.locator) and not full_wanted(ex) and book is not None
+            and ctx.before is not None and not book.had_ax(ctx.before))
+
+
+def look_again(ex: "FlowExecutor", ctx: "StepContext", why: str) -> None:
+    """The light look disagreed (``why``): settle with the project's full quiet time and observe again.
+
+    From now on the step is looked at in full (its screenshot at
+    ``failures``); the new after-observation is taken like its before (light:
+    the two compare name for name) and replaces ``ctx.after``; the wait's
+    figures are merged into ``ctx.settled``.  ``ctx.looked_again`` keeps ``why``.
+    """
+    assert ctx.step is not None
+    ex.full_look = True  # type: ignore[attr-defined]
+    ctx.looked_again = why
+    wait = ctx.wait
+    more = ex.driver.wait_settled(long=not ctx.step.reversible, start=dict(ctx.probe),
+                                  idle_ms=wait.idle_ms if wait is not None else None,
+                                  limit_ms=wait.limit_ms if wait is not None else None) or {}
+    ctx.settled = {"ms": float(ctx.settled.get("ms", 0.0)) + float(more.get("ms", 0.0)),
+                   "changed": bool(ctx.settled.get("changed") or more.get("changed")),
+                   "timed_out": bool(more.get("timed_out"))}
+    ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after", ctx=ctx)
 
 
 def begin_attempt(ex: "FlowExecutor", ctx: "StepContext") -> None:
@@ -115,22 +304,30 @@ def resolve_looking(ex: "FlowExecutor", ctx: "StepContext", run: Callable[[], Re
     resolution = run()
     if resolution.strategy == "exact" and not resolution.abstained:
         return resolution
-    if level_of(ex) != "failures" or ctx.before is None:
+    if level_of(ex) == "full" or ctx.before is None:
         return resolution
     ex.full_look = True  # type: ignore[attr-defined]  # the step's after-observation too
-    if ctx.before.screenshot_png:
+    if _looked_in_full(ex, ctx.before):
         return resolution  # the chain had the image already (a before taken over from a step looked at in full)
     before_heal(ex, ctx)
     return run()
 
 
-def before_heal(ex: "FlowExecutor", ctx: "StepContext") -> None:
-    """At ``failures``: observe the page again with its screenshot; it replaces ``ctx.before``.
+def _looked_in_full(ex: "FlowExecutor", obs: Observation) -> bool:
+    """``obs`` has what a full look reads at this level: Chromium's tree, and the image unless at ``off``."""
+    book = getattr(ex, "looks", None)
+    had_ax = book.had_ax(obs) if book is not None else True
+    return had_ax and (bool(obs.screenshot_png) or level_of(ex) == "off")
 
-    Nothing happens at ``full`` (already there) or ``off``; the later
-    observations of the step have their screenshots too.
+
+def before_heal(ex: "FlowExecutor", ctx: "StepContext") -> None:
+    """Below ``full``: observe the page again in full (Chromium's tree, and the screenshot at ``failures``);
+    it replaces ``ctx.before``.
+
+    Nothing happens at ``full`` (already there) or when the before was looked
+    at in full; the later observations of the step are full looks too.
     """
-    if level_of(ex) != "failures" or ctx.before is None or ctx.before.screenshot_png:
+    if level_of(ex) == "full" or ctx.before is None or _looked_in_full(ex, ctx.before):
         return
     ex.full_look = True  # type: ignore[attr-defined]
     ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before")

@@ -225,13 +225,17 @@ class ReuseObservation(Hook):
 
 @dataclass(frozen=True)
 class TakeObservation(Hook):
-    """Observe the page (a plugin may read more around it); an :class:`Observation`, else the driver's own."""
+    """Observe the page (a plugin may read more around it); an :class:`Observation`, else the driver's own.
+
+    ``ax`` False: the light look of the fast path, without reading Chromium's accessibility tree again
+    (:func:`core.engine.fastpath.driver_observe`)."""
 
     name: ClassVar[str] = "take_observation"
     run_id: str
     index: int
     when: str
     screenshot: bool
+    ax: bool = True
 
 
 @dataclass(frozen=True)

@@ -165,33 +165,10 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
-    resolution: Resolution | None = None
-    cand: Candidate | None = None
-    # a plugin's target first: a person's use-once choice, the unchanged screen's fast path (R1, exact alone)
-    first = ex.plugins.decide(ResolveFirst(ctx))
-    if first is not None:
-        resolution, cand = first.resolution, first.candidate
-        ctx.source = first.source or ctx.source
-    if resolution is None:
-        resolution, cand = _by_selector(ex, ctx.step)
-    if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
-        # a pending heal of this step is tried first (exact on its new descriptor; core.heal, kind 9)
-        resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
-                                                  ctx.before.candidates, ex.settings.locator)
-    if resolution is None:
-        # fastpath (issue 20): past the exact level the chain runs again on the page looked at in full
-        resolution = fastpath.resolve_looking(ex, ctx, lambda: resolve(
-            ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
-            irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
-            screenshot_dpr=ctx.before.device_pixel_ratio, crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-            anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None)))
-        cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
-        if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
-                and ctx.source == "flow" and ctx.decided is not None):
-            refused = ex.pending_heals.rejected(ctx.run.run_id, ctx.run.flow, ctx.decided, cand)
-            if refused:  # a person said this heal goes to the wrong control: never act on it again
-                resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
-                cand = None
+    resolution, cand, chosen = _find(ex, ctx)
+    if not chosen:  # a person's use-once choice stands as chosen
+        # fastpath (issue 20): the recorded locator must find the same element, or the full look decides
+        resolution, cand = fastpath.confirm_target(ex, ctx, resolution, cand, lambda: _find(ex, ctx)[:2])
     held: StepFailure | None = None
     hold = ex.plugins.decide(HoldTarget(ctx, resolution, cand))  # deny rules, a skill's safety (K6)
     if hold is not None:  # recorded as an abstention, then raised: never acted on
@@ -208,6 +185,53 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
             ctx.status, ctx.error = "skipped", "target not found; optional step skipped"
             return
         raise StepFailure(Failure("abstained", f"locator abstained: {ctx.resolution.reason}"), escalation="abstained")
+
+
+def _find(ex: Engine, ctx: StepContext) -> tuple[Resolution, Candidate | None, bool]:
+    """(resolution, candidate, chosen by a person) on ``ctx.before``: a plugin's target first, then the
+    author's selector, a pending heal, the locator chain."""
+    assert ctx.step is not None and ctx.before is not None
+    resolution: Resolution | None = None
+    cand: Candidate | None = None
+    # a plugin's target first: a person's use-once choice, the unchanged screen's fast path (R1, exact alone)
+    first = ex.plugins.decide(ResolveFirst(ctx))
+    if first is not None:
+        resolution, cand = first.resolution, first.candidate
+        ctx.source = first.source or ctx.source
+    if resolution is None:
+        resolution, cand = _by_selector(ex, ctx.step)
+    if resolution is None and ex.pending_heals is not None and ctx.source == "flow" and ctx.decided is not None:
+        # a pending heal of this step is tried first (exact on its new descriptor; core.heal, kind 9)
+        resolution, cand = ex.pending_heals.reuse(ctx.run.run_id, ctx.run.flow, ctx.index, ctx.decided,
+                                                  ctx.before.candidates, ex.settings.locator)
+    if resolution is None:
+        # fastpath (issue 20): past the exact level the chain runs again on the page looked at in full
+        resolution, cand = _by_chain(ex, ctx, looking=True)
+    return resolution, cand, first is not None and first.source == "chosen"
+
+
+def _by_chain(ex: Engine, ctx: StepContext, *, looking: bool = False) -> tuple[Resolution, Candidate | None]:
+    """The locator chain on ``ctx.before`` (R2); with ``looking``, again on a full look when it is not exact
+    (:func:`core.engine.fastpath.resolve_looking`).  A heal a person refused abstains."""
+    assert ctx.step is not None and ctx.before is not None
+
+    def run() -> Resolution:
+        assert ctx.step is not None and ctx.before is not None
+        return resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
+                       irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
+                       screenshot_dpr=ctx.before.device_pixel_ratio,
+                       crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
+                       anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None))
+
+    resolution = fastpath.resolve_looking(ex, ctx, run) if looking else run()
+    cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
+    if (cand is not None and resolution.strategy != "exact" and ex.pending_heals is not None
+            and ctx.source == "flow" and ctx.decided is not None):
+        refused = ex.pending_heals.rejected(ctx.run.run_id, ctx.run.flow, ctx.decided, cand)
+        if refused:  # a person said this heal goes to the wrong control: never act on it again
+            resolution = replace(resolution, ref=None, abstained=True, reason=f"{resolution.reason}; {refused}")
+            cand = None
+    return resolution, cand
 
 
 def _by_selector(ex: Engine, step: Step) -> tuple[Resolution | None, Candidate | None]:
@@ -359,7 +383,11 @@ def act(ex: Engine, ctx: StepContext) -> None:
     try:
         mark_effects(ex, ctx)  # what the page keeps, right before acting: an effect seen is never repeated
         note_acting(ex, ctx)  # committed before the action: a resume never repeats a write blindly
-        ex.driver.perform(ctx.step.action, ctx.candidate.ref if ctx.candidate else None, ctx.value)
+        ref = ctx.candidate.ref if ctx.candidate else None
+        if ctx.locator:  # fastpath (issue 20): through the recorded locator, with Playwright's auto-waiting
+            ex.driver.perform(ctx.step.action, ref, ctx.value, locator=ctx.locator)
+        else:
+            ex.driver.perform(ctx.step.action, ref, ctx.value)
     except ActionError as exc:
         ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, False, str(exc)))
         raise StepFailure(Failure("action_error", str(exc))) from None
@@ -381,8 +409,15 @@ def settle(ex: Engine, ctx: StepContext) -> None:
         # nothing is most of a replay's time; twice the quiet time lets a reaction (validation, suggestions)
         # start, and a later one is learnt (S7) and seen by the fill read-back and the next observation
         ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, 2.0 * ex.settings.waits.quiet_ms))
+    # the fast path (issue 20): the wait ends on the page's own signals with a short quiet time
+    # a value step keeps its idle bound: a script's later reaction to a fill (a validator that clears the field
+    # 100 ms on) changes no DOM the wait could see, only the bound gives it time to show
+    ctx.fast = fastpath.fast_step(ex, ctx)
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
-                                         limit_ms=ctx.wait.limit_ms) or {}
+                                         limit_ms=ctx.wait.limit_ms,
+                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast)) or {}
+
+
 
 
 def verify(ex: Engine, ctx: StepContext) -> None:
@@ -391,13 +426,19 @@ def verify(ex: Engine, ctx: StepContext) -> None:
     undeclared step irreversible (S6) before anything can fail."""
     assert ctx.step is not None and ctx.before is not None
     run, step = ctx.run, ctx.step
-    ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after")
+    ctx.after = ex.observe(run.run_id, run.flow, ctx.index, "after", ctx=ctx)
+    if ctx.fast:  # the light look after a short wait: when it disagrees, the full wait and another look
+        why = _cheap_disagrees(ex, ctx)
+        if why:
+            fastpath.look_again(ex, ctx, why)
     ex.plugins.notify(StateAfter(ctx))
     _infer_writes(ex, ctx)
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))
     if ctx.acted and (verdict.kind == "as_expected" or step.action.kind == "input"):
         verdict = _landing_verdict(ex, ctx, verdict)
-    results = [(a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
+    # the cheap look's checks of this very observation, when they held; else each checked (polling) now
+    results = _memo(ctx, "assertions", lambda: None) or [
+        (a, *ex.driver.check_assertion(a, ctx.held, a.expected)) for a in step.assertions]
     if ctx.acted and any(not ok for _, ok, _ in results):
         results = _assertions_in_time(ex, ctx, results)
     ctx.checks = [AssertionCheck(a.kind, _assert_target(a, ctx), ex.redact(a.expected), ex.redact(why), ok)
@@ -414,6 +455,9 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         verdict = Verdict("as_expected", verdict.expected, verdict.observed, "assertions hold: " + _checked(ctx))
     elif ctx.checks and verdict.kind == "as_expected":
         verdict = replace(verdict, reason=f"{verdict.reason}; checked: {_checked(ctx)}")
+    if ctx.looked_again and verdict.kind == "as_expected":  # a failure's reason is the failure alone
+        verdict = replace(verdict, reason=f"{verdict.reason}; looked again after the page settled "
+                                          f"(the first look found {ctx.looked_again})")
     _record_verdict(ex, ctx, verdict)
     if verdict.invalid:
         run.invalid_actions += 1
@@ -423,6 +467,46 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         raise StepFailure(Failure(kind if verdict.kind != "failed" else "assertion", verdict.reason,
                                   acted=ctx.acted), verdict=verdict)
     _passed(ex, ctx)
+
+
+def _cheap_disagrees(ex: Engine, ctx: StepContext) -> str:
+    """What the light look after the fast wait finds amiss, in plain words; "" when it agrees with the step.
+
+    The same judges as :func:`verify` - the expected effect, where the step
+    landed (without dismissing anything), each assertion checked once - with
+    no side effect: nothing is recorded, acted on or learnt.
+    """
+    assert ctx.step is not None
+    verdict = _effect_verdict(ctx)
+    if verdict.kind == "unchanged" and ctx.step.assertions and ctx.step.action.kind in ("assert", "wait"):
+        verdict = replace(verdict, kind="as_expected")  # its assertions decide (as in verify)
+    if verdict.kind != "as_expected" and ctx.step.action.kind != "input":
+        return f"no {verdict.expected} change yet" if verdict.kind == "unchanged" else "an unexpected change"
+    verdict = _landing_verdict(ex, ctx, verdict, dismiss=False)
+    if verdict.kind != "as_expected":
+        return "the page not yet where the step lands"
+    check = getattr(ex.driver, "check_now", None)
+    results = []
+    for a in ctx.step.assertions:
+        try:
+            ok, why = check(a, ctx.held, a.expected) if check is not None else (False, "")
+        except Exception:  # noqa: BLE001 - a check that cannot run now is judged by the full look
+            ok, why = False, ""
+        if not ok:
+            return "an assertion not holding yet"
+        results.append((a, ok, ex.redact(why)))
+    _memo(ctx, "assertions", lambda: results)  # they hold: verify reads them (the same observation)
+    return ""
+
+
+def _memo(ctx: StepContext, key: str, read: Callable[[], Any]) -> Any:
+    """``read()``, once per after-observation of the step: the cheap look and the verification share it."""
+    if ctx.memo.get("") is not ctx.after:  # another look: what was read belongs to the last one
+        ctx.memo.clear()
+        ctx.memo[""] = ctx.after
+    if key not in ctx.memo:
+        ctx.memo[key] = read()
+    return ctx.memo[key]
 
 
 #: Pause (s) between two checks of assertions that do not hold yet after an action that had its effect.
@@ -478,7 +562,10 @@ def _after_wait(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
     # learning from it would teach every input to wait the longest (each wait then "misses" it again)
     if not ctx.settled.get("changed") and any(d in _WAIT_VISIBLE for d in verdict.observed):
         late = (time.monotonic() - ctx.settle_t0) * 1000.0  # from the start of the wait to the observation
-    ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
+    # a fast wait that saw the change ended after a short quiet time: its length says nothing of the page's
+    # settle time (a change it missed does: the page reacted later than its idle bound)
+    if not (ctx.fast and not ctx.looked_again and ctx.settled.get("changed")):
+        ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
     if ctx.after is not None and not ctx.settled.get("changed") and late is None:
         ctx.prior = (ctx.after.signature.digest, ctx.wait, ctx.settle_t0)
     bound = bound_reason(ctx.wait, ctx.settled)
@@ -552,12 +639,13 @@ def _confirm_writes(ex: Engine, ctx: StepContext) -> None:
         ctx.reversible = None  # back to the action's default: reversible
 
 
-def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
+def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss: bool = True) -> Verdict:
     """Where the step landed: a fill the page undid (failure kind 13) and the recorded after-state (S5).
 
     A dialog that opened although the recorded after-state had none is
     dismissed by its close / cancel control or Escape (failure kind 14) and
-    the page judged again; anything else that does not hold is
+    the page judged again (unless ``dismiss`` is False: the fast path's look,
+    which never acts); anything else that does not hold is
     ``changed_unexpectedly`` with the plain reason.
     """
     assert ctx.step is not None and ctx.before is not None and ctx.after is not None
@@ -573,7 +661,7 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
         return verdict
     for attempt in range(2):
         after = ctx.after
-        heading = main_heading(ex.driver) if recorded.heading else ""
+        heading = _memo(ctx, "heading", lambda: main_heading(ex.driver)) if recorded.heading else ""
         public = {k: v for k, v in ctx.run.params.items() if k not in ctx.run.flow.secrets}
         actual = observed_after(before, after, heading=heading or "", params=public, target=ctx.candidate)
         changed = changed_fields(before, after)
@@ -585,17 +673,17 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
             recorded, actual, changed=changed, appeared=appeared_fields(before, after),
             modal_titles=after.modal_titles, heading_known=heading is not None, params=public,
             recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
-            requests=watch.between(ctx.t_act) if watch is not None else (), origin=origin_of(before.url),
-            items_before=items_before, items_after=items_after)
+            requests=_memo(ctx, "requests", lambda w=watch: w.between(ctx.t_act)) if watch is not None else (),
+            origin=origin_of(before.url), items_before=items_before, items_after=items_after)
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
-        if attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
+        if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
             done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
                                   observe=lambda: ex.driver.observe(screenshot=False))
             ex.emit(Recovered(ctx.run.run_id, ctx.run.flow.name, ctx.index, "dismiss", bool(done),
                               ex.redact("; ".join(done) or "no popup to dismiss")))
             if done:
-                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after")
+                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after", ctx=ctx)
                 continue
         break
     return Verdict("changed_unexpectedly", verdict.expected, verdict.observed,

@@ -40,6 +40,7 @@ from core.engine.hooks import (
     CompareScreen, Decided, FlowBegins, FlowEnds, Ports, ResolveFirst, Resolved, ReuseObservation, TakeObservation,
     hookimpl,
 )
+from core.engine.fastpath import driver_observe
 from core.engine.step import StepContext
 from core.act.landing import base_path, relative_path
 from core.locate import resolve
@@ -199,7 +200,7 @@ class ScreenTracker:
         except Exception:  # noqa: BLE001 - a page that breaks our read only loses the reuse / the facts
             return None
 
-    def observe(self, run_id: str, index: int, when: str, *, screenshot: bool) -> Observation:
+    def observe(self, run_id: str, index: int, when: str, *, screenshot: bool, ax: bool = True) -> Observation:
         """Token, the driver's observation, then the page facts and the token again.
 
         The observation is reusable when the page did nothing while it was
@@ -208,7 +209,7 @@ class ScreenTracker:
         frame, no open shadow root and no running animation.
         """
         before = self._eval(TOKEN_JS)
-        obs = self.ex.driver.observe(screenshot=screenshot)
+        obs = driver_observe(self.ex.driver, screenshot=screenshot, ax=ax)
         facts = self._eval(FACTS_JS)
         facts = facts if isinstance(facts, Mapping) else {}
         self._facts = [*self._facts[-(_READ_LIMIT - 1):], (obs, facts)]
@@ -347,7 +348,7 @@ class ScreenPlugin(ScreenTracker):
 
     @hookimpl
     def take_observation(self, p: TakeObservation) -> Observation:
-        return self.observe(p.run_id, p.index, p.when, screenshot=p.screenshot)
+        return self.observe(p.run_id, p.index, p.when, screenshot=p.screenshot, ax=p.ax)
 
     @hookimpl
     def reuse_observation(self, p: ReuseObservation) -> Observation | None:

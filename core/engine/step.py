@@ -107,6 +107,13 @@ class StepContext:
     ``change`` is the R1 comparison of the screen before the step with its
     baseline (None off the flow); ``reused`` says the before-observation is
     the previous step's after-observation (nothing happened in between).
+    ``locator`` is the recorded locator (a Playwright selector) that matched
+    exactly the resolved target, the action goes through it ("" when none
+    did); ``fast`` says the step settled and verified on the fast path
+    (:mod:`core.engine.fastpath`); ``looked_again`` why its light look was
+    not enough ("" when it was); ``memo`` keeps page reads of the current
+    after-observation (held under the key ``""``) that the cheap look and
+    the verification share.
     """
 
     run: RunState
@@ -148,6 +155,10 @@ class StepContext:
     cp: Checkpoint | None = None
     waited: float = 0.0
     checks: list[AssertionCheck] = field(default_factory=list)
+    fast: bool = False
+    looked_again: str = ""
+    locator: str = ""
+    memo: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -173,6 +184,7 @@ class StepContext:
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
         self.popup, self.cp, self.checks = False, None, []
+        self.fast, self.looked_again, self.locator, self.memo = False, "", "", {}
 
     @property
     def effective_reversible(self) -> bool:

@@ -59,6 +59,17 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll]) =
     await new Promise((r) => setTimeout(r, poll));
   }
 }"""
+#: The page library's ``pinned`` (index and description, with neighbours) of each element a locator matched, as
+#: the library's JSON answers (:meth:`PlaywrightDriver._pinned_all`).
+_PINNED_ALL_JS = r"""(els) => els.map((e) => window.__steadyhand && window.__steadyhand.callOn
+  ? window.__steadyhand.callOn("pinned", e, "[true]") : "__steadyhand-missing__")"""
+#: The page library's index of each element a locator matched (:meth:`PlaywrightDriver.ref_indices`): -1 when the
+#: last observation did not list it, -2 without the library.
+_REF_INDICES_JS = r"""(els) => {
+  const lib = window.__steadyhand;
+  const refs = lib && lib.state ? lib.state.refs : null;
+  return els.map((e) => { if (!refs) return -2; for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
+}"""
 #: Most elements (all frames of the page together) for which observe reads Chromium's accessibility tree.
 #: ``Accessibility.getFullAXTree`` costs about 1 ms per 2 DOM nodes (7.4 s for a 1,000-row table of 7,000
 #: elements, 15,000 AX nodes, on the 2-core test machine) against well under 1 s for the page library's
@@ -531,8 +542,14 @@ class PlaywrightDriver:
             f = f.parent_frame
         return " > ".join(reversed(parts))
 
-    def observe(self, *, screenshot: bool = True, neighbours: bool = True) -> Observation:
+    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True) -> Observation:
         """Observe the page: interactive elements with boxes, text, signature, screenshot.
+
+        ``ax=False`` is the light look of the fast path (:mod:`core.engine.fastpath`): Chromium's
+        accessibility tree is not read again; elements keep the names it gave them at the last full look
+        while their in-page name is unchanged, and the others are named in the page (as on pages above
+        :data:`AX_TREE_MAX_ELEMENTS`).  The tree costs 40-140 ms of a 10-180 ms observation on pages of
+        100-1,000 elements (``bench overhead``).
 
         Secrets are masked: password values never leave the page, values of
         declared secrets are replaced in text, and both kinds of fields are
@@ -573,25 +590,27 @@ class PlaywrightDriver:
                 stamps = [(f, self._lib(f, "stamp")) for f in live]
                 use_ax = self.ax_tree and sum(int(s["elements"]) for _, s in stamps) <= AX_TREE_MAX_ELEMENTS
                 key = [(f, s["doc"], s["mutations"]) for f, s in stamps]
-                if use_ax and key != self._ax_key:
-                    ax = self.ax_maps(live)
+                if use_ax and not ax:
+                    ax_maps: dict[Any, Any] = {}  # the light look: the kept entries name what they still cover
+                elif use_ax and key != self._ax_key:
+                    ax_maps = self.ax_maps(live)
                     self._ax_key = key
                 else:
                     # no DOM mutation in any frame since the tree was last read (or too many elements): the page
                     # library names the elements from the entries it kept then (or computes names in the page)
-                    ax = {}
+                    ax_maps = {}
                     if not use_ax:
                         self._ax_key = None
                 for frame in frames:
                     offset = offsets[frame]
                     if offset is None:
                         continue
-                    raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax.get(frame)})
-                    if use_ax and frame not in ax and raw.get("unnamed"):
+                    raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax_maps.get(frame)})
+                    if use_ax and ax and frame not in ax_maps and raw.get("unnamed"):
                         # an element the kept tree entries do not cover (shown by CSS alone, e.g. on :hover)
                         fresh = self.ax_maps([frame])
                         if frame in fresh:
-                            ax[frame] = fresh[frame]
+                            ax_maps[frame] = fresh[frame]
                             raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": fresh[frame]})
                     fi = len(self._frames)
                     self._frames.append(frame)
@@ -693,6 +712,18 @@ class PlaywrightDriver:
         out: list[Candidate] = []
         seen: set[str] = set()
         for frame in self._frames:
+            if ">>" not in selector:  # matches in this frame alone: described in one round trip
+                pinned = self._pinned_all(frame, selector)
+                if pinned is not None:
+                    offset = self._frame_offset(frame) if pinned else None
+                    fi = self._frames.index(frame)
+                    for info in pinned if offset is not None else ():
+                        ref = f"{fi}:{info['i']}"
+                        if ref in seen:
+                            continue
+                        seen.add(ref)
+                        out.append(self._selector_candidate(ref, info["d"], offset, frame))
+                    continue
             try:
                 handles = self._bounded(frame.locator(selector), "element_handles", what=f"selector {selector!r}")
             except PageError:
@@ -712,13 +743,42 @@ class PlaywrightDriver:
                 if ref in seen:
                     continue
                 seen.add(ref)
-                item = info["d"]
-                self._redact_item(item)
-                vp = tuple(self.page.viewport_size.values()) if self.page.viewport_size else (1280, 800)
-                out.append(_candidate(ref, item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
-                                      dpr=self.settings.device_scale_factor, frame=self._frame_label(owner),
-                                      grid=Grid(vp[0], vp[1])))
+                out.append(self._selector_candidate(ref, info["d"], offset, owner))
         return out
+
+    def _selector_candidate(self, ref: str, item: dict[str, Any], offset: tuple[float, float], frame: Any) -> Candidate:
+        self._redact_item(item)
+        vp = tuple(self.page.viewport_size.values()) if self.page.viewport_size else (1280, 800)
+        return _candidate(ref, item, dx=offset[0], dy=offset[1], viewport=vp,  # type: ignore[arg-type]
+                          dpr=self.settings.device_scale_factor, frame=self._frame_label(frame), grid=Grid(vp[0], vp[1]))
+
+    def _pinned_all(self, frame: Any, selector: str) -> list[dict[str, Any]] | None:
+        """The page library's ``pinned`` answer (``{"i": index, "d": description}``) of every element of ``frame``
+        that ``selector`` matches, in one round trip; None when the frame lacks the library (or the selector
+        cannot be read there), so that the caller goes element by element."""
+        try:
+            raws = self._bounded(frame.locator(selector), "evaluate_all", _PINNED_ALL_JS, None,
+                                 what=f"selector {selector!r}")
+        except PageError:
+            raise
+        except Exception:  # noqa: BLE001 - a frame navigating away, a selector this frame cannot read
+            return None
+        if not isinstance(raws, list) or any(r == _NO_LIB for r in raws):
+            return None
+        return [self._answer(r, "pinned", frame) for r in raws]
+
+    def ref_indices(self, selector: str) -> list[int]:
+        """The page library's indices (``"0:<i>"`` refs of the last observation) of the main frame's elements
+        that Playwright's ``selector`` matches, in one round trip; -1 for an element the observation did not list.
+
+        Raises
+        ------
+        PageUnresponsiveError
+            When the page does not answer within :attr:`script_timeout_ms`.
+        """
+        got = self._bounded(self.page.main_frame.locator(selector), "evaluate_all", _REF_INDICES_JS, None,
+                            what=f"selector {selector!r}")
+        return [int(i) for i in got] if isinstance(got, list) else []
 
     # --- acting ---------------------------------------------------------------------
     def hold(self, ref: str) -> str:
@@ -762,8 +822,14 @@ class PlaywrightDriver:
             raise ActionError(f"element {ref} is gone")
         return handle
 
-    def perform(self, action: Action, ref: str | None, value: str) -> None:
+    def perform(self, action: Action, ref: str | None, value: str, *, locator: str | None = None) -> None:
         """Perform one action of the closed action space.
+
+        With ``locator`` (a Playwright selector of the main frame that matched
+        exactly the element of ``ref``: the fast path, :mod:`core.engine.fastpath`)
+        the action goes through Playwright's own locator, with its auto-waiting
+        and its strictness (a locator that matches several elements by then
+        fails: never the wrong one).
 
         Parameters
         ----------
@@ -813,7 +879,7 @@ class PlaywrightDriver:
                 return
             if ref is None:
                 raise ActionError(f"{kind} needs a target element")
-            h = self._handle(ref)
+            h = page.main_frame.locator(locator) if locator else self._handle(ref)
             if kind == "click":
                 h.click(timeout=t)
             elif kind == "dblclick":
@@ -831,7 +897,8 @@ class PlaywrightDriver:
             elif kind == "input":
                 self._fill(h, value, t)
             elif kind == "select":
-                self._select(h, value, t)
+                # the option is read in the element (a bounded evaluate): the locator's one element, strictly
+                self._select(h.element_handle(timeout=t) if locator else h, value, t)
             else:  # pragma: no cover - the action space is closed by the schema
                 raise ActionError(f"unknown action {kind!r}")
         except ActionError:
@@ -944,12 +1011,14 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
-                     idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:
+                     idle_ms: float | None = None, limit_ms: float | None = None,
+                     quiet_ms: float | None = None) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
 
         ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
         and the loading limit (the engine's learnt budget, S7;
-        :mod:`core.recover.waits`).
+        :mod:`core.recover.waits`); ``quiet_ms`` replaces ``waits.quiet_ms``
+        (the fast path's shorter quiet, :data:`core.engine.fastpath.FAST_QUIET_MS`).
 
         Returns as soon as a change was seen and the page is quiet (no DOM
         mutation for ``waits.quiet_ms``, 120 ms by default; no request in
@@ -971,7 +1040,8 @@ class PlaywrightDriver:
         limit = limit_ms if limit_ms is not None else w.loading_max_ms * (2 if long else 1)
         settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
-        fast = self._settle_in_page(start_mut, start_url, float(w.quiet_ms), float(settle_max), float(limit))
+        quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
+        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit))
         if fast is not None:
             if fast["done"]:
                 return {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -995,7 +1065,7 @@ class PlaywrightDriver:
                 if start_mut is not None and p["mutations"] != start_mut:
                     changed = True
                 pending = p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
-                quiet = p["quietMs"] >= w.quiet_ms
+                quiet = p["quietMs"] >= quiet_ms
                 if not pending and quiet and (changed or start_mut is None):
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
                 if not pending and elapsed >= settle_max:

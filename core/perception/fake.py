@@ -321,8 +321,8 @@ class FakeDriver:
         return " ".join(p for p in parts if p)
 
     # --- observation ---------------------------------------------------------------
-    def observe(self, *, screenshot: bool = True, neighbours: bool = True) -> Observation:
-        """A real Observation of the visible elements (no screenshot pixels)."""
+    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True) -> Observation:
+        """A real Observation of the visible elements (no screenshot pixels; ``ax`` changes nothing here)."""
         visible = [i for i, e in enumerate(self.elements) if e["visible"]]
         items = [self.elements[i] for i in visible]
         raw = {"url": self.url, "title": self.title, "items": items, "text": self._visible_text(),
@@ -390,8 +390,9 @@ class FakeDriver:
             self.scroll = (self.scroll[0] + dx * action.distance, max(0.0, self.scroll[1] + dy * action.distance))
             self.mutations += 1
 
-    def perform(self, action: Action, ref: str | None, value: str) -> None:
-        """Record the call, then apply the scripted reaction (or the default behaviour).
+    def perform(self, action: Action, ref: str | None, value: str, *, locator: str | None = None) -> None:
+        """Record the call, then apply the scripted reaction (or the default behaviour); ``locator`` is ignored
+        (the fake acts on ``ref``).
 
         Raises
         ------
@@ -438,8 +439,9 @@ class FakeDriver:
         return 0.0
 
     def wait_settled(self, *, long: bool = False, start: Mapping[str, Any] | None = None,
-                     idle_ms: float | None = None, limit_ms: float | None = None) -> dict[str, Any]:
-        """Returns at once; ``changed`` compares the mutation counter with ``start``.
+                     idle_ms: float | None = None, limit_ms: float | None = None,
+                     quiet_ms: float | None = None) -> dict[str, Any]:
+        """Returns at once (``quiet_ms`` changes nothing here); ``changed`` compares the mutation counter with ``start``.
 
         A page still ``loading`` never settles: the wait "hits" its bound
         (``limit_ms``, else 30000 ms) at once and says ``timed_out``.
