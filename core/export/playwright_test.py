@@ -411,6 +411,11 @@ def _step_lines(step: Step, index: int, flow: Flow, landing: _Landing, secrets: 
         raise ExportError(str(exc) if str(exc).startswith(where) else f"{where}: {exc}") from None
     lines += _value_check(step, loc, secrets)
     lines += landing.lines(step.recorded.after if step.recorded is not None else None)
+    if kind in ("click", "dblclick", "press"):
+        # A click that navigated returns once the new page commits; its scripts may not have run yet, so the
+        # next step's button could be pressed before its handler exists. Waiting for "load" costs nothing when
+        # the page did not navigate.
+        lines.append("page.wait_for_load_state()")
     return lines
 
 

@@ -31,7 +31,8 @@ to_be_enabled to_be_disabled to_have_text to_contain_text to_have_value wait_for
 get fixture _secret sub upper RuntimeError new_context set_default_timeout set_default_navigation_timeout
 sync_playwright launch close new_page set_options ArgumentParser add_argument parse_args print perf_counter type
 rstrip run default_params exit main splitlines fail TemporaryFile Popen monotonic poll select readline search group
-kill wait seek read strip send_signal communicate int
+kill wait seek read strip send_signal communicate int wait_for_load_state chromium_path exists which
+to_be_checked not_to_be_checked or_ filter first to_be_editable to_have_title
 """.split())
 
 # any character a YAML flow file can hold (no lone surrogates), newlines, quotes and control characters included
