@@ -26,6 +26,7 @@ from core.perception.effects import EffectWatch, snapshot
 from core.recover.effects import (
     BACKGROUND_WATCH_MS, changed_keys, decide_repeat, effect_of, non_idempotent, undone,
 )
+from core.recover.motion import wait_motion
 from core.recover.policy import Recovery
 
 __all__ = ["mark_effects", "no_repeat", "list_counts"]
@@ -54,11 +55,25 @@ def list_counts(ex: Any, ctx: Any) -> tuple[dict[str, int] | None, dict[str, int
 
 
 def _learn_background(ex: Any, watch: EffectWatch) -> None:
-    """Watch the page :data:`BACKGROUND_WATCH_MS` with no action: what changes meanwhile is its own."""
-    first = snapshot(ex.driver)
+    """Learn what the page changes on its own: watch it :data:`BACKGROUND_WATCH_MS` with no action, after
+    letting the attempt's own reaction end.
+
+    Right after a click the page may still be reacting to it (a confirmation box shown when its backdrop's
+    fade ended, a tooltip that leaves when the box takes the focus): learnt then, the attempt's own effect
+    would pass for the page's background and the attempt be done again.  So the page is first given the
+    same time to finish reacting (motion waited for, then :data:`BACKGROUND_WATCH_MS`, nothing learnt), and
+    only what changes in the watch after that is its own (a heartbeat, a clock, a poller: they change in
+    both windows).
+    """
     page = watch.page
     if page is None:
         return  # a scripted page has no timers of its own
+    try:
+        wait_motion(ex.driver)
+        page.wait_for_timeout(BACKGROUND_WATCH_MS)  # the attempt's late reaction: not the page's own
+    except Exception:  # noqa: BLE001 - a page that closed: nothing learnt
+        return
+    first = snapshot(ex.driver)
     try:
         page.wait_for_timeout(BACKGROUND_WATCH_MS)
     except Exception:  # noqa: BLE001 - a page that closed: nothing learnt

@@ -45,6 +45,7 @@ from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine.acting import note_acting, writes_said
+from core.engine.motion import look_when_still
 from core.engine.norepeat import list_counts, mark_effects, no_repeat
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
@@ -431,6 +432,7 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         why = _cheap_disagrees(ex, ctx)
         if why:
             fastpath.look_again(ex, ctx, why)
+    look_when_still(ex, ctx)  # issue 19: a dialog still fading in is judged once the page stops moving
     ex.plugins.notify(StateAfter(ctx))
     _infer_writes(ex, ctx)
     verdict = _after_wait(ex, ctx, _effect_verdict(ctx))

@@ -9,8 +9,8 @@
 - every IndexedDB database of the origin (``indexedDB.databases()``): the
   record count of each object store, read under a time bound;
 - counts of list-like items in the main document (``li``, ``tr``, ARIA
-  ``listitem`` / ``row`` / ``option`` / ``article`` / ``treeitem``) and of
-  all its elements;
+  ``listitem`` / ``row`` / ``option`` / ``article`` / ``treeitem``), of
+  all its elements and of the dialogs shown (``dialog``);
 - a digest of each form control's value or checked state (password fields
   left out), keyed by id, name or position;
 - the URL.
@@ -44,6 +44,12 @@ IDB_LIMIT_MS = 300
 _ITEM_KINDS = ("{li: 'li', tr: 'tr', listitem: '[role=listitem]', row: '[role=row]', option: '[role=option]', "
                "article: 'article,[role=article]', treeitem: '[role=treeitem]'}")
 
+#: Dialogs shown (a JS expression): displayed, not hidden, with a box - a dialog still fading in counts (its
+#: opacity is not looked at): a confirmation box that opened is the action's effect from its first frame.
+_DIALOGS = ("[...document.querySelectorAll('[role=dialog],[role=alertdialog],dialog[open],[aria-modal=true]')]"
+            ".filter(d => { const cs = getComputedStyle(d), r = d.getBoundingClientRect();"
+            " return cs.display !== 'none' && cs.visibility !== 'hidden' && r.width > 0 && r.height > 0; }).length")
+
 #: The page side of :func:`snapshot`: async, returns plain JSON (digests and counts only).
 SNAPSHOT_JS = """
 async (idbLimitMs) => {
@@ -58,6 +64,7 @@ async (idbLimitMs) => {
   const kinds = __ITEM_KINDS__;
   for (const [k, sel] of Object.entries(kinds)) items[k] = document.querySelectorAll(sel).length;
   items.elements = document.body ? document.body.getElementsByTagName('*').length : 0;
+  items.dialog = __DIALOGS__;
   const values = {};
   let n = 0;
   for (const el of document.querySelectorAll('input,select,textarea')) {
@@ -90,15 +97,16 @@ async (idbLimitMs) => {
   return {url: location.href, local: storage('localStorage'), session: storage('sessionStorage'),
           items, values, idb};
 }
-""".replace("__ITEM_KINDS__", _ITEM_KINDS)
+""".replace("__ITEM_KINDS__", _ITEM_KINDS).replace("__DIALOGS__", _DIALOGS)
 
 #: The item counts of :func:`snapshot` alone (:func:`item_counts`): no storage, cookie or IndexedDB read.
 ITEMS_JS = """() => {
   const items = {};
   for (const [k, sel] of Object.entries(__ITEM_KINDS__)) items[k] = document.querySelectorAll(sel).length;
   items.elements = document.body ? document.body.getElementsByTagName('*').length : 0;
+  items.dialog = __DIALOGS__;
   return items;
-}""".replace("__ITEM_KINDS__", _ITEM_KINDS)
+}""".replace("__ITEM_KINDS__", _ITEM_KINDS).replace("__DIALOGS__", _DIALOGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +125,7 @@ class EffectSnapshot:
         ``"database/store"`` -> record count (as text); ``"?"`` -> why the counts are incomplete.
     items : Mapping[str, int]
         List-like item counts of the main document (``li``, ``tr``, ``listitem``, ``row``, ``option``,
-        ``article``, ``treeitem``) and ``elements``, all its elements.
+        ``article``, ``treeitem``), ``elements``, all its elements, and ``dialog``, the dialogs shown.
     values : Mapping[str, str]
         Form control key -> digest of its value or checked state (password fields left out).
     """

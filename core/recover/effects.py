@@ -8,13 +8,16 @@ the page's kept state right before the action with the state now
   removed or changed, a cookie set or changed, an IndexedDB store whose
   record count changed;
 - a DOM delta: list-like items (``li``, rows, options, articles...) or
-  elements added or removed, a form control's value changed;
+  elements added or removed, a dialog shown or hidden, a form control's
+  value changed;
 - a navigation: the URL changed;
 - a write to the app: the attempt's server writes (:func:`core.act.writes.server_writes`,
   beacons and background endpoints already left out).
 
 Keys seen to change while no action was in flight (a heartbeat, a clock,
-a poller rendering rows) are background and never an effect.
+a poller rendering rows) are background and never an effect; the watch
+that learns them starts only after the attempt's own reaction had time to
+end (:func:`core.engine.norepeat.no_repeat`).
 
 :func:`decide_repeat` then says what follows (rules in its docstring): a
 retry only when the attempt had no effect, or when a rollback can undo it
@@ -57,7 +60,7 @@ ADD_WORDS = frozenset({
 _PLUS = frozenset({"+", "＋", "➕"})
 #: Plain names of the item counts of :class:`core.perception.effects.EffectSnapshot`.
 _ITEM_NAMES = {"li": "list item", "tr": "table row", "listitem": "list item", "row": "row", "option": "option",
-               "article": "article", "treeitem": "tree item", "elements": "element"}
+               "article": "article", "treeitem": "tree item", "elements": "element", "dialog": "dialog"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,8 @@ def changed_keys(a: EffectSnapshot, b: EffectSnapshot) -> list[tuple[str, str, s
         n0, n1 = int(a.items.get(k, 0)), int(b.items.get(k, 0))
         if n0 != n1:
             n, what = abs(n1 - n0), _ITEM_NAMES.get(k, k)
-            items.append(("items", f"items {k}", f"{n} {what}{'s' if n != 1 else ''} {'added' if n1 > n0 else 'removed'}"))
+            done = ("opened" if n1 > n0 else "closed") if k == "dialog" else ("added" if n1 > n0 else "removed")
+            items.append(("items", f"items {k}", f"{n} {what}{'s' if n != 1 else ''} {done}"))
     if len(items) > 1:  # a list item is an element too: the specific kind says it
         items = [(g, k, d if k != "items elements" else "") for g, k, d in items]
     out += items

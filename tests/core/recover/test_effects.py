@@ -44,6 +44,15 @@ def test_items_values_and_navigation_are_effects_a_rollback_may_undo() -> None:
     assert "1 list item added" in effect.describe()
 
 
+def test_a_dialog_shown_is_an_effect_even_when_the_element_count_is_background() -> None:
+    """A confirmation box already in the DOM is only displayed: no element is added, yet it opened."""
+    now = snap(items={"li": 0, "elements": 20, "dialog": 1})
+    effect = effect_of(snap(items={"li": 0, "elements": 20, "dialog": 0}), now, background={"items elements"})
+    assert effect.items == ("1 dialog opened",) and effect.seen and not effect.lasting
+    closed = effect_of(now, snap(items={"li": 0, "elements": 20, "dialog": 0}))
+    assert closed.items == ("1 dialog closed",)
+
+
 def test_background_keys_are_never_the_attempts_effect() -> None:
     now = snap(local={"items": "a1", "heartbeat": "2"})
     assert effect_of(BEFORE, now).seen
