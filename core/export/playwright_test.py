@@ -10,6 +10,8 @@ first that the descriptor supports wins):
    matched case-insensitively as a whole: ``name=re.compile(r"^employee$", re.I)``;
    a password input has no ARIA role, so it falls through to its label)
 3. label                  -> ``page.get_by_label("Password", exact=True)``
+   (only when the label is the field's accessible name: a ``<label>`` whose ``for`` names another id, or
+   the text beside a field without one, is no label Playwright finds - such a field goes by its CSS)
 4. placeholder            -> ``page.get_by_placeholder("YYYY-MM-DD", exact=True)``
 5. text                   -> ``page.get_by_text("...", exact=True)``
 6. CSS                    -> ``page.locator("<the step's CSS selector or css_path>")``
@@ -196,7 +198,9 @@ def choose_locator(step: Step) -> LocatorChoice | None:
     is_password = d.tag == "input" and d.type.lower() == "password"
     if d.role in _ROLES and d.name and not is_password:
         return LocatorChoice("role", f"page.get_by_role({d.role!r}, {_name_arg(d.name)})")
-    if d.label:
+    if d.label and " ".join(d.name.split()) == " ".join(d.label.split()):
+        # only a label that names the field (its accessible name says so: a <label for>, a wrapping label,
+        # aria-labelledby) is one get_by_label finds; the text beside a field that has none is not
         return LocatorChoice("label", f"page.get_by_label({_text_expr(d.label)}, exact=True)")
     if d.placeholder:
         return LocatorChoice("placeholder", f"page.get_by_placeholder({_text_expr(d.placeholder)}, exact=True)")

@@ -18,14 +18,15 @@ def _step(**target: object) -> Step:
 
 
 def test_codegen_order_test_id_role_label_placeholder_text_css() -> None:
-    full = dict(test_id="save", role="button", name="Save", label="Save it", placeholder="p", text="Save",
+    full = dict(test_id="save", role="button", name="Save it", label="Save it", placeholder="p", text="Save",
                 css_path="button#save")
     assert choose_locator(_step(**full)).code == "page.get_by_test_id('save')"
     full.pop("test_id")
-    assert choose_locator(_step(**full)).code == "page.get_by_role('button', name='Save', exact=True)"
-    full.pop("name")
+    assert choose_locator(_step(**full)).code == "page.get_by_role('button', name='Save it', exact=True)"
+    full.pop("role")
     assert choose_locator(_step(**full)).strategy == "label"
     full.pop("label")
+    full.pop("name")
     assert choose_locator(_step(**full)).code == "page.get_by_placeholder('p', exact=True)"
     full.pop("placeholder")
     assert choose_locator(_step(**full)).code == "page.get_by_text('Save', exact=True)"
@@ -36,6 +37,16 @@ def test_codegen_order_test_id_role_label_placeholder_text_css() -> None:
 def test_password_inputs_have_no_role_and_go_by_label() -> None:
     c = choose_locator(_step(tag="input", type="password", role="textbox", name="Password", label="Password"))
     assert c.strategy == "label" and c.code == "page.get_by_label('Password', exact=True)"
+
+
+def test_a_text_beside_a_field_is_not_a_label_playwright_finds() -> None:
+    """Flask-AppBuilder's sign-in form: ``<label for="openid">Password:</label>`` beside ``input#password``.
+    The recorder keeps the text as the field's label, but the field has no accessible name: get_by_label
+    would wait for ever (the exported script timed out there); its CSS finds it."""
+    c = choose_locator(_step(tag="input", type="password", role="textbox", label="Password:", css_path="input#password"))
+    assert c.strategy == "css" and c.code == "page.locator('input#password')"
+    c = choose_locator(_step(tag="select", role="combobox", name="Quantity", label="Qty", css_path="select#q"))
+    assert c.code == "page.get_by_role('combobox', name='Quantity', exact=True)"
 
 
 def test_a_name_in_capitals_matches_case_insensitively_as_a_whole() -> None:
