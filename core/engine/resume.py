@@ -4,7 +4,10 @@ What the earlier run left in the store (:class:`core.store.resumes.RunState`)
 gives the :class:`ResumePlan` (:func:`plan_resume`, pure):
 
 * the steps recorded ``passed`` / ``manual`` / ``skipped`` before the first
-  one that was not are **done**: none is done again as such;
+  one that was not are **done**: none is done again as such; so is a step
+  with no recorded outcome whose latest verdict is ``as_expected`` (the run
+  died in its ``record`` phase, after a passing verification) - replayed
+  only when it cannot write, since what it wrote was never recorded;
 * of those, a step that wrote nothing is **replayed** in the new run to bring
   the page back to where the next step expects it (a fill, a read-only click,
   opening a dialog); a step that wrote - declared ``reversible: false``, or
