@@ -5,33 +5,37 @@ its activation and write log - the ground truth of what was written - lives
 through every kill; each run is a subprocess ``steadyhand run PROJECT
 --headless`` on a copy of the demo project whose ``base_url`` points at it.
 
-Faults (:func:`run_bench`):
+Faults (:func:`plan`; ``--quick``, the default and ``--full`` choose how many; the bench exits 1 when
+any is not survived):
 
-``kill@<flow>:<k>``
-    kill -9 of the run's process group (and its browser) when step ``k``
-    started (its before-observation is in the store), then the store's
-    ``PRAGMA integrity_check`` and media check, then ``run --resume``.
-``kill-in-write@<flow>``
+``kill@<flow>:<k>:<phase>``
+    kill -9 of the run (and its browser) when the engine enters ``phase``
+    (observe, resolve, act, settle, verify, record) of step ``k``, then
+    ``run --resume`` killed again at the same point, then ``run --resume`` of
+    the first run once more (:mod:`core.bench.faults_phases`).
+``kill-in-write@<flow>`` (``--full``)
     kill -9 right after the flow's write reached the server, before the run
     judged it: the in-flight case; the resume must not do it again.
-``browser-killed``
+``disk-full`` / ``disk-full-at-start``
+    the project's data folder on a real small tmpfs the bench mounts, full
+    during the run or before it (:mod:`core.bench.faults_disk`).
+``read-only-store``
+    the data folder, with a store in it, bind-mounted read-only.
+``browser-killed`` (``--full``)
     Chromium killed mid-flow; the run ends ``error`` (browser), then resumed.
-``server-500`` / ``server-slow`` / ``server-hang`` / ``server-reset``
+``server-500`` / ``server-slow`` / ``server-hang`` / ``server-reset`` (``--full``)
     the submit answered 500, answered after the waits, never answered, or
     reset (:mod:`core.sites.faults`).
-``page-script-error``
+``page-script-error`` (``--full``)
     every page throws a JavaScript error at load.
-``disk-full``
-    screenshot writes fail with ENOSPC after the first few (the media
-    writer's file raises ``OSError(ENOSPC)`` half-way: a real partial write).
 
-Each fault is survived when the run ends with the status expected, one
-clear message (a non-empty one-line error, or the disk-full warning), the
-store is intact (integrity ``ok``, every screenshot row names a whole PNG),
-and the server log shows the flow's writes exactly as often as they should
-be: ``double_writes`` counts writes beyond that (and writes the server
-flagged duplicate), ``lost_steps`` writes missing although the run says
-their step passed or the resumed run passed.
+Verdicts come from the demo app's own write log (never from the product's
+store): a fault is survived when the last run ends with the status expected
+and one clear line, the app shows each write the run claims exactly once
+and none twice (``double_writes`` counts writes beyond what is owed and
+writes the app flagged duplicate, ``lost_steps`` writes owed but missing),
+and the store is intact (integrity ``ok``, every screenshot row names a
+whole PNG).
 """
 from __future__ import annotations
 
@@ -51,9 +55,10 @@ from typing import Any, Callable
 
 import yaml
 
+from core.bench.faults_child import KILL_ENV
 from core.domain.resources import bundle_root, bundled_project
 
-__all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "disk_case", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
+__all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "plan", "SCOPES", "FIRST_WRITE", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
 
 #: Flows of the demo project the bench runs, in order (the quick bench: the first only).
 FLOWS = ("leave_request", "export_report", "login_lockout", "sort_table")
@@ -227,12 +232,17 @@ class FaultBench:
         self.site.close()
 
     # -- runs ----------------------------------------------------------------------------
-    def spawn(self, args: list[str], *, child: str = "") -> subprocess.Popen:
-        env = dict(os.environ, PYTHONPATH=str(self.repo))
-        cmd = [sys.executable, "-m", "core.bench.faults_child", child, *args] if child else \
-            [sys.executable, "-m", "core.cli", *args]
-        return subprocess.Popen(cmd, cwd=self.repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
+    def spawn(self, args: list[str], *, env: dict[str, str] | None = None,
+              preexec: Callable[[], None] | None = None) -> subprocess.Popen:
+        """``steadyhand ARGS`` as a subprocess (in a session of its own) through :mod:`core.bench.faults_child`,
+        which applies the faults ``env`` names (a kill point; ``STEADYHAND_FAULT_BREAK`` of this process's
+        environment is passed on to every run); ``preexec`` runs in the child before it starts."""
+        full = dict(os.environ, PYTHONPATH=str(self.repo), **(env or {}))
+        if KILL_ENV not in (env or {}):
+            full.pop(KILL_ENV, None)
+        cmd = [sys.executable, "-m", "core.bench.faults_child", *args]
+        return subprocess.Popen(cmd, cwd=self.repo, env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True, preexec_fn=preexec)
 
     def run_args(self, flow: str) -> list[str]:
         return ["run", str(self.project), "--flow", flow, "--headless", "-q"]
@@ -317,9 +327,11 @@ class FaultBench:
         return check_store(self.data_dir)
 
     # -- one fault ----------------------------------------------------------------------
-    def resume(self, run_id: str) -> tuple[int, str, dict[str, Any]]:
+    def resume(self, run_id: str, *, env: dict[str, str] | None = None) -> tuple[int, str, dict[str, Any]]:
+        """``run --resume RUN_ID`` to its end: ``(exit code, stderr, {"run_id" (the new run, None when
+        refused), "status", "error", "steps", "resumed_by"})``; ``env`` as :meth:`spawn`."""
         before = self.runs()
-        proc = self.spawn(["run", str(self.project), "--resume", run_id, "--headless", "-q"])
+        proc = self.spawn(["run", str(self.project), "--resume", run_id, "--headless", "-q"], env=env)
         code, err = self.finish(proc)
         new = self.new_run(before)
         row = self.run_row(new) if new else {"status": "", "error": ""}
@@ -469,47 +481,72 @@ def browser_case(b: FaultBench, flow: str = "leave_request", k: int = 3) -> Faul
     return res_out
 
 
-def disk_case(b: FaultBench, flow: str = "leave_request") -> FaultOutcome:
-    """Screenshot writes fail with ENOSPC after the first 3 (``core.bench.faults_child enospc``)."""
-    out = FaultOutcome("disk-full", flow, False)
-    t0 = time.monotonic()
-    b.site.reset()
-    before = b.runs()
-    proc = b.spawn(b.run_args(flow), child="enospc")
-    code, err = b.finish(proc)
-    run_id = b.new_run(before)
-    row = b.run_row(run_id) if run_id else {"status": "", "error": "", "steps": {}}
-    out.status = row["status"]
-    warning = next((line for line in err.splitlines() if "No space left on device" in line), "")
-    conn = b._db()
-    assert conn is not None
-    try:
-        without = conn.execute("SELECT count(*) FROM observations WHERE run_id = ? AND screenshot IS NULL",
-                               (run_id,)).fetchone()[0]
-        steps_rec = conn.execute("SELECT count(*) FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
-    finally:
-        conn.close()
-    n, dup, g = b.ground(flow)
-    out.detail.update({**g, "exit": code, "run_id": run_id, "observations_without_screenshot": without,
-                       "steps_recorded": steps_rec})
-    out.seconds = time.monotonic() - t0
-    res = _judge(out, flow=flow, effects_n=n, dup=dup, passed_effect=out.status == "passed", store=b.check_store_now(),
-                 want_status=("passed",), message=warning)
-    res.message = warning.replace("steadyhand: warning: ", "")
-    res.survived = res.survived and bool(warning) and without > 0
-    return res
+#: The step (0-based) of each demo flow whose action writes first: the one a kill is most likely to double.
+FIRST_WRITE = {"leave_request": 10, "export_report": 4, "login_lockout": 2}
+#: What each scope of the bench runs (:func:`plan`).
+SCOPES = ("quick", "default", "full")
 
 
-def run_bench(*, quick: bool = False, latency_ms: int = 200, log: Callable[[str], None] = lambda s: None,
-              only: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Run the fault suite; returns ``{"faults", "survived", "lost_steps", "double_writes",
-    "store_corruptions", "seconds", "details": [FaultOutcome as dict...]}``.
+def plan(b: "FaultBench", project: Any, scope: str = "default") -> list[tuple[str, Callable[[], FaultOutcome]]]:
+    """The cases of ``scope``, in order, as ``(name, run)``.
 
-    ``quick``: the kills on ``leave_request`` only (and the other faults);
-    ``only``: fault name prefixes to run (``("kill@", "server-500")``).
+    ``quick``: a kill at each phase (observe, resolve, act, settle, verify, record) of leave_request's
+    submit, each with a second kill during the resume; a full disk during the run and before it; a
+    read-only store.  ``default``: the same on each flow's first writing step (leave_request,
+    export_report, login_lockout).  ``full``: each phase of every step of every demo flow, a kill right
+    after a write reached the server, a killed browser, the server faults, the disk and store faults.
     """
+    from core.bench.faults_disk import FULL_AT_START_KB, disk_full_case, read_only_case
+    from core.bench.faults_phases import kill_points, phase_case
     from core.sites.faults import ServerFault
 
+    if scope not in SCOPES:
+        raise ValueError(f"scope {scope!r}: expected one of {', '.join(SCOPES)}")
+    flows = ("leave_request",) if scope == "quick" else FLOWS
+    cases: list[tuple[str, Callable[[], FaultOutcome]]] = []
+    for flow in flows:
+        steps = None if scope == "full" else ({FIRST_WRITE[flow]} if flow in FIRST_WRITE else set())
+        for k, phase in kill_points(project.flows[flow], steps):
+            cases.append((f"kill@{flow}:{k + 1}:{phase}", lambda f=flow, k=k, p=phase: phase_case(b, f, k, p)))
+        if scope == "full" and expected_effects(flow):
+            cases.append((f"kill-in-write@{flow}", lambda f=flow: kill_case(b, f, None)))
+    cases += [
+        ("disk-full", lambda: disk_full_case(b)),
+        ("disk-full-at-start", lambda: disk_full_case(b, disk_kb=FULL_AT_START_KB, name="disk-full-at-start")),
+        ("read-only-store", lambda: read_only_case(b)),
+    ]
+    if scope != "full":
+        return cases
+    post = "/api/requests"
+    return cases + [
+        ("browser-killed", lambda: browser_case(b)),
+        ("server-500", lambda: server_case(b, "server-500", ServerFault("error", post, "POST"),
+                                           want=("escalated", "failed"), effects_after=0)),
+        ("server-slow", lambda: server_case(b, "server-slow", ServerFault("slow", post, "POST",
+                                                                          delay_ms=3 * LOADING_MAX_MS),
+                                            want=("escalated", "failed"), effects_after=1)),
+        ("server-hang", lambda: server_case(b, "server-hang", ServerFault("hang", post, "POST"),
+                                            want=("escalated", "failed"), effects_after=0)),
+        ("server-reset", lambda: server_case(b, "server-reset", ServerFault("reset", post, "POST"),
+                                             want=("escalated", "failed"), effects_after=0)),
+        ("page-script-error", lambda: server_case(b, "page-script-error", ServerFault("script_error", "*", "GET"),
+                                                  want=("passed",), effects_after=1)),
+    ]
+
+
+def run_bench(*, scope: str = "default", latency_ms: int = 200, log: Callable[[str], None] = lambda s: None,
+              only: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run the fault suite; returns ``{"faults", "survived", "not_survived" (names), "lost_steps",
+    "double_writes", "store_corruptions", "seconds", "details": [FaultOutcome as dict...]}``.
+
+    ``scope``: one of :data:`SCOPES` (:func:`plan`); ``only``: fault name prefixes to run, taken from the
+    ``full`` plan (``("kill@leave_request:11:", "disk-full")``) - any case can be run alone.
+
+    Raises
+    ------
+    ValueError
+        An unknown scope, or ``only`` prefixes that name no case.
+    """
     from core.project import load_project
 
     t0 = time.monotonic()
@@ -518,33 +555,16 @@ def run_bench(*, quick: bool = False, latency_ms: int = 200, log: Callable[[str]
     outcomes: list[FaultOutcome] = []
     try:
         project = load_project(b.project)
-        cases: list[tuple[str, Callable[[], FaultOutcome]]] = []
-        for flow in (FLOWS[:1] if quick else FLOWS):
-            for k in range(len(project.flows[flow].steps)):
-                cases.append((f"kill@{flow}:{k + 1}", lambda f=flow, k=k: kill_case(b, f, k)))
-            if expected_effects(flow):
-                cases.append((f"kill-in-write@{flow}", lambda f=flow: kill_case(b, f, None)))
-        post = "/api/requests"
-        cases += [
-            ("browser-killed", lambda: browser_case(b)),
-            ("server-500", lambda: server_case(b, "server-500", ServerFault("error", post, "POST"),
-                                               want=("escalated", "failed"), effects_after=0)),
-            ("server-slow", lambda: server_case(b, "server-slow", ServerFault("slow", post, "POST", delay_ms=3 * LOADING_MAX_MS),
-                                                want=("escalated", "failed"), effects_after=1)),
-            ("server-hang", lambda: server_case(b, "server-hang", ServerFault("hang", post, "POST"),
-                                                want=("escalated", "failed"), effects_after=0)),
-            ("server-reset", lambda: server_case(b, "server-reset", ServerFault("reset", post, "POST"),
-                                                 want=("escalated", "failed"), effects_after=0)),
-            ("page-script-error", lambda: server_case(b, "page-script-error", ServerFault("script_error", "*", "GET"),
-                                                      want=("passed",), effects_after=1)),
-            ("disk-full", lambda: disk_case(b)),
-        ]
-        for name, fn in cases:
-            if only and not any(name.startswith(o) for o in only):
-                continue
+        cases = plan(b, project, "full" if only else scope)
+        if only:
+            cases = [(n, fn) for n, fn in cases if any(n.startswith(o) for o in only)]
+            if not cases:
+                raise ValueError(f"no fault is named so: {', '.join(only)} (names as in the table: "
+                                 f"kill@leave_request:11:settle, disk-full, read-only-store...)")
+        for _name, fn in cases:
             o = fn()
             outcomes.append(o)
-            log(f"{o.fault:<28} {'survived' if o.survived else 'NOT SURVIVED':<13} {o.status:<10} "
+            log(f"{o.fault:<34} {'survived' if o.survived else 'NOT SURVIVED':<13} {o.status:<10} "
                 f"lost={o.lost_steps} double={o.double_writes} corrupt={o.store_corruption} {o.seconds:5.1f}s "
                 f"{o.message[:90]}")
     finally:
@@ -553,6 +573,7 @@ def run_bench(*, quick: bool = False, latency_ms: int = 200, log: Callable[[str]
     return {
         "faults": len(outcomes),
         "survived": sum(o.survived for o in outcomes),
+        "not_survived": [o.fault for o in outcomes if not o.survived],
         "lost_steps": sum(o.lost_steps for o in outcomes),
         "double_writes": sum(o.double_writes for o in outcomes),
         "store_corruptions": sum(o.store_corruption for o in outcomes),
@@ -562,35 +583,55 @@ def run_bench(*, quick: bool = False, latency_ms: int = 200, log: Callable[[str]
 
 
 def table(doc: dict[str, Any]) -> str:
-    """The plain-text table of a :func:`run_bench` result."""
-    lines = [f"{'fault':<28} {'outcome':<13} {'status':<10} {'lost':>4} {'dbl':>4} {'corrupt':>7}  message"]
+    """The plain-text table of a :func:`run_bench` result: per fault, the verdict, the last run's status, the
+    flow's writes in the app's log (``app``), double writes, lost writes, store corruptions, kills made."""
+    lines = [f"{'fault':<34} {'outcome':<13} {'status':<10} {'app':>3} {'dbl':>4} {'lost':>4} {'corrupt':>7} "
+             f"{'kills':>5}  message"]
     for o in doc["details"]:
-        lines.append(f"{o['fault']:<28} {'survived' if o['survived'] else 'NOT SURVIVED':<13} {o['status']:<10} "
-                     f"{o['lost_steps']:>4} {o['double_writes']:>4} {o['store_corruption']:>7}  {o['message'][:100]}")
+        d = o.get("detail", {})
+        lines.append(f"{o['fault']:<34} {'survived' if o['survived'] else 'NOT SURVIVED':<13} {o['status']:<10} "
+                     f"{d.get('effects', ''):>3} {o['double_writes']:>4} {o['lost_steps']:>4} "
+                     f"{o['store_corruption']:>7} {d.get('kills', ''):>5}  {o['message'][:100]}")
     lines.append(f"\n{doc['survived']}/{doc['faults']} faults survived; lost steps {doc['lost_steps']}, double writes "
                  f"{doc['double_writes']}, store corruptions {doc['store_corruptions']} ({doc['seconds']:.0f} s)")
     return "\n".join(lines)
 
 
 def _cmd(args: argparse.Namespace) -> int:
-    doc = run_bench(quick=args.quick, latency_ms=args.latency_ms, only=tuple(args.only or ()),
-                    log=lambda line: print(line, file=sys.stderr, flush=True))
+    scope = "full" if args.full else ("quick" if args.quick else "default")
+    try:
+        doc = run_bench(scope=scope, latency_ms=args.latency_ms, only=tuple(args.only or ()),
+                        log=lambda line: print(line, file=sys.stderr, flush=True))
+    except ValueError as exc:
+        print(f"steadyhand: error: {exc}", file=sys.stderr)
+        return 2
     print(table(doc))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    if doc["not_survived"]:
+        print(f"steadyhand: {len(doc['not_survived'])} of {doc['faults']} faults not survived: "
+              f"{', '.join(doc['not_survived'][:10])}", file=sys.stderr)
+        return 1
     return 0
 
 
 def add_faults_parser(bsub: Any) -> argparse.ArgumentParser:
     """Register ``steadyhand bench faults`` on the bench subparsers."""
-    p = bsub.add_parser("faults", help="kill -9 at every step, a dying browser, a broken server, a full disk: "
-                                       "nothing lost, nothing done twice",
-                        description="Example: steadyhand bench faults --quick --json /tmp/faults.json")
-    p.add_argument("--quick", action="store_true", help="the kills on leave_request only (and the other faults)")
-    p.add_argument("--only", nargs="+", metavar="PREFIX", help="only the faults whose name starts so")
+    p = bsub.add_parser("faults", help="kill -9 at each phase of a step and again during the resume, a full "
+                                       "disk, a read-only store: nothing lost, nothing done twice, by the app's log",
+                        description="Example: steadyhand bench faults --quick --json /tmp/faults.json. "
+                                    "Exit codes: 0 every fault survived, 1 one or more not survived, 2 bad usage.")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--quick", action="store_true",
+                       help="each phase of leave_request's submit, the disk and store faults (a few minutes)")
+    scope.add_argument("--full", action="store_true",
+                       help="each phase of every step of every demo flow, a killed browser, the server faults "
+                            "(about two hours)")
+    p.add_argument("--only", nargs="+", metavar="PREFIX",
+                   help="only the faults whose name starts so, from the full list (e.g. kill@leave_request:11:)")
     p.add_argument("--latency-ms", type=int, default=200, help="demo submit latency, ms (default 200)")
-    p.add_argument("--json", metavar="PATH", help='write {"faults", "survived", "lost_steps", "double_writes", '
-                                                  '"store_corruptions", "details"}')
+    p.add_argument("--json", metavar="PATH", help='write {"faults", "survived", "not_survived", "lost_steps", '
+                                                  '"double_writes", "store_corruptions", "details"}')
     p.set_defaults(func=_cmd)
     return p

@@ -4,7 +4,10 @@ What the earlier run left in the store (:class:`core.store.resumes.RunState`)
 gives the :class:`ResumePlan` (:func:`plan_resume`, pure):
 
 * the steps recorded ``passed`` / ``manual`` / ``skipped`` before the first
-  one that was not are **done**: none is done again as such;
+  one that was not are **done**: none is done again as such; so is a step
+  with no recorded outcome whose latest verdict is ``as_expected`` (the run
+  died in its ``record`` phase, after a passing verification) - replayed
+  only when it cannot write, since what it wrote was never recorded;
 * of those, a step that wrote nothing is **replayed** in the new run to bring
   the page back to where the next step expects it (a fill, a read-only click,
   opening a dialog); a step that wrote - declared ``reversible: false``, or
@@ -123,6 +126,12 @@ def _may_write(i: int, flow: Flow, state: Any) -> bool:
     return not step.reversible_declared and step.action.kind in WRITING_KINDS
 
 
+def _verified(i: int, state: Any) -> bool:
+    """Step ``i`` has no recorded outcome but its latest verdict is ``as_expected``: it passed, and the run
+    died in its ``record`` phase (nothing after a passing verification can make a step act again)."""
+    return (getattr(state, "last_verdicts", {}) or {}).get(i) == "as_expected"
+
+
 def _field_key(step: Any) -> str:
     """What names an input step's field: its selector, else the recorded id or name attribute ("" unknown)."""
     return step.selector or (f"#{step.target.id}" if step.target.id else "") or (
@@ -167,14 +176,19 @@ def plan_resume(flow: Flow, state: Any, *, secrets: tuple[str, ...] = (),
     if flow.episode is not None:
         raise ResumeError(f"run {rid} is an episode of {flow.name!r}: each run is a new episode, run it again instead")
     n = len(flow.steps)
-    start = next((i for i in range(n) if state.steps.get(i) not in DONE_STATUSES), n)
+    status = {i: state.steps.get(i) or ("passed" if _verified(i, state) else None) for i in range(n)}
+    start = next((i for i in range(n) if status[i] not in DONE_STATUSES), n)
     done = tuple(range(start))
     replay, notes = [], []
     for i in done:
         title = flow.steps[i].title
-        if state.steps.get(i) != "passed":
+        unrecorded = state.steps.get(i) is None  # verified, then the run died: what it wrote was not kept
+        if unrecorded:
+            notes.append(f"step {i + 1} '{title}' was verified in run {rid}, which ended before recording it: "
+                         f"counted done")
+        if status[i] != "passed":
             notes.append(f"step {i + 1} '{title}' was {state.steps.get(i)} in run {rid}: not done again")
-        elif not _wrote(i, flow, state):
+        elif not (_may_write(i, flow, state) if unrecorded else _wrote(i, flow, state)):
             replay.append(i)
         elif _is_sign_in(i, flow, secrets):
             replay.append(i)
@@ -403,5 +417,5 @@ def merge_chain(states: list[Any]) -> Any:
             cps.setdefault(i, cp)
     return StoredState(latest.run_id, latest.flow, latest.status, latest.error, steps, cps,
                        frozenset().union(*(st.observed for st in states)), latest.verdicts, latest.acts,
-                       latest.verdict_counts)
+                       latest.verdict_counts, getattr(latest, "last_verdicts", {}))
 

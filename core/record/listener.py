@@ -62,6 +62,9 @@ BINDING = "__steadyhandRecord"
 NAVIGATION_GRACE_S = 2.0
 #: Wait at least this long (ms) after an action before judging the page settled.
 MIN_EFFECT_MS = 150
+#: How long (ms) the page is given to report a later action when typing's after-picture shows another URL
+#: (the page reports an action synchronously in its handler; 100 ms covers the report's trip to this process).
+LATE_EVENT_MS = 100
 #: Kinds of page events that become steps.
 STEP_KINDS = ("click", "dblclick", "input", "select", "check", "uncheck", "hover", "press", "scroll", "upload",
               "navigate")
@@ -760,7 +763,23 @@ class RecordingListener:
         if self._queue or self._closed_page or self._pending is not p:
             return  # the user acted again meanwhile: that action's pre-state ends this step
         after = self._try_snapshot()
+        if after is not None and not self._queue and self._left_page(p, after):
+            self.page.wait_for_timeout(LATE_EVENT_MS)  # a later action's report may still be on its way
+        if self._queue or self._closed_page or self._pending is not p:
+            # the user acted again while the page was pictured (a corrected field, then Sign in at once): the
+            # picture may show that action's effect, not this one's - that action's pre-state ends this step
+            return
         self._finalize(after=after, end=self._snap_time if after is not None else time.monotonic())
+
+    @staticmethod
+    def _left_page(p: _Pending, after: Observation) -> bool:
+        """Whether a value-only action (typing, choosing) seems to have left its page: ``after`` is on another
+        URL than the one the action was done on - an effect typing rarely has, and a later click often does."""
+        if p.event.get("kind") not in ("input", "select", "check", "uncheck"):
+            return False
+        pre = p.event.get("pre") or {}
+        return bool(pre.get("top", True)) and bool(pre.get("url")) and (
+            urldefrag(str(pre.get("url")))[0] != urldefrag(after.url)[0])
 
     def _finalize(self, *, after_pre: Mapping[str, Any] | None = None, after: Observation | None = None,
                   end: float) -> None:

@@ -199,6 +199,9 @@ class Store:
             store._prepare(recover=recover)
         except DatabaseError as exc:  # a damaged file or not SQLite at all: say so, never write over it
             engine.dispose()
+            why = _unwritable(path, exc) if not read_only else ""
+            if why:  # a sound store the disk will not let us write (issue 21 item 9): never "move it away"
+                raise StoreError(f"{path}: the store cannot be written: {why}; nothing was run") from None
             raise StoreError(f"{path}: not a readable Steadyhand store ({exc.orig}); move the file away to "
                              f"start a new store (nothing was written to it)") from None
         except SchemaVersionError as exc:  # newer, or not a store at all (an empty file opened read-only)
@@ -713,3 +716,22 @@ def _candidate_of(row: Any) -> EscalationCandidate:
     box = row.get("box")
     return EscalationCandidate(str(row.get("ref", "")), str(row.get("label", "")), float(row.get("score", 0.0)),
                                BBox(*box) if box else None)
+
+
+def _unwritable(path: Path, exc: DatabaseError) -> str:
+    """Why the store at ``path`` cannot be written although it may be sound ("" when nothing says so): its
+    folder is on a read-only filesystem or not writable by this user, or the disk is full."""
+    import os
+
+    folder = path.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "its folder is on a read-only filesystem"
+    except OSError:
+        pass
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "it or its folder is read-only for this user"
+    if "disk is full" in str(exc.orig) or "No space left" in str(exc.orig):
+        return "the disk is full; free some space and run again"
+    return ""
+

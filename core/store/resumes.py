@@ -41,6 +41,9 @@ class RunState:
         Per step, the attempts whose action (one that may write) was about to be performed.
     verdict_counts : Mapping[int, int]
         Per step, the verdicts recorded (one per attempt that was judged).
+    last_verdicts : Mapping[int, str]
+        Per step, the kind of its latest verdict (``as_expected``, ``unchanged``...): a step verified
+        ``as_expected`` whose outcome was never recorded passed - the run died in its ``record`` phase.
     """
 
     run_id: str
@@ -53,6 +56,7 @@ class RunState:
     verdicts: frozenset[int] = frozenset()
     acts: Mapping[int, int] = field(default_factory=dict)
     verdict_counts: Mapping[int, int] = field(default_factory=dict)
+    last_verdicts: Mapping[int, str] = field(default_factory=dict)
 
 
 class ResumeTable:
@@ -73,7 +77,10 @@ class ResumeTable:
                    for r in s.scalars(select(CheckpointRow).where(CheckpointRow.run_id == run_id))}
             observed = frozenset(s.scalars(select(ObservationRow.step_index).where(
                 ObservationRow.run_id == run_id, ObservationRow.moment == "before")))
-            vlist = list(s.scalars(select(VerdictRow.step_index).where(VerdictRow.run_id == run_id)))
+            vrows = list(s.execute(select(VerdictRow.step_index, VerdictRow.kind).where(VerdictRow.run_id == run_id)
+                                   .order_by(VerdictRow.id)))
+            vlist = [int(i) for i, _ in vrows]
+            last = {int(i): str(k) for i, k in vrows}
             acts: dict[int, int] = {}
             for i in s.scalars(select(StepActRow.step_index).where(StepActRow.run_id == run_id)):
                 acts[i] = acts.get(i, 0) + 1
@@ -81,7 +88,7 @@ class ResumeTable:
             for i in vlist:
                 counts[i] = counts.get(i, 0) + 1
             return RunState(run.id, run.flow, run.status, run.error or "", steps, cps, observed, frozenset(vlist),
-                            acts, counts)
+                            acts, counts, last)
 
     def acting(self, run_id: str, index: int, attempt: int) -> None:
         """Say that step ``index``'s action (attempt ``attempt``) is about to be performed (committed first)."""

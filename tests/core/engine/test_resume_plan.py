@@ -182,3 +182,27 @@ def test_a_step_whose_effect_was_seen_but_not_verified_is_in_flight_for_the_resu
     # a step that failed before it acted (no act, declared irreversible) is simply run again
     cps2 = {i: {"step_state": "failed", "reversible": True, "side_effects": []}}
     assert plan_resume(flow, state("leave_request", steps, checkpoints=cps2), secrets=("password",)).in_flight is None
+
+
+def test_a_step_verified_then_killed_before_its_record_is_done_never_done_again(flows):
+    """Killed in the submit's ``record`` phase: its verdict passed, its outcome was never stored; the resume
+    counts it done (issue 21 item 9 found the submit sent again, three times over two resumes)."""
+    flow = flows["leave_request"]
+    submit = len(flow.steps) - 1
+    steps = {i: "passed" for i in range(submit)}
+    cps = {submit: {"step_state": "pending", "reversible": True, "side_effects": []}}
+    st = RunState("r1", "leave_request", "interrupted", "", steps, cps, frozenset(range(submit + 1)),
+                  frozenset({submit}), {submit: 1}, {submit: 1}, {submit: "as_expected"})
+    plan = plan_resume(flow, st, secrets=("password",))
+    assert plan.start == len(flow.steps) and submit in plan.done and submit not in plan.replay
+    assert plan.in_flight is None and any("verified" in n and "counted done" in n for n in plan.notes)
+    # the same kill on a click that may write (undeclared) and comes before the end: done, and not replayed
+    new = 3  # 'New request'
+    st2 = RunState("r1", "leave_request", "interrupted", "", {i: "passed" for i in range(new)}, {},
+                   frozenset(range(new + 1)), frozenset({new}), {new: 1}, {new: 1}, {new: "as_expected"})
+    plan2 = plan_resume(flow, st2, secrets=("password",))
+    assert plan2.start == new + 1 and new in plan2.done and new not in plan2.replay
+    # a verdict that did not pass settles nothing: the step is run again (its attempt had no effect)
+    st3 = RunState("r1", "leave_request", "interrupted", "", {i: "passed" for i in range(new)}, {},
+                   frozenset(range(new + 1)), frozenset({new}), {new: 1}, {new: 1}, {new: "unchanged"})
+    assert plan_resume(flow, st3, secrets=("password",)).start == new
