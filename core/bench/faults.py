@@ -55,7 +55,7 @@ from typing import Any, Callable
 
 import yaml
 
-from core.bench.faults_child import KILL_ENV
+from core.bench.faults_child import KILL_ENV, _descendants
 from core.domain.resources import bundle_root, bundled_project
 
 __all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "plan", "SCOPES", "FIRST_WRITE", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
@@ -143,26 +143,6 @@ def check_store(data_dir: Path) -> dict[str, Any]:
     temp = sum(1 for _ in (data_dir / "screenshots").rglob(".tmp-*")) if (data_dir / "screenshots").is_dir() else 0
     return {"integrity": integrity, "missing": missing, "broken": broken, "temp_files": temp,
             "corruptions": int(integrity != "ok") + missing + broken}
-
-
-def _descendants(pid: int) -> list[int]:
-    """Process ids below ``pid`` (from /proc), children first."""
-    children: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(d.name))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
 
 
 def _is_browser(pid: int) -> bool:
