@@ -289,28 +289,32 @@ def failed_attempt(ex: "FlowExecutor", ctx: "StepContext", exc: BaseException) -
         ctx.before = obs
 
 
-def resolve_looking(ex: "FlowExecutor", ctx: "StepContext", run: Callable[[], Resolution]) -> Resolution:
-    """The locator chain's answer, ``run()``; at ``failures``, when it is not the exact level's, again on the
+def resolve_looking(ex: "FlowExecutor", ctx: "StepContext", run: Callable[[bool], Resolution]) -> Resolution:
+    """The locator chain's answer, ``run(ask)``; at ``failures``, when it is not the exact level's, again on the
     page looked at in full.
 
-    ``run`` reads ``ctx.before`` when called.  When its answer is a heal or
-    an abstention and the observation has no screenshot, the page is
-    observed again with its screenshot (:func:`before_heal`: candidates and
-    refs of the same page, numbered afresh, stored as the step's before) and
-    ``run()`` answers once more - the chain's visual level reads the image,
-    and the healed step keeps its before and after screenshots as a heal
-    proposal's evidence expects.  At ``full`` and ``off``: ``run()`` once.
+    ``run`` reads ``ctx.before`` when called; ``ask`` says whether the chain
+    may ask the model among tied candidates (a request costs seconds and
+    money: it is made once, on the look the answer is taken from).  When the
+    first answer is a heal or an abstention and the observation has no
+    screenshot, the page is observed again with its screenshot
+    (:func:`before_heal`: candidates and refs of the same page, numbered
+    afresh, stored as the step's before) and ``run(True)`` answers once more -
+    the chain's visual level reads the image, and the healed step keeps its
+    before and after screenshots as a heal proposal's evidence expects.  At
+    ``full`` and ``off``: ``run(True)`` once.
     """
-    resolution = run()
+    again = level_of(ex) != "full" and ctx.before is not None and not _looked_in_full(ex, ctx.before)
+    resolution = run(not again)
     if resolution.strategy == "exact" and not resolution.abstained:
         return resolution
     if level_of(ex) == "full" or ctx.before is None:
         return resolution
     ex.full_look = True  # type: ignore[attr-defined]  # the step's after-observation too
-    if _looked_in_full(ex, ctx.before):
+    if not again:
         return resolution  # the chain had the image already (a before taken over from a step looked at in full)
     before_heal(ex, ctx)
-    return run()
+    return run(True)
 
 
 def _looked_in_full(ex: "FlowExecutor", obs: Observation) -> bool:

@@ -216,13 +216,14 @@ def _by_chain(ex: Engine, ctx: StepContext, *, looking: bool = False) -> tuple[R
     (:func:`core.engine.fastpath.resolve_looking`).  A heal a person refused abstains."""
     assert ctx.step is not None and ctx.before is not None
 
-    def run() -> Resolution:
+    def run(ask: bool = True) -> Resolution:
         assert ctx.step is not None and ctx.before is not None
         return resolve(ctx.step.target, ctx.before.candidates, config=ex.settings.locator,
                        irreversible=not ctx.step.reversible, screenshot=ctx.before.screenshot_png or None,
                        screenshot_dpr=ctx.before.device_pixel_ratio,
                        crop=load_crop(ctx.run.flow.source, ctx.step.target.crop),
-                       anchors=ctx.before.anchors, tie_breaker=getattr(ex, "tie_breaker", None))
+                       anchors=ctx.before.anchors,
+                       tie_breaker=getattr(ex, "tie_breaker", None) if ask else None)
 
     resolution = fastpath.resolve_looking(ex, ctx, run) if looking else run()
     cand = next((c for c in ctx.before.candidates if c.ref == resolution.ref), None) if resolution.ref else None
@@ -565,8 +566,10 @@ def _after_wait(ex: Engine, ctx: StepContext, verdict: Verdict) -> Verdict:
     if not ctx.settled.get("changed") and any(d in _WAIT_VISIBLE for d in verdict.observed):
         late = (time.monotonic() - ctx.settle_t0) * 1000.0  # from the start of the wait to the observation
     # a fast wait that saw the change ended after a short quiet time: its length says nothing of the page's
-    # settle time (a change it missed does: the page reacted later than its idle bound)
-    if not (ctx.fast and not ctx.looked_again and ctx.settled.get("changed")):
+    # settle time (a change it missed does: the page reacted later than its idle bound) - unless the change
+    # came later than the default bound (waits.settle_max_ms): a page that answers late teaches the next wait
+    fast_seen = ctx.fast and not ctx.looked_again and ctx.settled.get("changed")
+    if not fast_seen or float(ctx.settled.get("ms", 0.0)) > ex.wait_learner.settings.settle_max_ms:
         ex.wait_learner.learn(ctx.wait, ctx.settled, late_change_ms=late)
     if ctx.after is not None and not ctx.settled.get("changed") and late is None:
         ctx.prior = (ctx.after.signature.digest, ctx.wait, ctx.settle_t0)

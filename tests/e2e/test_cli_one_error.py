@@ -5,6 +5,7 @@ Every case runs the real ``steadyhand`` command in a subprocess (issue 21 item 7
 from __future__ import annotations
 
 import os
+from contextlib import closing
 import shutil
 import sqlite3
 import subprocess
@@ -51,8 +52,8 @@ def stored(tmp_path_factory) -> tuple[Path, str]:
     r = _cli("run", root, "--flow", "sort_table", "--headless", "--no-screenshots")
     assert r.returncode == 0, r.stdout + r.stderr
     db = root / ".steadyhand" / "store.sqlite"
-    with sqlite3.connect(db) as c:
-        (run_id,) = c.execute("SELECT id FROM runs").fetchone()
+    with closing(sqlite3.connect(db)) as c, c:  # closed here: a connection left to the collector removes the
+        (run_id,) = c.execute("SELECT id FROM runs").fetchone()  # WAL files while a test copies the folder
         c.execute("UPDATE runs SET status = 'failed'")
     return root, run_id
 
@@ -63,7 +64,7 @@ def _spoil(db: Path, how: str) -> None:
         for extra in (db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
             extra.unlink(missing_ok=True)
         return
-    with sqlite3.connect(db) as c:
+    with closing(sqlite3.connect(db)) as c, c:
         if how == "newer":
             c.execute("INSERT INTO schema_meta VALUES (99, datetime('now'), 'from the future')")
         elif how == "no_steps":
