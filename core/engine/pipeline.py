@@ -75,7 +75,7 @@ from core.recover.rollback import dismiss_popups, roll_back, run_compensations, 
 from core.engine.hooks import (
     AttemptFailed, BeforeAction, BreakpointHit, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
     EscalationOffer, FailureSeen, HealProposal, HoldTarget, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
-    StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack,
+    StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, flush_store,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -299,6 +299,10 @@ def checkpoint(ex: Engine, ctx: StepContext) -> None:
     else:
         run.checkpoints.append(cp)
     ctx.cp = cp
+    # the earlier steps' records are committed before this step acts (a kill loses at most this step's, and a
+    # resume sees every step before it as it ended); this checkpoint itself is committed before an action
+    # that may write by the synchronous "under way" row (:func:`core.engine.acting.note_acting`)
+    flush_store(ex.store, ex.store_errors)
     ex.store_call("record_checkpoint", run.run_id, cp)
     ctx.t_act = time.monotonic()
 
