@@ -123,3 +123,20 @@ def test_on_the_run_path_a_fill_a_chained_validator_clears_is_never_passed(serve
     first = result.steps[0]
     assert first.status != "passed" and "empty after the fill" in (first.error + str(first.verdict))
     assert pressed == ""  # the next step never ran on the undone fill
+
+
+def test_steadyhands_own_effect_snapshot_before_the_action_is_no_reaction(driver) -> None:
+    """The act phase snapshots what the page keeps right before acting (its IndexedDB read has a 300 ms limit
+    timer): that timer is Steadyhand's own, the wait still ends early."""
+    from core.perception.effects import EffectWatch
+
+    driver.goto("/none")
+    start = driver.probe()
+    watch = EffectWatch.of(driver)
+    assert watch is not None and watch.mark(driver) is not None
+    # right after it its 300 ms limit timer is still pending: it must not count as a reaction of the action
+    assert driver.evaluate("(s) => window.__steadyhand.reactionsSince(s)", start["timerSeq"]) == 0
+    driver.page.fill("#city", "Paris")
+    # an idle bound shorter than the snapshot's 300 ms limit timer: were it counted, the bound would end the wait
+    got = driver.wait_settled(start=start, idle_ms=200, quiet_ms=40, react_from=start["timerSeq"])
+    assert got.get("early") is True
