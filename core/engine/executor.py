@@ -17,7 +17,10 @@ from core.engine.control import Answer, HeadlessControl, RunControl, StopRequest
 from core.engine import fastpath
 from core.engine.events import BreakerChanged, EngineEvent, FlowFinished, FlowStarted, ObservationMade
 from core.engine.goal import next_index
-from core.engine.hooks import FlowBegins, FlowEnds, ObservationStored, PluginHost, Ports, ReuseObservation, TakeObservation
+from core.engine.hooks import (
+    FlowBegins, FlowEnds, ObservationStored, PluginHost, Ports, ReuseObservation, TakeObservation, call_store,
+    flush_store,
+)
 from core.engine.pipeline import fatal_kind, run_step
 from core.engine.plugins import default_plugins
 from core.engine.step import RunState, StepContext
@@ -129,14 +132,12 @@ class FlowExecutor:
 
     # --- services the phases use ------------------------------------------------------
     def store_call(self, method: str, *args: Any) -> Any:
-        """Call ``store.<method>(*args)``; the store never breaks a run (failures are kept in ``store_errors``)."""
-        if self.store is None:
-            return None
-        try:
-            return getattr(self.store, method)(*args)
-        except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
-            self.store_errors.append(f"store.{method} failed: {exc}")
-            return None
+        """Call ``store.<method>(*args)``; the store never breaks a run (failures are kept in ``store_errors``).
+
+        The writes of :data:`~core.engine.hooks.DEFERRED_WRITES` go to the store's writer thread
+        (:func:`~core.engine.hooks.call_store`) and return None; the run's end waits for them (:meth:`finish`).
+        """
+        return call_store(self.store, self.store_errors, method, *args)
 
     def emit_breaker(self, run_id: str) -> None:
         """Announce the breaker's state (R4)."""
@@ -216,6 +217,7 @@ class FlowExecutor:
         self.plugins.notify(FlowBegins(run))
         status, error, kind = self._run_steps(run, setup)
         self.plugins.notify(FlowEnds(run, status == "passed"))
+        flush_store(self.store, self.store_errors)  # the run's records are committed before its result returns
         if status == "passed" and self.on_descriptor_captured is not None:
             for step, cand in run.captures:
                 self.on_descriptor_captured(flow, step, cand)

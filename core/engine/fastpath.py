@@ -125,9 +125,18 @@ def driver_observe(driver: Any, *, screenshot: bool, ax: bool = True) -> Observa
     return driver.observe(screenshot=screenshot)  # type: ignore[no-any-return]
 
 
-def settle_kwargs(driver: Any, *, fast: bool) -> dict[str, float]:
-    """Extra keywords of ``driver.wait_settled`` for a step on the fast path: ``{"quiet_ms": FAST_QUIET_MS}``."""
-    return {"quiet_ms": FAST_QUIET_MS} if fast and _accepts(driver.wait_settled, "quiet_ms") else {}
+def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, float]:
+    """Extra keywords of ``driver.wait_settled`` for a step on the fast path: ``{"quiet_ms": FAST_QUIET_MS}``,
+    and ``react_from`` - the page library's timer sequence number in ``probe`` (the page read right before the
+    action) - so that a wait on an action that changed nothing ends once no reaction it set off (a validator's
+    timeout) is pending, instead of at its idle bound (``PlaywrightDriver.wait_settled``)."""
+    if not fast or not _accepts(driver.wait_settled, "quiet_ms"):
+        return {}
+    out: dict[str, float] = {"quiet_ms": FAST_QUIET_MS}
+    seq = probe.get("timerSeq") if isinstance(probe, dict) else None
+    if isinstance(seq, int) and not isinstance(seq, bool) and _accepts(driver.wait_settled, "react_from"):
+        out["react_from"] = seq
+    return out
 
 
 def level_of(ex: "FlowExecutor") -> str:

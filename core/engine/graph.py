@@ -110,13 +110,18 @@ class GraphRecorder:
         if t is None:
             return None
         self._started = True
-        change = self.graph.add(t)
+        change = self.graph.add(t)  # the graph as loaded at the flow's start and grown by this run
         table = self._table()
         if table is not None:
-            try:
-                change = table.add_transition(self.name, t)
+            name, errors = self.name, self.ex.store_errors
+
+            def failed(exc: BaseException) -> None:
+                errors.append(f"state graph {name!r} not stored: {exc}")
+
+            try:  # on the store's writer thread, in order with the step's other records (core.store.writer)
+                self.ex.store.defer(table.add_transition, name, t, on_error=failed)
             except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
-                self.ex.store_errors.append(f"state graph {self.name!r} not stored: {exc}")
+                failed(exc)
         self.ex.emit(StateGraphChanged(ctx.run.run_id, ctx.run.flow.name, ctx.index, self.name, change.source,
                                        change.target, change.edge, change.new_source, change.new_target,
                                        change.new_edge, change.revisit))

@@ -54,13 +54,61 @@ __all__ = [
     "FailureSeen", "StepRecorded", "TakeoverBegins", "TakeoverHandedBack",
     "ReuseObservation", "TakeObservation", "CompareScreen", "CurrentBelief", "ResolveFirst", "Resolved",
     "SkipResolve", "HoldTarget", "Held", "RefuseAction", "BreakpointHit", "AttemptFailed", "Handled",
-    "EscalationOffer", "Offer", "EscalationAnswered", "HealProposal", "TakeoverEnds",
+    "EscalationOffer", "Offer", "EscalationAnswered", "HealProposal", "TakeoverEnds", "DEFERRED_WRITES",
+    "call_store", "flush_store",
 ]
 
 #: The pluggy project name of Steadyhand's engine hooks.
 PROJECT = "steadyhand"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+# --- the store ------------------------------------------------------------------------------------
+
+#: Store writes whose result nobody reads, handed to the store's writer thread when it has one
+#: (``Store.defer``, :mod:`core.store.writer`): committed in order, before any later synchronous read or
+#: write of the store - among them the "step under way" row the act phase commits before acting
+#: (:func:`core.engine.acting.note_acting`), so a resume never finds a step acting without its checkpoint.
+#: ``record_observation`` is deferred only without a screenshot (it returns the PNG's path otherwise).
+DEFERRED_WRITES = frozenset({
+    "record_observation", "record_resolution", "record_verdict", "record_checkpoint", "record_step",
+    "record_step_evidence", "record_screen_change", "save_baseline",
+})
+
+
+def call_store(store: Any, errors: list[str], method: str, *args: Any) -> Any:
+    """``store.<method>(*args)``: deferred to the store's writer thread for :data:`DEFERRED_WRITES` (None
+    returned), else called now; None without a store.  A failure, now or on the writer thread later, is kept
+    in ``errors`` as ``"store.<method> failed: <error>"``, never raised (recording is best effort)."""
+    if store is None:
+        return None
+
+    def failed(exc: BaseException) -> None:
+        errors.append(f"store.{method} failed: {exc}")
+
+    try:
+        defer = getattr(store, "defer", None)
+        if (defer is not None and method in DEFERRED_WRITES
+                and not (method == "record_observation" and getattr(args[-1], "screenshot_png", b""))):
+            defer(method, *args, on_error=failed)
+            return None
+        return getattr(store, method)(*args)
+    except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
+        failed(exc)
+        return None
+
+
+def flush_store(store: Any, errors: list[str]) -> None:
+    """Wait until the store's deferred writes are committed (``Store.flush``; nothing for a store without
+    one); a failure is kept in ``errors``, never raised."""
+    flush = getattr(store, "flush", None) if store is not None else None
+    if flush is None:
+        return
+    try:
+        flush()
+    except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
+        errors.append(f"store.flush failed: {exc}")
 
 
 # --- ports ---------------------------------------------------------------------------------------
@@ -88,14 +136,9 @@ class Ports:
     heals: Any = None
 
     def store_call(self, method: str, *args: Any) -> Any:
-        """``store.<method>(*args)``; None without a store; a failure is kept in ``store_errors``."""
-        if self.store is None:
-            return None
-        try:
-            return getattr(self.store, method)(*args)
-        except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
-            self.store_errors.append(f"store.{method} failed: {exc}")
-            return None
+        """``store.<method>(*args)`` (:func:`call_store`: deferred for :data:`DEFERRED_WRITES`); None without a
+        store; a failure is kept in ``store_errors``."""
+        return call_store(self.store, self.store_errors, method, *args)
 
     def redact(self, text: str) -> str:
         """``text`` with the driver's known secret values masked."""

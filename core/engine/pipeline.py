@@ -76,7 +76,7 @@ from core.recover.rollback import dismiss_popups, roll_back, run_compensations, 
 from core.engine.hooks import (
     AttemptFailed, BeforeAction, BreakpointHit, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
     EscalationOffer, FailureSeen, HealProposal, HoldTarget, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
-    StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack,
+    StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, flush_store,
 )
 from core.engine.step import RunState, StepContext, StepFailure
 
@@ -301,6 +301,10 @@ def checkpoint(ex: Engine, ctx: StepContext) -> None:
     else:
         run.checkpoints.append(cp)
     ctx.cp = cp
+    # the earlier steps' records are committed before this step acts (a kill loses at most this step's, and a
+    # resume sees every step before it as it ended); this checkpoint itself is committed before an action
+    # that may write by the synchronous "under way" row (:func:`core.engine.acting.note_acting`)
+    flush_store(ex.store, ex.store_errors)
     ex.store_call("record_checkpoint", run.run_id, cp)
     ctx.t_act = time.monotonic()
 
@@ -411,13 +415,13 @@ def settle(ex: Engine, ctx: StepContext) -> None:
         # nothing is most of a replay's time; twice the quiet time lets a reaction (validation, suggestions)
         # start, and a later one is learnt (S7) and seen by the fill read-back and the next observation
         ctx.wait = replace(ctx.wait, idle_ms=min(ctx.wait.idle_ms, 2.0 * ex.settings.waits.quiet_ms))
-    # the fast path (issue 20): the wait ends on the page's own signals with a short quiet time
-    # a value step keeps its idle bound: a script's later reaction to a fill (a validator that clears the field
-    # 100 ms on) changes no DOM the wait could see, only the bound gives it time to show
+    # the fast path (issue 20): the wait ends on the page's own signals with a short quiet time; an action that
+    # changed nothing (a fill mutates no DOM) waits its idle bound only while a reaction it set off is pending
+    # (a validator's timeout that clears the field 100 ms on is waited for and seen; a poller's timer is not one)
     ctx.fast = fastpath.fast_step(ex, ctx)
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
                                          limit_ms=ctx.wait.limit_ms,
-                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast)) or {}
+                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast, probe=ctx.probe)) or {}
 
 
 

@@ -41,10 +41,12 @@ _SETTLE_POLL_S = 0.03
 SETTLE_SLICE_MS = 3000.0
 SETTLE_SLICE_POLL_MS = 10.0
 #: The in-page settle wait: :meth:`PlaywrightDriver.wait_settled`'s rules on the page library's probe.
-_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll]) => {
+_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom]) => {
   const lib = window.__steadyhand;
   if (!lib || !lib.probe) return null;
   const t0 = performance.now();
+  const rest = lib.sleep || ((ms) => new Promise((r) => setTimeout(r, ms)));
+  const early = reactFrom !== null && reactFrom !== undefined && typeof lib.reactionsSince === 'function';
   let changed = false;
   for (;;) {
     const p = lib.probe();
@@ -54,9 +56,11 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll]) =
     const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
     if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return { done: true, changed, timed_out: false };
     if (!pending && el >= idle) return { done: true, changed, timed_out: false };
+    if (early && !pending && el >= quiet && p.quietMs >= quiet && lib.reactionsSince(reactFrom) === 0)
+      return { done: true, changed, timed_out: false, early: true };
     if (el >= limit) return { done: true, changed, timed_out: true };
     if (el >= slice) return { done: false, changed, timed_out: false };
-    await new Promise((r) => setTimeout(r, poll));
+    await rest(poll);
   }
 }"""
 #: The page library's ``pinned`` (index and description, with neighbours) of each element a locator matched, as
@@ -1012,13 +1016,21 @@ class PlaywrightDriver:
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
-                     quiet_ms: float | None = None) -> dict[str, Any]:
+                     quiet_ms: float | None = None, react_from: int | None = None) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
 
         ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
         and the loading limit (the engine's learnt budget, S7;
         :mod:`core.recover.waits`); ``quiet_ms`` replaces ``waits.quiet_ms``
         (the fast path's shorter quiet, :data:`core.engine.fastpath.FAST_QUIET_MS`).
+
+        ``react_from`` (the page library's ``timerSeq`` read by :meth:`probe` right before the action; the
+        fast path's): when the action changed nothing, the wait also ends - before the idle bound - once the
+        page is quiet for ``quiet_ms``, nothing is pending, and no *reaction* the action set off is pending:
+        no timeout or idle callback of at most 1 s scheduled since outside a poller's timer (``reactionsSince``
+        in ``page_lib.js``: a validator's ``setTimeout`` is waited for, a ``setInterval`` poller is not).
+        ``{"early": True}`` is then in the answer.  Only the in-page wait ends early; the polling fallback
+        (a navigation, a page without the library) keeps the idle bound.
 
         Returns as soon as a change was seen and the page is quiet (no DOM
         mutation for ``waits.quiet_ms``, 120 ms by default; no request in
@@ -1041,11 +1053,14 @@ class PlaywrightDriver:
         settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
         quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
-        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit))
+        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from)
         if fast is not None:
             if fast["done"]:
-                return {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
-                        "timed_out": bool(fast["timed_out"])}
+                out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
+                       "timed_out": bool(fast["timed_out"])}
+                if fast.get("early"):
+                    out["early"] = True
+                return out
             changed = bool(fast["changed"])  # the page navigated or the slice ended: the polling goes on
         while True:
             elapsed = (time.monotonic() - t0) * 1000.0
@@ -1075,7 +1090,7 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,
-                        limit_ms: float) -> dict[str, Any] | None:
+                        limit_ms: float, react_from: int | None = None) -> dict[str, Any] | None:
         """The settle wait of :meth:`wait_settled` run inside the page, answered the moment it is over.
 
         The same rules as the polling loop, checked every
@@ -1090,7 +1105,8 @@ class PlaywrightDriver:
         slice_ms = min(limit_ms, SETTLE_SLICE_MS)
         try:
             got = self._bounded(self.page.main_frame, "evaluate", _SETTLE_JS,
-                                [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS],
+                                [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS,
+                                 react_from],
                                 what="settle wait", ms=slice_ms + 1000.0)
         except BrowserClosedError:
             raise

@@ -91,7 +91,11 @@ async (idbLimitMs) => {
           } finally { db.close(); }
         }
       };
-      await Promise.race([count(), new Promise(ok => setTimeout(() => { idb['?'] = 'timeout'; ok(); }, idbLimitMs))]);
+      // the page library's pristine timer: this limit is Steadyhand's own, never a reaction the settle wait
+      // waits for (page_lib.js reactionsSince)
+      const lib = window.__steadyhand;
+      const later = lib && lib.sleep ? lib.sleep(idbLimitMs) : new Promise(ok => setTimeout(ok, idbLimitMs));
+      await Promise.race([count(), later.then(() => { idb['?'] = 'timeout'; })]);
     }
   } catch (e) { idb['?'] = 'unreadable'; }
   return {url: location.href, local: storage('localStorage'), session: storage('sessionStorage'),

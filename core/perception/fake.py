@@ -440,8 +440,9 @@ class FakeDriver:
 
     def wait_settled(self, *, long: bool = False, start: Mapping[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
-                     quiet_ms: float | None = None) -> dict[str, Any]:
-        """Returns at once (``quiet_ms`` changes nothing here); ``changed`` compares the mutation counter with ``start``.
+                     quiet_ms: float | None = None, react_from: int | None = None) -> dict[str, Any]:
+        """Returns at once (``quiet_ms`` and ``react_from`` change nothing here: a scripted page has no timers);
+        ``changed`` compares the mutation counter with ``start``.
 
         A page still ``loading`` never settles: the wait "hits" its bound
         (``limit_ms``, else 30000 ms) at once and says ``timed_out``.

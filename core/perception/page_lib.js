@@ -150,6 +150,61 @@
     XMLHttpRequest.prototype.open = oo;
   } catch (e) { /* ignore */ }
 
+  // --- reactions: work that an action's handlers put off for later (a validator's setTimeout) ---------
+  // A timeout or idle callback of at most REACTION_MS is a *reaction* while pending when it was scheduled
+  // outside a timer's callback (an event handler, a promise, a request's answer: what an action can set
+  // off) or inside the callback of another reaction (a chain the action started).  What a poller schedules
+  // (inside a setInterval callback, or a timeout chain that is no reaction) is not.  Each reaction keeps the
+  // sequence number of its scheduling: the fast settle wait (core/perception/driver.py, _SETTLE_JS) ends
+  // before its idle bound only when no reaction scheduled since the action began is pending
+  // (reactionsSince).  The library's own waits use the pristine setTimeout (sleep), never counted.
+  const REACTION_MS = 1000;
+  state.timerSeq = 0;
+  const reactions = new Map();  // timer id -> seq (timeouts), 'i' + id -> seq (idle callbacks)
+  let running = '';  // the kind of timer callback running now: '' none, 'reaction', 'poll'
+  const pSetTimeout = window.setTimeout;
+  function sleep(ms) { return new R.Promise((r) => { rApply(pSetTimeout, window, [r, ms]); }); }
+  try {
+    const st = window.setTimeout, ct = window.clearTimeout, si = window.setInterval;
+    const within = (fn, kind, key) => function (...a) {
+      if (key !== undefined) reactions.delete(key());
+      const was = running;
+      running = kind;
+      try { return rApply(fn, this, a); } finally { running = was; }
+    };
+    window.setTimeout = function (fn, ms, ...rest) {
+      if (typeof fn !== 'function') return rApply(st, window, [fn, ms, ...rest]);
+      const react = running !== 'poll' && (Number(ms) || 0) <= REACTION_MS;
+      let id = 0;
+      id = rApply(st, window, [within(fn, react ? 'reaction' : 'poll', () => id), ms, ...rest]);
+      if (react) reactions.set(id, ++state.timerSeq);
+      return id;
+    };
+    window.clearTimeout = function (id) { reactions.delete(id); return rApply(ct, window, [id]); };
+    window.setInterval = function (fn, ms, ...rest) {
+      if (typeof fn !== 'function') return rApply(si, window, [fn, ms, ...rest]);
+      return rApply(si, window, [within(fn, 'poll'), ms, ...rest]);
+    };
+    const ric = window.requestIdleCallback, cic = window.cancelIdleCallback;
+    if (ric) {
+      window.requestIdleCallback = function (fn, opts, ...rest) {
+        if (typeof fn !== 'function') return rApply(ric, window, [fn, opts, ...rest]);
+        const react = running !== 'poll';
+        let id = 0;
+        id = rApply(ric, window, [within(fn, react ? 'reaction' : 'poll', () => 'i' + id), opts, ...rest]);
+        if (react) reactions.set('i' + id, ++state.timerSeq);
+        return id;
+      };
+      if (cic) window.cancelIdleCallback = function (id) { reactions.delete('i' + id); return rApply(cic, window, [id]); };
+    }
+  } catch (e) { /* ignore */ }
+  // reactions scheduled after sequence number seq and still pending
+  function reactionsSince(seq) {
+    let n = 0;
+    reactions.forEach((s) => { if (s > seq) n++; });
+    return n;
+  }
+
   const INTERACTIVE_TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
   const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'combobox', 'listbox', 'switch', 'textbox', 'searchbox', 'slider', 'spinbutton',
@@ -808,7 +863,7 @@
   function probe() {
     return {
       url: location.href, mutations: state.mutations, quietMs: performance.now() - state.lastMutation,
-      inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState,
+      inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState, timerSeq: state.timerSeq,
     };
   }
 
@@ -828,7 +883,8 @@
     modals, nodePath, loadingEvidence, allText: () => visibleText() + ' ' + shadowText(),
   };
   // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
-  const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe' };
+  const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe',
+                    sleep, reactionsSince };
   for (const k in API) exported[k] = guarded(API[k]);
   // call(name, argsJson): JSON text {"ok": result, "ms": in-page ms} or {"error": "<the page's error>"}, made with the pristine
   // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,

@@ -51,6 +51,7 @@ from .records import (
     VerdictRecord,
 )
 from .recovery import mark_interrupted
+from .writer import PUT_LIMIT_S, BackgroundWriter
 
 
 __all__ = [
@@ -154,6 +155,8 @@ class Store:
         self.media_errors: list[str] = []
         self.read_only = read_only
         self.path = path
+        #: Writes handed over by :meth:`defer`, committed in order on one thread (:mod:`core.store.writer`).
+        self._writer = BackgroundWriter()
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -258,8 +261,9 @@ class Store:
                              "store (nothing was written to it)")
 
     def close(self) -> None:
-        """Release the database connections (idempotent)."""
+        """Commit the deferred writes (:meth:`defer`), then release the database connections (idempotent)."""
         if not self._closed:
+            self._writer.close()
             self._closed = True
             self._engine.dispose()
 
@@ -295,6 +299,55 @@ class Store:
     def _check_open(self) -> None:
         if self._closed:
             raise StoreClosedError("the store is closed")
+        self._wait_deferred()
+
+    def _wait_deferred(self) -> None:
+        """Before a synchronous read or write: every deferred write handed over before it is committed."""
+        if self._writer.pending and not self._writer.flush(PUT_LIMIT_S):
+            raise StoreError(f"{self.path or 'the store'}: the deferred writes did not finish within "
+                             f"{PUT_LIMIT_S:.0f} s (the database stayed locked)")
+
+    # -- write-behind -----------------------------------------------------------------------
+
+    def defer(self, write: str | Any, *args: Any, on_error: Any = None) -> None:
+        """Hand a write over to the store's writer thread: ``write`` is a method name of this store
+        (``"record_verdict"``) or a callable; it runs with ``args`` after every write deferred before it, and
+        before any later synchronous read or write of this store (:mod:`core.store.writer`).
+
+        Its result is dropped; its exception goes to ``on_error(exc)`` (nothing raised here for it).
+
+        Raises
+        ------
+        StoreClosedError
+            When the store is closed.
+        StoreReadOnlyError
+            When the store was opened read-only.
+        queue.Full
+            When :data:`core.store.writer.QUEUE_MAX` writes stayed queued for
+            :data:`core.store.writer.PUT_LIMIT_S` s.
+        """
+        if self._closed:
+            raise StoreClosedError("the store is closed")
+        if self.read_only:
+            raise StoreReadOnlyError("this store was opened read-only")
+        fn = getattr(self, write) if isinstance(write, str) else write
+        self._writer.submit(fn, args, on_error)
+
+    def flush(self) -> None:
+        """Wait until every deferred write is committed (or failed: see :meth:`defer`'s ``on_error``).
+
+        Raises
+        ------
+        StoreError
+            When they did not finish within :data:`core.store.writer.PUT_LIMIT_S` s.
+        """
+        if not self._closed:
+            self._wait_deferred()
+
+    @property
+    def deferred(self) -> int:
+        """Deferred writes not yet finished."""
+        return self._writer.pending
 
     @contextmanager
     def _read(self) -> Iterator[Session]:
