@@ -95,6 +95,9 @@ class StudioBenchReport:
     handler_event: str = ""
     frame_handover_ms: tuple[float, float] = (0.0, 0.0)
     frame_paint_ms: tuple[float, float] = (0.0, 0.0)
+    lateness_p99_ms: float = 0.0
+    handler_cpu_by_event: dict[str, float] = field(default_factory=dict)
+    why: str = ""
 
     def to_json_dict(self) -> dict[str, object]:
         d = asdict(self)
@@ -103,20 +106,23 @@ class StudioBenchReport:
         for key in ("latency_ms", "frame_handover_ms", "frame_paint_ms"):
             d[key] = [round(v, 2) for v in getattr(self, key)]
         d["handler_cpu_ms"], d["load_average"] = round(self.handler_cpu_ms, 1), round(self.load_average, 2)
-        d["stall_cpu_ms"] = round(self.stall_cpu_ms, 1)
+        d["stall_cpu_ms"], d["lateness_p99_ms"] = round(self.stall_cpu_ms, 1), round(self.lateness_p99_ms, 1)
+        d["handler_cpu_by_event"] = {k: round(v, 1) for k, v in self.handler_cpu_by_event.items()}
         return d
 
 
 def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s: float = 600.0,
                      size: tuple[int, int] = (1400, 900), recording: bool = True, moving: bool = False,
-                     grab: Path | None = None) -> StudioBenchReport:
+                     grab: Path | None = None, why: bool = False) -> StudioBenchReport:
     """Replay ``project`` in the studio (offscreen unless a platform is set) and measure.
 
     ``recording``: a recording goes at the same time (see the module doc);
     ``moving``: replay the moving page's flow (:mod:`studio.moving_page`,
     served on 127.0.0.1) instead of ``project``; ``grab``: save a PNG of the
     window there once the live view painted :data:`GRAB_AFTER_FRAMES` frames
-    and :data:`GRAB_AFTER_STEPS` steps finished (or when the run ends).
+    and :data:`GRAB_AFTER_STEPS` steps finished (or when the run ends); ``why``: a
+    :class:`~studio.stall_watch.StallWatch` samples the GUI thread during each
+    stall and the report's ``why`` names the longest stalls' causes.
 
     Raises
     ------
@@ -187,12 +193,16 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         costliest = [""]
 
+        by_event: dict[str, float] = {}
+
         def timed(event: object) -> None:  # the bridge's own dispatch, with the GUI thread's CPU time taken
             t = time.thread_time()
             bridge._dispatch(event)  # type: ignore[arg-type]
             ms = (time.thread_time() - t) * 1000.0
+            name = type(event).__name__
+            by_event[name] = max(by_event.get(name, 0.0), ms)
             if ms > cpu[0]:
-                cpu[0], costliest[0] = ms, type(event).__name__
+                cpu[0], costliest[0] = ms, name
 
         def timed_frame() -> None:  # the same for a decoded live frame handed to the live view
             t = time.thread_time()
@@ -234,11 +244,21 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         clock = QElapsedTimer()
         longest, beats, last, busy = [0.0], [0], [0.0, 0.0], [0.0]
+        gaps: list[float] = []
+        watch = None
+        if why:
+            from .stall_watch import StallWatch  # noqa: PLC0415
+
+            watch = StallWatch()
 
         def beat() -> None:
             now, cpu_now = clock.nsecsElapsed() / 1e6, time.thread_time() * 1000.0
-            if beats[0] and now - last[0] > longest[0]:
-                longest[0], busy[0] = now - last[0], cpu_now - last[1]
+            if watch is not None:
+                watch.beat()
+            if beats[0]:
+                gaps.append(now - last[0])
+                if now - last[0] > longest[0]:
+                    longest[0], busy[0] = now - last[0], cpu_now - last[1]
             last[0], last[1] = now, cpu_now
             beats[0] += 1
 
@@ -249,6 +269,8 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
         clock.start()
         heart.start()
+        if watch is not None:
+            watch.start()
         if recording:  # as the Recorder does, without its dock (one browser at a time in the live view)
             recorder.open(window.project, "bench_recording", base, default_recorder_factory, headless=True)
             started = QEventLoop()  # the recording goes before the run starts: both go at once all the run
@@ -272,12 +294,16 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             raise TimeoutError(f"the run did not end within {timeout_s:.0f} s")
         heart.stop()
         keys.stop()
+        if watch is not None:
+            watch.stop()
         painted, received = live.frames_painted - painted0, window.bridge.frames_received - received0
         if not grabbed[0]:
             window.grab().save(str(grab))
         window.shutdown()
         window.deleteLater()
         stall = max(0.0, longest[0] - HEARTBEAT_MS)
+        late = sorted(max(0.0, g - HEARTBEAT_MS) for g in gaps)
+        p99 = late[min(len(late) - 1, int(len(late) * 0.99))] if late else 0.0
         qInstallMessageHandler(previous)
         lat = sorted(latencies)
         latency = (lat[len(lat) // 2], lat[-1]) if lat else (0.0, 0.0)
@@ -286,11 +312,19 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         return StudioBenchReport(stall, per_s(painted), steps[0], painted, seconds, names, results, beats[0], cpu[0],
                                  busy[0], os.getloadavg()[0], per_s(received), received, latency,
                                  "moving" if moving else "project", recording, rec_frames[0], rec_steps[0],
-                                 costliest[0], med_max(handover), med_max(paints))
+                                 costliest[0], med_max(handover), med_max(paints), p99,
+                                 dict(sorted(by_event.items(), key=lambda kv: -kv[1])),
+                                 _why(watch) if watch is not None else "")
     finally:
         if server is not None:
             server.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _why(watch: object) -> str:
+    from .stall_watch import format_stalls  # noqa: PLC0415
+
+    return format_stalls(watch.stalls)  # type: ignore[attr-defined]
 
 
 def _quiet(mode: object, context: object, message: str) -> None:
@@ -310,6 +344,7 @@ def format_report(r: StudioBenchReport) -> str:
         f"({', '.join(f'{k} {v}' for k, v in r.results.items())}){rec}",
         f"  longest GUI event-loop stall  {r.stall_ms:7.1f} ms   (goal <= {GOAL_STALL_MS:.0f} ms: "
         f"{ok(r.stall_ms <= GOAL_STALL_MS)}; {r.beats} heartbeats of {HEARTBEAT_MS} ms)",
+        f"  heartbeat lateness, p99       {r.lateness_p99_ms:7.1f} ms",
         f"  live frames received per s    {r.fps_received:7.2f}      ({r.frames_received} screencast frames of "
         f"1280x800 from Chromium, which sends one when the page repaints)",
         f"  live view frames per second   {r.fps:7.2f}      (goal >= {GOAL_FPS:.0f}: {ok(r.fps >= GOAL_FPS)}; "
@@ -325,6 +360,10 @@ def format_report(r: StudioBenchReport) -> str:
         f"({r.handler_event or 'none'}); "
         f"load average {r.load_average:.1f} on {os.cpu_count()} cores",
     ]
+    if r.why:
+        costly = ", ".join(f"{k} {v:.1f}" for k, v in list(r.handler_cpu_by_event.items())[:6])
+        lines += [f"  most GUI-thread CPU ms on one event, by event: {costly or 'none'}",
+                  "why (the longest stalls, sampled):", r.why]
     return "\n".join(lines)
 
 
@@ -338,11 +377,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="replay a flow on a page that repaints all the time (served on 127.0.0.1) instead of --project")
     p.add_argument("--no-recording", action="store_true", help="no recording at the same time as the run")
     p.add_argument("--grab", metavar="PNG", help="save a picture of the studio during the run here")
+    p.add_argument("--why", action="store_true",
+                   help="sample the GUI thread's stack during each stall and print what it was doing")
     ns = p.parse_args(argv)
     try:
         report = run_studio_bench(Path(ns.project), flows=ns.flows, timeout_s=ns.timeout_s,
                                   recording=not ns.no_recording, moving=ns.moving,
-                                  grab=Path(ns.grab) if ns.grab else None)
+                                  grab=Path(ns.grab) if ns.grab else None, why=ns.why)
     except (FileNotFoundError, ValueError) as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2
