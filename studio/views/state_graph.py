@@ -39,6 +39,7 @@ from core.engine.events import FlowStarted, StateGraphChanged
 from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, layered_layout, stable_layout
 from core.store import GraphTable, Store
 
+from ..coalesce import ImageLoader
 from ..theme import COLORS, TAKEOVER_COLOR
 
 __all__ = ["VERDICT_COLORS", "StateGraphView", "GraphCanvas", "NODE_W", "NODE_H"]
@@ -369,6 +370,7 @@ class StateGraphView(QWidget):
         self.selected = ""
         self._pos: dict[str, tuple[float, float]] = {}
         self._dirty = False
+        self._shot_dirty = False
         self.layout_mode = "layered"
         self.layout_box = QComboBox()
         self.layout_box.setObjectName("stateGraphLayout")
@@ -384,6 +386,9 @@ class StateGraphView(QWidget):
         self.canvas = GraphCanvas()
         self.canvas.node_clicked.connect(self.select_state)
         self.shot = _Screenshot()
+        #: Reads the selected state's stored screenshot off the GUI thread.
+        self.images = ImageLoader(self)
+        self.images.loaded.connect(self._on_image_loaded)
         self.shot.setObjectName("stateScreenshot")
         self.shot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.shot.setMinimumSize(200, 130)
@@ -494,7 +499,17 @@ class StateGraphView(QWidget):
         p = Path(self.media_root, *node.screenshot.split("/"))
         return p if p.is_file() else None
 
+    def _on_image_loaded(self, key: object) -> None:
+        shown = self.selected or self.current
+        path = self.screenshot_path(shown) if shown else None
+        if path is not None and key == str(path):
+            self._show_selected()
+
     def _show_selected(self) -> None:
+        if not self.isVisible() and self.parent() is not None:
+            self._shot_dirty = True  # a hidden dock: shown (and its screenshot read) when it is shown
+            return
+        self._shot_dirty = False
         key = self.selected or self.current
         if not key or key not in self.graph:
             self.shot.set_image(QImage(), "Click a state to see its screenshot")
@@ -502,7 +517,9 @@ class StateGraphView(QWidget):
             return
         node = self.graph.node(key)
         path = self.screenshot_path(key)
-        self.shot.set_image(QImage(str(path)) if path is not None else QImage(), "No screenshot stored for this state")
+        image = self.images.get(str(path), path) if path is not None else QImage()
+        self.shot.set_image(image if image is not None else QImage(),
+                            "No screenshot stored for this state" if image is not None else "Loading\u2026")
         out_edges = [e for e in self.graph.edges() if e.source == key]
         when = node.last_seen.strftime("%Y-%m-%d %H:%M:%S UTC") if node.last_seen else "?"
         number = next(i for i, n in enumerate(self.graph.nodes(), 1) if n.key == key)
@@ -566,6 +583,8 @@ class StateGraphView(QWidget):
         super().showEvent(event)
         if self._dirty:
             self._redraw()
+        if self._shot_dirty:
+            self._show_selected()
 
     def _redraw(self) -> None:
         # a hidden dock (another tab in front) only notes the change: it is drawn when shown
