@@ -141,6 +141,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
     from .app import create_app  # noqa: PLC0415
     from .main_window import MainWindow  # noqa: PLC0415
     from .run_state import RunState  # noqa: PLC0415
+    from .warmup import start_warmup  # noqa: PLC0415
 
     from core.record.events import ForwardKey, ForwardType  # noqa: PLC0415
 
@@ -197,7 +198,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         def timed(event: object) -> None:  # the bridge's own dispatch, with the GUI thread's CPU time taken
             t = time.thread_time()
-            bridge._dispatch(event)  # type: ignore[arg-type]
+            dispatch(event)  # type: ignore[arg-type]
             ms = (time.thread_time() - t) * 1000.0
             name = type(event).__name__
             by_event[name] = max(by_event.get(name, 0.0), ms)
@@ -224,8 +225,8 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         live.paintEvent = timed_paint  # type: ignore[method-assign]
 
-        bridge._incoming.disconnect(bridge._dispatch)
-        bridge._incoming.connect(timed, Qt.ConnectionType.QueuedConnection)
+        dispatch = bridge._dispatch
+        bridge._dispatch = timed  # type: ignore[method-assign]  # the bridge's batches call it per event
         bridge._frame_ready.disconnect(bridge._deliver_frame)
         bridge._frame_ready.connect(timed_frame, Qt.ConnectionType.QueuedConnection)
         recorder = window.recorder_dock.bridge
@@ -267,10 +268,14 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         heart.timeout.connect(beat)
         for _ in range(20):  # let the window lay out before measuring
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        # as the studio does once its window shows (studio.app.main); joined here: a person does not start a
+        # run in the second after the window opened, and the bench measures the run, not the start-up
+        start_warmup().join(120.0)
         clock.start()
         heart.start()
         if watch is not None:
             watch.start()
+        modules0 = set(sys.modules)
         if recording:  # as the Recorder does, without its dock (one browser at a time in the live view)
             recorder.open(window.project, "bench_recording", base, default_recorder_factory, headless=True)
             started = QEventLoop()  # the recording goes before the run starts: both go at once all the run
@@ -314,17 +319,21 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
                                  "moving" if moving else "project", recording, rec_frames[0], rec_steps[0],
                                  costliest[0], med_max(handover), med_max(paints), p99,
                                  dict(sorted(by_event.items(), key=lambda kv: -kv[1])),
-                                 _why(watch) if watch is not None else "")
+                                 _why(watch, sorted(set(sys.modules) - modules0)) if watch is not None else "")
     finally:
         if server is not None:
             server.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _why(watch: object) -> str:
+def _why(watch: object, imported: list[str]) -> str:
     from .stall_watch import format_stalls  # noqa: PLC0415
 
-    return format_stalls(watch.stalls)  # type: ignore[attr-defined]
+    # a module imported while the run goes costs the importing thread (and the GIL) its loading, and
+    # PySide's import hook reads its source (inspect.getsource) to look for PySide use
+    head = f"modules imported while the run went: {len(imported)}" + (
+        f" ({', '.join(imported[:40])}{', ...' if len(imported) > 40 else ''})" if imported else "")
+    return head + "\n" + format_stalls(watch.stalls)  # type: ignore[attr-defined]
 
 
 def _quiet(mode: object, context: object, message: str) -> None:
