@@ -96,6 +96,8 @@ class StudioBenchReport:
     frame_handover_ms: tuple[float, float] = (0.0, 0.0)
     frame_paint_ms: tuple[float, float] = (0.0, 0.0)
     lateness_p99_ms: float = 0.0
+    floor_stall_ms: float | None = None
+    floor_p99_ms: float | None = None
     handler_cpu_by_event: dict[str, float] = field(default_factory=dict)
     why: str = ""
 
@@ -107,6 +109,7 @@ class StudioBenchReport:
             d[key] = [round(v, 2) for v in getattr(self, key)]
         d["handler_cpu_ms"], d["load_average"] = round(self.handler_cpu_ms, 1), round(self.load_average, 2)
         d["stall_cpu_ms"], d["lateness_p99_ms"] = round(self.stall_cpu_ms, 1), round(self.lateness_p99_ms, 1)
+        d.pop("why")
         d["handler_cpu_by_event"] = {k: round(v, 1) for k, v in self.handler_cpu_by_event.items()}
         return d
 
@@ -271,6 +274,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         # as the studio does once its window shows (studio.app.main); joined here: a person does not start a
         # run in the second after the window opened, and the bench measures the run, not the start-up
         start_warmup().join(120.0)
+        floor = _start_floor()
         clock.start()
         heart.start()
         if watch is not None:
@@ -298,6 +302,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             window.shutdown()
             raise TimeoutError(f"the run did not end within {timeout_s:.0f} s")
         heart.stop()
+        floor_figures = _stop_floor(floor)
         keys.stop()
         if watch is not None:
             watch.stop()
@@ -317,13 +322,40 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         return StudioBenchReport(stall, per_s(painted), steps[0], painted, seconds, names, results, beats[0], cpu[0],
                                  busy[0], os.getloadavg()[0], per_s(received), received, latency,
                                  "moving" if moving else "project", recording, rec_frames[0], rec_steps[0],
-                                 costliest[0], med_max(handover), med_max(paints), p99,
-                                 dict(sorted(by_event.items(), key=lambda kv: -kv[1])),
-                                 _why(watch, sorted(set(sys.modules) - modules0)) if watch is not None else "")
+                                 costliest[0], med_max(handover), med_max(paints), lateness_p99_ms=p99,
+                                 handler_cpu_by_event=dict(sorted(by_event.items(), key=lambda kv: -kv[1])),
+                                 why=_why(watch, sorted(set(sys.modules) - modules0)) if watch is not None else "",
+                                 floor_stall_ms=floor_figures[0], floor_p99_ms=floor_figures[1])
     finally:
         if server is not None:
             server.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _start_floor() -> object:
+    """The floor probe (:mod:`studio.stall_floor`) started in its own process, or None when it cannot start."""
+    import subprocess  # noqa: PLC0415
+
+    try:
+        return subprocess.Popen([sys.executable, "-m", "studio.stall_floor"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    except OSError:
+        return None
+
+
+def _stop_floor(proc: object) -> tuple[float | None, float | None]:
+    """Close the probe's input and read its figures: (longest stall ms, p99 lateness ms), or (None, None)."""
+    import subprocess  # noqa: PLC0415
+
+    if not isinstance(proc, subprocess.Popen):
+        return (None, None)
+    try:
+        out, _ = proc.communicate("", timeout=30)
+        doc = json.loads(out.strip().splitlines()[-1])
+        return (float(doc["stall_ms"]), float(doc["p99_ms"]))
+    except (subprocess.TimeoutExpired, ValueError, IndexError, KeyError):
+        proc.kill()
+        return (None, None)
 
 
 def _why(watch: object, imported: list[str]) -> str:
@@ -354,6 +386,9 @@ def format_report(r: StudioBenchReport) -> str:
         f"  longest GUI event-loop stall  {r.stall_ms:7.1f} ms   (goal <= {GOAL_STALL_MS:.0f} ms: "
         f"{ok(r.stall_ms <= GOAL_STALL_MS)}; {r.beats} heartbeats of {HEARTBEAT_MS} ms)",
         f"  heartbeat lateness, p99       {r.lateness_p99_ms:7.1f} ms",
+        (f"  floor: an empty event loop    {r.floor_stall_ms:7.1f} ms longest, {r.floor_p99_ms:.1f} ms p99 (its own "
+         f"process, the same heartbeat at the same time: what the machine's load alone costs)"
+         if r.floor_stall_ms is not None else "  floor: the empty event loop's probe did not report"),
         f"  live frames received per s    {r.fps_received:7.2f}      ({r.frames_received} screencast frames of "
         f"1280x800 from Chromium, which sends one when the page repaints)",
         f"  live view frames per second   {r.fps:7.2f}      (goal >= {GOAL_FPS:.0f}: {ok(r.fps >= GOAL_FPS)}; "

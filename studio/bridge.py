@@ -49,7 +49,8 @@ from core.engine.events import (
 from core.domain import BBox
 
 __all__ = ["EngineLike", "ProjectLike", "OnEvent", "EngineFactory", "EngineBridge", "FrameQueue", "FrameDecoder",
-           "LiveImage", "MASK_COLOR", "DISPATCH_BUDGET_MS", "fit_size", "default_engine_factory"]
+           "LiveImage", "MASK_COLOR", "DISPATCH_BUDGET_MS", "fit_size", "default_engine_factory",
+           "thread_engine_factory"]
 
 _log = logging.getLogger(__name__)
 
@@ -87,7 +88,16 @@ EngineFactory = Callable[[ProjectLike, OnEvent], EngineLike]
 
 
 def default_engine_factory(project: ProjectLike, on_event: OnEvent) -> EngineLike:
-    """The real engine: ``EngineRunner(project, on_event=..., headless=True)``.
+    """The real engine, in its own process: :class:`~studio.engine_process.EngineProcess` running
+    ``EngineRunner(project, on_event=..., headless=True)`` (its Python never holds the GUI thread's GIL)."""
+    from .engine_process import EngineProcess  # noqa: PLC0415
+
+    return EngineProcess(project, on_event=on_event, headless=True)
+
+
+def thread_engine_factory(project: ProjectLike, on_event: OnEvent) -> EngineLike:
+    """The real engine in a thread of the studio's process: ``EngineRunner(project, on_event=..., headless=True)``
+    (tests that look into the engine's session; the studio itself uses :func:`default_engine_factory`).
 
     Imported lazily so that the studio (and its previews) load without it.
     """

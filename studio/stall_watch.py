@@ -49,6 +49,7 @@ class Stall:
     queue_ms: float | None = None
     gc_ms: float = 0.0
     threads: dict[str, float] = field(default_factory=dict)
+    waiting: dict[str, float] = field(default_factory=dict)
     samples: Counter[tuple[str, ...]] = field(default_factory=Counter)
 
 
@@ -81,7 +82,7 @@ class StallWatch:
         self._gc_start: float | None = None
         self._gc_ms = 0.0
         self._open: Stall | None = None
-        self._open_base: tuple[tuple[float, float] | None, dict[int, float], float] | None = None
+        self._open_base: tuple[tuple[float, float] | None, dict[int, tuple[float, float]], float] | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._main, name="stall-watch", daemon=True)
@@ -113,10 +114,13 @@ class StallWatch:
             stall.cpu_ms, stall.queue_ms = sched1[0] - sched0[0], sched1[1] - sched0[1]
         stall.gc_ms = self._gc_ms - gc0
         names = {t.native_id: t.name for t in threading.enumerate()}
-        for tid, ms in _threads_cpu().items():
-            used = ms - cpu0.get(tid, 0.0)
+        for tid, (ms, queued) in _threads_cpu().items():
+            used, waited = ms - cpu0.get(tid, (0.0, 0.0))[0], queued - cpu0.get(tid, (0.0, 0.0))[1]
+            name = names.get(tid, f"thread {tid}")
             if tid != self.gui_tid and used >= 1.0:
-                stall.threads[names.get(tid, f"thread {tid}")] = round(used, 1)
+                stall.threads[name] = round(used, 1)
+            if tid != self.gui_tid and waited >= 5.0:
+                stall.waiting[name] = round(waited, 1)
         self.stalls.append(stall)
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
@@ -145,9 +149,9 @@ class StallWatch:
             stall.samples[stack] += 1
 
 
-def _threads_cpu() -> dict[int, float]:
-    """CPU ms on a core of every thread of this process (native id -> ms), from schedstat."""
-    out: dict[int, float] = {}
+def _threads_cpu() -> dict[int, tuple[float, float]]:
+    """(ms on a core, ms waiting for one) of every thread of this process (native id ->), from schedstat."""
+    out: dict[int, tuple[float, float]] = {}
     try:
         tids = os.listdir("/proc/self/task")
     except OSError:
@@ -155,7 +159,7 @@ def _threads_cpu() -> dict[int, float]:
     for t in tids:
         s = _schedstat(int(t))
         if s is not None:
-            out[int(t)] = s[0]
+            out[int(t)] = s
     return out
 
 
@@ -167,9 +171,12 @@ def format_stalls(stalls: list[Stall], top: int = 8) -> str:
     for s in sorted(stalls, key=lambda s: -s.ms)[:top]:
         cpu = f"{s.cpu_ms:.0f}" if s.cpu_ms is not None else "?"
         queue = f"{s.queue_ms:.0f}" if s.queue_ms is not None else "?"
+        waits = ", ".join(f"{k} {v:.0f}" for k, v in sorted(s.waiting.items(), key=lambda kv: -kv[1])[:6])
         busy = ", ".join(f"{k} {v:.0f}" for k, v in sorted(s.threads.items(), key=lambda kv: -kv[1])[:6])
         lines.append(f"stall of {s.ms:.0f} ms at {s.at_s:.1f} s: GUI thread on a core {cpu} ms, waiting for a "
-                     f"core {queue} ms, garbage collection {s.gc_ms:.0f} ms; other threads' CPU ms: {busy or 'none'}")
+                     f"core {queue} ms, garbage collection {s.gc_ms:.0f} ms; other threads' CPU ms: {busy or 'none'}; "
+                     f"their ms waiting for a core: {waits or 'none'} (one preempted while it held the GIL holds "
+                     f"up every thread of the process)")
         for stack, n in s.samples.most_common(3):
             lines.append(f"  {n} sample(s):")
             lines.extend(f"    {f}" for f in stack[-8:])
