@@ -2,10 +2,11 @@
 
 Two costs stalled the GUI thread during the first run (``bench studio --why``):
 
-* imports: the engine's modules were imported when the run started (on
-  the GUI thread: 1.2 s) and while it went (on the engine thread, holding
-  the GIL); PySide6's import hook also reads each new module's source
-  (``inspect.getsource``) to look for PySide use;
+* imports: modules first needed when the run started or went (the
+  engine's, 1.2 s on the GUI thread while the engine ran in a thread; now
+  that it runs in its own process, the process machinery and the store's
+  SQLite dialect); PySide6's import hook also reads each new module's
+  source (``inspect.getsource``) to look for PySide use;
 * garbage collection: the first full collections walked the whole heap of
   the start-up (Qt wrappers, SQLAlchemy's mappers, the imported modules):
   up to 380 ms each.
@@ -25,18 +26,15 @@ __all__ = ["WARM_MODULES", "start_warmup", "warm_up"]
 
 _log = logging.getLogger(__name__)
 
-#: Modules a run imports (the engine, its plugins and drivers; the recorder): found with ``bench studio --why``,
-#: which lists the modules imported while its run went.
+#: Modules the studio's own process imports when a run starts and goes (the engine and the recorder run in their
+#: own processes, studio.engine_process): found with ``bench studio --why``, which lists the modules imported
+#: while its run went.
 WARM_MODULES = (
-    "core.engine.runner",
-    "core.engine.session",
-    "core.engine.executor",
-    "core.record.runner",
-    "playwright.sync_api",
-    "numpy",
-    "cv2",
+    "studio.engine_process",
+    "multiprocessing.popen_spawn_posix",
+    "multiprocessing.resource_tracker",
+    "sqlalchemy.dialects.sqlite",
 )
-
 
 def warm_up(modules: tuple[str, ...] = WARM_MODULES) -> list[str]:
     """Import ``modules`` (those that fail are skipped: the run says why when it needs them), then

@@ -231,3 +231,33 @@ def test_a_studio_run_goes_through_the_engine_process(qtbot, tmp_path: Path) -> 
     finally:
         w.shutdown()
     QApplication.processEvents()
+
+
+def test_the_state_graph_reads_the_store_off_the_gui_thread_and_keeps_the_changes_that_came_meanwhile(
+        qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    from core.engine.events import StateGraphChanged
+    from core.state.graph import StateEdge, StateNode, flow_graph_name
+    from studio.views.state_graph import StateGraphView
+
+    view = StateGraphView(tmp_path / ".steadyhand")
+    qtbot.addWidget(view)
+    readers: list[int] = []
+    gate = threading.Event()
+    read = view._read
+
+    def slow_read(name):  # noqa: ANN001, ANN202 - the store answers only once the changes below came
+        readers.append(threading.get_ident())
+        gate.wait(30)
+        return read(name)
+
+    view._read = slow_read  # type: ignore[method-assign]
+    name = flow_graph_name("login")
+    view.apply(FlowStarted("r", "login", ("one",)))
+    a, b = StateNode("a", "s-a", url="http://127.0.0.1/a"), StateNode("b", "s-b", url="http://127.0.0.1/b")
+    view.apply(StateGraphChanged("r", "login", 0, name, a, b, StateEdge("a", "b", "e1", "click"),
+                                 True, True, True, False))
+    assert len(view.graph) == 0  # held while the stored graph is read
+    gate.set()
+    qtbot.waitUntil(lambda: len(view.graph) == 2, timeout=10_000)
+    assert view.graph.name == name and view.current == "b"
+    assert readers and threading.main_thread().ident not in readers
