@@ -9,8 +9,9 @@ measured stalls of 400-600 ms in which the GUI thread neither ran nor
 waited for a core).
 
 :class:`EngineProcess` is an :class:`~studio.bridge.EngineLike` that runs
-:class:`core.engine.runner.EngineRunner` in a child process (``spawn``: a
-fresh interpreter that never loads Qt).  The protocol between the two is
+:class:`core.engine.runner.EngineRunner` in a child process
+(``python -m core.engine.child``: a fresh interpreter that never loads Qt;
+frozen, the bundle runs ``-m`` modules of ``core`` the same way).  The protocol between the two is
 the engine's own typed commands and events (``core.engine.events``),
 pickled over a pipe: :meth:`EngineProcess.send` writes a command, the
 child puts it on the runner's queue; the runner's events are written back
@@ -27,10 +28,16 @@ its own Python leave the studio's process too.
 from __future__ import annotations
 
 import logging
-import multiprocessing
+import os
+import socket
+import subprocess
+import sys
 import threading
+from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Callable
 
+from core.engine.child import CLOSE
 from core.engine.events import Command, EngineError, EngineEvent
 from core.record.events import RecorderError
 
@@ -38,42 +45,45 @@ __all__ = ["RunnerProcess", "EngineProcess", "RecorderProcess", "CLOSE_JOIN_S"]
 
 _log = logging.getLogger(__name__)
 
-#: The close request sent to the child (a string: no command of the engine is one).
-_CLOSE = "close"
-#: Seconds :meth:`EngineProcess.close` waits for a child that did not end after its timeout before killing it.
+#: Seconds :meth:`RunnerProcess.close` waits for a child that did not end after its timeout before killing it.
 CLOSE_JOIN_S = 5.0
+#: The folder that holds the ``core`` package: the child finds it there whatever the working directory.
+_ROOT = Path(__file__).resolve().parents[1]
 
 
 class RunnerProcess:
-    """A runner (``start``, thread-safe ``send``, ``close``; events to ``on_event``) built and run in a child.
+    """A runner (``start``, thread-safe ``send``, ``close``; events to ``on_event``) in a child process.
 
-    ``build(*args, on_event=...)`` (a module-level function: it is pickled by name) builds the runner in the
-    child; ``lost(message)`` makes the event that says the child ended without being asked to.
+    ``kind`` and ``args`` say which runner the child builds (:func:`core.engine.child.build_runner`);
+    ``lost(message)`` makes the event that says the child ended without being asked to.
     """
 
-    def __init__(self, build: Callable[..., Any], args: tuple[Any, ...], on_event: Callable[[Any], None], *,
+    def __init__(self, kind: str, args: tuple[Any, ...], on_event: Callable[[Any], None], *,
                  name: str, lost: Callable[[str], Any]) -> None:
         self.on_event = on_event
         self.pid: int | None = None
-        self._build, self._args, self._name, self._lost = build, args, name, lost
-        self._ctx = multiprocessing.get_context("spawn")
-        self._proc: Any = None
-        self._conn: Any = None
+        self._kind, self._args, self._name, self._lost = kind, args, name, lost
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._conn: Connection | None = None
         self._reader: threading.Thread | None = None
         self._send_lock = threading.Lock()
         self._closing = False
 
     def start(self) -> None:
-        """Start the child process and the reader thread (idle until a ``Start`` command)."""
+        """Start the child process and the reader thread (the runner idles until its first command)."""
         if self._proc is not None:
             return
-        ours, theirs = self._ctx.Pipe(duplex=True)
-        self._proc = self._ctx.Process(target=_child_main, args=(self._build, self._args, theirs),
-                                       name=self._name, daemon=True)
-        self._proc.start()
-        theirs.close()
-        self._conn = ours
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
+        try:
+            self._proc = subprocess.Popen([sys.executable, "-m", "core.engine.child", "--fd", str(theirs.fileno())],
+                                          pass_fds=(theirs.fileno(),), env=env)
+        finally:
+            theirs.close()
+        self._conn = Connection(ours.detach())
         self.pid = self._proc.pid
+        self._conn.send((self._kind, self._args))
         self._reader = threading.Thread(target=self._read, name=f"{self._name}-events", daemon=True)
         self._reader.start()
 
@@ -89,28 +99,32 @@ class RunnerProcess:
 
     def close(self, timeout: float = 10.0) -> None:
         """Close the runner (its run, its browser) and end the child (waits up to ``timeout`` s, then kills it)."""
-        if self._proc is None:
+        proc, conn = self._proc, self._conn
+        if proc is None or conn is None:
             return
         self._closing = True
         try:
             with self._send_lock:
-                self._conn.send(_CLOSE)
+                conn.send(CLOSE)
         except (OSError, ValueError):
             pass
-        self._proc.join(timeout)
-        if self._proc.is_alive():
-            self._proc.terminate()
-            self._proc.join(CLOSE_JOIN_S)
-            if self._proc.is_alive():
-                self._proc.kill()
-                self._proc.join(CLOSE_JOIN_S)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            try:
+                proc.wait(CLOSE_JOIN_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(CLOSE_JOIN_S)
         if self._reader is not None:
             self._reader.join(CLOSE_JOIN_S)
-        self._conn.close()
+        conn.close()
         self._proc = None
 
     def _read(self) -> None:
         conn = self._conn
+        assert conn is not None
         while True:
             try:
                 event = conn.recv()
@@ -121,7 +135,11 @@ class RunnerProcess:
                 continue
             self._deliver(event)
         if not self._closing:
-            code = self._proc.exitcode if self._proc is not None else None
+            proc, code = self._proc, None
+            try:
+                code = proc.wait(CLOSE_JOIN_S) if proc is not None else None
+            except subprocess.TimeoutExpired:
+                pass  # the socket broke, the process still runs: said without its exit code
             self._deliver(self._lost(f"the {self._name.replace('steadyhand-', '')} process ended unexpectedly"
                                      + (f" (exit code {code})" if code is not None else "")))
 
@@ -151,7 +169,7 @@ class EngineProcess(RunnerProcess):
     """
 
     def __init__(self, project: Any, *, on_event: Callable[[EngineEvent], None], headless: bool = True) -> None:
-        super().__init__(_build_engine, (project, headless), on_event, name="steadyhand-engine",
+        super().__init__("engine", (project, headless), on_event, name="steadyhand-engine",
                          lost=lambda message: EngineError("", message))
         self.project, self.headless = project, headless
 
@@ -165,50 +183,6 @@ class RecorderProcess(RunnerProcess):
 
     def __init__(self, project: Any, *, flow_name: str, url: str | None, on_event: Callable[[Any], None],
                  headless: bool = True) -> None:
-        super().__init__(_build_recorder, (project, flow_name, url, headless), on_event, name="steadyhand-recorder",
+        super().__init__("recorder", (project, flow_name, url, headless), on_event, name="steadyhand-recorder",
                          lost=lambda message: RecorderError(message, fatal=True))
         self.project, self.flow_name, self.url, self.headless = project, flow_name, url, headless
-
-
-def _build_engine(project: Any, headless: bool, *, on_event: Callable[[Any], None]) -> Any:
-    from core.engine.runner import EngineRunner  # noqa: PLC0415 - imported in the child only
-
-    return EngineRunner(project, on_event=on_event, headless=headless)
-
-
-def _build_recorder(project: Any, flow_name: str, url: str | None, headless: bool, *,
-                    on_event: Callable[[Any], None]) -> Any:
-    from core.record.runner import RecorderRunner  # noqa: PLC0415 - imported in the child only
-
-    return RecorderRunner(project, flow_name=flow_name, url=url, on_event=on_event, headless=headless)
-
-
-def _child_main(build: Callable[..., Any], args: tuple[Any, ...], conn: Any) -> None:
-    """The child: the runner ``build`` makes, its events going back over ``conn``; commands come from it."""
-    lock = threading.Lock()
-
-    def emit(event: Any) -> None:  # the runner's thread and its helpers
-        try:
-            with lock:
-                conn.send(event)
-        except (OSError, ValueError):
-            pass  # the studio is gone
-        except Exception as exc:  # noqa: BLE001 - an event that does not pickle: say so instead of losing it
-            with lock:
-                conn.send(EngineError(getattr(event, "run_id", "") or "",
-                                      f"an event ({type(event).__name__}) could not reach the studio: {exc}"))
-
-    runner = build(*args, on_event=emit)
-    runner.start()
-    try:
-        while True:
-            try:
-                command = conn.recv()
-            except (EOFError, OSError):
-                break
-            if command == _CLOSE:
-                break
-            runner.send(command)
-    finally:
-        runner.close(timeout=30.0)
-        conn.close()
