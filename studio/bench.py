@@ -96,6 +96,7 @@ class StudioBenchReport:
     frame_handover_ms: tuple[float, float] = (0.0, 0.0)
     frame_paint_ms: tuple[float, float] = (0.0, 0.0)
     lateness_p99_ms: float = 0.0
+    gui_cpu_percent: float = 0.0
     floor_stall_ms: float | None = None
     floor_p99_ms: float | None = None
     handler_cpu_by_event: dict[str, float] = field(default_factory=dict)
@@ -110,6 +111,7 @@ class StudioBenchReport:
         d["handler_cpu_ms"], d["load_average"] = round(self.handler_cpu_ms, 1), round(self.load_average, 2)
         d["stall_cpu_ms"], d["lateness_p99_ms"] = round(self.stall_cpu_ms, 1), round(self.lateness_p99_ms, 1)
         d.pop("why")
+        d["gui_cpu_percent"] = round(self.gui_cpu_percent, 1)
         d["handler_cpu_by_event"] = {k: round(v, 1) for k, v in self.handler_cpu_by_event.items()}
         return d
 
@@ -288,7 +290,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             QTimer.singleShot(int(RECORDING_START_S * 1000), started.quit)
             started.exec()
             keys.start()
-        t0 = time.monotonic()
+        t0, gui_cpu0 = time.monotonic(), time.thread_time()
         if not window.start_run(tuple(names)):
             window.shutdown()
             raise RuntimeError("the studio could not start the run (see the status bar message)")
@@ -298,6 +300,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         if window.state is not RunState.FINISHED:
             loop.exec()
         seconds = time.monotonic() - t0
+        gui_cpu = (time.thread_time() - gui_cpu0) / seconds * 100.0 if seconds > 0 else 0.0
         if window.state is not RunState.FINISHED:
             window.shutdown()
             raise TimeoutError(f"the run did not end within {timeout_s:.0f} s")
@@ -325,7 +328,8 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
                                  costliest[0], med_max(handover), med_max(paints), lateness_p99_ms=p99,
                                  handler_cpu_by_event=dict(sorted(by_event.items(), key=lambda kv: -kv[1])),
                                  why=_why(watch, sorted(set(sys.modules) - modules0)) if watch is not None else "",
-                                 floor_stall_ms=floor_figures[0], floor_p99_ms=floor_figures[1])
+                                 floor_stall_ms=floor_figures[0], floor_p99_ms=floor_figures[1],
+                                 gui_cpu_percent=gui_cpu)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
@@ -385,7 +389,8 @@ def format_report(r: StudioBenchReport) -> str:
         f"({', '.join(f'{k} {v}' for k, v in r.results.items())}){rec}",
         f"  longest GUI event-loop stall  {r.stall_ms:7.1f} ms   (goal <= {GOAL_STALL_MS:.0f} ms: "
         f"{ok(r.stall_ms <= GOAL_STALL_MS)}; {r.beats} heartbeats of {HEARTBEAT_MS} ms)",
-        f"  heartbeat lateness, p99       {r.lateness_p99_ms:7.1f} ms",
+        f"  heartbeat lateness, p99       {r.lateness_p99_ms:7.1f} ms   (the GUI thread was busy {r.gui_cpu_percent:.0f}% "
+        f"of the run: CPU time over wall time)",
         (f"  floor: an empty event loop    {r.floor_stall_ms:7.1f} ms longest, {r.floor_p99_ms:.1f} ms p99 (its own "
          f"process, the same heartbeat at the same time: what the machine's load alone costs)"
          if r.floor_stall_ms is not None else "  floor: the empty event loop's probe did not report"),
