@@ -261,3 +261,10 @@ def test_the_state_graph_reads_the_store_off_the_gui_thread_and_keeps_the_change
     qtbot.waitUntil(lambda: len(view.graph) == 2, timeout=10_000)
     assert view.graph.name == name and view.current == "b"
     assert readers and threading.main_thread().ident not in readers
+
+
+def test_the_child_builds_only_the_runners_it_knows() -> None:
+    from core.engine.child import build_runner
+
+    with pytest.raises(ValueError, match="unknown runner kind"):
+        build_runner("browser", (), lambda _e: None)
