@@ -740,6 +740,7 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
         cmd += ["--grab", str(Path(args.grab).resolve())]
     cmd += ["--moving"] if args.moving else []
     cmd += ["--no-recording"] if args.no_recording else []
+    cmd += ["--why"] if args.why else []
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
@@ -1232,6 +1233,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="replay a flow on a page that repaints all the time (served on 127.0.0.1) instead")
     bst.add_argument("--no-recording", action="store_true", help="no recording at the same time as the run")
     bst.add_argument("--grab", metavar="PNG", help="save a picture of the studio during the run here")
+    bst.add_argument("--why", action="store_true",
+                     help="sample what the GUI thread does during each stall (longer than 40 ms) and print it")
     bst.set_defaults(func=_cmd_bench_studio)
 
     ic = sub.add_parser("import-codegen", help="turn a Playwright codegen script (Python) into a flow file")

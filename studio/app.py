@@ -19,6 +19,7 @@ from .bridge import EngineFactory
 from .main_window import MainWindow, ProjectLoader
 from .run_state import RunState
 from .theme import apply_theme
+from .warmup import start_warmup
 
 __all__ = ["main", "create_app", "RUN_TIMEOUT_S"]
 
@@ -115,6 +116,8 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
     window.resize(1400, 900)
     outcome = _quit_after_run(app, window, screenshot, run_timeout_s) if quit_after_run else None
     window.show()
+    if engine_factory is None:
+        start_warmup()  # the engine's imports and a frozen heap before the first run (studio.warmup)
     code = app.exec()
     if outcome is not None:  # the window closed itself (settings saved, engine stopped) and is deleted
         return outcome()

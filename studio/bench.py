@@ -95,6 +95,12 @@ class StudioBenchReport:
     handler_event: str = ""
     frame_handover_ms: tuple[float, float] = (0.0, 0.0)
     frame_paint_ms: tuple[float, float] = (0.0, 0.0)
+    lateness_p99_ms: float = 0.0
+    gui_cpu_percent: float = 0.0
+    floor_stall_ms: float | None = None
+    floor_p99_ms: float | None = None
+    handler_cpu_by_event: dict[str, float] = field(default_factory=dict)
+    why: str = ""
 
     def to_json_dict(self) -> dict[str, object]:
         d = asdict(self)
@@ -103,20 +109,25 @@ class StudioBenchReport:
         for key in ("latency_ms", "frame_handover_ms", "frame_paint_ms"):
             d[key] = [round(v, 2) for v in getattr(self, key)]
         d["handler_cpu_ms"], d["load_average"] = round(self.handler_cpu_ms, 1), round(self.load_average, 2)
-        d["stall_cpu_ms"] = round(self.stall_cpu_ms, 1)
+        d["stall_cpu_ms"], d["lateness_p99_ms"] = round(self.stall_cpu_ms, 1), round(self.lateness_p99_ms, 1)
+        d.pop("why")
+        d["gui_cpu_percent"] = round(self.gui_cpu_percent, 1)
+        d["handler_cpu_by_event"] = {k: round(v, 1) for k, v in self.handler_cpu_by_event.items()}
         return d
 
 
 def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s: float = 600.0,
                      size: tuple[int, int] = (1400, 900), recording: bool = True, moving: bool = False,
-                     grab: Path | None = None) -> StudioBenchReport:
+                     grab: Path | None = None, why: bool = False) -> StudioBenchReport:
     """Replay ``project`` in the studio (offscreen unless a platform is set) and measure.
 
     ``recording``: a recording goes at the same time (see the module doc);
     ``moving``: replay the moving page's flow (:mod:`studio.moving_page`,
     served on 127.0.0.1) instead of ``project``; ``grab``: save a PNG of the
     window there once the live view painted :data:`GRAB_AFTER_FRAMES` frames
-    and :data:`GRAB_AFTER_STEPS` steps finished (or when the run ends).
+    and :data:`GRAB_AFTER_STEPS` steps finished (or when the run ends); ``why``: a
+    :class:`~studio.stall_watch.StallWatch` samples the GUI thread during each
+    stall and the report's ``why`` names the longest stalls' causes.
 
     Raises
     ------
@@ -135,6 +146,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
     from .app import create_app  # noqa: PLC0415
     from .main_window import MainWindow  # noqa: PLC0415
     from .run_state import RunState  # noqa: PLC0415
+    from .warmup import start_warmup  # noqa: PLC0415
 
     from core.record.events import ForwardKey, ForwardType  # noqa: PLC0415
 
@@ -187,12 +199,16 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         costliest = [""]
 
+        by_event: dict[str, float] = {}
+
         def timed(event: object) -> None:  # the bridge's own dispatch, with the GUI thread's CPU time taken
             t = time.thread_time()
-            bridge._dispatch(event)  # type: ignore[arg-type]
+            dispatch(event)  # type: ignore[arg-type]
             ms = (time.thread_time() - t) * 1000.0
+            name = type(event).__name__
+            by_event[name] = max(by_event.get(name, 0.0), ms)
             if ms > cpu[0]:
-                cpu[0], costliest[0] = ms, type(event).__name__
+                cpu[0], costliest[0] = ms, name
 
         def timed_frame() -> None:  # the same for a decoded live frame handed to the live view
             t = time.thread_time()
@@ -214,8 +230,8 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         live.paintEvent = timed_paint  # type: ignore[method-assign]
 
-        bridge._incoming.disconnect(bridge._dispatch)
-        bridge._incoming.connect(timed, Qt.ConnectionType.QueuedConnection)
+        dispatch = bridge._dispatch
+        bridge._dispatch = timed  # type: ignore[method-assign]  # the bridge's batches call it per event
         bridge._frame_ready.disconnect(bridge._deliver_frame)
         bridge._frame_ready.connect(timed_frame, Qt.ConnectionType.QueuedConnection)
         recorder = window.recorder_dock.bridge
@@ -234,11 +250,21 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
 
         clock = QElapsedTimer()
         longest, beats, last, busy = [0.0], [0], [0.0, 0.0], [0.0]
+        gaps: list[float] = []
+        watch = None
+        if why:
+            from .stall_watch import StallWatch  # noqa: PLC0415
+
+            watch = StallWatch()
 
         def beat() -> None:
             now, cpu_now = clock.nsecsElapsed() / 1e6, time.thread_time() * 1000.0
-            if beats[0] and now - last[0] > longest[0]:
-                longest[0], busy[0] = now - last[0], cpu_now - last[1]
+            if watch is not None:
+                watch.beat()
+            if beats[0]:
+                gaps.append(now - last[0])
+                if now - last[0] > longest[0]:
+                    longest[0], busy[0] = now - last[0], cpu_now - last[1]
             last[0], last[1] = now, cpu_now
             beats[0] += 1
 
@@ -247,8 +273,15 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         heart.timeout.connect(beat)
         for _ in range(20):  # let the window lay out before measuring
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        # as the studio does once its window shows (studio.app.main); joined here: a person does not start a
+        # run in the second after the window opened, and the bench measures the run, not the start-up
+        start_warmup().join(120.0)
+        floor = _start_floor()
         clock.start()
         heart.start()
+        if watch is not None:
+            watch.start()
+        modules0 = set(sys.modules)
         if recording:  # as the Recorder does, without its dock (one browser at a time in the live view)
             recorder.open(window.project, "bench_recording", base, default_recorder_factory, headless=True)
             started = QEventLoop()  # the recording goes before the run starts: both go at once all the run
@@ -257,7 +290,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             QTimer.singleShot(int(RECORDING_START_S * 1000), started.quit)
             started.exec()
             keys.start()
-        t0 = time.monotonic()
+        t0, gui_cpu0 = time.monotonic(), time.thread_time()
         if not window.start_run(tuple(names)):
             window.shutdown()
             raise RuntimeError("the studio could not start the run (see the status bar message)")
@@ -267,17 +300,23 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         if window.state is not RunState.FINISHED:
             loop.exec()
         seconds = time.monotonic() - t0
+        gui_cpu = (time.thread_time() - gui_cpu0) / seconds * 100.0 if seconds > 0 else 0.0
         if window.state is not RunState.FINISHED:
             window.shutdown()
             raise TimeoutError(f"the run did not end within {timeout_s:.0f} s")
         heart.stop()
+        floor_figures = _stop_floor(floor)
         keys.stop()
+        if watch is not None:
+            watch.stop()
         painted, received = live.frames_painted - painted0, window.bridge.frames_received - received0
         if not grabbed[0]:
             window.grab().save(str(grab))
         window.shutdown()
         window.deleteLater()
         stall = max(0.0, longest[0] - HEARTBEAT_MS)
+        late = sorted(max(0.0, g - HEARTBEAT_MS) for g in gaps)
+        p99 = late[min(len(late) - 1, int(len(late) * 0.99))] if late else 0.0
         qInstallMessageHandler(previous)
         lat = sorted(latencies)
         latency = (lat[len(lat) // 2], lat[-1]) if lat else (0.0, 0.0)
@@ -286,11 +325,51 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         return StudioBenchReport(stall, per_s(painted), steps[0], painted, seconds, names, results, beats[0], cpu[0],
                                  busy[0], os.getloadavg()[0], per_s(received), received, latency,
                                  "moving" if moving else "project", recording, rec_frames[0], rec_steps[0],
-                                 costliest[0], med_max(handover), med_max(paints))
+                                 costliest[0], med_max(handover), med_max(paints), lateness_p99_ms=p99,
+                                 handler_cpu_by_event=dict(sorted(by_event.items(), key=lambda kv: -kv[1])),
+                                 why=_why(watch, sorted(set(sys.modules) - modules0)) if watch is not None else "",
+                                 floor_stall_ms=floor_figures[0], floor_p99_ms=floor_figures[1],
+                                 gui_cpu_percent=gui_cpu)
     finally:
         if server is not None:
             server.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _start_floor() -> object:
+    """The floor probe (:mod:`studio.stall_floor`) started in its own process, or None when it cannot start."""
+    import subprocess  # noqa: PLC0415
+
+    try:
+        return subprocess.Popen([sys.executable, "-m", "studio.stall_floor"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    except OSError:
+        return None
+
+
+def _stop_floor(proc: object) -> tuple[float | None, float | None]:
+    """Close the probe's input and read its figures: (longest stall ms, p99 lateness ms), or (None, None)."""
+    import subprocess  # noqa: PLC0415
+
+    if not isinstance(proc, subprocess.Popen):
+        return (None, None)
+    try:
+        out, _ = proc.communicate("", timeout=30)
+        doc = json.loads(out.strip().splitlines()[-1])
+        return (float(doc["stall_ms"]), float(doc["p99_ms"]))
+    except (subprocess.TimeoutExpired, ValueError, IndexError, KeyError):
+        proc.kill()
+        return (None, None)
+
+
+def _why(watch: object, imported: list[str]) -> str:
+    from .stall_watch import format_stalls  # noqa: PLC0415
+
+    # a module imported while the run goes costs the importing thread (and the GIL) its loading, and
+    # PySide's import hook reads its source (inspect.getsource) to look for PySide use
+    head = f"modules imported while the run went: {len(imported)}" + (
+        f" ({', '.join(imported[:40])}{', ...' if len(imported) > 40 else ''})" if imported else "")
+    return head + "\n" + format_stalls(watch.stalls)  # type: ignore[attr-defined]
 
 
 def _quiet(mode: object, context: object, message: str) -> None:
@@ -310,6 +389,11 @@ def format_report(r: StudioBenchReport) -> str:
         f"({', '.join(f'{k} {v}' for k, v in r.results.items())}){rec}",
         f"  longest GUI event-loop stall  {r.stall_ms:7.1f} ms   (goal <= {GOAL_STALL_MS:.0f} ms: "
         f"{ok(r.stall_ms <= GOAL_STALL_MS)}; {r.beats} heartbeats of {HEARTBEAT_MS} ms)",
+        f"  heartbeat lateness, p99       {r.lateness_p99_ms:7.1f} ms   (the GUI thread was busy {r.gui_cpu_percent:.0f}% "
+        f"of the run: CPU time over wall time)",
+        (f"  floor: an empty event loop    {r.floor_stall_ms:7.1f} ms longest, {r.floor_p99_ms:.1f} ms p99 (its own "
+         f"process, the same heartbeat at the same time: what the machine's load alone costs)"
+         if r.floor_stall_ms is not None else "  floor: the empty event loop's probe did not report"),
         f"  live frames received per s    {r.fps_received:7.2f}      ({r.frames_received} screencast frames of "
         f"1280x800 from Chromium, which sends one when the page repaints)",
         f"  live view frames per second   {r.fps:7.2f}      (goal >= {GOAL_FPS:.0f}: {ok(r.fps >= GOAL_FPS)}; "
@@ -325,6 +409,10 @@ def format_report(r: StudioBenchReport) -> str:
         f"({r.handler_event or 'none'}); "
         f"load average {r.load_average:.1f} on {os.cpu_count()} cores",
     ]
+    if r.why:
+        costly = ", ".join(f"{k} {v:.1f}" for k, v in list(r.handler_cpu_by_event.items())[:6])
+        lines += [f"  most GUI-thread CPU ms on one event, by event: {costly or 'none'}",
+                  "why (the longest stalls, sampled):", r.why]
     return "\n".join(lines)
 
 
@@ -338,11 +426,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="replay a flow on a page that repaints all the time (served on 127.0.0.1) instead of --project")
     p.add_argument("--no-recording", action="store_true", help="no recording at the same time as the run")
     p.add_argument("--grab", metavar="PNG", help="save a picture of the studio during the run here")
+    p.add_argument("--why", action="store_true",
+                   help="sample the GUI thread's stack during each stall and print what it was doing")
     ns = p.parse_args(argv)
     try:
         report = run_studio_bench(Path(ns.project), flows=ns.flows, timeout_s=ns.timeout_s,
                                   recording=not ns.no_recording, moving=ns.moving,
-                                  grab=Path(ns.grab) if ns.grab else None)
+                                  grab=Path(ns.grab) if ns.grab else None, why=ns.why)
     except (FileNotFoundError, ValueError) as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2

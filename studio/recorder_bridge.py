@@ -64,13 +64,12 @@ RecorderFactory = Callable[[ProjectLike, str, "str | None", OnRecorderEvent, boo
 
 def default_recorder_factory(project: ProjectLike, flow_name: str, url: str | None, on_event: OnRecorderEvent,
                              headless: bool) -> RecorderLike:
-    """The real recorder: ``RecorderRunner(project, flow_name=..., url=..., on_event=..., headless=...)``.
+    """The real recorder, in its own process: :class:`~studio.engine_process.RecorderProcess` running
+    ``RecorderRunner(project, flow_name=..., url=..., on_event=..., headless=...)`` (its Python, its Chromium
+    and its site's server never hold the GUI thread's GIL)."""
+    from .engine_process import RecorderProcess  # noqa: PLC0415
 
-    Imported lazily so that the studio (and its previews) load without it.
-    """
-    from core.record.runner import RecorderRunner  # noqa: PLC0415 - optional until the runner exists
-
-    return RecorderRunner(project, flow_name=flow_name, url=url, on_event=on_event, headless=headless)
+    return RecorderProcess(project, flow_name=flow_name, url=url, on_event=on_event, headless=headless)
 
 
 class RecorderBridge(QObject):

@@ -19,11 +19,12 @@ Everything comes from the store (read-only opens of ``<project>/.steadyhand/stor
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent
+from PySide6.QtGui import QBrush, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton,
     QSizePolicy, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -312,6 +313,7 @@ class HistoryPanel(QWidget):
     step_shown = Signal(object, QImage)
     #: A run was opened read-only: its :class:`~core.store.RunDetail`.
     run_opened = Signal(object)
+    _read_done = Signal(object)
 
     def __init__(self, media_root: Path | None = None, flows: Sequence[str] = (),
                  parent: QWidget | None = None, flow_steps: Mapping[str, int] | None = None) -> None:
@@ -320,6 +322,9 @@ class HistoryPanel(QWidget):
         self.media_root = Path(media_root) if media_root is not None else None
         self.entries: list[HistoryEntry] = []
         self._flows = list(flows)
+        self._reading: threading.Thread | None = None
+        self._read_again = self._stale = False
+        self._read_done.connect(self._on_read, Qt.ConnectionType.QueuedConnection)
         self.flow_steps: dict[str, int] = dict(flow_steps or {})
         self.flow_filter = QComboBox()
         self.flow_filter.setObjectName("historyFlowFilter")
@@ -397,25 +402,76 @@ class HistoryPanel(QWidget):
         self.flow_filter.blockSignals(False)
 
     def refresh(self) -> None:
-        """Read the runs again (newest first, at most 200)."""
+        """Read the runs again (newest first, at most 200), now (a person asked: the filter, the button)."""
+        self._fill(self._read(self.flow_filter.currentData()))
+
+    def refresh_later(self) -> None:
+        """Read the runs again on a worker thread and show them when read (a run goes on: the GUI thread
+        never waits for the store); a hidden panel reads them when it is shown.  Requests made while a read
+        goes are served by one more read after it."""
+        if not self.isVisible() and self.parent() is not None:
+            self._stale = True
+            return
+        self._stale = False
+        if self._reading is not None and self._reading.is_alive():
+            self._read_again = True
+            return
+        self._read_again = False
         flow = self.flow_filter.currentData()
+        self._reading = threading.Thread(target=self._read_and_hand_over, args=(flow,), name="studio-history-read",
+                                         daemon=True)
+        self._reading.start()
+
+    def _read_and_hand_over(self, flow: str | None) -> None:
+        result = self._read(flow)
+        try:
+            self._read_done.emit(result)  # queued to the GUI thread
+        except RuntimeError:
+            pass  # the panel was deleted meanwhile (the window closed)
+
+    def _on_read(self, result: object) -> None:
+        self._fill(result)  # type: ignore[arg-type]
+        if self._read_again:
+            self.refresh_later()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._stale:
+            self.refresh_later()
+
+    def _read(self, flow: str | None) -> tuple[list[HistoryEntry], list[str] | None, str]:
+        """(entries, the store's flows or None, the note): any thread (a store of its own, read-only)."""
         try:
             store = self._store()
             if store is None:
-                self.entries = []
-                self.note.setText("No run yet \u2014 press F5 to run a flow; finished runs are listed here.")
-            else:
-                with store:
-                    self.entries = run_history(store, limit=200, flow=flow)
-                    flows = sorted({e.run.flow for e in run_history(store, limit=200)})
-                self._fill_filter(flows)
-                self.note.setText(f"{len(self.entries)} run{'s' * (len(self.entries) != 1)}"
-                                  " \u00b7 double-click opens one read-only; select two of one flow to compare")
+                return [], None, "No run yet \u2014 press F5 to run a flow; finished runs are listed here."
+            with store:
+                entries = run_history(store, limit=200, flow=flow)
+                flows = sorted({e.run.flow for e in run_history(store, limit=200)})
+            return entries, flows, (f"{len(entries)} run{'s' * (len(entries) != 1)}"
+                                    " \u00b7 double-click opens one read-only; select two of one flow to compare")
         except Exception as exc:  # noqa: BLE001 - shown, not raised: a damaged or newer store
-            self.entries = []
-            self.note.setText(f"Could not read the run history from {self.db}: {exc}")
-        self.table.setRowCount(len(self.entries))
-        for row, e in enumerate(self.entries):
+            return [], None, f"Could not read the run history from {self.db}: {exc}"
+
+    def _fill(self, result: tuple[list[HistoryEntry], list[str] | None, str]) -> None:
+        entries, flows, note = result
+        if flows is not None:
+            self._fill_filter(flows)
+        self.note.setText(note)
+        old, self.entries = self.entries, entries
+        # the usual change while a run goes: new runs on top, the oldest falling off; only those rows are
+        # built (filling 200 rows per finished flow cost the GUI thread tens of ms)
+        top = next(i for i in range(len(entries) + 1) if entries[i:] == old[:len(entries) - i])
+        if top < len(entries) and self.table.rowCount() == len(old):
+            for _ in range(top):
+                self.table.insertRow(0)
+            self.table.setRowCount(len(entries))
+            changed = range(top)
+        else:
+            self.table.setRowCount(len(entries))
+            changed = range(len(entries))
+        for row in changed:
+            e = entries[row]
             r = e.run
             dur = f"{r.seconds:.1f} s" if r.seconds is not None else "\u2014"
             cells = [_item(r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), tip=r.id), _item(r.flow),
@@ -518,6 +574,6 @@ class HistoryPanel(QWidget):
         self.step_shown.emit(s, self.viewer.image(s.before))
 
     def apply(self, event: object) -> None:
-        """A finished flow or batch: list the new run."""
+        """A finished flow or batch: list the new run (read off the GUI thread: :meth:`refresh_later`)."""
         if isinstance(event, (FlowFinished, RunFinished)):
-            self.refresh()
+            self.refresh_later()

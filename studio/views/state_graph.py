@@ -25,6 +25,7 @@ right (:attr:`StateGraphView.state_selected` carries the node key).
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -39,6 +40,7 @@ from core.engine.events import FlowStarted, StateGraphChanged
 from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, layered_layout, stable_layout
 from core.store import GraphTable, Store
 
+from ..coalesce import ImageLoader
 from ..theme import COLORS, TAKEOVER_COLOR
 
 __all__ = ["VERDICT_COLORS", "StateGraphView", "GraphCanvas", "NODE_W", "NODE_H"]
@@ -359,6 +361,7 @@ class StateGraphView(QWidget):
     """
 
     state_selected = Signal(str)
+    _read_done = Signal(object)
 
     def __init__(self, media_root: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -369,6 +372,10 @@ class StateGraphView(QWidget):
         self.selected = ""
         self._pos: dict[str, tuple[float, float]] = {}
         self._dirty = False
+        self._shot_dirty = False
+        self._loading: str | None = None  # the stored graph being read off the GUI thread
+        self._held: list[StateGraphChanged] = []
+        self._read_done.connect(self._on_read, Qt.ConnectionType.QueuedConnection)
         self.layout_mode = "layered"
         self.layout_box = QComboBox()
         self.layout_box.setObjectName("stateGraphLayout")
@@ -384,6 +391,9 @@ class StateGraphView(QWidget):
         self.canvas = GraphCanvas()
         self.canvas.node_clicked.connect(self.select_state)
         self.shot = _Screenshot()
+        #: Reads the selected state's stored screenshot off the GUI thread.
+        self.images = ImageLoader(self)
+        self.images.loaded.connect(self._on_image_loaded)
         self.shot.setObjectName("stateScreenshot")
         self.shot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.shot.setMinimumSize(200, 130)
@@ -427,10 +437,11 @@ class StateGraphView(QWidget):
     def apply(self, event: object) -> None:
         """Follow the engine: a flow's start loads its stored graph; each step's change grows it."""
         if isinstance(event, FlowStarted):
-            self.load_stored(flow_graph_name(event.flow))
-            self.current = ""
-            self._redraw()
+            self.load_later(flow_graph_name(event.flow))
         elif isinstance(event, StateGraphChanged):
+            if self._loading is not None:
+                self._held.append(event)  # applied over the stored graph once it is read
+                return
             if event.graph != self.graph.name:
                 self.load_stored(event.graph)
             self.graph.put_node(event.source)
@@ -442,17 +453,51 @@ class StateGraphView(QWidget):
                 self._show_selected()
 
     def load_stored(self, name: str) -> StateGraph:
-        """Show graph ``name`` as the store holds it (an empty graph without a store or rows)."""
-        graph = StateGraph(name)
+        """Show graph ``name`` as the store holds it (an empty graph without a store or rows), read now."""
+        return self._show_read(self._read(name))
+
+    def load_later(self, name: str) -> None:
+        """Show graph ``name`` as the store holds it, read on a worker thread (a flow starts: the GUI thread
+        never waits for the store); the run's changes that come meanwhile are applied over it once it is read."""
+        self._loading, self._held = name, []
+        threading.Thread(target=self._read_and_hand_over, args=(name,), name="studio-graph-read", daemon=True).start()
+
+    def _read(self, name: str) -> tuple[StateGraph, list[str] | None, str]:
+        """(the stored graph, the store's graph names or None, an error text): any thread."""
         db = self.media_root / "store.sqlite" if self.media_root is not None else None
-        if db is not None and db.is_file():
-            try:
-                with Store.open(db, read_only=True) as store:
-                    table = GraphTable(store)
-                    graph = table.load_state_graph(name)
-                    self._list_graphs(table.names(), name)
-            except Exception as exc:  # noqa: BLE001 - a store of another version: say so, show nothing
-                self.header.setText(f"Could not read the state graph {name!r} from {db}: {exc}")
+        if db is None or not db.is_file():
+            return StateGraph(name), None, ""
+        try:
+            with Store.open(db, read_only=True) as store:
+                table = GraphTable(store)
+                return table.load_state_graph(name), table.names(), ""
+        except Exception as exc:  # noqa: BLE001 - a store of another version: say so, show nothing
+            return StateGraph(name), None, f"Could not read the state graph {name!r} from {db}: {exc}"
+
+    def _read_and_hand_over(self, name: str) -> None:
+        result = self._read(name)
+        try:
+            self._read_done.emit((name, result))  # queued to the GUI thread
+        except RuntimeError:
+            pass  # the view was deleted meanwhile
+
+    def _on_read(self, item: tuple[str, tuple[StateGraph, list[str] | None, str]]) -> None:
+        name, result = item
+        if name != self._loading:
+            return  # another flow started meanwhile: its own read follows
+        held, self._loading, self._held = self._held, None, []
+        self._show_read(result)
+        self.current = ""
+        self._redraw()
+        for event in held:
+            self.apply(event)
+
+    def _show_read(self, result: tuple[StateGraph, list[str] | None, str]) -> StateGraph:
+        graph, names, error = result
+        if names is not None:
+            self._list_graphs(names, graph.name)
+        if error:
+            self.header.setText(error)
         self.set_graph(graph)
         return graph
 
@@ -494,7 +539,17 @@ class StateGraphView(QWidget):
         p = Path(self.media_root, *node.screenshot.split("/"))
         return p if p.is_file() else None
 
+    def _on_image_loaded(self, key: object) -> None:
+        shown = self.selected or self.current
+        path = self.screenshot_path(shown) if shown else None
+        if path is not None and key == str(path):
+            self._show_selected()
+
     def _show_selected(self) -> None:
+        if not self.isVisible() and self.parent() is not None:
+            self._shot_dirty = True  # a hidden dock: shown (and its screenshot read) when it is shown
+            return
+        self._shot_dirty = False
         key = self.selected or self.current
         if not key or key not in self.graph:
             self.shot.set_image(QImage(), "Click a state to see its screenshot")
@@ -502,7 +557,9 @@ class StateGraphView(QWidget):
             return
         node = self.graph.node(key)
         path = self.screenshot_path(key)
-        self.shot.set_image(QImage(str(path)) if path is not None else QImage(), "No screenshot stored for this state")
+        image = self.images.get(str(path), path) if path is not None else QImage()
+        self.shot.set_image(image if image is not None else QImage(),
+                            "No screenshot stored for this state" if image is not None else "Loading\u2026")
         out_edges = [e for e in self.graph.edges() if e.source == key]
         when = node.last_seen.strftime("%Y-%m-%d %H:%M:%S UTC") if node.last_seen else "?"
         number = next(i for i, n in enumerate(self.graph.nodes(), 1) if n.key == key)
@@ -566,6 +623,8 @@ class StateGraphView(QWidget):
         super().showEvent(event)
         if self._dirty:
             self._redraw()
+        if self._shot_dirty:
+            self._show_selected()
 
     def _redraw(self) -> None:
         # a hidden dock (another tab in front) only notes the change: it is drawn when shown

@@ -19,6 +19,7 @@ from core.engine.events import (
     PhaseChanged, Resumed, StateNoted, StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 
+from ..coalesce import Deferred
 from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
 
 __all__ = ["StepRow", "StepsModel", "StepsTable", "StepDetails", "StepsPanel", "step_details_html"]
@@ -565,6 +566,7 @@ class StepsPanel(QWidget):
         self.summary.setObjectName("panelTitle")
         self._following = True
         self._selecting = False
+        self._details_stale = False
 
         head = QHBoxLayout()
         head.setContentsMargins(8, 4, 8, 4)
@@ -587,6 +589,8 @@ class StepsPanel(QWidget):
         lay.addLayout(head)
         lay.addWidget(self.splitter, 1)
 
+        #: The details pane and the summary after a burst of step changes (once per burst, not per event).
+        self.refresh = Deferred(self._refresh_now, parent=self)
         self.model.flows_changed.connect(self._on_flows_changed)
         self.model.current_flow_changed.connect(self._on_current_flow_changed)
         self.model.dataChanged.connect(self._on_data_changed)
@@ -635,7 +639,14 @@ class StepsPanel(QWidget):
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_args: Any) -> None:
         sel = self.table.selectionModel().currentIndex()
         if sel.isValid() and top_left.row() <= sel.row() <= bottom_right.row():
-            self.details.show_row(self.model.row(sel.row()))
+            self._details_stale = True
+        self.refresh.schedule()
+
+    def _refresh_now(self) -> None:
+        if self._details_stale:
+            self._details_stale = False
+            sel = self.table.selectionModel().currentIndex()
+            self.details.show_row(self.model.row(sel.row()) if sel.isValid() else None)
         self._update_summary()
 
     def _on_reset(self) -> None:

@@ -8,7 +8,13 @@ shows comes from the engine: the changed regions are the engine's
 verdict and the expected / observed delta its ``VerdictReached``.
 
 Screenshots are kept as PNG bytes (live) or store paths (stored run) and
-decoded only for the step shown, so a long run costs little memory.
+decoded only for the step shown, off the GUI thread
+(:class:`~studio.coalesce.ImageLoader`), so a long run costs little memory
+and the GUI thread never decodes a picture.  The events of a step change
+its row at once; the panel's own refresh (the shown step's details and
+pictures, the filters, the column widths) runs once per burst of events
+(:class:`~studio.coalesce.Deferred`), and the columns are sized by measuring
+the changed rows' text, never by re-measuring the whole table per event.
 Ctrl+F focuses the search box; the filters (text, action, verdict,
 strategy) combine.
 """
@@ -34,6 +40,7 @@ from core.engine.events import (
     StepEvidenceRecorded, StepFinished, StepStarted, TargetResolved, VerdictReached,
 )
 
+from ..coalesce import Deferred, ImageLoader
 from ..skill_events import describe_skill_event
 from ..theme import COLORS, STATUS_COLORS, status_color, status_label
 
@@ -544,7 +551,8 @@ class TimelinePanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized by _fit_columns (the changed rows only): ResizeToContents re-measured every row per event
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(TimelineModel.COL_TITLE, QHeaderView.ResizeMode.Stretch)
 
         self.before_view, self.after_view = ShotView("Before"), ShotView("After")
@@ -592,30 +600,53 @@ class TimelinePanel(QWidget):
         self.strategy_combo.currentIndexChanged.connect(
             lambda _i: self._filter(strategy=self.strategy_combo.currentData()))
         self.table.selectionModel().currentRowChanged.connect(lambda _c, _p: self._show_current())
+        #: Decodes the shown step's screenshots off the GUI thread.
+        self.images = ImageLoader(self)
+        self.images.loaded.connect(self._on_image_loaded)
+        #: The panel's refresh after a burst of step changes (see the module docstring).
+        self.refresh = Deferred(self._refresh_now, parent=self)
+        self._changed: set[tuple[str, int]] = set()
+        self._fit_all = True
         self._wire(self.model)
         self._follow = True
-        self._images: dict[tuple[str, int, str], tuple[object, QImage]] = {}
         self._refresh_choices()
         self._show_current()
+        self._fit_columns()
 
-    def _image(self, s: TimelineStep, when: str) -> QImage:
-        """The step's screenshot, decoded once per PNG (events of the shown step redraw it often)."""
-        source: object = (s.before_png or s.before_path) if when == "before" else (s.after_png or s.after_path)
-        key = (s.flow, s.index, when)
-        hit = self._images.get(key)
-        if hit is not None and hit[0] is source:
-            return hit[1]
-        img = s.image(when)
-        if len(self._images) > 8:
-            self._images.clear()
-        self._images[key] = (source, img)
-        return img
+    def _image(self, s: TimelineStep, when: str) -> QImage | None:
+        """The step's screenshot once decoded (off the GUI thread); None while it is being decoded."""
+        source = (s.before_png or s.before_path) if when == "before" else (s.after_png or s.after_path)
+        return self.images.get((id(self.model), s.flow, s.index, when), source)
+
+    def _on_image_loaded(self, key: object) -> None:
+        s = self.current_step()
+        if s is not None and isinstance(key, tuple) and key[:3] == (id(self.model), s.flow, s.index):
+            self._show_shots(s)
 
     def _wire(self, model: TimelineModel) -> None:
         """Follow ``model``'s changes while it is the one shown."""
         model.step_changed.connect(lambda f, i: self._on_step_changed(f, i) if model is self.model else None)
-        model.rowsInserted.connect(lambda *_a: self._refresh_choices() if model is self.model else None)
-        model.modelReset.connect(lambda: self._refresh_choices() if model is self.model else None)
+        model.rowsInserted.connect(lambda *_a: self._on_rows() if model is self.model else None)
+        model.modelReset.connect(lambda: self._on_rows() if model is self.model else None)
+
+    def _on_rows(self) -> None:
+        self._refresh_choices()
+        self._fit_all = True
+        self.refresh.schedule()
+
+    def _fit_columns(self, rows: list[TimelineStep] | None = None) -> None:
+        """Widen the columns (all but the title) to the text of ``rows``; all rows (may also narrow) when None."""
+        fm = self.table.fontMetrics()
+        hh = self.table.horizontalHeader()
+        head = hh.fontMetrics()
+        steps = self.model.steps() if rows is None else rows
+        for col, name in enumerate(TimelineModel.COLUMNS):
+            if col == TimelineModel.COL_TITLE:
+                continue
+            texts = [self.model._display(s, col) for s in steps]  # noqa: SLF001 - the model's own cell text
+            want = max([head.horizontalAdvance(name) + 20, *(fm.horizontalAdvance(t) + 16 for t in texts)])
+            if rows is None or want > hh.sectionSize(col):
+                hh.resizeSection(col, want)
 
     def _show_model(self, model: TimelineModel) -> None:
         if model is self.model:
@@ -623,11 +654,15 @@ class TimelinePanel(QWidget):
         old, self.model = self.model, model
         if old is not self.live_model:
             old.deleteLater()  # a stored run's model is not shown again
-        self._images.clear()
+        self.images.clear()
+        self.refresh.cancel()
+        self._changed.clear()
         self.proxy.setSourceModel(model)
         self.live_button.setVisible(model is not self.live_model)
         self._refresh_choices()
         self._show_current()
+        self._fit_columns()
+        self._fit_all = False
 
     @property
     def showing_live(self) -> bool:
@@ -757,14 +792,23 @@ class TimelinePanel(QWidget):
         self.count_label.setText(f"{shown} of {total} steps" if shown != total else f"{total} steps")
 
     def _on_step_changed(self, flow: str, index: int) -> None:
+        """A step's data changed: refreshed with the others of its burst (:attr:`refresh`)."""
+        self._changed.add((flow, index))
+        self.refresh.schedule()
+
+    def _refresh_now(self) -> None:
+        changed, self._changed = self._changed, set()
+        rows = [self.model.step(at) for f, i in changed if (at := self.model.find(f, i)) is not None]
         s = self.current_step()
-        if s is not None and (s.flow, s.index) == (flow, index):
+        if s is not None and (s.flow, s.index) in changed:
             self._show_current()
-        at = self.model.find(flow, index)
-        if at is not None and self.action_combo.findData(self.model.step(at).action) < 0:
+        if any(self.action_combo.findData(r.action) < 0 for r in rows):
             self._refresh_choices()  # a new action kind: offer it in the filter
-        self.proxy.refilter()
+        if self.proxy.text or self.proxy.action or self.proxy.verdict or self.proxy.strategy:
+            self.proxy.refilter()
         self._update_count()
+        fit_all, self._fit_all = self._fit_all, False
+        self._fit_columns(None if fit_all else rows)
 
     def _show_current(self) -> None:
         s = self.current_step()
@@ -775,15 +819,18 @@ class TimelinePanel(QWidget):
                 v.empty_text = empty
                 v.set_shot(QImage())
             return
+        self._show_shots(s)
+
+    def _show_shots(self, s: TimelineStep) -> None:
         ev = s.evidence
         regions = ev.diff.regions if ev is not None and ev.diff is not None else ()
         dpr = ev.diff.device_pixel_ratio if ev is not None and ev.diff is not None else 1.0
         before, after = self._image(s, "before"), self._image(s, "after")
-        self.before_view.empty_text = "no screenshot before this step"
-        self.after_view.empty_text = "the step ended before its after-observation" if s.status not in (
-            "pending", "running") else "not yet"
-        self.before_view.set_shot(before, regions, dpr)
-        self.after_view.set_shot(after, regions, dpr)
+        self.before_view.empty_text = "no screenshot before this step" if before is not None else "loading\u2026"
+        self.after_view.empty_text = ("loading\u2026" if after is None else "not yet" if s.status in (
+            "pending", "running") else "the step ended before its after-observation")
+        self.before_view.set_shot(before if before is not None else QImage(), regions, dpr)
+        self.after_view.set_shot(after if after is not None else QImage(), regions, dpr)
 
 
 def steps_of_stored_run(store: Any, run_id: str, *, exists: Callable[[Path], bool] = Path.is_file

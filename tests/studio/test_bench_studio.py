@@ -18,13 +18,18 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_bench_studio_replays_and_prints_its_figures(tmp_path: Path) -> None:
     out = tmp_path / "studio.json"
-    proc = _cli("--flows", "sort_table", "--json", str(out))
+    proc = _cli("--flows", "sort_table", "--json", str(out), "--why")
     assert proc.returncode == 0, proc.stderr
+    # beside the studio's figures, the floor: an empty event loop's heartbeat in its own process, at the same time
+    assert "floor: an empty event loop" in proc.stdout and "heartbeat lateness, p99" in proc.stdout
+    # --why: what the GUI thread did in its longest stalls (or that none passed the threshold)
+    assert "why (the longest stalls, sampled):" in proc.stdout and "modules imported while the run went" in proc.stdout
     assert "longest GUI event-loop stall" in proc.stdout and "live view frames per second" in proc.stdout
     assert "(goal <= 50 ms:" in proc.stdout and "(goal >= 10:" in proc.stdout  # the bars beside the figures
     assert "live frames received per s" in proc.stdout and "a recording went at the same time" in proc.stdout
     doc = json.loads(out.read_text())
-    assert {"stall_ms", "fps", "fps_received", "steps", "latency_ms"} <= set(doc)
+    assert {"stall_ms", "fps", "fps_received", "steps", "latency_ms", "lateness_p99_ms"} <= set(doc)
+    assert isinstance(doc["floor_stall_ms"], float) and isinstance(doc["floor_p99_ms"], float)
     assert isinstance(doc["stall_ms"], float) and doc["stall_ms"] >= 0
     # the screencast's frames reached the studio and the live view painted them
     assert doc["frames_received"] > 0 and doc["frames"] > 0

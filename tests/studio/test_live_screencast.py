@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QImage
 
 from core.domain import BBox
 from core.engine.events import ScreencastFrame
-from studio.bridge import MASK_COLOR, FrameDecoder
+from studio.bridge import MASK_COLOR, FrameDecoder, thread_engine_factory
 from studio.main_window import MainWindow
 from studio.moving_page import moving_project, serve_moving_page
 from studio.run_state import RunState
@@ -55,7 +55,9 @@ def test_the_decoder_keeps_only_the_newest_frame_and_wakes_once(qtbot) -> None: 
 def test_the_live_view_streams_a_real_run_and_the_screencast_stops_with_it(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
     with serve_moving_page() as base:
         project = moving_project(tmp_path / "moving", base, rounds=3)
-        w = MainWindow(project, close_timeout=15.0)
+        # the engine in a thread of this process, so that the test can look into its screencast plugin (the
+        # studio runs it in its own process: test_gui_thread_relief streams a run through that)
+        w = MainWindow(project, close_timeout=15.0, engine_factory=thread_engine_factory)
         qtbot.addWidget(w)
         w.resize(1400, 900)
         w.show()

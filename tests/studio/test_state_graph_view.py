@@ -70,6 +70,7 @@ def test_graph_after_a_real_demo_run_has_one_node_per_distinct_state(qtbot, tmp_
     pos = view.canvas.node_center(first.key).toPoint()
     qtbot.mouseClick(view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert view.selected == first.key
+    qtbot.waitUntil(lambda: not view.shot.image.isNull(), timeout=5000)  # read from its file off the GUI thread
     pix = view.shot.pixmap()
     assert pix is not None and not pix.isNull()
     path = view.screenshot_path(first.key)

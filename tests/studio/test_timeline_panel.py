@@ -49,8 +49,8 @@ def test_timeline_of_a_real_demo_run_live_and_from_the_store(qtbot, tmp_path):
     tl.set_filters(text="")
     row = next(i for i, s in enumerate(tl.visible_steps()) if s is changed[0])
     tl.select_row(row)
-    qtbot.wait(50)
     view = tl.after_view
+    qtbot.waitUntil(lambda: not view._image.isNull(), timeout=5000)  # decoded off the GUI thread
     img = view.grab().toImage()
     assert view.drawn and len(view.drawn) == len(changed[0].evidence.diff.regions)
     r = view.drawn[0]
@@ -93,7 +93,7 @@ def test_timeline_of_a_real_demo_run_live_and_from_the_store(qtbot, tmp_path):
     panel.resize(1200, 600)
     panel.show()
     panel.select_row(next(i for i, s in enumerate(stored) if s.evidence.diff and s.evidence.diff.regions))
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not panel.after_view._image.isNull(), timeout=5000)  # read from its file off the GUI thread
     panel.after_view.grab()
     assert panel.after_view.drawn
 
