@@ -72,7 +72,7 @@ ZOOM_MIN, ZOOM_MAX = 0.1, 4.0
 
 
 def _h(text: object) -> str:
-    return escape(str(text))
+    return escape(str(text), quote=False)
 
 
 #: The engine's names of changes and verdicts that its reasons quote, and how the inspector says them.
@@ -357,7 +357,7 @@ class StepInspector(QWidget):
         self.header.setWordWrap(True)
         self.step_list = QListWidget()
         self.step_list.setObjectName("inspectorSteps")
-        self.step_list.setMinimumWidth(160)
+        self.step_list.setMinimumWidth(210)
         self.step_list.currentRowChanged.connect(self.show_step)
 
         self.mode_buttons: dict[str, QPushButton] = {}
@@ -452,7 +452,7 @@ class StepInspector(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 5)
         split.setStretchFactor(2, 3)
-        split.setSizes([180, 780, 640])
+        split.setSizes([220, 760, 620])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(self.header)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, replace
-from html import escape
+from html import escape as _escape
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +138,11 @@ def _value(d: ElementDescriptor, f: str) -> str:
     if f == "bbox" and v is not None:
         return f"{v.x:.0f}, {v.y:.0f}, {v.width:.0f} \u00d7 {v.height:.0f} px"
     return _show(v)
+
+
+def escape(text: str) -> str:
+    """``text`` for a rich-text label (quotes kept as they are: they are not in an attribute)."""
+    return _escape(text, quote=False)
 
 
 def locator_words(locator: str) -> str:
@@ -252,6 +257,13 @@ def apply_pick(check: PickCheck, project_root: Path | str, *, run_id: str, scree
     if check.unchanged:
         raise PickError("The flow file already names this element; nothing to write.")
     root = Path(project_root).expanduser().resolve()
+    try:
+        now = check.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PickError(f"The flow file {check.path} cannot be read ({exc.strerror or exc}); nothing written.") from None
+    if now != check.old_text:
+        raise PickError(f"{check.path.name} changed on disk since the element was picked; nothing written. "
+                        "Pick it again to see the change against the file as it is now.")
     own = store is None
     st = store if store is not None else Store.open(store_path(root))
     crop_path = None
@@ -361,6 +373,7 @@ class PickPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Field", "In the flow file", "Picked"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setMaximumHeight(260)
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -372,7 +385,10 @@ class PickPanel(QWidget):
         self.engine_label = QLabel("")
         self.engine_label.setObjectName("pickEngineCheck")
         self.engine_label.setWordWrap(True)
-        self.confirm_box = QCheckBox("")
+        self.confirm_text = QLabel("")
+        self.confirm_text.setObjectName("pickConfirmText")
+        self.confirm_text.setWordWrap(True)
+        self.confirm_box = QCheckBox("I checked: this is the element the step must use")
         self.confirm_box.setObjectName("pickConfirm")
         self.confirm_box.toggled.connect(lambda _on: self._update_buttons())
         self.set_button = QPushButton("Set as the step's target")
@@ -388,7 +404,7 @@ class PickPanel(QWidget):
         self.diff_view = QPlainTextEdit()
         self.diff_view.setObjectName("pickFileDiff")
         self.diff_view.setReadOnly(True)
-        self.diff_view.setMaximumHeight(170)
+        self.diff_view.setMinimumHeight(120)
         self.diff_view.setStyleSheet("font-family: monospace;")
         buttons = QHBoxLayout()
         buttons.addWidget(self.set_button)
@@ -397,14 +413,15 @@ class PickPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.heading)
-        lay.addWidget(self.table, 1)
+        lay.addWidget(self.table)
         lay.addWidget(self.locator_label)
         lay.addWidget(self.engine_label)
+        lay.addWidget(self.confirm_text)
         lay.addWidget(self.confirm_box)
         lay.addLayout(buttons)
         lay.addWidget(self.result_label)
         lay.addWidget(QLabel("Change to the flow file:"))
-        lay.addWidget(self.diff_view)
+        lay.addWidget(self.diff_view, 1)
         self.clear()
 
     def set_context(self, project_root: Path | None, run_id: str, screenshot: str | None,
@@ -421,6 +438,7 @@ class PickPanel(QWidget):
         self.locator_label.setText("")
         self.engine_label.setText("")
         self.confirm_box.hide()
+        self.confirm_text.hide()
         self.confirm_box.setChecked(False)
         self.diff_view.setPlainText("")
         self._update_buttons()
@@ -460,9 +478,11 @@ class PickPanel(QWidget):
             self.engine_label.setText("<span style='color:%s'>\u2718 %s</span>"
                                       % (_BAD, escape(" ".join(check.blocking))))
         if check.confirm and not check.blocking:
-            self.confirm_box.setText("I checked: " + " ".join(check.confirm))
+            self.confirm_text.setText(f"<span style='color:{_WARN}'>\u26a0 {escape(' '.join(check.confirm))}</span>")
+            self.confirm_text.show()
             self.confirm_box.show()
         else:
+            self.confirm_text.hide()
             self.confirm_box.hide()
         self.confirm_box.setChecked(False)
         self.diff_view.setPlainText(check.diff or "(no change)")
