@@ -373,7 +373,6 @@ class PickPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Field", "In the flow file", "Picked"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setMaximumHeight(260)
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -401,6 +400,7 @@ class PickPanel(QWidget):
         self.result_label = QLabel("")
         self.result_label.setObjectName("pickResult")
         self.result_label.setWordWrap(True)
+        self.result_label.setMinimumHeight(44)  # two lines: a refusal says why and what to do
         self.diff_view = QPlainTextEdit()
         self.diff_view.setObjectName("pickFileDiff")
         self.diff_view.setReadOnly(True)
@@ -454,6 +454,9 @@ class PickPanel(QWidget):
             self.table.setItem(row, 0, _cell(self._FIELD_WORDS.get(f, f)))
             self.table.setItem(row, 1, _cell(old or "\u2014", COLORS["muted"] if not old else None))
             self.table.setItem(row, 2, _cell(new or "\u2014", _WARN if f in IDENTITY_FIELDS else None))
+        self.table.resizeRowsToContents()
+        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setFixedHeight(min(self.table.horizontalHeader().height() + rows + 6, 320))
         if check.unchanged:
             self.heading.setText(self.heading.text() + " \u00b7 <i>this is already the step's target</i>")
         if check.locator:
