@@ -351,6 +351,8 @@ class StepInspector(QWidget):
         self.current: StepRecordView | None = None
         self.check: PickCheck | None = None
         self._images: dict[Path, QImage] = {}
+        #: The live page's picture while :meth:`show_live` shows it (None: a stored run is shown).
+        self.live_image: QImage | None = None
 
         self.header = QLabel("")
         self.header.setObjectName("inspectorHeader")
@@ -491,6 +493,7 @@ class StepInspector(QWidget):
             self.header.setText(f"Run {run_id[:8]} is not in the store.")
             return False
         detail, steps = loaded
+        self.live_image = None
         self.run_id, self.flow, self.steps = full, detail.run.flow, steps
         self._images.clear()
         r = detail.run
@@ -564,8 +567,12 @@ class StepInspector(QWidget):
             return
         when = self.when
         obs = s.observation(when)
-        img = self._image(s.image(when))
-        message = "" if not img.isNull() else missing_shot_words(when, self.evidence_level, s.step.status)
+        img = (self.live_image if when == "before" else QImage()) if self.live_image is not None else \
+            self._image(s.image(when))
+        if self.live_image is not None:
+            message = "" if not img.isNull() else "The live page has no \u2018after\u2019 yet: its step has not acted."
+        else:
+            message = "" if not img.isNull() else missing_shot_words(when, self.evidence_level, s.step.status)
         c.target = s.target_box if self.mode in ("before", "action") else None
         c.point = s.point if self.mode == "action" else None
         diff = s.evidence.diff if s.evidence is not None else None
@@ -719,6 +726,42 @@ class StepInspector(QWidget):
             self.canvas.update()
             self.pick(els[row])
 
+    def show_live(self, *, run_id: str, flow: str, index: int, image: QImage, candidates: Any, dpr: float,
+                  url: str = "") -> bool:
+        """Show the live page (the studio's live view: ``image``, whose image px per CSS px is ``dpr``, and the
+        ``candidates`` of the observation its boxes came from) as step ``index`` of ``flow``, to pick its target
+        there; False with a plain note when the project has no such step or there is no picture."""
+        from core.store.records import StepRecord  # noqa: PLC0415
+
+        from .step_record import ObservationSnapshot  # noqa: PLC0415
+
+        f = self.project.flows.get(flow) if self.project is not None else None
+        if f is None or not (0 <= index < len(f.steps)) or image.isNull():
+            self.header.setText("Nothing to pick on: no live page of a flow of this project is shown.")
+            return False
+        step = f.steps[index]
+        els = tuple(StoredElement(c.ref, c.descriptor, c.enabled, c.visible, c.editable, c.covered, c.checked)
+                    for c in candidates)
+        view = StepRecordView(flow=flow, run_id=run_id, step=StepRecord(index, step.id, step.title, "running", 0,
+                                                                          0.0, ""),
+                              action=step.action.kind, snapshot=True, urls={"before": url},
+                              before=ObservationSnapshot(url, (0, 0), dpr, els))
+        self.live_image = image
+        self.run_id, self.flow, self.steps = run_id, flow, [view]
+        self.setWindowTitle(f"Step inspector \u2014 {flow}, the live page")
+        self.header.setText(f"<b>{_h(flow)}</b> \u2014 <b>the live page</b> at step {index + 1} "
+                            f"\u2018{_h(step.title)}\u2019 \u00b7 <i>pick an element to make it this step's "
+                            "target</i>")
+        self.step_list.blockSignals(True)
+        self.step_list.clear()
+        self.step_list.addItem(QListWidgetItem(f"{index + 1}. {step.title}  [live page]"))
+        self.step_list.blockSignals(False)
+        self.step_list.setCurrentRow(0)
+        self.show_step(0)
+        self.set_mode("before")
+        self.pick_button.setChecked(self.pick_button.isEnabled())
+        return True
+
     # --- picking -----------------------------------------------------------------------
     def set_picking(self, on: bool) -> None:
         self.canvas.picking = bool(on) and self.pick_button.isEnabled()
@@ -765,7 +808,7 @@ def install(window: Any) -> Callable[[str, int], StepInspector | None]:
     """
     from PySide6.QtGui import QAction  # noqa: PLC0415
 
-    from core.engine.events import FlowStarted  # noqa: PLC0415
+    from core.engine.events import FlowStarted, ObservationMade  # noqa: PLC0415
     from core.store import STORE_DIRNAME  # noqa: PLC0415
 
     runs: dict[str, str] = {}  # flow -> the store run id of its latest live run
@@ -783,7 +826,7 @@ def install(window: Any) -> Callable[[str, int], StepInspector | None]:
         if window.reload_project():
             ins.project = window.project
 
-    def open_step(run_id: str, index: int) -> StepInspector | None:
+    def open_step(run_id: str, index: int, show: bool = True) -> StepInspector | None:
         ins = holder.get("w")
         if ins is None or ins.project is not window.project:
             if ins is not None:
@@ -791,6 +834,8 @@ def install(window: Any) -> Callable[[str, int], StepInspector | None]:
             ins = StepInspector(window.project.root / STORE_DIRNAME, window.project, window)
             ins.flow_written.connect(lambda _p, w=ins: reloaded(w))
             holder["w"] = ins
+        if not show:
+            return ins
         if not ins.open_run(run_id, index):
             window.statusBar().showMessage(ins.header.text(), 8000)
         ins.show()
@@ -832,6 +877,50 @@ def install(window: Any) -> Callable[[str, int], StepInspector | None]:
         window.statusBar().showMessage("Open a run in History (or select a step of the Timeline) to inspect "
                                        "its steps", 8000)
 
+    live: dict[str, Any] = {}
+
+    def on_observation(event: object) -> None:
+        if isinstance(event, ObservationMade):
+            live["at"] = event  # the page the run last looked at (before a step, or after one: the next step's)
+
+    window.bridge.event_received.connect(on_observation)
+
+    def pick_live() -> StepInspector | None:
+        """The page the run last looked at, with that look's elements: before step N (or after step N - 1) is
+        where step N acts.  Its own screenshot when it has one (the boxes are exactly that picture's); else the
+        live view's frame, while it still shows the same address and scroll position."""
+        lv = window.live_view
+        at = live.get("at")
+        if at is None or not at.observation.candidates or getattr(window, "_recording", False):
+            window.statusBar().showMessage("Run a flow and pause it (or let it stop) at the step to fix: its live "
+                                           "page is where the new target is picked", 8000)
+            return None
+        obs = at.observation
+        index = at.index + (1 if at.when == "after" else 0)
+        flow = window.project.flows.get(at.flow)
+        if flow is None or index >= len(flow.steps):
+            window.statusBar().showMessage("The run is past its last step: open the step in History to pick its "
+                                           "target on its stored screenshot", 8000)
+            return None
+        image, dpr = (QImage.fromData(obs.screenshot_png, "PNG"), obs.device_pixel_ratio or 1.0) \
+            if obs.screenshot_png else (QImage(), 1.0)
+        if image.isNull():
+            if lv.image.isNull() or not lv.boxes_current():
+                window.statusBar().showMessage("The live page moved since its elements were read: press Step or "
+                                               "Pause, then pick", 8000)
+                return None
+            image, dpr = lv.image.copy(), lv.device_pixel_ratio
+        ins = open_step("", -1, show=False)
+        if ins is None:
+            return None
+        ok = ins.show_live(run_id=runs.get(at.flow, at.run_id), flow=at.flow, index=index, image=image,
+                           candidates=obs.candidates, dpr=dpr, url=obs.url)
+        if not ok:
+            window.statusBar().showMessage(ins.header.text(), 8000)
+        ins.show()
+        ins.raise_()
+        return ins
+
     window.history_panel.viewer.step_list.itemDoubleClicked.connect(
         lambda item: from_history(window.history_panel.viewer.step_list.row(item)))
     window.timeline_panel.table.doubleClicked.connect(from_timeline)
@@ -845,5 +934,14 @@ def install(window: Any) -> Callable[[str, int], StepInspector | None]:
     window.view_menu.addSeparator()
     window.view_menu.addAction(action)
     window.action_inspect = action
+    pick = QAction("&Pick a target on the live page\u2026", window)
+    pick.setShortcut(QKeySequence("Ctrl+Shift+I"))
+    pick.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+    pick.setToolTip("The page the run is paused at: click an element to make it the current step's target")
+    pick.triggered.connect(lambda _c=False: pick_live())
+    window.addAction(pick)
+    window.view_menu.addAction(pick)
+    window.action_pick_live = pick
     window.open_step_inspector = open_step
+    window.pick_on_live_page = pick_live
     return open_step

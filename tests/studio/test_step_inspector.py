@@ -268,3 +268,53 @@ def test_the_inspector_opens_from_a_double_click_in_history(qtbot, demo) -> None
         assert ins.current.index == 1
     finally:
         w.shutdown()
+
+
+def test_pick_a_target_on_the_live_page_of_a_paused_run(qtbot, tmp_path) -> None:  # noqa: ANN001
+    """A real run paused by a breakpoint before "Export report": the page it is at, picked on, fixes that step."""
+    from studio.main_window import MainWindow
+    from studio.run_state import RunState
+
+    project = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", project, ignore=shutil.ignore_patterns(".steadyhand"))
+    for f in (project / "flows").glob("*.yaml"):
+        if f.stem != "export_report":
+            f.unlink()
+    doc = yaml.safe_load((project / "steadyhand.yaml").read_text())
+    doc["site_options"]["latency_ms"] = "100"
+    (project / "steadyhand.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    flow = project / "flows" / "export_report.yaml"
+    w = MainWindow(project, close_timeout=15.0)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    try:
+        assert w.steps_panel.model.current_flow == "export_report"
+        g = w.breakpoint_gutter
+        y = g.sectionViewportPosition(3) + g.sectionSize(3) // 2
+        qtbot.mouseClick(g.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(g.width() // 2, y))  # "Export report"
+        qtbot.keyClick(w, Qt.Key.Key_F5)
+        qtbot.waitUntil(lambda: w.state in (RunState.PAUSED, RunState.FINISHED), timeout=120_000)
+        assert w.state is RunState.PAUSED
+        w.action_pick_live.trigger()
+        ins = next(c for c in w.findChildren(StepInspector))
+        assert ins.isVisible() and ins.live_image is not None, w.statusBar().currentMessage()
+        assert ins.current.step.step_id == "s4" and "live page" in ins.header.text()
+        assert ins.canvas.picking and not ins.canvas.image.isNull()
+        save = next(e for e in ins.canvas.elements if e.descriptor.name == "Save report")
+        _click_css(ins, save.box.x + save.box.width / 2, save.box.y + save.box.height / 2)
+        panel = ins.pick_panel
+        assert panel.check is not None and panel.check.finds, panel.engine_label.text()
+        _shot(ins, "picker_live_page")
+        if panel.confirm_box.isVisible():
+            _click(panel.confirm_box)
+        _click(panel.set_button)
+        assert panel.result is not None, panel.result_label.text()
+        step = next(s for s in yaml.safe_load(flow.read_text())["steps"] if s["id"] == "s4")
+        assert step["target"]["name"] == "Save report"
+        qtbot.keyClick(w, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Stop
+        qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=120_000)
+    finally:
+        w.shutdown()
