@@ -53,6 +53,7 @@ from core.heal.identity import IDENTITY_FIELDS, old_key, proposal_key, same_iden
 from core.heal.review import HealReview, HealReviewError
 from core.locate import resolve
 from core.project.loader import load_flow, write_atomic
+from core.project.params import TARGET_FIELDS, placeholders
 from core.store import Store, store_path
 from core.store.heals import HealTable
 
@@ -204,6 +205,9 @@ def check_pick(flow: Flow, step_id: str, element: StoredElement, obs: Observatio
     finds = not res.abstained and res.ref == element.ref
     blocking: list[str] = []
     confirm: list[str] = []
+    if any(placeholders(getattr(step.target, f)) for f in TARGET_FIELDS):
+        blocking.append("This step's target has parameters (a {name} in it): each run names another element, so "
+                        "one picked element cannot stand for it; edit the flow file by hand.")
     if spec(step.action.kind).target in ("none", "selector"):
         blocking.append(f"A \u2018{step.action.kind}\u2019 step acts on no element: it has no target to set.")
     if not finds:
@@ -472,7 +476,7 @@ class PickPanel(QWidget):
             self.locator_label.setText(
                 "Locator: none that Playwright could use alone (no test id, no role with a name, no label); the "
                 "engine finds it by the recorded details and its place.")
-        if check.finds:
+        if check.finds and not check.blocking:
             level = "as recorded" if check.resolution.strategy == "exact" else \
                 f"by its {check.resolution.strategy.replace('_', ' ')} level"
             self.engine_label.setText(f"<span style='color:{_OK}'>\u2714 The engine finds exactly this element "

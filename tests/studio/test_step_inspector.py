@@ -318,3 +318,39 @@ def test_pick_a_target_on_the_live_page_of_a_paused_run(qtbot, tmp_path) -> None
         qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=120_000)
     finally:
         w.shutdown()
+
+
+def test_an_irreversible_step_asks_first_and_a_parametrised_target_is_refused(inspector, demo) -> None:  # noqa: ANN001
+    root, full, _ = demo
+    flow = root / "flows" / "export_report.yaml"
+    original = flow.read_bytes()
+    text = original.decode()
+    at = text.index("- id: s5\n")
+    # the confirmation step marked irreversible, the user name field's target named by a parameter
+    edited = text[:at] + text[at:].replace("  action: click\n", "  action: click\n  reversible: false\n", 1)
+    edited = edited.replace("    name: User name\n", "    name: '{user} name'\n", 1)
+    flow.write_text(edited)
+    try:
+        w = inspector
+        assert w.open_run(full, 4)
+        _click(w.mode_buttons["before"])
+        _click(w.pick_button)
+        cancel = next(e for e in w.canvas.elements if e.descriptor.name == "Cancel")
+        _click_css(w, cancel.box.x + cancel.box.width / 2, cancel.box.y + cancel.box.height / 2)
+        panel = w.pick_panel
+        assert panel.check is not None and panel.check.finds and not panel.check.blocking
+        assert panel.confirm_box.isVisible() and "cannot be taken back" in panel.confirm_text.text()
+        assert not panel.set_button.isEnabled()
+        _click(panel.confirm_box)
+        assert panel.set_button.isEnabled()
+        _shot(w, "picker_irreversible")
+        w.step_list.setCurrentRow(0)  # "Type the user name": its target has a parameter
+        _click(w.mode_buttons["before"])
+        _click(w.pick_button)
+        field = next(e for e in w.canvas.elements if e.descriptor.label == "Password")
+        _click_css(w, field.box.x + field.box.width / 2, field.box.y + field.box.height / 2)
+        assert panel.check is not None and any("parameters" in b for b in panel.check.blocking)
+        assert not panel.set_button.isEnabled() and "parameters" in panel.engine_label.text()
+        assert flow.read_text() == edited, "nothing was written"
+    finally:
+        flow.write_bytes(original)
