@@ -323,6 +323,205 @@ def _item(text: str, *, color: str | None = None, tip: str = "", right: bool = F
     return it
 
 
+class StepEditPanel(QWidget):
+    """Edit the shown step's action, value and expected change in its flow file (:mod:`studio.step_edit`).
+
+    The fields start from the flow file as it is on disk; each change shows
+    the diff it would make; *Save to the flow file* writes it only while the
+    file is still the one the diff was made on; *Undo* puts it back.  An
+    irreversible step asks for a confirmation first.  ``written`` carries the
+    flow file's path after a save or an undo.
+    """
+
+    written = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLineEdit, QPlainTextEdit  # noqa: PLC0415
+
+        from core.domain import ACTION_KINDS  # noqa: PLC0415
+
+        from .step_edit import EXPECT_CHOICES  # noqa: PLC0415
+
+        self.setObjectName("stepEditPanel")
+        self.path: Path | None = None
+        self.step_id = ""
+        self.text = ""
+        self.new_text = ""
+        self.last: Any = None
+        self.heading = QLabel("")
+        self.heading.setWordWrap(True)
+        self.action = QComboBox()
+        self.action.setObjectName("stepEditAction")
+        for kind in ACTION_KINDS:
+            self.action.addItem(kind, kind)
+        self.value = QLineEdit()
+        self.value.setObjectName("stepEditValue")
+        self.value.setPlaceholderText("no value")
+        self.expect = QComboBox()
+        self.expect.setObjectName("stepEditExpect")
+        for e in EXPECT_CHOICES:
+            self.expect.addItem("as its action expects" if e == "auto" else e.replace("_", " "), e)
+        form = QFormLayout()
+        form.addRow("Action", self.action)
+        form.addRow("Value", self.value)
+        form.addRow("Expected change", self.expect)
+        self.note = QLabel("")
+        self.note.setObjectName("stepEditNote")
+        self.note.setWordWrap(True)
+        self.note.setMinimumHeight(40)
+        self.confirm = QCheckBox("I checked: this step sends data that cannot be taken back, and this change is right")
+        self.confirm.setObjectName("stepEditConfirm")
+        self.save_button = QPushButton("Save to the flow file")
+        self.save_button.setObjectName("stepEditSave")
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setObjectName("stepEditUndo")
+        self.diff = QPlainTextEdit()
+        self.diff.setObjectName("stepEditDiff")
+        self.diff.setReadOnly(True)
+        self.diff.setStyleSheet("font-family: monospace;")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.undo_button)
+        buttons.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.heading)
+        lay.addLayout(form)
+        lay.addWidget(self.confirm)
+        lay.addLayout(buttons)
+        lay.addWidget(self.note)
+        lay.addWidget(QLabel("Change to the flow file:"))
+        lay.addWidget(self.diff, 1)
+        self.action.currentIndexChanged.connect(lambda _i: self.preview())
+        self.expect.currentIndexChanged.connect(lambda _i: self.preview())
+        self.value.textEdited.connect(lambda _t: self.preview())
+        self.confirm.toggled.connect(lambda _on: self._buttons())
+        self.save_button.clicked.connect(self.save)
+        self.undo_button.clicked.connect(self.undo)
+        self.load(None, "")
+
+    def load(self, flow: Any, step_id: str) -> None:
+        """Start from step ``step_id`` of ``flow``'s file as it is on disk (None: nothing to edit)."""
+        from core.project.loader import load_flow  # noqa: PLC0415
+
+        self.path, self.step_id, self.text, self.new_text = None, step_id, "", ""
+        step = None
+        if flow is not None and getattr(flow, "source", None):
+            try:
+                fresh = load_flow(flow.source)
+                step = next((x for x in fresh.steps if x.id == step_id), None)
+                self.path = Path(fresh.source)
+                self.text = self.path.read_text(encoding="utf-8")
+            except Exception as exc:  # noqa: BLE001 - said, nothing editable
+                self.heading.setText(f"The flow file does not load ({_h(exc)}): nothing can be edited here.")
+                step = None
+        for w in (self.action, self.value, self.expect):
+            w.blockSignals(True)
+        if step is None:
+            if self.path is None or not self.text:
+                self.heading.setText("This step's flow is not in the project: nothing to edit.")
+            self.path = None
+        else:
+            self.heading.setText(f"<b>{_h(step.title)}</b> ({_h(step.id)}) in {_h(self.path.name)} · the "
+                                 "fields show the flow file as it is now")
+            self.action.setCurrentIndex(max(self.action.findData(step.action.kind), 0))
+            self.value.setText(step.action.value)
+            self.expect.setCurrentIndex(max(self.expect.findData(step.expect or "auto"), 0))
+        for w in (self.action, self.value, self.expect):
+            w.blockSignals(False)
+            w.setEnabled(step is not None)
+        self.irreversible = step is not None and not step.reversible
+        self.confirm.setVisible(self.irreversible)
+        self.confirm.setChecked(False)
+        self.note.setText("")
+        self.diff.setPlainText("")
+        self._buttons()
+
+    def changes(self) -> dict[str, Any]:
+        """The entries that differ from the file: ``{"action": ..., "value": ..., "expect": ...}``."""
+        import yaml  # noqa: PLC0415
+
+        data = yaml.safe_load(self.text) if self.text else {}
+        step = next((x for x in (data or {}).get("steps", []) if str(x.get("id")) == self.step_id), {})
+        out: dict[str, Any] = {}
+        if self.action.currentData() != step.get("action"):
+            out["action"] = self.action.currentData()
+        value = self.value.text()
+        if value != str(step.get("value", "") if step.get("value") is not None else ""):
+            out["value"] = value if value else None
+        expect = self.expect.currentData()
+        if expect != step.get("expect", "auto"):
+            out["expect"] = None if expect == "auto" else expect
+        return out
+
+    def preview(self) -> str:
+        """The diff the fields would make ("" when they make none, or with the reason they cannot)."""
+        from core.heal.flowfile import unified_diff  # noqa: PLC0415
+
+        from .step_edit import edit_step  # noqa: PLC0415
+
+        self.new_text = ""
+        changes = self.changes()
+        if self.path is None or not changes:
+            self.diff.setPlainText("")
+            self.note.setText("")
+            self._buttons()
+            return ""
+        try:
+            self.new_text = edit_step(self.text, self.step_id, changes, path=self.path)
+        except Exception as exc:  # noqa: BLE001 - said, not written
+            self.note.setText(f"<span style='color:#f0524f'>Cannot be written: {_h(exc)}</span>")
+            self.diff.setPlainText("")
+            self._buttons()
+            return ""
+        self.note.setText("")
+        diff = unified_diff(self.text, self.new_text, self.path.name)
+        self.diff.setPlainText(diff)
+        self._buttons()
+        return diff
+
+    def _buttons(self) -> None:
+        self.save_button.setEnabled(bool(self.new_text) and (not self.irreversible or self.confirm.isChecked()))
+        self.undo_button.setEnabled(self.last is not None)
+
+    def save(self) -> bool:
+        """Write the edit (the button); False with the reason shown when it cannot."""
+        from .step_edit import StepEditError, write_step_edit  # noqa: PLC0415
+
+        if not self.save_button.isEnabled() or self.path is None:
+            return False
+        try:
+            self.last = write_step_edit(self.path, self.text, self.new_text)
+        except StepEditError as exc:
+            self.note.setText(f"<span style='color:#f0524f'>Not written: {_h(exc)}</span>")
+            return False
+        self.text, self.new_text = self.last.new_text, ""
+        self.note.setText(f"<span style='color:#3fb96b'>Written to {_h(self.path.name)}. Undo puts it back.</span>")
+        self.diff.setPlainText(self.last.diff)
+        self._buttons()
+        self.written.emit(self.path)
+        return True
+
+    def undo(self) -> bool:
+        """Undo the last edit written here (the button)."""
+        from .step_edit import StepEditError, undo_step_edit  # noqa: PLC0415
+
+        if self.last is None:
+            return False
+        try:
+            undo_step_edit(self.last)
+        except StepEditError as exc:
+            self.note.setText(f"<span style='color:#f0524f'>{_h(exc)}</span>")
+            return False
+        path, self.text, self.last = self.last.path, self.last.old_text, None
+        self.note.setText(f"Undone: {_h(path.name)} is as it was before.")
+        self.diff.setPlainText("")
+        self._buttons()
+        self.written.emit(path)
+        return True
+
+
 class StepInspector(QWidget):
     """Any step of a stored run, large, with its locator, verdict, requests, timing and a fix (see the module doc).
 
@@ -442,9 +641,11 @@ class StepInspector(QWidget):
         self.pick_panel = PickPanel()
         self.pick_panel.applied.connect(lambda r: self._written(r.path))
         self.pick_panel.undone.connect(self._written)
+        self.edit_panel = StepEditPanel()
+        self.edit_panel.written.connect(self._written)
         for w, title in ((self.step_view, "Step"), (self.locator_view, "Locator"), (self.network, "Network"),
                          (self.console, "Console"), (self.phases, "Timing"), (self.elements, "Elements"),
-                         (self.pick_panel, "Fix")):
+                         (self.pick_panel, "Fix"), (self.edit_panel, "Edit")):
             self.tabs.addTab(w, title)
 
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -538,6 +739,7 @@ class StepInspector(QWidget):
         self.pick_panel.set_context(self.project.root if self.project else None, self.run_id, s.before_rel,
                                     self.project.name if self.project else "")
         self._show_image()
+        self.edit_panel.load(self.project.flows.get(self.flow) if self.project else None, s.step.step_id)
         self._fill_step(s)
         self._fill_locator(s)
         self._fill_network(s)
@@ -795,6 +997,10 @@ class StepInspector(QWidget):
         return self.check
 
     def _written(self, path: object) -> None:
+        s = self.current
+        if s is not None and self.sender() is not self.edit_panel:
+            # a pick changed the file: the edit fields start again from it
+            self.edit_panel.load(self.project.flows.get(self.flow) if self.project else None, s.step.step_id)
         self.flow_written.emit(path)
 
 

@@ -354,3 +354,38 @@ def test_an_irreversible_step_asks_first_and_a_parametrised_target_is_refused(in
         assert flow.read_text() == edited, "nothing was written"
     finally:
         flow.write_bytes(original)
+
+
+def test_edit_a_steps_value_and_expected_change_in_place_and_undo(inspector, demo) -> None:  # noqa: ANN001
+    root, full, _ = demo
+    flow = root / "flows" / "export_report.yaml"
+    original = flow.read_bytes()
+    w = inspector
+    assert w.open_run(full, 3)  # "Export report": a click, expecting a dialog
+    panel = w.edit_panel
+    w.tabs.setCurrentWidget(panel)
+    assert panel.action.currentData() == "click" and panel.expect.currentData() == "overlay_open"
+    assert not panel.save_button.isEnabled(), "nothing changed yet"
+    panel.expect.setFocus()
+    QTest.keyClick(panel.expect, Qt.Key.Key_Down)  # overlay_open -> overlay_close
+    assert panel.expect.currentData() == "overlay_close"
+    assert "-  expect: overlay_open" in panel.diff.toPlainText() and "+  expect: overlay_close" in \
+        panel.diff.toPlainText()
+    _shot(w, "inspector_edit_step")
+    _click(panel.save_button)
+    written = flow.read_text()
+    step = next(s for s in yaml.safe_load(written)["steps"] if s["id"] == "s4")
+    assert step["expect"] == "overlay_close" and COMMENT in written
+    assert len(written.splitlines()) == len(original.decode().splitlines()), "one line changed in place"
+    _click(panel.undo_button)
+    assert flow.read_bytes() == original
+    # a value on a click step the flow would not load with is refused before anything is written
+    w.step_list.setCurrentRow(0)  # "Type the user name": its value is the {user} parameter
+    assert panel.value.text() == "{user}"
+    panel.value.setFocus()
+    QTest.keyClicks(panel.value, " Smith")
+    assert "+  value: '{user} Smith'" in panel.diff.toPlainText()
+    flow.write_text(flow.read_text() + "# edited elsewhere\n")  # the file changes behind the panel's back
+    _click(panel.save_button)
+    assert "changed on disk" in panel.note.text() and "Smith" not in flow.read_text()
+    flow.write_bytes(original)
