@@ -29,6 +29,7 @@ from core.record.events import LiveFrame, RecordingStarted
 
 from .bridge import EngineBridge, EngineFactory, ProjectLike, default_engine_factory
 from .habits import ErrorsButton, FindBar, ProjectWatcher, ShortcutsDialog, recent_projects, remember_project
+from .inspector import install as install_inspector
 from .recorder_bridge import RecorderFactory
 from .run_state import RunState, RunStateMachine, controls_for
 from .views.breaker import BreakerIndicator, BreakerPanel
@@ -159,6 +160,7 @@ class MainWindow(QMainWindow):
         self.resolution_dock = install_resolution_dock(self)
         self.docks.append(self.resolution_dock)  # in the View menu with the others
         self._build_menus()
+        install_inspector(self)  # any stored step, large, and its target picked again (View > Inspect step)
         self._build_watcher()
         self._connect_bridge()
         self.takeover = TakeoverController(self)  # the live view drives the engine's page while taken over

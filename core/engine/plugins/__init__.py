@@ -15,6 +15,7 @@ from core.engine.hooks import Ports
 from core.engine.plugins.breakpoints import BreakpointPlugin
 from core.engine.plugins.capture import CapturePlugin
 from core.engine.plugins.effects_seen import EffectsSeenPlugin
+from core.engine.plugins.snapshot import StepSnapshotPlugin
 from core.engine.screen import ScreenPlugin
 from core.engine.skilled import SkillsPlugin
 from core.engine.takeover import TakeoverPlugin
@@ -27,7 +28,7 @@ def default_plugins(ports: Ports) -> list[object]:
     ``tryfirst`` implementations before all; notifications go in registration order): change detection
     (R1), state awareness (S2, S3), the state graph (P4), evidence, breakpoints, a person's chosen candidate,
     skills' safety (K6), a takeover's recording and correction, failure capture (K2), what each control's use
-    did for the model's guard (issue 21)."""
+    did for the model's guard (issue 21), each step's page for the studio's inspector (issue 23)."""
     return [ScreenPlugin(ports), AwarenessPlugin(ports), GraphRecorder(ports), EvidencePlugin(ports),
             CapturePlugin(ports), BreakpointPlugin(ports), ChosenPlugin(ports), SkillsPlugin(ports),
-            TakeoverPlugin(ports), EffectsSeenPlugin(ports)]
+            TakeoverPlugin(ports), EffectsSeenPlugin(ports), StepSnapshotPlugin(ports)]
