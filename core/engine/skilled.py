@@ -42,8 +42,10 @@ __all__ = ["SkillsPlugin", "skill_decider", "after_resolve", "fell_back", "skill
 
 #: Read on the element a skill acts on, just before acting (main frame): its texts the observation does not
 #: carry (ARIA label, description and the texts it is labelled / described by, its labels, title, visible text,
-#: value - never a password's) and, with ``focus``, where focus is after focusing it.  ``[index, focus]``;
-#: index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused": {...} | null}`` or null.
+#: value - never a password's), the popup around it (its dialog or fixed layer: ``{"text", "payment"}``, at most
+#: 1,500 chars, for the look-alike check) and, with ``focus``, where focus is after focusing it.
+#: ``[index, focus]``; index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused": {...} |
+#: null, "region": {...} | null}`` or null.
 LIVE_TEXTS = """([i, focus]) => {
   const lib = window.__steadyhand; const e = i >= 0 && lib ? lib.ref(i) : null;
   if (i >= 0 && !e) return null;
@@ -62,6 +64,16 @@ LIVE_TEXTS = """([i, focus]) => {
       'value': tag === 'select' ? (e.selectedIndex >= 0 ? clean(e.options[e.selectedIndex].text) : '')
         : (e.type === 'password' || typeof e.value !== 'string') ? '' : clean(e.value)};
   }
+  // the popup around the element (a dialog, else its outermost fixed-position layer): a look-alike check reads it
+  let region = null;
+  if (e) {
+    let pop = e.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');
+    if (!pop) for (let n = e.parentElement; n && n !== document.body; n = n.parentElement)
+      if (getComputedStyle(n).position === 'fixed') pop = n;
+    if (pop) region = {text: (pop.innerText || pop.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 1500),
+      payment: !!pop.querySelector('input[autocomplete^="cc-"],input[name*="card" i],input[id*="card" i],'
+        + 'input[name*="cvc" i],input[name*="cvv" i],input[id*="cvc" i],input[id*="cvv" i]')};
+  }
   let focused = null;
   if (focus || !e) {
     if (e) e.focus();
@@ -70,7 +82,7 @@ LIVE_TEXTS = """([i, focus]) => {
     focused = {is_target: !!e && f === e, tag: f ? f.tagName.toLowerCase() : '',
       role: f && f.getAttribute ? (f.getAttribute('role') || '') : '', type: f && f.getAttribute ? (f.getAttribute('type') || '') : ''};
   }
-  return {texts, focused};
+  return {texts, focused, region};
 }"""
 
 
@@ -193,8 +205,9 @@ def before_perform(ex: Ports, ctx: StepContext) -> None:
         outcome, reason = dec.check_key(ctx.decided.id, step.action.value, focused, targeted=cand is not None)
     if not reason and cand is not None and isinstance(read, dict) and ctx.before is not None:
         texts = {str(k): str(v) for k, v in (read.get("texts") or {}).items() if v}
+        region = read.get("region") if isinstance(read.get("region"), dict) else None
         outcome, reason = dec.check_resolved(ctx.decided.id, kind, cand, step.target, ctx.before, ctx.run.params,
-                                             value=ctx.value, live=texts)
+                                             value=ctx.value, live=texts, region=region)
     if reason:
         kind_of = "precondition" if outcome == "precondition" else "abstained"
         raise StepFailure(Failure(kind_of, ex.redact(reason)), escalation="precondition")

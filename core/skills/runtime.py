@@ -82,7 +82,8 @@ from core.skills.trigger import (
 
 __all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
            "guarded_control", "guard_problem", "element_texts", "approved_for_step", "skill_step_id", "is_skill_step",
-           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target"]
+           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target", "lookalike",
+           "LOOKALIKE_WORDS", "PRICE", "runtime_problem"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
 #: words in the flow's name and description (``sign_in`` and ``Sign in`` both say ``login``).
@@ -121,6 +122,74 @@ def _keyname(key: str) -> str:
 
 def _words(text: str) -> str:
     return " " + " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split()) + " "
+
+
+#: What must not be in the popup a skill acts in, whatever its trigger says (issue 25 item 3: an upsell reusing a
+#: consent banner's "That's ok" got the consent skill and started a paid trial): words of paying, subscribing,
+#: upgrading and destroying, in English, French, German and Spanish (compiled by hand for this guard; matched as
+#: whole words, case-folded).  A skill whose own words name one (its description, trigger, targets) may act
+#: where it is - it was learnt there.
+LOOKALIKE_WORDS = (
+    "trial", "subscribe", "subscription", "upgrade", "premium", "purchase", "buy", "pay", "payment", "billing",
+    "billed", "checkout", "delete", "deleted", "erase", "remove", "permanently", "undone", "destroy", "wipe",
+    "essai", "abonnement", "abonner", "acheter", "payer", "paiement", "supprimer", "effacer",
+    "testversion", "probeabo", "abonnieren", "abo", "kaufen", "bezahlen", "zahlung", "löschen", "entfernen",
+    "prueba", "suscripción", "suscribirse", "suscribir", "comprar", "pagar", "pago", "eliminar", "borrar",
+)
+#: A price: a currency sign or code next to a number ("$4.99", "4,99 €", "EUR 10"), or a rate ("/month").
+PRICE = re.compile(r"(?:[$€£¥₹]\s?\d|\d(?:[.,]\d+)?\s?(?:[$€£¥₹]|usd|eur|gbp|chf)\b|\b(?:usd|eur|gbp|chf)\s?\d"
+                   r"|/\s?(?:mo|month|year|yr|mois|an|monat|jahr|mes|año)\b|\bper (?:month|year)\b)", re.I)
+
+
+def _word_set(text: str) -> set[str]:
+    return set(re.findall(r"[^\W\d_]+", (text or "").casefold()))
+
+
+def _own_text(skill: Skill) -> str:
+    """Everything the skill itself says: description, trigger texts, action targets and values."""
+    texts = [skill.description, skill.trigger.title, skill.trigger.dialog_name]
+    conds = list(skill.trigger.required) + ([skill.trigger.step_target] if skill.trigger.step_target else [])
+    texts += [getattr(c, f) for c in conds for f in ("name", "label", "text", "placeholder")]
+    for a in skill.actions:
+        texts += [a.action.value, a.note] + [getattr(a.target, f) for f in ("name", "label", "text", "title",
+                                                                            "placeholder", "container")]
+    return " ".join(t for t in texts if t)
+
+
+def lookalike(skill: Skill, texts: Iterable[str], *, payment: bool = False) -> str:
+    """Why the popup holding a skill's target is a look-alike of what the skill was learnt on ("" when not).
+
+    ``texts`` are the popup's texts (its title, body, controls' names);
+    ``payment`` is True when it holds a payment field (a card number, a
+    CVC).  A look-alike holds a payment form, mentions a price (:data:`PRICE`)
+    where the skill's own words name none, or says a word of
+    :data:`LOOKALIKE_WORDS` the skill's own words do not say.  Returns one
+    short sentence.
+    """
+    if payment:
+        return "the popup holds a payment form"
+    own_text = _own_text(skill)
+    joined = " ".join(t for t in texts if t)
+    price = PRICE.search(joined)
+    if price and not PRICE.search(own_text):
+        return f"the popup mentions a price ({price.group(0).strip()!r})"
+    own, words = _word_set(own_text), _word_set(joined)
+    said = [w for w in LOOKALIKE_WORDS if w in words and w not in own]
+    if said:
+        return "the popup says " + ", ".join(repr(w) for w in said[:3])
+    return ""
+
+
+def _popup_texts(obs: Observation, container: str) -> list[str]:
+    """Texts the observation holds of the popup titled ``container``: its title and its controls' texts."""
+    key = normalize(container)
+    if not key:
+        return []
+    out = [container]
+    for c in obs.candidates:
+        if normalize(c.descriptor.container) == key:
+            out += [c.descriptor.name, c.descriptor.text, c.descriptor.label]
+    return out
 
 
 def task_type_of(flow: Flow, step: Step | None = None) -> str:
@@ -407,6 +476,7 @@ class _Active:
     reason: str = ""
     containers: frozenset[str] = frozenset()  # the dialog / container the flow step's target is in (normalised)
     secrets: tuple[str, ...] = ()  # the run's secret values: a skill never types one
+    neutral: bool = False  # it ended on a look-alike before acting: no failure counted
 
 
 @dataclass
@@ -419,6 +489,7 @@ class _RunState:
     refused: set[str] = field(default_factory=set)
     denied: set[tuple[int, str]] = field(default_factory=set)
     held: set[str] = field(default_factory=set)  # skills below the review quality, recorded once a run
+    lookalike: set[str] = field(default_factory=set)  # skills held back on a look-alike, recorded once a run
 
 
 class SkillDecider:
@@ -600,6 +671,11 @@ class SkillDecider:
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
+            elif fire and (alike := self._lookalike_on(s, obs, step, ctx.params)):
+                fire, reason = False, f"not fired: a look-alike of what it was learnt on: {alike}"
+                if s.id not in run.lookalike:  # said once a run; not a failure of the skill (it did nothing)
+                    run.lookalike.add(s.id)
+                    self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
             elif fire:
                 containers = self._containers(step, own, ctx.flow, ctx.observation)
                 unsafe = self._unsafe(s, step, ctx.params, containers=containers, flow=ctx.flow)
@@ -664,6 +740,20 @@ class SkillDecider:
                     name=f"skill {a.skill.id}: {what}", reversible=a.flow_step.reversible)
 
     # --- safety -----------------------------------------------------------------------
+    def _lookalike_on(self, skill: Skill, obs: Observation, step: Step, params: Mapping[str, str]) -> str:
+        """:func:`lookalike` on the popups the skill's trigger holds in (its required elements' dialogs or
+        containers and its named dialog), as the observation shows them ("" when none is a look-alike)."""
+        where: list[str] = []
+        for c in self._required(skill, step, params):
+            where += [x.descriptor.container for x in find(c, obs) if x.descriptor.container]
+        if skill.trigger.dialog_name:
+            where += [m for m in obs.modal_titles if normalize(skill.trigger.dialog_name) in normalize(m)]
+        for title in dict.fromkeys(where):
+            why = lookalike(skill, _popup_texts(obs, title))
+            if why:
+                return why
+        return ""
+
     def _required(self, skill: Skill, step: Step | None, params: Mapping[str, str]) -> list[ElementCondition]:
         b = bindings_for(step, params)
         out = []
@@ -742,13 +832,19 @@ class SkillDecider:
 
     def check_resolved(self, step_id: str, kind: str, cand: Candidate, target: ElementDescriptor,
                        obs: Observation, params: Mapping[str, str], *, value: str = "",
-                       live: Mapping[str, str] | None = None) -> tuple[str, str]:
+                       live: Mapping[str, str] | None = None,
+                       region: Mapping[str, Any] | None = None) -> tuple[str, str]:
         """The live safety check of a skill action after the locator found ``cand``: ``(outcome, reason)``,
         ``("", "")`` when it may go on.
 
         ``target`` is the action's target as bound, ``value`` the action's
         value as bound (the key, the option, the text), ``live`` the texts
         read on the element just before acting (see :func:`element_texts`).
+        ``region`` is the popup around the element read just before acting
+        (``{"text": str, "payment": bool}``; None when it is in no popup):
+        a look-alike (:func:`lookalike`) ends the skill as ``precondition``
+        without counting a failure - the skill did nothing, the page is not
+        what it was learnt on.
         Refused (``failed``): an element that does not match the skill's
         descriptor exactly; what :func:`guard_problem` refuses; an activating
         key (Enter, Space) onto a control that takes no text; a value holding
@@ -777,6 +873,12 @@ class SkillDecider:
                 and d.role not in EDITABLE_ROLES:
             return self._hold(a, "failed", f"refused: {value} onto {shown!r}, which takes no text (a key that "
                                            f"activates a control is not pressed by a skill)")
+        if region:
+            alike = lookalike(a.skill, [str(region.get("text") or "")], payment=bool(region.get("payment")))
+            if alike:
+                a.neutral = True
+                return self._hold(a, "precondition", f"a look-alike of what the skill was learnt on: {alike}; "
+                                                     f"not acted on")
         required = self._required(a.skill, a.flow_step, params)
         named = [c for c in required if condition_matches(c, cand, obs)]
         for c in named:
@@ -860,7 +962,10 @@ class SkillDecider:
         outcome = a.outcome or ("precondition" if failure_kind == "precondition" else "failed")
         why = a.reason or reason
         why = f"action {a.k + 1} of {len(a.skill.actions)}: {why}"
-        self._finish(outcome, why)
+        if a.neutral:
+            self._finish(outcome, why, count="", delta=0.0)
+        else:
+            self._finish(outcome, why)
         return outcome, why
 
     def _finish(self, outcome: str, reason: str, *, count: str | None = None, delta: float | None = None) -> None:
@@ -897,3 +1002,19 @@ class SkillDecider:
             elif r.kind == "no_dialog" and obs.modal_titles:
                 out.append(f"a dialog is still open ({obs.modal_titles[-1]!r})")
         return out
+
+
+def runtime_problem(skill: Skill, *, secret_names: Iterable[str] = ()) -> str:
+    """Why the run-time safety bar would refuse ``skill``'s actions as written ("" when it would not).
+
+    The same check :class:`SkillDecider` makes before a skill fires (its
+    ``_unsafe``: the guard over every text of each target, keys, secrets),
+    on no particular step (``{target.*}`` placeholders are left out): a
+    skill refused here would be refused at every run, so approval refuses it
+    too (issue 25 item 4: "the rules a skill is approved under are the rules it
+    runs under").
+    """
+    if skill.kind != "do":
+        return ""
+    probe = Step(id="approval", action=Action("click"))
+    return SkillDecider(None, skill.scope.product, secrets=secret_names)._unsafe(skill, probe, {})
