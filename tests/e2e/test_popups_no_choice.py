@@ -18,6 +18,10 @@ that count is the ground truth of what the engine or a skill pressed.
   the skill does not press it; the upsell is closed by its ×, the
   destructive one (That's ok / Cancel, no close) escalates.
 
+The same three kinds with sweetalert2 11.26.25 (vendored from the npm registry with
+its license, served locally): its "What's new" closes by "Close this dialog", its
+Accept all / Reject all escalates, its "Delete all data" is closed, never confirmed.
+
 Runs go through :class:`~core.engine.session.ProjectSession` (what
 ``steadyhand run`` uses) and, for the consent banner, ``steadyhand run`` itself.
 """
@@ -77,18 +81,37 @@ _POPUPS = {
   </div></div>""",
 }
 
+#: sweetalert2 11.26.25 as published on the npm registry (vendored with its license; served by the site).
+SWAL = Path(__file__).parent / "fixtures" / "vendor" / "sweetalert2-11.26.25" / "sweetalert2.all.min.js"
+#: sweetalert2 dialogs by kind: ``Swal.fire`` options (the page posts how each ended: confirm, deny, dismiss-<how>).
+_SWALS = {
+    "swal_whatsnew": "{title: \"What's new\", text: 'Orders now keep your last address.', showConfirmButton: false,"
+                     " showCloseButton: true}",
+    "swal_consent": "{title: 'Cookies', text: 'We use cookies to measure how the shop is used.',"
+                    " confirmButtonText: 'Accept all', showDenyButton: true, denyButtonText: 'Reject all',"
+                    " allowEscapeKey: false, allowOutsideClick: false}",
+    "swal_delete": "{title: 'Clean up', text: 'Remove every saved address?', confirmButtonText: 'Delete all data',"
+                   " showCloseButton: true}",
+}
+_SWAL_POPUP = """<script>window.swalOptions = %s;</script>"""
+
 PAGE = """<!doctype html><html><head><title>Order</title>
 <style>body{font-family:sans-serif;margin:40px} label{display:block;margin-top:12px}</style></head>
 <body><h1>New order</h1>
 <label for="name">Name</label><input id="name">
 <p><button type="button" id="next">Next</button> <button type="button" id="finish" hidden>Finish</button></p>
 <p id="status"></p>
-<template id="popup">%(popup)s</template>
+<template id="popup">%(popup)s</template>%(swal)s
 <script>
 const post = (path) => fetch(path, {method: 'POST', body: '{}'});
 document.getElementById('next').onclick = () => {
   document.getElementById('next').hidden = true;
   document.getElementById('finish').hidden = false;
+  if (window.swalOptions) {
+    Swal.fire(window.swalOptions).then((r) => post('/api/swal/' + (r.isConfirmed ? 'confirm' : r.isDenied ? 'deny'
+                                                                   : 'dismiss-' + r.dismiss)));
+    return;
+  }
   const t = document.getElementById('popup');
   if (!t.innerHTML.trim()) return;
   document.body.appendChild(t.content.cloneNode(true));
@@ -127,7 +150,14 @@ class Site:
                 self.wfile.write(body)
 
             def do_GET(self) -> None:  # noqa: N802
-                self._send(200, (PAGE % {"popup": _POPUPS.get(site.kind, "")}).encode())
+                if self.path.startswith("/vendor/sweetalert2.all.min.js"):
+                    self._send(200, SWAL.read_bytes(), "text/javascript")
+                    return
+                swal = ""
+                if site.kind in _SWALS:
+                    swal = ('<script src="/vendor/sweetalert2.all.min.js"></script>'
+                            + _SWAL_POPUP % _SWALS[site.kind])
+                self._send(200, (PAGE % {"popup": _POPUPS.get(site.kind, ""), "swal": swal}).encode())
 
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -282,3 +312,27 @@ def test_steadyhand_run_escalates_on_the_consent_banner_and_presses_nothing(tmp_
     assert "asks for a choice" in out.stdout + out.stderr
     assert site.posts["/api/consent/accept"] == 0 and site.posts["/api/consent/reject"] == 0
     assert site.posts["/api/finish"] == 0
+
+
+def test_sweetalert2_whats_new_is_closed_by_its_close_button(tmp_path: Path, site) -> None:
+    result, person, events = _run(tmp_path, site, "swal_whatsnew")
+    assert result.status == "passed", result.error
+    assert not person.escalations
+    assert site.posts["/api/swal/dismiss-close"] == 1 and site.posts["/api/finish"] == 1
+    assert any(isinstance(e, Recovered) and e.ok and "'Close this dialog'" in e.detail for e in events)
+
+
+def test_sweetalert2_accept_or_reject_is_left_to_the_person(tmp_path: Path, site) -> None:
+    result, person, events = _run(tmp_path, site, "swal_consent")
+    assert result.status == "escalated"
+    assert site.posts["/api/swal/confirm"] == 0 and site.posts["/api/swal/deny"] == 0
+    assert site.posts["/api/finish"] == 0
+    (esc,) = person.escalations
+    assert "asks for a choice" in esc.reason and "'Accept all'" in esc.reason
+
+
+def test_sweetalert2_delete_all_data_is_closed_never_confirmed(tmp_path: Path, site) -> None:
+    result, person, events = _run(tmp_path, site, "swal_delete")
+    assert site.posts["/api/swal/confirm"] == 0
+    assert result.status == "passed", result.error
+    assert site.posts["/api/swal/dismiss-close"] == 1 and site.posts["/api/finish"] == 1
