@@ -41,7 +41,7 @@ from core.perception.pagefacts import form_values, overlays, restore_form
 from .dismiss import choose_dismiss
 
 __all__ = ["take_checkpoint", "digest", "RollbackResult", "roll_back", "dismiss_popups", "run_compensations",
-           "same_state", "MAX_DISMISS", "QUIET_MS", "NOT_CLOSED", "popup_problem"]
+           "same_state", "MAX_DISMISS", "QUIET_MS", "NOT_CLOSED", "popup_problem", "wait_gone"]
 
 #: Most popups closed in one recovery (nested dialogs, a banner over a modal).
 MAX_DISMISS = 4
@@ -131,7 +131,7 @@ QUIET_POLL_MS = 100
 NOT_CLOSED = "the popup did not close"
 
 
-def _gone(driver: Any, point: tuple[float, float] | None, count: int, *, limit_ms: float = QUIET_MS,
+def wait_gone(driver: Any, point: tuple[float, float] | None, count: int, *, limit_ms: float = QUIET_MS,
           sleep: Callable[[float], None] = time.sleep) -> list[dict[str, Any]] | None:
     """The overlays once fewer than ``count`` are open, or as they stand after ``limit_ms`` (ms).
 
@@ -185,12 +185,12 @@ def dismiss_popups(driver: Any, *, keep: int = 0, point: tuple[float, float] | N
             break
         driver.wait_settled()
         done.append(choice.reason)
-        after = _gone(driver, point, len(found), limit_ms=quiet_ms)
+        after = wait_gone(driver, point, len(found), limit_ms=quiet_ms)
         if after is not None and len(after) >= len(found):
             if not choice.escape:  # the control did not close it: Escape once more, then give up
                 _press_escape(driver)
                 driver.wait_settled()
-                after = _gone(driver, point, len(found), limit_ms=quiet_ms)
+                after = wait_gone(driver, point, len(found), limit_ms=quiet_ms)
                 done.append("pressed Escape")
             if after is not None and len(after) >= len(found):
                 if choice.asks:

@@ -891,6 +891,11 @@ class SkillDecider:
             return self._hold(a, "failed", f"refused: {why}, and the trigger does not name it by those words")
         return "", ""
 
+    def last_action(self, step_id: str) -> bool:
+        """True when ``step_id`` is the running skill's last action (what it clears is looked at once quiet)."""
+        a = self._active
+        return a is not None and a.pending == step_id and a.k == len(a.skill.actions) - 1
+
     def check_key(self, step_id: str, key: str, focused: Mapping[str, Any] | None, *, targeted: bool
                   ) -> tuple[str, str]:
         """Where a skill's key press goes, just before it is pressed: ``(outcome, reason)``, ``("", "")`` to go on.

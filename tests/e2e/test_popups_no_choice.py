@@ -13,7 +13,8 @@ that count is the ground truth of what the engine or a skill pressed.
 * a dialog that fades out over 1.2 s after its Close is pressed: cleared,
   never escalated as "could not be dismissed";
 * a consent dialog whose "That's ok" an approved skill answers: the skill
-  fires and the run passes (the skill works where it was learnt);
+  fires and the run passes (the skill works where it was learnt); when the
+  dialog fades out over 1.2 s, the use is still a pass, not a failure;
 * an upsell and a destructive dialog reusing the skill's words ("That's ok"):
   the skill does not press it; the upsell is closed by its ×, the
   destructive one (That's ok / Cancel, no close) escalates.
@@ -69,6 +70,10 @@ _POPUPS = {
   <div role="dialog" aria-modal="true" aria-labelledby="ck" style="background:#fff;margin:160px auto;width:380px;padding:16px">
   <h2 id="ck">Cookies</h2><p>We use cookies to remember your basket.</p>
   <button data-post="/api/consent/ok">That's ok</button></div></div>""",
+    "consent_fade": """<div id="pop" style="position:fixed;inset:0;background:rgba(0,0,0,.4);transition:opacity 1.2s linear">
+  <div role="dialog" aria-modal="true" aria-labelledby="ck" style="background:#fff;margin:160px auto;width:380px;padding:16px">
+  <h2 id="ck">Cookies</h2><p>We use cookies to remember your basket.</p>
+  <button data-post="/api/consent/ok" data-fade="1">That's ok</button></div></div>""",
     "upsell": """<div id="pop" style="position:fixed;inset:0;background:rgba(0,0,0,.4)">
   <div role="dialog" aria-modal="true" aria-labelledby="up" style="background:#fff;margin:160px auto;width:380px;padding:16px">
   <h2 id="up">Orders Plus</h2><p>Try Plus free for 14 days, then $4.99/month.</p>
@@ -275,6 +280,21 @@ def test_the_approved_skill_answers_the_notice_it_was_made_for(tmp_path: Path, s
     assert result.status == "passed", result.error
     assert site.posts["/api/consent/ok"] == 1 and site.posts["/api/finish"] == 1
     assert any(isinstance(e, SkillFired) for e in events)
+
+
+def test_a_notice_the_skill_answers_that_fades_out_is_a_passed_use_not_a_failure(tmp_path: Path, site) -> None:
+    result, person, events = _run(tmp_path, site, "consent_fade", skill=True)
+    assert result.status == "passed", result.error
+    assert site.posts["/api/consent/ok"] == 1 and site.posts["/api/finish"] == 1
+    store = Store.open(tmp_path / "consent_fade" / ".steadyhand" / "store.sqlite")
+    try:
+        table = SkillTable(store)
+        uses = table.uses(skill_id="sk-00000000c00c")
+        skill = table.get("sk-00000000c00c")
+    finally:
+        store.close()
+    assert [u.outcome for u in uses] == ["passed"], [(u.outcome, u.reason) for u in uses]
+    assert skill is not None and skill.quality > 0.8
 
 
 def test_an_upsell_reusing_the_skills_words_is_not_answered_by_it_and_is_closed(tmp_path: Path, site) -> None:
