@@ -48,6 +48,19 @@ The safety bar (never weakened):
   until a person approves it again (a ``precondition`` use says so);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
   actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
+* never on a look-alike (:func:`lookalike`): the popup the skill's target
+  is in - its title and controls in the observation before firing, its
+  whole text read live just before acting - must not mention a price, hold
+  a payment form or say a word of :data:`LOOKALIKE_WORDS` (trial,
+  subscribe, delete...) that the skill's own words do not say; such a use
+  ends as ``precondition`` without counting a failure (the skill did
+  nothing);
+* what a skill's last action cleared is looked at once quiet: the look after
+  it waits (up to 1,500 ms) for the popup it met to leave
+  (:func:`core.engine.skilled.quiet_after`);
+* the rules a skill is approved under are the rules it runs under:
+  :func:`runtime_problem` (this guard on the skill as written) refuses its
+  approval (:func:`core.skills.library.approve`).
 
 Every use is recorded (:meth:`core.store.skills.SkillTable.record_use`)
 with its time in ms and the quality moves of K7
