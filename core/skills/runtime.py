@@ -49,8 +49,8 @@ The safety bar (never weakened):
 * deny rules (kind ``deny``): while their trigger holds, the elements their
   actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
 * never on a look-alike (:func:`lookalike`): the popup the skill's target
-  is in - its title and controls in the observation before firing, its
-  whole text read live just before acting - must not mention a price, hold
+  is in - its whole text, read live just before acting, after every other
+  check - must not mention a price, hold
   a payment form or say a word of :data:`LOOKALIKE_WORDS` (trial,
   subscribe, delete...) that the skill's own words do not say; such a use
   ends as ``precondition`` without counting a failure (the skill did
@@ -191,18 +191,6 @@ def lookalike(skill: Skill, texts: Iterable[str], *, payment: bool = False) -> s
     if said:
         return "the popup says " + ", ".join(repr(w) for w in said[:3])
     return ""
-
-
-def _popup_texts(obs: Observation, container: str) -> list[str]:
-    """Texts the observation holds of the popup titled ``container``: its title and its controls' texts."""
-    key = normalize(container)
-    if not key:
-        return []
-    out = [container]
-    for c in obs.candidates:
-        if normalize(c.descriptor.container) == key:
-            out += [c.descriptor.name, c.descriptor.text, c.descriptor.label]
-    return out
 
 
 def task_type_of(flow: Flow, step: Step | None = None) -> str:
@@ -502,7 +490,6 @@ class _RunState:
     refused: set[str] = field(default_factory=set)
     denied: set[tuple[int, str]] = field(default_factory=set)
     held: set[str] = field(default_factory=set)  # skills below the review quality, recorded once a run
-    lookalike: set[str] = field(default_factory=set)  # skills held back on a look-alike, recorded once a run
 
 
 class SkillDecider:
@@ -684,11 +671,6 @@ class SkillDecider:
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
-            elif fire and (alike := self._lookalike_on(s, obs, step, ctx.params)):
-                fire, reason = False, f"not fired: a look-alike of what it was learnt on: {alike}"
-                if s.id not in run.lookalike:  # said once a run; not a failure of the skill (it did nothing)
-                    run.lookalike.add(s.id)
-                    self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
             elif fire:
                 containers = self._containers(step, own, ctx.flow, ctx.observation)
                 unsafe = self._unsafe(s, step, ctx.params, containers=containers, flow=ctx.flow)
@@ -753,20 +735,6 @@ class SkillDecider:
                     name=f"skill {a.skill.id}: {what}", reversible=a.flow_step.reversible)
 
     # --- safety -----------------------------------------------------------------------
-    def _lookalike_on(self, skill: Skill, obs: Observation, step: Step, params: Mapping[str, str]) -> str:
-        """:func:`lookalike` on the popups the skill's trigger holds in (its required elements' dialogs or
-        containers and its named dialog), as the observation shows them ("" when none is a look-alike)."""
-        where: list[str] = []
-        for c in self._required(skill, step, params):
-            where += [x.descriptor.container for x in find(c, obs) if x.descriptor.container]
-        if skill.trigger.dialog_name:
-            where += [m for m in obs.modal_titles if normalize(skill.trigger.dialog_name) in normalize(m)]
-        for title in dict.fromkeys(where):
-            why = lookalike(skill, _popup_texts(obs, title))
-            if why:
-                return why
-        return ""
-
     def _required(self, skill: Skill, step: Step | None, params: Mapping[str, str]) -> list[ElementCondition]:
         b = bindings_for(step, params)
         out = []
@@ -886,12 +854,6 @@ class SkillDecider:
                 and d.role not in EDITABLE_ROLES:
             return self._hold(a, "failed", f"refused: {value} onto {shown!r}, which takes no text (a key that "
                                            f"activates a control is not pressed by a skill)")
-        if region:
-            alike = lookalike(a.skill, [str(region.get("text") or "")], payment=bool(region.get("payment")))
-            if alike:
-                a.neutral = True
-                return self._hold(a, "precondition", f"a look-alike of what the skill was learnt on: {alike}; "
-                                                     f"not acted on")
         required = self._required(a.skill, a.flow_step, params)
         named = [c for c in required if condition_matches(c, cand, obs)]
         for c in named:
@@ -902,6 +864,12 @@ class SkillDecider:
         why = guard_problem(cand, kind, value=value, named=required, obs=obs, live=live)
         if why:
             return self._hold(a, "failed", f"refused: {why}, and the trigger does not name it by those words")
+        if region:
+            alike = lookalike(a.skill, [str(region.get("text") or "")], payment=bool(region.get("payment")))
+            if alike:
+                a.neutral = True
+                return self._hold(a, "precondition", f"a look-alike of what the skill was learnt on: {alike}; "
+                                                     f"not acted on")
         return "", ""
 
     def last_action(self, step_id: str) -> bool:
