@@ -71,7 +71,9 @@ from core.recover.breaker import describe_open, risk_of
 from core.recover.loops import action_key
 from core.recover.policy import Failure, decide_recovery, human_answers
 from core.recover.waits import bound_reason
-from core.recover.rollback import dismiss_popups, roll_back, run_compensations, take_checkpoint
+from core.recover.rollback import (
+    NOT_CLOSED, dismiss_popups, popup_problem, roll_back, run_compensations, take_checkpoint,
+)
 
 from core.engine.hooks import (
     AttemptFailed, BeforeAction, BreakpointHit, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
@@ -929,9 +931,9 @@ def _roll_back(ex: Engine, ctx: StepContext, cp: Checkpoint | None, *, popup: bo
         done = dismiss_popups(ex.driver, keep=_dialogs_expected(ctx), point=point, observe=look)
         if not done:
             return ""  # nothing in the way after all: a plain retry
-        stuck = "the popup did not close" in done or any(d.startswith("could not") for d in done)
-        ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "dismiss", not stuck, ex.redact("; ".join(done))))
-        return "the popup could not be dismissed" if stuck else ""
+        why = popup_problem(done)  # the choice a popup asks for, or "could not be dismissed"; "" when cleared
+        ex.emit(Recovered(run.run_id, run.flow.name, ctx.index, "dismiss", not why, ex.redact("; ".join(done))))
+        return why
     cp_obs = ctx.before
     result = roll_back(ex.driver, cp, step, cp_obs=cp_obs, params=run.params, observe=look, bind=bind)
     run.checkpoints[-1] = replace(cp, step_state="rolled_back" if result.ok else "failed")
@@ -939,7 +941,7 @@ def _roll_back(ex: Engine, ctx: StepContext, cp: Checkpoint | None, *, popup: bo
                       ex.redact("; ".join(result.done + [result.reason]))))
     # a reversible step is retried even when the page could not be brought all the way back (it wrote
     # nothing; the locator finds its target by meaning again) - unless a popup would not close
-    return "the popup could not be dismissed" if "the popup did not close" in result.done else ""
+    return popup_problem(result.done) if NOT_CLOSED in result.done else ""
 
 
 def _dialogs_expected(ctx: StepContext) -> int:

@@ -32,18 +32,24 @@ from typing import Any, Callable, Iterable
 
 from core.domain import Candidate, Resolution
 from core.engine.events import EngineEvent, SkillConsidered, SkillFinished, SkillFired
-from core.engine.hooks import AttemptFailed, Handled, Held, HoldTarget, Ports, RefuseAction, SkipResolve, hookimpl
+from core.engine.hooks import (
+    AttemptFailed, Handled, Held, HoldTarget, Ports, RefuseAction, SkipResolve, TakeObservation, hookimpl,
+)
 from core.engine.step import StepContext, StepFailure
+from core.perception.pagefacts import overlays
 from core.recover.policy import Failure
+from core.recover.rollback import QUIET_MS, wait_gone
 from core.skills.runtime import SkillDecider, is_skill_step
 
 __all__ = ["SkillsPlugin", "skill_decider", "after_resolve", "fell_back", "skill_line", "targetless_key",
-           "before_perform", "LIVE_TEXTS"]
+           "before_perform", "LIVE_TEXTS", "popups_before", "quiet_after"]
 
 #: Read on the element a skill acts on, just before acting (main frame): its texts the observation does not
 #: carry (ARIA label, description and the texts it is labelled / described by, its labels, title, visible text,
-#: value - never a password's) and, with ``focus``, where focus is after focusing it.  ``[index, focus]``;
-#: index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused": {...} | null}`` or null.
+#: value - never a password's), the popup around it (its dialog or fixed layer: ``{"text", "payment"}``, at most
+#: 1,500 chars, for the look-alike check) and, with ``focus``, where focus is after focusing it.
+#: ``[index, focus]``; index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused": {...} |
+#: null, "region": {...} | null}`` or null.
 LIVE_TEXTS = """([i, focus]) => {
   const lib = window.__steadyhand; const e = i >= 0 && lib ? lib.ref(i) : null;
   if (i >= 0 && !e) return null;
@@ -62,6 +68,16 @@ LIVE_TEXTS = """([i, focus]) => {
       'value': tag === 'select' ? (e.selectedIndex >= 0 ? clean(e.options[e.selectedIndex].text) : '')
         : (e.type === 'password' || typeof e.value !== 'string') ? '' : clean(e.value)};
   }
+  // the popup around the element (a dialog, else its outermost fixed-position layer): a look-alike check reads it
+  let region = null;
+  if (e) {
+    let pop = e.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');
+    if (!pop) for (let n = e.parentElement; n && n !== document.body; n = n.parentElement)
+      if (getComputedStyle(n).position === 'fixed') pop = n;
+    if (pop) region = {text: (pop.innerText || pop.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 1500),
+      payment: !!pop.querySelector('input[autocomplete^="cc-"],input[name*="card" i],input[id*="card" i],'
+        + 'input[name*="cvc" i],input[name*="cvv" i],input[id*="cvc" i],input[id*="cvv" i]')};
+  }
   let focused = null;
   if (focus || !e) {
     if (e) e.focus();
@@ -70,7 +86,7 @@ LIVE_TEXTS = """([i, focus]) => {
     focused = {is_target: !!e && f === e, tag: f ? f.tagName.toLowerCase() : '',
       role: f && f.getAttribute ? (f.getAttribute('role') || '') : '', type: f && f.getAttribute ? (f.getAttribute('type') || '') : ''};
   }
-  return {texts, focused};
+  return {texts, focused, region};
 }"""
 
 
@@ -193,8 +209,9 @@ def before_perform(ex: Ports, ctx: StepContext) -> None:
         outcome, reason = dec.check_key(ctx.decided.id, step.action.value, focused, targeted=cand is not None)
     if not reason and cand is not None and isinstance(read, dict) and ctx.before is not None:
         texts = {str(k): str(v) for k, v in (read.get("texts") or {}).items() if v}
+        region = read.get("region") if isinstance(read.get("region"), dict) else None
         outcome, reason = dec.check_resolved(ctx.decided.id, kind, cand, step.target, ctx.before, ctx.run.params,
-                                             value=ctx.value, live=texts)
+                                             value=ctx.value, live=texts, region=region)
     if reason:
         kind_of = "precondition" if outcome == "precondition" else "abstained"
         raise StepFailure(Failure(kind_of, ex.redact(reason)), escalation="precondition")
@@ -213,6 +230,26 @@ def fell_back(ex: Ports, ctx: StepContext, exc: BaseException) -> Handled | None
     ended = dec.action_failed(ctx.decided.id, exc.failure.kind, exc.failure.reason)
     reason = ended[1] if ended is not None else exc.failure.reason
     return Handled("skipped", ex.redact(f"the skill gave up ({reason}); the step is decided without it"))
+
+
+def popups_before(ex: Ports, ctx: StepContext) -> tuple[int, str]:
+    """How many popups cover the page just before a skill's last action, and that action's step id ((0, "")
+    for any other step, or when they cannot be read)."""
+    dec = _decider(ex)
+    if dec is None or ctx.source != "skill" or ctx.decided is None or not dec.last_action(ctx.decided.id):
+        return 0, ""
+    return len(overlays(ex.driver) or ()), ctx.decided.id
+
+
+def quiet_after(ex: Ports, before: tuple[int, str], *, limit_ms: float = QUIET_MS) -> None:
+    """After a skill's last action that met popups (``before``: :func:`popups_before`), before the page is looked
+    at: wait until one of them has left (a fade, a slide-out), at most ``limit_ms`` (ms,
+    :data:`core.recover.rollback.QUIET_MS`) - the action's verification, its verify rules and the flow step
+    then see the page once quiet: a banner fading out over a second is cleared, not a failure of the skill
+    (issue 25 items 4-5).  Returns at once when no popup was met."""
+    count, _step_id = before
+    if count > 0:
+        wait_gone(ex.driver, None, count, limit_ms=limit_ms)
 
 
 def skill_line(event: object) -> str | None:
@@ -237,6 +274,7 @@ class SkillsPlugin:
 
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
+        self._popups: tuple[int, str] = (0, "")  # popups over the page before a skill's last action, its step id
 
     @hookimpl
     def skip_resolve(self, p: SkipResolve) -> bool | None:
@@ -249,11 +287,21 @@ class SkillsPlugin:
 
     @hookimpl
     def refuse_action(self, p: RefuseAction) -> StepFailure | None:
+        self._popups = (0, "")
         try:
             before_perform(self.ports, p.step)
         except StepFailure as failure:
             return failure
+        self._popups = popups_before(self.ports, p.step)
         return None
+
+    @hookimpl(tryfirst=True)
+    def take_observation(self, p: TakeObservation) -> None:
+        """Before the look after a skill's last action: wait for the popup it met to leave (:func:`quiet_after`);
+        the observation itself is the screen plugin's."""
+        if p.when == "after" and self._popups[0] > 0:
+            quiet_after(self.ports, self._popups)
+            self._popups = (0, "")
 
     @hookimpl
     def attempt_failed(self, p: AttemptFailed) -> Handled | None:

@@ -6,10 +6,11 @@ only by its keyed digest (HMAC-SHA-256, a random key per process), never in clea
 
 :func:`roll_back` undoes a reversible step's effect before it is retried:
 
-1. close the dialogs and overlays opened since the checkpoint, each by its
-   close or cancel control (:func:`core.recover.dismiss.choose_dismiss`),
-   else Escape - never its confirming button (first: a modal dialog makes
-   the page behind it inert);
+1. close the dialogs and overlays opened since the checkpoint, each by a
+   control whose meaning is close / dismiss
+   (:func:`core.recover.dismiss.choose_dismiss`), else Escape - never one
+   of the options it offers (first: a modal dialog makes the page behind it
+   inert); one that asks for a choice and stays is left to a person;
 2. run the step's compensations (actions of the closed action space), and
    close any popup they opened;
 3. go back to the checkpoint's URL when the page left it;
@@ -28,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -39,7 +41,7 @@ from core.perception.pagefacts import form_values, overlays, restore_form
 from .dismiss import choose_dismiss
 
 __all__ = ["take_checkpoint", "digest", "RollbackResult", "roll_back", "dismiss_popups", "run_compensations",
-           "same_state", "MAX_DISMISS"]
+           "same_state", "MAX_DISMISS", "QUIET_MS", "NOT_CLOSED", "popup_problem", "wait_gone"]
 
 #: Most popups closed in one recovery (nested dialogs, a banner over a modal).
 MAX_DISMISS = 4
@@ -119,13 +121,45 @@ def _press_escape(driver: Any) -> None:
     driver.perform(Action("press", value="Escape"), None, "Escape")
 
 
+#: How long a dismissed popup may take to leave the page (a fade, a slide-out), in ms: its element must be
+#: detached or hidden within it.  1,500 ms covers the libraries' own animations (Bootstrap's modal fade is
+#: 300 ms, sweetalert2's hide ~150 ms, micromodal's demo 300 ms, a 1 s banner fade) with room to spare.
+QUIET_MS = 1500
+#: Time between two looks while waiting for a popup to leave, in ms.
+QUIET_POLL_MS = 100
+#: The line :func:`dismiss_popups` adds when a popup stays: the step escalates.
+NOT_CLOSED = "the popup did not close"
+
+
+def wait_gone(driver: Any, point: tuple[float, float] | None, count: int, *, limit_ms: float = QUIET_MS,
+          sleep: Callable[[float], None] = time.sleep) -> list[dict[str, Any]] | None:
+    """The overlays once fewer than ``count`` are open, or as they stand after ``limit_ms`` (ms).
+
+    Looks every :data:`QUIET_POLL_MS` after the driver's settle: a popup that
+    fades or slides out is still drawn (opacity between 0 and 1) until its
+    animation ends, then detached or hidden.  None when they cannot be read.
+    """
+    end = time.monotonic() + limit_ms / 1000.0
+    after = overlays(driver, point)
+    while after is not None and len(after) >= count and time.monotonic() < end:
+        sleep(QUIET_POLL_MS / 1000.0)
+        after = overlays(driver, point)
+    return after
+
+
 def dismiss_popups(driver: Any, *, keep: int = 0, point: tuple[float, float] | None = None,
-                   observe: Callable[[], Observation]) -> list[str]:
+                   observe: Callable[[], Observation], quiet_ms: float = QUIET_MS) -> list[str]:
     """Close the popups over the page, keeping the ``keep`` outermost dialogs (failure kind 14).
 
-    Each is closed by its close / cancel control, else Escape; a disabled
-    control and a confirming one are never pressed.  ``point`` (CSS px) also
-    finds an overlay over that point (the target a pre-check found covered).
+    Each is closed by a control whose meaning is close / dismiss, else
+    Escape (:func:`core.recover.dismiss.choose_dismiss`): never one of the
+    options a popup offers (Accept / Reject, Keep / Delete, OK / Cancel) -
+    a popup that asks for a choice and does not close on Escape is left to
+    a person (the line "the popup asks for a choice ..." and
+    :data:`NOT_CLOSED`).  ``point`` (CSS px) also finds an overlay over that
+    point (the target a pre-check found covered).  After each press the page
+    is looked at again until the popup has left, at most ``quiet_ms`` (ms,
+    :data:`QUIET_MS`): a popup that fades out is cleared, not "stuck".
     Returns what was done, one line each; stops after :data:`MAX_DISMISS`
     or when a popup does not close.
     """
@@ -151,18 +185,32 @@ def dismiss_popups(driver: Any, *, keep: int = 0, point: tuple[float, float] | N
             break
         driver.wait_settled()
         done.append(choice.reason)
-        after = overlays(driver, point)
+        after = wait_gone(driver, point, len(found), limit_ms=quiet_ms)
         if after is not None and len(after) >= len(found):
             if not choice.escape:  # the control did not close it: Escape once more, then give up
                 _press_escape(driver)
                 driver.wait_settled()
-                after = overlays(driver, point)
+                after = wait_gone(driver, point, len(found), limit_ms=quiet_ms)
                 done.append("pressed Escape")
             if after is not None and len(after) >= len(found):
-                done.append("the popup did not close")
+                if choice.asks:
+                    what = f" {top.get('name')!r}" if top.get("name") else ""
+                    done.append(f"the popup{what} asks for a choice ("
+                                + " / ".join(repr(c) for c in choice.choices[:4])
+                                + "): the engine does not choose for you - answer it, or approve a skill that does")
+                done.append(NOT_CLOSED)
                 break
     observe()  # refresh the driver's refs for what follows
     return done
+
+
+def popup_problem(done: list[str]) -> str:
+    """Why the popups of a :func:`dismiss_popups` result are still in the way, for the person ("" when the
+    page was cleared): the choice it asks for, else "the popup could not be dismissed"."""
+    if NOT_CLOSED not in done and not any(d.startswith("could not") for d in done):
+        return ""
+    asks = next((d for d in done if " asks for a choice " in d), "")
+    return asks or "the popup could not be dismissed"
 
 
 def run_compensations(driver: Any, step: Step, *, params: Mapping[str, str],

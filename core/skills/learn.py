@@ -282,7 +282,9 @@ def _learn_one(table: SkillTable, rec: FailureRecord, c: CorrectionRecord, produ
         return
     stored, _new = table.put(skill)
     table.update_failure(rec.id, outcome="skill", skill_id=stored.id)
-    report.proposed.append(stored)
+    # two failures of the run may teach the same skill (one id): listed once, as stored now (issue 25 item 7:
+    # the same id was printed twice with two descriptions)
+    report.proposed[:] = [s for s in report.proposed if s.id != stored.id] + [stored]
 
 
 def as_lines(report: LearnReport) -> Sequence[str]:

@@ -55,6 +55,7 @@ from core.store.skills import SkillConflictError, SkillTable
 
 from .files import NOT_VALIDATED_HERE, check_skill
 from .validate import legality
+from .runtime import runtime_problem
 
 __all__ = ["reviewed_here", "approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS", "ReviewContext",
            "review_context", "secret_values", "secret_names"]
@@ -138,7 +139,8 @@ def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, 
         raise SkillConflictError(f"skill {skill_id} is {skill.state}; only a proposed skill can be approved"
                                  + (" (or a retired one restored)" if restore else hint))
     illegal = (check_skill(skill, secrets=secrets, redactor=table.store.redactor, secret_names=secret_names)
-               or "; ".join(legality(replace(skill, irreversible_ok=False))))  # the safety bar of validation too
+               or "; ".join(legality(replace(skill, irreversible_ok=False)))  # the safety bar of validation too
+               or runtime_problem(skill, secret_names=secret_names))  # and the run's: what it would refuse at once
     if illegal:
         raise ValueError(f"skill {skill_id} cannot be approved: {illegal}")
     if irreversible_ok and not skill.provenance.step_ids:

@@ -48,6 +48,19 @@ The safety bar (never weakened):
   until a person approves it again (a ``precondition`` use says so);
 * deny rules (kind ``deny``): while their trigger holds, the elements their
   actions name are not acted on by any decider (:meth:`SkillDecider.denied`).
+* never on a look-alike (:func:`lookalike`): the popup the skill's target
+  is in - its whole text, read live just before acting, after every other
+  check - must not mention a price, hold
+  a payment form or say a word of :data:`LOOKALIKE_WORDS` (trial,
+  subscribe, delete...) that the skill's own words do not say; such a use
+  ends as ``precondition`` without counting a failure (the skill did
+  nothing);
+* what a skill's last action cleared is looked at once quiet: the look after
+  it waits (up to 1,500 ms) for the popup it met to leave
+  (:func:`core.engine.skilled.quiet_after`);
+* the rules a skill is approved under are the rules it runs under:
+  :func:`runtime_problem` (this guard on the skill as written) refuses its
+  approval (:func:`core.skills.library.approve`).
 
 Every use is recorded (:meth:`core.store.skills.SkillTable.record_use`)
 with its time in ms and the quality moves of K7
@@ -82,7 +95,8 @@ from core.skills.trigger import (
 
 __all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
            "guarded_control", "guard_problem", "element_texts", "approved_for_step", "skill_step_id", "is_skill_step",
-           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target"]
+           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target", "lookalike",
+           "LOOKALIKE_WORDS", "PRICE", "runtime_problem"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
 #: words in the flow's name and description (``sign_in`` and ``Sign in`` both say ``login``).
@@ -121,6 +135,62 @@ def _keyname(key: str) -> str:
 
 def _words(text: str) -> str:
     return " " + " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split()) + " "
+
+
+#: What must not be in the popup a skill acts in, whatever its trigger says (issue 25 item 3: an upsell reusing a
+#: consent banner's "That's ok" got the consent skill and started a paid trial): words of paying, subscribing,
+#: upgrading and destroying, in English, French, German and Spanish (compiled by hand for this guard; matched as
+#: whole words, case-folded).  A skill whose own words name one (its description, trigger, targets) may act
+#: where it is - it was learnt there.
+LOOKALIKE_WORDS = (
+    "trial", "subscribe", "subscription", "upgrade", "premium", "purchase", "buy", "pay", "payment", "billing",
+    "billed", "checkout", "delete", "deleted", "erase", "remove", "permanently", "undone", "destroy", "wipe",
+    "essai", "abonnement", "abonner", "acheter", "payer", "paiement", "supprimer", "effacer",
+    "testversion", "probeabo", "abonnieren", "abo", "kaufen", "bezahlen", "zahlung", "löschen", "entfernen",
+    "prueba", "suscripción", "suscribirse", "suscribir", "comprar", "pagar", "pago", "eliminar", "borrar",
+)
+#: A price: a currency sign or code next to a number ("$4.99", "4,99 €", "EUR 10"), or a rate ("/month").
+PRICE = re.compile(r"(?:[$€£¥₹]\s?\d|\d(?:[.,]\d+)?\s?(?:[$€£¥₹]|usd|eur|gbp|chf)\b|\b(?:usd|eur|gbp|chf)\s?\d"
+                   r"|/\s?(?:mo|month|year|yr|mois|an|monat|jahr|mes|año)\b|\bper (?:month|year)\b)", re.I)
+
+
+def _word_set(text: str) -> set[str]:
+    return set(re.findall(r"[^\W\d_]+", (text or "").casefold()))
+
+
+def _own_text(skill: Skill) -> str:
+    """Everything the skill itself says: description, trigger texts, action targets and values."""
+    texts = [skill.description, skill.trigger.title, skill.trigger.dialog_name]
+    conds = list(skill.trigger.required) + ([skill.trigger.step_target] if skill.trigger.step_target else [])
+    texts += [getattr(c, f) for c in conds for f in ("name", "label", "text", "placeholder")]
+    for a in skill.actions:
+        texts += [a.action.value, a.note] + [getattr(a.target, f) for f in ("name", "label", "text", "title",
+                                                                            "placeholder", "container")]
+    return " ".join(t for t in texts if t)
+
+
+def lookalike(skill: Skill, texts: Iterable[str], *, payment: bool = False) -> str:
+    """Why the popup holding a skill's target is a look-alike of what the skill was learnt on ("" when not).
+
+    ``texts`` are the popup's texts (its title, body, controls' names);
+    ``payment`` is True when it holds a payment field (a card number, a
+    CVC).  A look-alike holds a payment form, mentions a price (:data:`PRICE`)
+    where the skill's own words name none, or says a word of
+    :data:`LOOKALIKE_WORDS` the skill's own words do not say.  Returns one
+    short sentence.
+    """
+    if payment:
+        return "the popup holds a payment form"
+    own_text = _own_text(skill)
+    joined = " ".join(t for t in texts if t)
+    price = PRICE.search(joined)
+    if price and not PRICE.search(own_text):
+        return f"the popup mentions a price ({price.group(0).strip()!r})"
+    own, words = _word_set(own_text), _word_set(joined)
+    said = [w for w in LOOKALIKE_WORDS if w in words and w not in own]
+    if said:
+        return "the popup says " + ", ".join(repr(w) for w in said[:3])
+    return ""
 
 
 def task_type_of(flow: Flow, step: Step | None = None) -> str:
@@ -407,6 +477,7 @@ class _Active:
     reason: str = ""
     containers: frozenset[str] = frozenset()  # the dialog / container the flow step's target is in (normalised)
     secrets: tuple[str, ...] = ()  # the run's secret values: a skill never types one
+    neutral: bool = False  # it ended on a look-alike before acting: no failure counted
 
 
 @dataclass
@@ -742,13 +813,19 @@ class SkillDecider:
 
     def check_resolved(self, step_id: str, kind: str, cand: Candidate, target: ElementDescriptor,
                        obs: Observation, params: Mapping[str, str], *, value: str = "",
-                       live: Mapping[str, str] | None = None) -> tuple[str, str]:
+                       live: Mapping[str, str] | None = None,
+                       region: Mapping[str, Any] | None = None) -> tuple[str, str]:
         """The live safety check of a skill action after the locator found ``cand``: ``(outcome, reason)``,
         ``("", "")`` when it may go on.
 
         ``target`` is the action's target as bound, ``value`` the action's
         value as bound (the key, the option, the text), ``live`` the texts
         read on the element just before acting (see :func:`element_texts`).
+        ``region`` is the popup around the element read just before acting
+        (``{"text": str, "payment": bool}``; None when it is in no popup):
+        a look-alike (:func:`lookalike`) ends the skill as ``precondition``
+        without counting a failure - the skill did nothing, the page is not
+        what it was learnt on.
         Refused (``failed``): an element that does not match the skill's
         descriptor exactly; what :func:`guard_problem` refuses; an activating
         key (Enter, Space) onto a control that takes no text; a value holding
@@ -787,7 +864,18 @@ class SkillDecider:
         why = guard_problem(cand, kind, value=value, named=required, obs=obs, live=live)
         if why:
             return self._hold(a, "failed", f"refused: {why}, and the trigger does not name it by those words")
+        if region:
+            alike = lookalike(a.skill, [str(region.get("text") or "")], payment=bool(region.get("payment")))
+            if alike:
+                a.neutral = True
+                return self._hold(a, "precondition", f"a look-alike of what the skill was learnt on: {alike}; "
+                                                     f"not acted on")
         return "", ""
+
+    def last_action(self, step_id: str) -> bool:
+        """True when ``step_id`` is the running skill's last action (what it clears is looked at once quiet)."""
+        a = self._active
+        return a is not None and a.pending == step_id and a.k == len(a.skill.actions) - 1
 
     def check_key(self, step_id: str, key: str, focused: Mapping[str, Any] | None, *, targeted: bool
                   ) -> tuple[str, str]:
@@ -860,7 +948,10 @@ class SkillDecider:
         outcome = a.outcome or ("precondition" if failure_kind == "precondition" else "failed")
         why = a.reason or reason
         why = f"action {a.k + 1} of {len(a.skill.actions)}: {why}"
-        self._finish(outcome, why)
+        if a.neutral:
+            self._finish(outcome, why, count="", delta=0.0)
+        else:
+            self._finish(outcome, why)
         return outcome, why
 
     def _finish(self, outcome: str, reason: str, *, count: str | None = None, delta: float | None = None) -> None:
@@ -897,3 +988,19 @@ class SkillDecider:
             elif r.kind == "no_dialog" and obs.modal_titles:
                 out.append(f"a dialog is still open ({obs.modal_titles[-1]!r})")
         return out
+
+
+def runtime_problem(skill: Skill, *, secret_names: Iterable[str] = ()) -> str:
+    """Why the run-time safety bar would refuse ``skill``'s actions as written ("" when it would not).
+
+    The same check :class:`SkillDecider` makes before a skill fires (its
+    ``_unsafe``: the guard over every text of each target, keys, secrets),
+    on no particular step (``{target.*}`` placeholders are left out): a
+    skill refused here would be refused at every run, so approval refuses it
+    too (issue 25 item 4: "the rules a skill is approved under are the rules it
+    runs under").
+    """
+    if skill.kind != "do":
+        return ""
+    probe = Step(id="approval", action=Action("click"))
+    return SkillDecider(None, skill.scope.product, secrets=secret_names)._unsafe(skill, probe, {})

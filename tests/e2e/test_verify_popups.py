@@ -5,8 +5,9 @@ when a field is first focused, a validator that clears a field, a
 Bootstrap 5 modal that opens on focus and disables the form behind it
 (with its own "Save" button - the disabled twin of the form's), a native
 ``<dialog>`` asking for a rating, and a cookie consent wall without a
-dialog role.  Recovery closes each by its close / cancel control or Escape,
-never by its confirming button, and goes on; the server's count of writes
+dialog role.  Recovery closes each by a control whose meaning is close (or
+the dialog's own declared cancel) or Escape, never by one of the options it
+offers, and goes on - the consent wall, a choice, escalates; the server's count of writes
 is the ground truth.
 """
 from __future__ import annotations
@@ -107,9 +108,11 @@ def test_a_native_dialog_is_closed_by_cancel_or_escape_never_rate_now(driver, si
     assert any(how in e.detail for e in events.of(Recovered) if e.ok)
 
 
-def test_a_cookie_wall_is_closed_by_reject_never_accept(driver, site) -> None:
+def test_a_cookie_wall_is_never_answered_by_the_engine_the_step_escalates(driver, site) -> None:
+    """Accept all / Reject all is the person's choice (issue 25 item 4): neither is pressed, the run escalates."""
     steps = (button("s1", "Next"), button("s2", "Finish", reversible=False))
     result, events = run(driver, "/wizard.html?cookies", steps)
-    assert result.status == "passed", result.error
-    assert site.posts["/api/accept"] == 0 and site.posts["/api/finish"] == 1
-    assert any("by 'Reject all'" in e.detail for e in events.of(Recovered) if e.ok)
+    assert result.status == "escalated"
+    assert "asks for a choice" in result.error and "'Accept all'" in result.error
+    assert site.posts["/api/accept"] == 0 and site.posts["/api/finish"] == 0
+    assert not any("by 'Reject all'" in e.detail for e in events.of(Recovered))

@@ -124,3 +124,20 @@ def test_an_error_signal_of_a_passed_step_is_no_case_for_a_failure_of_another_ki
         assert any(c.label.startswith("a similar failure") for c in cases_for(table.failure(other.id), table))
     finally:
         store.close()
+
+
+def test_two_failures_that_teach_the_same_skill_list_it_once(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite")
+    try:
+        _fill(store, record(passed_from=snap(FORM, sig="after")))
+        _fill(store, record(passed_from=snap(FORM, sig="after"), step_index=1, step_id="s2"), step_index=1)
+        report = learn_from_run(store, "Shipping", "run-1")
+        ids = [s.id for s in report.proposed]
+        assert ids and len(ids) == len(set(ids))
+        lines = [line for line in as_lines(report) if line.startswith("proposed ")]
+        assert len(lines) == len({line.split(":")[0] for line in lines})
+        (stored,) = [SkillTable(store).get(i) for i in ids]
+        assert lines == [f"proposed {stored.id}: {stored.description} (pass rate "
+                         f"{stored.validation.pass_rate:.0%} on {stored.validation.cases} states)"]
+    finally:
+        store.close()

@@ -8,7 +8,7 @@ import pytest
 from library_samples import SECRET, open_table, popup_skill
 
 from core.domain import Action, ElementDescriptor
-from core.domain.skill import SkillAction, SkillScope, SkillSettings
+from core.domain.skill import ElementCondition, SkillAction, SkillScope, SkillSettings, SkillTrigger
 from core.skills import library
 from core.store.skills import SkillConflictError
 
@@ -117,3 +117,19 @@ def test_a_skill_held_below_the_review_quality_is_renewed_only_by_restore(table)
     assert "renewed by a person (quality 0.10 was below 0.30)" in renewed.review_reason
     with pytest.raises(SkillConflictError):
         library.approve(table, "sk-fine", restore=True)  # nothing to renew: it fires already
+
+
+def test_a_skill_the_run_time_guard_would_refuse_is_refused_at_approval(table):
+    """Issue 25: "click 'deny cookies'" (its accessible name) whose visible text "Decline" is a guarded word the
+    trigger does not name was approved, then refused at every run; approval now applies the run's rules."""
+    deny = ElementCondition(role="button", name="deny cookies", in_dialog=True)
+    skill = popup_skill("sk-deny", trigger=SkillTrigger(required=(deny,), dialog=True, dialog_name="Cookies"),
+                        actions=(SkillAction(Action("click"), ElementDescriptor(role="button", name="deny cookies",
+                                                                                text="Decline")),))
+    table.put(skill)
+    with pytest.raises(ValueError, match="text 'Decline'"):
+        library.approve(table, "sk-deny")
+    assert table.get("sk-deny").state == "proposed"
+    both = (deny, ElementCondition(role="button", text="Decline"))
+    table.put(replace(skill, id="sk-deny2", trigger=replace(skill.trigger, required=both)))
+    assert library.approve(table, "sk-deny2").state == "approved"  # named by both its words: the run allows it
