@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.domain.resources import module_name, source_tree
 from core.domain.text import printable
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 
@@ -512,7 +513,7 @@ def _cmd_studio(args: argparse.Namespace) -> int:
             _err(str(exc))
             return EXIT_INPUT
         # with a desktop the studio says it in a dialog (and on stderr), then exits with 2
-    app = importlib.import_module("studio.app")  # the studio is a front end of core, never imported by it
+    app = importlib.import_module(module_name("studio.app"))  # a front end of core, never imported by it
     if args.screenshot and not args.quit_after_run:
         _err("--screenshot: needs --quit-after-run (the screenshot is taken when the run ends)")
         return EXIT_INPUT
@@ -729,8 +730,8 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     """``steadyhand bench studio``: the studio replays a project offscreen (its own process: core never loads Qt)."""
     import subprocess
 
-    root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "studio.bench", "--project", str(Path(args.project).resolve()),
+    root = source_tree()  # a checkout: the child imports from it; installed: importable already
+    cmd = [sys.executable, "-m", module_name("studio.bench"), "--project", str(Path(args.project).resolve()),
            "--timeout-s", str(args.timeout_s)]
     if args.flows:
         cmd += ["--flows", *args.flows]
@@ -742,7 +743,8 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     cmd += ["--no-recording"] if args.no_recording else []
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    if root is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     return subprocess.run(cmd, cwd=root, env=env, check=False).returncode
 
 

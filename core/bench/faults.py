@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 import yaml
 
-from core.domain.resources import bundle_root, bundled_project
+from core.domain.resources import bundle_root, bundled_project, module_name
 
 __all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "disk_case", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
 
@@ -229,8 +229,8 @@ class FaultBench:
     # -- runs ----------------------------------------------------------------------------
     def spawn(self, args: list[str], *, child: str = "") -> subprocess.Popen:
         env = dict(os.environ, PYTHONPATH=str(self.repo))
-        cmd = [sys.executable, "-m", "core.bench.faults_child", child, *args] if child else \
-            [sys.executable, "-m", "core.cli", *args]
+        cmd = [sys.executable, "-m", module_name("core.bench.faults_child"), child, *args] if child else \
+            [sys.executable, "-m", module_name("core.cli"), *args]
         return subprocess.Popen(cmd, cwd=self.repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
 

@@ -61,9 +61,11 @@ def main(argv: list[str]) -> int:
     _full_disk_after(GOOD_WRITES)
     import runpy
 
+    from core.domain.resources import module_name
+
     sys.argv = ["steadyhand", *argv[1:]]
     try:
-        runpy.run_module("core.cli", run_name="__main__")  # the command line as it is, in this process
+        runpy.run_module(module_name("core.cli"), run_name="__main__")  # the command line as it is, in this process
     except SystemExit as exc:
         return int(exc.code or 0)
     return 0
