@@ -78,6 +78,8 @@ _BOILERPLATE_METHODS = frozenset({
     "connect", "connect_over_cdp", "set_default_timeout", "set_default_navigation_timeout", "storage_state",
 })
 _BOILERPLATE_FUNCTIONS = frozenset({"run", "main"})
+#: Set-up options that change nothing a flow replays (whether a window shows, how slowly the script went).
+_KEPT_SETUP_OPTIONS = frozenset({"headless", "slow_mo", "timeout"})
 _LABEL_MAX = 60
 
 
@@ -318,6 +320,7 @@ class _Reader:
                     self.note(line, f"a second page ({name}) is opened; its actions are skipped")
                 return
             if method in _BOILERPLATE_METHODS:
+                self.setup_options(inner, method, line)
                 return
         if isinstance(inner, ast.Attribute) and inner.attr == "value" and isinstance(inner.value, ast.Name):
             # page1 = page1_info.value: the popup or download of a skipped (and noted) `with` block
@@ -337,6 +340,29 @@ class _Reader:
             self.constants[name] = self.literal(value)
         except _Skip:
             self.note(line, f"assignment to {name} not understood; skipped")
+
+    def setup_options(self, call: ast.Call, method: str, line: int) -> None:
+        """A note for each option of the browser or context set-up that the flow cannot keep: another browser
+        engine than Chromium, a device, geolocation, locale, permissions... (the project's settings apply)."""
+        if method in ("launch", "launch_persistent_context"):
+            engine = call.func.value.attr if isinstance(call.func, ast.Attribute) and isinstance(
+                call.func.value, ast.Attribute) else ""
+            if engine in ("firefox", "webkit"):
+                self.note(line, f"the script runs {engine.capitalize()}; a flow replays in Chromium (the project's "
+                                f"browser): {engine}-only behaviour is not checked")
+        if method not in ("launch", "launch_persistent_context", "new_context"):
+            return
+        dropped = []
+        for kw in call.keywords:
+            if kw.arg is None:  # **playwright.devices["iPhone 13"]
+                device = kw.value.slice if isinstance(kw.value, ast.Subscript) else None
+                name = device.value if isinstance(device, ast.Constant) and isinstance(device.value, str) else ""
+                dropped.append(f"device {name!r}" if name else f"**{_shape(kw.value)}")
+            elif kw.arg not in _KEPT_SETUP_OPTIONS:
+                dropped.append(kw.arg)
+        if dropped:
+            self.note(line, f"{method}() options dropped: {', '.join(dropped)} (the project's browser settings "
+                            f"apply: set viewport, headless and the like in steadyhand.yaml)")
 
     def call_statement(self, call: ast.Call, line: int) -> None:
         func = call.func
@@ -1029,7 +1055,7 @@ def import_codegen(source: str, *, flow_name: str, filename: str = "<script>", b
                                   f"before typing (lines {lines}); replay types into the field directly"))
     _decide_secrets(ops, secrets, notes)
     start_url, steps = _build_steps(ops, secrets, base_url, notes)
-    if not steps and start_url is None:
+    if not steps:  # nothing but a page.goto(), or nothing at all: an empty flow is never written
         first = next((text for _, text in sorted(notes, key=lambda n: n[0])), "")
         line = int(m.group(1)) if (m := re.match(r"line (\d+): ", first)) else 1
         reason = first.split(": ", 1)[1] if ": " in first else "no supported page call"
