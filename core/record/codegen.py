@@ -55,7 +55,7 @@ from core.act.space import ACTION_SPACE
 from core.domain import Action, Assertion, Flow, Step
 from core.project.loader import ProjectError
 from core.project.params import escape, placeholder
-from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name
+from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name, looks_like_password
 from .steps import relative_url, slug
 
 __all__ = ["ImportResult", "import_codegen", "SECRET_WORDS"]
@@ -776,8 +776,11 @@ def _words(text: str) -> list[str]:
 
 
 def _looks_secret(loc: _Loc) -> bool:
+    """A secret field: its locator or label says so in English words, or names a password in any language
+    (:func:`core.secrets.looks_like_password`: "Mot de passe", "密码", ``#pw``)."""
     words = _words(loc.selector + " " + loc.label)
-    return any(w in SECRET_WORDS or w.startswith(_SECRET_PREFIXES) for w in words)
+    return any(w in SECRET_WORDS or w.startswith(_SECRET_PREFIXES) for w in words) \
+        or looks_like_password(loc.label, loc.selector)
 
 
 def _slug(text: str) -> str:
@@ -830,6 +833,8 @@ class _Secrets:
         matches = [n for n in self.declared if _slug(n) == slug]
         matches += sorted((n for n in self.declared if n not in matches and set(_words(n)) <= words),
                           key=lambda n: -len(n))
+        if looks_like_password(loc.label, loc.selector):  # "Mot de passe", "#pw": a declared password-like name
+            matches += [n for n in self.declared if n not in matches and looks_like_password(n)]
         for name in matches:
             if self._free(name, literal):
                 return name

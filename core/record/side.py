@@ -80,7 +80,7 @@ from typing import Any, Iterable, Mapping
 from core.domain import Action, Assertion, ElementDescriptor, Flow, Step
 from core.project.loader import ProjectError, check_size
 from core.project.params import escape, placeholder
-from core.secrets import MIN_SUBSTRING_LENGTH, env_var_name
+from core.secrets import MIN_SUBSTRING_LENGTH, env_var_name, looks_like_password
 
 from .codegen import SECRET_WORDS
 from .steps import relative_url, slug
@@ -279,8 +279,9 @@ def hints_of(locators: Iterable[str]) -> ElementDescriptor:
 
 
 def _looks_secret(locators: Iterable[str]) -> bool:
+    locators = list(locators)
     words = set(re.findall(r"[a-z]+", " ".join(locators).lower()))
-    return bool(words & SECRET_WORDS)
+    return bool(words & SECRET_WORDS) or looks_like_password(*locators)
 
 
 def _expected(value: str) -> tuple[str, str]:

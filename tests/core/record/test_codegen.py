@@ -555,3 +555,21 @@ with sync_playwright() as p:
 '''
     with pytest.raises(ProjectError, match="nothing to import"):
         import_codegen(src, flow_name="x", base_url=BASE)
+
+
+@pytest.mark.parametrize("locator", ['page.get_by_label("Mot de passe")', 'page.get_by_label("密码")',
+                                     'page.locator("#pw")', 'page.get_by_placeholder("Contraseña")'])
+def test_a_password_field_named_in_another_language_or_by_a_short_id_becomes_a_secret(locator: str) -> None:
+    src = f'''
+from playwright.sync_api import sync_playwright
+
+with sync_playwright() as p:
+    page = p.chromium.launch().new_page()
+    page.goto("{BASE}/login")
+    {locator}.fill("typed-in-clear-9")
+    page.get_by_role("button", name="Sign in").click()
+'''
+    r = import_codegen(src, flow_name="x", base_url=BASE, secret_names=("password",))
+    fill = r.flow.steps[0]
+    assert fill.action.value == "{password}"  # the project's declared password, not a secret named after the label
+    assert r.flow.secrets and "typed-in-clear-9" not in "\n".join(r.notes)
