@@ -1070,7 +1070,7 @@ def _version() -> str:
 _EXAMPLES: dict[str, tuple[str, ...]] = {
     "": ("steadyhand run projects/demo --headless", "steadyhand --version"),
     "demo": ("steadyhand demo --headless", "steadyhand demo /tmp/leavedesk -k leave --headed"),
-    "completion": ('eval "$(steadyhand completion bash)"',),
+    "completion": ("steadyhand completion bash", "steadyhand completion zsh"),
     "run": ("steadyhand run projects/demo --flow leave_request --headless --junit junit.xml",
             "steadyhand run projects/demo -k 'leave and not lockout' -x --retries 1 --json - --headless",
             "steadyhand run projects/miniwob --episodes 5 --json /tmp/summary.json"),
