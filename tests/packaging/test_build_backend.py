@@ -47,3 +47,15 @@ def test_the_repository_sources_relocate_cleanly() -> None:
             for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     assert node.module.split(".")[0] not in ("core", "studio"), f"{path}:{node.lineno}"
+
+
+def test_the_sdist_builds_the_same_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tarfile
+
+    monkeypatch.chdir(ROOT)
+    name = sb.build_sdist(str(tmp_path))
+    with tarfile.open(tmp_path / name) as tf:
+        tf.extractall(tmp_path / "x", filter="data")
+    unpacked = tmp_path / "x" / name.removesuffix(".tar.gz")
+    assert (unpacked / "PKG-INFO").read_text().startswith("Metadata-Version: 2.1\nName: steadyhand\n")
+    assert dict(sb.wheel_files(unpacked)) == dict(sb.wheel_files(ROOT))
