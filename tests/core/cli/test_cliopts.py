@@ -79,3 +79,15 @@ def test_a_default_that_cannot_be_used_is_refused_by_name(tmp_path: Path, text: 
 def test_a_negative_count_on_the_command_line_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--retries"):
         apply_run_defaults(_args("--retries", "-1"), tmp_path, environ={})
+
+
+def test_history_json_dash_puts_the_document_alone_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from core.cli import main
+
+    (tmp_path / "steadyhand.yaml").write_text("schema_version: 1\nname: H\nbase_url: http://127.0.0.1:9\n",
+                                              encoding="utf-8")
+    assert main(["history", "list", str(tmp_path), "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and "no runs" in err and not (tmp_path / "-").exists()
