@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
+import importlib.util
 import os
 import re
 import sys
@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.cliopts import RUN_DEFAULTS
+from core.domain.resources import bundled_project, module_name, source_tree
 from core.domain.text import printable
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 
@@ -31,7 +33,9 @@ def _err(msg: str) -> None:
 
 
 def _writable(path: Path) -> bool:
-    """True when ``path`` can be written (its folder is created when missing)."""
+    """True when ``path`` can be written (its folder is created when missing); ``-`` (standard output) can."""
+    if str(path) == "-":
+        return True
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8"):
@@ -63,7 +67,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.project import ProjectError, load_project
 
     from core.project.loader import check_run_data_dir
+    from core.cliopts import ConfigError, apply_run_defaults, keyword_matcher
 
+    try:
+        for note in apply_run_defaults(args, args.project):  # STEADYHAND_* and [tool.steadyhand] (core.cliopts)
+            if not args.quiet:
+                print(f"steadyhand: default {note}", file=sys.stderr, flush=True)
+    except ConfigError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     try:
         project = load_project(args.project, skip_invalid=True)  # one broken flow file never stops the others
         check_run_data_dir(project.root)  # the store and screenshots stay inside the project (no link out)
@@ -101,6 +113,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         names = [resumed_flow]
         for note in plan.notes:
             print(f"  resume: {note}", file=sys.stderr, flush=True)
+    if args.keyword is not None:
+        try:
+            match = keyword_matcher(args.keyword)
+        except ValueError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
+        names = [n for n in names if match(n)]
+        if not names:
+            _err(f"-k {args.keyword!r}: no flow matches (flows: {', '.join(project.flows) or 'none'})")
+            return EXIT_INPUT
     unknown = [n for n in names if n not in project.flows]
     if unknown:
         _err(f"{project.root}: no flow named {', '.join(unknown)} (flows: {', '.join(project.flows) or 'none'})")
@@ -121,12 +143,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     params = dict(p.split("=", 1) for p in args.param or [])
     from core.engine.session import check_params
 
+    known = _param_names(project, names)
+    strange = [n for n in params if n not in known]
+    if strange:
+        _err(f"--param {strange[0]}: no flow of this run has a parameter of that name "
+             f"(parameters: {', '.join(sorted(known)) or 'none'})")
+        return EXIT_INPUT
+    if args.retries and args.no_store:
+        _err("--retries reads what a failed run wrote from the project's store; it cannot be used with --no-store")
+        return EXIT_INPUT
+
     for name in names:
         problem = check_params(project, project.flows[name], params)
         if problem:
             _err(problem)
             return EXIT_INPUT
-    base_url = args.base_url or os.environ.get(BASE_URL_ENV, "").strip() or None
+    base_url = args.base_url or None  # the flag, else STEADYHAND_BASE_URL, else [tool.steadyhand] (cliopts)
     problem = _base_url_problem(base_url)
     if problem:
         _err(problem)
@@ -172,6 +204,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for line in change_lines(event) + escalation_lines(event) + ([skill] if skill else []):
             bar.log(printable(line))
 
+    from core.engine.retry import retry_refusal
+
+    failures = 0  # flow runs that did not pass (--maxfail), retries not counted
+    stopped: list[tuple[str, str, str]] = []  # flows --maxfail kept from running
+    retried: list[Any] = []  # --retries: the runs that were run again, in order
+    reruns: dict[str, list[Any]] = {}  # run id of a flow's last run -> its earlier runs (retried), oldest first
+    retry_no: dict[str, int] = {}  # run id of a retry -> its number (1..N)
+    refused: dict[str, str] = {}  # run id -> why it was not retried
+    args.retry_info = (reruns, retry_no, refused)  # read by _write_reports
     control, cdp_port = None, None
     if args.on_escalation == "wait":  # a person (or a script over CDP) takes over, then hands back
         from core.engine.handback import WaitControl
@@ -186,7 +227,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         control = WaitControl(project.data_dir, cdp_endpoint=f"http://{CDP_HOST}:{cdp_port}", project=args.project,
                               timeout_s=args.takeover_timeout)
     try:
-        with ProjectSession(project, headless=True if args.headless else None, emit=progress,
+        with ProjectSession(project, headless=args.headless, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
                             control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
             if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
@@ -198,9 +239,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 st.task = flow.episode.task if flow.episode else ""
                 episodes = args.episodes if flow.episode else 1
                 for ep in range(episodes):
+                    if args.maxfail and failures >= args.maxfail:
+                        break
                     seed = args.seed + ep if flow.episode else None
                     bar.start_item(f"{name}#{seed}" if flow.episode else name, None if flow.episode else len(flow.steps))
                     result = session.run_flow(flow, params=params, seed=seed, resume=plan)
+                    earlier: list[Any] = []
+                    for attempt in range(1, args.retries + 1):  # --retries: only a run that wrote nothing
+                        why = retry_refusal(session.store, result, flow, tuple(project.settings.secrets))
+                        if why:
+                            if not result.passed and result.error_kind != "unreachable":
+                                refused[result.run_id] = why
+                                say(f"  {name}: not retried: {why}")
+                            break
+                        say(f"  {name}: {result_label(result)}; retry {attempt} of {args.retries} (the failed run "
+                            f"wrote nothing)")
+                        earlier.append(result)
+                        retried.append(result)
+                        result = session.run_flow(flow, params=params, seed=seed, resume=None)
+                        retry_no[result.run_id] = attempt
+                    if earlier:
+                        reruns[result.run_id] = earlier
                     media = getattr(session.store, "media_errors", None)
                     if media:  # a full disk: said once per flow, the steps are recorded all the same
                         print(f"steadyhand: warning: {media[0]}" + (f" (and {len(media) - 1} more)" if len(media) > 1
@@ -218,6 +277,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     results.append(result)
                     seeds.append(seed)
                     st.add(result)
+                    failures += 0 if result.passed else 1
                     for k, v in session.model_usage.pop(result.run_id, {}).items():
                         model_use.setdefault(name, {})[k] = round(model_use.get(name, {}).get(k, 0) + v, 1)
                     gt = getattr(session.site, "ground_truth", None)
@@ -233,6 +293,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             reuses += 1  # -q: counted, said once after the summary
                             continue
                         say(f"    {note}")
+                if args.maxfail and failures >= args.maxfail:
+                    left = [n for n in names if n not in stats_run(results)]
+                    stopped = [(n, "maxfail", f"stopped after {failures} flow run(s) did not pass "
+                                              f"(--maxfail {args.maxfail})") for n in left]
+                    if left:
+                        say(f"steadyhand: stopped after {failures} flow run(s) did not pass; not run: "
+                            f"{', '.join(left)}")
+                    break
     except BrowserLaunchError as exc:
         _err(str(exc))
         _write_reports(args, project, stats, results, seeds, model_use, broken,
@@ -243,17 +311,40 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _write_reports(args, project, stats, results, seeds, model_use, broken,
                        [(n, "parameter", str(exc)) for n in names if n not in stats_run(results)])
         return EXIT_INPUT
-    print("\n".join(printable(line) for line in summary_text(list(stats.values())).split("\n")))
+    out = sys.stderr if args.json == "-" else sys.stdout  # --json -: standard output holds the JSON alone
+    ran = [st for st in stats.values() if st.episodes]  # --maxfail: the flows not run are not in the table
+    print("\n".join(printable(line) for line in summary_text(ran).split("\n")), file=out)
     for err in broken:  # beside the table too: the summary is where a reader looks
-        print(printable(f"  invalid flow file, not run: {err}"))
+        print(printable(f"  invalid flow file, not run: {err}"), file=out)
+    if retried:
+        print(f"  {len(retried)} retr{'y' if len(retried) == 1 else 'ies'} (--retries): the runs before each are in "
+              f"the reports, marked as retried", file=out)
     if reuses:
-        print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}")
+        print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}", file=out)
     from core.plan.usage import usage_lines
 
     for line in usage_lines(model_use):
-        print(line)
-    _write_reports(args, project, stats, results, seeds, model_use, broken, [])
+        print(line, file=out)
+    _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
     return _with_invalid(exit_code(results), broken)
+
+
+def _param_names(project: Any, names: Sequence[str]) -> set[str]:
+    """Every parameter name a ``--param`` may set for the flows ``names``: the project's and each flow's params
+    and secrets, the ``{name}`` placeholders of their texts, and an episodic flow's task fields."""
+    from core.project.params import placeholders, step_texts
+
+    known = set(project.settings.params) | set(project.settings.secrets)
+    for name in names:
+        flow = project.flows[name]
+        known |= set(flow.params) | set(flow.secrets) | set(placeholders(flow.start_url or ""))
+        for st in flow.steps:
+            for _, text in step_texts(st):
+                known |= set(placeholders(text))
+        if flow.episode:
+            known |= {"utterance"} | set(flow.episode.fields)
+            known |= set(re.compile(flow.episode.utterance_regex).groupindex)
+    return known
 
 
 def stats_run(results: Sequence[Any]) -> set[str]:
@@ -276,22 +367,33 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
             if entry["flow"] in model_use:
                 use = model_use[entry["flow"]]
                 entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
+        reruns, retry_no, refused = getattr(args, "retry_info", ({}, {}, {}))
+        if args.retries or reruns:  # --retries: every run of each flow, each retry marked with its number
+            for entry in doc["flows"]:
+                finals = [r for r in results if r.flow == entry["flow"]]
+                entry["runs"] = [{"run_id": r.run_id, "status": r.status, "error_kind": r.error_kind,
+                                  "retry": retry_no.get(r.run_id, 0), "retried": r in reruns.get(f.run_id, ()),
+                                  **({"not_retried": refused[r.run_id]} if r.run_id in refused else {})}
+                                 for f in finals for r in (*reruns.get(f.run_id, ()), f)]
+                entry["retries"] = sum(1 for run in entry["runs"] if run["retry"])
         for flow, kind, reason in not_run:
             doc["flows"].append({"flow": flow, "passed": False, "error_kind": kind, "steps": 0, "heals": 0,
                                  "invalid_actions": 0, "seconds": 0.0, "steps_passed": 0,
                                  "steps_total": len(project.flows[flow].steps) if flow in project.flows else 0,
-                                 "heals_by_strategy": {}, "abstentions": 0,
+                                 "heals_by_strategy": {}, "abstentions": 0, "skipped": kind == "maxfail",
                                  "stop": {"kind": kind, "reason": f"not run: {reason}", "step": None}})
         if not_run:
             doc["passed"] = False
-            doc["error"] = {"kind": not_run[0][1], "reason": not_run[0][2],
-                            "not_run": [flow for flow, _, _ in not_run]}
+        broke = [x for x in not_run if x[1] != "maxfail"]  # --maxfail's flows are skipped, not an error
+        if broke:
+            doc["error"] = {"kind": broke[0][1], "reason": broke[0][2], "not_run": [flow for flow, _, _ in broke]}
         doc["invalid"] = [{"file": err.path, "location": err.location, "error": err.detail} for err in broken]
         if broken:
             doc["passed"] = False
+        from core.cliopts import write_json
+
         try:
-            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+            write_json(args.json, doc)
         except OSError as exc:
             _err(f"{args.json}: cannot write the JSON summary: {exc.strerror or exc}")
     if args.junit:
@@ -311,8 +413,9 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
                 finally:
                     store.close()
         try:
+            reruns, retry_no, _ = getattr(args, "retry_info", ({}, {}, {}))
             write_junit(Path(args.junit), results, suite=project.name, seeds=seeds, not_run=not_run,
-                        screenshots=shots)
+                        screenshots=shots, reruns=reruns, retry_no=retry_no)
         except OSError as exc:
             _err(f"{args.junit}: cannot write the JUnit XML: {exc.strerror or exc}")
     if args.html and (results or not_run):
@@ -323,10 +426,14 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
             chromium = find_chromium(project.engine_settings.browser.executable_path)
         except BrowserLaunchError:
             chromium = None
-        env = environment_facts(chromium, headless=True if args.headless else None,
+        env = environment_facts(chromium, headless=args.headless,
                                 base_url=args.base_url or os.environ.get(BASE_URL_ENV, "").strip()
                                 or project.settings.base_url or "")
-        for path in _write_html_reports(project, results, Path(args.html), env, not_run):
+        reruns, retry_no, _ = getattr(args, "retry_info", ({}, {}, {}))
+        every = [r for f in results for r in (*reruns.get(f.run_id, ()), f)]  # in run order, retries marked
+        marks = {**{r.run_id: "retried" for rs in reruns.values() for r in rs},
+                 **{rid: f"retry {n}" for rid, n in retry_no.items()}}
+        for path in _write_html_reports(project, every, Path(args.html), env, not_run, marks):
             print(f"report: {path}", file=sys.stderr)
 
 
@@ -353,14 +460,16 @@ def _html_target(path: Path, flow: str, n: int, total: int) -> Path:
 
 
 def _write_html_reports(project: Any, results: Sequence[Any], path: Path, environment: dict[str, str] | None = None,
-                        not_run: Sequence[tuple[str, str, str]] = ()) -> list[Path]:
+                        not_run: Sequence[tuple[str, str, str]] = (), marks: dict[str, str] | None = None
+                        ) -> list[Path]:
     """The HTML reports of an invocation: one run's report at ``path``; for several runs (or flows the broken
     environment kept from running) an index at ``path`` (the same name however many flows ran) linking
-    ``<stem>-<flow>-<n>.html`` beside it, each linking back, and listing each flow not run with the reason."""
+    ``<stem>-<flow>-<n>.html`` beside it, each linking back, and listing each flow not run with the reason.
+    ``marks``: run id -> ``"retried"`` / ``"retry N"`` (``--retries``), added to the run's label in the index."""
     from core.engine.html_report import IndexEntry, ReportError, index_entry, write_html_index, write_html_report
     from core.store import Store, StoreError
 
-    several = len(results) + len(not_run) > 1 or not results
+    several = len(results) + len(not_run) > 1 or not results or bool(marks)
     written: list[Path] = []
     entries = []
     store = None
@@ -380,6 +489,8 @@ def _write_html_reports(project: Any, results: Sequence[Any], path: Path, enviro
             except (ReportError, OSError) as exc:
                 _err(f"{target}: no HTML report for {r.flow}: {exc}")
                 entries.append(index_entry(r, ""))
+            if (marks or {}).get(r.run_id):
+                entries[-1]["label"] = f"{entries[-1].get('label', '')} ({marks[r.run_id]})"
     finally:
         if store is not None:
             store.close()
@@ -501,6 +612,26 @@ def _plain(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """``steadyhand demo [DIR] [run options]``: the bundled demo project copied to DIR once, then run."""
+    import shutil
+
+    target = Path(args.project)
+    if not (target / "steadyhand.yaml").is_file():
+        if target.exists() and any(target.iterdir()):
+            _err(f"{target}: not empty and not a project; give another folder (steadyhand demo DIR)")
+            return EXIT_INPUT
+        source = bundled_project("demo")
+        try:
+            shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".steadyhand"))
+        except OSError as exc:
+            _err(f"{target}: cannot copy the demo project there: {exc.strerror or exc}")
+            return EXIT_INPUT
+        print(f"steadyhand: the demo project is in {target} (record into it: steadyhand record --project "
+              f"{target} --flow NAME)", file=sys.stderr, flush=True)
+    return _cmd_run(args)
+
+
 def _cmd_studio(args: argparse.Namespace) -> int:
     from core.project import ProjectError
     from core.project.lenient import load_project_lenient
@@ -512,7 +643,10 @@ def _cmd_studio(args: argparse.Namespace) -> int:
             _err(str(exc))
             return EXIT_INPUT
         # with a desktop the studio says it in a dialog (and on stderr), then exits with 2
-    app = importlib.import_module("studio.app")  # the studio is a front end of core, never imported by it
+    if importlib.util.find_spec("PySide6") is None:
+        _err("the studio needs PySide6, an optional part: pip install 'steadyhand[studio]'")
+        return EXIT_ENVIRONMENT
+    app = importlib.import_module(module_name("studio.app"))  # a front end of core, never imported by it
     if args.screenshot and not args.quit_after_run:
         _err("--screenshot: needs --quit-after-run (the screenshot is taken when the run ends)")
         return EXIT_INPUT
@@ -523,9 +657,11 @@ def _cmd_studio(args: argparse.Namespace) -> int:
 
 def _bench_output(args: argparse.Namespace, table: str, report: Any) -> int:
     """Print a benchmark's table; write ``report.to_json_dict()`` to ``--json`` when given. Exit 0: figures are the output."""
-    print(table, flush=True)
+    from core.cliopts import write_json
+
+    print(table, file=sys.stderr if args.json == "-" else sys.stdout, flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, report.to_json_dict())
     return EXIT_OK
 
 
@@ -729,8 +865,8 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     """``steadyhand bench studio``: the studio replays a project offscreen (its own process: core never loads Qt)."""
     import subprocess
 
-    root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "studio.bench", "--project", str(Path(args.project).resolve()),
+    root = source_tree()  # a checkout: the child imports from it; installed: importable already
+    cmd = [sys.executable, "-m", module_name("studio.bench"), "--project", str(Path(args.project).resolve()),
            "--timeout-s", str(args.timeout_s)]
     if args.flows:
         cmd += ["--flows", *args.flows]
@@ -743,7 +879,8 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     cmd += ["--why"] if args.why else []
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    if root is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     return subprocess.run(cmd, cwd=root, env=env, check=False).returncode
 
 
@@ -933,7 +1070,10 @@ def _version() -> str:
 #: parser's epilog when its module gave none with "Example:" (tests/core/test_cli_help.py walks the tree).
 _EXAMPLES: dict[str, tuple[str, ...]] = {
     "": ("steadyhand run projects/demo --headless", "steadyhand --version"),
+    "demo": ("steadyhand demo --headless", "steadyhand demo /tmp/leavedesk -k leave --headed"),
+    "completion": ("steadyhand completion bash", "steadyhand completion zsh"),
     "run": ("steadyhand run projects/demo --flow leave_request --headless --junit junit.xml",
+            "steadyhand run projects/demo -k 'leave and not lockout' -x --retries 1 --json - --headless",
             "steadyhand run projects/miniwob --episodes 5 --json /tmp/summary.json"),
     "report": ("steadyhand report 3f2a9c --project projects/demo -o run.html",),
     "skills learn": ("steadyhand skills learn projects/demo 3f2a9c",),
@@ -1021,31 +1161,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="replay a project's flows (headless-capable)")
     r.add_argument("project", help="project folder (holds steadyhand.yaml)")
-    r.add_argument("--flow", action="append", help="flow name (repeatable; default: all)")
-    r.add_argument("--headless", action="store_true", help="run Chromium headless")
-    r.add_argument("--json", metavar="PATH", help="write a JSON summary")
-    r.add_argument("--junit", metavar="PATH", help="write JUnit XML (one test case per flow run) for CI")
-    r.add_argument("--html", metavar="PATH", help="write a self-contained HTML report of the run (several runs: an "
-                                                  "index at PATH linking PATH-<flow>-N.html)")
-    r.add_argument("--episodes", type=int, default=1, help="episodes per episodic (MiniWoB++) flow")
-    r.add_argument("--seed", type=int, default=1000, help="first episode seed (flows were written on seed 0)")
-    r.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
-    r.add_argument("--base-url", metavar="URL", default=None,
-                   help=f"run against this base URL instead of the project's (another host or path prefix, e.g. a "
-                        f"staging server); env {BASE_URL_ENV} sets it too")
-    r.add_argument("--no-store", action="store_true", help="do not record the run in the project store")
-    r.add_argument("--no-screenshots", action="store_true", help="skip screenshots (faster)")
-    r.add_argument("-q", "--quiet", action="store_true", help="no per-flow progress lines")
-    r.add_argument("--on-escalation", choices=("stop", "wait"), default="stop",
-                   help="stop: the flow ends escalated; wait: keep the browser open for a takeover (CDP on "
-                        "127.0.0.1) until `steadyhand handback`")
-    r.add_argument("--cdp-port", type=int, help="remote-debugging port for --on-escalation wait (default: a free one)")
-    r.add_argument("--takeover-timeout", type=float, default=600.0, metavar="S",
-                   help="longest wait for a hand-back, s (600)")
-    r.add_argument("--resume", metavar="RUN_ID",
-                   help="continue a killed or failed run from its last checkpoint: steps that passed are not done "
-                        "again (e.g. steadyhand run projects/demo --resume 3f2a... --headless)")
+    from core.cliopts import add_run_options, completion_script
+
+    add_run_options(r)
     r.set_defaults(func=_cmd_run)
+
+    dm = sub.add_parser("demo", help="copy the bundled demo project (LeaveDesk) into a folder and replay it",
+                        description="Copy the demo project that ships with Steadyhand into DIR (once: a DIR that "
+                                    "already holds a steadyhand.yaml is used as it is) and run it, with every "
+                                    "option of `run`. Then record into it: steadyhand record --project DIR "
+                                    "--flow NAME.")
+    dm.add_argument("project", metavar="DIR", nargs="?", default="steadyhand-demo",
+                    help="where the demo project goes (default: ./steadyhand-demo)")
+    add_run_options(dm)
+    dm.set_defaults(func=_cmd_demo)
+
+    cp = sub.add_parser("completion", help="print a shell completion script (bash, zsh)",
+                        description='Print the completion script of the steadyhand command. Load it with '
+                                    'eval "$(steadyhand completion bash)" in ~/.bashrc (zsh: completion zsh in '
+                                    '~/.zshrc). Flow names complete after --flow and -k once the project is typed.')
+    cp.add_argument("shell", choices=("bash", "zsh"), help="the shell")
+    cp.set_defaults(func=lambda a: print(completion_script(p, a.shell), end="") or EXIT_OK)
 
     rp = sub.add_parser("report", help="one self-contained HTML file of a stored run",
                         description="Write a stored run as one HTML file (steps, verdicts, before/after screenshots "
@@ -1247,8 +1383,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_learn_command(sub)  # `skills learn` (joins the `skills` group registered above, if any)
     _add_examples(p)
-    r.epilog = (r.epilog or "Example:") + "\n\n" + _exit_codes_text()
+    for parser in (r, dm):
+        parser.epilog = (parser.epilog or "Example:") + "\n\n" + _defaults_text() + "\n\n" + _exit_codes_text()
     return p
+
+
+def _defaults_text() -> str:
+    """The "Defaults:" block of ``run --help``: where an option not given takes its value (core.cliopts)."""
+    import textwrap
+
+    text = ("An option not given takes STEADYHAND_<OPTION> from the environment (STEADYHAND_RETRIES=2, "
+            "STEADYHAND_HEADLESS=0), else the [tool.steadyhand] table of the nearest pyproject.toml at or above "
+            "the project (retries = 2, headless = false, base-url = \"http://...\"). Settings: "
+            + ", ".join(RUN_DEFAULTS) + ".")
+    return "Defaults:\n" + "\n".join("  " + line for line in textwrap.wrap(text, 100))
 
 
 def _exit_codes_text() -> str:

@@ -27,7 +27,42 @@ from urllib.parse import quote, quote_plus
 __all__ = [
     "MASK", "MASKS_CHUNK", "ENV_PREFIX", "MIN_SUBSTRING_LENGTH", "MissingSecretError", "env_var_name",
     "keyring_service", "resolve_secret", "Redactor", "mask_boxes_png", "css_boxes_to_device",
+    "PASSWORD_NAMES", "SECRET_TOKENS", "looks_like_password",
 ]
+
+#: "Password" in the languages a page names its fields in (lower case, NFKC), found anywhere in a field's
+#: accessible name, label, placeholder or locator: a field named so is a secret field whatever else it says.
+#: Sources: the word each language's login forms use (browser and OS translations of "Password").
+PASSWORD_NAMES = (
+    "password", "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha", "palavra-passe",
+    "wachtwoord", "hasło", "haslo", "heslo", "jelszó", "jelszo", "parola", "parolă", "lösenord", "losenord",
+    "adgangskode", "passord", "salasana", "salasõna", "slaptažodis", "şifre", "lozinka", "geslo", "пароль",
+    "лозинка", "гасло", "κωδικός", "סיסמה", "كلمة المرور", "كلمة السر", "رمز عبور", "पासवर्ड", "密码", "密碼",
+    "口令", "パスワード", "비밀번호", "암호", "รหัสผ่าน", "mật khẩu", "kata sandi", "kata laluan",
+)
+#: Whole words (lower case) that mark a secret field in a locator or a name (``#pw``, ``pwdInput``, ``otp``).
+SECRET_TOKENS = frozenset({
+    "password", "passwd", "pwd", "pw", "pass", "passcode", "passphrase", "pin", "pincode", "secret", "token",
+    "otp", "mdp",
+})
+
+
+def looks_like_password(*texts: str) -> bool:
+    """True when any of ``texts`` (a field's accessible name, label, placeholder, id, CSS selector...) names a
+    password or another secret: a :data:`PASSWORD_NAMES` entry anywhere in it, or a :data:`SECRET_TOKENS` word
+    (camelCase and punctuation split words: ``pwdInput`` -> ``pwd``, ``#pw`` -> ``pw``)."""
+    import unicodedata
+
+    for text in texts:
+        if not text:
+            continue
+        low = unicodedata.normalize("NFKC", text).lower()
+        if any(name in low for name in PASSWORD_NAMES):
+            return True
+        split = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", unicodedata.normalize("NFKC", text)).lower()
+        if any(w in SECRET_TOKENS for w in re.split(r"[\W_]+", split) if w):
+            return True
+    return False
 
 #: What a masked secret looks like, in text, in the store and in logs.
 MASK = "••••••"

@@ -340,8 +340,10 @@ def _start_floor() -> object:
     """The floor probe (:mod:`studio.stall_floor`) started in its own process, or None when it cannot start."""
     import subprocess  # noqa: PLC0415
 
+    from core.domain.resources import module_name  # noqa: PLC0415
+
     try:
-        return subprocess.Popen([sys.executable, "-m", "studio.stall_floor"], stdin=subprocess.PIPE,
+        return subprocess.Popen([sys.executable, "-m", module_name("studio.stall_floor")], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, env=dict(os.environ))
     except OSError:
         return None

@@ -37,6 +37,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable
 
+from core.domain.resources import module_name
 from core.engine.child import CLOSE
 from core.engine.events import Command, EngineError, EngineEvent
 from core.record.events import RecorderError
@@ -77,7 +78,7 @@ class RunnerProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
         try:
-            self._proc = subprocess.Popen([sys.executable, "-m", "core.engine.child", "--fd", str(theirs.fileno())],
+            self._proc = subprocess.Popen([sys.executable, "-m", module_name("core.engine.child"), "--fd", str(theirs.fileno())],
                                           pass_fds=(theirs.fileno(),), env=env)
         finally:
             theirs.close()

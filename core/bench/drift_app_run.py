@@ -43,6 +43,7 @@ from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from ..domain.resources import module_name
 from .drift import DriftSetupError, _describe
 from .drift_app_env import REPO, AppServer, ensure_app_venv, read_rows
 from .drift_apps import (
@@ -215,7 +216,7 @@ def record_app_flow(spec: AppSpec, project: Path | None = None, *, root: Path | 
             port = free_port()
             env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(REPO), SECRET_ENV: password}
             env.pop("DISPLAY", None)
-            cmd = [sys.executable, "-m", "core.cli", "record", "--project", str(work), "--flow", spec.flow,
+            cmd = [sys.executable, "-m", module_name("core.cli"), "record", "--project", str(work), "--flow", spec.flow,
                    "--headless", "--cdp-port", str(port), "--force", spec.start_path]
             proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             try:

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..domain.resources import module_name
 from .drift_env import DB_NAME, VERSIONS, DatasetteServer, DriftEnvError, datasette_bin, free_port, make_books_db
 from .drift_truth import INTENDED, PAUSE_MS, page_state, perform
 
@@ -62,7 +63,7 @@ def record_flow(project: Path, *, version: str = VERSIONS[0], flow: str = FLOW_N
             port = free_port()
             env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(repo)}
             env.pop("DISPLAY", None)
-            cmd = [sys.executable, "-m", "core.cli", "record", "--project", str(work), "--flow", flow, "--headless",
+            cmd = [sys.executable, "-m", module_name("core.cli"), "record", "--project", str(work), "--flow", flow, "--headless",
                    "--cdp-port", str(port), "--force", "/"]
             proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             try:

@@ -56,7 +56,7 @@ from typing import Any, Callable
 import yaml
 
 from core.bench.faults_child import KILL_ENV, _descendants
-from core.domain.resources import bundle_root, bundled_project
+from core.domain.resources import bundle_root, bundled_project, module_name
 
 __all__ = ["FaultBench", "FaultOutcome", "run_bench", "kill_case", "server_case", "browser_case", "plan", "SCOPES", "FIRST_WRITE", "table", "effects", "expected_effects", "check_store", "add_faults_parser"]
 
@@ -220,7 +220,7 @@ class FaultBench:
         full = dict(os.environ, PYTHONPATH=str(self.repo), **(env or {}))
         if KILL_ENV not in (env or {}):
             full.pop(KILL_ENV, None)
-        cmd = [sys.executable, "-m", "core.bench.faults_child", *args]
+        cmd = [sys.executable, "-m", module_name("core.bench.faults_child"), *args]
         return subprocess.Popen(cmd, cwd=self.repo, env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True, preexec_fn=preexec)
 

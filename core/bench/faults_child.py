@@ -130,9 +130,11 @@ def main(argv: list[str]) -> int:
         _install_break(broken)
     import runpy
 
+    from core.domain.resources import module_name
+
     sys.argv = ["steadyhand", *argv]
     try:
-        runpy.run_module("core.cli", run_name="__main__")  # the command line as it is, in this process
+        runpy.run_module(module_name("core.cli"), run_name="__main__")  # the command line as it is, in this process
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0

@@ -24,7 +24,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["RESOURCE_FOLDERS", "is_frozen", "bundle_root", "resource_path", "bundled_project"]
+__all__ = ["RESOURCE_FOLDERS", "PACKAGE_PREFIX", "is_frozen", "bundle_root", "resource_path", "bundled_project",
+           "module_name", "source_tree"]
+
+#: What comes before ``core.`` in this copy's module names: ``""`` in the repository and a frozen bundle,
+#: ``"steadyhand."`` in an installed wheel (``packaging/steadyhand_build.py`` moves ``core`` under ``steadyhand``).
+PACKAGE_PREFIX = __name__[: -len("core.domain.resources")]
 
 #: The sub-folders of ``resources/`` shipped in the bundle (``packaging/steadyhand.spec``).
 RESOURCE_FOLDERS = ("sites", "prompts", "schemas", "benchmarks")
@@ -81,3 +86,32 @@ def bundled_project(name: str) -> Path:
     if not name or Path(name).name != name or name in (".", ".."):
         raise ValueError(f"bundled_project: {name!r} is not a project folder name")
     return bundle_root() / "projects" / name
+
+
+def module_name(dotted: str) -> str:
+    """The importable name of the module the repository calls ``dotted`` (``"core.cli"``, ``"studio.app"``).
+
+    For a name Python imports at run time (``python -m``, ``importlib.import_module``): ``"core.cli"`` in the
+    repository, ``"steadyhand.core.cli"`` once installed from the wheel.  The wheel's build refuses such a name
+    spelled as a bare literal (``packaging/steadyhand_build.py``).
+
+    Raises
+    ------
+    ValueError
+        ``dotted`` is not under ``core`` or ``studio``.
+    """
+    if dotted.split(".")[0] not in ("core", "studio"):
+        raise ValueError(f"module_name: {dotted!r} is not a module of core or studio")
+    return PACKAGE_PREFIX + dotted
+
+
+def source_tree() -> Path | None:
+    """The repository checkout this copy runs from (holds ``pyproject.toml``), or None when installed or frozen.
+
+    A child process started with ``python -m`` from a checkout needs this folder on ``PYTHONPATH``; an
+    installed copy is importable already.
+    """
+    if is_frozen() or PACKAGE_PREFIX:
+        return None
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "pyproject.toml").is_file() else None

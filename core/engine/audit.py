@@ -10,6 +10,11 @@
   too;
 - the store table by table, column by column, to say *where* a value is
   (``steps.error, row 12``);
+- the value a flow types in clear (not a ``{name}``) into a password field - its type is ``password``, or
+  its accessible name, label, placeholder, id or selector names a password in any language
+  (:func:`core.secrets.looks_like_password`): that value is looked for everywhere like a declared
+  secret's, under the name ``clear value typed into 'Mot de passe' (flow f, step s3)``, so the flow file
+  itself is a finding (:func:`clear_password_values`);
 - every PNG's text chunks, and the regions the engine masked on its
   screenshots (listed by :func:`core.secrets.mask_boxes_png` in the PNG's
   ``steadyhand:masks`` chunk): a masked region must be one solid colour.
@@ -37,9 +42,10 @@ from typing import Iterable, Mapping, Sequence
 from urllib.parse import quote, quote_plus
 
 from core.project import Project
-from core.secrets import MASKS_CHUNK, MIN_SUBSTRING_LENGTH, MissingSecretError, resolve_secret
+from core.secrets import MASKS_CHUNK, MIN_SUBSTRING_LENGTH, MissingSecretError, looks_like_password, resolve_secret
 
-__all__ = ["Finding", "AuditReport", "declared_secrets", "audit_project", "audit_paths", "MASKS_CHUNK"]
+__all__ = ["Finding", "AuditReport", "declared_secrets", "clear_password_values", "audit_project", "audit_paths",
+           "MASKS_CHUNK"]
 
 #: Files are read in blocks of this many bytes (with an overlap as long as the longest pattern).
 _BLOCK = 8 * 1024 * 1024
@@ -124,6 +130,29 @@ def declared_secrets(project: Project) -> tuple[dict[str, str], list[str]]:
         except MissingSecretError:
             missing.append(name)
     return values, missing
+
+
+def clear_password_values(project: Project) -> dict[str, str]:
+    """Values typed in clear into password fields by the project's flows: a label naming the field, flow and
+    step -> the value as typed (``{{`` read as ``{``).  A ``{name}`` value, and one shorter than
+    :data:`MIN_SUBSTRING_LENGTH`, is not one (the first is a parameter or secret, the second not searchable)."""
+    from core.project.params import placeholders
+
+    out: dict[str, str] = {}
+    for flow in project.flows.values():
+        for st in flow.steps:
+            value = st.action.value or ""
+            if st.action.kind != "input" or placeholders(value):
+                continue
+            value = value.replace("{{", "{").replace("}}", "}")
+            t = st.target
+            if len(value) < MIN_SUBSTRING_LENGTH:
+                continue
+            if (t.type or "").lower() == "password" or looks_like_password(
+                    t.name or "", t.label or "", t.placeholder or "", t.id or "", t.name_attr or "", st.selector or ""):
+                field_name = t.name or t.label or t.placeholder or st.selector or "?"
+                out[f"clear value typed into {field_name!r} (flow {flow.name}, step {st.id})"] = value
+    return out
 
 
 #: Digests a secret is looked for by (``hashlib`` names): an unsalted digest of a password is cracked offline
@@ -326,6 +355,7 @@ def audit_project(project: Project, *, extra: Sequence[Path] = ()) -> AuditRepor
     from core.project.loader import SETTINGS_FILE
 
     secrets, missing = declared_secrets(project)
+    secrets = {**secrets, **clear_password_values(project)}  # a password typed in clear is looked for too
     from core.sites.adapters import site_data_files
 
     report = audit_paths([project.root, *extra], secrets, root=project.root, exclude=site_data_files(project))

@@ -838,7 +838,7 @@ def add_explore_parser(sub: Any) -> Any:
     e.add_argument("--seed", type=int, default=0, help="seed of the tie-break draw (default 0)")
     e.add_argument("--headed", action="store_true", help="show the browser")
     e.add_argument("--no-model", action="store_true", help="explore without the project's model even when one is set")
-    e.add_argument("--json", metavar="PATH", help="write the report as JSON")
+    e.add_argument("--json", metavar="PATH", help="write the report as JSON ('-': to standard output)")
     e.set_defaults(func=explore_command)
     return e
 
@@ -874,7 +874,9 @@ def explore_command(args: Any) -> int:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     for line in report.lines():
-        print(line)
-    if args.json:
+        print(line, file=sys.stderr if args.json == "-" else sys.stdout)
+    if args.json == "-":  # the JSON alone on stdout, the report lines on stderr
+        print(json.dumps(report.as_dict(), indent=2))
+    elif args.json:
         Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
     return EXIT_FAILED if settings.goal and not report.flow_file else EXIT_OK

@@ -25,7 +25,13 @@ count) and ``steadyhand.healed_steps`` (``s3 semantic, s5 text``), and a
 When the environment broke before every flow ran (the app unreachable,
 Chromium missing), the flows that did not run are cases too, each with an
 ``<error>`` giving the reason (``not_run``): a CI job never reads an empty
-file.  The ``<testsuite>`` carries ``timestamp`` (ISO 8601, UTC) and
+file.  A flow ``run --maxfail`` kept from running is a case with ``<skipped>`` instead (kind ``maxfail``).
+
+``run --retries``: a flow's case is its last run; each earlier run that was retried is a child of it, as
+Maven Surefire writes reruns (Jenkins and GitLab read them): ``<flakyFailure>`` when the last run passed,
+``<rerunFailure>`` when it did not, each with the earlier run's message and id; the case's properties say
+``steadyhand.retry`` (the last run's retry number) and its ``<system-out>`` starts with ``retry N``.
+The ``<testsuite>`` carries ``timestamp`` (ISO 8601, UTC) and
 ``hostname``.  Texts come from the run result, whose errors are already
 masked (architecture rule 7).  Written with the standard library's
 ElementTree, so the XML is always well formed.
@@ -109,7 +115,9 @@ def run_screenshots(store: Any, result: RunResult) -> list[Path]:
 
 def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int | None] | None = None,
               not_run: Sequence[NotRun] = (), screenshots: Mapping[str, Sequence[Path]] | None = None,
-              timestamp: datetime | None = None, hostname: str | None = None) -> str:
+              timestamp: datetime | None = None, hostname: str | None = None,
+              reruns: Mapping[str, Sequence[RunResult]] | None = None, retry_no: Mapping[str, int] | None = None
+              ) -> str:
     """The JUnit XML document of ``results`` as text (UTF-8, with an XML declaration).
 
     Parameters
@@ -127,7 +135,12 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
         Screenshots on disk to attach to each run's case (:func:`run_screenshots`).
     timestamp, hostname
         Of the ``<testsuite>``; default now (UTC) and :func:`socket.gethostname`.
+    reruns : mapping run id -> earlier runs
+        ``run --retries``: the runs retried before each run of ``results`` (oldest first).
+    retry_no : mapping run id -> int
+        The retry number of each run that was a retry (1..N).
     """
+    reruns, retry_no = reruns or {}, retry_no or {}
     seeds = list(seeds) if seeds is not None else [None] * len(results)
     if len(seeds) != len(results):
         raise ValueError(f"seeds: expected {len(results)} values, got {len(seeds)}")
@@ -137,11 +150,15 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
     for result, seed in zip(results, seeds, strict=True):
         case = ET.Element("testcase", classname=suite, name=_case_name(result, seed), time=f"{result.seconds:.3f}")
         healed = _healed(result)
-        if result.heals or healed:
+        retry = retry_no.get(result.run_id, 0)
+        if result.heals or healed or retry:
             props = ET.SubElement(case, "properties")
-            ET.SubElement(props, "property", name="steadyhand.heals", value=str(result.heals))
+            if result.heals or healed:
+                ET.SubElement(props, "property", name="steadyhand.heals", value=str(result.heals))
             if healed:
                 ET.SubElement(props, "property", name="steadyhand.healed_steps", value=healed)
+            if retry:
+                ET.SubElement(props, "property", name="steadyhand.retry", value=str(retry))
         if not succeeded(result):
             stop = Stop.of(result)
             tag = _outcome_tag(result)
@@ -151,20 +168,31 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
             if tag != "skipped":
                 child.set("type", stop.kind or result.status)
                 child.text = message
+        for earlier in reruns.get(result.run_id, ()):
+            stop = Stop.of(earlier)
+            message = f"{earlier.status} {_where(stop)}: {stop.reason or stop.kind} (run id {earlier.run_id}, retried)"
+            rerun = ET.SubElement(case, "flakyFailure" if succeeded(result) else "rerunFailure", message=message,
+                                  type=stop.kind or earlier.status)
+            rerun.text = message
         out = ET.SubElement(case, "system-out")
         heals = f", {result.heals} healed" if result.heals else ""
         marked = (f"passed with {result.heals} heal(s): {healed or 'see the steps'}\n"
                   if succeeded(result) and result.heals else "")
         attach = "".join(f"[[ATTACHMENT|{p}]]\n" for p in screenshots.get(result.run_id, ()))
+        marked = (f"retry {retry} (the run before it did not pass and wrote nothing)\n" if retry else "") + marked
         out.text = (f"{marked}{len(result.steps)} of {result.total_steps or len(result.steps)} steps run{heals}; "
                     f"run id {result.run_id}\n{_steps_text(result)}\n{attach}")
         cases.append(case)
     for flow, kind, reason in not_run:
         case = ET.Element("testcase", classname=suite, name=flow, time="0.000")
         message = f"not run: {reason}"
-        err = ET.SubElement(case, "error", message=message, type=kind or "environment")
-        err.text = message
-        counts["error"] += 1
+        if kind == "maxfail":  # run --maxfail / -x stopped before this flow: skipped, not an error
+            ET.SubElement(case, "skipped", message=message)
+            counts["skipped"] += 1
+        else:
+            err = ET.SubElement(case, "error", message=message, type=kind or "environment")
+            err.text = message
+            counts["error"] += 1
         cases.append(case)
     stamp = (timestamp or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0, tzinfo=None)
     root = ET.Element("testsuites")
@@ -182,7 +210,9 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
 
 def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
                 seeds: Sequence[int | None] | None = None, not_run: Sequence[NotRun] = (),
-                screenshots: Mapping[str, Sequence[Path]] | None = None) -> Path:
+                screenshots: Mapping[str, Sequence[Path]] | None = None,
+                reruns: Mapping[str, Sequence[RunResult]] | None = None,
+                retry_no: Mapping[str, int] | None = None) -> Path:
     """Write :func:`junit_xml` to ``path`` atomically (a temporary file renamed over it); returns the path.
 
     Raises
@@ -190,7 +220,8 @@ def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
     OSError
         When the folder cannot be created or the file written.
     """
-    text = junit_xml(list(results), suite=suite, seeds=seeds, not_run=not_run, screenshots=screenshots)
+    text = junit_xml(list(results), suite=suite, seeds=seeds, not_run=not_run, screenshots=screenshots,
+                     reruns=reruns, retry_no=retry_no)
     from core.project.loader import write_atomic
 
     path = Path(path)

@@ -63,6 +63,7 @@ from typing import Literal
 
 from core.act.landing import base_path, relative_path
 from core.domain import AfterState, Assertion, ElementDescriptor, Flow, Step
+from core.domain.resources import module_name
 from core.project import Project
 from core.project.params import placeholders
 from core.secrets import env_var_name
@@ -731,7 +732,8 @@ def conftest_source(project: Project) -> str:
         ]
         return "\n".join(lines) + "\n"
     lines += [
-        "#: The project's bundled demo app (python -m core.sites.demo; Steadyhand must be importable by this Python).",
+        "#: The project's bundled demo app (python -m SITE_MODULE; Steadyhand must be importable by this Python).",
+        f"SITE_MODULE = {_py(module_name('core.sites.demo'))}",
         f"SITE_ARGS = {_py(site_args)}",
         "#: Longest wait for the demo server to print its URL, to stop, and to answer a request, s.",
         "SITE_START_S, SITE_STOP_S, SITE_ANSWER_S = 30.0, 10.0, 10.0",
@@ -747,7 +749,7 @@ def conftest_source(project: Project) -> str:
         "        yield given.rstrip('/')",
         "        return",
         "    log = tempfile.TemporaryFile(mode='w+', encoding='utf-8')  # a file: a full pipe would stall the server",
-        "    proc = subprocess.Popen([sys.executable, '-m', 'core.sites.demo', *SITE_ARGS], stdout=subprocess.PIPE,",
+        "    proc = subprocess.Popen([sys.executable, '-m', SITE_MODULE, *SITE_ARGS], stdout=subprocess.PIPE,",
         "                            stderr=log, text=True)",
         "    url = ''",
         "    deadline = time.monotonic() + SITE_START_S",

@@ -55,7 +55,7 @@ from core.act.space import ACTION_SPACE
 from core.domain import Action, Assertion, Flow, Step
 from core.project.loader import ProjectError
 from core.project.params import escape, placeholder
-from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name
+from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name, looks_like_password
 from .steps import relative_url, slug
 
 __all__ = ["ImportResult", "import_codegen", "SECRET_WORDS"]
@@ -78,6 +78,8 @@ _BOILERPLATE_METHODS = frozenset({
     "connect", "connect_over_cdp", "set_default_timeout", "set_default_navigation_timeout", "storage_state",
 })
 _BOILERPLATE_FUNCTIONS = frozenset({"run", "main"})
+#: Set-up options that change nothing a flow replays (whether a window shows, how slowly the script went).
+_KEPT_SETUP_OPTIONS = frozenset({"headless", "slow_mo", "timeout"})
 _LABEL_MAX = 60
 
 
@@ -318,6 +320,7 @@ class _Reader:
                     self.note(line, f"a second page ({name}) is opened; its actions are skipped")
                 return
             if method in _BOILERPLATE_METHODS:
+                self.setup_options(inner, method, line)
                 return
         if isinstance(inner, ast.Attribute) and inner.attr == "value" and isinstance(inner.value, ast.Name):
             # page1 = page1_info.value: the popup or download of a skipped (and noted) `with` block
@@ -337,6 +340,29 @@ class _Reader:
             self.constants[name] = self.literal(value)
         except _Skip:
             self.note(line, f"assignment to {name} not understood; skipped")
+
+    def setup_options(self, call: ast.Call, method: str, line: int) -> None:
+        """A note for each option of the browser or context set-up that the flow cannot keep: another browser
+        engine than Chromium, a device, geolocation, locale, permissions... (the project's settings apply)."""
+        if method in ("launch", "launch_persistent_context"):
+            engine = call.func.value.attr if isinstance(call.func, ast.Attribute) and isinstance(
+                call.func.value, ast.Attribute) else ""
+            if engine in ("firefox", "webkit"):
+                self.note(line, f"the script runs {engine.capitalize()}; a flow replays in Chromium (the project's "
+                                f"browser): {engine}-only behaviour is not checked")
+        if method not in ("launch", "launch_persistent_context", "new_context"):
+            return
+        dropped = []
+        for kw in call.keywords:
+            if kw.arg is None:  # **playwright.devices["iPhone 13"]
+                device = kw.value.slice if isinstance(kw.value, ast.Subscript) else None
+                name = device.value if isinstance(device, ast.Constant) and isinstance(device.value, str) else ""
+                dropped.append(f"device {name!r}" if name else f"**{_shape(kw.value)}")
+            elif kw.arg not in _KEPT_SETUP_OPTIONS:
+                dropped.append(kw.arg)
+        if dropped:
+            self.note(line, f"{method}() options dropped: {', '.join(dropped)} (the project's browser settings "
+                            f"apply: set viewport, headless and the like in steadyhand.yaml)")
 
     def call_statement(self, call: ast.Call, line: int) -> None:
         func = call.func
@@ -750,8 +776,11 @@ def _words(text: str) -> list[str]:
 
 
 def _looks_secret(loc: _Loc) -> bool:
+    """A secret field: its locator or label says so in English words, or names a password in any language
+    (:func:`core.secrets.looks_like_password`: "Mot de passe", "密码", ``#pw``)."""
     words = _words(loc.selector + " " + loc.label)
-    return any(w in SECRET_WORDS or w.startswith(_SECRET_PREFIXES) for w in words)
+    return any(w in SECRET_WORDS or w.startswith(_SECRET_PREFIXES) for w in words) \
+        or looks_like_password(loc.label, loc.selector)
 
 
 def _slug(text: str) -> str:
@@ -804,6 +833,8 @@ class _Secrets:
         matches = [n for n in self.declared if _slug(n) == slug]
         matches += sorted((n for n in self.declared if n not in matches and set(_words(n)) <= words),
                           key=lambda n: -len(n))
+        if looks_like_password(loc.label, loc.selector):  # "Mot de passe", "#pw": a declared password-like name
+            matches += [n for n in self.declared if n not in matches and looks_like_password(n)]
         for name in matches:
             if self._free(name, literal):
                 return name
@@ -1029,7 +1060,7 @@ def import_codegen(source: str, *, flow_name: str, filename: str = "<script>", b
                                   f"before typing (lines {lines}); replay types into the field directly"))
     _decide_secrets(ops, secrets, notes)
     start_url, steps = _build_steps(ops, secrets, base_url, notes)
-    if not steps and start_url is None:
+    if not steps:  # nothing but a page.goto(), or nothing at all: an empty flow is never written
         first = next((text for _, text in sorted(notes, key=lambda n: n[0])), "")
         line = int(m.group(1)) if (m := re.match(r"line (\d+): ", first)) else 1
         reason = first.split(": ", 1)[1] if ": " in first else "no supported page call"

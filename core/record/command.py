@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.domain.resources import module_name
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
 
 from .events import ElementPicked, RecorderError, RecorderEvent, StepRecorded, StepRemoved
@@ -79,7 +80,7 @@ def _run_in_own_session(argv: list[str], args: argparse.Namespace) -> int:
     """
     import subprocess
 
-    child = subprocess.Popen([sys.executable, "-m", "core.cli", *argv], env={**os.environ, CHILD_ENV: "1"},
+    child = subprocess.Popen([sys.executable, "-m", module_name("core.cli"), *argv], env={**os.environ, CHILD_ENV: "1"},
                              start_new_session=True)
 
     def relay(signum: int, _frame: Any) -> None:

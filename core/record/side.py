@@ -30,11 +30,23 @@ Selenium IDE                                   Steadyhand step
 ``waitForText``                                ``assert`` ``text_contains``
 =============================================  ======================================================
 
+Variables: ``store`` (a literal) makes the parameter ``{name}`` with that value as its default; a
+``${name}`` never stored becomes the parameter ``{name}`` (give it with ``run --param``).  A ``${name}``
+that another ``store*`` command fills at run time (``storeText``, ``storeValue``...) cannot keep its meaning
+in a flow, which has no run-time variables: the test is refused, naming the command.
+
+Secrets: a value typed into a secret field (its locator says password, pin, token...) or equal to a
+declared secret's value becomes a secret parameter.  Different values stay different across the whole
+file: the first literal takes the first declared secret whose value is unknown (or the one it equals), and
+each other literal a secret of its own (``{password_2}``...), so a wrong-password test still types the
+wrong one; the note names the environment variable that gives each (``STEADYHAND_SECRET_PASSWORD_2``).
+
+Refused (``ProjectError``, nothing written): a test with no step to import (its notes say why).
+
 Not supported, each with a note naming the command: ``assertTitle`` /
 ``verifyTitle`` (the action space has no title assertion), ``assertChecked``
-(no checked assertion), ``store*`` and ``${var}`` built at run time (flows
-have parameters, not variables: a ``${name}`` that is not stored becomes
-the parameter ``{name}``), ``execute*`` / ``runScript`` (a flow never runs a
+(no checked assertion), ``store*`` of a value read at run time (flows
+have parameters, not variables), ``execute*`` / ``runScript`` (a flow never runs a
 script), control flow (``if``, ``while``, ``times``, ``do``, ``forEach``,
 ``run``: a flow is a straight line), ``selectFrame`` / ``selectWindow``
 (steps find elements in frames themselves; windows are not followed),
@@ -49,7 +61,9 @@ Locators: ``id=x`` -> ``id=x``, ``name=x`` -> ``[name="x"]``, ``css=...``,
 ``a:text-is("T")``, ``partialLinkText=T`` -> ``a:has-text("T")``.  The step's
 selector is the command's chosen target.  Its ``targets`` list becomes
 **descriptor hints** (``imported: true``): tag, id, name attribute, link or
-inner text, image alt, from the id / name / linkText / ``xpath:*`` entries.
+inner text, image alt, from the id / name / linkText / ``xpath:*`` entries; of an
+XPath, only its last step describes the element (``//div[@id='login']/input`` gives
+the tag ``input``, never the ``div``'s id).
 When the selector no longer matches one element, the locator chain looks for
 the element by these hints (and proposes a heal); the first run that passes
 the step by its selector replaces the hints by the full captured descriptor.
@@ -66,7 +80,7 @@ from typing import Any, Iterable, Mapping
 from core.domain import Action, Assertion, ElementDescriptor, Flow, Step
 from core.project.loader import ProjectError, check_size
 from core.project.params import escape, placeholder
-from core.secrets import MIN_SUBSTRING_LENGTH
+from core.secrets import MIN_SUBSTRING_LENGTH, env_var_name, looks_like_password
 
 from .codegen import SECRET_WORDS
 from .steps import relative_url, slug
@@ -209,6 +223,33 @@ def selector_of(locator: str) -> str | None:
     return None
 
 
+def last_step(xpath: str) -> str:
+    """The last location step of ``xpath`` (what describes the element itself, not its ancestors).
+
+    >>> last_step("//div[@id='login']/input[@name='u']")
+    "input[@name='u']"
+    >>> last_step("(//form//button)[2]")
+    'button'
+    """
+    xp = xpath.strip()
+    m = re.match(r"^\((.*)\)\[\d+\]$", xp, re.S)  # (//a//b)[2]: the element is b
+    if m:
+        xp = m.group(1)
+    depth, quote, start = 0, "", 0
+    for i, ch in enumerate(xp):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "/" and depth == 0:
+            start = i + 1
+    return xp[start:]
+
+
 def hints_of(locators: Iterable[str]) -> ElementDescriptor:
     """Descriptor hints (``imported=True``) from a command's target and its ``targets`` list."""
     got: dict[str, str] = {}
@@ -223,6 +264,7 @@ def hints_of(locators: Iterable[str]) -> ElementDescriptor:
             if kind == "linkText":
                 got.setdefault("text", rest)
         elif kind == "xpath" and rest:
+            rest = "//" + last_step(rest)  # the element's own step: an ancestor's id is not the element's
             m = _XPATH_TAG.match(rest)
             if m and m.group(1).lower() not in _AMBIGUOUS_TAGS:
                 got.setdefault("tag", m.group(1).lower())
@@ -237,8 +279,9 @@ def hints_of(locators: Iterable[str]) -> ElementDescriptor:
 
 
 def _looks_secret(locators: Iterable[str]) -> bool:
+    locators = list(locators)
     words = set(re.findall(r"[a-z]+", " ".join(locators).lower()))
-    return bool(words & SECRET_WORDS)
+    return bool(words & SECRET_WORDS) or looks_like_password(*locators)
 
 
 def _expected(value: str) -> tuple[str, str]:
@@ -254,7 +297,8 @@ def _expected(value: str) -> tuple[str, str]:
 
 class _Importer:
     def __init__(self, test: SideTest, *, project_url: str, base_url: str, flow_name: str,
-                 secret_names: tuple[str, ...], secret_values: Mapping[str, str], filename: str) -> None:
+                 secret_names: tuple[str, ...], secret_values: Mapping[str, str], filename: str,
+                 literals: dict[str, str] | None = None) -> None:
         self.test = test
         self.project_url = project_url.rstrip("/")
         self.base_url = base_url
@@ -266,7 +310,9 @@ class _Importer:
         self.notes: list[str] = []
         self.secrets: list[str] = []
         self.start_url = ""
-        self.stored: set[str] = set()
+        self.stored: dict[str, int] = {}  # variable filled at run time -> its command's number (1-based)
+        self.params: dict[str, str] = {}  # variable of a `store` of a literal -> that literal (the default)
+        self.literals = literals if literals is not None else {}  # typed secret literal -> its name (whole file)
 
     def note(self, j: int, command: str, why: str) -> None:
         self.notes.append(f"{self.test.name} command {j + 1} ({command}): {why}")
@@ -287,20 +333,50 @@ class _Importer:
                     return rel
         return target
 
+    def secret_name(self, raw: str) -> str:
+        """The secret parameter standing for the typed literal ``raw``: one name per distinct value."""
+        if raw in self.secret_values:
+            return self.secret_values[raw]
+        if raw in self.literals:
+            return self.literals[raw]
+        bound = set(self.secret_values.values()) | set(self.literals.values())
+        free = [n for n in self.secret_names if n not in bound]
+        if free:
+            name = free[0]
+        else:
+            base = next(iter(self.secret_names), "password")
+            name, k = f"{base}_2", 2
+            while name in bound or name in self.secret_names:
+                k += 1
+                name = f"{base}_{k}"
+        self.literals[raw] = name
+        return name
+
     def value(self, raw: str, j: int, command: str, locators: list[str]) -> str:
         if raw in self.secret_values or (raw and _looks_secret(locators)):
-            name = self.secret_values.get(raw) or next((n for n in self.secret_names), "") or "password"
+            name = self.secret_name(raw)
+            declared = "" if name in self.secret_names else ", a secret of its own (its value differs from the " \
+                                                            "other secret fields')"
             if name not in self.secrets:
                 self.secrets.append(name)
-            self.note(j, command, f"the typed value became the secret parameter {{{name}}}")
+            self.note(j, command, f"the typed value became the secret parameter {{{name}}}{declared}; give it in "
+                                  f"the environment variable {env_var_name(name)} (or the keyring)")
             return placeholder(name)
 
         def var(m: re.Match[str]) -> str:
-            if m.group(1) in self.stored:
-                self.note(j, command, f"${{{m.group(1)}}} is stored at run time: not supported, left as text")
-                return m.group(0)
-            self.note(j, command, f"${{{m.group(1)}}} became the parameter {{{m.group(1)}}}")
-            return placeholder(m.group(1))
+            name = m.group(1)
+            if name in self.stored:
+                raise ProjectError(self.filename, f"test {self.test.name!r}, command {j + 1} ({command}): "
+                                                  f"${{{name}}} is filled at run time by command {self.stored[name]}; "
+                                                  f"a flow has no run-time variables, so the test is not imported "
+                                                  f"(import the others with --test NAME)", location=f"{command}")
+            if name in self.params:
+                self.note(j, command, f"${{{name}}} became the parameter {{{name}}} (default {self.params[name]!r}, "
+                                      f"from the store command)")
+            else:
+                self.note(j, command, f"${{{name}}} became the parameter {{{name}}}; give it with "
+                                      f"run --param {name}=VALUE")
+            return placeholder(name)
 
         out, last = [], 0
         for m in _VAR_RE.finditer(raw):
@@ -322,8 +398,13 @@ class _Importer:
         if not self.start_url:
             self.start_url = "/"
             self.notes.insert(0, f"{self.test.name}: no open command; the flow starts at {self.start_url}")
+        if not self.steps:
+            why = "; ".join(self.notes) or "it has no command"
+            raise ProjectError(self.filename, f"test {self.test.name!r}: nothing to import ({why})",
+                               location=f"tests[{self.test.name}]")
         flow = Flow(name=self.flow_name, start_url=self.start_url, steps=tuple(self.steps),
-                    secrets=tuple(self.secrets), description=f"imported from {self.filename}, test {self.test.name!r}")
+                    secrets=tuple(self.secrets), params=dict(self.params),
+                    description=f"imported from {self.filename}, test {self.test.name!r}")
         return SideImport(flow, tuple(self.notes))
 
     def one(self, j: int, c: Mapping[str, Any]) -> None:
@@ -337,9 +418,16 @@ class _Importer:
         target = str(c.get("target", "") or "")
         raw_value = str(c.get("value", "") or "")
         locators = [target] + [str(t[0]) for t in c.get("targets", []) if isinstance(t, (list, tuple)) and t]
+        if key == "store" and raw_value:  # store | literal | name: a parameter with that default
+            self.params[raw_value] = target
+            self.stored.pop(raw_value, None)
+            self.note(j, command, f"${{{raw_value}}} became the parameter {{{raw_value}}} with the default "
+                                  f"{target!r}")
+            return
         if key.startswith("store"):
             if raw_value:
-                self.stored.add(raw_value)
+                self.stored[raw_value] = j + 1
+                self.params.pop(raw_value, None)
             self.note(j, command, "variables are built at run time: not supported (flows have parameters)")
             return
         if key in _DROPPED:
@@ -457,6 +545,7 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
                                location="tests")
     out: list[SideImport] = []
     used: set[str] = set()
+    literals: dict[str, str] = {}  # a typed secret literal -> its secret's name, over every test of the file
     for t in tests:
         name = f"{flow_prefix}{slug(t.name) or 'test'}"
         base, n = name, 2
@@ -465,5 +554,5 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
         used.add(name)
         out.append(_Importer(t, project_url=project_url, base_url=base_url, flow_name=name,
                              secret_names=secret_names, secret_values=secret_values or {},
-                             filename=Path(path).name).run())
+                             filename=Path(path).name, literals=literals).run())
     return out

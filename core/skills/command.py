@@ -57,9 +57,11 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     ls = cmd("list", "list the project's skills, best quality first")
     ls.add_argument("--state", choices=("proposed", "approved", "rejected", "retired"), help="only this state")
     ls.add_argument("--kind", choices=("do", "deny"), help="only this kind")
-    ls.add_argument("--json", action="store_true", help="print JSON (a list of skills with their hit counts)")
+    ls.add_argument("--json", nargs="?", const="-", metavar="PATH",
+                    help="JSON (a list of skills with their hit counts) to PATH, or to standard output ('-', or no PATH)")
     sh = cmd("show", "one skill: trigger, actions, scope, provenance, validation, where it fired", with_id=True)
-    sh.add_argument("--json", action="store_true", help="print JSON (the skill and its latest uses)")
+    sh.add_argument("--json", nargs="?", const="-", metavar="PATH",
+                    help="JSON (the skill and its latest uses) to PATH, or to standard output ('-', or no PATH)")
     ap = cmd("approve", "approve a proposed skill: it fires from the next decision on", with_id=True)
     ap.add_argument("--force", action="store_true",
                     help="approve although its validation did not pass (or it has none); said in its review reason")
@@ -101,6 +103,16 @@ def skills_subparsers(skills_parser: argparse.ArgumentParser) -> argparse._SubPa
     ``set_defaults``; :func:`skills_command` hands it the arguments.
     """
     return skills_parser.get_default("skill_subcommands")
+
+
+def _emit_json(target: str, text: str) -> None:
+    """``--json [PATH]`` of ``list`` / ``show``: ``text`` (a JSON document, secrets already masked) on stdout for
+    ``-``, else written to the file PATH (its folder created), like every command's ``--json PATH``."""
+    if target == "-":
+        print(text)
+        return
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text(text + "\n", encoding="utf-8")
 
 
 def _err(msg: str) -> int:
@@ -224,7 +236,10 @@ def skills_command(args: argparse.Namespace) -> int:
     writes = args.skills not in ("list", "show", "export")
     if not store_path(root).is_file() and not writes:
         if args.skills == "list":
-            print("[]" if args.json else "no skills (no run of this project was recorded yet)")
+            if args.json:
+                _emit_json(args.json, "[]")
+            else:
+                print("no skills (no run of this project was recorded yet)")
             return EXIT_OK
         return _err(f"no skill {getattr(args, 'id', '')!r} in {root} (no run was recorded yet)"
                     if args.skills == "show" else f"{root}: no skills to export (no store yet)")
@@ -239,16 +254,17 @@ def skills_command(args: argparse.Namespace) -> int:
                 skills = table.list(product=product, state=args.state, kind=args.kind)
                 counts = table.use_counts()
                 if args.json:
-                    print(ctx.hide(json.dumps([{**skill_to_mapping(s), "uses": counts.get(s.id, {})} for s in skills],
-                                              indent=2, ensure_ascii=False)))
+                    _emit_json(args.json, ctx.hide(json.dumps([{**skill_to_mapping(s), "uses": counts.get(s.id, {})}
+                                                               for s in skills], indent=2, ensure_ascii=False)))
                 else:
                     print(ctx.hide("\n".join(_row(s, counts.get(s.id, {})) for s in skills) or "no skills"))
             elif args.skills == "show":
                 sid = _resolve_id(table, product, args.id)
                 s, uses = table.get(sid), table.uses(skill_id=sid, limit=50)
                 if args.json:  # a secret stored in clear before it was declared is masked too
-                    print(ctx.hide(json.dumps({"skill": skill_to_mapping(s), "uses": [_use_json(u) for u in uses]},
-                                              indent=2, ensure_ascii=False)))
+                    _emit_json(args.json, ctx.hide(json.dumps({"skill": skill_to_mapping(s),
+                                                               "uses": [_use_json(u) for u in uses]},
+                                                              indent=2, ensure_ascii=False)))
                 else:
                     print(ctx.hide(_show(s, uses)))
             elif args.skills == "approve":

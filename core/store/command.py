@@ -37,7 +37,8 @@ def add_history_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentPars
     gr.add_argument("project")
     gr.add_argument("flow", help="flow name (or a graph name such as explore:/)")
     for c in (ls, cp, gr):
-        c.add_argument("--json", type=Path, metavar="PATH", help="also write the result as JSON")
+        c.add_argument("--json", type=Path, metavar="PATH",
+                       help="also write the result as JSON ('-': the JSON on standard output, the table on stderr)")
     return h
 
 
@@ -46,13 +47,36 @@ def _err(text: str) -> int:
     return EXIT_INPUT
 
 
+#: Where ``--json -`` writes (the real standard output while the table is printed on stderr).
+_JSON_OUT: list[Any] = []
+
+
 def _write_json(path: Path | None, data: Any) -> None:
-    if path is not None:
-        path.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    if path is None:
+        return
+    text = json.dumps(data, indent=2, default=str)
+    if str(path) == "-":
+        (_JSON_OUT[-1] if _JSON_OUT else sys.stdout).write(text + "\n")
+        return
+    path.write_text(text, encoding="utf-8")
 
 
 def history_command(args: argparse.Namespace) -> int:
-    """Run one ``history`` subcommand; prints to stdout, errors to stderr."""
+    """Run one ``history`` subcommand; prints to stdout, errors to stderr (``--json -``: the table on stderr and
+    the JSON alone on stdout)."""
+    import contextlib
+
+    if str(getattr(args, "json", None)) != "-":
+        return _history_command(args)
+    _JSON_OUT.append(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return _history_command(args)
+    finally:
+        _JSON_OUT.pop()
+
+
+def _history_command(args: argparse.Namespace) -> int:
     from core.state.graph import flow_graph_name
 
     from .graphs import GraphTable

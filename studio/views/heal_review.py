@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.domain import ElementDescriptor
+from core.domain.resources import module_name
 
 __all__ = [
     "ReviewEvidence", "ReviewItem", "ReviewSource", "HealItem", "HealSource", "CorrectionItem", "CorrectionSource",
@@ -254,7 +255,7 @@ class CorrectionSource:
 
         from core.store import Store, store_path  # noqa: PLC0415
 
-        if importlib.util.find_spec("core.heal.corrections") is None or not store_path(self.root).is_file():
+        if importlib.util.find_spec(module_name("core.heal.corrections")) is None or not store_path(self.root).is_file():
             return []
         from core.heal import corrections  # noqa: PLC0415
 

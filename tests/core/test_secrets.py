@@ -228,3 +228,13 @@ def test_css_boxes_to_device_scales_by_the_pixel_ratio():
     _, after = _pixels(masked)
     assert after[(10, 10)][:3] == (0, 0, 0) and after[(19, 19)][:3] == (0, 0, 0)
     assert after[(20, 20)][:3] != (0, 0, 0) and after[(9, 9)][:3] != (0, 0, 0)
+
+
+def test_password_fields_are_recognised_by_name_in_many_languages_and_by_short_locators() -> None:
+    from core.secrets import looks_like_password
+
+    for text in ("Password", "Mot de passe", "Contraseña", "Passwort", "密码", "パスワード", "Пароль", "كلمة المرور",
+                 "#pw", "pwdInput", "input[name=passwd]", "One-time code (OTP)", "PIN"):
+        assert looks_like_password(text), text
+    for text in ("User name", "Search", "Spinner", "Passenger name", "Company", "E-mail", "", "#username"):
+        assert not looks_like_password(text), text

@@ -120,3 +120,32 @@ def test_digests_and_other_encodings_of_a_secret_are_found(tmp_path: Path) -> No
     report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
     assert {f.where: f.form for f in report.findings} == {name: form for name, (_, form) in leaks.items()}
     assert all(SECRET not in line for line in report.lines())
+
+
+def test_a_password_typed_in_clear_is_looked_for_by_type_and_by_name_in_any_language(tmp_path: Path) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "steadyhand.yaml").write_text(yaml.safe_dump({"schema_version": 1, "name": "Clear",
+                                                              "base_url": "http://127.0.0.1:9"}))
+    steps = [
+        {"id": "s1", "action": "input", "value": "by-type-pass", "selector": "#a",
+         "target": {"role": "textbox", "type": "password"}},
+        {"id": "s2", "action": "input", "value": "mot-de-passe-en-clair", "selector": "#b",
+         "target": {"role": "textbox", "name": "Mot de passe"}},
+        {"id": "s3", "action": "input", "value": "mima-zai-zheli", "selector": "#c",
+         "target": {"role": "textbox", "label": "密码"}},
+        {"id": "s4", "action": "input", "value": "via-css-pw", "selector": "#pw"},
+        {"id": "s5", "action": "input", "value": "ada lovelace", "selector": "#user",
+         "target": {"role": "textbox", "name": "User name"}},
+        {"id": "s6", "action": "input", "value": "{password}", "selector": "#d",
+         "target": {"role": "textbox", "type": "password"}},
+    ]
+    (tmp_path / "flows" / "f.yaml").write_text(yaml.safe_dump({"name": "f", "start_url": "/", "steps": steps,
+                                                              "secrets": ["password"]}))
+    (tmp_path / "export.txt").write_text("typed mot-de-passe-en-clair")
+    report = audit_project(load_project(tmp_path))
+    found = sorted((f.where, f.secret.split(" (flow")[0]) for f in report.findings)
+    assert ("flows/f.yaml", "clear value typed into 'Mot de passe'") in found
+    assert ("export.txt", "clear value typed into 'Mot de passe'") in found
+    assert {s for _, s in found} == {"clear value typed into '#a'", "clear value typed into 'Mot de passe'",
+                                     "clear value typed into '密码'", "clear value typed into '#pw'"}
+    assert not report.clean

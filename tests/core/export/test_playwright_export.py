@@ -205,4 +205,4 @@ def test_the_conftest_adapts_the_plugin_fixtures_and_writes_no_chromium_path() -
         for fixture in ("browser_type_launch_args", "browser_context_args", "context", "base_url"):
             assert f"def {fixture}({fixture}" in src, fixture  # each extends the plugin's own
         assert "def page" not in src and "def browser(" not in src
-        assert ("python', '-m', 'core.sites.demo'" in src or "'-m', 'core.sites.demo'" in src) == (name == "demo")
+        assert ("SITE_MODULE = 'core.sites.demo'" in src and "'-m', SITE_MODULE" in src) == (name == "demo")

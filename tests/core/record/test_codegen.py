@@ -374,8 +374,10 @@ if __name__ == "__main__":
 '''
     r = import_codegen(src, flow_name="x", base_url=BASE)
     assert [s.name for s in r.flow.steps] == ["Click Sign in"]
-    assert [n.split(":")[0] for n in r.notes] == ["line 12", "line 13", "line 14"]
-    assert "time.sleep(…)" in r.notes[0] and "print(…)" in r.notes[1] and "for statement" in r.notes[2]
+    # the context's viewport is dropped (the project's applies) and said; launch(headless, slow_mo) changes nothing
+    assert [n.split(":")[0] for n in r.notes] == ["line 7", "line 12", "line 13", "line 14"]
+    assert "new_context() options dropped: viewport" in r.notes[0]
+    assert "time.sleep(…)" in r.notes[1] and "print(…)" in r.notes[2] and "for statement" in r.notes[3]
 
 
 def test_focus_clicks_only_before_typing_into_the_same_field():
@@ -522,3 +524,52 @@ def test_script_with_nothing_importable_names_the_first_problem():
 def test_empty_flow_name_is_a_programming_error():
     with pytest.raises(ValueError):
         import_codegen(SCRIPT, flow_name="")
+
+
+def test_a_device_another_engine_and_context_options_are_listed_as_dropped() -> None:
+    src = f'''
+from playwright.sync_api import Playwright, sync_playwright
+
+def run(playwright: Playwright) -> None:
+    iphone_13 = playwright.devices["iPhone 13"]
+    browser = playwright.webkit.launch(headless=False)
+    context = browser.new_context(**playwright.devices["iPhone 13"], geolocation={{"longitude": 2.35, "latitude": 48.85}},
+                                  permissions=["geolocation"], locale="fr-FR")
+    page = context.new_page()
+    page.goto("{BASE}/login")
+    page.get_by_role("button", name="Sign in").click()
+'''
+    r = import_codegen(src, flow_name="x", base_url=BASE)
+    text = "\n".join(r.notes)
+    assert "runs Webkit; a flow replays in Chromium" in text
+    assert "device 'iPhone 13', geolocation, permissions, locale" in text
+
+
+def test_a_script_with_only_a_goto_is_refused_not_written_empty() -> None:
+    src = f'''
+from playwright.sync_api import sync_playwright
+
+with sync_playwright() as p:
+    page = p.chromium.launch().new_page()
+    page.goto("{BASE}/login")
+'''
+    with pytest.raises(ProjectError, match="nothing to import"):
+        import_codegen(src, flow_name="x", base_url=BASE)
+
+
+@pytest.mark.parametrize("locator", ['page.get_by_label("Mot de passe")', 'page.get_by_label("密码")',
+                                     'page.locator("#pw")', 'page.get_by_placeholder("Contraseña")'])
+def test_a_password_field_named_in_another_language_or_by_a_short_id_becomes_a_secret(locator: str) -> None:
+    src = f'''
+from playwright.sync_api import sync_playwright
+
+with sync_playwright() as p:
+    page = p.chromium.launch().new_page()
+    page.goto("{BASE}/login")
+    {locator}.fill("typed-in-clear-9")
+    page.get_by_role("button", name="Sign in").click()
+'''
+    r = import_codegen(src, flow_name="x", base_url=BASE, secret_names=("password",))
+    fill = r.flow.steps[0]
+    assert fill.action.value == "{password}"  # the project's declared password, not a secret named after the label
+    assert r.flow.secrets and "typed-in-clear-9" not in "\n".join(r.notes)

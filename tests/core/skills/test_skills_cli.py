@@ -56,6 +56,10 @@ def test_review_cycle(project, capsys):
     assert code == 0 and out.count("\n") == 2 and "sk-bbbb" not in out  # one skill space per product
     listed = json.loads(run(capsys, "list", project, "--json", "--state", "proposed")[1])
     assert [s["id"] for s in listed] == ["sk-aaaa00000001", "sk-aaaa00000002"] and listed[0]["uses"] == {}
+    # --json PATH as on every other command: the same document in a file, nothing on stdout
+    code, out, _ = run(capsys, "list", project, "--state", "proposed", "--json", project.parent / "out" / "s.json")
+    assert code == 0 and out == ""
+    assert json.loads((project.parent / "out" / "s.json").read_text()) == listed
 
     code, _, err = run(capsys, "approve", project, "sk-aaaa")
     assert code == 2 and "names 2 skills" in err

@@ -1,0 +1,77 @@
+"""Selenium IDE imports keep what a test means, or refuse (core.record.side; files built here, nothing run)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.project import ProjectError
+from core.record.side import hints_of, import_side, last_step
+
+
+def _side(tmp_path: Path, *tests: tuple[str, list[dict]]) -> Path:
+    doc = {"id": "p", "version": "2.0", "name": "P", "url": "http://127.0.0.1:8000",
+           "tests": [{"id": name, "name": name, "commands": cmds} for name, cmds in tests]}
+    path = tmp_path / "p.side"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _c(command: str, target: str = "", value: str = "", targets: list | None = None) -> dict:
+    return {"id": command, "command": command, "target": target, "value": value, "targets": targets or []}
+
+
+LOGIN = [_c("open", "/login"), _c("type", "id=username", "ada")]
+
+
+def test_a_wrong_password_stays_a_different_secret_from_the_right_one(tmp_path: Path) -> None:
+    right = ("right password", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
+    wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "not-the-one"), _c("click", "id=signin")])
+    again = ("right again", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
+    imports = import_side(_side(tmp_path, right, wrong, again), secret_names=("password",))
+    typed = [next(s.action.value for s in imp.flow.steps if s.selector == '[id="password"]') for imp in imports]
+    assert typed == ["{password}", "{password_2}", "{password}"]
+    assert [imp.flow.secrets for imp in imports] == [("password",), ("password_2",), ("password",)]
+    notes = "\n".join(imports[1].notes)
+    assert "STEADYHAND_SECRET_PASSWORD_2" in notes and "a secret of its own" in notes
+    assert "not-the-one" not in notes and "s3cret-right" not in "\n".join(n for i in imports for n in i.notes)
+
+
+def test_a_value_equal_to_a_declared_secret_takes_that_secret(tmp_path: Path) -> None:
+    t = ("t", [*LOGIN, _c("type", "id=password", "wrong-one"), _c("type", "id=pin", "1234-5678")])
+    imp, = import_side(_side(tmp_path, t), secret_names=("password", "pin"), secret_values={"pin": "1234-5678"})
+    values = [s.action.value for s in imp.flow.steps if s.action.kind == "input"]
+    assert values == ["ada", "{password}", "{pin}"]  # the known pin value binds "pin"; the other takes "password"
+
+
+def test_the_element_id_comes_from_the_element_never_from_an_ancestor() -> None:
+    assert last_step("//div[@id='login']/form/input[@name='u']") == "input[@name='u']"
+    assert last_step("(//form[@id='f']//button)[2]") == "button"
+    h = hints_of(["xpath=//div[@id='login-box']/input[2]"])
+    assert not h.id and h.tag != "div"
+    h = hints_of(["xpath=//div[@id='login-box']//button[contains(.,'Sign in')]"])
+    assert (h.tag, h.text) == ("button", "Sign in") and not h.id
+    h = hints_of(["xpath=//form/input[@id='username']"])
+    assert h.id == "username"
+
+
+def test_store_of_a_literal_becomes_a_parameter_with_its_default(tmp_path: Path) -> None:
+    t = ("t", [_c("open", "/login"), _c("store", "ada", "who"), _c("type", "id=username", "${who}"),
+               _c("type", "id=note", "hello ${greeting}")])
+    imp, = import_side(_side(tmp_path, t))
+    assert imp.flow.params == {"who": "ada"}
+    assert [s.action.value for s in imp.flow.steps] == ["{who}", "hello {greeting}"]
+    assert any("run --param greeting=VALUE" in n for n in imp.notes)
+
+
+def test_a_variable_filled_at_run_time_is_refused_not_typed_literally(tmp_path: Path) -> None:
+    t = ("uses heading", [_c("open", "/"), _c("storeText", "css=h1", "heading"), _c("type", "id=q", "${heading}")])
+    with pytest.raises(ProjectError, match=r"\$\{heading\} is filled at run time by command 2"):
+        import_side(_side(tmp_path, t))
+
+
+def test_a_test_with_nothing_to_import_is_refused(tmp_path: Path) -> None:
+    t = ("only pauses", [_c("open", "/"), _c("pause", "1000"), _c("executeScript", "return 1")])
+    with pytest.raises(ProjectError, match="'only pauses': nothing to import .*executeScript"):
+        import_side(_side(tmp_path, t))
