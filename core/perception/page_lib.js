@@ -369,7 +369,17 @@
     if (label) return label;
     if (tag === 'img' || (tag === 'input' && el.type === 'image')) return clean(el.getAttribute('alt'), 120);
     const role = roleOf(el);
-    if (text && !['textbox', 'combobox', 'searchbox', 'listbox', 'spinbutton', 'slider'].includes(role)) return clean(text, 120);
+    if (text && !['textbox', 'combobox', 'searchbox', 'listbox', 'spinbutton', 'slider'].includes(role)) {
+      // as the browser names it: a decorative part marked aria-hidden (an icon's glyph, a logo's letter) is no part
+      // of the name, so a light look names the element as a full look (Chromium's tree) does
+      if (el.querySelector && el.querySelector('[aria-hidden="true"]')) {
+        const shown = el.cloneNode(true);
+        shown.querySelectorAll('[aria-hidden="true"]').forEach((n) => n.remove());
+        const t = clean(shown.textContent, 120);
+        if (t) return t;
+      }
+      return clean(text, 120);
+    }
     const img = el.querySelector && el.querySelector('img[alt]');
     if (img) return clean(img.getAttribute('alt'), 120);
     return clean(el.getAttribute('title') || el.getAttribute('placeholder') || '', 120);
