@@ -18,6 +18,7 @@ from core.domain import Action, Assertion, ElementDescriptor, Flow, Step
 from core.export import ExportError, export_flow
 from core.export.emit import py_comment, py_doc, py_ident, py_str
 from core.project import Project
+from core.project.loader import ProjectError
 from core.project.params import placeholders
 from core.project.schema import ProjectModel
 from core.record.codegen import import_codegen
@@ -162,7 +163,13 @@ def test_side_imports_export_to_code_with_only_the_exporters_calls(
     side.write_text(json.dumps({"url": "http://127.0.0.1:9", "tests": [
         {"name": test_name, "commands": [{"command": c, "target": t, "value": v} for c, t, v in commands]}]}),
         encoding="utf-8")
-    flows = [imp.flow for imp in import_side(side, base_url="http://127.0.0.1:9/")]
+    try:
+        flows = [imp.flow for imp in import_side(side, base_url="http://127.0.0.1:9/")]
+    except ProjectError as exc:
+        # the importer refused the file with one clear error (a test with nothing left to import: only `open`,
+        # only commands it does not import) - nothing to export
+        assert "t.side" in str(exc), exc  # the one error names the file
+        return
     params = {k: v for f in flows for k, v in _bind_placeholders(f).items()}
     _export_all(_project(tmp_path, test_name, flows, site=False, params=params))
 

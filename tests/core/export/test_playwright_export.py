@@ -206,3 +206,16 @@ def test_the_conftest_adapts_the_plugin_fixtures_and_writes_no_chromium_path() -
             assert f"def {fixture}({fixture}" in src, fixture  # each extends the plugin's own
         assert "def page" not in src and "def browser(" not in src
         assert ("SITE_MODULE = 'core.sites.demo'" in src and "'-m', SITE_MODULE" in src) == (name == "demo")
+
+
+def test_a_chained_selector_wins_over_the_elements_own_locator() -> None:
+    # the chain (a scope, an nth) says the element alone is not unique on its page: two links 'year'
+    st = Step(id="s1", action=Action(kind="click"), selector='internal:role=table >> internal:role=link[name="year"i]',
+              target=ElementDescriptor(role="link", name="year", text="year"))
+    c = choose_locator(st)
+    assert c.strategy == "selector" and c.code == "page.get_by_role('table').get_by_role('link', name='year')"
+    # a plain selector leaves the codegen order as it was; a test id still comes first
+    plain = Step(id="s1", action=Action(kind="click"), selector="#y", target=ElementDescriptor(role="link", name="year"))
+    assert choose_locator(plain).code == "page.get_by_role('link', name='year', exact=True)"
+    tid = Step(id="s1", action=Action(kind="click"), selector="table >> a", target=ElementDescriptor(test_id="y"))
+    assert choose_locator(tid).code == "page.get_by_test_id('y')"

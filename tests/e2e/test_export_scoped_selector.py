@@ -1,0 +1,99 @@
+"""An imported codegen script whose locator is scoped stays scoped in `export pytest`, end to end in Chromium.
+
+datasette's table page has two links named "year" (the facet suggestion and the column header); Playwright
+codegen writes ``page.get_by_role("table").get_by_role("link", name="year")``. `import-codegen` keeps that
+selector, `run` fills the step's descriptor in from the one element it matched (and keeps the selector as the
+exact level), and the exported test used to be made from the descriptor alone -
+``get_by_role('link', name='year', exact=True)``: two elements, a strict-mode failure where the plain script
+and the replay both pass. The page here is the same shape, served on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PAGE = """<!doctype html><html><head><title>books</title></head><body>
+<h1>books</h1><h3>{caption}</h3>
+<p>Suggested facets: <a href="/books?facet=year">year</a> <a href="/books?facet=genre">genre</a></p>
+<table><thead><tr><th><a href="/books?sort=title">title</a></th><th><a href="/books?sort=year">year</a></th></tr>
+</thead><tbody><tr><td>The Summer Tower</td><td>1897</td></tr><tr><td>The Summer Empire</td><td>2007</td></tr>
+</tbody></table></body></html>"""
+
+SCRIPT = """from playwright.sync_api import Playwright, sync_playwright, expect
+
+
+def run(playwright: Playwright) -> None:
+    browser = playwright.chromium.launch(headless=False)
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto("{base}/books")
+    page.get_by_role("table").get_by_role("link", name="year").click()
+    expect(page.locator("h3")).to_contain_text("sorted by year")
+    context.close()
+    browser.close()
+
+
+with sync_playwright() as playwright:
+    run(playwright)
+"""
+
+
+class _Books(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the http.server name
+        caption = "2 rows sorted by year" if "sort=year" in self.path else "2 rows"
+        body = PAGE.format(caption=caption).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def books_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Books)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_scoped_codegen_locator_stays_scoped_in_the_exported_test(books_url: str, tmp_path: Path) -> None:
+    project, out = tmp_path / "proj", tmp_path / "export"
+    out.mkdir()
+    script = tmp_path / "codegen_books.py"
+    script.write_text(SCRIPT.format(base=books_url), encoding="utf-8")
+    assert main(["init", str(project), "--url", books_url]) == 0
+    assert main(["import-codegen", str(script), "--project", str(project), "--flow", "books"]) == 0
+    assert main(["run", str(project), "--flow", "books", "--headless", "-q"]) == 0  # fills the descriptors in
+    assert "name: year" in (project / "flows" / "books.yaml").read_text(encoding="utf-8")
+    test_file = out / "test_books.py"
+    assert main(["export", "pytest", str(project), "--flow", "books", "-o", str(test_file)]) == 0
+    src = test_file.read_text(encoding="utf-8")
+    assert "page.get_by_role('table').get_by_role('link', name='year')" in src
+    (out / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # not the repository's settings
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STEADYHAND_", "PYTEST_"))}
+    env.update(PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", PYTHONDONTWRITEBYTECODE="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                        "--base-url", books_url, test_file.name], cwd=out, env=env, capture_output=True, text=True,
+                       timeout=240)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "1 passed" in r.stdout
