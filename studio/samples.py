@@ -377,7 +377,7 @@ def sample_project(root: Path | None = None) -> SampleProject:
     """A project with two flows: ``login_lockout`` (P11) and ``export_report``."""
     login = Flow(
         name="login_lockout", start_url="/login", params={"user": "alice"}, secrets=("password",),
-        description="Three failed logins lock the account (P11)",
+        description="Three failed logins lock the account",
         steps=(
             Step("s1", Action("navigate", "/login"), name="Open the login page"),
             Step("s2", Action("input", "{user}"), name="Type the user name", selector="#username",

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from core.engine.events import (
     ActionPerformed, BreakerChanged, EngineEvent, EscalationRaised, FlowFinished, FlowStarted, HandedBack,
-    ObservationMade, Paused, Recovered, Resumed, RunFinished, RunStarted, StateNoted, StepEvidenceRecorded,
-    StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
+    ObservationMade, Paused, Recovered, Resumed, RunFinished, RunStarted, StateGraphChanged, StateNoted,
+    StepEvidenceRecorded, StepFinished, StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
 from core.engine.report import result_label, results_line
 
@@ -137,6 +137,11 @@ def describe_event(event: EngineEvent) -> str:
         failed = "".join(f" ({r.shown})" for r in ev.failed_requests[:1])
         return (f"Evidence of step {event.index + 1}: {diff} \u00b7 {len(ev.console)} console errors \u00b7 "
                 f"{len(ev.failed_requests)} failed requests{failed} \u00b7 {ev.active_ms:,.0f} ms active")
+    if isinstance(event, StateGraphChanged):
+        page = event.target.title or event.target.url or "a page"
+        news = [w for w, on in (("a new page", event.new_target), ("a new action", event.new_edge),
+                                ("back to a page seen before", event.revisit)) if on]
+        return f"Step {event.index + 1} led to {page}" + (f" ({', '.join(news)})" if news else " (seen before)")
     if isinstance(event, StateNoted):
         b = event.belief
         why = f": {b.evidence[0]}" if b.evidence else ""

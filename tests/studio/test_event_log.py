@@ -53,3 +53,18 @@ def test_a_whole_run_in_the_window_logs_no_snake_case_no_reprs_no_bytes(qtbot, m
     for bad in (r"\b[a-z]+_[a-z_]+\b", r"\w+\(\w+=", r"b'\\x", r"\b[A-Z][a-z]+[A-Z]\w+ step \d"):
         found = re.findall(bad, text)
         assert not found, (bad, found[:5])
+
+
+def test_a_state_graph_change_is_one_plain_line_without_the_graphs_names() -> None:
+    from core.engine.events import StateGraphChanged
+    from core.state.graph import StateEdge, StateNode
+
+    a = StateNode("a", "s-a", url="http://127.0.0.1/login", title="Sign in")
+    b = StateNode("b", "s-b", url="http://127.0.0.1/requests", title="Leave requests")
+    new = StateGraphChanged("r", "sort_table", 3, "flow:sort_table", a, b, StateEdge("a", "b", "e1", "click"),
+                            False, True, True, False)
+    assert describe_event(new) == "Step 4 led to Leave requests (a new page, a new action)"
+    again = StateGraphChanged("r", "sort_table", 4, "flow:sort_table", b, b, StateEdge("b", "b", "e2", "click"))
+    line = describe_event(again)
+    assert line == "Step 5 led to Leave requests (seen before)"
+    assert "flow:" not in line and "new source" not in line and "revisit" not in line

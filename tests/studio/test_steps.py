@@ -55,7 +55,7 @@ def test_rows_update_through_a_step(qtbot, model: StepsModel) -> None:  # noqa: 
     model.apply(TargetResolved(RUN, "login", 1, res, cand))
     assert (_cell(model, 1, M.COL_STRATEGY), _cell(model, 1, M.COL_SCORE)) == ("fuzzy_text", "0.87")
     model.apply(VerdictReached(RUN, "login", 1, Verdict("changed_unexpectedly", "value", ("url",), "navigated away")))
-    assert _cell(model, 1, M.COL_VERDICT) == "changed_unexpectedly"
+    assert _cell(model, 1, M.COL_VERDICT) == "changed unexpectedly"  # words, as the timeline says it
     model.apply(StepFinished(RUN, "login", 1, "failed", True, 1234.4))
     assert _cell(model, 1, M.COL_STATUS) == "failed"
     assert _cell(model, 1, M.COL_MS) == "1,234"
