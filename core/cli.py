@@ -650,6 +650,13 @@ def _cmd_studio(args: argparse.Namespace) -> int:
     if args.screenshot and not args.quit_after_run:
         _err("--screenshot: needs --quit-after-run (the screenshot is taken when the run ends)")
         return EXIT_INPUT
+    if (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
+        # Qt would abort (SIGABRT, exit 134) blaming a missing xcb library and suggesting a reinstall
+        _err(f"the studio needs a display and there is none (DISPLAY and WAYLAND_DISPLAY are unset). Replay "
+             f"without one: steadyhand run {args.project} --headless; or open the studio on a virtual display: "
+             f"xvfb-run -a steadyhand studio {args.project} (Xvfb: apt-get install xvfb)")
+        return EXIT_ENVIRONMENT
     return int(app.main(Path(args.project), run=args.run or args.quit_after_run, headed=args.headed,
                         screenshot=Path(args.screenshot) if args.screenshot else None,
                         quit_after_run=args.quit_after_run))

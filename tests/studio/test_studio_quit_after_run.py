@@ -5,6 +5,7 @@ runs over the scripted FakeEngine (real window, real event loop, offscreen).
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 
 from core.cli import main as cli_main
-from core.engine.report import EXIT_ESCALATED, EXIT_INPUT, EXIT_OK
+from core.engine.report import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_INPUT, EXIT_OK
 from studio.app import main
 from studio.testing import FakeEngine
 
@@ -54,3 +55,15 @@ def test_the_cli_refuses_a_screenshot_without_quit_after_run(capsys: pytest.Capt
     demo = Path(__file__).resolve().parents[2] / "projects" / "demo"
     assert cli_main(["studio", str(demo), "--screenshot", "/tmp/never.png"]) == EXIT_INPUT
     assert "--screenshot: needs --quit-after-run" in capsys.readouterr().err
+
+
+def test_the_cli_says_plainly_that_the_studio_needs_a_display(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # without one Qt aborted the process (exit 134) blaming libxcb-cursor0 and suggesting a reinstall
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    demo = Path(__file__).resolve().parents[2] / "projects" / "demo"
+    assert cli_main(["studio", str(demo)]) == EXIT_ENVIRONMENT
+    err = capsys.readouterr().err
+    assert "needs a display" in err and "--headless" in err and "xvfb-run" in err
