@@ -1261,7 +1261,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core.store.command import add_history_parser, history_command
 
     add_history_parser(sub).set_defaults(func=history_command)
-    bs = sub.add_parser("baselines", help="the R1 screen baselines: list them, or forget them after a real change",
+    bs = sub.add_parser("baselines", help="the screen baselines of change detection: list them, or forget them after a real change",
                         description="List the screen baselines of a project's store and their alerts, or "
                                     "forget some so the next passing run takes new ones.")
     basub = bs.add_subparsers(dest="baselines", required=True)

@@ -397,8 +397,8 @@ def change_line(event: Any) -> str | None:
         return f"  {event.flow} step {event.index + 1}: screen changed since its baseline: {event.report.summary()}"
     if isinstance(event, BaselineAlertRaised):
         a = event.alert
-        return (f"  {a.flow} step {a.step_id!r}: baseline kept, alert raised (changed beyond the R1 threshold): "
-                f"{a.screen_key}")
+        return (f"  {a.flow} step {a.step_id!r}: baseline kept, alert raised (changed more than a passing run "
+                f"refreshes): {a.screen_key}")
     return None
 
 
@@ -421,6 +421,7 @@ class ChangeLines:
             alerts = self._alerts.pop(event.run_id, [])
             if alerts:
                 steps = ", ".join(repr(a.step_id) for a in alerts)
-                return [f"  {alerts[0].flow}: {len(alerts)} baseline(s) kept and flagged, changed beyond the R1 "
-                        f"threshold (steps {steps})"]
+                return [f"  {alerts[0].flow}: {len(alerts)} baseline(s) kept and flagged, changed more than a "
+                        f"passing run refreshes (steps {steps}; `steadyhand baselines reset` forgets them after a real "
+                        f"change)"]
         return []
