@@ -29,8 +29,8 @@ from typing import Callable
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox, QPushButton, QSplitter, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QDockWidget, QFrame, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox, QPushButton,
+    QScrollArea, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from core.domain import BBox, Candidate, EscalationCandidate, Resolution
@@ -174,9 +174,17 @@ class ResolutionPanel(QWidget):
         tl.addWidget(self.note)
         tl.addWidget(self.candidates, 1)
         tl.addLayout(buttons)
+        # a long reason (a cookie wall's four lines) in a short dock scrolls instead of being drawn over by the
+        # lines below it
+        scroll = QScrollArea()
+        scroll.setObjectName("resolutionSummary")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(top)
         split = QSplitter(Qt.Orientation.Vertical)
         split.setChildrenCollapsible(False)
-        split.addWidget(top)
+        split.addWidget(scroll)
         split.addWidget(self.trace)
         split.addWidget(self.element)
         split.setStretchFactor(0, 3)

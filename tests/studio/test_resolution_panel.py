@@ -99,3 +99,25 @@ def test_a_click_on_a_box_selects_the_candidate_and_use_once_needs_the_answer(qt
     assert [a.isEnabled() for a in menu.actions()] == [False, True]
     assert not p.use_once("0:10") and not any(isinstance(c, UseCandidate) for c in engine.commands)
 
+
+
+def test_a_long_reason_is_never_cut_off_by_the_lines_below_it(qtbot, recorded) -> None:  # noqa: ANN001
+    # seen under Xvfb at 1400 x 900: a cookie wall's four-line reason was drawn half a line short, under 'strategy'
+    w, engines = recorded
+    w.resize(1400, 900)
+    w.show()
+    w.start_run((FLOW,))
+    plain = ("'User name' was found but is covered by 'We value your privacy'; the popup 'We value your privacy' asks "
+             "for a choice ('Cookie settings' / 'Accept all cookies'): the engine does not choose for you - answer "
+             "it, or approve a skill that does.")
+    _play(qtbot, w, engines[0], RunStarted("r1", "demo", (FLOW,)), FlowStarted("r1", FLOW, ("s1",)),
+          StepStarted("r1", FLOW, 0, "Type the user name", 1),
+          TargetResolved("r1", FLOW, 0, Resolution("exact", "0:9", 1.0, 1.0, 3.0, reason="selector matched"), LINK),
+          EscalationRaised("r1", FLOW, 0, "Type the user name", "precondition not met: " + plain, OFFERED, (),
+                           "precondition", ("retry", "skip", "stop", "take_over"), None, plain))
+    w.resolution_dock.raise_()
+    p = w.resolution_panel
+    qtbot.waitUntil(lambda: p.headline.isVisible() and p.headline.width() > 0, timeout=3000)
+    qtbot.wait(50)
+    head = p.headline
+    assert head.height() >= head.heightForWidth(head.width()), (head.height(), head.heightForWidth(head.width()))
