@@ -102,9 +102,10 @@ class ReplayResult:
     def text(self) -> str:
         if self.status == "running":
             return "running\u2026"
-        main = self.verdict or self.status
+        verdict = self.verdict.replace("_", " ")  # words, as the timeline says it
+        main = verdict or self.status
         if self.status in ("escalated", "skipped", "stopped") and self.verdict != "failed":
-            main = self.status if not self.verdict else f"{self.verdict} \u00b7 {self.status}"
+            main = self.status if not self.verdict else f"{verdict} \u00b7 {self.status}"
         if self.healed:
             main += f" \u00b7 healed ({self.strategy})" if self.strategy else " \u00b7 healed"
         return main

@@ -21,7 +21,6 @@ from core.engine.events import (
 
 from ..coalesce import Deferred
 from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
-from .timeline import VERDICT_LABELS
 
 __all__ = ["StepRow", "StepsModel", "StepsTable", "StepDetails", "StepsPanel", "step_details_html"]
 
@@ -372,7 +371,7 @@ class StepsModel(QAbstractTableModel):
                 return "\u2014"
             return f"{row.score:.2f}" if row.score is not None and row.strategy else ""
         if col == self.COL_VERDICT:
-            return VERDICT_LABELS.get(row.verdict, row.verdict.replace("_", " "))
+            return row.verdict.replace("_", " ")
         if col == self.COL_MS:
             return f"{row.ms:,.0f}" if row.ms is not None else ""
         return ""
@@ -475,7 +474,7 @@ def step_details_html(row: StepRow | None) -> str:
     if row.verdict:
         vcolor = STATUS_COLORS["passed"] if row.verdict == "as_expected" else STATUS_COLORS["failed"]
         observed = ", ".join(row.verdict_observed) or "\u2014"
-        words = VERDICT_LABELS.get(row.verdict, row.verdict.replace("_", " "))
+        words = row.verdict.replace("_", " ")
         parts.append(_kv([("verdict", f"<span style='color:{vcolor}'>{_esc(words)}</span>"),
                           ("expected", _esc(row.verdict_expected) or "\u2014"),
                           ("observed", _esc(observed))]))

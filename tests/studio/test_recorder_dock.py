@@ -451,7 +451,7 @@ def test_replay_runs_the_saved_flow_and_shows_each_verdict(qtbot, studio) -> Non
     with qtbot.waitSignal(w.bridge.event_received, timeout=T, check_params_cb=lambda e: e is events[-1]):
         engine.emit_from_thread(*events)
     replay = [_cell(dock.model, r, M.COL_REPLAY) for r in range(4)]
-    assert replay == ["as_expected", "as_expected", "changed_unexpectedly \u00b7 healed (semantic)", "running\u2026"]
+    assert replay == ["as expected", "as expected", "changed unexpectedly \u00b7 healed (semantic)", "running\u2026"]
     assert _cell(dock.model, 2, M.COL_REPLAY, Qt.ItemDataRole.ToolTipRole) == "stayed put"
     assert _cell(dock.model, 0, M.COL_REPLAY, Qt.ItemDataRole.ForegroundRole).color().name() == "#3fb96b"
     result = RunResult(run, f, "failed", (), 1, 1, 2.5)
@@ -625,7 +625,7 @@ def test_a_real_recording_is_saved_and_replayed(qtbot, demo_root: Path) -> None:
     assert dock.replay()
     qtbot.waitUntil(lambda: w.state.value == "finished", timeout=120_000)
     first = _cell(dock.model, 0, M.COL_REPLAY)
-    assert first and first.startswith("as_expected"), first
+    assert first and first.startswith("as expected"), first
     w.close()
 
 
