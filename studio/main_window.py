@@ -282,7 +282,9 @@ class MainWindow(QMainWindow):
         self.flows_list.setSpacing(2)
         self.flows_list.setWordWrap(True)
         self._populate_flows()
-        self.flows_list.itemChanged.connect(lambda _item: (self._update_controls(), self._remember_choices()))
+        # the status bar counts the checked flows ("4 of 5 flows checked"): a check mark changed, by hand or restored
+        self.flows_list.itemChanged.connect(lambda _item: (self._update_controls(), self._update_status(),
+                                                           self._remember_choices()))
         self.flows_list.currentItemChanged.connect(self._on_flow_clicked)
         self.flows_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.flows_list.customContextMenuRequested.connect(self._flows_menu)

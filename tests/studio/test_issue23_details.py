@@ -63,6 +63,7 @@ def test_chosen_flows_and_filters_are_kept_across_launches(qtbot, project, tmp_p
     assert w.checked_flows() == ("login_lockout", "export_report")
     item = w.flows_list.item(w.flow_names().index("login_lockout"))
     item.setCheckState(Qt.CheckState.Unchecked)  # as a click on its check box does
+    assert "1 of 2 flows checked" in w.state_label.text()  # the status bar counts what F5 runs
     combo = w.history_panel.flow_filter
     combo.setCurrentIndex(combo.findData("export_report"))
     lib = w.skill_library
@@ -74,6 +75,7 @@ def test_chosen_flows_and_filters_are_kept_across_launches(qtbot, project, tmp_p
 
     w2 = launch()
     assert w2.checked_flows() == ("export_report",)  # F5 runs what was chosen, not every flow
+    assert "1 of 2 flows checked" in w2.state_label.text()  # said so after the relaunch too (it said "2 of 2")
     assert w2.history_panel.flow_filter.currentData() == "export_report"
     assert w2.skill_library.state_filter.currentData() == chosen_state and w2.skill_library.search.text() == "cookie"
     assert w2.watched == {"export_report"}  # watch mode too
