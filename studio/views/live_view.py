@@ -145,8 +145,7 @@ def descriptor_lines(candidate: Candidate) -> list[tuple[str, str]]:
         rows.append(("box (CSS px)", f"{b.x:.0f}, {b.y:.0f} \u00b7 {b.width:.0f} \u00d7 {b.height:.0f}"))
     flags = [f for f, on in (("disabled", not candidate.enabled), ("covered", candidate.covered),
                              ("hidden", not candidate.visible)) if on]
-    rows.append(("state", ", ".join(flags) or "enabled"))
-    rows.append(("ref", candidate.ref))
+    rows.append(("state", ", ".join(flags) or "enabled"))  # no "ref": the observation's own id means nothing to a person
     return [(k, " ".join(str(v).split())[:120]) for k, v in rows if v]
 
 

@@ -66,6 +66,7 @@ def test_descriptor_rows_say_role_name_test_id_anchor_and_the_box_in_css_px() ->
     assert rows["anchor"] == "\u201cEmployee details\u201d heading (+0, +42) px"
     assert rows["box (CSS px)"] == "10, 21 \u00b7 200 \u00d7 30" and rows["state"] == "disabled" and rows["grid cell"] == "C3"
     assert "text" not in rows  # empty fields are left out
+    assert "ref" not in rows and "0:7" not in rows.values()  # the observation's own id is no word for a person
 
 
 def test_grid_size_is_validated_by_the_grid(view: LiveView) -> None:
