@@ -102,6 +102,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.no_store:
             _err("--resume reads the run from the project's store; it cannot be used with --no-store")
             return EXIT_INPUT
+        if args.shard is not None:
+            _err("--resume continues one run; it cannot be used with --shard")
+            return EXIT_INPUT
         try:
             resumed_flow, plan = resume_target(project, args.resume)
         except ResumeError as exc:
@@ -172,6 +175,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.html and args.no_store:
         _err("--html reads the run from the project's store; it cannot be used with --no-store")
         return EXIT_INPUT
+    ep_plan: dict[str, list[int]] = {n: list(range(args.episodes if project.flows[n].episode else 1)) for n in names}
+    if args.shard is not None:  # run --shard i/n: this CI job's share of the flow runs (core.engine.shard)
+        from core.engine.shard import ShardError, parse_shard, shard_units
+
+        try:
+            shard = parse_shard(args.shard)
+        except ShardError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
+        ep_plan = shard_units(names, {n: args.episodes for n in names if project.flows[n].episode}, shard)
+        total = sum(len(v) for v in ep_plan.values())
+        if not args.quiet:
+            print(f"steadyhand: shard {shard}: {total} flow run(s): "
+                  f"{', '.join(ep_plan) or 'none (more shards than flow runs)'}", file=sys.stderr, flush=True)
+        names = list(ep_plan)
+        if not names:  # more shards than flow runs: nothing to run, valid empty reports
+            return _empty_shard(args, project)
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
     model_use: dict[str, dict[str, float]] = {}  # per flow: what the model cost (P9), when one is configured
     results = []
@@ -186,7 +206,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.events import StepFinished
     from core.progress import Progress
 
-    total_runs = sum(args.episodes if project.flows[n].episode else 1 for n in names)
+    total_runs = sum(len(ep_plan[n]) for n in names)
     reuses = 0  # pending heals reused, under -q
     bar = Progress(total_runs, "flows", enabled=not args.quiet)
 
@@ -237,8 +257,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 flow = project.flows[name]
                 st = stats[name]
                 st.task = flow.episode.task if flow.episode else ""
-                episodes = args.episodes if flow.episode else 1
-                for ep in range(episodes):
+                for ep in ep_plan[name]:  # every episode, or this shard's (--shard)
                     if args.maxfail and failures >= args.maxfail:
                         break
                     seed = args.seed + ep if flow.episode else None
@@ -327,6 +346,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(line, file=out)
     _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
     return _with_invalid(exit_code(results), broken)
+
+
+def _empty_shard(args: argparse.Namespace, project: Any) -> int:
+    """``run --shard i/n`` whose shard has no flow run: the summary says so, ``--json`` / ``--junit`` / ``--html``
+    are written without a case (valid documents a CI job can merge), and the shard passes (0)."""
+    out = sys.stderr if args.json == "-" else sys.stdout
+    print(f"shard {args.shard}: no flow run of this project falls in this shard", file=out)
+    _write_reports(args, project, {}, [], [], {}, [], [])
+    if args.html:
+        from core.engine.html_report import write_html_index
+
+        try:
+            print(f"report: {write_html_index(Path(args.html), project.name, [])}", file=sys.stderr)
+        except OSError as exc:
+            _err(f"{args.html}: cannot write the HTML index: {exc.strerror or exc}")
+    return EXIT_OK
 
 
 def _param_names(project: Any, names: Sequence[str]) -> set[str]:

@@ -104,6 +104,10 @@ def add_run_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("--cdp-port", type=int, help="remote-debugging port for --on-escalation wait (default: a free one)")
     r.add_argument("--takeover-timeout", type=float, default=600.0, metavar="S",
                    help="longest wait for a hand-back, s (600)")
+    r.add_argument("--shard", metavar="I/N", default=None,
+                   help="run only shard I of N (1-based, as Playwright's --shard=1/3): the flow runs (each episode "
+                        "of an episodic flow is one) are split by a stable hash of their names, so N CI jobs with "
+                        "1/N .. N/N together run every flow exactly once")
     r.add_argument("--resume", metavar="RUN_ID",
                    help="continue a killed or failed run from its last checkpoint: steps that passed are not done "
                         "again (e.g. steadyhand run projects/demo --resume 3f2a... --headless)")
