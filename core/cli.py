@@ -166,6 +166,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if problem:
         _err(problem)
         return EXIT_INPUT
+    endpoint = (args.browser_endpoint or "").strip() or None
+    if endpoint:  # a browser kept elsewhere (core.perception.remote); off this machine only as the project allows
+        problem = _endpoint_problem(project, endpoint, args.on_escalation)
+        if problem:
+            _err(problem)
+            return EXIT_INPUT
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
@@ -249,7 +255,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with ProjectSession(project, headless=args.headless, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
-                            control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
+                            control=control, cdp_port=cdp_port, base_url=base_url,
+                            browser_endpoint=endpoint) as session, bar:
             if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
                 endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
                 print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)
@@ -346,6 +353,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(line, file=out)
     _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
     return _with_invalid(exit_code(results), broken)
+
+
+def _endpoint_problem(project: Any, url: str, on_escalation: str) -> str:
+    """Why ``run --browser-endpoint url`` cannot be used for ``project`` ("" when it can): not a ws/http URL,
+    a host off this machine the project does not allow (:func:`core.project.trust.endpoint_refusal`), or
+    ``--on-escalation wait`` (whose takeover port belongs to a browser launched here)."""
+    from core.perception.remote import EndpointError, endpoint_host, endpoint_kind, endpoint_label
+    from core.project.trust import endpoint_refusal
+
+    try:
+        endpoint_kind(url)
+    except EndpointError as exc:
+        return str(exc)
+    if on_escalation == "wait":
+        return (f"--browser-endpoint {endpoint_label(url)}: --on-escalation wait opens a takeover port on a browser "
+                "launched here; with a remote browser use --on-escalation stop")
+    return endpoint_refusal(project.root, project.settings, endpoint_host(url), endpoint_label(url))
 
 
 def _empty_shard(args: argparse.Namespace, project: Any) -> int:
