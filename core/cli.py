@@ -570,7 +570,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     """``steadyhand report RUN_ID [--project P] -o FILE.html``: 0 written, 2 bad input (unknown run, no store)."""
     from core.engine.html_report import ReportError, write_html_report
     from core.project import ProjectError, load_project
-    from core.store import RunIdError, Store, StoreError
+    from core.store import RunIdError, Store, StoreError, store_present
 
     try:
         project = load_project(args.project, skip_invalid=True)
@@ -578,7 +578,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     db = project.data_dir / "store.sqlite"
-    if not db.is_file():
+    if not store_present(db):
         _err(f"{db}: no store yet (run a flow first)")
         return EXIT_INPUT
     try:
@@ -746,13 +746,13 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
 
 def _cmd_baselines(args: argparse.Namespace) -> int:
     """``steadyhand baselines list|reset``: the R1 screen baselines of a project's store."""
-    from core.store import Store, StoreError, store_path
+    from core.store import Store, StoreError, store_path, store_present
 
     root = Path(args.project)
     if not (root / "steadyhand.yaml").is_file():
         _err(f"{root}: not a project folder (no steadyhand.yaml)")
         return EXIT_INPUT
-    if not store_path(root).is_file():
+    if not store_present(store_path(root)):
         print("no baselines (no run of this project was recorded yet)")
         return EXIT_OK
     try:
