@@ -140,7 +140,7 @@ def engine_settings_of(model: ProjectModel) -> EngineSettings:
     :mod:`core.domain.settings`; the viewport's ``width`` / ``height`` (CSS
     px) become ``viewport_width`` / ``viewport_height``.
     """
-    browser = model.browser.model_dump(exclude={"viewport", "endpoint_hosts"})  # endpoint_hosts: checked by trust
+    browser = model.browser.model_dump(exclude={"viewport"})
     return EngineSettings(
         browser=BrowserSettings(**browser, viewport_width=model.browser.viewport.width,
                                 viewport_height=model.browser.viewport.height),
