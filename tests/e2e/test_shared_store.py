@@ -1,6 +1,7 @@
 """One shared store on PostgreSQL through the real command line (issue 24 item 2): two workers (two copies of
 the demo project on the demo app's ``tweaked`` variant, real Chromium) run the same flow at the same time into
-one database named by ``STEADYHAND_STORE_URL``; every row of both runs is there, each heal is proposed once
+one database named by ``STEADYHAND_STORE_URL``; every row of both runs is there (steps, observations, evidence,
+checkpoints, the state graph), each heal is proposed once
 (seen by both, not doubled), and a reviewer in a third folder lists and accepts it for everyone with the review
 rules of today.  No SQLite file is written beside any project; the screenshots stay beside the project that took
 them.  The PostgreSQL server is one this test starts (tests/pgcluster.py); a machine without it fails here."""
@@ -77,6 +78,12 @@ def test_two_workers_write_one_store_and_a_third_folder_reviews_for_everyone(tmp
         assert _rows(url, "SELECT count(*) FROM (SELECT run_id, step_index FROM steps GROUP BY run_id, step_index "
                           "HAVING count(*) > 1) d") == [(0,)]
         assert _rows(url, "SELECT count(DISTINCT run_id) FROM observations") == [(2,)]
+        assert _rows(url, "SELECT count(DISTINCT run_id) FROM step_evidence") == [(2,)]
+        assert _rows(url, "SELECT count(DISTINCT run_id) FROM checkpoints") == [(2,)]
+        # the flow's state graph, written by both runs at once (its nodes' ``runs`` counts the changes of the last
+        # run that saw a node, so interleaved runs count more than two: not checked here)
+        assert _rows(url, "SELECT count(*) FROM state_nodes")[0][0] > 0
+        assert _rows(url, "SELECT count(*) FROM state_edges")[0][0] > 0
         # each healed step proposed once, whichever worker saw it first: not doubled
         proposals = _rows(url, "SELECT id, step_id, status, seen, reused FROM heal_proposals ORDER BY id")
         assert len(proposals) == docs[a]["heals"] == docs[b]["heals"] >= 2, proposals  # the button and the label
