@@ -102,6 +102,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.no_store:
             _err("--resume reads the run from the project's store; it cannot be used with --no-store")
             return EXIT_INPUT
+        if args.shard is not None:
+            _err("--resume continues one run; it cannot be used with --shard")
+            return EXIT_INPUT
         try:
             resumed_flow, plan = resume_target(project, args.resume)
         except ResumeError as exc:
@@ -163,6 +166,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if problem:
         _err(problem)
         return EXIT_INPUT
+    endpoint = (args.browser_endpoint or "").strip() or None
+    if endpoint:  # a browser kept elsewhere (core.perception.remote); off this machine only as the project allows
+        problem = _endpoint_problem(project, endpoint, args.on_escalation)
+        if problem:
+            _err(problem)
+            return EXIT_INPUT
     if args.json and not _writable(Path(args.json)):
         _err(f"{args.json}: cannot write the JSON summary there")
         return EXIT_INPUT
@@ -172,6 +181,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.html and args.no_store:
         _err("--html reads the run from the project's store; it cannot be used with --no-store")
         return EXIT_INPUT
+    ep_plan: dict[str, list[int]] = {n: list(range(args.episodes if project.flows[n].episode else 1)) for n in names}
+    if args.shard is not None:  # run --shard i/n: this CI job's share of the flow runs (core.engine.shard)
+        from core.engine.shard import ShardError, parse_shard, shard_units
+
+        try:
+            shard = parse_shard(args.shard)
+        except ShardError as exc:
+            _err(str(exc))
+            return EXIT_INPUT
+        ep_plan = shard_units(names, {n: args.episodes for n in names if project.flows[n].episode}, shard)
+        total = sum(len(v) for v in ep_plan.values())
+        if not args.quiet:
+            print(f"steadyhand: shard {shard}: {total} flow run(s): "
+                  f"{', '.join(ep_plan) or 'none (more shards than flow runs)'}", file=sys.stderr, flush=True)
+        names = list(ep_plan)
+        if not names:  # more shards than flow runs: nothing to run, valid empty reports
+            return _empty_shard(args, project)
     stats: dict[str, FlowStats] = {n: FlowStats(n) for n in names}
     model_use: dict[str, dict[str, float]] = {}  # per flow: what the model cost (P9), when one is configured
     results = []
@@ -186,7 +212,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.events import StepFinished
     from core.progress import Progress
 
-    total_runs = sum(args.episodes if project.flows[n].episode else 1 for n in names)
+    total_runs = sum(len(ep_plan[n]) for n in names)
     reuses = 0  # pending heals reused, under -q
     bar = Progress(total_runs, "flows", enabled=not args.quiet)
 
@@ -229,7 +255,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with ProjectSession(project, headless=args.headless, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
-                            control=control, cdp_port=cdp_port, base_url=base_url) as session, bar:
+                            control=control, cdp_port=cdp_port, base_url=base_url,
+                            browser_endpoint=endpoint) as session, bar:
             if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
                 endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
                 print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)
@@ -237,8 +264,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 flow = project.flows[name]
                 st = stats[name]
                 st.task = flow.episode.task if flow.episode else ""
-                episodes = args.episodes if flow.episode else 1
-                for ep in range(episodes):
+                for ep in ep_plan[name]:  # every episode, or this shard's (--shard)
                     if args.maxfail and failures >= args.maxfail:
                         break
                     seed = args.seed + ep if flow.episode else None
@@ -327,6 +353,39 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(line, file=out)
     _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
     return _with_invalid(exit_code(results), broken)
+
+
+def _endpoint_problem(project: Any, url: str, on_escalation: str) -> str:
+    """Why ``run --browser-endpoint url`` cannot be used for ``project`` ("" when it can): not a ws/http URL,
+    a host off this machine the project does not allow (:func:`core.project.trust.endpoint_refusal`), or
+    ``--on-escalation wait`` (whose takeover port belongs to a browser launched here)."""
+    from core.perception.remote import EndpointError, endpoint_host, endpoint_kind, endpoint_label
+    from core.project.trust import endpoint_refusal
+
+    try:
+        endpoint_kind(url)
+    except EndpointError as exc:
+        return str(exc)
+    if on_escalation == "wait":
+        return (f"--browser-endpoint {endpoint_label(url)}: --on-escalation wait opens a takeover port on a browser "
+                "launched here; with a remote browser use --on-escalation stop")
+    return endpoint_refusal(project.root, project.settings, endpoint_host(url), endpoint_label(url))
+
+
+def _empty_shard(args: argparse.Namespace, project: Any) -> int:
+    """``run --shard i/n`` whose shard has no flow run: the summary says so, ``--json`` / ``--junit`` / ``--html``
+    are written without a case (valid documents a CI job can merge), and the shard passes (0)."""
+    out = sys.stderr if args.json == "-" else sys.stdout
+    print(f"shard {args.shard}: no flow run of this project falls in this shard", file=out)
+    _write_reports(args, project, {}, [], [], {}, [], [])
+    if args.html:
+        from core.engine.html_report import write_html_index
+
+        try:
+            print(f"report: {write_html_index(Path(args.html), project.name, [])}", file=sys.stderr)
+        except OSError as exc:
+            _err(f"{args.html}: cannot write the HTML index: {exc.strerror or exc}")
+    return EXIT_OK
 
 
 def _param_names(project: Any, names: Sequence[str]) -> set[str]:
@@ -511,7 +570,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     """``steadyhand report RUN_ID [--project P] -o FILE.html``: 0 written, 2 bad input (unknown run, no store)."""
     from core.engine.html_report import ReportError, write_html_report
     from core.project import ProjectError, load_project
-    from core.store import RunIdError, Store, StoreError
+    from core.store import RunIdError, Store, StoreError, store_present
 
     try:
         project = load_project(args.project, skip_invalid=True)
@@ -519,7 +578,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     db = project.data_dir / "store.sqlite"
-    if not db.is_file():
+    if not store_present(db):
         _err(f"{db}: no store yet (run a flow first)")
         return EXIT_INPUT
     try:
@@ -694,13 +753,13 @@ def _cmd_bench_locate(args: argparse.Namespace) -> int:
 
 def _cmd_baselines(args: argparse.Namespace) -> int:
     """``steadyhand baselines list|reset``: the R1 screen baselines of a project's store."""
-    from core.store import Store, StoreError, store_path
+    from core.store import Store, StoreError, store_path, store_present
 
     root = Path(args.project)
     if not (root / "steadyhand.yaml").is_file():
         _err(f"{root}: not a project folder (no steadyhand.yaml)")
         return EXIT_INPUT
-    if not store_path(root).is_file():
+    if not store_present(store_path(root)):
         print("no baselines (no run of this project was recorded yet)")
         return EXIT_OK
     try:

@@ -33,6 +33,7 @@ ENV_PREFIX = "STEADYHAND_"
 #: long name) -> (argparse destination, type, built-in default).  ``headless = false`` is ``--headed``.
 RUN_DEFAULTS: Mapping[str, tuple[str, type, Any]] = {
     "base-url": ("base_url", str, None),
+    "browser-endpoint": ("browser_endpoint", str, None),
     "headless": ("headless", bool, None),       # None: the project's browser.headless
     "retries": ("retries", int, 0),
     "maxfail": ("maxfail", int, 0),             # 0: no limit
@@ -95,6 +96,11 @@ def add_run_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("--base-url", metavar="URL", default=None,
                    help="run against this base URL instead of the project's (another host or path prefix, e.g. a "
                         f"staging server); env {env_name('base-url')} sets it too")
+    r.add_argument("--browser-endpoint", metavar="URL", default=None,
+                   help="run in a browser kept elsewhere instead of launching Chromium: ws://HOST:PORT/... of a "
+                        "Playwright browser server, or http://HOST:PORT of a Chromium's DevTools endpoint (a "
+                        "Selenium Grid 4 node's); a host other than this machine must be listed in the project's "
+                        f"browser.endpoint_hosts and the project trusted (env {env_name('browser-endpoint')})")
     r.add_argument("--no-store", action="store_true", help="do not record the run in the project store")
     r.add_argument("--no-screenshots", action="store_true", default=None, help="skip screenshots (faster)")
     r.add_argument("-q", "--quiet", action="store_true", default=None, help="no per-flow progress lines")
@@ -104,6 +110,10 @@ def add_run_options(r: argparse.ArgumentParser) -> None:
     r.add_argument("--cdp-port", type=int, help="remote-debugging port for --on-escalation wait (default: a free one)")
     r.add_argument("--takeover-timeout", type=float, default=600.0, metavar="S",
                    help="longest wait for a hand-back, s (600)")
+    r.add_argument("--shard", metavar="I/N", default=None,
+                   help="run only shard I of N (1-based, as Playwright's --shard=1/3): the flow runs (each episode "
+                        "of an episodic flow is one) are split by a stable hash of their names, so N CI jobs with "
+                        "1/N .. N/N together run every flow exactly once")
     r.add_argument("--resume", metavar="RUN_ID",
                    help="continue a killed or failed run from its last checkpoint: steps that passed are not done "
                         "again (e.g. steadyhand run projects/demo --resume 3f2a... --headless)")

@@ -12,7 +12,10 @@ APT_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-randr0 libxcb-render-util0
   libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-shm0 libxcb-sync1 libxcb-glx0
   xvfb xdotool x11-utils desktop-file-utils
+  postgresql
 )
+# postgresql: Debian's server binaries (/usr/lib/postgresql/N/bin) and the postgres user; the shared-store tests
+# start their own cluster on 127.0.0.1 with them (tests/pgcluster.py) and fail when they are missing
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -36,7 +39,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.steadyhand-installed
 want="$(sha1sum pyproject.toml | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! .venv/bin/python -c "import core, playwright, PySide6" 2>/dev/null; then
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! .venv/bin/python -c "import core, playwright, PySide6, psycopg" 2>/dev/null; then
   echo "setup: installing Python packages into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
   .venv/bin/python -m pip install -q -e ".[test]"

@@ -122,6 +122,9 @@ class BrowserSettings:
         Per-action timeout, ms (5000, P6).
     navigation_timeout_ms : int
         Per-navigation timeout, ms (15000).
+    endpoint_hosts : tuple[str, ...]
+        Hosts off this machine that ``run --browser-endpoint`` may reach (a project trusted on this machine
+        only: :func:`core.project.trust.endpoint_refusal`); empty: this machine's browsers only.
     """
 
     headless: bool = True
@@ -134,6 +137,7 @@ class BrowserSettings:
     timezone: str = "UTC"
     action_timeout_ms: int = 5000
     navigation_timeout_ms: int = 15000
+    endpoint_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -331,11 +331,11 @@ def resume_target(project: Any, run_id: str) -> tuple[str, ResumePlan]:
     ResumeError
         No store, no such run, the flow is gone or changed (a step id differs), or :func:`plan_resume` refuses.
     """
-    from core.store import RunIdError, Store, StoreError
+    from core.store import RunIdError, Store, StoreError, store_present
     from core.store.resumes import ResumeTable
 
     path = project.data_dir / "store.sqlite"
-    if not path.is_file():
+    if not store_present(path):  # the project's file, or the shared store (STEADYHAND_STORE_URL)
         raise ResumeError(f"{project.root}: no store yet (.steadyhand/store.sqlite): no run {run_id} to resume")
     try:
         store = Store.open(path)

@@ -119,6 +119,10 @@ class ProjectSession:
     evidence : str | None
         ``"full"``, ``"failures"`` or ``"off"`` (:mod:`core.engine.fastpath`);
         None: the project's ``evidence:`` (``failures`` by default).
+    browser_endpoint : str | None
+        Connect to this browser instead of launching Chromium (``run --browser-endpoint``: a Playwright
+        server's ``ws://`` URL or a Chromium DevTools URL, :mod:`core.perception.remote`); the caller has
+        checked that the project may reach it (:func:`core.project.trust.endpoint_refusal`).  None: launch.
     screencast : bool
         Stream the page as :class:`~core.engine.events.ScreencastFrame` events while a flow runs
         (:mod:`core.engine.plugins.screencast`): for a front end that watches (the studio); False for
@@ -128,8 +132,9 @@ class ProjectSession:
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
                  screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None,
-                 evidence: str | None = None, screencast: bool = False) -> None:
+                 evidence: str | None = None, screencast: bool = False, browser_endpoint: str | None = None) -> None:
         self.project = project
+        self.browser_endpoint = browser_endpoint or ""
         #: The screencast of the page (:class:`core.engine.plugins.screencast.ScreencastPlugin`), when watched.
         self.screencast: Any = None
         self._screencast_wanted = screencast
@@ -208,6 +213,7 @@ class ProjectSession:
         self.driver.secret_values = list(self._secret_values)
         if self.cdp_port:  # refused when in use; bound on 127.0.0.1 and checked to be this browser's
             self.driver.cdp_port = int(self.cdp_port)
+        self.driver.endpoint = self.browser_endpoint  # connect there instead of launching (core.perception.remote)
         try:
             self.driver.open()
         except Exception:

@@ -51,9 +51,9 @@ def heals_command(args: argparse.Namespace) -> int:
     if not (root / "steadyhand.yaml").is_file():
         print(f"steadyhand: error: {root}: not a project folder (no steadyhand.yaml)", file=sys.stderr)
         return EXIT_INPUT
-    from core.store import store_path
+    from core.store import store_path, store_present
 
-    if not store_path(root).is_file():  # no run recorded yet: do not create a store just to say so
+    if not store_present(store_path(root)):  # no run recorded yet (and no shared store): do not create one to say so
         if args.heals == "list":
             print("no heal proposals (no run of this project was recorded yet)")
             return EXIT_OK

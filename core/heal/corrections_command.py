@@ -45,13 +45,13 @@ def corrections_command(args: argparse.Namespace) -> int:
     from core.heal.corrections import (
         CorrectionReviewError, accept_correction, correction_diff, list_corrections, reject_correction,
     )
-    from core.store import Store, StoreError, store_path
+    from core.store import Store, StoreError, store_path, store_present
 
     root = Path(args.project)
     if not (root / "steadyhand.yaml").is_file():
         print(f"steadyhand: error: {root}: not a project folder (no steadyhand.yaml)", file=sys.stderr)
         return EXIT_INPUT
-    if not store_path(root).is_file():
+    if not store_present(store_path(root)):  # the file, or the shared store
         if args.corrections == "list":
             print("no corrections (no run of this project was recorded yet)")
             return EXIT_OK

@@ -196,6 +196,9 @@ class PlaywrightDriver:
         #: when the port is in use, checked after the launch to be this browser's (:attr:`cdp_endpoint`).
         self.cdp_port: int | None = None
         self._cdp_endpoint = ""
+        #: Connect to this browser instead of launching one (``run --browser-endpoint``, core.perception.remote):
+        #: a Playwright server's ``ws://`` URL or a Chromium's DevTools URL; "" launches Chromium here.
+        self.endpoint = ""
         self._pw: Any = None
         self._browser: Any = None
         self._context: Any = None
@@ -233,6 +236,9 @@ class PlaywrightDriver:
         from playwright.sync_api import Error as PwError
         from playwright.sync_api import sync_playwright
 
+        if self.endpoint:  # a browser kept elsewhere (a Playwright server, a Grid node): connected, never launched
+            self._open_remote()
+            return
         exe = find_chromium(self.settings.executable_path)
         cdp = cdp_args(self.cdp_port) if self.cdp_port else []
         if self.cdp_port:
@@ -249,6 +255,21 @@ class PlaywrightDriver:
             self._check_cdp()
         except BaseException:
             self.close()  # never leave Playwright running on this thread: the next open would fail
+            raise
+
+    def _open_remote(self) -> None:
+        """Connect to :attr:`endpoint` (:func:`core.perception.remote.connect_browser`) and open this run's own
+        context and page there.  Raises BrowserLaunchError (the endpoint named without its credentials)."""
+        from playwright.sync_api import sync_playwright
+
+        from core.perception.remote import connect_browser
+
+        self._pw = sync_playwright().start()
+        try:
+            self._browser = connect_browser(self._pw, self.endpoint, slow_mo_ms=self.settings.slow_mo_ms)
+            self._new_context()
+        except BaseException:
+            self.close()
             raise
 
     @property
@@ -297,7 +318,10 @@ class PlaywrightDriver:
 
     def close(self) -> None:
         """Close the page, browser and Playwright; never raises."""
-        for closer in (lambda: self._context and self._context.close(), lambda: self._browser and self._browser.close(),
+        # a browser reached at an endpoint is not ours to close: our context goes, stopping Playwright disconnects
+        own_browser = not self.endpoint
+        for closer in (lambda: self._context and self._context.close(),
+                       lambda: own_browser and self._browser and self._browser.close(),
                        lambda: self._pw and self._pw.stop()):
             try:
                 closer()

@@ -78,6 +78,9 @@ class BrowserModel(_Strict):
     timezone: str = _BROWSER.timezone
     action_timeout_ms: int = Field(_BROWSER.action_timeout_ms, ge=100, le=120000, description="per action, ms")
     navigation_timeout_ms: int = Field(_BROWSER.navigation_timeout_ms, ge=100, le=300000, description="ms")
+    endpoint_hosts: tuple[str, ...] = Field(_BROWSER.endpoint_hosts, max_length=100,
+                                      description="hosts off this machine that `run --browser-endpoint` may reach "
+                                                  "(a Playwright server, a Selenium Grid node); needs trust")
 
 
 class SecretModel(_Strict):

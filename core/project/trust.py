@@ -29,11 +29,12 @@ from .loader import SETTINGS_FILE, ProjectError, _one_line, write_atomic
 from .schema import ProjectModel
 
 __all__ = ["TRUSTED_SETTINGS", "TrustError", "TrustEntry", "trust_file", "guarded_settings", "settings_digest",
-           "untrusted_setting", "require_trust", "trust_project", "revoke_trust", "trusted_projects", "loopback_url"]
+           "untrusted_setting", "require_trust", "trust_project", "revoke_trust", "trusted_projects", "loopback_url",
+           "loopback_host", "endpoint_refusal"]
 
 #: The settings that run a program or reach the environment, as dotted paths of the project file.
-TRUSTED_SETTINGS: tuple[str, ...] = ("browser.executable_path", "model.api_key_env", "model.base_url",
-                                     "model.cross_check.api_key_env", "model.cross_check.base_url")
+TRUSTED_SETTINGS: tuple[str, ...] = ("browser.executable_path", "browser.endpoint_hosts", "model.api_key_env",
+                                     "model.base_url", "model.cross_check.api_key_env", "model.cross_check.base_url")
 
 #: The trust file's format version.
 _VERSION = 1
@@ -74,6 +75,36 @@ def loopback_url(url: str) -> bool:
         return False
 
 
+def loopback_host(host: str) -> bool:
+    """True for ``localhost`` and the addresses of ``127.0.0.0/8`` and ``::1`` (brackets allowed)."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def endpoint_refusal(root: Path | str, model: ProjectModel, host: str, label: str) -> str:
+    """Why ``run --browser-endpoint`` may not reach ``host`` for the project at ``root`` ("" when it may).
+
+    A loopback host always may.  Another host only when the project file lists it under
+    ``browser.endpoint_hosts`` (case-insensitive) and the project is trusted on this machine as it now is: a
+    browser elsewhere sees every page of the run and every value typed, secrets included.  ``label`` names
+    the endpoint in the message (without its credentials).
+    """
+    if loopback_host(host):
+        return ""
+    allowed = {h.strip().strip("[]").lower() for h in model.browser.endpoint_hosts}
+    if host.strip().strip("[]").lower() not in allowed:
+        return (f"--browser-endpoint {label}: {host} is not this machine, and the project does not list it under "
+                f"browser.endpoint_hosts in {SETTINGS_FILE} (a browser elsewhere sees every page and every value "
+                f"typed, secrets too); add it there, then run: {_command(root)}")
+    err = untrusted_setting(root, model, "browser.endpoint_hosts")
+    return str(err) if err is not None else ""
+
+
 def guarded_settings(model: ProjectModel) -> dict[str, str]:
     """The settings of :data:`TRUSTED_SETTINGS` that ``model`` sets and that need trust, dotted path -> value.
 
@@ -82,6 +113,8 @@ def guarded_settings(model: ProjectModel) -> dict[str, str]:
     out: dict[str, str] = {}
     if model.browser.executable_path:
         out["browser.executable_path"] = model.browser.executable_path
+    if model.browser.endpoint_hosts:
+        out["browser.endpoint_hosts"] = ", ".join(model.browser.endpoint_hosts)
     endpoints = [("model", model.model)] + ([("model.cross_check", model.model.cross_check)]
                                             if model.model is not None and model.model.cross_check else [])
     for where, e in endpoints:
@@ -143,6 +176,8 @@ def untrusted_setting(root: Path | str, model: ProjectModel, name: str = "") -> 
     trusted = entry.get("settings", {}) if isinstance(entry, dict) and isinstance(entry.get("settings"), dict) else {}
     name = name or next((n for n in values if trusted.get(n) != values[n]), next(iter(values)))
     what = ("runs a program" if name == "browser.executable_path" else
+            "lets the flows run in a browser on another machine, which sees every page and every value typed"
+            if name == "browser.endpoint_hosts" else
             "reads an environment variable and sends it to the model server" if name.endswith("api_key_env") else
             "sends page data and the model key to a server off this machine")
     again = " changed since you trusted this project;" if isinstance(entry, dict) else ""

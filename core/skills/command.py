@@ -218,7 +218,7 @@ def skills_command(args: argparse.Namespace) -> int:
 
     from core.domain.skill import skill_to_mapping
     from core.project import ProjectError
-    from core.store import StoreError, store_path
+    from core.store import StoreError, store_path, store_present
     from core.store.skills import SkillConflictError, SkillTable
 
     from . import library
@@ -234,7 +234,7 @@ def skills_command(args: argparse.Namespace) -> int:
         return _err(str(exc))
     product, settings, secrets = ctx.product, ctx.settings, dict(ctx.secrets)
     writes = args.skills not in ("list", "show", "export")
-    if not store_path(root).is_file() and not writes:
+    if not store_present(store_path(root)) and not writes:
         if args.skills == "list":
             if args.json:
                 _emit_json(args.json, "[]")

@@ -51,7 +51,7 @@ def learn_command(args: argparse.Namespace) -> int:
     """The ``skills learn`` command."""
     from core.project import ProjectError, load_project
     from core.skills.learn import LearnSettings, as_lines, learn_from_run
-    from core.store import RunIdError, Store, StoreError
+    from core.store import RunIdError, Store, StoreError, store_present
 
     try:
         project = load_project(args.project, skip_invalid=True)
@@ -59,7 +59,7 @@ def learn_command(args: argparse.Namespace) -> int:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 2
     path = project.data_dir / "store.sqlite"
-    if not path.is_file():
+    if not store_present(path):
         print(f"steadyhand: error: {path}: no store (run the project first)", file=sys.stderr)
         return 2
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:

@@ -1,6 +1,7 @@
 """Run store: SQLAlchemy models, the :class:`Store` repository, schema migrations.
 
-One SQLite database per project at ``<project>/.steadyhand/store.sqlite``;
+One SQLite database per project at ``<project>/.steadyhand/store.sqlite``, or one PostgreSQL database shared
+by a team when ``STEADYHAND_STORE_URL`` names it (:mod:`core.store.shared`);
 screenshots are PNG files under ``<project>/.steadyhand/screenshots/<run_id>/``
 referenced by rows with paths relative to ``.steadyhand/``.
 """
@@ -29,6 +30,7 @@ from .repository import (
     DB_FILENAME, SHORT_RUN_ID, STORE_DIRNAME, RunIdError, Store, StoreClosedError, StoreError, StoreReadOnlyError, StoreVersionError,
     UnknownRunError, short_run_id, store_path,
 )
+from .shared import STORE_URL_ENV, store_present, store_url, url_label
 
 __all__ = [
     "Store", "store_path", "STORE_DIRNAME", "DB_FILENAME", "SCREENSHOTS_DIR", "SCHEMA_VERSION",
@@ -39,4 +41,5 @@ __all__ = [
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",
     "HealConflictError", "GraphTable", "CorrectionTable", "CorrectionRecord", "CorrectionConflictError",
     "StepEvidenceRecord", "SkillTable", "SkillConflictError", "SkillUseRecord", "FailureRecord",
+    "STORE_URL_ENV", "store_present", "store_url", "url_label",
 ]

@@ -82,12 +82,13 @@ def _history_command(args: argparse.Namespace) -> int:
     from .graphs import GraphTable
     from .history import compare_runs, run_history
     from .repository import RunIdError, Store, StoreError, short_run_id, store_path
+    from .shared import store_present
 
     root = Path(args.project)
     if not (root / "steadyhand.yaml").is_file():
         return _err(f"{root}: not a project folder (no steadyhand.yaml)")
     db = store_path(root)
-    if not db.is_file():
+    if not store_present(db):  # the project's file, or the shared store (core.store.shared)
         print("no runs (no run of this project was recorded yet)")
         _write_json(getattr(args, "json", None), [])
         return EXIT_OK

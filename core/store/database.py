@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
-__all__ = ["BUSY_TIMEOUT_S", "BEGIN_OPTION", "StoreError", "StoreDataError", "sqlite_engine", "url_engine", "writer"]
+__all__ = ["BUSY_TIMEOUT_S", "BEGIN_OPTION", "CONNECT_TIMEOUT_S", "PG_WRITE_LOCK", "StoreError", "StoreDataError", "sqlite_engine", "url_engine", "writer"]
 
 #: How long (s) a connection waits for another one's lock before failing.
 BUSY_TIMEOUT_S = 30.0
@@ -102,11 +102,34 @@ def sqlite_engine(path: Path, *, read_only: bool = False) -> Engine:
     return engine
 
 
+#: Longest wait (s) for a database server to accept a connection (psycopg's ``connect_timeout``).
+CONNECT_TIMEOUT_S = 10
+#: The PostgreSQL advisory lock every write transaction takes first (a fixed key, "SH" + "STORE" in ASCII
+#: hex): writers queue as SQLite's ``BEGIN IMMEDIATE`` makes them, bounded by ``lock_timeout``
+#: (:data:`BUSY_TIMEOUT_S`).
+PG_WRITE_LOCK = 0x5348_53544F5245
+
+
 def url_engine(url: str) -> Engine:
-    """Engine for any SQLAlchemy URL (e.g. ``postgresql+psycopg://...``)."""
+    """Engine for a server database's SQLAlchemy URL (``postgresql+psycopg://...``, :mod:`core.store.shared`).
+
+    PostgreSQL: connections time out after :data:`CONNECT_TIMEOUT_S` s, wait at most :data:`BUSY_TIMEOUT_S` s
+    for a lock, and a write transaction (:func:`writer`) starts with ``pg_advisory_xact_lock``
+    (:data:`PG_WRITE_LOCK`), so two writers serialise as on SQLite.
+    """
     if url.startswith("sqlite"):
         raise ValueError("open SQLite stores by path (Store.open), not by URL")
-    return create_engine(url, pool_pre_ping=True)
+    if not url.startswith("postgresql"):
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, pool_pre_ping=True, connect_args={
+        "connect_timeout": CONNECT_TIMEOUT_S, "options": f"-c lock_timeout={int(BUSY_TIMEOUT_S * 1000)}"})
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+        if conn.get_execution_options().get(BEGIN_OPTION) == "IMMEDIATE":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+
+    return engine
 
 
 def writer(engine: Engine) -> Engine:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from sqlalchemy import Engine, func, select, update
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy.exc import DatabaseError, DBAPIError
 from sqlalchemy.orm import Session
 
 from core.domain import BBox, Checkpoint, Escalation, EscalationCandidate, Observation, Resolution, RunResult, StepOutcome, Verdict
@@ -51,6 +51,7 @@ from .records import (
     VerdictRecord,
 )
 from .recovery import mark_interrupted
+from .shared import StoreUrlError, engine_url, store_url, url_label
 from .writer import PUT_LIMIT_S, BackgroundWriter
 
 
@@ -192,6 +193,9 @@ class Store:
         path = Path(path)
         if path.is_dir():
             path = path / DB_FILENAME if path.name == STORE_DIRNAME else store_path(path)
+        if store_url():  # STEADYHAND_STORE_URL: the team's shared store (core.store.shared); media stay here
+            return cls.from_url(store_url(), media_root=path.parent, redactor=redactor, read_only=read_only,
+                                recover=recover)
         if read_only and not path.is_file():
             raise FileNotFoundError(f"no store at {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,10 +224,23 @@ class Store:
         ``media_root`` is the folder for screenshots.  ``read_only`` here is
         enforced by the store, not the database.
         """
-        engine = database.url_engine(url)
+        try:
+            engine = database.url_engine(engine_url(url))
+        except StoreUrlError as exc:
+            raise StoreError(str(exc)) from None
+        except ImportError:
+            raise StoreError(f"the shared store {url_label(url)} needs the PostgreSQL driver psycopg: "
+                             "pip install 'steadyhand[postgres]'") from None
         store = cls(engine, media_root=Path(media_root), redactor=redactor,
                     read_only=read_only, path=None)
-        store._prepare(recover=recover)
+        try:
+            store._prepare(recover=recover)
+        except DBAPIError as exc:  # the server is down, refuses us, or timed out: one line, password hidden
+            first = str(getattr(exc, "orig", exc) or exc).strip().splitlines()
+            raise StoreError(f"the shared store {url_label(url)} cannot be used: "
+                             f"{first[0] if first else type(exc).__name__}") from None
+        except SchemaVersionError as exc:
+            raise StoreVersionError(f"{url_label(url)}: {exc}") from None
         return store
 
     def _prepare(self, *, recover: bool) -> None:
