@@ -24,6 +24,7 @@ from core.domain import (
 from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
+from core.perception.netwatch import event_handler
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
@@ -285,7 +286,7 @@ class PlaywrightDriver:
         context.set_default_timeout(self.settings.action_timeout_ms)
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
         self.page = context.pages[0] if context.pages else context.new_page()
-        self.page.on("console", self._on_console)
+        self.page.on("console", event_handler(self._on_console))
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
