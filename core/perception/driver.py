@@ -24,7 +24,7 @@ from core.domain import (
 from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
-from core.perception.netwatch import event_handler
+from core.perception.netwatch import NET_HOOK, NetHook, event_handler
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
@@ -285,7 +285,9 @@ class PlaywrightDriver:
         """Install the page library and the timeouts in ``context`` and take its first page (or a new one)."""
         self._held.clear()
         self._context = context
-        context.add_init_script(PAGE_LIB)
+        # a fresh context: the network watch's binding and hook go in before the first page (NetHook)
+        hook = NetHook.install(context) if not context.pages else None
+        context.add_init_script(PAGE_LIB + "\n;" + NET_HOOK if hook is not None else PAGE_LIB)
         context.set_default_timeout(self.settings.action_timeout_ms)
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
         self.page = context.pages[0] if context.pages else context.new_page()

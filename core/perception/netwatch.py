@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from core.act.writes import RequestSeen
 
-__all__ = ["NetworkWatch", "NET_HOOK", "BINDING", "KEEP", "event_handler"]
+__all__ = ["NetworkWatch", "NetHook", "NET_HOOK", "BINDING", "KEEP", "event_handler"]
 
 #: Requests kept (oldest dropped).
 KEEP = 500
@@ -78,6 +78,38 @@ def event_handler(fn: Callable[..., Any]) -> Callable[..., Any]:
     return handler
 
 
+class NetHook:
+    """The keepalive marks of one browser context, its binding exposed before the context's first page.
+
+    :meth:`core.perception.driver.PlaywrightDriver` makes one with every fresh context it opens
+    (:meth:`install`) and adds :data:`NET_HOOK` to the init script it installs anyway: every document of the
+    context then has the hook from its start, and a :class:`NetworkWatch` of one of its pages only follows
+    the marks (three round trips fewer than exposing the binding on a page that exists, adding the script
+    and running it in the page's frames).
+    """
+
+    def __init__(self) -> None:
+        self._followers: list[NetworkWatch] = []
+
+    @classmethod
+    def install(cls, context: Any) -> "NetHook | None":
+        """Expose the binding in ``context`` (which must have no page yet: documents opened before never get
+        the hook) and keep the hook on it; None when the binding could not be exposed (then nothing is kept
+        and the caller must not add :data:`NET_HOOK`)."""
+        hook = cls()
+        try:
+            context.expose_binding(BINDING, hook._on_mark)
+            context._steadyhand_net_hook = hook  # noqa: SLF001 - one hook per context
+        except Exception:  # noqa: BLE001 - exposed already by someone else: the watch finds out itself
+            return None
+        return hook
+
+    def _on_mark(self, source: Any, method: str, url: str) -> None:
+        now = time.monotonic()
+        for f in self._followers:
+            f._marks.append((now, str(method), str(url)))
+
+
 class NetworkWatch:
     """Requests of one page (re-attached when the driver's page changes).
 
@@ -103,6 +135,9 @@ class NetworkWatch:
         self._cdp.on("Network.responseReceived", event_handler(self._on_response))
         self._cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
         owner = getattr(context, "_steadyhand_net_hook", None)
+        if isinstance(owner, NetHook):  # installed with the context, before any page: every document has it
+            owner._followers.append(self)
+            return
         if isinstance(owner, NetworkWatch):
             owner._followers.append(self)
         else:
