@@ -1052,6 +1052,34 @@ class PlaywrightDriver:
             self._check_alive()
             return None
 
+    def probe_and_read(self, script: str, arg: Any = None) -> tuple[dict[str, Any] | None, Any]:
+        """:meth:`probe`, then the page function ``script`` (source; may be async) called with ``arg``, in the main
+        frame, in one round trip: ``(probe, what script returned)``.
+
+        The probe is as :meth:`probe` gives it (None while navigating); what ``script`` returned is None when it
+        threw, the page was navigating or it could not run.  The act phase reads the page's kept state
+        (:data:`core.perception.effects.SNAPSHOT_JS`) so, right after the probe it takes anyway.
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError, BrowserClosedError
+            As :meth:`probe`.
+        """
+        frame = self.page.main_frame
+        src = (f"async (arg) => {{ const lib = window.__steadyhand; "
+               f"const p = lib && lib.call ? lib.call('probe', '[]') : {json.dumps(_NO_LIB)}; let r = null; "
+               f"try {{ r = await ({script})(arg); }} catch (e) {{ r = null; }} return [p, r]; }}")
+        try:
+            got = self._bounded(frame, "evaluate", src, arg, what="page library probe")
+        except PageError:
+            raise
+        except Exception:  # the document is being replaced (navigation)
+            self._check_alive()
+            return None, None
+        if not isinstance(got, list) or len(got) != 2 or got[0] == _NO_LIB:
+            return self.probe(), None
+        return dict(self._answer(got[0], "probe", frame)), got[1]
+
     def wait_loaded(self, limit_ms: float, *, started: float | None = None) -> float:
         """Wait until the main frame shows no loading indicator and is quiet (failure kind 4, S7).
 
