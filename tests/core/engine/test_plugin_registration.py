@@ -1,7 +1,7 @@
 """The plugin host finds exactly the hook implementations pluggy's own reading finds - on every default plugin,
 and on the odd cases: a property that raises, an implementation an instance holds itself, a static method,
 a module plugin - while reading no plugin attribute statically that carries no mark (issue 20: registering
-the default plugins at every run cost 15-120 ms of the engine thread)."""
+the default plugins read some 800 names statically at every run)."""
 from __future__ import annotations
 
 import inspect
