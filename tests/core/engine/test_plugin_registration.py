@@ -1,5 +1,5 @@
 """The plugin host finds exactly the hook implementations pluggy's own reading finds - on every default plugin,
-and on the odd cases: a property that raises, an implementation an instance holds itself, a static method,
+and on the odd cases: a property that raises, an implementation an instance holds itself,
 a module plugin - while reading no plugin attribute statically that carries no mark (issue 20: registering
 the default plugins read some 800 names statically at every run)."""
 from __future__ import annotations
