@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from core.engine.step import StepContext
 
 __all__ = ["LEVELS", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
-           "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "settle_kwargs", "fast_step",
+           "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "observes_around", "settle_kwargs", "fast_step",
            "look_again", "LookBook", "recorded_locator", "confirm_target"]
 
 #: The evidence levels of ``steadyhand.yaml``'s ``evidence:``.
@@ -118,11 +118,26 @@ def _takes(fn: Any, name: str) -> bool:
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def driver_observe(driver: Any, *, screenshot: bool, ax: bool = True) -> Observation:
-    """``driver.observe(screenshot=...)``, light (``ax=False``) when the driver can look without the tree."""
+def driver_observe(driver: Any, *, screenshot: bool, ax: bool = True,
+                   around: tuple[str, str] | None = None) -> Observation:
+    """``driver.observe(screenshot=...)``, light (``ax=False``) when the driver can look without the tree.
+
+    ``around`` (two page functions read before and after the observation) is passed on only to a driver whose
+    ``observe`` takes it (:meth:`core.perception.driver.PlaywrightDriver.observe`); the caller checks
+    :func:`observes_around` first and reads them itself otherwise.
+    """
+    kwargs: dict[str, Any] = {}
     if not ax and _accepts(driver.observe, "ax"):
-        return driver.observe(screenshot=screenshot, ax=False)  # type: ignore[no-any-return]
-    return driver.observe(screenshot=screenshot)  # type: ignore[no-any-return]
+        kwargs["ax"] = False
+    if around is not None and _accepts(driver.observe, "around"):
+        kwargs["around"] = around
+    return driver.observe(screenshot=screenshot, **kwargs)  # type: ignore[no-any-return]
+
+
+def observes_around(driver: Any) -> bool:
+    """True when ``driver.observe`` reads page functions around its observation (``around``, one round trip
+    for each with the page reads it does anyway) and leaves their results in ``driver.around``."""
+    return _accepts(getattr(driver, "observe", None), "around") and hasattr(driver, "around")
 
 
 def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, float]:

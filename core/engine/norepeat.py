@@ -39,7 +39,7 @@ def mark_effects(ex: Any, ctx: Any) -> None:
         return
     watch = EffectWatch.of(ex.driver)
     if watch is not None:
-        watch.mark(ex.driver)
+        watch.mark(ex.driver, getattr(ctx, "effects_read", None))  # read with the act phase's probe, if it was
 
 
 def list_counts(ex: Any, ctx: Any) -> tuple[dict[str, int] | None, dict[str, int] | None]:

@@ -62,6 +62,7 @@ from core.engine import fastpath
 from core.heal.book import with_fresh_anchor
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
+from core.perception.effects import IDB_LIMIT_MS, SNAPSHOT_JS, EffectWatch
 from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
 from core.plan import DecideContext, NeedsApproval, NeedsHuman
@@ -366,7 +367,12 @@ def act(ex: Engine, ctx: StepContext) -> None:
     """Perform the action, unless the target already is in the wanted state."""
     assert ctx.step is not None
     run_id, flow, kind = ctx.run.run_id, ctx.run.flow.name, ctx.step.action.kind
-    ctx.probe = getattr(ex.driver, "probe", lambda: None)() or {}
+    read = getattr(ex.driver, "probe_and_read", None)
+    if read is not None and not ctx.already and not spec(kind).read_only and EffectWatch.of(ex.driver) is not None:
+        probe, got = read(SNAPSHOT_JS, IDB_LIMIT_MS)  # the kept state mark_effects snapshots: one round trip
+        ctx.probe, ctx.effects_read = probe or {}, (got if isinstance(got, dict) else None)
+    else:
+        ctx.probe = getattr(ex.driver, "probe", lambda: None)() or {}
     # P8: the same action on the same state again is refused before it is done; read-only kinds (assert,
     # wait, hover, scroll, screenshot) change no data and a repeated scroll moves a page the digest does not see
     key = "" if spec(kind).read_only else action_key(ctx.step, ctx.candidate.descriptor if ctx.candidate else None,

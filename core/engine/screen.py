@@ -40,7 +40,7 @@ from core.engine.hooks import (
     CompareScreen, Decided, FlowBegins, FlowEnds, Ports, ResolveFirst, Resolved, ReuseObservation, TakeObservation,
     hookimpl,
 )
-from core.engine.fastpath import driver_observe
+from core.engine.fastpath import driver_observe, observes_around
 from core.engine.step import StepContext
 from core.act.landing import base_path, relative_path
 from core.locate import resolve
@@ -208,9 +208,14 @@ class ScreenTracker:
         mutations (:data:`SCREENSHOT_MUTATIONS_PER_EDITABLE`), and the page has no child
         frame, no open shadow root and no running animation.
         """
-        before = self._eval(TOKEN_JS)
-        obs = driver_observe(self.ex.driver, screenshot=screenshot, ax=ax)
-        facts = self._eval(FACTS_JS)
+        driver = self.ex.driver
+        if observes_around(driver):  # the two reads ride on the observation's own first and last round trips
+            obs = driver_observe(driver, screenshot=screenshot, ax=ax, around=(TOKEN_JS, FACTS_JS))
+            before, facts = driver.around
+        else:
+            before = self._eval(TOKEN_JS)
+            obs = driver_observe(driver, screenshot=screenshot, ax=ax)
+            facts = self._eval(FACTS_JS)
         facts = facts if isinstance(facts, Mapping) else {}
         self._facts = [*self._facts[-(_READ_LIMIT - 1):], (obs, facts)]
         after = facts.get("token")

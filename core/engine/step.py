@@ -134,6 +134,8 @@ class StepContext:
     already: bool = False
     acted: bool = False
     probe: Mapping[str, Any] = field(default_factory=dict)
+    #: What the page keeps, read in the probe's round trip before a step that may write (effects.SNAPSHOT_JS).
+    effects_read: Any = None
     after: Observation | None = None
     verdict: Verdict | None = None
     phase_ms: dict[str, float] = field(default_factory=dict)
@@ -180,6 +182,7 @@ class StepContext:
         self.attempt += 1
         self.before = self.after = self.candidate = self.resolution = self.verdict = None
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
+        self.effects_read = None
         self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False

@@ -24,6 +24,7 @@ from core.domain import (
 from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
+from core.perception.netwatch import NET_HOOK, NetHook, event_handler
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
@@ -223,6 +224,9 @@ class PlaywrightDriver:
         #: ms spent inside the page library's functions (in-page time, without transfer), summed over calls;
         #: :meth:`observe` resets it, so after an observation it is that observation's in-page time.
         self.page_ms = 0.0
+        #: ``(before, after)``: what the functions :meth:`observe` was given as ``around`` returned in its last
+        #: call (None: not given, threw or not read).
+        self.around: tuple[Any, Any] = (None, None)
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -302,11 +306,13 @@ class PlaywrightDriver:
         """Install the page library and the timeouts in ``context`` and take its first page (or a new one)."""
         self._held.clear()
         self._context = context
-        context.add_init_script(PAGE_LIB)
+        # a fresh context: the network watch's binding and hook go in before the first page (NetHook)
+        hook = NetHook.install(context) if not context.pages else None
+        context.add_init_script(PAGE_LIB + "\n;" + NET_HOOK if hook is not None else PAGE_LIB)
         context.set_default_timeout(self.settings.action_timeout_ms)
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
         self.page = context.pages[0] if context.pages else context.new_page()
-        self.page.on("console", self._on_console)
+        self.page.on("console", event_handler(self._on_console))
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
@@ -463,6 +469,42 @@ class PlaywrightDriver:
             raw = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
         return self._answer(raw, name, frame)
 
+    def _lib_with(self, frame: Any, name: str, args: list[Any], *, pre: str | None = None,
+                  post: str | None = None) -> tuple[Any, Any, Any, bool]:
+        """Page library function ``name`` in ``frame`` (as :meth:`_lib`) with the functions ``pre`` and ``post``
+        (sources, no argument) run right before and right after it in the same round trip and the same task.
+
+        Returns ``(pre's result, the library's answer, post's result, whether post ran)``; a function that
+        threw gives None.  When the frame lacks the library, it is installed and ``name`` called again by
+        :meth:`_lib`: ``post`` then did not run (False).
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError
+            As :meth:`_lib`.
+        """
+        call = (f"window.__steadyhand && window.__steadyhand.call ? window.__steadyhand.call({json.dumps(name)}, "
+                f"{json.dumps(json.dumps(list(args)))}) : {json.dumps(_NO_LIB)}")
+        guard = "(f) => { try { return f(); } catch (e) { return null; } }"
+        src = (f"() => {{ const g = {guard}; const a = {'g(' + pre + ')' if pre else 'null'}; const r = {call}; "
+               f"const b = {'g(' + post + ')' if post else 'null'}; return [a, r, b]; }}")
+        got = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
+        if not isinstance(got, list) or len(got) != 3:
+            raise PageScriptError(f"the page library's {name} returned no readable answer at "
+                                  f"{self._frame_url(frame)}: the page's scripts broke it")
+        before, raw, after = got
+        if raw == _NO_LIB:
+            return before, self._lib(frame, name, *args), None, False
+        return before, self._answer(raw, name, frame), after, post is not None
+
+    def _read_js(self, script: str) -> Any:
+        """``script`` (a function of no argument) in the main frame; None when it threw or the page did not
+        answer (what :meth:`observe` leaves in :attr:`around` then)."""
+        try:
+            return self.evaluate(script)
+        except Exception:  # noqa: BLE001 - the reader says "unknown", never fails the observation
+            return None
+
     def _lib_on(self, handle: Any, name: str, *args: Any) -> Any:
         """Call page library function ``name`` with the element behind ``handle`` first (see :meth:`_lib`)."""
         src = (f"(e) => window.__steadyhand && window.__steadyhand.callOn ? window.__steadyhand.callOn("
@@ -570,7 +612,8 @@ class PlaywrightDriver:
             f = f.parent_frame
         return " > ".join(reversed(parts))
 
-    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True) -> Observation:
+    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True,
+                around: tuple[str, str] | None = None) -> Observation:
         """Observe the page: interactive elements with boxes, text, signature, screenshot.
 
         ``ax=False`` is the light look of the fast path (:mod:`core.engine.fastpath`): Chromium's
@@ -578,6 +621,14 @@ class PlaywrightDriver:
         while their in-page name is unchanged, and the others are named in the page (as on pages above
         :data:`AX_TREE_MAX_ELEMENTS`).  The tree costs 40-140 ms of a 10-180 ms observation on pages of
         100-1,000 elements (``bench overhead``).
+
+        ``around`` (``(before_js, after_js)``, sources of functions of no argument run in the main frame): their
+        results are left in :attr:`around` as ``(before, after)``, each None when it threw or could not run.
+        ``before_js`` runs before anything of the page is read, in the same round trip as the first one;
+        ``after_js`` after the main frame's elements are read - in the same round trip, in the same task of the
+        page (nothing of the page can run between the two), when nothing else is taken after them (no
+        screenshot); else in a round trip of its own at the end.  Two round trips fewer than reading them apart
+        (:class:`core.engine.screen.ScreenTracker` reads its tokens so).
 
         Secrets are masked: password values never leave the page, values of
         declared secrets are replaced in text, and both kinds of fields are
@@ -599,6 +650,8 @@ class PlaywrightDriver:
         """
         page = self.page
         self.page_ms = 0.0
+        self.around = (None, None)
+        pre_js, post_js = around if around is not None else (None, None)
         raw_main: dict[str, Any] | None = None
         candidates: list[Candidate] = []
         items_all: list[dict[str, Any]] = []
@@ -615,7 +668,16 @@ class PlaywrightDriver:
                 offsets = {f: self._frame_offset(f) for f in frames}
                 live = [f for f in frames if offsets[f] is not None]
                 # one round trip per frame: installs the library where missing, counts elements and mutations
-                stamps = [(f, self._lib(f, "stamp")) for f in live]
+                pre: Any = None
+                post: Any = None
+                post_read = False
+                stamps = []
+                for f in live:
+                    if pre_js is not None and f == page.main_frame:
+                        pre, stamp, _, _ = self._lib_with(f, "stamp", [], pre=pre_js)
+                    else:
+                        stamp = self._lib(f, "stamp")
+                    stamps.append((f, stamp))
                 use_ax = self.ax_tree and sum(int(s["elements"]) for _, s in stamps) <= AX_TREE_MAX_ELEMENTS
                 key = [(f, s["doc"], s["mutations"]) for f, s in stamps]
                 if use_ax and not ax:
@@ -633,7 +695,11 @@ class PlaywrightDriver:
                     offset = offsets[frame]
                     if offset is None:
                         continue
-                    raw = self._lib(frame, "collect", {"neighbours": neighbours, "ax": ax_maps.get(frame)})
+                    collect_args = {"neighbours": neighbours, "ax": ax_maps.get(frame)}
+                    if post_js is not None and not screenshot and frame == page.main_frame:
+                        _, raw, post, post_read = self._lib_with(frame, "collect", [collect_args], post=post_js)
+                    else:
+                        raw = self._lib(frame, "collect", collect_args)
                     if use_ax and ax and frame not in ax_maps and raw.get("unnamed"):
                         # an element the kept tree entries do not cover (shown by CSS alone, e.g. on :hover)
                         fresh = self.ax_maps([frame])
@@ -694,6 +760,12 @@ class PlaywrightDriver:
             png = self._screenshot()
             if secret_boxes:
                 png = mask_boxes_png(png, secret_boxes)
+        if around is not None:
+            if pre_js is not None and not any(f == page.main_frame for f, _ in stamps):
+                pre = self._read_js(pre_js)  # the main frame was not read (gone): as late as it can be
+            if post_js is not None and not post_read:
+                post = self._read_js(post_js)
+            self.around = (pre, post)
         return Observation(
             url=str(raw_main["url"]), title=self.redactor.text(str(raw_main["title"])),
             viewport=tuple(raw_main["viewport"]), device_pixel_ratio=float(raw_main["dpr"]),  # type: ignore[arg-type]
@@ -1003,6 +1075,34 @@ class PlaywrightDriver:
         except Exception:  # the document is being replaced (navigation)
             self._check_alive()
             return None
+
+    def probe_and_read(self, script: str, arg: Any = None) -> tuple[dict[str, Any] | None, Any]:
+        """:meth:`probe`, then the page function ``script`` (source; may be async) called with ``arg``, in the main
+        frame, in one round trip: ``(probe, what script returned)``.
+
+        The probe is as :meth:`probe` gives it (None while navigating); what ``script`` returned is None when it
+        threw, the page was navigating or it could not run.  The act phase reads the page's kept state
+        (:data:`core.perception.effects.SNAPSHOT_JS`) so, right after the probe it takes anyway.
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError, BrowserClosedError
+            As :meth:`probe`.
+        """
+        frame = self.page.main_frame
+        src = (f"async (arg) => {{ const lib = window.__steadyhand; "
+               f"const p = lib && lib.call ? lib.call('probe', '[]') : {json.dumps(_NO_LIB)}; let r = null; "
+               f"try {{ r = await ({script})(arg); }} catch (e) {{ r = null; }} return [p, r]; }}")
+        try:
+            got = self._bounded(frame, "evaluate", src, arg, what="page library probe")
+        except PageError:
+            raise
+        except Exception:  # the document is being replaced (navigation)
+            self._check_alive()
+            return None, None
+        if not isinstance(got, list) or len(got) != 2 or got[0] == _NO_LIB:
+            return self.probe(), None
+        return dict(self._answer(got[0], "probe", frame)), got[1]
 
     def wait_loaded(self, limit_ms: float, *, started: float | None = None) -> float:
         """Wait until the main frame shows no loading indicator and is quiet (failure kind 4, S7).

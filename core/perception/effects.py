@@ -147,9 +147,13 @@ def _cookie_digest(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def snapshot(driver: Any) -> EffectSnapshot | None:
+def snapshot(driver: Any, read: Any = None) -> EffectSnapshot | None:
     """The page's kept state now (see the module docstring); None when the driver has no page to read or the
     page would not answer (then nothing can be told, and the caller says so).
+
+    ``read``: what :data:`SNAPSHOT_JS` returned in a round trip the caller made anyway
+    (:meth:`core.perception.driver.PlaywrightDriver.probe_and_read`, right before); None reads it now.
+    The cookies are read now either way.
 
     Never raises: a page that is navigating, closed or busy gives None.
     """
@@ -164,7 +168,7 @@ def snapshot(driver: Any) -> EffectSnapshot | None:
     if page is None or evaluate is None or not hasattr(page, "context"):
         return None
     try:
-        raw = evaluate(SNAPSHOT_JS, IDB_LIMIT_MS)
+        raw = read if isinstance(read, dict) else evaluate(SNAPSHOT_JS, IDB_LIMIT_MS)
     except Exception:  # noqa: BLE001 - a page navigating or not answering: nothing to compare
         return None
     if not isinstance(raw, dict):
@@ -227,7 +231,8 @@ class EffectWatch:
             return watch
         return follow_page(driver, cls, "_steadyhand_effects")
 
-    def mark(self, driver: Any) -> EffectSnapshot | None:
-        """Snapshot the page right before an action (kept as :attr:`before`, also returned)."""
-        self.before = snapshot(driver)
+    def mark(self, driver: Any, read: Any = None) -> EffectSnapshot | None:
+        """Snapshot the page right before an action (kept as :attr:`before`, also returned); ``read`` as in
+        :func:`snapshot`."""
+        self.before = snapshot(driver, read)
         return self.before

@@ -321,18 +321,33 @@ class FakeDriver:
         return " ".join(p for p in parts if p)
 
     # --- observation ---------------------------------------------------------------
-    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True) -> Observation:
-        """A real Observation of the visible elements (no screenshot pixels; ``ax`` changes nothing here)."""
+    def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True,
+                around: tuple[str, str] | None = None) -> Observation:
+        """A real Observation of the visible elements (no screenshot pixels; ``ax`` changes nothing here).
+
+        ``around`` (the real driver's page functions read before and after): their scripted results
+        (:meth:`evaluate`; None when not scripted) are left in ``self.around``."""
+        if around is not None:
+            self.around = (self._scripted(around[0]), None)
         visible = [i for i, e in enumerate(self.elements) if e["visible"]]
         items = [self.elements[i] for i in visible]
         raw = {"url": self.url, "title": self.title, "items": items, "text": self._visible_text(),
                "modals": list(self.modals), "loading": self.loading, "errors": self.errors, "focus": self.focus}
-        return Observation(
+        obs = Observation(
             url=self.url, title=self.title, viewport=VIEWPORT, device_pixel_ratio=1.0, scroll=self.scroll,
             candidates=tuple(self._candidate(i) for i in visible), visible_text=raw["text"],
             signature=light_signature(raw), modal_titles=tuple(self.modals), timestamp_ms=time.time() * 1000.0,
             loading=("fake loading indicator",) if self.loading else (),
         )
+        if around is not None:
+            self.around = (self.around[0], self._scripted(around[1]))
+        return obs
+
+    def _scripted(self, script: str) -> Any:
+        try:
+            return self.evaluate(script)
+        except Exception:  # noqa: BLE001 - not scripted: unknown, as the real driver's None
+            return None
 
     def effect_snapshot(self) -> Any:
         """What the page keeps now, as :func:`core.perception.effects.snapshot` reads a real page: URL,

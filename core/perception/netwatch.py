@@ -15,13 +15,14 @@ Used from the one thread that owns Playwright (architecture rule 10).
 """
 from __future__ import annotations
 
+import inspect
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 from core.act.writes import RequestSeen
 
-__all__ = ["NetworkWatch", "NET_HOOK", "BINDING", "KEEP"]
+__all__ = ["NetworkWatch", "NetHook", "NET_HOOK", "BINDING", "KEEP", "event_handler"]
 
 #: Requests kept (oldest dropped).
 KEEP = 500
@@ -59,6 +60,56 @@ NET_HOOK = """
 """ % {"b": BINDING}
 
 
+_ANY_ARGS = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+
+
+def event_handler(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a handler for a Playwright event (``page.on``, ``cdp.on``) that costs no signature reading.
+
+    Playwright reads the handler's ``inspect.signature`` at every event it delivers (to pass it only the
+    arguments it takes); a bound method's costs about 25 us each time, a function that carries its own
+    ``__signature__`` about 5 us.  The handler returned takes ``*args`` and calls ``fn(*args)``; Playwright then
+    passes every argument of the event - one for each event this package follows.
+    """
+    def handler(*args: Any) -> Any:
+        return fn(*args)
+
+    handler.__signature__ = _ANY_ARGS  # type: ignore[attr-defined]
+    return handler
+
+
+class NetHook:
+    """The keepalive marks of one browser context, its binding exposed before the context's first page.
+
+    :meth:`core.perception.driver.PlaywrightDriver` makes one with every fresh context it opens
+    (:meth:`install`) and adds :data:`NET_HOOK` to the init script it installs anyway: every document of the
+    context then has the hook from its start, and a :class:`NetworkWatch` of one of its pages only follows
+    the marks (three round trips fewer than exposing the binding on a page that exists, adding the script
+    and running it in the page's frames).
+    """
+
+    def __init__(self) -> None:
+        self._followers: list[NetworkWatch] = []
+
+    @classmethod
+    def install(cls, context: Any) -> "NetHook | None":
+        """Expose the binding in ``context`` (which must have no page yet: documents opened before never get
+        the hook) and keep the hook on it; None when the binding could not be exposed (then nothing is kept
+        and the caller must not add :data:`NET_HOOK`)."""
+        hook = cls()
+        try:
+            context.expose_binding(BINDING, hook._on_mark)
+            context._steadyhand_net_hook = hook  # noqa: SLF001 - one hook per context
+        except Exception:  # noqa: BLE001 - exposed already by someone else: the watch finds out itself
+            return None
+        return hook
+
+    def _on_mark(self, source: Any, method: str, url: str) -> None:
+        now = time.monotonic()
+        for f in self._followers:
+            f._marks.append((now, str(method), str(url)))
+
+
 class NetworkWatch:
     """Requests of one page (re-attached when the driver's page changes).
 
@@ -80,10 +131,13 @@ class NetworkWatch:
         # CDP Network events, not Playwright's "request" events: those keep every Request and Response
         # alive in this process (~14 KB each, measured by `steadyhand bench record`)
         self._cdp = context.new_cdp_session(page)
-        self._cdp.on("Network.requestWillBeSent", self._on_request)
-        self._cdp.on("Network.responseReceived", self._on_response)
+        self._cdp.on("Network.requestWillBeSent", event_handler(self._on_request))
+        self._cdp.on("Network.responseReceived", event_handler(self._on_response))
         self._cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
         owner = getattr(context, "_steadyhand_net_hook", None)
+        if isinstance(owner, NetHook):  # installed with the context, before any page: every document has it
+            owner._followers.append(self)
+            return
         if isinstance(owner, NetworkWatch):
             owner._followers.append(self)
         else:

@@ -64,9 +64,11 @@ class PageLog:
     def __init__(self, page: Any) -> None:
         self.page = page
         self._entries: deque[LogEntry] = deque(maxlen=KEEP)
-        page.on("console", self._on_console)
-        page.on("pageerror", self._on_pageerror)
-        page.on("requestfailed", self._on_requestfailed)
+        from .netwatch import event_handler
+
+        page.on("console", event_handler(self._on_console))
+        page.on("pageerror", event_handler(self._on_pageerror))
+        page.on("requestfailed", event_handler(self._on_requestfailed))
 
     @classmethod
     def of(cls, driver: Any) -> "PageLog | None":

@@ -25,14 +25,23 @@ Guarantees (what :class:`core.store.Store` builds on them):
 * **Errors** never reach the writer's loop: each write's exception goes to
   its ``on_error`` callback (the executor keeps it in ``store_errors``, as
   a synchronous store call would).
+
+The writer's SQLAlchemy work is Python, so it holds the GIL while the engine
+thread waits for the browser; each time the engine thread comes back from a
+pipe write or read it may wait for the GIL up to the interpreter's switch
+interval (5 ms by default) - at 20-30 round trips a step that is a
+convoy.  Starting the writer lowers the process's switch interval to
+:data:`SWITCH_INTERVAL_S` (never raises it), so the engine thread gets the
+GIL back within half a millisecond.
 """
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 from typing import Any, Callable
 
-__all__ = ["QUEUE_MAX", "PUT_LIMIT_S", "BackgroundWriter"]
+__all__ = ["QUEUE_MAX", "PUT_LIMIT_S", "SWITCH_INTERVAL_S", "BackgroundWriter"]
 
 #: Writes that may wait at once: about 30 steps' records (seven a step); a run that outpaces the disk by more
 #: waits for it at the next hand-over instead of holding an unbounded backlog in memory.
@@ -40,6 +49,10 @@ QUEUE_MAX = 256
 #: How long (s) a hand-over waits for room in a full queue before it raises ``queue.Full``: SQLite's own
 #: busy timeout (``core.store.database.BUSY_TIMEOUT_S``, 30 s) plus as much again.
 PUT_LIMIT_S = 60.0
+#: The interpreter's switch interval (s) once a writer runs: how long the engine thread may wait for the GIL
+#: the writer holds (CPython's default is 0.005).  0.5 ms: the value measured against 5 ms by running the demo
+#: flows alternately under each in one process (6% less wall time at load average 17 on 2 cores, 24 runs).
+SWITCH_INTERVAL_S = 0.0005
 
 
 class BackgroundWriter:
@@ -133,6 +146,8 @@ class BackgroundWriter:
             return
         with self._start_lock:
             if self._thread is None:
+                if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+                    sys.setswitchinterval(SWITCH_INTERVAL_S)
                 t = threading.Thread(target=self._loop, name=self._name, daemon=True)
                 t.start()
                 self._thread = t
