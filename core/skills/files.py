@@ -194,6 +194,7 @@ class _Trigger(_Strict):
     dialog_name: str = Field("", max_length=500)
     step_action: str = ""
     step_target: Optional[_Condition] = None
+    popup: str = Field("", max_length=40)
 
     @field_validator("step_action")
     @classmethod
@@ -208,6 +209,7 @@ class _Action(_Strict):
     value: str = Field("", max_length=2000)
     target: _Target = Field(default_factory=_Target)
     note: str = Field("", max_length=500)
+    choice: Literal["", "accept", "reject", "settings", "close"] = ""
 
     @field_validator("kind")
     @classmethod

@@ -543,6 +543,12 @@ class SkillDecider:
         self.deny_rules: tuple[Skill, ...] = ()
         #: Store failures (recording never breaks a run).
         self.errors: list[str] = []
+        #: Set while a popup in the flow step's way is answered where it is met (issue 25 item 1):
+        #: ``"after_action"`` (the step acted and its verification met the popup) or ``"covered"`` (the
+        #: pre-check found the step's target covered); "" otherwise.  There the flow step's own target being
+        #: usable does not hold the skill back; after the action an irreversible step does not either - the
+        #: skill does not act in the step's place, the step is done.
+        self.here = ""
 
     # --- the library ------------------------------------------------------------------
     def approved(self) -> list[Skill]:
@@ -595,7 +601,7 @@ class SkillDecider:
         self._begin(ctx)
         skills = self.approved()
         self.deny_rules = tuple(s for s in skills if s.kind == "deny")
-        do = {s.id: s for s in skills if s.kind == "do"}
+        do = {s.id: s for s in skills if s.kind == "do" and not s.trigger.popup}  # kind skills: core.skills.kinds
         a = self._active
         if a is not None and a.index != ctx.index:
             self._finish("failed", f"the run left step {a.index + 1} before the skill finished", count="",
@@ -651,7 +657,7 @@ class SkillDecider:
             fire = check.holds
             if fire:
                 own = own or flow_target(step, obs, ctx.params, self.locator)
-            if fire and own is not None and own[1]:
+            if fire and own is not None and own[1] and not self.here:
                 fire, reason = False, f"not fired: {own[2]} ({check.reason})"
             elif fire and key in run.fired:
                 fire = False
@@ -667,7 +673,9 @@ class SkillDecider:
                 if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
                     run.held.add(s.id)
                     self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
-            elif fire and not step.reversible and not approved_for_step(s, ctx.flow, step):
+            elif (fire and not step.reversible and self.here != "after_action"
+                  and not approved_for_step(s, ctx.flow, step)):
+                # (answering a popup the step's own action opened is no acting on the step: it is done)
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
@@ -871,6 +879,11 @@ class SkillDecider:
                 return self._hold(a, "precondition", f"a look-alike of what the skill was learnt on: {alike}; "
                                                      f"not acted on")
         return "", ""
+
+    def outcome_at(self, index: int, skill_id: str) -> str:
+        """How the use of ``skill_id`` at step ``index`` ended in this run (``passed``, ``failed``...), "" when it
+        has not fired there or is still running."""
+        return self._run.fired.get((index, skill_id), "")
 
     def last_action(self, step_id: str) -> bool:
         """True when ``step_id`` is the running skill's last action (what it clears is looked at once quiet)."""
