@@ -17,9 +17,10 @@ control's role told from its name (:func:`role_of`).  The skill presses the *one
 person's choice; where none or several carry it - the page does not say which button is which - it abstains
 and the person is asked (:func:`answer`).  A wrong press is worse than an escalation.
 
-The vocabularies are compiled by hand from the libraries' own default texts (tarteaucitronjs 1.19, orejime
-2.3, cookieconsent 3, react-cookie-consent 9, shepherd.js 11, driver.js 1.3: their English, French, German and
-Spanish strings) and everyday phrasing; matched on words, case-folded, punctuation dropped.
+The vocabularies are compiled by hand from everyday consent and tour phrasing in English, French, German and
+Spanish, checked against the default English texts of tarteaucitronjs 1.34.0, orejime 3.2.1,
+vanilla-cookieconsent 3.1.0 and driver.js 1.8.0 (``bench learn --libraries``); matched on words, case-folded,
+punctuation dropped.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from core.recover.dismiss import CLOSE_NAMES, CLOSE_VERBS
 from core.skills.runtime import LOOKALIKE_WORDS, PRICE
 
 __all__ = ["Kind", "KINDS", "ROLES", "KEY_ATTR", "POPUPS_JS", "read_popups", "kind_of", "not_the_kind", "role_of",
-           "answer", "approved_kind_skills", "record_use", "REVIEW_QUALITY"]
+           "answer", "approved_kind_skills", "record_use", "REVIEW_QUALITY", "propose", "validate", "replace_quality"]
 
 #: Below this quality a kind skill stops answering until a person approves it again (K7's review threshold).
 REVIEW_QUALITY = 0.3
@@ -67,7 +68,12 @@ KINDS: Mapping[str, Kind] = {
     "consent": Kind("consent", (
         "cookie", "cookies", "consent", "gdpr", "rgpd", "dsgvo", "trackers", "tracking technologies", "traceurs",
         "consentement", "einwilligung", "zustimmung", "consentimiento", "galletas", "privacy preferences",
-        "your privacy", "votre vie privée", "datenschutz"), ("accept", "reject", "settings", "close")),
+        "your privacy", "votre vie privée", "datenschutz",
+        # orejime's own banner says neither cookies nor consent: "We collect and process your personal
+        # information for the following purposes ... please read our privacy policy"
+        "personal information", "personal data", "privacy policy", "données personnelles",
+        "politique de confidentialité", "personenbezogene daten", "datenschutzerklärung", "datos personales",
+        "política de privacidad"), ("accept", "reject", "settings", "close")),
     "tour": Kind("tour", (
         "tour", "walkthrough", "what's new", "whats new", "new feature", "new features", "take a tour",
         "getting started", "onboarding", "step 1", "1 of", "1 sur", "1 von", "1 de"), ("close",),
@@ -316,3 +322,72 @@ def record_use(store: Any, skill: Skill, *, run_id: str, flow: str, index: int, 
                                      else 0.0, count="success" if ok else "failure" if failed else "")
     except Exception as exc:  # noqa: BLE001 - recording is best effort
         errors.append(f"skill use not recorded: {exc}")
+
+
+def propose(popup: Mapping[str, Any], pressed: str, *, product: str, run_id: str = "", flow: str = "",
+            step_ids: Sequence[str] = (), step_index: int = -1) -> Skill | None:
+    """A proposed skill of a popup kind from what a person did (K3): ``popup`` is the popup's read
+    (:func:`read_popups`) where the person took over, ``pressed`` the name of the control they pressed.
+
+    None when the popup is of no kind, a look-alike, or the control's name says no role the kind knows - a
+    skill is proposed only where its meaning is clear.  The skill's id is derived from its kind and choice
+    (one skill per kind and choice in a product; learnt again it is the same skill)."""
+    import hashlib
+    from core.domain import Action
+    from core.domain.skill import SkillAction, SkillProvenance, SkillScope, SkillTrigger
+
+    kind = kind_of(popup)
+    role = role_of(pressed)
+    if not kind or not_the_kind(popup, kind) or role not in KINDS[kind].roles:
+        return None
+    sid = "sk-" + hashlib.sha1(f"{product}|kind|{kind}|{role}".encode()).hexdigest()[:12]
+    return Skill(id=sid, description=f"answer a {kind} popup with the person's choice: {role}",
+                 trigger=SkillTrigger(popup=kind),
+                 actions=(SkillAction(Action("click"), note=f"the person pressed {pressed!r} ({role})", choice=role),),
+                 scope=SkillScope(product=product),
+                 provenance=SkillProvenance(source="correction", run_id=run_id, flow=flow, step_ids=tuple(step_ids),
+                                            step_index=step_index, cause="unexpected_state",
+                                            cause_confidence=1.0, extractor="kinds"),
+                 state="proposed", quality=0.5)
+
+
+def _digest(popup: Mapping[str, Any]) -> str:
+    names = sorted(_norm(str(c.get("name", ""))) for c in popup.get("controls") or ())
+    return f"{_norm(str(popup.get('name', '')))}|{_norm(str(popup.get('text', '')))[:300]}|{'/'.join(names)}"
+
+
+def validate(skill: Skill, states: Sequence[Mapping[str, Any]], *, most: int = 5) -> tuple[int, int, list[str]]:
+    """Replay ``skill`` on the stored states of failures (K5): ``(cases, passed, reasons)``.
+
+    ``states`` are popup reads (:func:`read_popups`) stored where failures of the skill's kind happened;
+    duplicates (the same popup, the same failure's own attempts) count once, at most ``most`` (5) are used.
+    A case passes when the skill, run on it, picks exactly one control (it would press it) - an abstention,
+    or a look-alike it would act on, fails it.  Look-alikes among the states are no cases of the kind.
+    """
+    seen: set[str] = set()
+    cases = passed = 0
+    reasons: list[str] = []
+    for st in states:
+        if kind_of(st) != skill.trigger.popup or not_the_kind(st, skill.trigger.popup):
+            continue
+        key = _digest(st)
+        if key in seen:
+            continue
+        seen.add(key)
+        cases += 1
+        got = answer([replace_quality(skill)], st)
+        if got is not None and got[1] is not None:
+            passed += 1
+            reasons.append(f"case {cases}: {got[2]}")
+        else:
+            reasons.append(f"case {cases}: " + (got[2] if got is not None else "the skill did not apply"))
+        if cases >= most:
+            break
+    return cases, passed, reasons
+
+
+def replace_quality(skill: Skill) -> Skill:
+    """``skill`` with at least the review quality (a proposal's replay is not held back by its quality)."""
+    from dataclasses import replace
+
+    return replace(skill, quality=max(skill.quality, REVIEW_QUALITY))
