@@ -96,7 +96,7 @@ from core.skills.trigger import (
 __all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
            "guarded_control", "guard_problem", "element_texts", "approved_for_step", "skill_step_id", "is_skill_step",
            "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target", "lookalike",
-           "LOOKALIKE_WORDS", "PRICE", "runtime_problem"]
+           "LOOKALIKE_WORDS", "PRICE", "runtime_problem", "recovery_for", "FAILURE_ON"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
 #: words in the flow's name and description (``sign_in`` and ``Sign in`` both say ``login``).
@@ -478,6 +478,8 @@ class _Active:
     containers: frozenset[str] = frozenset()  # the dialog / container the flow step's target is in (normalised)
     secrets: tuple[str, ...] = ()  # the run's secret values: a skill never types one
     neutral: bool = False  # it ended on a look-alike before acting: no failure counted
+    redo: str = ""  # "retry" / "skip": what the skill's recovery rule said of its last failed action
+    tries: dict[int, int] = field(default_factory=dict)  # recovery rules applied, per action (0-based)
 
 
 @dataclass
@@ -616,7 +618,10 @@ class SkillDecider:
         a = self._active
         assert a is not None
         last = ctx.history[-1] if ctx.history else None
-        if last is None or last.step_id != a.pending or last.status != "passed":
+        redo, a.redo = a.redo, ""
+        if redo == "retry":  # the skill's recovery rule: the same action again (it did not act, see action_failed)
+            return self._decision(ctx, a)
+        if not redo and (last is None or last.step_id != a.pending or last.status != "passed"):
             why = f"its action {a.k + 1} did not pass" + (f" ({last.status})" if last is not None else "")
             self._finish("failed", why)
             return None
@@ -951,13 +956,28 @@ class SkillDecider:
         return None
 
     # --- ending a use -----------------------------------------------------------------
-    def action_failed(self, step_id: str, failure_kind: str, reason: str) -> tuple[str, str] | None:
-        """A skill action did not pass (not found, refused, pre-check, verify failed...): the skill ends, the
-        chain falls back to the flow step.  Returns ``(outcome, reason)``, None when ``step_id`` is not the
+    def action_failed(self, step_id: str, failure_kind: str, reason: str, *, acted: bool = False
+                      ) -> tuple[str, str] | None:
+        """A skill action did not pass (not found, refused, pre-check, verify failed...): the skill's recovery
+        rules decide (:func:`recovery_for`) - ``retry`` the same action or ``skip`` to its next one, each at most
+        the rule's ``max_tries`` times for that action - else the skill ends and the chain falls back to the
+        flow step.  A retry is never made of an action that acted (``acted``: an effect seen is an effect
+        done), nor after a refusal of the safety bar or a look-alike.  Returns ``(outcome, reason)`` -
+        ``outcome`` ``"retry"`` / ``"skip"`` while the skill goes on - or None when ``step_id`` is not the
         running skill's action."""
         a = self._active
         if a is None or a.pending != step_id:
             return None
+        rule = recovery_for(a.skill, failure_kind)
+        refused = bool(a.outcome) or a.neutral  # the safety bar or a look-alike held it back: no second try
+        if rule is not None and rule.action in ("retry", "skip") and not refused \
+                and a.tries.get(a.k, 0) < rule.max_tries and not (rule.action == "retry" and acted):
+            a.tries[a.k] = a.tries.get(a.k, 0) + 1
+            a.redo = rule.action
+            said = "the same action again" if rule.action == "retry" else "its next action"
+            return rule.action, (f"action {a.k + 1} of {len(a.skill.actions)}: {reason}; its recovery rule "
+                                 f"(on {rule.on}: {rule.action}, {a.tries[a.k]} of {rule.max_tries}) goes on with "
+                                 f"{said}")
         outcome = a.outcome or ("precondition" if failure_kind == "precondition" else "failed")
         why = a.reason or reason
         why = f"action {a.k + 1} of {len(a.skill.actions)}: {why}"
@@ -1001,6 +1021,22 @@ class SkillDecider:
             elif r.kind == "no_dialog" and obs.modal_titles:
                 out.append(f"a dialog is still open ({obs.modal_titles[-1]!r})")
         return out
+
+
+#: The engine's failure kinds (:class:`core.recover.policy.Failure`) as a skill's recovery rule names them
+#: (``RecoveryRule.on``): not found, its verification failed, its action raised; anything else is ``any`` only.
+FAILURE_ON: Mapping[str, str] = {
+    "abstained": "not_found", "unchanged": "verify_failed", "changed_unexpectedly": "verify_failed",
+    "assertion": "verify_failed", "action_error": "action_error",
+}
+
+
+def recovery_for(skill: Skill, failure_kind: str) -> Any:
+    """The first of ``skill``'s recovery rules (seed 001 ``error_recovery``) that applies to an action failed
+    with ``failure_kind`` (an engine failure kind, mapped by :data:`FAILURE_ON`; a rule ``on: any`` applies to
+    every kind), else None (the skill ends: ``abort``)."""
+    on = FAILURE_ON.get(failure_kind, "")
+    return next((r for r in skill.recovery if r.on == "any" or (on and r.on == on)), None)
 
 
 def runtime_problem(skill: Skill, *, secret_names: Iterable[str] = ()) -> str:

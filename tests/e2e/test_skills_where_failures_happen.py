@@ -34,7 +34,9 @@ import pytest
 import yaml
 
 from core.domain import Action, ElementDescriptor, Escalation
-from core.domain.skill import ElementCondition, Skill, SkillAction, SkillScope, SkillTrigger, VerifyRule
+from core.domain.skill import (
+    ElementCondition, RecoveryRule, Skill, SkillAction, SkillScope, SkillTrigger, VerifyRule,
+)
 from core.engine.control import Answer, HeadlessControl
 from core.engine.events import SkillFinished, SkillFired
 from core.engine.session import ProjectSession
@@ -108,6 +110,18 @@ BANNER = """<div id="banner" style="position:fixed;inset:0;background:rgba(0,0,0
   <button type="button" data-post="/api/banner/yes">Allow everything</button>
   <button type="button" data-post="/api/banner/no">Refuse everything</button>
   <button type="button" data-post="/api/banner/more">Customise</button></div></div>"""
+#: "Use your last entry?" over the page when it loads; "More choices" shows "No, start fresh" 1.5 s later.
+SLOW = ("""<div id="banner" style="position:fixed;inset:0;background:rgba(0,0,0,.4);z-index:10">
+  <div role="dialog" aria-modal="true" aria-labelledby="sl" style="background:#fff;margin:160px auto;width:380px;padding:16px">
+  <h2 id="sl">Use your last entry?</h2><p>You typed a name here yesterday.</p>
+  <button type="button" data-post="/api/last/use">Use it</button>
+  <button type="button" id="more">More choices</button><span id="later"></span></div></div>
+  <script>document.getElementById('more').onclick = () => {
+    document.getElementById('later').textContent = 'Loading the other choices...'; setTimeout(() => {
+    document.getElementById('later').innerHTML = '<button type="button" data-post="/api/last/fresh">No, start fresh</button>';
+    document.querySelectorAll('#later [data-post]').forEach((b) => b.addEventListener('click', () => {
+      post(b.dataset.post); document.getElementById('banner').remove(); }));
+  }, 1500); };</script>""")
 #: The same banner saying "cookies": a consent banner by its words, with other buttons than the skill saw.
 CONSENT_BANNER = BANNER.replace("small files on your device", "cookies")
 
@@ -307,6 +321,30 @@ def test_a_consent_banner_whose_buttons_do_not_say_which_is_reject_is_left_to_th
     uses = _uses(root, "sk-00000000ca01")
     assert uses and all(u.outcome == "precondition" for u in uses)
     assert "not said" in uses[0].reason
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_a_skills_recovery_rule_is_honoured_on_the_run_path(tmp_path: Path, site: Site, rule: bool) -> None:
+    """error_recovery (seed 001): "on not_found: retry, at most 12 times" - the skill's second action looks for a
+    button the popup shows 1.5 s after its first; not found, the same action is tried again until it is; without
+    the rule the skill ends at the first failure and the popup, a choice, goes to the person."""
+    more = ElementCondition(role="button", name="More choices")
+    skill = Skill(id="sk-0000000f1e55", description="answer 'Use your last entry?': start fresh",
+                  trigger=SkillTrigger(required=(more,), dialog_name="Use your last entry?"),
+                  actions=(SkillAction(Action("click"), ElementDescriptor(role="button", name="More choices")),
+                           SkillAction(Action("click"), ElementDescriptor(role="button", name="No, start fresh"))),
+                  scope=SkillScope(product=PRODUCT), state="approved", quality=0.8,
+                  recovery=(RecoveryRule("not_found", "retry", 12),) if rule else ())
+    result, person, events, root = _run(tmp_path / str(rule), site, set(), [skill], banner=SLOW)
+    uses = _uses(root, skill.id)
+    if rule:
+        assert result.status == "passed", (result.error, [e.reason for e in person.escalations])
+        assert site.posts["/api/last/fresh"] == 1 and site.posts["/api/last/use"] == 0
+        assert [u.outcome for u in uses] == ["passed"]
+    else:
+        assert result.status == "escalated"
+        assert site.posts["/api/last/fresh"] == 0 and site.posts["/api/last/use"] == 0
+        assert uses and uses[0].outcome != "passed"
 
 
 def test_steadyhand_run_answers_the_popup_a_click_opens(tmp_path: Path, site: Site) -> None:

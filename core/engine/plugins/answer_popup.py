@@ -86,12 +86,13 @@ def element_skill(ports: Ports, ctx: StepContext, where: str) -> Cleared | None:
             if decision is None or decision.source != "skill" or not is_skill_step(decision.step):
                 break
             skill_id = skill_id or decision.step.id.rsplit("+", 1)[-1].rsplit(".", 1)[0]
-            status, why = _do(ports, ctx, decision.step, obs)
-            outcome = StepOutcome(ctx.index, decision.step.id, decision.step.title, status, None, None, 1, 0.0, why,
-                                  "skill", ())
-            if status != "passed":
-                dec.action_failed(decision.step.id, status, why)
-                break
+            failed, why = _do(ports, ctx, decision.step, obs)
+            outcome = StepOutcome(ctx.index, decision.step.id, decision.step.title, "skipped" if failed else "passed",
+                                  None, None, 1, 0.0, why, "skill", ())
+            if failed:  # the skill's recovery rule may retry (it did not act) or skip; else the skill ends
+                ended = dec.action_failed(decision.step.id, failed, why, acted=False)  # _do fails before acting
+                if ended is None or ended[0] not in ("retry", "skip"):
+                    break
             obs = _look(ports)
             history = history + (outcome,)
             decision = dec.decide(DecideContext(run.flow, ctx.index, obs, history, run.params,
@@ -106,9 +107,10 @@ def element_skill(ports: Ports, ctx: StepContext, where: str) -> Cleared | None:
 
 
 def _do(ports: Ports, ctx: StepContext, decided: Any, obs: Any) -> tuple[str, str]:
-    """One skill action on the page as it is: ``("passed", "")`` when done, else (``failed`` / ``precondition``,
-    why).  The same checks as the action run as a step: target found by the locator, deny rules and the skill's
-    live check, the live read and look-alike check just before acting."""
+    """One skill action on the page as it is: ``("", "")`` when done, else (the engine's failure kind -
+    ``abstained`` not found, ``precondition`` / ``failed`` refused, ``action_error`` -, why).  The same checks as
+    the action run as a step: target found by the locator, deny rules and the skill's live check, the live read
+    and look-alike check just before acting."""
     run = ctx.run
     try:
         step = bind_step(decided, run.params, where=ctx.where)
@@ -124,7 +126,7 @@ def _do(ports: Ports, ctx: StepContext, decided: Any, obs: Any) -> tuple[str, st
                       anchors=obs.anchors)
         cand = next((c for c in obs.candidates if c.ref == res.ref), None) if res.ref and not res.abstained else None
         if cand is None:
-            return "failed", f"its target was not found ({res.reason})"
+            return "abstained", f"its target was not found ({res.reason})"
         _res, cand, held = after_resolve(ports, sub, res, cand)
         if held is not None:
             return ("precondition" if isinstance(held, StepFailure) and held.failure.kind == "precondition"
@@ -141,11 +143,11 @@ def _do(ports: Ports, ctx: StepContext, decided: Any, obs: Any) -> tuple[str, st
     try:
         ports.driver.perform(step.action, cand.ref if cand is not None else None, step.action.value)
     except ActionError as exc:
-        return "failed", f"the action failed: {exc}"
+        return "action_error", f"the action failed: {exc}"
     ports.driver.wait_settled()
     if count:
         quiet_after(ports, (count, decided.id))
-    return "passed", ""
+    return "", ""
 
 
 def kind_skill(ports: Ports, ctx: StepContext, where: str, point: tuple[float, float] | None, keep: int
