@@ -175,14 +175,14 @@ LIBRARIES: tuple[Library, ...] = (
             {"accept": ".orejime-Banner-saveButton", "reject": ".orejime-Banner-declineButton"}),
     Library("micromodal", "micromodal 0.7.0", "notice", _MICROMODAL),
     Library("driver", "driver.js 1.8.0", "tour", _DRIVER),
-    Library("upsell", "own trap", "trap", _trap(
+    Library("upsell", "upsell (own trap)", "trap", _trap(
         "Shop Plus", "We use cookies to personalise your offer: try Plus free for 14 days, then $4.99/month.",
         [("Accept all", "", "/api/press/trial"), ("×", "Close", "/api/press/upsell-closed")])),
-    Library("newsletter", "own trap", "trap", _trap(
+    Library("newsletter", "newsletter (own trap)", "trap", _trap(
         "Cookies and news", "Accept our cookies and get the newsletter every week.",
         [("Accept", "", "/api/press/subscribe"), ("×", "Close", "/api/press/newsletter-closed")],
         extra='<label>E-mail <input type="email" name="email"></label>')),
-    Library("destructive", "own trap", "trap", _trap(
+    Library("destructive", "destructive (own trap)", "trap", _trap(
         "Clear your data", "Accept to delete every saved cookie and address. This cannot be undone.",
         [("Accept", "", "/api/press/delete"), ("Cancel", "", "/api/press/cancel")])),
 )

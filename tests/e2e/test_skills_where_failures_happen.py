@@ -94,7 +94,7 @@ document.getElementById('order').addEventListener('submit', () => {
   document.getElementById('status').textContent = 'Order placed for ' + document.getElementById('name').value;
   if (popups.submit) show(popups.submit);
 });
-</script></body></html>"""
+</script>%(extra)s</body></html>"""
 
 POPUPS = {
     "focus": _DIALOG % {"id": "le", "title": "Use your last entry?", "text": "You typed a name here yesterday.",
@@ -132,6 +132,7 @@ class Site:
     def __init__(self) -> None:
         self.popups: set[str] = set()
         self.banner = ""
+        self.extra = ""  # more script at the end of the page
         self.posts: Counter[str] = Counter()
         site = self
 
@@ -156,7 +157,8 @@ class Site:
                 if "swal" in site.popups:
                     chosen["swal"] = "1"
                 swal = '<script src="/vendor/sweetalert2.all.min.js"></script>' if "swal" in site.popups else ""
-                self._send(200, (PAGE % {"popups": json.dumps(chosen), "swal": swal, "banner": site.banner}).encode())
+                self._send(200, (PAGE % {"popups": json.dumps(chosen), "swal": swal, "banner": site.banner,
+                                          "extra": site.extra}).encode())
 
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -361,3 +363,23 @@ def test_steadyhand_run_answers_the_popup_a_click_opens(tmp_path: Path, site: Si
     assert out.returncode == 0, out.stdout + out.stderr
     assert site.posts["/api/save/no"] == 1 and site.posts["/api/save/yes"] == 0
     assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1
+
+
+def test_an_uncaught_error_after_a_step_that_passed_starts_a_failure_record(tmp_path: Path, site: Site) -> None:
+    """Seed 001 K2: the page's uncaught exception after a step's action is a failure signal - a record the
+    skills learn from, though the step passed; a console.error the page logs by itself is none."""
+    site.extra = """<script>console.error('a vendor script logs this at load');
+document.getElementById('next').addEventListener('click', () => setTimeout(() => {
+  throw new Error('basket service unavailable'); }, 0));</script>"""
+    try:
+        result, person, events, root = _run(tmp_path, site, set(), [])
+    finally:
+        site.extra = ""
+    assert result.status == "passed", result.error
+    store = Store.open(root / ".steadyhand" / "store.sqlite")
+    try:
+        records = SkillTable(store).failures()
+    finally:
+        store.close()
+    assert [(r.step_index, r.error_type) for r in records] == [(1, "error_signal")], records
+    assert "uncaught error" in records[0].message and "basket service unavailable" in records[0].message
