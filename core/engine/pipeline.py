@@ -690,7 +690,7 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
             # an approved skill answers the popup first; the step's action is not repeated (issue 25 item 1)
-            cleared = ex.plugins.decide(ClearPopup(ctx, "after_action", None, len(before.modal_titles)))
+            cleared = ex.plugins.decide(ClearPopup(ctx, "after_action", None, _dialogs_expected(ctx)))
             if cleared is not None and cleared.ok:
                 ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after", ctx=ctx)
                 continue
