@@ -110,7 +110,7 @@ BANNER = """<div id="banner" style="position:fixed;inset:0;background:rgba(0,0,0
   <button type="button" data-post="/api/banner/yes">Allow everything</button>
   <button type="button" data-post="/api/banner/no">Refuse everything</button>
   <button type="button" data-post="/api/banner/more">Customise</button></div></div>"""
-#: "Use your last entry?" over the page when it loads; "More choices" shows "No, start fresh" 1.5 s later.
+#: "Use your last entry?" over the page when it loads; "More choices" shows "No, start fresh" 8 s later.
 SLOW = ("""<div id="banner" style="position:fixed;inset:0;background:rgba(0,0,0,.4);z-index:10">
   <div role="dialog" aria-modal="true" aria-labelledby="sl" style="background:#fff;margin:160px auto;width:380px;padding:16px">
   <h2 id="sl">Use your last entry?</h2><p>You typed a name here yesterday.</p>
@@ -121,7 +121,7 @@ SLOW = ("""<div id="banner" style="position:fixed;inset:0;background:rgba(0,0,0,
     document.getElementById('later').innerHTML = '<button type="button" data-post="/api/last/fresh">No, start fresh</button>';
     document.querySelectorAll('#later [data-post]').forEach((b) => b.addEventListener('click', () => {
       post(b.dataset.post); document.getElementById('banner').remove(); }));
-  }, 1500); };</script>""")
+  }, 8000); };</script>""")
 #: The same banner saying "cookies": a consent banner by its words, with other buttons than the skill saw.
 CONSENT_BANNER = BANNER.replace("small files on your device", "cookies")
 
@@ -198,7 +198,7 @@ def site():  # noqa: ANN201
 def _project(root: Path, base_url: str) -> Path:
     (root / "flows").mkdir(parents=True)
     (root / "steadyhand.yaml").write_text(yaml.safe_dump({
-        "name": PRODUCT, "base_url": base_url, "browser": {"headless": True},
+        "name": PRODUCT, "base_url": base_url, "browser": {"headless": True}, "max_steps": 100,
         "waits": {"retries": 2, "retry_delay_ms": 100}}), encoding="utf-8")
     no_dialog = {"dialog": False, "url_pattern": "/order"}
     steps = [
@@ -327,8 +327,8 @@ def test_a_consent_banner_whose_buttons_do_not_say_which_is_reject_is_left_to_th
 
 @pytest.mark.parametrize("rule", [True, False])
 def test_a_skills_recovery_rule_is_honoured_on_the_run_path(tmp_path: Path, site: Site, rule: bool) -> None:
-    """error_recovery (seed 001): "on not_found: retry, at most 12 times" - the skill's second action looks for a
-    button the popup shows 1.5 s after its first; not found, the same action is tried again until it is; without
+    """error_recovery (seed 001): "on not_found: retry, at most 60 times" - the skill's second action looks for a
+    button the popup shows 8 s after its first (long, so that a loaded machine does not find it at once); not found, the same action is tried again until it is; without
     the rule the skill ends at the first failure and the popup, a choice, goes to the person."""
     more = ElementCondition(role="button", name="More choices")
     skill = Skill(id="sk-0000000f1e55", description="answer 'Use your last entry?': start fresh",
@@ -336,7 +336,7 @@ def test_a_skills_recovery_rule_is_honoured_on_the_run_path(tmp_path: Path, site
                   actions=(SkillAction(Action("click"), ElementDescriptor(role="button", name="More choices")),
                            SkillAction(Action("click"), ElementDescriptor(role="button", name="No, start fresh"))),
                   scope=SkillScope(product=PRODUCT), state="approved", quality=0.8,
-                  recovery=(RecoveryRule("not_found", "retry", 12),) if rule else ())
+                  recovery=(RecoveryRule("not_found", "retry", 60),) if rule else ())
     result, person, events, root = _run(tmp_path / str(rule), site, set(), [skill], banner=SLOW)
     uses = _uses(root, skill.id)
     if rule:
