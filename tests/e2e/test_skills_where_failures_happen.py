@@ -328,14 +328,15 @@ def test_a_consent_banner_whose_buttons_do_not_say_which_is_reject_is_left_to_th
 @pytest.mark.parametrize("rule", [True, False])
 def test_a_skills_recovery_rule_is_honoured_on_the_run_path(tmp_path: Path, site: Site, rule: bool) -> None:
     """error_recovery (seed 001): "on not_found: retry, at most 60 times" - the skill's second action looks for a
-    button the popup shows 8 s after its first (long, so that a loaded machine does not find it at once); not found, the same action is tried again until it is; without
-    the rule the skill ends at the first failure and the popup, a choice, goes to the person."""
+    button the popup shows 8 s after its first (long, so that a loaded machine does not find it at once); not
+    found, the same action is tried again until it is (the skill's own time limit, 60 s, allows the wait);
+    without the rule the skill ends at the first failure and the popup, a choice, goes to the person."""
     more = ElementCondition(role="button", name="More choices")
     skill = Skill(id="sk-0000000f1e55", description="answer 'Use your last entry?': start fresh",
                   trigger=SkillTrigger(required=(more,), dialog_name="Use your last entry?"),
                   actions=(SkillAction(Action("click"), ElementDescriptor(role="button", name="More choices")),
                            SkillAction(Action("click"), ElementDescriptor(role="button", name="No, start fresh"))),
-                  scope=SkillScope(product=PRODUCT), state="approved", quality=0.8,
+                  scope=SkillScope(product=PRODUCT), state="approved", quality=0.8, max_ms=60_000,
                   recovery=(RecoveryRule("not_found", "retry", 60),) if rule else ())
     result, person, events, root = _run(tmp_path / str(rule), site, set(), [skill], banner=SLOW)
     uses = _uses(root, skill.id)
