@@ -615,6 +615,12 @@ def add_learn_parser(bsub: Any) -> Any:
     b.add_argument("--approve-after", choices=("run", "version"), default="run",
                    help="approve a run's proposals right after it (default) or after the whole version")
     b.add_argument("--latency-ms", type=int, default=200, help="demo submit latency, ms (default 200)")
+    b.add_argument("--libraries", action="store_true",
+                   help="instead of the demo: an order app over real popup libraries from the npm registry "
+                        "(vendored at pinned versions) and look-alike traps (core.bench.learn_libs)")
+    b.add_argument("--choice", choices=("accept", "reject"), default="accept",
+                   help="with --libraries: the person's answer to a consent banner (default accept)")
+    b.add_argument("--runs", type=int, default=3, help="with --libraries: runs per version after approval (default 3)")
     b.add_argument("--json", metavar="PATH")
     b.set_defaults(func=learn_command)
     return b
@@ -642,6 +648,8 @@ def learn_command(args: Any) -> int:
         print(f"steadyhand: error: {msg}", file=sys.stderr)
         return code
 
+    if getattr(args, "libraries", False):
+        return _libraries_command(args)
     versions = _versions(args.versions)
     if args.json:
         try:
@@ -679,5 +687,28 @@ def learn_command(args: Any) -> int:
             return err(str(exc), 3 if exc.kind == "environment" else 2)
     print(format_report(report))
     if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2), encoding="utf-8")
+    return 0
+
+
+def _libraries_command(args: Any) -> int:
+    """``steadyhand bench learn --libraries`` (:mod:`core.bench.learn_libs`): the table, and the JSON with ``--json``."""
+    import sys
+
+    from core.bench.learn_libs import format_library_report, run_library_benchmark
+
+    if args.runs < 1:
+        print("steadyhand: error: --runs is at least 1", file=sys.stderr)
+        return 2
+
+    def on_row(r: Any) -> None:
+        print(f"  {r.phase} {r.package}: {r.runs} run(s), {r.takeovers} takeover(s), {r.hits} hit(s)", file=sys.stderr)
+
+    report = run_library_benchmark(choice=args.choice, runs=args.runs, on_row=on_row)
+    print(format_library_report(report))
+    if args.json:
+        import json
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2), encoding="utf-8")
     return 0

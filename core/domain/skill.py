@@ -113,6 +113,11 @@ class SkillTrigger:
         Action kind of the current flow step, or "" for any.
     step_target : ElementCondition | None
         Fields the current flow step's recorded target must match, or None.
+    popup : str
+        The kind of popup the skill answers, by meaning (issue 25 item 2: ``"consent"`` - a dialog or layer that
+        mentions cookies or consent, covers the page and offers a choice; :data:`core.skills.kinds.KINDS`), or
+        "" for a skill of elements.  A kind skill's action names the person's choice by role
+        (:attr:`SkillAction.choice`), never a control's words.
     """
 
     required: tuple[ElementCondition, ...] = ()
@@ -123,12 +128,13 @@ class SkillTrigger:
     dialog_name: str = ""
     step_action: str = ""
     step_target: ElementCondition | None = None
+    popup: str = ""
 
     @property
     def is_empty(self) -> bool:
         """True when nothing is set: such a trigger never holds."""
         return not (self.required or self.absent or self.url_pattern or self.title or self.dialog is not None
-                    or self.dialog_name)
+                    or self.dialog_name or self.popup)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,11 +150,16 @@ class SkillAction:
         ``anchor``); empty for actions without a target (``press``).
     note : str
         What the action is for, in words ("cancel the autofill popup").
+    choice : str
+        For a skill of a popup kind (:attr:`SkillTrigger.popup`): the person's choice by role in that kind
+        (``accept`` / ``reject`` / ``settings`` / ``close``), pressed on the one control whose meaning it is
+        (:mod:`core.skills.kinds`); "" otherwise.
     """
 
     action: Action
     target: ElementDescriptor = field(default_factory=ElementDescriptor)
     note: str = ""
+    choice: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,9 +405,11 @@ def skill_to_mapping(s: Skill) -> dict[str, Any]:
             "required": [_cond_map(c) for c in t.required], "absent": [_cond_map(c) for c in t.absent],
             "url_pattern": t.url_pattern, "title": t.title, "dialog": t.dialog, "dialog_name": t.dialog_name,
             "step_action": t.step_action, "step_target": _cond_map(t.step_target),
+            **({"popup": t.popup} if t.popup else {}),
         },
         "actions": [{"kind": a.action.kind, "value": a.action.value, "target": _target_map(a.target),
-                     **({"note": a.note} if a.note else {})} for a in s.actions],
+                     **({"note": a.note} if a.note else {}), **({"choice": a.choice} if a.choice else {})}
+                    for a in s.actions],
         "verify": [{"kind": v.kind, "element": _cond_map(v.element), "expected": v.expected} for v in s.verify],
         "recovery": [{"on": r.on, "action": r.action, "max_tries": r.max_tries} for r in s.recovery],
         "scope": {"product": s.scope.product, "task_type": s.scope.task_type, "url_prefix": s.scope.url_prefix,
@@ -441,9 +454,10 @@ def skill_from_mapping(d: Mapping[str, Any]) -> Skill:
             url_pattern=str(t.get("url_pattern") or ""), title=str(t.get("title") or ""),
             dialog=t.get("dialog"), dialog_name=str(t.get("dialog_name") or ""),
             step_action=str(t.get("step_action") or ""), step_target=_cond(t.get("step_target")),
+            popup=str(t.get("popup") or ""),
         ),
         actions=tuple(SkillAction(Action(a["kind"], str(a.get("value", ""))), _target(a.get("target") or {}),
-                                  str(a.get("note", ""))) for a in d.get("actions") or ()),
+                                  str(a.get("note", "")), str(a.get("choice", ""))) for a in d.get("actions") or ()),
         verify=tuple(VerifyRule(x["kind"], _cond(x.get("element")), str(x.get("expected") or ""))
                      for x in d.get("verify") or ()),
         recovery=tuple(RecoveryRule(x.get("on", "any"), x.get("action", "abort"), int(x.get("max_tries", 1)))

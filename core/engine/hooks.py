@@ -55,7 +55,8 @@ __all__ = [
     "FailureSeen", "StepRecorded", "TakeoverBegins", "TakeoverHandedBack",
     "ReuseObservation", "TakeObservation", "CompareScreen", "CurrentBelief", "ResolveFirst", "Resolved",
     "SkipResolve", "HoldTarget", "Held", "RefuseAction", "BreakpointHit", "AttemptFailed", "Handled",
-    "EscalationOffer", "Offer", "EscalationAnswered", "HealProposal", "TakeoverEnds", "DEFERRED_WRITES",
+    "EscalationOffer", "Offer", "EscalationAnswered", "HealProposal", "TakeoverEnds", "ClearPopup", "Cleared",
+    "DEFERRED_WRITES",
     "call_store", "flush_store",
 ]
 
@@ -422,6 +423,30 @@ class TakeoverEnds(Hook):
     step: StepContext
 
 
+@dataclass(frozen=True)
+class Cleared:
+    """A popup a plugin answered (an approved skill): ``ok`` True when the page was cleared; ``detail`` what was
+    done, in plain words (redacted)."""
+
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class ClearPopup(Hook):
+    """A popup is in the step's way (issue 25 item 1): ``where`` is ``"after_action"`` (the step's verification saw
+    a dialog it did not expect; its action is done and is not repeated) or ``"covered"`` (the pre-check found the
+    target covered, before acting).  ``point`` (CSS px) is the target's centre when known; ``keep`` how many open
+    dialogs the step expects.  A :class:`Cleared` when a plugin answered it, else None (the engine's close-only
+    dismissal goes on)."""
+
+    name: ClassVar[str] = "clear_popup"
+    step: StepContext
+    where: str
+    point: tuple[float, float] | None = None
+    keep: int = 0
+
+
 # --- specifications ------------------------------------------------------------------------------
 
 
@@ -479,6 +504,8 @@ class StepHooks:
     def heal_proposal(self, p: HealProposal) -> Any: """See :class:`HealProposal`."""
     @hookspec(firstresult=True)
     def takeover_ends(self, p: TakeoverEnds) -> Any: """See :class:`TakeoverEnds`."""
+    @hookspec(firstresult=True)
+    def clear_popup(self, p: ClearPopup) -> Cleared | None: """See :class:`ClearPopup`."""
 
 
 # --- host ----------------------------------------------------------------------------------------

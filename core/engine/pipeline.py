@@ -77,7 +77,7 @@ from core.recover.rollback import (
 )
 
 from core.engine.hooks import (
-    AttemptFailed, BeforeAction, BreakpointHit, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
+    AttemptFailed, BeforeAction, BreakpointHit, ClearPopup, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
     EscalationOffer, FailureSeen, HealProposal, HoldTarget, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
     StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, flush_store,
 )
@@ -695,6 +695,11 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):
+            # an approved skill answers the popup first; the step's action is not repeated (issue 25 item 1)
+            cleared = ex.plugins.decide(ClearPopup(ctx, "after_action", None, _dialogs_expected(ctx)))
+            if cleared is not None and cleared.ok:
+                ctx.after = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "after", ctx=ctx)
+                continue
             done = dismiss_popups(ex.driver, keep=len(before.modal_titles),
                                   observe=lambda: ex.driver.observe(screenshot=False))
             ex.emit(Recovered(ctx.run.run_id, ctx.run.flow.name, ctx.index, "dismiss", bool(done),
@@ -934,6 +939,9 @@ def _roll_back(ex: Engine, ctx: StepContext, cp: Checkpoint | None, *, popup: bo
     if cp is None:
         box = ctx.candidate.descriptor.bbox if ctx.candidate is not None else None
         point = (box.x + box.width / 2, box.y + box.height / 2) if box is not None else None
+        cleared = ex.plugins.decide(ClearPopup(ctx, "covered", point, _dialogs_expected(ctx)))
+        if cleared is not None and cleared.ok:
+            return ""  # an approved skill answered the popup in the way (issue 25 item 1): the step again
         done = dismiss_popups(ex.driver, keep=_dialogs_expected(ctx), point=point, observe=look)
         if not done:
             return ""  # nothing in the way after all: a plain retry

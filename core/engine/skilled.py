@@ -227,8 +227,11 @@ def fell_back(ex: Ports, ctx: StepContext, exc: BaseException) -> Handled | None
     if dec is None or ctx.source != "skill" or not is_skill_step(ctx.decided) or not isinstance(exc, StepFailure):
         return None
     assert ctx.decided is not None
-    ended = dec.action_failed(ctx.decided.id, exc.failure.kind, exc.failure.reason)
+    ended = dec.action_failed(ctx.decided.id, exc.failure.kind, exc.failure.reason,
+                              acted=bool(exc.failure.acted or ctx.acted))
     reason = ended[1] if ended is not None else exc.failure.reason
+    if ended is not None and ended[0] in ("retry", "skip"):  # the skill's recovery rule (error_recovery)
+        return Handled("skipped", ex.redact(f"the skill's action did not pass ({reason})"))
     return Handled("skipped", ex.redact(f"the skill gave up ({reason}); the step is decided without it"))
 
 

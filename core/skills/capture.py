@@ -21,8 +21,10 @@ What counts as a failure:
   4xx/5xx; never a beacon, a keepalive fetch, a GET or an endpoint the page
   calls by itself, :mod:`core.act.writes`; never a path named like telemetry,
   :data:`TELEMETRY_PATH`, nor an endpoint the run saw written at another
-  step already: the page's own traffic, not the step's).  A telemetry call that fails,
-  a console error or an uncaught exception is no record.  These become
+  step already: the page's own traffic, not the step's), or an uncaught
+  exception the page threw after the step's action (K2,
+  :func:`uncaught_errors`).  A telemetry call that fails or a
+  ``console.error`` the page logs is no record.  These become
   records only, never skills by themselves, and never a validation case of
   another kind of failure.
 
@@ -305,10 +307,12 @@ def note_step_end(ex: Any, ctx: Any) -> None:
             return
         bad = failed_writes(ex, ctx)
         shown = _errors_up(ctx)
-        if not bad and not shown:
+        thrown = uncaught_errors(ex, ctx)
+        if not bad and not shown and not thrown:
             return
         why = "; ".join([f"HTTP {r.status} {r.method} {ex.redact(r.url.split('?')[0])}" for r in bad[:3]]
-                        + ([f"{shown} more error message(s) shown"] if shown else []))
+                        + ([f"{shown} more error message(s) shown"] if shown else [])
+                        + [f"the page threw an uncaught error: {t}" for t in thrown[:2]])
         _capture(ex, ctx, "error_signal", f"the step passed with error signals: {why}")
         known.pop((run.run_id, ctx.index), None)
     except Exception as exc:  # noqa: BLE001 - capture never breaks a run
@@ -361,6 +365,20 @@ def failed_writes(ex: Any, ctx: Any) -> list[Any]:
         if r.succeeded is False and first == ctx.index and not TELEMETRY_PATH.search(key[1]):
             out.append(r)
     return out
+
+
+def uncaught_errors(ex: Any, ctx: Any) -> list[str]:
+    """Uncaught exceptions the page threw since the step's action (its ``pageerror`` events,
+    :class:`core.perception.pagelog.PageLog`; texts redacted, at most 200 chars each) - seed 001 K2: an uncaught
+    error starts a failure record.  A ``console.error`` the page logs by itself is no such error (vendor scripts
+    log them freely).  [] when the page's log cannot be read or the step did not act."""
+    from core.perception.pagelog import PageLog
+
+    t0 = float(getattr(ctx, "t_act", 0.0) or 0.0)
+    if not t0:
+        return []
+    log = PageLog.of(ex.driver)
+    return [ex.redact(e.text)[:200] for e in (log.between(t0) if log is not None else ()) if e.kind == "exception"]
 
 
 def _errors_up(ctx: Any) -> int:

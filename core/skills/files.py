@@ -194,6 +194,7 @@ class _Trigger(_Strict):
     dialog_name: str = Field("", max_length=500)
     step_action: str = ""
     step_target: Optional[_Condition] = None
+    popup: str = Field("", max_length=40)
 
     @field_validator("step_action")
     @classmethod
@@ -208,6 +209,7 @@ class _Action(_Strict):
     value: str = Field("", max_length=2000)
     target: _Target = Field(default_factory=_Target)
     note: str = Field("", max_length=500)
+    choice: Literal["", "accept", "reject", "settings", "close"] = ""
 
     @field_validator("kind")
     @classmethod
@@ -342,14 +344,15 @@ class _Skill(_Strict):
     @model_validator(mode="after")
     def _whole(self) -> "_Skill":
         t = self.trigger
-        if not (t.required or t.absent or t.url_pattern or t.title or t.dialog is not None or t.dialog_name):
+        if not (t.required or t.absent or t.url_pattern or t.title or t.dialog is not None or t.dialog_name
+                or t.popup):
             raise ValueError("field 'trigger': a trigger with nothing set never holds; set 'required', 'absent', "
                              "'url_pattern', 'title', 'dialog' or 'dialog_name'")
         if not self.actions:
             raise ValueError("field 'actions': a skill needs at least one action (for a deny skill: the element "
                              "not to touch)")
         for i, a in enumerate(self.actions):
-            needs_target = a.kind not in TARGETLESS_ACTIONS
+            needs_target = a.kind not in TARGETLESS_ACTIONS and not (a.choice and t.popup)  # a kind skill: by role
             if needs_target and not any(getattr(a.target, f) for f in ("tag", *SEMANTIC_TARGET_FIELDS)):
                 raise ValueError(f"field 'actions[{i}].target': action {a.kind!r} needs a target with at least one "
                                  f"semantic field ({_SEMANTIC})")

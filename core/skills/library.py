@@ -57,7 +57,7 @@ from .files import NOT_VALIDATED_HERE, check_skill
 from .validate import legality
 from .runtime import runtime_problem
 
-__all__ = ["reviewed_here", "approve", "reject", "retire", "edit", "approval_problem", "BEHAVIOUR_FIELDS", "ReviewContext",
+__all__ = ["reviewed_here", "approve", "reject", "retire", "edit", "approval_problem", "KIND_CASES", "BEHAVIOUR_FIELDS", "ReviewContext",
            "review_context", "secret_values", "secret_names"]
 
 #: Fields whose change makes an edited approved skill a proposal again (an action's note does not).
@@ -97,6 +97,10 @@ def _reason(reason: str, what: str) -> str:
     return reason
 
 
+#: Distinct failures of its kind a skill of a popup kind is replayed on before approval (seed 001 K5: 3-5 cases).
+KIND_CASES = 3
+
+
 def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str:
     """Why ``skill``'s validation does not allow approving it without ``force``, or "" when it does."""
     settings = settings or SkillSettings()
@@ -107,6 +111,9 @@ def approval_problem(skill: Skill, settings: SkillSettings | None = None) -> str
         return "it was never replayed (no validation case)"
     if not v.reproduced:
         return "the failure it comes from did not reproduce (a transient failure never becomes a skill)"
+    if skill.trigger.popup and v.cases < KIND_CASES:
+        return (f"a skill of a popup kind is replayed on at least {KIND_CASES} distinct failures of its kind before "
+                f"approval; it was on {v.cases}")
     if v.pass_rate < settings.validation_threshold:
         return (f"its validation pass rate {v.pass_rate:.0%} ({v.passed}/{v.cases}) is below "
                 f"{settings.validation_threshold:.0%}")

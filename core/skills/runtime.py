@@ -96,7 +96,7 @@ from core.skills.trigger import (
 __all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
            "guarded_control", "guard_problem", "element_texts", "approved_for_step", "skill_step_id", "is_skill_step",
            "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target", "lookalike",
-           "LOOKALIKE_WORDS", "PRICE", "runtime_problem"]
+           "LOOKALIKE_WORDS", "PRICE", "runtime_problem", "recovery_for", "FAILURE_ON"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
 #: words in the flow's name and description (``sign_in`` and ``Sign in`` both say ``login``).
@@ -478,6 +478,8 @@ class _Active:
     containers: frozenset[str] = frozenset()  # the dialog / container the flow step's target is in (normalised)
     secrets: tuple[str, ...] = ()  # the run's secret values: a skill never types one
     neutral: bool = False  # it ended on a look-alike before acting: no failure counted
+    redo: str = ""  # "retry" / "skip": what the skill's recovery rule said of its last failed action
+    tries: dict[int, int] = field(default_factory=dict)  # recovery rules applied, per action (0-based)
 
 
 @dataclass
@@ -543,6 +545,12 @@ class SkillDecider:
         self.deny_rules: tuple[Skill, ...] = ()
         #: Store failures (recording never breaks a run).
         self.errors: list[str] = []
+        #: Set while a popup in the flow step's way is answered where it is met (issue 25 item 1):
+        #: ``"after_action"`` (the step acted and its verification met the popup) or ``"covered"`` (the
+        #: pre-check found the step's target covered); "" otherwise.  There the flow step's own target being
+        #: usable does not hold the skill back; after the action an irreversible step does not either - the
+        #: skill does not act in the step's place, the step is done.
+        self.here = ""
 
     # --- the library ------------------------------------------------------------------
     def approved(self) -> list[Skill]:
@@ -595,7 +603,7 @@ class SkillDecider:
         self._begin(ctx)
         skills = self.approved()
         self.deny_rules = tuple(s for s in skills if s.kind == "deny")
-        do = {s.id: s for s in skills if s.kind == "do"}
+        do = {s.id: s for s in skills if s.kind == "do" and not s.trigger.popup}  # kind skills: core.skills.kinds
         a = self._active
         if a is not None and a.index != ctx.index:
             self._finish("failed", f"the run left step {a.index + 1} before the skill finished", count="",
@@ -610,7 +618,10 @@ class SkillDecider:
         a = self._active
         assert a is not None
         last = ctx.history[-1] if ctx.history else None
-        if last is None or last.step_id != a.pending or last.status != "passed":
+        redo, a.redo = a.redo, ""
+        if redo == "retry":  # the skill's recovery rule: the same action again (it did not act, see action_failed)
+            return self._decision(ctx, a)
+        if not redo and (last is None or last.step_id != a.pending or last.status != "passed"):
             why = f"its action {a.k + 1} did not pass" + (f" ({last.status})" if last is not None else "")
             self._finish("failed", why)
             return None
@@ -651,7 +662,7 @@ class SkillDecider:
             fire = check.holds
             if fire:
                 own = own or flow_target(step, obs, ctx.params, self.locator)
-            if fire and own is not None and own[1]:
+            if fire and own is not None and own[1] and not self.here:
                 fire, reason = False, f"not fired: {own[2]} ({check.reason})"
             elif fire and key in run.fired:
                 fire = False
@@ -667,7 +678,9 @@ class SkillDecider:
                 if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
                     run.held.add(s.id)
                     self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
-            elif fire and not step.reversible and not approved_for_step(s, ctx.flow, step):
+            elif (fire and not step.reversible and self.here != "after_action"
+                  and not approved_for_step(s, ctx.flow, step)):
+                # (answering a popup the step's own action opened is no acting on the step: it is done)
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
@@ -872,6 +885,11 @@ class SkillDecider:
                                                      f"not acted on")
         return "", ""
 
+    def outcome_at(self, index: int, skill_id: str) -> str:
+        """How the use of ``skill_id`` at step ``index`` ended in this run (``passed``, ``failed``...), "" when it
+        has not fired there or is still running."""
+        return self._run.fired.get((index, skill_id), "")
+
     def last_action(self, step_id: str) -> bool:
         """True when ``step_id`` is the running skill's last action (what it clears is looked at once quiet)."""
         a = self._active
@@ -938,13 +956,28 @@ class SkillDecider:
         return None
 
     # --- ending a use -----------------------------------------------------------------
-    def action_failed(self, step_id: str, failure_kind: str, reason: str) -> tuple[str, str] | None:
-        """A skill action did not pass (not found, refused, pre-check, verify failed...): the skill ends, the
-        chain falls back to the flow step.  Returns ``(outcome, reason)``, None when ``step_id`` is not the
+    def action_failed(self, step_id: str, failure_kind: str, reason: str, *, acted: bool = False
+                      ) -> tuple[str, str] | None:
+        """A skill action did not pass (not found, refused, pre-check, verify failed...): the skill's recovery
+        rules decide (:func:`recovery_for`) - ``retry`` the same action or ``skip`` to its next one, each at most
+        the rule's ``max_tries`` times for that action - else the skill ends and the chain falls back to the
+        flow step.  A retry is never made of an action that acted (``acted``: an effect seen is an effect
+        done), nor after a refusal of the safety bar or a look-alike.  Returns ``(outcome, reason)`` -
+        ``outcome`` ``"retry"`` / ``"skip"`` while the skill goes on - or None when ``step_id`` is not the
         running skill's action."""
         a = self._active
         if a is None or a.pending != step_id:
             return None
+        rule = recovery_for(a.skill, failure_kind)
+        refused = bool(a.outcome) or a.neutral  # the safety bar or a look-alike held it back: no second try
+        if rule is not None and rule.action in ("retry", "skip") and not refused \
+                and a.tries.get(a.k, 0) < rule.max_tries and not (rule.action == "retry" and acted):
+            a.tries[a.k] = a.tries.get(a.k, 0) + 1
+            a.redo = rule.action
+            said = "the same action again" if rule.action == "retry" else "its next action"
+            return rule.action, (f"action {a.k + 1} of {len(a.skill.actions)}: {reason}; its recovery rule "
+                                 f"(on {rule.on}: {rule.action}, {a.tries[a.k]} of {rule.max_tries}) goes on with "
+                                 f"{said}")
         outcome = a.outcome or ("precondition" if failure_kind == "precondition" else "failed")
         why = a.reason or reason
         why = f"action {a.k + 1} of {len(a.skill.actions)}: {why}"
@@ -988,6 +1021,22 @@ class SkillDecider:
             elif r.kind == "no_dialog" and obs.modal_titles:
                 out.append(f"a dialog is still open ({obs.modal_titles[-1]!r})")
         return out
+
+
+#: The engine's failure kinds (:class:`core.recover.policy.Failure`) as a skill's recovery rule names them
+#: (``RecoveryRule.on``): not found, its verification failed, its action raised; anything else is ``any`` only.
+FAILURE_ON: Mapping[str, str] = {
+    "abstained": "not_found", "unchanged": "verify_failed", "changed_unexpectedly": "verify_failed",
+    "assertion": "verify_failed", "action_error": "action_error",
+}
+
+
+def recovery_for(skill: Skill, failure_kind: str) -> Any:
+    """The first of ``skill``'s recovery rules (seed 001 ``error_recovery``) that applies to an action failed
+    with ``failure_kind`` (an engine failure kind, mapped by :data:`FAILURE_ON`; a rule ``on: any`` applies to
+    every kind), else None (the skill ends: ``abort``)."""
+    on = FAILURE_ON.get(failure_kind, "")
+    return next((r for r in skill.recovery if r.on == "any" or (on and r.on == on)), None)
 
 
 def runtime_problem(skill: Skill, *, secret_names: Iterable[str] = ()) -> str:

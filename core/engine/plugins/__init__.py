@@ -12,6 +12,7 @@ from core.engine.chosen import ChosenPlugin
 from core.engine.evidence import EvidencePlugin
 from core.engine.graph import GraphRecorder
 from core.engine.hooks import Ports
+from core.engine.plugins.answer_popup import AnswerPopupPlugin
 from core.engine.plugins.breakpoints import BreakpointPlugin
 from core.engine.plugins.capture import CapturePlugin
 from core.engine.plugins.effects_seen import EffectsSeenPlugin
@@ -28,7 +29,8 @@ def default_plugins(ports: Ports) -> list[object]:
     ``tryfirst`` implementations before all; notifications go in registration order): change detection
     (R1), state awareness (S2, S3), the state graph (P4), evidence, breakpoints, a person's chosen candidate,
     skills' safety (K6), a takeover's recording and correction, failure capture (K2), what each control's use
-    did for the model's guard (issue 21), each step's page for the studio's inspector (issue 23)."""
+    did for the model's guard (issue 21), each step's page for the studio's inspector (issue 23), an approved
+    skill answering a popup in a step's way (issue 25)."""
     return [ScreenPlugin(ports), AwarenessPlugin(ports), GraphRecorder(ports), EvidencePlugin(ports),
             CapturePlugin(ports), BreakpointPlugin(ports), ChosenPlugin(ports), SkillsPlugin(ports),
-            TakeoverPlugin(ports), EffectsSeenPlugin(ports), StepSnapshotPlugin(ports)]
+            TakeoverPlugin(ports), EffectsSeenPlugin(ports), StepSnapshotPlugin(ports), AnswerPopupPlugin(ports)]
