@@ -34,7 +34,7 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
-from .place import break_tie_by_place
+from .place import break_tie_by_place, break_tie_by_query
 from .textsim import CASE_VARIANT_SCORE
 
 __all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
@@ -127,6 +127,8 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
             scores[i] = 1.0 if f.label_key == t.label_key else CASE_VARIANT_SCORE
     _drop_place_only_over_truer_look_alike(t, pool, scores)
     res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
+    if res.winner is None and res.score >= CASE_VARIANT_SCORE:  # links that differ only by their query (issue 19)
+        res = break_tie_by_query("exact", t, pool, scores, res, config)
     if res.winner is None and res.score >= CASE_VARIANT_SCORE and config.place_tiebreak:
         res = break_tie_by_place("exact", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":
