@@ -36,7 +36,7 @@ from typing import Any, Callable, Sequence
 from .drift_env import DriftEnvError, cache_dir
 
 __all__ = ["VERSION", "RECORDED_ON", "PREFIX", "ITEM", "FLOW", "package_dir", "ensure_package", "implementations",
-           "ImplResult", "TodoReport", "run_todomvc", "format_todomvc", "ITEMS_JS"]
+           "ImplResult", "TodoReport", "run_todomvc", "format_todomvc", "ITEMS_JS", "judge_items"]
 
 #: The npm package's version (the last one published; its examples are the project's released apps).
 VERSION = "0.1.1"
@@ -134,6 +134,12 @@ class TodoReport:
                 "results": [asdict(r) for r in self.results]}
 
 
+def judge_items(items: Sequence[str]) -> tuple[bool, int, bool]:
+    """``(wrong, repeated, ok)`` of the list's texts after the flow: an item other than :data:`ITEM` is a wrong
+    action, each copy of :data:`ITEM` beyond one a repeated effect, exactly ``[ITEM]`` the task done."""
+    return any(x != ITEM for x in items), max(0, list(items).count(ITEM) - 1), list(items) == [ITEM]
+
+
 def _replay(project: Any, base_url: str, name: str, prefix: str) -> ImplResult:
     from core.engine.session import ProjectSession
 
@@ -160,9 +166,7 @@ def _replay(project: Any, base_url: str, name: str, prefix: str) -> ImplResult:
                 out.items = [str(x) for x in page.evaluate(ITEMS_JS)]
     except Exception as exc:  # noqa: BLE001 - one implementation's failure is its row, not the bench's end
         out.error = f"{type(exc).__name__}: {exc}"[:200]
-    out.repeated = max(0, out.items.count(ITEM) - 1)
-    out.wrong = any(x != ITEM for x in out.items)
-    out.ok = out.items == [ITEM]
+    out.wrong, out.repeated, out.ok = judge_items(out.items)
     out.seconds = round(time.monotonic() - t0, 1)
     return out
 
