@@ -40,8 +40,8 @@ REGION_SEP = " | "
 
 #: One ``evaluate``: ``{"landmark": str, "regions": [[key, digest, [ancestor keys]]]}``.  Regions: the
 #: elements of ARIA landmark roles (explicit, or implicit from their tag) plus dialogs, fieldsets and tables,
-#: visible, in document order, at most MAX_REGIONS.  A region's digest: FNV-1a of its text (innerText, a
-#: 4000-character prefix and the length) and its element count.
+#: visible, in document order, at most MAX_REGIONS.  A region's digest: FNV-1a of its text (textContent with
+#: runs of white space folded, a 4000-character prefix and the length) and its element count.
 REGIONS_JS = """(max) => {
   const norm = s => (s || '').replace(/\\s+/g, ' ').trim().slice(0, 80);
   const fnv = (s) => { let h = 0x811c9dc5; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i);
@@ -81,7 +81,7 @@ REGIONS_JS = """(max) => {
     const key = keyOf(e); keys.set(e, key);
     const anc = []; let p = e.parentElement;
     while (p) { if (keys.has(p)) anc.push(keys.get(p)); p = p.parentElement; }
-    const text = (e.innerText || '');
+    const text = (e.textContent || '').replace(/\s+/g, ' ');  // no layout read: cheap on a long page
     regions.push([key, fnv(text.slice(0, 4000)) + ':' + text.length + ':' + e.getElementsByTagName('*').length, anc]);
   }
   return {landmark, regions};
