@@ -837,6 +837,8 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
     from core.progress import Progress
 
+    if args.app == "todomvc":
+        return _bench_drift_todomvc(args, progress)
     if args.app != "datasette":
         return _bench_drift_apps(args, progress)
     from core.bench.drift_env import VERSIONS
@@ -865,6 +867,26 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_ENVIRONMENT
     return _bench_output(args, format_report(report), report)
+
+
+def _bench_drift_todomvc(args: argparse.Namespace, progress) -> int:
+    """``steadyhand bench drift --app todomvc``: one flow on TodoMVC's implementations (core.bench.drift_todomvc)."""
+    import json
+
+    from core.bench.drift import DriftEnvError
+    from core.bench.drift_todomvc import PREFIX, format_todomvc, run_todomvc
+
+    project = Path(args.project if args.project != "projects/datasette" else "projects/todomvc")
+    try:
+        report = run_todomvc(project, args.versions or (), prefixes=("",) if args.no_prefix else ("", PREFIX),
+                             script=not args.no_script, progress=progress)
+    except DriftEnvError as exc:
+        _err(str(exc))
+        return EXIT_ENVIRONMENT
+    print(format_todomvc(report), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+    return EXIT_OK
 
 
 def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
@@ -1362,11 +1384,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="save each release's pages of the steps that drift as static fixtures (then exit)")
     bd.add_argument("--chained-only", action="store_true",
                     help="only the whole flow, not also each step alone from its intended state")
-    bd.add_argument("--app", choices=("datasette", "fab", "flask-admin", "gradio", "apps"), default="datasette",
+    bd.add_argument("--app", choices=("datasette", "fab", "flask-admin", "gradio", "apps", "todomvc"), default="datasette",
                     help="datasette (default), fab (Flask-AppBuilder 3.4.5, 4.0.0, 4.5.4), flask-admin (1.6.1 "
                          "bootstrap3/4, 2.2.1), gradio (a form app on Gradio 3.50.2, 4.44.1, 5.50.0) or apps (all "
                          "three): a flow recorded on the oldest release, replayed on each at / and under /staging, "
-                         "beside the flow exported as a pytest file")
+                         "beside the flow exported as a pytest file; todomvc: a flow recorded on one TodoMVC "
+                         "implementation (npm todomvc 0.1.1) replayed on the others (--versions: their names)")
     bd.add_argument("--no-prefix", action="store_true", help="replay only at the server's root, not also under /staging")
     bd.add_argument("--no-script", action="store_true", help="skip the runs of the flow exported as a pytest file")
     bd.add_argument("--json", metavar="PATH")

@@ -23,7 +23,7 @@ from core.domain import AfterState, Candidate, Observation
 
 __all__ = [
     "url_pattern", "whole_token_sub", "control_key", "changed_fields", "appeared_fields", "observed_after", "Mismatch",
-    "compare_after", "fill_undone", "same_text", "TEXT_SIMILARITY",
+    "compare_after", "fill_undone", "same_text", "TEXT_SIMILARITY", "target_state",
 ]
 
 #: Two texts (title, heading, label) are the same when their normalised similarity is at least this
@@ -172,10 +172,25 @@ def observed_after(before: Observation | None, after: Observation, *, heading: s
         field = changed[0]
     head = whole_token_sub(heading.strip()[:200], params)
     dialogs = after.modal_titles
+    own = target_state(before, after, target) if same_page else ""
     return AfterState(url_pattern=url_pattern(after.url, base), title=after.title[:200], heading=head,
                       dialog=bool(dialogs) or after.signature.modal_count > 0,
                       dialog_name=(dialogs[-1] if dialogs else "")[:200], field_changed=field,
-                      field_appeared=appeared[0] if appeared else "")
+                      field_appeared=appeared[0] if appeared else "", target_state=own)
+
+
+def target_state(before: Observation | None, after: Observation, target: Candidate | None) -> str:
+    """The acted element's own state the step set (``AfterState.target_state``): ``checked`` /
+    ``unchecked`` when its checked state (a checkbox, radio or switch) differs after the step from before;
+    ``""`` when it did not change, or the element is not found on both pages by :func:`control_key`."""
+    if target is None or before is None or target.checked is None:
+        return ""
+    key = control_key(target)
+    was = next((c for c in before.candidates if control_key(c) == key), target)
+    now = next((c for c in after.candidates if control_key(c) == key), None)
+    if now is None or now.checked is None or now.checked == was.checked:
+        return ""
+    return "checked" if now.checked else "unchecked"
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 from core.act.after import Mismatch, compare_after, same_text
+from core.act.regions import PageRegions, changed_regions, region_moved
 from core.act.writes import RequestSeen, is_beacon
 from core.domain import AfterState, Observation
 
@@ -263,7 +264,7 @@ class Landing:
     reason : str
         One plain sentence: why it is elsewhere, or what drifted.
     drifted : tuple[str, ...]
-        The signals that disagree (``route``, ``title``, ``heading``).
+        The signals that disagree (``route``, ``title``, ``heading``, ``landmark``, ``region``, ``target``).
     """
 
     kind: str
@@ -273,7 +274,8 @@ class Landing:
 
 def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bool = True,
                   recorded_base: str = "", run_base: str = "", params: Mapping[str, str] | None = None,
-                  evidence: str = "") -> Landing:
+                  evidence: str = "", landmark_known: bool = False, regions_now: Sequence[str] | None = None,
+                  regions_present: Sequence[str] = (), irreversible: bool = False) -> Landing:
     """Weigh the page signals of ``recorded`` against ``actual``.
 
     Parameters
@@ -290,12 +292,28 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
     evidence : str
         Hard evidence of another page (:func:`failed_answer`, :func:`error_page`, :func:`signin_again`):
         the step landed elsewhere whatever the signals say.
+    landmark_known : bool
+        True when ``actual.landmark`` was read now (the main landmark's name, :mod:`core.act.regions`);
+        False: the recorded landmark does not count.
+    regions_now, regions_present : Sequence[str] | None, Sequence[str]
+        The region keys that changed with the step now, and every region key on the page
+        (:func:`core.act.regions.changed_regions`); None: not read, the recorded region does not count.
+    irreversible : bool
+        The step cannot be undone: it is elsewhere only on ``evidence`` or when no recorded signal agrees.
 
     The page is elsewhere unless more of the recorded signals agree than
     disagree (a split is not enough to call it the same page: a confirmation
     shown at the same address reads as another page).  Otherwise a
     disagreement is a drift: reported, not failed - the site name that moved
-    from an ``<h1>`` to a ``<div>`` while the route and the title hold.
+    from an ``<h1>`` to a ``<div>`` while the route and the title hold.  An
+    irreversible step is done whatever is judged (failing it undoes nothing,
+    it stops the run): it is elsewhere only on hard evidence, or when every
+    recorded signal disagrees; a split is a drift, reported.
+
+    Signals besides ``route`` / ``title`` / ``heading``: ``landmark`` (the main landmark's name; not counted
+    when it is the recorded heading: one element is one signal), ``region`` (the region the step changed on
+    the page it stayed on, :func:`core.act.regions.region_moved`), ``target`` (the acted element's own
+    checked state, ``AfterState.target_state``).
     """
     if evidence:
         return Landing("elsewhere", evidence)
@@ -314,12 +332,23 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         votes["heading"] = same_text(recorded.heading, actual.heading)
         why["heading"] = (f"the page is headed {actual.heading!r} instead of {recorded.heading!r}" if actual.heading
                           else f"the page has no main heading (recorded {recorded.heading!r})")
+    if recorded.landmark and landmark_known and not same_text(recorded.landmark, recorded.heading or ""):
+        votes["landmark"] = same_text(recorded.landmark, actual.landmark)
+        why["landmark"] = (f"the main part of the page is {actual.landmark!r} instead of {recorded.landmark!r}"
+                           if actual.landmark else f"the page has no main part named {recorded.landmark!r}")
+    if recorded.region and regions_now is not None:
+        moved = region_moved(recorded.region, regions_now, regions_present)
+        votes["region"] = not moved
+        why["region"] = moved
+    if recorded.target_state:
+        votes["target"] = actual.target_state == recorded.target_state
+        why["target"] = f"the step did not leave the element it acted on {recorded.target_state}"
     off = tuple(k for k, ok in votes.items() if not ok)
     if not off:
         return Landing("holds")
     agree = len(votes) - len(off)
     reason = "; ".join(why[k] for k in off)
-    if len(off) >= agree:
+    if (len(off) >= agree and not irreversible) or agree == 0:
         # another address says it (with the heading reached); else the first text that disagrees
         return Landing("elsewhere", why["route"] if "route" in off else why[off[0]], off)
     return Landing("drifted", "the page changed since the recording: " + reason, off)
@@ -331,7 +360,9 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
                   params: Mapping[str, str] | None = None, requests: Iterable[RequestSeen] = (),
                   origin: str = "", before: Observation | None = None,
                   after: Observation | None = None, items_before: Mapping[str, int] | None = None,
-                  items_after: Mapping[str, int] | None = None) -> tuple[list[Mismatch], str]:
+                  items_after: Mapping[str, int] | None = None, regions_before: PageRegions | None = None,
+                  regions_after: PageRegions | None = None,
+                  irreversible: bool = False) -> tuple[list[Mismatch], str]:
     """What of ``recorded`` does not hold, and what drifted: ``(mismatches, drift note)``.
 
     The page part is :func:`weigh_landing` (``elsewhere`` becomes one
@@ -341,11 +372,24 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
     the same parameters.  ``requests`` / ``origin`` feed
     :func:`failed_answer` (:func:`answer_evidence` when the recording has the step's status);
     ``before`` / ``after`` feed :func:`signin_again`; ``items_before`` / ``items_after`` (item counts by
-    kind right before the action and now) feed :func:`list_change`, a ``list`` mismatch.
+    kind right before the action and now) feed :func:`list_change`, a ``list`` mismatch;
+    ``regions_before`` / ``regions_after`` (:func:`core.act.regions.read_regions` right before the action
+    and now; None: not read) give the main landmark's name now and the regions the step changed (compared
+    only when the step stayed on its page); ``irreversible`` as for :func:`weigh_landing`.
     """
     rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
     act_route = relative_path(actual.url_pattern, run_base)
     requests = tuple(requests)
+    signals: dict = {"irreversible": irreversible}
+    if regions_after is not None:
+        actual = replace(actual, landmark=regions_after.landmark)
+        signals["landmark_known"] = True
+        stayed = before is None or after is None or urlsplit(before.url).path == urlsplit(after.url).path
+        if regions_before is not None and stayed:
+            signals["regions_now"] = changed_regions(regions_before, regions_after)[1]
+            signals["regions_present"] = [k for k, _, _ in (*regions_before.regions, *regions_after.regions)]
+        elif not stayed:
+            signals["regions_now"] = []  # the step left the page: the region it changed there is not changed
     if recorded.response_status is not None:  # compared with what the page answered when recorded
         evidence = answer_evidence(requests, origin, recorded.response_status)
     else:  # a flow file of before: no recorded status
@@ -353,7 +397,7 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
         refused = failed_request(requests, origin)
         if refused is not None and refused.status is not None and refused.status < 500 and weigh_landing(
                 recorded, actual, heading_known=heading_known, recorded_base=recorded_base, run_base=run_base,
-                params=params).kind == "holds":
+                params=params, **signals).kind == "holds":
             # every recorded signal holds: the page reached is the one recorded, whose own request was
             # refused the same way then (a wrong password's sign-in, recorded as such)
             evidence = ""
@@ -361,7 +405,7 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
     if not evidence and after is not None:
         evidence = signin_again(before, after, rec_route, act_route)
     landing = weigh_landing(recorded, actual, heading_known=heading_known, recorded_base=recorded_base,
-                            run_base=run_base, params=params, evidence=evidence)
+                            run_base=run_base, params=params, evidence=evidence, **signals)
     rest = compare_after(replace(recorded, url_pattern="", title="", heading=""), actual, changed=changed,
                          appeared=appeared, modal_titles=modal_titles, heading_known=heading_known)
     grew = list_change(recorded, items_before, items_after) if landing.kind != "elsewhere" else ""

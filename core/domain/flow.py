@@ -126,6 +126,19 @@ class AfterState:
         How many items of ``list_kind`` the step added (negative: removed),
         compared relative at replay: the count grows by the same delta,
         whatever it was before.
+    landmark : str
+        Name of the main landmark (``<main>`` / ``role=main``) after the step:
+        its ``aria-label``, else its first heading
+        (:mod:`core.act.regions`); "" = none or not recorded.
+    region : str
+        The innermost regions the step changed on the page it stayed on,
+        by role and accessible name (``"region: Todos"``), several joined
+        by ``" | "`` (:func:`core.act.regions.changed_regions`); "" = none
+        or not recorded.
+    target_state : str
+        The acted element's own state after the step when the step changed
+        it on the same page: ``checked`` or ``unchecked`` (a checkbox, radio
+        or switch the click toggled); "" = unchanged or not recorded.
     """
 
     url_pattern: str = ""
@@ -138,13 +151,17 @@ class AfterState:
     response_status: int | None = None
     list_kind: str = ""
     list_delta: int = 0
+    landmark: str = ""
+    region: str = ""
+    target_state: str = ""
 
     @property
     def is_empty(self) -> bool:
         """True when nothing would be compared."""
         return not (self.url_pattern or self.title or self.heading or self.dialog is not None
                     or self.field_changed or self.field_appeared or self.response_status is not None
-                    or (self.list_kind and self.list_delta))
+                    or (self.list_kind and self.list_delta) or self.landmark or self.region
+                    or self.target_state)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,11 @@ whatever it does: its author said so (S6).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from core.act.expect import NOISE_DELTAS, observed_deltas
+from core.act.regions import PageRegions, read_regions
 from core.act.space import spec
 from core.perception.effects import EffectWatch, snapshot
 from core.recover.effects import (
@@ -29,7 +31,11 @@ from core.recover.effects import (
 from core.recover.motion import wait_motion
 from core.recover.policy import Recovery
 
-__all__ = ["mark_effects", "no_repeat", "list_counts"]
+__all__ = ["mark_effects", "no_repeat", "list_counts", "page_regions"]
+
+#: The page's regions read right before the action of a step whose recording names the region it changed,
+#: per page watch (:func:`mark_effects`, :func:`page_regions`).
+_REGIONS_BEFORE: "weakref.WeakKeyDictionary[EffectWatch, PageRegions | None]" = weakref.WeakKeyDictionary()
 
 
 def mark_effects(ex: Any, ctx: Any) -> None:
@@ -40,6 +46,23 @@ def mark_effects(ex: Any, ctx: Any) -> None:
     watch = EffectWatch.of(ex.driver)
     if watch is not None:
         watch.mark(ex.driver, getattr(ctx, "effects_read", None))  # read with the act phase's probe, if it was
+        after = step.recorded.after if step.recorded is not None else None
+        if after is not None and after.region:  # the region it changed is judged against this reading
+            _REGIONS_BEFORE[watch] = read_regions(ex.driver)
+        else:
+            _REGIONS_BEFORE.pop(watch, None)
+
+
+def page_regions(ex: Any, ctx: Any) -> tuple[PageRegions | None, PageRegions | None]:
+    """The page's regions right before the step's action and now (:func:`core.act.regions.read_regions`),
+    for the landing check's landmark and region signals; ``(None, None)`` when the step's recording has
+    neither (no page read: it costs nothing then), a None item when that reading could not be made."""
+    after = ctx.step.recorded.after if ctx.step is not None and ctx.step.recorded is not None else None
+    if after is None or not (after.landmark or after.region):
+        return None, None
+    watch = EffectWatch.of(ex.driver) if after.region else None
+    before = _REGIONS_BEFORE.get(watch) if watch is not None else None
+    return before, read_regions(ex.driver)
 
 
 def list_counts(ex: Any, ctx: Any) -> tuple[dict[str, int] | None, dict[str, int] | None]:

@@ -46,7 +46,7 @@ from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine.acting import note_acting, writes_said
 from core.engine.motion import look_when_still
-from core.engine.norepeat import list_counts, mark_effects, no_repeat
+from core.engine.norepeat import list_counts, mark_effects, no_repeat, page_regions
 from core.act.space import already_satisfied, needs_target, spec
 from core.domain import (
     BreakerContext, Candidate, Checkpoint, EscalationAnswerKind, EscalationCandidate, EscalationKind, ErrorKind,
@@ -686,12 +686,14 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
             changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
         watch, run_base = NetworkWatch.of(ex.driver), base_path(getattr(ex.driver, "base_url", ""))
         items_before, items_after = list_counts(ex, ctx)
+        regions = _memo(ctx, "regions", lambda: page_regions(ex, ctx))  # landmark, region changed (issue 19)
         mism, drift = judge_landing(  # signals weighed, paths relative to each base URL (issue 19)
             recorded, actual, changed=changed, appeared=appeared_fields(before, after),
             modal_titles=after.modal_titles, heading_known=heading is not None, params=public,
             recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
             requests=_memo(ctx, "requests", lambda w=watch: w.between(ctx.t_act)) if watch is not None else (),
-            origin=origin_of(before.url), items_before=items_before, items_after=items_after)
+            origin=origin_of(before.url), items_before=items_before, items_after=items_after,
+            regions_before=regions[0], regions_after=regions[1], irreversible=not ctx.effective_reversible)
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):

@@ -34,7 +34,7 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide
-from .place import break_tie_by_place
+from .place import break_tie_by_place, break_tie_by_query
 from .textsim import CASE_VARIANT_SCORE
 
 __all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
@@ -84,8 +84,10 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
 
 
 def _agreement(t: Features, c: Features) -> int:
-    """How many of the recorded attributes that say what a control does (``type``, ``href``, classes) ``c`` keeps."""
+    """How many of the recorded attributes that say what a control does (``type``, ``href``, the link's query,
+    classes) ``c`` keeps."""
     n = int(bool(t.type) and t.type == c.type) + int(bool(t.href) and t.href == c.href)
+    n += int(bool(t.href_query) and t.href_query == c.href_query)  # "?_facet=genre" is not "?_sort=genre"
     return n + len(t.classes & c.classes)
 
 
@@ -94,7 +96,7 @@ def _drop_place_only_over_truer_look_alike(t: Features, pool: CandidatePool, sco
 
     A look-alike has the matched candidate's role and name as shown, is
     visible, and did not match only because it sits elsewhere.  When it
-    keeps more of the recorded ``type`` / ``href`` / classes than the
+    keeps more of the recorded ``type`` / ``href`` / query / classes than the
     candidate at the recorded place (a ``type=button`` "Add" put where the
     recorded ``type=submit`` "Add" was, the real one moved beside it), the
     place is not evidence of identity: ``get_by_role(role, name=...)`` would
@@ -127,6 +129,8 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
             scores[i] = 1.0 if f.label_key == t.label_key else CASE_VARIANT_SCORE
     _drop_place_only_over_truer_look_alike(t, pool, scores)
     res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
+    if res.winner is None and res.score >= CASE_VARIANT_SCORE:  # links that differ only by their query (issue 19)
+        res = break_tie_by_query("exact", t, pool, scores, res, config)
     if res.winner is None and res.score >= CASE_VARIANT_SCORE and config.place_tiebreak:
         res = break_tie_by_place("exact", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":

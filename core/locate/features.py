@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Sequence
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import numpy as np
 
@@ -80,7 +81,10 @@ class Features:
     """Normalised view of one element.
 
     Text fields hold :func:`~core.locate.textsim.normalize` output; ``*_core``
-    the label without decorations.  Geometry is in CSS px.
+    the label without decorations.  Geometry is in CSS px.  ``href`` is a
+    link's host and path (:func:`_href_key`); ``href_path`` / ``href_query``
+    its path alone and its query's ``key=value`` pairs (:func:`_href_parts`:
+    links that differ only by their query, :func:`core.locate.place.break_tie_by_query`).
     """
 
     tag: str
@@ -115,6 +119,8 @@ class Features:
     raw_label: str
     anchor: Anchor | None = None
     scroll: tuple[float, float] | None = None
+    href_path: str = ""
+    href_query: frozenset[str] = frozenset()
 
 
 _DIGITS = re.compile(r"\d+")
@@ -153,6 +159,23 @@ def _href_key(href: str) -> str:
     h = re.sub(r"^www\.", "", h)
     h = re.split(r"[?#]", h, maxsplit=1)[0]
     return h.rstrip("/")
+
+
+def _href_parts(href: str) -> tuple[str, frozenset[str]]:
+    """Path of a link (no host: it changes with the server) and its query as ``key=value`` pairs, lower-case.
+
+    ``http://h:81/library/books?_sort=year&_facet=genre#f`` -> ``("/library/books", {"_sort=year",
+    "_facet=genre"})``; a link without ``?`` has no pairs; a value-less key counts as ``key=``.
+    """
+    h = href.strip()
+    if not h or h.startswith(("javascript:", "mailto:", "tel:", "#")):
+        return "", frozenset()
+    try:
+        u = urlsplit(h)
+        pairs = parse_qsl(u.query, keep_blank_values=True)
+    except ValueError:
+        return "", frozenset()
+    return unquote(u.path).rstrip("/").lower(), frozenset(f"{k.lower()}={v.lower()}" for k, v in pairs)
 
 
 def features_of(d: ElementDescriptor) -> Features:
@@ -196,6 +219,8 @@ def features_of(d: ElementDescriptor) -> Features:
         raw_label=raw_label,
         anchor=d.anchor,
         scroll=d.scroll,
+        href_path=_href_parts(d.href)[0],
+        href_query=_href_parts(d.href)[1],
     )
 
 

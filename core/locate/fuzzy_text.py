@@ -30,7 +30,7 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
-from .place import break_tie_by_place
+from .place import break_tie_by_place, break_tie_by_query
 from .roles import kind_factor
 from .textsim import containment, text_similarity_many
 
@@ -73,6 +73,8 @@ def fuzzy_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     _promote_parts(scores, sims, factors, pool)
     res = decide("fuzzy_text", scores, pool, margin=config.margin,
                  minimum=config.fuzzy_threshold, strict_minimum=True)
+    if res.winner is None and res.score > config.fuzzy_threshold:  # links that differ only by their query (issue 19)
+        res = break_tie_by_query("fuzzy_text", t, pool, scores, res, config)
     if res.winner is None and res.score > config.fuzzy_threshold and config.place_tiebreak:
         res = break_tie_by_place("fuzzy_text", t, pool, scores, res, config)
     if res.winner is None and res.best is not None:

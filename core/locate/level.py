@@ -37,7 +37,9 @@ class LevelResult:
     chosen_by : str
         ``""`` when the scores alone chose the winner; ``"place"`` when a
         tie within the margin was broken by the landmark region / container
-        (:func:`~core.locate.place.break_tie_by_place`); ``"model"`` when a
+        (:func:`~core.locate.place.break_tie_by_place`); ``"query"`` when links to
+        one path tied and the recorded link's query told them apart
+        (:func:`~core.locate.place.break_tie_by_query`); ``"model"`` when a
         model's tie-breaker chose (:func:`~core.locate.tiebreak.break_tie`).
     """
 

@@ -13,10 +13,12 @@ import numpy as np
 
 from .config import LocatorConfig
 from .features import CandidatePool, Features
+from .identity import TIE_FLOOR
 from .level import LevelResult, describe
 from .textsim import text_similarity_many
 
-__all__ = ["sim_region", "place_similarity", "break_tie_by_place", "MAX_TIED"]
+__all__ = ["sim_region", "place_similarity", "break_tie_by_place", "break_tie_by_query", "query_similarity", "MAX_TIED",
+           "QUERY_MIN"]
 
 #: The place tie-break applies to at most this many tied candidates (a
 #: duplicated control, not a list of look-alikes).
@@ -86,4 +88,56 @@ def break_tie_by_place(
         f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
         f"{len(group) - 1} other(s) but {lead:.2f} closer to the target's place in the page",
         w, int(max((j for j in group if j != w), key=lambda j: scores[j])), "place",
+    )
+
+
+#: A link's query must resemble the recorded one at least this much (:func:`query_similarity`, 0..1) to win
+#: a tie by it: half its pairs, or all its keys with other values.
+QUERY_MIN = 0.5
+
+
+def query_similarity(t: Features, c: Features) -> float:
+    """How much link ``c``'s query is the recorded link ``t``'s, 0..1: the mean of the Jaccard index of their
+    ``key=value`` pairs and that of their keys (``_facet=genre`` vs ``_sort=genre``: 0; the same pairs: 1)."""
+    a, b = t.href_query, c.href_query
+    if not a and not b:
+        return 1.0
+    ka, kb = {x.split("=", 1)[0] for x in a}, {x.split("=", 1)[0] for x in b}
+    pairs = len(a & b) / len(a | b) if a | b else 1.0
+    keys = len(ka & kb) / len(ka | kb) if ka | kb else 1.0
+    return 0.5 * pairs + 0.5 * keys
+
+
+def break_tie_by_query(
+    strategy: str, t: Features, pool: CandidatePool, scores: np.ndarray, res: LevelResult, config: LocatorConfig,
+) -> LevelResult:
+    """Among links tied within the margin that go to one path and differ only by their query string, the one
+    whose query is the recorded link's.
+
+    A table page links a column name twice: "facet by genre" (``?_sort=year&_facet=genre``) and "sort by
+    genre" (``?_sort=genre``).  Name, role and path are the same; what the link does is in its query.  The
+    query is compared relative to the recording (:func:`query_similarity`, never the host: it changes with
+    the server): the best must reach :data:`QUERY_MIN` and lead the next by ``margin`` (and by the chain's
+    tie floor, :data:`core.locate.identity.TIE_FLOOR`), else the tie stays (the chain abstains and shows
+    both).  Only when the recorded link had a query.  The result's ``margin`` is that lead.
+    """
+    if not t.href_query or t.role != "link":
+        return res
+    group = [int(i) for i in np.flatnonzero(scores >= res.score - config.margin) if scores[i] > 0]
+    if not 2 <= len(group) <= MAX_TIED:
+        return res
+    feats = [pool.features[i] for i in group]
+    if any(f.role != "link" or not f.href_path for f in feats) or len({f.href_path for f in feats}) != 1:
+        return res
+    sims = sorted(((query_similarity(t, f), i) for f, i in zip(feats, group, strict=True)), reverse=True)
+    (best, w), (second, _) = sims[0], sims[1]
+    lead = best - second
+    if best < QUERY_MIN or lead < max(config.margin, TIE_FLOOR):
+        return res
+    runner = max((j for j in group if j != w), key=lambda j: scores[j])
+    return LevelResult(  # the margin is the query's lead: the evidence that told the links apart
+        strategy, scores, w, float(scores[w]), float(lead),
+        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with {len(group) - 1} other "
+        f"link(s) to the same page, but its query is the recorded link's ({best:.2f} against {second:.2f})",
+        w, int(runner), "query",
     )

@@ -32,7 +32,7 @@ from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .level import LevelResult, decide, describe
 from .roles import GENERIC
-from .place import break_tie_by_place, sim_region as _sim_region
+from .place import break_tie_by_place, break_tie_by_query, sim_region as _sim_region
 from .safety import CONTRADICTION_BELOW, unique_id_agrees
 from .textsim import text_similarity_many
 from .tiebreak import TieBreaker, break_tie
@@ -380,6 +380,8 @@ def semantic_level(t: Features, pool: CandidatePool, config: LocatorConfig,
     else:
         blocking = scores
     res = decide("semantic", scores, pool, margin=config.margin, minimum=config.semantic_min_score)
+    if res.winner is None and res.score >= config.semantic_min_score:  # links that differ only by their query (issue 19)
+        res = break_tie_by_query("semantic", t, pool, scores, res, config)
     if res.winner is None and res.score >= config.semantic_min_score and config.place_tiebreak:
         res = break_tie_by_place("semantic", t, pool, scores, res, config)
     return break_tie(_blocked(res, blocking, pool, config), scores, pool, config, tie_breaker)

@@ -256,6 +256,9 @@ class AfterStateModel(_Strict):
                                            "when recorded (0: it sent none; absent: not recorded)")
     list_kind: str = Field("", description="kind of list item (li, tr, row, option...) whose count the step changed")
     list_delta: int = Field(0, description="items of list_kind the step added (negative: removed), compared relative")
+    landmark: str = Field("", description="name of the main landmark (its aria-label, else its first heading)")
+    region: str = Field("", description="regions the step changed on the same page, by role and name ('region: Todos')")
+    target_state: str = Field("", description="the acted element's own state the step set: checked or unchecked")
 
 
 class CompensationModel(_Strict):

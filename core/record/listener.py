@@ -29,12 +29,13 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urldefrag
 
 from core.state.crop import CROP_MARGIN_PX, crop_png
-from core.act.after import observed_after
+from core.act.after import observed_after, whole_token_sub
 from core.act.expect import observed_deltas
 from core.act.space import spec
 from core.domain import AfterState, Anchor, BBox, BrowserSettings, ElementDescriptor, Observation, Step, StepEvidence
 from core.act.landing import LIST_KINDS, base_path, origin_of, own_status
 from core.act.writes import RequestSeen
+from core.act.regions import REGION_SEP, PageRegions, changed_regions, read_regions
 from core.perception.effects import item_counts
 from core.perception.driver import PAGE_LIB, PlaywrightDriver
 from core.perception.pagefacts import main_heading
@@ -232,6 +233,7 @@ class RecordingListener:
         self._hop_of: dict[str, list[Any]] = {}
         #: List item counts of the latest snapshots (:attr:`EffectSnapshot.items`), by snapshot identity
         self._counts: deque[tuple[Observation, dict[str, int]]] = deque(maxlen=4)
+        self._regions: deque[tuple[Observation, PageRegions]] = deque(maxlen=4)
         self._navigations: set[str] = set()  # CDP request ids of main-frame navigations in flight
         self._main_frame_id = ""
         self._frames_to_watch: list[Any] = []  # iframes that navigated: out-of-process ones get a CDP session
@@ -600,6 +602,9 @@ class RecordingListener:
         counts = item_counts(self.driver)  # list item counts: what a step added to a list (issue 19)
         if counts is not None:
             self._counts.append((obs, counts))
+        regions = read_regions(self.driver)  # the main landmark, the regions a step changes (issue 19)
+        if regions is not None:
+            self._regions.append((obs, regions))
         if self.live_frames:
             self._last_live = self._snap_time
             self.on_event(LiveFrame(obs.screenshot_png, obs.device_pixel_ratio, obs.url, obs.candidates))
@@ -875,6 +880,17 @@ class RecordingListener:
         if not spec(kind).read_only and spec(kind).expected != "value":  # a click or key press that adds or removes
             list_kind, delta = self._list_change(before, after)
             got = replace(got, list_kind=list_kind, list_delta=delta)
+        else:
+            got = replace(got, target_state="")  # a check action's own state is its expected effect already
+        reg_a = next((r for o, r in self._regions if o is after), None)
+        if reg_a is not None:  # masked like the heading: a name may hold a typed value
+            got = replace(got, landmark=whole_token_sub(self.driver.redactor.text(reg_a.landmark), names))
+            reg_b = next((r for o, r in self._regions if o is before), None)
+            same = urldefrag(before.url)[0] == urldefrag(after.url)[0]
+            if reg_b is not None and same and not spec(kind).read_only and spec(kind).expected != "value":
+                inner = changed_regions(reg_b, reg_a)[0][:3]
+                got = replace(got, region=REGION_SEP.join(
+                    whole_token_sub(self.driver.redactor.text(k), names).replace(REGION_SEP, " / ") for k in inner))
         return got
 
     def _settle(self, t: float, before: Observation | None, *, value_only: bool = False) -> None:

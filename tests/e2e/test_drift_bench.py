@@ -114,6 +114,11 @@ def test_a_ground_truth_that_lands_elsewhere_or_meets_twins_raises(driver, tmp_p
                               (IntendedAction("db", "db", "click", "h2 > a", check=lambda b, a: ""),))
         assert states[0].after.path == "/other.html" and states[0].after.heading == "other"
         assert states[0].before.path == "/" and "library" in states[0].element_html
+        # the release's own page for the intended action is an error page: no intended state to judge by
+        (tmp_path / "other.html").write_text("<h1>Error 404</h1>", encoding="utf-8")
+        with pytest.raises(GroundTruthError, match="reaches the release's error page"):
+            ground_truth(chromium_page, site.base_url, (IntendedAction("db", "db", "click", "h2 > a",
+                                                                      check=lambda b, a: ""),))
 
 
 @pytest.fixture(scope="module")

@@ -63,14 +63,15 @@ def site():
     s.stop()
 
 
-def recorded(site: StaticSite, page: str, name: str) -> ElementDescriptor:
-    """The element named ``name`` on ``page`` as a recording keeps it (descriptor and anchor)."""
+def recorded(site: StaticSite, page: str, name: str, href_has: str = "") -> ElementDescriptor:
+    """The element named ``name`` on ``page`` (whose link holds ``href_has``) as a recording keeps it
+    (descriptor and anchor)."""
     d = PlaywrightDriver(BrowserSettings(), base_url=site.base_url, redactor=Redactor(()), headless=True)
     d.open()
     try:
         d.goto(page)
         obs = d.observe(screenshot=False)
-        (c,) = [c for c in obs.candidates if c.descriptor.name == name]
+        (c,) = [c for c in obs.candidates if c.descriptor.name == name and href_has in c.descriptor.href]
         d.evaluate(f"() => {{ {_ANCHOR_LIB} }}")
         a = d.evaluate(_ANCHOR_OF, c.descriptor.xpath)
     finally:
@@ -253,3 +254,30 @@ def test_the_escalation_headline_of_two_look_alikes_says_so_through_steadyhand_r
     (headline,) = [ln for ln in r.stderr.splitlines() if "needs a human:" in ln]
     assert "'Add' is on the page 2 times" in headline and "look the same" in headline, headline
     assert "was not found" not in headline, headline
+
+
+def test_two_links_to_one_page_that_differ_by_their_query_follow_the_recorded_query(site, tmp_path) -> None:
+    """datasette 1.0a41's "genre" tie: the suggested facet "genre" (``?_sort=year&_facet=genre``) moved below
+    the table, whose column header "genre" links to the same page (``?_sort=genre``).  Same role, name and
+    path: the recorded link's query tells them apart (the previous code tied and abstained); the facet is
+    followed, the sort link never."""
+    target = recorded(site, "/books_v1.html", "genre", "_facet=genre")  # the suggested facet
+    assert "_facet=genre" in target.href, target.href
+    flow = Flow("facet", "/books_v2.html", (
+        Step(id="s1", name="Facet by genre", action=Action("click"), target=target,
+             assertions=(Assertion("text_appears", "Faceted by genre"),)),))
+    root = project(tmp_path, site, flow)
+    out = tmp_path / "run.json"
+    r = subprocess.run([sys.executable, "-m", "core.cli", "run", str(root), "--flow", "facet", "--headless",
+                        "--json", str(out)], cwd=ROOT, env=dict(os.environ), capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (result,) = json.loads(out.read_text())["flows"]
+    assert result["passed"], result
+    store = Store.open(store_path(root), read_only=True)
+    try:
+        (run,) = store.list_runs(limit=1)
+        (res,) = store.run_detail(run.id).resolutions
+    finally:
+        store.close()
+    assert not res.abstained and "query is the recorded link's" in res.reason, res.reason

@@ -294,3 +294,22 @@ def test_a_refused_sign_in_is_still_another_page(signin_project, admin) -> None:
     assert result.status != "passed"
     assert any("answered 403 to the step's request (POST /login/)" in v.reason for v in verdicts), \
         [v.reason for v in verdicts]
+
+
+def test_the_main_landmark_holds_where_the_title_and_the_first_heading_changed(signin_project, admin) -> None:
+    """Release 3 changed the title and moved the site name out of its <h1>; the route and the main part of
+    the page ("Site overview", the name of its <main>, stored by the recorder) are the ones recorded.  Two
+    signals of four disagree and nothing says another page (no error page, no error answer, not the
+    sign-in page again): the irreversible sign-in is done and passes with the change reported.  Before the
+    main landmark was a signal it was judged "landed elsewhere" and the run stopped."""
+    flow = load_flow(signin_project / "flows" / "sign_in.yaml")
+    click = [s for s in flow.steps if s.action.kind == "click" and s.target.name == "Log in"][-1]
+    assert click.recorded.after.landmark == "Site overview", click.recorded.after
+    admin.release, admin.refuse = "v3", False
+    try:
+        result, verdicts = _run_session(signin_project, {"user": "bob"})
+    finally:
+        admin.release = "v1"
+    assert result.status == "passed", (result.error, [v.reason for v in verdicts])
+    notes = [v.reason for v in verdicts if "changed since the recording" in v.reason]
+    assert len(notes) == 1 and "titled 'Dashboard - Acme'" in notes[0], notes

@@ -159,3 +159,32 @@ def test_a_look_alike_of_the_same_style_does_not_match_the_crop() -> None:
     crop = _button("Save", 20, 230, 120)
     res, vis = _visual(crop, _shot(_button("Sane", 20, 230, 120), 300, 200))
     assert res.abstained and not vis.winner
+
+
+# --- links that differ only by their query string (datasette 1.0a41, issue 19) --------------------------------
+
+def _genre_page(facet_first: bool) -> list[Candidate]:
+    sort = el("a", "link", "genre", 300, 420, href="http://127.0.0.1:7001/library/books?_sort=genre",
+              xpath="/html/body/div/section/div/table/thead/tr/th[5]/a")
+    facet = el("a", "link", "genre", 150, 380,
+               href="http://127.0.0.1:7001/library/books?_sort=year&_facet=genre#facet-genre",
+               xpath="/html/body/div/section/form/div/p/a")
+    return [cand("0:16", facet if facet_first else sort), cand("0:25", sort if facet_first else facet)]
+
+
+def test_links_to_one_page_that_differ_by_their_query_are_told_apart_by_the_recorded_query() -> None:
+    recorded = el("a", "link", "genre", 148, 370,
+                  href="http://127.0.0.1:50981/library/books?_sort=year&_facet=genre#facet-genre",
+                  xpath="/html/body/div/section/p[3]/a")
+    for facet_first in (True, False):
+        res = resolve(recorded, _genre_page(facet_first))
+        assert not res.abstained, res.reason
+        assert res.ref == ("0:16" if facet_first else "0:25"), res.reason
+        assert "query is the recorded link's" in res.reason, res.reason
+
+
+def test_a_query_that_matches_neither_link_leaves_the_tie() -> None:
+    recorded = el("a", "link", "genre", 148, 370, href="http://127.0.0.1:50981/library/books?_size=50",
+                  xpath="/html/body/div/section/p[3]/a")
+    res = resolve(recorded, _genre_page(True))
+    assert res.abstained and "tie" in res.reason, res.reason
