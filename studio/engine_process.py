@@ -34,10 +34,9 @@ import subprocess
 import sys
 import threading
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any, Callable
 
-from core.domain.resources import module_name
+from core.domain.resources import module_name, source_tree
 from core.engine.child import CLOSE
 from core.engine.events import Command, EngineError, EngineEvent
 from core.record.events import RecorderError
@@ -49,7 +48,6 @@ _log = logging.getLogger(__name__)
 #: Seconds :meth:`RunnerProcess.close` waits for a child that did not end after its timeout before killing it.
 CLOSE_JOIN_S = 5.0
 #: The folder that holds the ``core`` package: the child finds it there whatever the working directory.
-_ROOT = Path(__file__).resolve().parents[1]
 
 
 class RunnerProcess:
@@ -76,7 +74,9 @@ class RunnerProcess:
             return
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
+        root = source_tree()  # a checkout: the child imports Steadyhand from it (installed or frozen: nothing)
+        if root is not None:
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         try:
             self._proc = subprocess.Popen([sys.executable, "-m", module_name("core.engine.child"), "--fd", str(theirs.fileno())],
                                           pass_fds=(theirs.fileno(),), env=env)

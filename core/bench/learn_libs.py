@@ -61,11 +61,13 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from core.domain.resources import resource_path
+
 __all__ = ["LIBRARIES", "Library", "LibRow", "LibReport", "run_library_benchmark", "format_library_report",
            "VENDOR"]
 
 #: Where the vendored libraries are (``resources/vendor/<package>-<version>/``).
-VENDOR = Path(__file__).resolve().parents[2] / "resources" / "vendor"
+VENDOR = resource_path("vendor")
 PRODUCT = "Shop"
 
 
