@@ -81,7 +81,7 @@ REGIONS_JS = """(max) => {
     const key = keyOf(e); keys.set(e, key);
     const anc = []; let p = e.parentElement;
     while (p) { if (keys.has(p)) anc.push(keys.get(p)); p = p.parentElement; }
-    const text = (e.textContent || '').replace(/\s+/g, ' ');  // no layout read: cheap on a long page
+    const text = (e.textContent || '').replace(/\\s+/g, ' ');  // no layout read: cheap on a long page
     regions.push([key, fnv(text.slice(0, 4000)) + ':' + text.length + ':' + e.getElementsByTagName('*').length, anc]);
   }
   return {landmark, regions};

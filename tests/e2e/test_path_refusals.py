@@ -81,7 +81,8 @@ def test_cli_commands_refuse_traversing_flow_names_and_write_nothing(tmp_path: P
     script.write_text("page.goto('http://127.0.0.1:9/')\npage.click('#go')\n")
     side = tmp_path / "t.side"
     side.write_text(json.dumps({"url": "http://127.0.0.1:9", "tests": [
-        {"name": "smoke", "commands": [{"command": "open", "target": "/", "value": ""}]}]}))
+        {"name": "smoke", "commands": [{"command": "open", "target": "/", "value": ""},
+                                       {"command": "click", "target": "id=go", "value": ""}]}]}))
     before = _files(tmp_path)
     cases = [
         ("run", str(root), "--flow", "../../etc/passwd", "--headless"),
@@ -105,7 +106,8 @@ def test_cli_commands_refuse_a_flows_folder_linked_out_of_the_project(escape: tu
     script.write_text("page.goto('http://127.0.0.1:9/')\npage.click('#go')\n")
     side = tmp_path / "t.side"
     side.write_text(json.dumps({"url": "http://127.0.0.1:9", "tests": [
-        {"name": "smoke", "commands": [{"command": "open", "target": "/", "value": ""}]}]}))
+        {"name": "smoke", "commands": [{"command": "open", "target": "/", "value": ""},
+                                       {"command": "click", "target": "id=go", "value": ""}]}]}))
     for args in (("import-codegen", str(script), "--project", str(root), "--flow", "ok"),
                  ("import-side", str(side), "--project", str(root)),
                  ("record", "--project", str(root), "--flow", "ok", "--headless")):
