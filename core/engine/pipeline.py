@@ -169,10 +169,14 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
     """The target through the selector (when given) and the locator chain (R2)."""
     assert ctx.step is not None and ctx.before is not None
     t0 = time.perf_counter()
-    resolution, cand, chosen = _find(ex, ctx)
-    if not chosen:  # a person's use-once choice stands as chosen
-        # fastpath (issue 20): the recorded locator must find the same element, or the full look decides
-        resolution, cand = fastpath.confirm_target(ex, ctx, resolution, cand, lambda: _find(ex, ctx)[:2])
+    deadline = time.monotonic() + min(RENDER_WAIT_MS, float(ex.settings.waits.loading_max_ms)) / 1000.0
+    while True:
+        resolution, cand, chosen = _find(ex, ctx)
+        if not chosen:  # a person's use-once choice stands as chosen
+            # fastpath (issue 20): the recorded locator must find the same element, or the full look decides
+            resolution, cand = fastpath.confirm_target(ex, ctx, resolution, cand, lambda: _find(ex, ctx)[:2])
+        if chosen or not (resolution.abstained or cand is None) or not _rendered_more(ex, ctx, deadline):
+            break
     held: StepFailure | None = None
     hold = ex.plugins.decide(HoldTarget(ctx, resolution, cand))  # deny rules, a skill's safety (K6)
     if hold is not None:  # recorded as an abstention, then raised: never acted on
@@ -189,6 +193,41 @@ def resolve_target(ex: Engine, ctx: StepContext) -> None:
             ctx.status, ctx.error = "skipped", "target not found; optional step skipped"
             return
         raise StepFailure(Failure("abstained", f"locator abstained: {ctx.resolution.reason}"), escalation="abstained")
+
+
+#: How long a step whose target is not (yet) on the page waits for the page to render more before the
+#: locator's answer stands, ms: Playwright's default ``expect`` timeout (5,000 ms), so that a page that
+#: renders late is waited for as the script's auto-waiting locator waits for it.  Bounded further by
+#: ``waits.loading_max_ms``.
+RENDER_WAIT_MS = 5000.0
+
+
+def _rendered_more(ex: Engine, ctx: StepContext, deadline: float) -> bool:
+    """On the first attempt of a step that is not optional, before any action: wait (until ``deadline``,
+    ``time.monotonic()`` s) for the page to change, then look again; True when the new look differs from the
+    last one (resolve again).
+
+    A page that does not change within the time left is what the locator judged: False after the wait.  An
+    optional step never waits (its target is often absent by design, as a script's ``is_visible()`` check
+    does not wait).  Only the before-observation is replaced (``ctx.before``, ``ctx.state``): nothing was
+    done yet.
+    """
+    wait, probe = getattr(ex.driver, "wait_settled", None), getattr(ex.driver, "probe", None)
+    if (ctx.attempt != 1 or ctx.acted or ctx.before is None or wait is None or probe is None or ctx.step is None
+            or ctx.step.optional):
+        return False
+    seen = ctx.before.signature.digest
+    while (left := (deadline - time.monotonic()) * 1000.0) > 0:
+        now = probe()  # the page's mutation count and URL: a change from here on is waited for
+        start = {"mutations": now["mutations"], "url": now["url"]} if now else None
+        if not wait(start=start, idle_ms=left, limit_ms=left).get("changed"):
+            return False  # nothing rendered in the time a script waits: the page is as the locator saw it
+        ctx.before = ex.observe(ctx.run.run_id, ctx.run.flow, ctx.index, "before", ctx=ctx)
+        ctx.reused = ex.last_reused
+        ctx.state = ctx.before.signature.digest
+        if ctx.state != seen:
+            return True
+    return False
 
 
 def _find(ex: Engine, ctx: StepContext) -> tuple[Resolution, Candidate | None, bool]:
