@@ -1303,8 +1303,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("trust", help="let a project's settings that run a program or reach the environment take effect",
                        description="A project is untrusted until you trust it on this machine: browser.executable_path "
-                                   "(runs a program), model.api_key_env (sends an environment variable) and a "
-                                   "model.base_url off this machine take effect only in a trusted project. Trust is "
+                                   "(runs a program), browser.endpoint_hosts (hosts off this machine that run "
+                                   "--browser-endpoint may send every page and typed value to), model.api_key_env "
+                                   "(sends an environment variable) and a model.base_url off this machine take "
+                                   "effect only in a trusted project. Trust is "
                                    "kept outside the project ($XDG_CONFIG_HOME/steadyhand/trusted.json) with a digest "
                                    "of those settings: a changed setting needs trusting again. Exit 0: done; 2: bad "
                                    "input.")
