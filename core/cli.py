@@ -873,13 +873,17 @@ def _bench_drift_todomvc(args: argparse.Namespace, progress) -> int:
     """``steadyhand bench drift --app todomvc``: one flow on TodoMVC's implementations (core.bench.drift_todomvc)."""
     import json
 
-    from core.bench.drift import DriftEnvError
+    from core.bench.drift import DriftEnvError, DriftSetupError
     from core.bench.drift_todomvc import PREFIX, format_todomvc, run_todomvc
 
-    project = Path(args.project if args.project != "projects/datasette" else "projects/todomvc")
+    # the default is the bundled project wherever the command runs (it is only read: no store, no screenshots)
+    project = Path(args.project) if args.project != "projects/datasette" else bundled_project("todomvc")
     try:
         report = run_todomvc(project, args.versions or (), prefixes=("",) if args.no_prefix else ("", PREFIX),
                              script=not args.no_script, progress=progress)
+    except DriftSetupError as exc:
+        _err(str(exc))
+        return EXIT_INPUT
     except DriftEnvError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
@@ -898,6 +902,14 @@ def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
     from core.bench.drift_apps import APPS, PREFIX
 
     keys = list(APPS) if args.app == "apps" else [args.app]
+    known = [v.label for key in keys for v in APPS[key].versions]
+    unknown = [v for v in args.versions or [] if v not in known]
+    if unknown:  # a label no release has used to be dropped: a typo ran every release of the app
+        _err(f"--versions: no release {', '.join(map(repr, unknown))} of {args.app}; the releases are: "
+             f"{' '.join(known)}")
+        return EXIT_INPUT
+    if args.versions:  # --app apps --versions 4.0.0: only the apps that have one of them
+        keys = [k for k in keys if any(v.label in args.versions for v in APPS[k].versions)]
     try:
         if args.record:
             for key in keys:
@@ -1291,8 +1303,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("trust", help="let a project's settings that run a program or reach the environment take effect",
                        description="A project is untrusted until you trust it on this machine: browser.executable_path "
-                                   "(runs a program), model.api_key_env (sends an environment variable) and a "
-                                   "model.base_url off this machine take effect only in a trusted project. Trust is "
+                                   "(runs a program), browser.endpoint_hosts (hosts off this machine that run "
+                                   "--browser-endpoint may send every page and typed value to), model.api_key_env "
+                                   "(sends an environment variable) and a model.base_url off this machine take "
+                                   "effect only in a trusted project. Trust is "
                                    "kept outside the project ($XDG_CONFIG_HOME/steadyhand/trusted.json) with a digest "
                                    "of those settings: a changed setting needs trusting again. Exit 0: done; 2: bad "
                                    "input.")

@@ -21,7 +21,8 @@ once: an effect repeated) and ``ok`` (exactly the one item).  An implementation 
 today's Chromium without a network (its list never shows an item, whatever does it) is reported as such by
 the script and Steadyhand alike; nothing is excluded.
 
-Errors: :class:`~core.bench.drift_env.DriftEnvError` (npm missing or failing, the package's layout unknown).
+Errors: :class:`~core.bench.drift_env.DriftEnvError` (npm missing or failing, the package's layout unknown),
+:class:`~core.bench.drift.DriftSetupError` (the project does not load, an implementation name that is not one).
 """
 from __future__ import annotations
 
@@ -181,11 +182,23 @@ def run_todomvc(project_dir: Path, names: Sequence[str] = (), *, prefixes: Seque
 
     from .drift_app_run import run_exported
 
+    from core.project import ProjectError
+
+    from .drift import DriftSetupError
+
+    try:
+        project = load_project(project_dir)
+    except ProjectError as exc:  # one line, exit 2 (it was a traceback)
+        raise DriftSetupError(str(exc)) from None
     pkg = ensure_package(log=progress)
-    project = load_project(project_dir)
     if FLOW not in project.flows:
         raise DriftEnvError(f"{project_dir}: no flow {FLOW!r} (record it on examples/{RECORDED_ON}/)")
-    wanted = list(names) or implementations(pkg)
+    known = implementations(pkg)
+    unknown = [n for n in names if n not in known]
+    if unknown:  # a typo would be a row of 404s, or with the fab/flask-admin way, silently every implementation
+        raise DriftSetupError(f"--versions: no TodoMVC implementation {', '.join(map(repr, unknown))}; "
+                              f"the implementations are: {' '.join(known)}")
+    wanted = list(names) or known
     report = TodoReport()
     sites = {p: StaticSite(pkg, mount=(p + "/") if p else "/") for p in prefixes}
     for s in sites.values():

@@ -167,6 +167,10 @@ def _show(s: Any, uses: list[Any]) -> str:
              f"  quality {s.quality:.2f}, {s.successes} success(es), {s.failures} failure(s); "
              f"irreversible steps: {'yes, ' + ', '.join(s.provenance.step_ids) if s.irreversible_ok else 'no'}",
              "  trigger:"]
+    if t.popup:  # a skill of a popup kind: no element named, the popup's meaning and the person's choice
+        from .kinds import kind_skill_words
+
+        lines.append(f"    {printable(kind_skill_words(s))}")
     lines += [f"    present: {_condition(c)}" for c in t.required]
     lines += [f"    absent:  {_condition(c)}" for c in t.absent]
     for label, val in (("url", t.url_pattern), ("title", t.title), ("dialog", "" if t.dialog is None else
@@ -180,7 +184,9 @@ def _show(s: Any, uses: list[Any]) -> str:
     for i, a in enumerate(s.actions, 1):
         tgt = a.target.label_text or a.target.role or "-"
         val = f" {a.action.value!r}" if a.action.value else ""
-        lines.append(f"    {i}. {a.action.kind}{val} on {a.target.role or 'element'} {tgt!r}"
+        on = f"the popup's control that means {a.choice!r}" if a.choice else \
+            f"{a.target.role or 'element'} {tgt!r}"
+        lines.append(f"    {i}. {a.action.kind}{val} on {on}"
                      + (f"  ({a.note})" if a.note else ""))
     for v in s.verify:
         lines.append(f"  verify: {v.kind}" + (f" {v.element.describe()}" if v.element else "")

@@ -33,7 +33,7 @@ from core.domain.skill import QUALITY_FAILURE_DELTA, QUALITY_SUCCESS_DELTA, Skil
 from core.recover.dismiss import CLOSE_NAMES, CLOSE_VERBS
 from core.skills.runtime import LOOKALIKE_WORDS, PRICE
 
-__all__ = ["Kind", "KINDS", "ROLES", "KEY_ATTR", "POPUPS_JS", "read_popups", "kind_of", "not_the_kind", "role_of",
+__all__ = ["Kind", "KINDS", "KIND_WORDS", "kind_skill_words", "ROLES", "KEY_ATTR", "POPUPS_JS", "read_popups", "kind_of", "not_the_kind", "role_of",
            "answer", "approved_kind_skills", "record_use", "REVIEW_QUALITY", "propose", "validate", "replace_quality"]
 
 #: Below this quality a kind skill stops answering until a person approves it again (K7's review threshold).
@@ -79,6 +79,34 @@ KINDS: Mapping[str, Kind] = {
         "getting started", "onboarding", "step 1", "1 of", "1 sur", "1 von", "1 de"), ("close",),
         needs_choice=False),
 }
+
+#: What a kind is, in words for the person who approves a skill of it (``skills show``, the studio's review form).
+KIND_WORDS: Mapping[str, str] = {
+    "consent": "consent popup (a dialog or layer over the page that mentions cookies, consent or personal data "
+               "and offers a choice)",
+    "tour": "step of a product tour (a \"what's new\" walkthrough offering to go on, skip or close)",
+}
+
+
+def kind_skill_words(skill: Skill) -> str:
+    """What a skill of a popup kind does, in one sentence for a reviewer; "" for a skill of elements.
+
+    E.g. ``answers every consent popup (...) by pressing the one control whose name means 'accept' (such as
+    'Accept all', 'OK'); where none or several do, it does nothing and you are asked``.  The examples are the
+    first phrases of :data:`ROLES` for the choice."""
+    kind = skill.trigger.popup
+    if not kind:
+        return ""
+    choice = skill.actions[0].choice if skill.actions else ""
+    what = KIND_WORDS.get(kind, f"{kind} popup")
+    if choice not in ROLES:
+        return (f"answers every {what}, but names no choice ({choice!r}): it never presses anything (propose it "
+                "again from a takeover)")
+    phrases, words = ROLES[choice]
+    examples = ", ".join(repr(x) for x in (words[:2] + phrases[:1]))
+    return (f"answers every {what} by pressing the one control whose name means {choice!r} (such as {examples}); "
+            "where none or several do, it does nothing and you are asked")
+
 
 #: Role words and phrases, normalised by :func:`_norm`: a control's name says a role when a phrase equals it or
 #: one of its words is a role word (see :func:`role_of`).

@@ -155,8 +155,8 @@ def approve(table: SkillTable, skill_id: str, *, irreversible_ok: bool = False, 
                          f"irreversible step")
     problem = approval_problem(skill, settings)
     if problem and not force:
-        raise SkillConflictError(f"skill {skill_id} cannot be approved: {problem}; approve with force to "
-                                 f"take it anyway")
+        raise SkillConflictError(f"skill {skill_id} cannot be approved: {problem}; to take it anyway: "
+                                 f"steadyhand skills approve PROJECT {skill_id} --force")
     reason = f"approved without a passing validation: {problem}" if problem else ""
     if skill.state == "retired":
         was = f" (retired: {skill.review_reason})" if skill.review_reason else ""

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from core.domain import ElementDescriptor
 from core.domain.flow import ACTION_KINDS, Action
 from core.domain.skill import ElementCondition, Skill, SkillAction, SkillScope
+from core.skills.kinds import kind_skill_words
 
 from .heal_review import NEW_COLOR, OLD_COLOR, ShotView
 
@@ -584,8 +585,9 @@ class SkillForm(QWidget):
         self.description.setText(skill.description)
         self.description.setCursorPosition(0)  # the start of the text, not its end
         self.description.setToolTip(skill.description)
-        self.kind.setText("do — runs its actions when the trigger holds" if skill.kind == "do" else
-                          "deny — the agent must not touch these elements when the trigger holds")
+        self.kind.setText(kind_skill_words(skill) or
+                          ("do — runs its actions when the trigger holds" if skill.kind == "do" else
+                           "deny — the agent must not touch these elements when the trigger holds"))
         self.url_pattern.setText(t.url_pattern)
         self.page_title.setText(t.title)
         self.dialog.setCurrentIndex(self.dialog.findData(t.dialog) if t.dialog is not None else 0)
@@ -648,9 +650,12 @@ class SkillForm(QWidget):
             if row["kind"] not in ACTION_KINDS:
                 raise SkillFormError(f"action {r + 1}, kind: {row['kind']!r} is not one of the engine's actions "
                                      f"({', '.join(ACTION_KINDS)})")
-            base = self.base.actions[r].target if r < len(self.base.actions) else ElementDescriptor()
-            target = replace(base, **{f: row[f] for f in _TARGET_COLUMNS})
-            out.append(SkillAction(Action(row["kind"], row["value"]), target, row["note"]))  # type: ignore[arg-type]
+            was = self.base.actions[r] if r < len(self.base.actions) else None
+            target = replace(was.target if was else ElementDescriptor(), **{f: row[f] for f in _TARGET_COLUMNS})
+            # the person's choice of a popup-kind skill (not a column of the form) stays: without it the skill
+            # would never answer its popup again (core.skills.kinds.answer skips an action without a choice)
+            out.append(SkillAction(Action(row["kind"], row["value"]), target, row["note"],  # type: ignore[arg-type]
+                                   choice=was.choice if was else ""))
         if not out and self.base.kind == "do":
             raise SkillFormError("actions: a skill that does something needs at least one action")
         return tuple(out)

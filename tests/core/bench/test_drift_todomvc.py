@@ -31,3 +31,40 @@ def test_the_table_says_where_the_script_passed_and_steadyhand_did_not() -> None
     assert "at /: 2 implementations; Steadyhand passed 1 (exactly one item: 1), script passed 2, both 1; " \
            "script passed and Steadyhand not: 1; wrong 0; repeated effects 0; abstentions 1" in text, text
     assert "at /staging: 1 implementations" in text and "repeated effects 1" in text and "'semantic': 1" in text
+
+
+def _pkg(tmp_path: Path) -> Path:
+    pkg = tmp_path / "pkg"
+    for name in ("react", "vanillajs"):
+        (pkg / "examples" / name).mkdir(parents=True)
+        (pkg / "examples" / name / "index.html").write_text("<html></html>")
+    return pkg
+
+
+def test_the_command_finds_its_bundled_project_from_any_folder_and_refuses_an_unknown_implementation(
+        tmp_path: Path, monkeypatch, capsys) -> None:  # noqa: ANN001
+    """`bench drift --app todomvc` run outside the repository used to end in a traceback (the default project
+    was the relative `projects/todomvc`); a name that is no implementation used to be a row of HTTP 404s."""
+    import core.bench.drift_todomvc as todo
+    from core.cli import main
+
+    pkg = _pkg(tmp_path)
+    monkeypatch.setattr(todo, "ensure_package", lambda **_kw: pkg)  # no npm: the package's layout only
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "drift", "--app", "todomvc", "--versions", "vanilla", "--no-script"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == ["steadyhand: error: --versions: no TodoMVC implementation 'vanilla'; "
+                                        "the implementations are: react vanillajs"], err
+    assert main(["bench", "drift", "--app", "todomvc", "--project", str(tmp_path / "nothere")]) == 2
+    err = capsys.readouterr().err
+    assert "project folder not found" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_release_label_no_app_has_is_refused_not_dropped(capsys) -> None:  # noqa: ANN001
+    """`--versions 1.6.1` (flask-admin's labels are 1.6.1-bootstrap3 ...) used to be dropped in silence, and an
+    empty choice ran every release; it is refused before any environment is made, naming the labels."""
+    from core.cli import main
+
+    assert main(["bench", "drift", "--app", "flask-admin", "--versions", "1.6.1"]) == 2
+    err = capsys.readouterr().err
+    assert "no release '1.6.1' of flask-admin; the releases are: 1.6.1-bootstrap3 1.6.1-bootstrap4" in err, err

@@ -236,3 +236,20 @@ def test_a_closed_pipe_ends_a_command_quietly(project, tmp_path):
                           cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)},
                           capture_output=True, text=True, timeout=120)
     assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_show_says_which_popups_a_kind_skill_answers_and_what_it_presses(project, capsys):
+    """A consent-kind skill names no element: `show` says the kind and the person's choice in words, where it
+    used to print an empty trigger and "click on element '-'"; approve's refusal names the command's flag."""
+    from core.skills.kinds import propose
+
+    popup = {"name": "We use cookies", "text": "We use cookies to measure the audience.", "modal": True,
+             "controls": [{"name": "Accept all"}, {"name": "Reject all"}]}
+    skill = propose(popup, "Reject all", product="demo")
+    _seed(project, skill)
+    code, out, _ = run(capsys, "show", project, skill.id)
+    assert code == 0
+    assert "answers every consent popup" in out and "means 'reject'" in out and "you are asked" in out, out
+    assert "click on the popup's control that means 'reject'" in out and "element '-'" not in out, out
+    code, _, err = run(capsys, "approve", project, skill.id)
+    assert code == 2 and f"steadyhand skills approve PROJECT {skill.id} --force" in err, err
