@@ -541,8 +541,12 @@ def test_live_frames_superseded_in_the_queue_are_not_decoded(qtbot, project) -> 
     bridge.open(project, "a", None, FakeRecorder.factory(made, announce=False))
     rec = made[0]
     first, second = rec._frame_event("login"), rec._frame_event("reports")  # noqa: SLF001
+    post = bridge._poster(bridge._session)  # noqa: SLF001 - the recorder's own callback
     with qtbot.waitSignal(bridge.live_frame, timeout=T):
-        rec.emit_from_thread(first, second)
+        # both are queued before the decoder may take one (it waits for this lock): the first is superseded
+        with bridge.decoder._cond:  # noqa: SLF001
+            post(first)
+            post(second)
     qtbot.wait(20)
     assert [e.url for e, _ in frames] == [second.url] and not frames[0][1].isNull()
     bridge.close()
