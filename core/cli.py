@@ -64,6 +64,7 @@ def _base_url_problem(url: str | None) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     from core.engine.session import ProjectSession, SessionError
     from core.perception.browser import BrowserLaunchError
+    from core.store import StoreUnavailableError
     from core.project import ProjectError, load_project
 
     from core.project.loader import check_run_data_dir
@@ -331,6 +332,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         _write_reports(args, project, stats, results, seeds, model_use, broken,
                        [(n, "browser", str(exc)) for n in names if n not in stats_run(results)])
+        return EXIT_ENVIRONMENT
+    except StoreUnavailableError as exc:  # the shared store's server is down or refuses us
+        _err(str(exc))
+        _write_reports(args, project, stats, results, seeds, model_use, broken,
+                       [(n, "store", str(exc)) for n in names if n not in stats_run(results)])
         return EXIT_ENVIRONMENT
     except SessionError as exc:
         _err(str(exc))
@@ -1514,10 +1520,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    from core.store.database import StoreError
+    from core.store.database import StoreError, StoreUnavailableError
 
     try:
         return int(args.func(args))
+    except StoreUnavailableError as exc:  # a shared store's server that is down: the environment, not the input
+        _err(str(exc))
+        return EXIT_ENVIRONMENT
     except StoreError as exc:  # a store that cannot be read (newer, damaged, a cell edited by hand): one line
         _err(str(exc))
         return EXIT_INPUT

@@ -183,7 +183,7 @@ class ProjectSession:
         core.perception.browser.BrowserLaunchError, SessionError
         """
         from core.project import ProjectError
-        from core.store import StoreError
+        from core.store import StoreError, StoreUnavailableError
 
         if self.base_url and self.project.settings.site:
             raise SessionError(f"{self.project.root}: another base URL applies to a project with 'base_url', not to "
@@ -203,6 +203,9 @@ class ProjectSession:
 
             try:
                 self.store = Store.open(self.project.data_dir / "store.sqlite", redactor=self.redactor)
+            except StoreUnavailableError:  # a shared store's server is down: the environment, exit code 4
+                self.site.close()
+                raise
             except (StoreError, ProjectError) as exc:  # ProjectError: a symbolic link leads out of the project
                 self.site.close()
                 raise SessionError(str(exc)) from None

@@ -25,7 +25,7 @@ from .records import (
     VerdictRecord,
 )
 from .recovery import INTERRUPTED, recover_interrupted
-from .database import StoreDataError
+from .database import StoreDataError, StoreUnavailableError
 from .repository import (
     DB_FILENAME, SHORT_RUN_ID, STORE_DIRNAME, RunIdError, Store, StoreClosedError, StoreError, StoreReadOnlyError, StoreVersionError,
     UnknownRunError, short_run_id, store_path,
@@ -35,7 +35,7 @@ from .shared import STORE_URL_ENV, store_present, store_url, url_label
 __all__ = [
     "Store", "store_path", "STORE_DIRNAME", "DB_FILENAME", "SCREENSHOTS_DIR", "SCHEMA_VERSION",
     "migrate", "current_version", "recover_interrupted", "INTERRUPTED",
-    "StoreError", "StoreDataError", "StoreVersionError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError", "RunIdError", "SHORT_RUN_ID",
+    "StoreError", "StoreUnavailableError", "StoreDataError", "StoreVersionError", "StoreReadOnlyError", "StoreClosedError", "UnknownRunError", "RunIdError", "SHORT_RUN_ID",
     "short_run_id",
     "SchemaVersionError", "RunSummary", "RunDetail", "StepRecord", "ObservationRecord",
     "ResolutionRecord", "VerdictRecord", "EscalationRecord", "HealTable", "HealProposalRecord",

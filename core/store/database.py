@@ -40,6 +40,11 @@ class StoreError(RuntimeError):
     """Base class of store errors (re-exported by :mod:`core.store`)."""
 
 
+class StoreUnavailableError(StoreError):
+    """A shared store's server cannot be reached or refuses the connection (down, wrong password, timed out):
+    the environment is broken, not the input (exit code 4, ``core.exitcodes.EXIT_ENVIRONMENT``)."""
+
+
 class StoreDataError(StoreError):
     """A stored JSON value cannot be read (a cell edited or damaged by hand); names the file."""
 

@@ -37,7 +37,7 @@ from core.secrets import Redactor
 
 from . import baselines as _baselines
 from . import database
-from .database import StoreError
+from .database import StoreError, StoreUnavailableError
 from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
 from .migrations import SchemaVersionError, check_version, migrate
 from .models import (
@@ -237,7 +237,7 @@ class Store:
             store._prepare(recover=recover)
         except DBAPIError as exc:  # the server is down, refuses us, or timed out: one line, password hidden
             first = str(getattr(exc, "orig", exc) or exc).strip().splitlines()
-            raise StoreError(f"the shared store {url_label(url)} cannot be used: "
+            raise StoreUnavailableError(f"the shared store {url_label(url)} cannot be used: "
                              f"{first[0] if first else type(exc).__name__}") from None
         except SchemaVersionError as exc:
             raise StoreVersionError(f"{url_label(url)}: {exc}") from None

@@ -170,3 +170,23 @@ def test_errors_are_one_line_and_never_show_the_password(pg: PgCluster, tmp_path
     with pytest.raises(StoreError) as exc:
         Store.open(tmp_path)
     assert "PostgreSQL" in str(exc.value) and "pw-sekrit" not in str(exc.value)
+
+
+def test_a_run_whose_shared_store_server_is_down_is_a_broken_environment(pg: PgCluster, tmp_path: Path) -> None:
+    """``steadyhand run`` with ``STEADYHAND_STORE_URL`` naming a server that is down: one line, exit code 4 (the
+    environment, as for a missing Chromium; not 2, which tells a CI user to fix the input), no password."""
+    from core.exitcodes import EXIT_ENVIRONMENT
+
+    project = tmp_path / "p"
+    (project / "flows").mkdir(parents=True)
+    (project / "steadyhand.yaml").write_text("name: P\nbase_url: http://127.0.0.1:9/\n", encoding="utf-8")
+    (project / "flows" / "f.yaml").write_text(
+        "name: f\nstart_url: /\nsteps:\n  - id: s1\n    action: click\n    target: {role: button, name: Go}\n",
+        encoding="utf-8")
+    down = pg.url("postgres").replace(f":{pg.port}/", ":1/")  # nothing listens on port 1
+    env = {**os.environ, "PYTHONPATH": str(ROOT), STORE_URL_ENV: down}
+    p = subprocess.run([sys.executable, "-m", "core.cli", "run", str(project), "--headless"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == EXIT_ENVIRONMENT, p.stdout + p.stderr
+    assert "Traceback" not in p.stderr and PASSWORD not in p.stdout + p.stderr
+    assert "the shared store" in p.stderr and "cannot be used" in p.stderr
