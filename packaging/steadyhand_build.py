@@ -54,7 +54,7 @@ PACKAGE = "steadyhand"
 #: The repository's top-level import packages, installed under :data:`PACKAGE`.
 ROOTS = ("core", "studio")
 #: Data folders copied next to the packages (repository path -> path under :data:`PACKAGE`).
-DATA = ("resources", "projects/demo", "projects/miniwob", "packaging/icons")
+DATA = ("resources", "projects/demo", "projects/miniwob", "projects/todomvc", "packaging/icons")
 #: Names never copied: caches and a project's local run data (``.steadyhand/`` holds stores and screenshots).
 _SKIP_DIRS = {"__pycache__", ".steadyhand", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~")
