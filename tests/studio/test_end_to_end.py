@@ -1,9 +1,13 @@
 """The main window driven end to end by the scripted FakeEngine on its own thread."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 
 from core.engine.events import Resume, Start, Stop
 from studio.app import main
@@ -13,6 +17,7 @@ from studio.samples import SAMPLE_DPR
 from studio.testing import FakeEngine
 
 TIMEOUT_MS = 20000
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _activate(qtbot, w: MainWindow) -> None:  # noqa: ANN001
@@ -97,22 +102,47 @@ def test_a_second_run_replaces_the_first(qtbot, make_window) -> None:  # noqa: A
     assert [r.status for r in w.steps_panel.model.rows("export_report")] == ["passed"] * 4
 
 
-def test_app_main_runs_the_studio_until_its_window_closes(qtbot, project) -> None:  # noqa: ANN001
-    def drive() -> None:
-        wins = [x for x in QApplication.topLevelWidgets() if isinstance(x, MainWindow)]
-        if wins and wins[0].state is RunState.PAUSED:
-            wins[0].start_or_resume()
-        if wins and wins[0].state is RunState.FINISHED:
-            seen.append(wins[0].state_label.text())
-            wins[0].close()
-            return
-        QTimer.singleShot(20, drive)
+# The studio's own event loop (app.exec()) run in a fresh process, as `steadyhand studio` runs it: inside the
+# test process a first app.exec() would also run the deferred deletions that earlier tests left queued.
+_MAIN_UNTIL_CLOSED = """
+import sys
+from pathlib import Path
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+from studio.app import main
+from studio.main_window import MainWindow
+from studio.run_state import RunState
+from studio.samples import sample_project
+from studio.testing import FakeEngine
 
-    seen: list[str] = []
-    QTimer.singleShot(0, drive)
-    code = main(project.root, run=True, engine_factory=FakeEngine.factory(), project_loader=lambda _p: project)
-    assert code == 0
-    assert "export_report passed" in seen[0]
+root = Path(sys.argv[1])
+project = sample_project(root)
+seen = []
+
+def drive():
+    wins = [x for x in QApplication.topLevelWidgets() if isinstance(x, MainWindow)]
+    if wins and wins[0].state is RunState.PAUSED:
+        wins[0].start_or_resume()
+    if wins and wins[0].state is RunState.FINISHED:
+        seen.append(wins[0].state_label.text())
+        wins[0].close()
+        return
+    QTimer.singleShot(20, drive)
+
+QTimer.singleShot(0, drive)
+code = main(project.root, run=True, engine_factory=FakeEngine.factory(), project_loader=lambda _p: project,
+            settings=QSettings(str(root / "studio.ini"), QSettings.Format.IniFormat))
+print("state:", seen[0] if seen else "(the window closed before the run finished)")
+sys.exit(code)
+"""
+
+
+def test_app_main_runs_the_studio_until_its_window_closes(tmp_path) -> None:  # noqa: ANN001
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", _MAIN_UNTIL_CLOSED, str(tmp_path / "project")], env=env,
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "export_report passed" in done.stdout
 
 
 def test_app_main_reports_an_unreadable_project(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # noqa: ANN001

@@ -62,7 +62,9 @@ def test_three_bad_passwords_lock_the_account(site: DemoSite, page: Page) -> Non
     expect(alert.locator("strong")).to_have_text("Account locked")
     expect(alert).to_contain_text("Too many failed sign-in attempts. Ask an administrator to unlock your account.")
     page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_label("Password").press("Enter")
+    # the submit beacon can arrive before the server has handled the POST: wait for the POST's answer
+    with page.expect_response(lambda r: r.request.method == "POST" and "/login" in r.url):
+        page.get_by_label("Password").press("Enter")
     site.wait_for_activation("login.form", kind="submit", count=4)
     expect(alert).to_contain_text("Account locked")
     assert page.url.startswith(site.url("/login"))
