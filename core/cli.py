@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
-from core.cliopts import RUN_DEFAULTS
+from core.cliopts import RUN_DEFAULTS, write_json
 from core.domain.resources import bundled_project, module_name, source_tree
 from core.domain.text import printable
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
@@ -455,7 +455,6 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
         doc["invalid"] = [{"file": err.path, "location": err.location, "error": err.detail} for err in broken]
         if broken:
             doc["passed"] = False
-        from core.cliopts import write_json
 
         try:
             write_json(args.json, doc)
@@ -729,7 +728,6 @@ def _cmd_studio(args: argparse.Namespace) -> int:
 
 def _bench_output(args: argparse.Namespace, table: str, report: Any) -> int:
     """Print a benchmark's table; write ``report.to_json_dict()`` to ``--json`` when given. Exit 0: figures are the output."""
-    from core.cliopts import write_json
 
     print(table, file=sys.stderr if args.json == "-" else sys.stdout, flush=True)
     if args.json:
@@ -877,7 +875,6 @@ def _cmd_bench_drift(args: argparse.Namespace) -> int:
 
 def _bench_drift_todomvc(args: argparse.Namespace, progress) -> int:
     """``steadyhand bench drift --app todomvc``: one flow on TodoMVC's implementations (core.bench.drift_todomvc)."""
-    import json
 
     from core.bench.drift import DriftEnvError, DriftSetupError
     from core.bench.drift_todomvc import PREFIX, format_todomvc, run_todomvc
@@ -893,15 +890,14 @@ def _bench_drift_todomvc(args: argparse.Namespace, progress) -> int:
     except DriftEnvError as exc:
         _err(str(exc))
         return EXIT_ENVIRONMENT
-    print(format_todomvc(report), flush=True)
+    print(format_todomvc(report), flush=True, file=sys.stderr if args.json == "-" else sys.stdout)
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, report.to_json_dict())
     return EXIT_OK
 
 
 def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
     """``steadyhand bench drift --app fab|flask-admin|gradio|apps``: flows on third-party apps (core.bench.drift_app_run)."""
-    import json
 
     from core.bench.drift import DriftEnvError, DriftSetupError
     from core.bench.drift_app_run import format_app_report, record_app_flow, run_app_drift
@@ -927,7 +923,7 @@ def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
             labels = [v for v in args.versions or [] if v in {x.label for x in spec.versions}]
             bases = ("",) if args.no_prefix else ("", PREFIX)
             report = run_app_drift(spec, labels, bases=bases, script=not args.no_script, progress=progress)
-            print(format_app_report(report) + "\n", flush=True)
+            print(format_app_report(report) + "\n", flush=True, file=sys.stderr if args.json == "-" else sys.stdout)
             reports.append(report)
     except DriftSetupError as exc:
         _err(str(exc))
@@ -936,8 +932,7 @@ def _bench_drift_apps(args: argparse.Namespace, progress) -> int:
         _err(str(exc))
         return EXIT_ENVIRONMENT
     if args.json:
-        Path(args.json).write_text(json.dumps({"apps": [r.to_json_dict() for r in reports]}, indent=2) + "\n",
-                                   encoding="utf-8")
+        write_json(args.json, {"apps": [r.to_json_dict() for r in reports]})
     return EXIT_OK
 
 
@@ -977,7 +972,7 @@ def _cmd_bench_studio(args: argparse.Namespace) -> int:
     if args.flows:
         cmd += ["--flows", *args.flows]
     if args.json:
-        cmd += ["--json", str(Path(args.json).resolve())]
+        cmd += ["--json", args.json if args.json == "-" else str(Path(args.json).resolve())]
     if args.grab:
         cmd += ["--grab", str(Path(args.grab).resolve())]
     cmd += ["--moving"] if args.moving else []

@@ -441,9 +441,11 @@ def main(argv: list[str] | None = None) -> int:
     except TimeoutError as exc:
         print(f"steadyhand: error: {exc}", file=sys.stderr)
         return 3
-    print(format_report(report))
+    print(format_report(report), file=sys.stderr if ns.json == "-" else sys.stdout)
     if ns.json:
-        Path(ns.json).write_text(json.dumps(report.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+        from core.cliopts import write_json
+
+        write_json(ns.json, report.to_json_dict())  # '-': standard output holds the JSON alone
     return 0
 
 

@@ -81,14 +81,19 @@ def learn_command(args: argparse.Namespace) -> int:
                                 flow=None)
     finally:
         store.close()
+    out = sys.stderr if args.json == "-" else sys.stdout  # --json -: standard output holds the JSON alone
     for line in as_lines(report) or ["nothing to learn: the run has no captured failure with a correction"]:
-        print(line)
+        print(line, file=out)
     if args.json:
         from core.domain.skill import skill_to_mapping
 
         data = {"run_id": report.run_id, "proposed": [skill_to_mapping(s) for s in report.proposed],
                 "dropped": [{"reason": d.reason, "flow": d.flow, "step_index": d.step_index,
                              "failure_id": d.failure_id, "correction_id": d.correction_id} for d in report.dropped]}
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
+        text = json.dumps(data, indent=2) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text)
     return 0

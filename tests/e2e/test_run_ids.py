@@ -5,6 +5,7 @@ that id, the full one or any unique prefix (as git does); an ambiguous prefix ex
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -45,6 +46,9 @@ def test_the_id_history_list_prints_names_the_run_for_report_and_skills_learn(tm
         assert r.returncode == 0 and out.stat().st_size > 1000, r.stderr
     learn = _cli("skills", "learn", str(project), short)
     assert learn.returncode == 0, learn.stdout + learn.stderr  # refused the short id before
+    piped = _cli("skills", "learn", str(project), short, "--json", "-")  # standard output holds the JSON alone
+    assert piped.returncode == 0 and not (project / "-").exists(), piped.stderr
+    assert json.loads(piped.stdout)["run_id"].startswith(short)
 
     with Store.open(store_path(project)) as store:  # two more runs whose ids share a prefix
         a = store.begin_run("Demo", "sort_table", run_id="feed0001aaaa")
