@@ -344,8 +344,8 @@ class _Importer:
         if free:
             name = free[0]
         else:
-            base = next(iter(self.secret_names), "password")
-            name, k = f"{base}_2", 2
+            base = next(iter(self.secret_names), "password")  # the first undeclared secret keeps the plain name
+            name, k = base, 1
             while name in bound or name in self.secret_names:
                 k += 1
                 name = f"{base}_{k}"
@@ -355,8 +355,9 @@ class _Importer:
     def value(self, raw: str, j: int, command: str, locators: list[str]) -> str:
         if raw in self.secret_values or (raw and _looks_secret(locators)):
             name = self.secret_name(raw)
-            declared = "" if name in self.secret_names else ", a secret of its own (its value differs from the " \
-                                                            "other secret fields')"
+            others = (set(self.secret_values.values()) | set(self.literals.values()) | set(self.secret_names)) - {name}
+            declared = ", a secret of its own (its value differs from the other secret fields')" \
+                if name not in self.secret_names and others else ""
             if name not in self.secrets:
                 self.secrets.append(name)
             self.note(j, command, f"the typed value became the secret parameter {{{name}}}{declared}; give it in "

@@ -75,3 +75,13 @@ def test_a_test_with_nothing_to_import_is_refused(tmp_path: Path) -> None:
     t = ("only pauses", [_c("open", "/"), _c("pause", "1000"), _c("executeScript", "return 1")])
     with pytest.raises(ProjectError, match="'only pauses': nothing to import .*executeScript"):
         import_side(_side(tmp_path, t))
+
+
+def test_a_project_without_declared_secrets_gets_the_plain_name_password(tmp_path: Path) -> None:
+    """A public .side login (one password typed once): no `_2` suffix and no talk of other secret fields."""
+    t = ("login", [*LOGIN, _c("type", "name=password", "1219"), _c("sendKeys", "name=password", "${KEY_ENTER}")])
+    imp, = import_side(_side(tmp_path, t), secret_names=())
+    assert [s.action.value for s in imp.flow.steps if s.action.kind == "input"] == ["ada", "{password}"]
+    assert imp.flow.secrets == ("password",)
+    notes = "\n".join(imp.notes)
+    assert "STEADYHAND_SECRET_PASSWORD " in notes and "a secret of its own" not in notes and "1219" not in notes
