@@ -49,7 +49,8 @@ Not supported, each with a note naming the command: ``assertTitle`` /
 have parameters, not variables), ``execute*`` / ``runScript`` (a flow never runs a
 script), control flow (``if``, ``while``, ``times``, ``do``, ``forEach``,
 ``run``: a flow is a straight line), ``selectFrame`` / ``selectWindow``
-(steps find elements in frames themselves; windows are not followed),
+(steps find elements in frames themselves; windows are not followed, and a click
+recorded with ``opensWindow`` is imported as a click with a note saying so),
 dialogs (``answerOnNextPrompt``, ``chooseOkOnNextConfirmation``...),
 ``dragAndDropToObject``, ``submit`` (click the submit button instead).
 ``pause``, ``setWindowSize``, ``echo``, ``close`` and comments are dropped
@@ -457,6 +458,9 @@ class _Importer:
         sel = selector or ""
         if key in ("click", "clickat"):
             self.add("click", "click", sel, hints)
+            if c.get("opensWindow"):  # Selenium IDE then switches to the new window with selectWindow
+                self.note(j, command, "opens a new window: imported as a click; the flow's next steps run on "
+                                      "this page (other windows are not followed)")
         elif key in ("doubleclick", "doubleclickat"):
             self.add("double-click", "dblclick", sel, hints)
         elif key == "type":

@@ -85,3 +85,14 @@ def test_a_project_without_declared_secrets_gets_the_plain_name_password(tmp_pat
     assert imp.flow.secrets == ("password",)
     notes = "\n".join(imp.notes)
     assert "STEADYHAND_SECRET_PASSWORD " in notes and "a secret of its own" not in notes and "1219" not in notes
+
+
+def test_a_click_that_opens_a_window_says_the_flow_stays_on_the_page(tmp_path: Path) -> None:
+    """Selenium IDE records ``opensWindow`` on a click to a new tab (seen in a public .side); it is listed."""
+    link = _c("click", "linkText=Docs", targets=[["linkText=Docs", "linkText"]])
+    t = ("search", [_c("open", "/"), {**link, "opensWindow": True, "windowHandleName": "win1"},
+                    _c("selectWindow", "handle=${win1}")])
+    imp, = import_side(_side(tmp_path, t))
+    assert [s.action.kind for s in imp.flow.steps] == ["click"]
+    notes = "\n".join(imp.notes)
+    assert "command 2 (click): opens a new window" in notes and "command 3 (selectWindow)" in notes
