@@ -72,6 +72,11 @@ _ENTER_FRAME = " >> internal:control=enter-frame >> "
 _HARMLESS_KWARGS = frozenset({"timeout", "force", "no_wait_after", "delay", "strict"})
 #: ``with page.expect_...()`` blocks whose body is imported (the engine waits on its own).
 _TRANSPARENT_WAITS = frozenset({"expect_navigation", "expect_response", "expect_request", "expect_event"})
+#: ``with page.expect_...()`` blocks whose body is imported although what they wait for is not followed: the
+#: click that starts a download or opens a popup is the user's action (Confirm on an export dialog), so
+#: dropping it would change what the flow does; the popup page or the download object is not driven.
+_UNFOLLOWED_WAITS = {"expect_download": "the download it starts is accepted by the browser and not checked",
+                     "expect_popup": "the page it opens is not followed (actions on that page are skipped)"}
 #: Calls of the browser/context boilerplate that are ignored without a note.
 _BOILERPLATE_METHODS = frozenset({
     "close", "stop", "start", "launch", "launch_persistent_context", "new_context", "new_page",
@@ -289,6 +294,10 @@ class _Reader:
             method = func.attr if isinstance(func, ast.Attribute) else ""
             if method in _TRANSPARENT_WAITS:
                 continue
+            if method in _UNFOLLOWED_WAITS:
+                self.note(line, f"`with …{method}()`: the actions inside it are imported; "
+                                f"{_UNFOLLOWED_WAITS[method]}")
+                continue
             if method.startswith("expect_"):
                 self.page_calls += 1
                 what = method.removeprefix("expect_").replace("_", " ")
@@ -323,8 +332,8 @@ class _Reader:
                 self.setup_options(inner, method, line)
                 return
         if isinstance(inner, ast.Attribute) and inner.attr == "value" and isinstance(inner.value, ast.Name):
-            # page1 = page1_info.value: the popup or download of a skipped (and noted) `with` block
-            self.other_pages[name] = "the result of a skipped `with …expect_…()` block"
+            # page1 = page1_info.value: the popup or download of a `with …expect_…()` block (noted there)
+            self.other_pages[name] = "the popup or download of a `with …expect_…()` block, which is not followed"
             return
         if _root_name(value) in self.main_pages | set(self.locators):
             try:
@@ -838,6 +847,8 @@ class _Secrets:
         for name in matches:
             if self._free(name, literal):
                 return name
+        if not matches and slug == _slug("") and looks_like_password(loc.label, loc.selector):
+            slug = "password"  # a label with no ASCII word ("密码", "Mot de passe" keeps "mot_de_passe")
         base = matches[0] if matches else slug
         candidate, i = base, 1
         while not self._free(candidate, literal) or (candidate != base and candidate in self.declared):

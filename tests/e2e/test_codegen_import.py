@@ -8,6 +8,7 @@ a codegen script of the demo's leave request, imported with
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -254,3 +255,49 @@ def test_import_codegen_input_errors(project: Path, tmp_path: Path):
     r = _steadyhand("import-codegen", str(good), "--project", str(project), "--flow", "leave_request", "--force")
     assert r.returncode == 0 and "imported 1 steps" in r.stdout
     assert load_flow(project / "flows" / "leave_request.yaml").start_url == "/login"
+
+
+EXPORT_SCRIPT = f'''\
+from playwright.sync_api import Playwright, sync_playwright, expect
+
+
+def run(playwright: Playwright) -> None:
+    browser = playwright.chromium.launch(headless=False)
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto("{RECORDED_ORIGIN}/login")
+    page.get_by_label("User name").fill("alice")
+    page.get_by_label("Password").fill("{DEMO_PASSWORD}")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Export report").click()
+    with page.expect_download() as download_info:
+        page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    download = download_info.value
+    expect(page.get_by_role("status")).to_contain_text("Report exported")
+
+    # ---------------------
+    context.close()
+    browser.close()
+
+
+with sync_playwright() as playwright:
+    run(playwright)
+'''
+
+
+def test_the_click_that_starts_a_download_is_imported_and_replayed(project: Path, tmp_path: Path):
+    """Codegen wraps the Confirm that starts the export's download in ``with page.expect_download()``: the
+    click is the user's action, so the imported flow exports (it used to drop the click, and the replay then
+    failed at the status check with no export done)."""
+    script = tmp_path / "export.py"
+    planted(script).write_text(EXPORT_SCRIPT)
+    r = _steadyhand("import-codegen", str(script), "--project", str(project), "--flow", "export_codegen")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "expect_download()`: the actions inside it are imported" in r.stdout
+    flow = load_flow(project / "flows" / "export_codegen.yaml")
+    assert [s.action.kind for s in flow.steps] == ["input", "input", "click", "click", "click", "assert"]
+    assert flow.steps[4].selector.endswith('internal:role=button[name="Confirm"i]')  # the click inside the block
+    run = _steadyhand("run", str(project), "--flow", "export_codegen", "--headless", "--json", "-")
+    assert run.returncode == 0, run.stdout + run.stderr
+    (result,) = json.loads(run.stdout)["flows"]
+    assert result["passed"] and (result["steps_passed"], result["steps_total"]) == (6, 6), result

@@ -324,7 +324,9 @@ def test_page_assertions():
 
 # --- blocks, boilerplate and unknown statements ------------------------------------------------
 
-def test_popup_and_download_blocks_are_skipped_with_a_note():
+def test_the_click_inside_a_popup_or_download_block_is_imported_and_the_new_page_is_not_followed():
+    """The click that starts a download (Confirm on an export dialog) is the user's action: dropping it, as
+    the importer did, made a flow that never exports; the popup's own page is still not driven."""
     r = body(f'''\
         page.goto("{BASE}/requests")
         with page.expect_popup() as page1_info:
@@ -338,11 +340,11 @@ def test_popup_and_download_blocks_are_skipped_with_a_note():
         with page.expect_navigation():
             page.get_by_role("link", name="Home").click()
         ''')
-    assert [s.name for s in r.flow.steps] == ["Click Home"]
+    assert [s.name for s in r.flow.steps] == ["Click Help", "Click Export", "Click Home"]
     assert [n.split(":")[0] for n in r.notes] == ["line 5", "line 8", "line 10"]
-    assert "expect_popup()" in r.notes[0] and "popup" in r.notes[0]
+    assert "expect_popup()" in r.notes[0] and "the page it opens is not followed" in r.notes[0]
     assert "page1" in r.notes[1] and "skipped" in r.notes[1]
-    assert "expect_download()" in r.notes[2]
+    assert "expect_download()" in r.notes[2] and "actions inside it are imported" in r.notes[2]
 
 
 def test_unknown_statements_name_their_line_and_boilerplate_is_silent():
@@ -573,3 +575,17 @@ with sync_playwright() as p:
     fill = r.flow.steps[0]
     assert fill.action.value == "{password}"  # the project's declared password, not a secret named after the label
     assert r.flow.secrets and "typed-in-clear-9" not in "\n".join(r.notes)
+
+
+def test_a_password_field_with_no_ascii_word_in_its_label_is_named_password_when_none_is_declared() -> None:
+    """Seen on a public script (a Chinese login): the secret was named {secret}, which says nothing."""
+    src = f'''
+from playwright.sync_api import sync_playwright
+
+with sync_playwright() as p:
+    page = p.chromium.launch().new_page()
+    page.goto("{BASE}/login")
+    page.get_by_label("密码", exact=True).fill("typed-in-clear-9")
+'''
+    r = import_codegen(src, flow_name="x", base_url=BASE)
+    assert r.flow.steps[0].action.value == "{password}" and r.flow.secrets == ("password",)
