@@ -227,6 +227,11 @@ class PlaywrightDriver:
         #: ``(before, after)``: what the functions :meth:`observe` was given as ``around`` returned in its last
         #: call (None: not given, threw or not read).
         self.around: tuple[Any, Any] = (None, None)
+        #: Observations made (:meth:`observe`), counted: a :class:`~core.perception.netwatch.NetworkWatch`
+        #: delivers the page's pending network events once per look (``NetworkWatch.flushes``).
+        self.looks = 0
+        #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
+        self.light_reads = 0
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -497,6 +502,38 @@ class PlaywrightDriver:
             return before, self._lib(frame, name, *args), None, False
         return before, self._answer(raw, name, frame), after, post is not None
 
+    def _light_read(self, frame: Any, collect_args: dict[str, Any], pre: str | None,
+                    post: str | None) -> tuple[Any, Any, Any, Any, bool] | None:
+        """The light look's reads of ``frame`` in one round trip and one task of the page: ``pre`` (a function
+        of no argument, or None), the page library's ``stamp`` and ``collect`` (``collect_args``), then ``post``.
+
+        Returns ``(pre's result, the stamp, the collected elements, post's result, whether post ran)``, a
+        function that threw giving None; None when the frame lacks the page library (the caller then reads
+        the frame the long way, which installs it).  Counted in :attr:`light_reads`.
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError
+            As :meth:`_lib`.
+        """
+        lib = "window.__steadyhand"
+        guard = "(f) => { try { return f(); } catch (e) { return null; } }"
+        src = (f"() => {{ const g = {guard}; const a = {'g(' + pre + ')' if pre else 'null'}; "
+               f"if (!({lib} && {lib}.call)) return [a, null, null, null]; "
+               f"const s = {lib}.call('stamp', '[]'); "
+               f"const r = {lib}.call('collect', {json.dumps(json.dumps([collect_args]))}); "
+               f"const b = {'g(' + post + ')' if post else 'null'}; return [a, s, r, b]; }}")
+        got = self._bounded(frame, "evaluate", src, None, what="page library light look")
+        if not isinstance(got, list) or len(got) != 4:
+            raise PageScriptError(f"the page library's light look returned no readable answer at "
+                                  f"{self._frame_url(frame)}: the page's scripts broke it")
+        before, stamp, raw, after = got
+        if stamp is None or raw is None:
+            return None
+        self.light_reads += 1
+        return before, self._answer(stamp, "stamp", frame), self._answer(raw, "collect", frame), after, \
+            post is not None
+
     def _read_js(self, script: str) -> Any:
         """``script`` (a function of no argument) in the main frame; None when it threw or the page did not
         answer (what :meth:`observe` leaves in :attr:`around` then)."""
@@ -672,7 +709,15 @@ class PlaywrightDriver:
                 post: Any = None
                 post_read = False
                 stamps = []
-                for f in live:
+                light: dict[Any, Any] = {}  # the light look of a page of one frame: one round trip
+                if not ax and live == [page.main_frame]:
+                    f = page.main_frame
+                    got = self._light_read(f, {"neighbours": neighbours, "ax": None}, pre_js,
+                                           post_js if not screenshot else None)
+                    if got is not None:
+                        pre, stamp, light[f], post, post_read = got
+                        stamps.append((f, stamp))
+                for f in live if not light else ():
                     if pre_js is not None and f == page.main_frame:
                         pre, stamp, _, _ = self._lib_with(f, "stamp", [], pre=pre_js)
                     else:
@@ -696,7 +741,9 @@ class PlaywrightDriver:
                     if offset is None:
                         continue
                     collect_args = {"neighbours": neighbours, "ax": ax_maps.get(frame)}
-                    if post_js is not None and not screenshot and frame == page.main_frame:
+                    if frame in light:
+                        raw = light[frame]
+                    elif post_js is not None and not screenshot and frame == page.main_frame:
                         _, raw, post, post_read = self._lib_with(frame, "collect", [collect_args], post=post_js)
                     else:
                         raw = self._lib(frame, "collect", collect_args)
@@ -760,6 +807,7 @@ class PlaywrightDriver:
             png = self._screenshot()
             if secret_boxes:
                 png = mask_boxes_png(png, secret_boxes)
+        self.looks += 1
         if around is not None:
             if pre_js is not None and not any(f == page.main_frame for f, _ in stamps):
                 pre = self._read_js(pre_js)  # the main frame was not read (gone): as late as it can be

@@ -127,6 +127,12 @@ class NetworkWatch:
         self._seq = 0
         self._marks: deque[tuple[float, str, str]] = deque(maxlen=200)
         self._followers: list[NetworkWatch] = []
+        #: Round trips made to have Playwright deliver the page's pending events (:meth:`between`), counted.
+        self.flushes = 0
+        #: The driver whose looks bound the flushes (its ``looks`` counter; set by :meth:`of`): None flushes on
+        #: every :meth:`between`.
+        self.driver: Any = None
+        self._flushed_look: int | None = None
         context = page.context
         # CDP Network events, not Playwright's "request" events: those keep every Request and Response
         # alive in this process (~14 KB each, measured by `steadyhand bench record`)
@@ -159,7 +165,10 @@ class NetworkWatch:
     @classmethod
     def of(cls, driver: Any) -> "NetworkWatch | None":
         """The watch of ``driver``'s current page (made on first use); None for drivers without a page."""
-        return follow_page(driver, cls, "_steadyhand_netwatch")
+        watch = follow_page(driver, cls, "_steadyhand_netwatch")
+        if watch is not None and watch.driver is None:
+            watch.driver = driver
+        return watch
 
     # --- events ---------------------------------------------------------------------
     def _on_mark(self, source: Any, method: str, url: str) -> None:
@@ -203,11 +212,22 @@ class NetworkWatch:
         return any(m == r.method and u == r.url and abs(t - r.t) <= _MARK_WINDOW_S for t, m, u in self._marks)
 
     def between(self, t0: float, t1: float | None = None) -> list[RequestSeen]:
-        """Requests sent in ``[t0, t1]`` (monotonic s; ``t1`` None = now), keepalive marks applied."""
-        try:
-            self.page.wait_for_timeout(1)  # let Playwright deliver pending events (requests, marks)
-        except Exception:  # noqa: BLE001 - a closed page has no more requests
-            pass
+        """Requests sent in ``[t0, t1]`` (monotonic s; ``t1`` None = now), keepalive marks applied.
+
+        Playwright is first asked to deliver the events pending on its connection (requests, marks: one round
+        trip, counted in :attr:`flushes`) - once per look of the driver (its ``looks`` counter): the calls after
+        the first that follow the same observation (the checkpoint's, the write inference's, the landing's,
+        the evidence's, the skills capture's) read the same requests, and any round trip to the page since
+        has delivered the events that arrived before its answer.  Without a driver's count every call flushes.
+        """
+        looks = getattr(self.driver, "looks", None)
+        if not isinstance(looks, int) or looks != self._flushed_look:
+            try:
+                self.page.wait_for_timeout(1)  # let Playwright deliver pending events (requests, marks)
+            except Exception:  # noqa: BLE001 - a closed page has no more requests
+                pass
+            self.flushes += 1
+            self._flushed_look = looks if isinstance(looks, int) else None
         end = time.monotonic() if t1 is None else t1
         out = []
         for r in list(self._seen):
