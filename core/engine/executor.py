@@ -244,7 +244,8 @@ class FlowExecutor:
         flow, loaded = run.flow, False
         try:
             self.control.pause_point(run.run_id, flow.name, -1, "start")
-            self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"))
+            self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"),
+                             **fastpath.goto_kwargs(self))
             loaded = True
             if setup is not None:
                 run.params.update(setup())

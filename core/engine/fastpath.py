@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
            "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "observes_around", "settle_kwargs", "fast_step",
-           "look_again", "LookBook", "recorded_locator", "confirm_target"]
+           "look_again", "LookBook", "goto_kwargs", "recorded_locator", "confirm_target"]
 
 #: The evidence levels of ``steadyhand.yaml``'s ``evidence:``.
 LEVELS: tuple[str, ...] = ("full", "failures", "off")
@@ -152,6 +152,17 @@ def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, fl
     if isinstance(seq, int) and not isinstance(seq, bool) and _accepts(driver.wait_settled, "react_from"):
         out["react_from"] = seq
     return out
+
+
+def goto_kwargs(ex: "FlowExecutor") -> dict[str, float]:
+    """Extra keywords of ``driver.goto`` for a flow's start URL: below ``full`` the page's quiet time after the
+    load is :data:`FAST_QUIET_MS` (``{"quiet_ms": ...}``), as a fast step's settle wait - the first step's
+    before-look waits for a page still loading or rendering on its own (``Observation.loading``, the
+    late-render wait of the resolve phase); at ``full``, or for a driver whose ``goto`` takes no
+    ``quiet_ms``, nothing (the project's ``waits.quiet_ms``)."""
+    if full_wanted(ex) or not _accepts(getattr(ex.driver, "goto", None), "quiet_ms"):
+        return {}
+    return {"quiet_ms": FAST_QUIET_MS}
 
 
 def level_of(ex: "FlowExecutor") -> str:

@@ -357,8 +357,9 @@ class PlaywrightDriver:
             return url
         return urljoin(self.base_url, url.lstrip("/"))
 
-    def goto(self, url: str) -> None:
-        """Load ``url`` (relative to the base URL).
+    def goto(self, url: str, *, quiet_ms: float | None = None) -> None:
+        """Load ``url`` (relative to the base URL), then wait until the page is quiet (:meth:`wait_settled`;
+        ``quiet_ms`` replaces ``waits.quiet_ms`` there, as on the fast path).
 
         Raises
         ------
@@ -375,7 +376,7 @@ class PlaywrightDriver:
             raise NavigationError(f"cannot load {target}: {first}") from None
         if resp is not None and resp.status >= 400:
             raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
-        self.wait_settled()
+        self.wait_settled(quiet_ms=quiet_ms)
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate`` within :attr:`script_timeout_ms`.

@@ -119,3 +119,41 @@ def test_a_renamed_control_falls_back_to_the_full_look_and_heals(tmp_path) -> No
         assert shots.get(o.index) == {"before", "after"}, shots
     # the steps the tweak left alone still took the fast path
     assert any(o.resolution is not None and o.resolution.reason.startswith("fast path") for o in result.steps)
+
+
+@pytest.mark.parametrize("evidence", ["failures", "full"])
+def test_the_start_url_waits_the_fast_quiet_time_below_full_evidence(tmp_path, evidence) -> None:
+    from core.engine.fastpath import FAST_QUIET_MS
+
+    server = LoopbackServer()
+    server.route("GET", "/page", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
+    with server:
+        project = _project(tmp_path / "fast", server.base_url)
+        if evidence != "failures":
+            path = project.root / "steadyhand.yaml"
+            settings = yaml.safe_load(path.read_text())
+            settings["evidence"] = evidence
+            path.write_text(yaml.safe_dump(settings, sort_keys=False))
+            project = load_project(project.root)
+        with ProjectSession(project, headless=True) as session:
+            driver = session.driver
+            assert driver is not None
+            waits: list = []
+            real = driver.wait_settled
+            loads: list = []
+            real_goto = driver.goto
+
+            def goto(url, **kw):
+                loads.append(url)
+                return real_goto(url, **kw)
+
+            def wait_settled(**kw):
+                if len(loads) == 1 and not waits:
+                    waits.append(kw.get("quiet_ms"))  # the start URL's wait
+                return real(**kw)
+
+            driver.goto = goto  # type: ignore[method-assign]
+            driver.wait_settled = wait_settled  # type: ignore[method-assign]
+            result = session.run_flow(project.flows["fast"])
+    assert result.status == "passed", result.error
+    assert waits == ([FAST_QUIET_MS] if evidence == "failures" else [None])
