@@ -249,8 +249,9 @@ class FakeDriver:
     def url(self) -> str:
         return BASE_URL + self.path
 
-    def goto(self, url: str) -> None:
-        """Load a page afresh (typed values are lost, dialogs closed).
+    def goto(self, url: str, *, quiet_ms: float | None = None) -> None:
+        """Load a page afresh (typed values are lost, dialogs closed); ``quiet_ms`` as the real driver's (a
+        scripted page is quiet at once: nothing to wait for).
 
         Raises
         ------
