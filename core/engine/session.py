@@ -127,13 +127,21 @@ class ProjectSession:
         Stream the page as :class:`~core.engine.events.ScreencastFrame` events while a flow runs
         (:mod:`core.engine.plugins.screencast`): for a front end that watches (the studio); False for
         ``steadyhand run``, which never pays for it.
+    trace : str
+        ``"off"``, ``"on"`` or ``"retain-on-failure"``: a Playwright trace of each flow run kept at
+        ``.steadyhand/traces/<run id>.zip`` (:mod:`core.engine.trace`, ``steadyhand run --trace``).
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
                  screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None,
-                 evidence: str | None = None, screencast: bool = False, browser_endpoint: str | None = None) -> None:
+                 evidence: str | None = None, screencast: bool = False, browser_endpoint: str | None = None,
+                 trace: str = "off") -> None:
+        from core.engine.trace import RunTrace
+
         self.project = project
+        #: The Playwright trace of each flow run (:class:`core.engine.trace.RunTrace`); ``mode`` "off" records none.
+        self.trace = RunTrace(trace, project.data_dir)
         self.browser_endpoint = browser_endpoint or ""
         #: The screencast of the page (:class:`core.engine.plugins.screencast.ScreencastPlugin`), when watched.
         self.screencast: Any = None
@@ -353,11 +361,18 @@ class ProjectSession:
         before = self.model.counters() if self.model is not None else None
         # a flow file that does not say which base it was recorded under was recorded under the project's
         ran = flow if flow.base_path else replace(flow, base_path=self.recorded_base)
+        self.trace.begin(self.driver, flow, list(self.project.settings.secrets) + list(flow.secrets))
+        result = None
         try:
             result = executor.run_flow(ran, params=all_params, setup=setup)
         finally:
             if self.screencast is not None:
                 self.screencast.stop()  # also when the flow ended by an error or a stop
+            # the trace is stopped also when the run raised (then kept under no run id: discarded)
+            self.trace.end(result.run_id if result is not None else "", succeeded(result) if result is not None
+                           else False, self._secret_values)
+        for note in self.trace.notes.pop(result.run_id, []):
+            self.heal_notes.setdefault(result.run_id, []).append(self.redactor.text(note))
         if self.model is not None and before is not None:
             self._model_usage(result.run_id, flow.name, before)
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None
