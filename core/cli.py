@@ -257,7 +257,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         with ProjectSession(project, headless=args.headless, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
                             control=control, cdp_port=cdp_port, base_url=base_url,
-                            browser_endpoint=endpoint, trace=args.trace or "off") as session, bar:
+                            browser_endpoint=endpoint, trace=args.trace or "off",
+                            writes_seen=bool(args.retries)) as session, bar:
             if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
                 endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
                 print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)
@@ -273,7 +274,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     result = session.run_flow(flow, params=params, seed=seed, resume=plan)
                     earlier: list[Any] = []
                     for attempt in range(1, args.retries + 1):  # --retries: only a run that wrote nothing
-                        why = retry_refusal(session.store, result, flow, tuple(project.settings.secrets))
+                        book = session.writes_seen.seen.pop(result.run_id, {}) if session.writes_seen else None
+                        why = retry_refusal(session.store, result, flow, tuple(project.settings.secrets), book)
                         if why:
                             if not result.passed and result.error_kind != "unreachable":
                                 refused[result.run_id] = why
