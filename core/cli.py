@@ -125,7 +125,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         names = [n for n in names if match(n)]
         if not names:
-            _err(f"-k {args.keyword!r}: no flow matches (flows: {', '.join(project.flows) or 'none'})")
+            why = f"-k {args.keyword!r}: no flow matches (flows: {', '.join(project.flows) or 'none'})"
+            _err(why)
+            if args.json:  # CI reads a document saying why, never an empty file
+                try:
+                    write_json(args.json, {"passed": False, "flows": [], "invalid": [],
+                                           "error": {"kind": "parameter", "reason": why, "not_run": []}})
+                except OSError as exc:
+                    _err(f"{args.json}: cannot write the JSON summary: {exc.strerror or exc}")
             return EXIT_INPUT
     unknown = [n for n in names if n not in project.flows]
     if unknown:
