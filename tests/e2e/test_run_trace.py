@@ -122,3 +122,10 @@ def test_a_run_that_wrote_is_not_retried(demo: Path) -> None:
     entry = json.loads(wrote.stdout)["flows"][0]
     assert len(entry["runs"]) == 1 and entry["runs"][0]["retry"] == 0 and entry["retries"] == 0
     assert "not_retried" in entry["runs"][0] and "not retried" in wrote.stderr
+
+
+def test_k_matching_no_flow_still_writes_a_json_document(demo: Path) -> None:
+    r = _run("run", str(demo), "-k", "nosuch", "--json", "-", "-q")
+    assert r.returncode == 2 and "no flow matches" in r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["passed"] is False and doc["flows"] == [] and "nosuch" in doc["error"]["reason"]
