@@ -125,7 +125,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         names = [n for n in names if match(n)]
         if not names:
-            _err(f"-k {args.keyword!r}: no flow matches (flows: {', '.join(project.flows) or 'none'})")
+            why = f"-k {args.keyword!r}: no flow matches (flows: {', '.join(project.flows) or 'none'})"
+            _err(why)
+            if args.json:  # CI reads a document saying why, never an empty file
+                try:
+                    write_json(args.json, {"passed": False, "flows": [], "invalid": [],
+                                           "error": {"kind": "parameter", "reason": why, "not_run": []}})
+                except OSError as exc:
+                    _err(f"{args.json}: cannot write the JSON summary: {exc.strerror or exc}")
             return EXIT_INPUT
     unknown = [n for n in names if n not in project.flows]
     if unknown:
@@ -257,7 +264,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         with ProjectSession(project, headless=args.headless, emit=progress,
                             use_store=not args.no_store, screenshots=not args.no_screenshots,
                             control=control, cdp_port=cdp_port, base_url=base_url,
-                            browser_endpoint=endpoint) as session, bar:
+                            browser_endpoint=endpoint, trace=args.trace or "off",
+                            writes_seen=bool(args.retries)) as session, bar:
             if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
                 endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
                 print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)
@@ -273,7 +281,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     result = session.run_flow(flow, params=params, seed=seed, resume=plan)
                     earlier: list[Any] = []
                     for attempt in range(1, args.retries + 1):  # --retries: only a run that wrote nothing
-                        why = retry_refusal(session.store, result, flow, tuple(project.settings.secrets))
+                        book = session.writes_seen.seen.pop(result.run_id, {}) if session.writes_seen else None
+                        why = retry_refusal(session.store, result, flow, tuple(project.settings.secrets), book)
                         if why:
                             if not result.passed and result.error_kind != "unreachable":
                                 refused[result.run_id] = why
@@ -433,14 +442,20 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
                 use = model_use[entry["flow"]]
                 entry["model"] = {**use, "judged_share": round(judged_share(use), 3)}
         reruns, retry_no, refused = getattr(args, "retry_info", ({}, {}, {}))
-        if args.retries or reruns:  # --retries: every run of each flow, each retry marked with its number
-            for entry in doc["flows"]:
-                finals = [r for r in results if r.flow == entry["flow"]]
-                entry["runs"] = [{"run_id": r.run_id, "status": r.status, "error_kind": r.error_kind,
-                                  "retry": retry_no.get(r.run_id, 0), "retried": r in reruns.get(f.run_id, ()),
-                                  **({"not_retried": refused[r.run_id]} if r.run_id in refused else {})}
-                                 for f in finals for r in (*reruns.get(f.run_id, ()), f)]
-                entry["retries"] = sum(1 for run in entry["runs"] if run["retry"])
+        from core.engine.trace import trace_file
+
+        for entry in doc["flows"]:  # every run of each flow (retries marked with their number), with its trace
+            finals = [r for r in results if r.flow == entry["flow"]]
+            entry["runs"] = []
+            for f in finals:
+                for r in (*reruns.get(f.run_id, ()), f):
+                    trace = trace_file(project.data_dir, r.run_id)
+                    entry["runs"].append({"run_id": r.run_id, "status": r.status, "error_kind": r.error_kind,
+                                          "retry": retry_no.get(r.run_id, 0), "retried": r in reruns.get(f.run_id, ()),
+                                          "trace": str(trace) if trace is not None else None,
+                                          **({"not_retried": refused[r.run_id]} if r.run_id in refused else {})})
+            entry["retries"] = sum(1 for run in entry["runs"] if run["retry"])
+            entry["trace"] = entry["runs"][-1]["trace"] if entry["runs"] else None  # the last run's
         for flow, kind, reason in not_run:
             doc["flows"].append({"flow": flow, "passed": False, "error_kind": kind, "steps": 0, "heals": 0,
                                  "invalid_actions": 0, "seconds": 0.0, "steps_passed": 0,
@@ -476,6 +491,12 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
                     shots = {r.run_id: run_screenshots(store, r) for r in results}
                 finally:
                     store.close()
+        from core.engine.trace import trace_file
+
+        for r in results:  # the run's trace, an attachment as the screenshots are (opened by playwright show-trace)
+            trace = trace_file(project.data_dir, r.run_id)
+            if trace is not None:
+                shots[r.run_id] = [*shots.get(r.run_id, ()), trace]
         try:
             reruns, retry_no, _ = getattr(args, "retry_info", ({}, {}, {}))
             write_junit(Path(args.junit), results, suite=project.name, seeds=seeds, not_run=not_run,

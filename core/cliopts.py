@@ -23,7 +23,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-__all__ = ["RUN_DEFAULTS", "ENV_PREFIX", "ConfigError", "add_run_options", "apply_run_defaults", "env_name",
+__all__ = ["RUN_DEFAULTS", "RUN_CHOICES", "ENV_PREFIX", "ConfigError", "add_run_options", "apply_run_defaults", "env_name",
            "find_pyproject", "keyword_matcher", "completion_script", "write_json", "JSON_HELP"]
 
 #: Prefix of the environment variables that set ``run``'s defaults (``STEADYHAND_BASE_URL``...).
@@ -42,7 +42,12 @@ RUN_DEFAULTS: Mapping[str, tuple[str, type, Any]] = {
     "html": ("html", str, None),
     "no-screenshots": ("no_screenshots", bool, False),
     "quiet": ("quiet", bool, False),
+    "trace": ("trace", str, "off"),
 }
+
+#: The values a :data:`RUN_DEFAULTS` option of type str may take, when they are few (``--trace``; the same
+#: tuple as :data:`core.engine.trace.TRACE_MODES`, checked by tests/core/test_trace.py).
+RUN_CHOICES: Mapping[str, tuple[str, ...]] = {"trace": ("off", "on", "retain-on-failure")}
 
 #: Help of ``--json`` wherever a command writes JSON.
 JSON_HELP = "write the JSON document to PATH ('-': to standard output)"
@@ -83,6 +88,11 @@ def add_run_options(r: argparse.ArgumentParser) -> None:
                         "aside) and the failure was not bad input or a broken environment; a run that wrote is "
                         "never repeated. Each retry is marked as such in every report "
                         f"(default 0; {env_name('retries')}; needs the store, so not with --no-store)")
+    r.add_argument("--trace", choices=RUN_CHOICES["trace"], default=None,
+                   help="record a Playwright trace of each flow run, kept as .steadyhand/traces/<run id>.zip (open "
+                        "it with playwright show-trace) and linked from every report: on (every run), "
+                        "retain-on-failure (only runs that did not pass), off; secret values are removed from it "
+                        f"or it is not kept (default off; {env_name('trace')})")
     r.add_argument("--json", metavar="PATH", default=None, help=JSON_HELP.replace("JSON document", "JSON summary"))
     r.add_argument("--junit", metavar="PATH", default=None,
                    help="write JUnit XML (one test case per flow run) for CI")
@@ -203,6 +213,9 @@ def apply_run_defaults(args: argparse.Namespace, project_dir: str | Path,
             sources.append(f"{key}={value} from {found[0]}")  # type: ignore[index]
         else:
             value = builtin
+        if key in RUN_CHOICES and value is not None and value not in RUN_CHOICES[key]:
+            where = var if env.get(var, "").strip() != "" else f"{found[0] if found else ''} [tool.steadyhand] {key}"
+            raise ConfigError(f"{where}: expects one of {', '.join(RUN_CHOICES[key])}, got {value!r}")
         setattr(args, dest, value)
     return sources
 

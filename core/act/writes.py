@@ -12,7 +12,10 @@ the retries of every step:
   true})`` (marked by the page hook), CSP reports;
 - background traffic: a request (method + path) that was seen when no
   action was in flight - polling, telemetry timers - or during the action
-  window of a step that changed nothing.
+  window of a step that changed nothing;
+- a request the server refused: answered with a 4xx status (a sign-in
+  answered 401, a form answered 422) wrote nothing.  A 5xx answer, or none
+  yet, stays a write: the server may have written before it failed.
 
 Pure functions over :class:`RequestSeen` records; the browser side is
 :mod:`core.perception.netwatch`.
@@ -23,8 +26,8 @@ from dataclasses import dataclass
 from typing import Iterable
 from urllib.parse import urlsplit
 
-__all__ = ["RequestSeen", "WRITE_METHODS", "WRITE_TYPES", "BEACON_TYPES", "request_key", "is_beacon",
-           "server_writes", "Background"]
+__all__ = ["RequestSeen", "WRITE_METHODS", "WRITE_TYPES", "BEACON_TYPES", "request_key", "refused", "is_beacon",
+           "server_writes", "refused_writes", "Background"]
 
 #: HTTP methods that write (S6).
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -71,6 +74,12 @@ class RequestSeen:
     def succeeded(self) -> bool | None:
         """True for a 1xx-3xx response, False for 4xx/5xx, None when no status is known."""
         return None if self.status is None else self.status < 400
+
+
+def refused(r: RequestSeen) -> bool:
+    """True when the server answered ``r`` with a 4xx status (400-499): it refused the request, nothing was
+    written.  A 5xx or no answer is not a refusal (the write may have happened)."""
+    return r.status is not None and 400 <= r.status < 500
 
 
 def request_key(r: RequestSeen) -> tuple[str, str, str]:
@@ -130,6 +139,17 @@ def server_writes(requests: Iterable[RequestSeen], *, origin: str,
     list[RequestSeen]
         Writes in the order they were sent; empty when the action wrote nothing.
     """
+    return [r for r in _app_writes(requests, origin, background) if not refused(r)]
+
+
+def refused_writes(requests: Iterable[RequestSeen], *, origin: str,
+                   background: Background | None = None) -> list[RequestSeen]:
+    """The requests of an action window that would have written to the app but that the server refused (4xx,
+    :func:`refused`): the same filter as :func:`server_writes`, the other side of its last rule."""
+    return [r for r in _app_writes(requests, origin, background) if refused(r)]
+
+
+def _app_writes(requests: Iterable[RequestSeen], origin: str, background: Background | None) -> list[RequestSeen]:
     out = []
     for r in requests:
         if r.method not in WRITE_METHODS or r.resource_type not in WRITE_TYPES or is_beacon(r):

@@ -262,7 +262,8 @@ def html_report(store: Any, run_id: str, *, total_steps: int | None = None,
     """The HTML document of run ``run_id`` (a full id or an unambiguous prefix).
 
     ``environment`` (:func:`environment_facts`) is shown at the end; ``index_href`` links back to the index of
-    the invocation's runs.
+    the invocation's runs.  The run's Playwright trace (``run --trace``, :func:`core.engine.trace.trace_file`
+    under the store's media folder), when one was kept, is linked in the header with the command that opens it.
 
     Raises
     ------
@@ -282,7 +283,12 @@ def html_report(store: Any, run_id: str, *, total_steps: int | None = None,
                 "reason": st["error"] or run.error or (st["verdict"] or {}).get("reason") or run.status,
                 "failed": [a for a in st["assertions"] if not a["ok"]]}
     urls = [o.url for o in sorted(detail.observations, key=lambda o: (o.index, o.when != "before")) if o.url]
+    from core.engine.trace import trace_file
+
+    media_root = getattr(store, "media_root", None)
+    trace = trace_file(media_root, run_id) if media_root is not None else None
     return _templates().get_template("run.html.j2").render(
+        trace_href=trace.as_uri() if trace is not None else "", trace_path=str(trace) if trace is not None else "",
         run=run, steps=steps, stop=stop, total_steps=total_steps, index_href=index_href,
         passed=sum(1 for s in detail.steps if s.status == "passed"),
         when=run.started_at.strftime("%Y-%m-%d %H:%M:%S UTC") if isinstance(run.started_at, datetime) else "",

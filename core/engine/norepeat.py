@@ -15,6 +15,15 @@
 
 A step declared ``reversible: true`` in its flow file keeps its retries
 whatever it does: its author said so (S6).
+
+A refusal is not an effect done: when every write the attempt sent was
+refused by the server (answered 4xx, :func:`core.act.writes.refused`), no
+other write was seen and the page keeps nothing new (no storage change),
+what the page shows (an error message) is the server's "no".  The step is
+not done again all the same (a second sign-in with the same wrong password
+only counts towards a lockout), but it fails - ``ctx.refused`` says which
+requests were refused - instead of escalating to a person: the flow failed,
+and a run that wrote nothing may be run again (``run --retries``).
 """
 from __future__ import annotations
 
@@ -24,6 +33,7 @@ from typing import Any, Callable
 from core.act.expect import NOISE_DELTAS, observed_deltas
 from core.act.regions import PageRegions, read_regions
 from core.act.space import spec
+from core.act.writes import refused_writes
 from core.perception.effects import EffectWatch, snapshot
 from core.recover.effects import (
     BACKGROUND_WATCH_MS, changed_keys, decide_repeat, effect_of, non_idempotent, undone,
@@ -113,6 +123,25 @@ def _page_changed(ctx: Any) -> bool:
     return any(d not in NOISE_DELTAS and d != "scroll" for d in observed_deltas(ctx.before, ctx.after))
 
 
+def _refusal(ex: Any, ctx: Any, effect: Any) -> str:
+    """``"POST /api/login 401"`` when the attempt's requests were watched, it sent writes that the server all
+    refused (4xx), no write was accepted and the page keeps nothing new (storage, cookies); else ``""``."""
+    if not getattr(ctx, "watched", False) or getattr(ctx, "writes", None) or ctx.before is None:
+        return ""
+    if effect.writes or effect.storage or getattr(effect, "unknown", ""):
+        return ""
+    from urllib.parse import urlsplit
+
+    from core.perception.netwatch import NetworkWatch
+
+    watch = NetworkWatch.of(ex.driver)
+    if watch is None:
+        return ""
+    u = urlsplit(ctx.before.url)
+    no = refused_writes(watch.between(ctx.t_act), origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
+    return ", ".join(r.shown for r in no[:3])
+
+
 def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],
               roll_back: Callable[[], tuple[str, bool]]) -> Recovery:
     """Judge a planned retry or rollback of an attempt that acted (rules in the module docstring).
@@ -168,6 +197,13 @@ def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],
         again = str(getattr(still, "reason", "") or exc)
     if ctx.status:
         return rec
+    no = _refusal(ex, ctx, effect)
+    if no:  # the server said no and nothing was kept: the flow failed; the step is not done again
+        ctx.refused = no
+        looked = f"; looked at again without acting: {again}" if again else ""
+        redact = getattr(ex, "redact", lambda t: t)
+        return Recovery("escalate", redact(f"the server refused the step's request ({no}); the step is not done "
+                                           f"again{looked}"))
     if decision.kind == "roll_back_then_check":
         why, ok = roll_back()
         left = undone(watch.before if watch is not None else None, snapshot(ex.driver),

@@ -929,7 +929,7 @@ def _on_failure(ex: Engine, ctx: StepContext, exc: Exception) -> None:
     if rec.kind == "retry":
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
-    if f.kind == "assertion":  # the app misbehaved: the flow fails and a batch goes on, with or without a human
+    if f.kind == "assertion" or ctx.refused:  # the app misbehaved or said no (4xx, nothing kept): the flow fails
         ctx.status, ctx.error, ctx.error_kind = "failed", rec.reason, "assertion"
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation

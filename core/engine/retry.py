@@ -6,8 +6,11 @@ judged by the engine's own record in the store (:class:`core.store.resumes.RunSt
 
 * an action that may write (``step_acts``, :func:`core.engine.acting.note_acting`: a click, key press,
   navigation or upload not declared reversible, or any action of a step declared irreversible) was about to
-  be performed: refused - one exception, a sign-in (:func:`core.engine.resume._is_sign_in`: a click right
-  after a secret was typed), since a new session is no user data;
+  be performed: refused, unless the run saw that step write nothing (``seen``, from
+  :mod:`core.engine.plugins.writes_seen`: its requests were watched, none that writes was accepted - a 4xx
+  answer is the server's refusal, not a write - and the page keeps nothing new), or the step is a sign-in
+  (:func:`core.engine.resume._is_sign_in`: a click right after a secret was typed), since a new session is
+  no user data;
 * a checkpoint found a step not reversible, or lists data already written (S6): refused;
 * the failure is bad input, a broken environment, a person's stop or the step budget (``error_kind``
   ``parameter``, ``unreachable``, ``internal``, ``stopped``, ``budget``): refused, a second run says the same;
@@ -17,7 +20,7 @@ judged by the engine's own record in the store (:class:`core.store.resumes.RunSt
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from core.domain import Flow, RunResult
 from core.engine.resume import _is_sign_in
@@ -28,7 +31,8 @@ __all__ = ["NOT_RETRIED_KINDS", "retry_refusal"]
 NOT_RETRIED_KINDS = ("parameter", "unreachable", "internal", "stopped", "budget")
 
 
-def retry_refusal(store: Any, result: RunResult, flow: Flow, secrets: Sequence[str] = ()) -> str:
+def retry_refusal(store: Any, result: RunResult, flow: Flow, secrets: Sequence[str] = (),
+                  seen: Mapping[int, str] | None = None) -> str:
     """Why ``result`` (a run of ``flow``) must not be run again; ``""`` when it may.
 
     Parameters
@@ -37,6 +41,10 @@ def retry_refusal(store: Any, result: RunResult, flow: Flow, secrets: Sequence[s
         The open store the run was recorded in (None: ``--no-store``).
     secrets : sequence of str
         The project's declared secret names (a click after one of them was typed is a sign-in).
+    seen : mapping step index -> str, optional
+        What the run saw each step that acted write (``"wrote"``, ``"none"``, ``""`` unknown;
+        :class:`core.engine.plugins.writes_seen.WritesSeenPlugin`); None: not watched (every action that may
+        write counts as a write).
     """
     if result.passed:
         return "it passed"
@@ -55,6 +63,8 @@ def retry_refusal(store: Any, result: RunResult, flow: Flow, secrets: Sequence[s
     for i in sorted(state.acts):
         if i < len(flow.steps) and _is_sign_in(i, flow, tuple(secrets)):
             continue
+        if seen is not None and seen.get(i) == "none":
+            continue  # watched: nothing accepted by the server, nothing kept by the page
         title = flow.steps[i].title if i < len(flow.steps) else ""
         return f"step {i + 1}{f' ({title})' if title else ''} performed an action that may write"
     for i in sorted(state.checkpoints):

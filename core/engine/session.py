@@ -127,13 +127,29 @@ class ProjectSession:
         Stream the page as :class:`~core.engine.events.ScreencastFrame` events while a flow runs
         (:mod:`core.engine.plugins.screencast`): for a front end that watches (the studio); False for
         ``steadyhand run``, which never pays for it.
+    writes_seen : bool
+        Keep what each step that acted was seen to write (:mod:`core.engine.plugins.writes_seen`), which
+        ``run --retries`` reads to tell a failed run that wrote nothing; False: not read (it costs a page read
+        per step that acted).
+    trace : str
+        ``"off"``, ``"on"`` or ``"retain-on-failure"``: a Playwright trace of each flow run kept at
+        ``.steadyhand/traces/<run id>.zip`` (:mod:`core.engine.trace`, ``steadyhand run --trace``).
     """
 
     def __init__(self, project: Project, *, emit: Callable[[EngineEvent], None] = lambda e: None,
                  headless: bool | None = None, control: RunControl | None = None, use_store: bool = True,
                  screenshots: bool = True, cdp_port: int | None = None, base_url: str | None = None,
-                 evidence: str | None = None, screencast: bool = False, browser_endpoint: str | None = None) -> None:
+                 evidence: str | None = None, screencast: bool = False, browser_endpoint: str | None = None,
+                 trace: str = "off", writes_seen: bool = False) -> None:
+        from core.engine.trace import RunTrace
+
         self.project = project
+        #: The Playwright trace of each flow run (:class:`core.engine.trace.RunTrace`); ``mode`` "off" records none.
+        self.trace = RunTrace(trace, project.data_dir)
+        #: What each step that acted was seen to write, per run id (:mod:`core.engine.plugins.writes_seen`),
+        #: when asked for (``run --retries``): None otherwise.
+        self.writes_seen: Any = None
+        self._writes_seen_wanted = writes_seen
         self.browser_endpoint = browser_endpoint or ""
         #: The screencast of the page (:class:`core.engine.plugins.screencast.ScreencastPlugin`), when watched.
         self.screencast: Any = None
@@ -279,7 +295,7 @@ class ProjectSession:
                           pending_heals=self.heals,
                           wait_learner=self.wait_learner, evidence=self.evidence,
                           deciders=(self.model.decider,) if self.model is not None else (),
-                          extra_plugins=self._screencast_plugins())
+                          extra_plugins=self._screencast_plugins() + self._writes_seen_plugins())
         skills = skill_decider(self.store, self.project.name, self.emit, redact=lambda t: self.redactor.text(t),
                                settings=getattr(self.project.settings, "skills", None),
                                locator=ex.settings.locator, secrets=tuple(self.project.settings.secrets))
@@ -290,6 +306,17 @@ class ProjectSession:
         if resume is not None:
             ex.plan = resume  # type: ignore[attr-defined]
         return ex
+
+    def _writes_seen_plugins(self) -> tuple[object, ...]:
+        """The writes-seen book (one per session) when the session was asked for it."""
+        if not self._writes_seen_wanted:
+            return ()
+        if self.writes_seen is None:
+            from core.engine.plugins.writes_seen import WritesSeenPlugin
+
+            self.writes_seen = WritesSeenPlugin(self.driver)
+        self.writes_seen.driver = self.driver
+        return (self.writes_seen,)
 
     def _screencast_plugins(self) -> tuple[object, ...]:
         """The screencast plugin (one per session, built on first use) when the session was asked for it."""
@@ -353,11 +380,18 @@ class ProjectSession:
         before = self.model.counters() if self.model is not None else None
         # a flow file that does not say which base it was recorded under was recorded under the project's
         ran = flow if flow.base_path else replace(flow, base_path=self.recorded_base)
+        self.trace.begin(self.driver, flow, list(self.project.settings.secrets) + list(flow.secrets))
+        result = None
         try:
             result = executor.run_flow(ran, params=all_params, setup=setup)
         finally:
             if self.screencast is not None:
                 self.screencast.stop()  # also when the flow ended by an error or a stop
+            # the trace is stopped also when the run raised (then kept under no run id: discarded)
+            self.trace.end(result.run_id if result is not None else "", succeeded(result) if result is not None
+                           else False, self._secret_values)
+        for note in self.trace.notes.pop(result.run_id, []):
+            self.heal_notes.setdefault(result.run_id, []).append(self.redactor.text(note))
         if self.model is not None and before is not None:
             self._model_usage(result.run_id, flow.name, before)
         reward = self.site.after_flow(flow, self.driver) if flow.episode else None

@@ -151,6 +151,9 @@ class StepContext:
     reversible: bool | None = None
     writes: list[RequestSeen] = field(default_factory=list)
     watched: bool = False
+    #: The server refused the attempt's writes (4xx) and nothing else was kept: the step failed, it is not a
+    #: person's matter (``"POST /api/login 401"``; :func:`core.engine.norepeat.no_repeat`).
+    refused: str = ""
     t_act: float = 0.0
     inferred: bool = False
     popup: bool = False

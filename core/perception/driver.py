@@ -282,6 +282,11 @@ class PlaywrightDriver:
             raise
 
     @property
+    def context(self) -> Any:
+        """The Playwright browser context of the current page (None before :meth:`open`); engine thread only."""
+        return self._context
+
+    @property
     def cdp_endpoint(self) -> str:
         """``"http://127.0.0.1:<port>"`` once :meth:`open` checked that the endpoint is this browser's, else ``""``."""
         return self._cdp_endpoint

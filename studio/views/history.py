@@ -38,6 +38,14 @@ from ..theme import COLORS, status_color, status_label
 
 __all__ = ["HistoryPanel", "RunViewer", "CompareView", "CHANGE_COLORS"]
 
+
+def _launch_detached(argv: list[str]) -> None:
+    """Start ``argv`` as a process of its own (its output discarded), not waited for."""
+    import subprocess
+
+    subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True)
+
 #: What changed in a compared step -> row colour (healed amber, slower blue, verdict or status changed red).
 CHANGE_COLORS = {"healed": "#f5a524", "heal gone": "#3fb96b", "slower": "#4c8dff", "verdict": "#f0524f",
                  "status": "#f0524f", "only in A": "#9aa0aa", "only in B": "#9aa0aa"}
@@ -336,6 +344,12 @@ class HistoryPanel(QWidget):
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Compare two selected runs of one flow, step by step")
         self.compare_button.clicked.connect(self.compare_selected)
+        self.trace_button = QPushButton("Open trace")
+        self.trace_button.setObjectName("historyTraceButton")
+        self.trace_button.setToolTip("Open the selected run's Playwright trace (run --trace) in playwright show-trace")
+        self.trace_button.clicked.connect(self.open_trace)
+        #: Starts ``playwright show-trace PATH`` (argv -> None); replaced in tests.
+        self.launch = _launch_detached
         self.note = QLabel("")
         self.note.setObjectName("historyNote")
         self.note.setStyleSheet(f"color: {COLORS['muted']};")
@@ -360,6 +374,7 @@ class HistoryPanel(QWidget):
         bar.addStretch(1)
         bar.addWidget(self.open_button)
         bar.addWidget(self.compare_button)
+        bar.addWidget(self.trace_button)
         rl.addLayout(bar)
         rl.addWidget(self.table, 1)
         rl.addWidget(self.note)
@@ -513,9 +528,34 @@ class HistoryPanel(QWidget):
                 self.table.selectRow(row)
         self.table.setSelectionMode(mode)
 
+    def trace_of(self, run_id: str) -> Path | None:
+        """The run's Playwright trace (``.steadyhand/traces/<run id>.zip``, :func:`core.engine.trace.trace_file`)."""
+        from core.engine.trace import trace_file
+
+        return trace_file(self.media_root, run_id) if self.media_root is not None else None
+
+    def open_trace(self) -> Path | None:
+        """Open the one selected run's trace with ``playwright show-trace`` (a process of its own); the path is
+        said in the note either way.  Returns the trace, None when the run has none."""
+        ids = self.selected_runs()
+        trace = self.trace_of(ids[0]) if len(ids) == 1 else None
+        if trace is None:
+            self.note.setText("This run has no trace (run it with steadyhand run --trace on)")
+            return None
+        import sys
+
+        try:
+            self.launch([sys.executable, "-m", "playwright", "show-trace", str(trace)])
+            self.note.setText(f"Trace opened in Playwright's trace viewer: {trace}")
+        except OSError as exc:
+            self.note.setText(f"Trace: {trace} (the viewer could not be started: {exc.strerror or exc}; "
+                              f"run playwright show-trace {trace})")
+        return trace
+
     def _update_buttons(self) -> None:
         ids = self.selected_runs()
         self.open_button.setEnabled(len(ids) == 1)
+        self.trace_button.setEnabled(len(ids) == 1 and self.trace_of(ids[0]) is not None)
         flows = {e.run.flow for e in self.entries if e.run.id in ids}
         self.compare_button.setEnabled(len(ids) == 2 and len(flows) == 1)
         if len(ids) == 2 and len(flows) != 1:

@@ -146,3 +146,27 @@ def test_a_run_opened_from_the_history_shows_in_the_timeline(qtbot, runs) -> Non
         assert any(s.evidence is not None and s.evidence.diff is not None for s in tl.visible_steps())
     finally:
         w.shutdown()
+
+
+def test_open_trace_starts_the_trace_viewer_on_the_run_that_has_one(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    root = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", root, ignore=shutil.ignore_patterns(".steadyhand"))
+    ids = []
+    for mode in ("off", "on"):
+        with ProjectSession(load_project(root), headless=True, trace=mode) as session:
+            result = session.run_flow(session.project.flows["sort_table"])
+            assert result.status == "passed", result.error
+            ids.append(result.run_id)
+    plain, traced = ids
+    panel = HistoryPanel(root / ".steadyhand", flows=["sort_table"])
+    qtbot.addWidget(panel)
+    started: list[list[str]] = []
+    panel.launch = started.append
+    panel.select_runs([plain])
+    assert not panel.trace_button.isEnabled()
+    panel.select_runs([traced])
+    assert panel.trace_button.isEnabled()
+    qtbot.mouseClick(panel.trace_button, Qt.MouseButton.LeftButton)
+    trace = (root / ".steadyhand" / "traces" / f"{traced}.zip").resolve()
+    assert started and started[0][-2:] == ["show-trace", str(trace)] and "playwright" in started[0]
+    assert str(trace) in panel.note.text()

@@ -4,7 +4,8 @@ After a step that acted on a control, :class:`EffectsSeenPlugin` tells the
 model agent (``Ports.decider("model").agent.learn_effect``) one of:
 
 * ``"wrote"`` - the action sent a write to the app (:func:`core.act.writes.server_writes`,
-  ``StepContext.writes``, failed ones included: it was sent) or changed what the page keeps
+  ``StepContext.writes``: accepted, failed on the server (5xx) or not answered; a request the server refused
+  with a 4xx wrote nothing) or changed what the page keeps
   (storage, cookies, IndexedDB: :func:`core.recover.effects.effect_of`);
 * ``"dialog"`` - a dialog was open after the action that was not before (a confirmation may follow);
 * ``"none"`` - the requests were watched, the page's kept state was read before and after, and
