@@ -7,15 +7,18 @@ first that the descriptor supports wins):
 1. test id                -> ``page.get_by_test_id("...")``
    (then, for a step whose selector is chained - ``role=table >> role=link[name="year"]``, ``h3 >> nth=0`` -
    that selector, as public locator calls: the chain says the element alone is not unique on its page)
-2. role + accessible name -> ``page.get_by_role("button", name="Sign in", exact=True)``
+2. role + accessible name -> ``page.get_by_role("button", name="Sign in")``
+   (``exact=True`` only when the recording saw another element of the role whose name contains this one, as
+   codegen decides; a recorded scope - the row or landmark that makes the target unique - chains first:
+   ``page.get_by_role("row", name="Bob").get_by_role("link", name="Edit")``)
    (a name in capitals only, as ``text-transform: uppercase`` shows it, is
    matched case-insensitively as a whole: ``name=re.compile(r"^employee$", re.I)``;
    a password input has no ARIA role, so it falls through to its label)
-3. label                  -> ``page.get_by_label("Password", exact=True)``
+3. label                  -> ``page.get_by_label("Password")``
    (only when the label is the field's accessible name: a ``<label>`` whose ``for`` names another id, or
    the text beside a field without one, is no label Playwright finds - such a field goes by its CSS)
-4. placeholder            -> ``page.get_by_placeholder("YYYY-MM-DD", exact=True)``
-5. text                   -> ``page.get_by_text("...", exact=True)``
+4. placeholder            -> ``page.get_by_placeholder("YYYY-MM-DD")``
+5. text                   -> ``page.get_by_text("...")``
 6. CSS                    -> ``page.locator("<the step's CSS selector or css_path>")``
 
 A step without a descriptor (selector-only, before its first run, or imported
@@ -181,10 +184,16 @@ def _shouting(text: str) -> bool:
     return len(letters) >= 2 and all(c.isupper() for c in letters) and not placeholders(text)
 
 
-def _name_arg(name: str) -> str:
-    if _shouting(name):
+def _name_arg(name: str, exact: bool = False) -> str:
+    """``name=...`` as codegen writes it: the name as a case-insensitive substring, with ``exact=True`` only when
+    the recording saw another element of the role whose name contains this one (:attr:`ElementDescriptor.exact`)."""
+    if _shouting(name) and exact:
         return f"name=re.compile({'^' + re.escape(name.lower()) + '$'!r}, re.IGNORECASE)"
-    return f"name={_text_expr(name)}, exact=True"
+    return f"name={_text_expr(name)}" + (", exact=True" if exact else "")
+
+
+def _exact(exact: bool) -> str:
+    return ", exact=True" if exact else ""
 
 
 def choose_locator(step: Step) -> LocatorChoice | None:
@@ -207,16 +216,19 @@ def choose_locator(step: Step) -> LocatorChoice | None:
         except ExportError:
             pass  # no public form of one of its parts: the element's own locator below
     is_password = d.tag == "input" and d.type.lower() == "password"
+    # within the recorded scope (the row, landmark or labelled container that makes the target unique)
+    root = (f"page.get_by_role({d.scope.role!r}, name={_text_expr(d.scope.name)})"
+            if d.scope is not None and d.scope.role in _ROLES and d.scope.name else "page")
     if d.role in _ROLES and d.name and not is_password:
-        return LocatorChoice("role", f"page.get_by_role({d.role!r}, {_name_arg(d.name)})")
+        return LocatorChoice("role", f"{root}.get_by_role({d.role!r}, {_name_arg(d.name, d.exact)})")
     if d.label and " ".join(d.name.split()) == " ".join(d.label.split()):
         # only a label that names the field (its accessible name says so: a <label for>, a wrapping label,
         # aria-labelledby) is one get_by_label finds; the text beside a field that has none is not
-        return LocatorChoice("label", f"page.get_by_label({_text_expr(d.label)}, exact=True)")
+        return LocatorChoice("label", f"{root}.get_by_label({_text_expr(d.label)}{_exact(d.exact)})")
     if d.placeholder:
-        return LocatorChoice("placeholder", f"page.get_by_placeholder({_text_expr(d.placeholder)}, exact=True)")
+        return LocatorChoice("placeholder", f"{root}.get_by_placeholder({_text_expr(d.placeholder)}{_exact(d.exact)})")
     if d.text and d.text.strip():
-        return LocatorChoice("text", f"page.get_by_text({_text_expr(d.text.strip())}, exact=True)")
+        return LocatorChoice("text", f"{root}.get_by_text({_text_expr(d.text.strip())}{_exact(d.exact)})")
     css = step.selector if step.selector and _looks_css(step.selector) else d.css_path
     if css:
         return LocatorChoice("css", f"page.locator({_text_expr(css)})")
@@ -386,7 +398,13 @@ def _step_lines(step: Step, index: int, flow: Flow, landing: _Landing, secrets: 
             raise ExportError(f"{where}: a {kind!r} step needs a target (descriptor or selector)")
         return loc
 
-    if kind in ("click", "dblclick", "hover", "check", "uncheck"):
+    after = step.recorded.after if step.recorded is not None else None
+    if kind in ("click", "dblclick", "press", "check") and after is not None and after.download:
+        # the step starts a download: wait for it as codegen's script did (the download is not checked)
+        lines.append("with page.expect_download():")
+        lines.append("    " + (f"{need()}.{kind}({timeout})" if kind != "press" else
+                              f"{loc}.press({value})" if loc else f"page.keyboard.press({value})"))
+    elif kind in ("click", "dblclick", "hover", "check", "uncheck"):
         lines.append(f"{need()}.{kind}({timeout})")
     elif kind == "input":
         lines.append(f"{need()}.fill({value}{', ' + timeout if timeout else ''})")

@@ -52,7 +52,7 @@ from pathlib import PurePath
 from typing import Any, Iterable, Mapping
 
 from core.act.space import ACTION_SPACE
-from core.domain import Action, Assertion, Flow, Step
+from core.domain import Action, AfterState, Assertion, Flow, Step, StepEvidence
 from core.project.loader import ProjectError
 from core.project.params import escape, placeholder
 from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name, looks_like_password
@@ -191,6 +191,7 @@ class _Op:
     secret: bool = False  # the value became a secret parameter
     assertion: str = ""
     targetless: bool = False  # the assertion names its own selector (hidden, count)
+    download: bool = False  # the action inside `with …expect_download()`: the export wraps it again
 
 
 def _shape(node: ast.AST) -> str:
@@ -297,6 +298,14 @@ class _Reader:
             if method in _UNFOLLOWED_WAITS:
                 self.note(line, f"`with …{method}()`: the actions inside it are imported; "
                                 f"{_UNFOLLOWED_WAITS[method]}")
+                if method == "expect_download":
+                    first = len(self.ops)
+                    self.block(st.body)
+                    for i in range(first, len(self.ops)):  # the action that starts the download
+                        if self.ops[i].kind in ("click", "dblclick", "press", "check"):
+                            self.ops[i] = replace(self.ops[i], download=True)
+                            break
+                    return
                 continue
             if method.startswith("expect_"):
                 self.page_calls += 1
@@ -993,7 +1002,8 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
                         assertions=(Assertion(op.assertion, value, selector),))  # type: ignore[arg-type]
         else:
             step = Step(id=f"s{len(steps) + 1}", action=Action(kind, value=value),  # type: ignore[arg-type]
-                        name=_step_name(replace(op, kind=kind), value), selector=selector)
+                        name=_step_name(replace(op, kind=kind), value), selector=selector,
+                        recorded=StepEvidence(after=AfterState(download=True)) if op.download else None)
         steps.append(step)
     return start_url, steps
 
