@@ -275,3 +275,22 @@ def test_a_click_that_starts_a_download_is_exported_inside_expect_download(tmp_p
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_conftest_leaves_a_users_own_tests_alone_and_the_secret_has_the_projects_default(tmp_path: Path) -> None:
+    """A user's own test in the export folder keeps Playwright's defaults (expect timeout 5 s, 1280x720, no
+    --no-sandbox unless root): the conftest's timeouts and context apply to the exported tests alone. The exported
+    test runs without STEADYHAND_SECRET_PASSWORD: the project declares a default for it."""
+    _export(tmp_path, "sort_table")
+    (tmp_path / "test_mine.py").write_text(
+        "from playwright.sync_api import Page, expect\n\n\n"
+        "def test_mine(page: Page) -> None:\n"
+        "    assert page.viewport_size == {'width': 1280, 'height': 720}\n"
+        "    assert expect._timeout is None  # Playwright's own default\n", encoding="utf-8")
+    env = _env()
+    del env["STEADYHAND_SECRET_PASSWORD"]
+    r = _pytest(tmp_path, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "2 passed" in r.stdout
+    src = (tmp_path / "conftest.py").read_text()
+    assert "os.geteuid() == 0" in src and "'--no-sandbox'," not in src
