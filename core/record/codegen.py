@@ -84,7 +84,7 @@ _BOILERPLATE_METHODS = frozenset({
 })
 _BOILERPLATE_FUNCTIONS = frozenset({"run", "main"})
 #: Set-up options that change nothing a flow replays (whether a window shows, how slowly the script went).
-_KEPT_SETUP_OPTIONS = frozenset({"headless", "slow_mo", "timeout"})
+_KEPT_SETUP_OPTIONS = frozenset({"headless"})
 _LABEL_MAX = 60
 
 
@@ -160,6 +160,15 @@ class _Skip(Exception):
 
 class _NotPage(Exception):
     """An expression that does not start from the page (browser/context boilerplate or plain Python)."""
+
+
+def _reason(exc: Exception) -> str:
+    """Why a statement was skipped, never empty (an exception object is truthy even with no message)."""
+    if str(exc):
+        return str(exc)
+    if isinstance(exc, _NotPage):
+        return "its locator does not start from the page the flow drives (a variable or object Steadyhand cannot read)"
+    return "not understood"
 
 
 class _Page:
@@ -349,7 +358,7 @@ class _Reader:
                 loc = self.locator(value)
             except (_Skip, _NotPage) as exc:
                 self.page_calls += 1
-                self.note(line, f"{_shape(value)}: {exc or 'not understood'}; skipped")
+                self.note(line, f"{_shape(value)}: {_reason(exc)}; skipped")
                 return
             if isinstance(loc, _Loc):
                 self.locators[name] = loc
@@ -417,7 +426,7 @@ class _Reader:
         try:
             fn()
         except (_Skip, _NotPage) as exc:
-            self.note(line, f"{_shape(call)}: {exc or 'not understood'}; skipped")
+            self.note(line, f"{_shape(call)}: {_reason(exc)}; skipped")
 
     # --- literals -------------------------------------------------------------------
     def literal(self, node: ast.AST) -> Any:
@@ -636,6 +645,10 @@ class _Reader:
             if len(call.args) != 1:
                 raise _Skip("page.goto() needs one URL")
             self.ops.append(_Op(line, "goto", value=self.string_arg(call.args[0])))
+            dropped = sorted(k for k in kwargs if k)
+            if dropped:  # timeout=, wait_until=, referer=: the project's navigation settings apply
+                self.note(line, f"page.goto() options dropped: {', '.join(dropped)} (the project's "
+                                "browser.navigation_timeout_ms and waits apply)")
             return
         if method == "go_back":
             self.ops.append(_Op(line, "back"))
