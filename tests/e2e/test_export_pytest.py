@@ -21,6 +21,7 @@ import pytest
 from core.cli import main
 from core.project import load_project
 from core.sites.demo import DemoSite
+from core.sites.server import CountingSite, Response
 
 pytestmark = pytest.mark.browser
 
@@ -238,29 +239,9 @@ with sync_playwright() as playwright:
 def test_a_click_that_starts_a_download_is_exported_inside_expect_download(tmp_path: Path) -> None:
     """codegen's ``with page.expect_download():`` around a click is imported as the click (with a note) and the
     flow remembers the download; the exported test waits for it again and passes in Chromium."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Files(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the http.server name
-            if self.path.startswith("/report.csv"):
-                body, kind = b"a,b\n1,2\n", "text/csv"
-            else:
-                body, kind = b'<!doctype html><title>f</title><a href="/report.csv" download>Get the report</a>', \
-                    "text/html"
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Files)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    page = '<!doctype html><title>f</title><a href="/report.csv" download>Get the report</a>'
+    with CountingSite({"/files": page, "/report.csv": Response(200, b"a,b\n1,2\n", "text/csv")}) as site:
+        base = site.base_url.rstrip("/")
         assert main(["init", str(tmp_path / "p"), "--url", base]) == 0
         script = tmp_path / "rec.py"
         script.write_text(DOWNLOAD_SCRIPT.replace("{base}", base), encoding="utf-8")
@@ -272,9 +253,7 @@ def test_a_click_that_starts_a_download_is_exported_inside_expect_download(tmp_p
         assert "with page.expect_download():" in src, src
         r = _pytest(out.parent, out.name)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    finally:
-        server.shutdown()
-        server.server_close()
+        assert site.count("/report.csv") == 1  # the download was started, once
 
 
 def test_the_conftest_leaves_a_users_own_tests_alone_and_the_secret_has_the_projects_default(tmp_path: Path) -> None:

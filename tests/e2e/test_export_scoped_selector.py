@@ -12,13 +12,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from core.cli import main
+from core.sites.server import CountingSite, Request, Response
 
 pytestmark = pytest.mark.browser
 
@@ -50,30 +49,15 @@ with sync_playwright() as playwright:
 """
 
 
-class _Books(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        caption = "2 rows sorted by year" if "sort=year" in self.path else "2 rows"
-        body = PAGE.format(caption=caption).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args) -> None:
-        pass
+def _books_page(request: Request) -> Response:
+    caption = "2 rows sorted by year" if request.arg("sort") == "year" else "2 rows"
+    return Response.text(PAGE.format(caption=caption), content_type="text/html; charset=utf-8")
 
 
 @pytest.fixture
 def books_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Books)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with CountingSite({"/books": _books_page}) as site:
+        yield site.base_url
 
 
 def test_a_scoped_codegen_locator_stays_scoped_in_the_exported_test(books_url: str, tmp_path: Path) -> None:
@@ -104,18 +88,9 @@ ROWS = """<!doctype html><html><head><title>people</title></head><body><h1>{titl
 <tr><td>Bob Stone</td><td><a href="/edit/bob">Edit</a></td></tr></tbody></table></body></html>"""
 
 
-class _Rows(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        body = ROWS.format(title="Editing " + self.path.rsplit("/", 1)[-1] if "/edit/" in self.path else "people")
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:
-        pass
+def _rows_page(request: Request) -> Response:
+    title = "Editing " + request.path.rsplit("/", 1)[-1] if "/edit/" in request.path else "people"
+    return Response.text(ROWS.format(title=title), content_type="text/html; charset=utf-8")
 
 
 FLOW = """schema_version: 1
@@ -141,10 +116,8 @@ def test_a_recorded_scope_makes_a_shared_link_name_pass_strict_mode(tmp_path: Pa
     """Two links named "Edit", one per table row. The flow's target carries the row that makes it unique
     (``scope``); the exported test chains it (``get_by_role('row', name='Bob Stone').get_by_role('link', ...)``) and
     passes, where a locator from the link alone fails Playwright's strict mode (two elements)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Rows)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with CountingSite({"/people": _rows_page, "/edit/{who}": _rows_page}) as site:
+        url = site.base_url.rstrip("/")
         project, out = tmp_path / "proj", tmp_path / "export"
         out.mkdir()
         assert main(["init", str(project), "--url", url]) == 0
@@ -161,6 +134,4 @@ def test_a_recorded_scope_makes_a_shared_link_name_pass_strict_mode(tmp_path: Pa
                            timeout=240)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
         assert "1 passed" in r.stdout
-    finally:
-        server.shutdown()
-        server.server_close()
+        assert site.count("/edit/bob") == 1 and site.count("/edit/ada") == 0  # Bob's row, once
