@@ -1,5 +1,5 @@
 """Frozen dataclasses, one per concept; they import nothing else of the project."""
-from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES
+from .element import Anchor, BBox, Candidate, ElementDescriptor, GROUND_TRUTH_ATTRIBUTES, Scope
 from .flow import ACTION_KINDS, Action, AfterState, Assertion, EpisodeSpec, Flow, Step, StepEvidence
 from .escalation import (
     BreakerContext, BreakerFailure, Checkpoint, Escalation, EscalationAnswerKind, EscalationCandidate, EscalationKind,
@@ -12,7 +12,7 @@ from .observation import (
 )
 
 __all__ = [
-    "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES",
+    "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES", "Scope",
     "ACTION_KINDS", "Action", "AfterState", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "LevelTrace", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature",
     "TextBox", "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",

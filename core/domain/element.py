@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-__all__ = ["BBox", "Anchor", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES"]
+__all__ = ["BBox", "Anchor", "Scope", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES"]
 
 #: Attributes that carry the demo app's hidden ground-truth identity.  The
 #: engine, the locator and the recorder must never read them; the in-page
@@ -101,6 +101,38 @@ class Anchor:
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """The nearest container that makes a target's role and accessible name unique on its page.
+
+    Recorded when the page holds another element of the target's role whose accessible name contains the
+    target's (an "Edit" link in each table row): the nearest row, landmark or labelled container (a named
+    ``row``, ``listitem``, ``region``, ``form``, ``dialog``, ``navigation``, ``group``...) inside which the
+    target is the only one.  The exporter writes it as Playwright's chained locator
+    (``page.get_by_role("row", name="Bob ...").get_by_role("link", name="Edit")``) so strict mode passes;
+    the replay does not read it.
+
+    Attributes
+    ----------
+    role : str
+        The container's ARIA role (``"row"``).
+    name : str
+        Its accessible name (at most 200 chars), matched as a substring as Playwright's ``get_by_role`` does.
+    """
+
+    role: str
+    name: str
+
+    def to_mapping(self) -> dict[str, Any]:
+        """``{"role", "name"}``."""
+        return {"role": self.role, "name": self.name}
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "Scope":
+        """Build from a mapping; raises ``KeyError`` on a missing field."""
+        return cls(role=str(data["role"]), name=str(data["name"]))
+
+
+@dataclass(frozen=True, slots=True)
 class ElementDescriptor:
     """Everything known about one element, as stored in a flow step.
 
@@ -159,6 +191,14 @@ class ElementDescriptor:
         first run that passes the step replaces them by the descriptor it
         captured, as for a selector-only step.  False for everything
         recorded or captured (and then omitted from files).
+    exact : bool
+        True when the page held another element of the same role whose accessible name contains this one's
+        ("Save" beside "Save draft"), so a locator must match the name whole (Playwright's ``exact=True``, what
+        codegen writes then); False otherwise (omitted from files): the name is matched as codegen matches it,
+        case-insensitively as a substring, which keeps a test passing when a release appends to a label.
+    scope : Scope | None
+        The nearest container that makes the target unique when its role and name alone are not (recorded);
+        None when they are unique or not recorded.
     """
 
     tag: str = ""
@@ -188,6 +228,8 @@ class ElementDescriptor:
     anchor: Anchor | None = None
     crop: str = ""
     imported: bool = False
+    exact: bool = False
+    scope: Scope | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -207,11 +249,11 @@ class ElementDescriptor:
             v = getattr(self, f.name)
             if v in ("", (), None) or (f.name == "device_pixel_ratio" and v == 1.0 and self.bbox is None):
                 continue
-            if f.name == "imported" and not v:
+            if f.name in ("imported", "exact") and not v:
                 continue
             if isinstance(v, (BBox,)):
                 v = v.to_list()
-            elif isinstance(v, Anchor):
+            elif isinstance(v, (Anchor, Scope)):
                 v = v.to_mapping()
             elif isinstance(v, tuple):
                 v = list(v)
@@ -244,7 +286,11 @@ class ElementDescriptor:
                 v = tuple(str(c) for c in v)
             elif k == "device_pixel_ratio":
                 v = float(v)
-            elif k == "imported":
+            elif k == "scope":
+                if not isinstance(v, Scope) and not (isinstance(v, Mapping) and v.get("role") and v.get("name")):
+                    continue  # an empty scope from the page: none
+                v = v if isinstance(v, Scope) else Scope.from_mapping(v)
+            elif k in ("imported", "exact"):
                 v = v is True or str(v).lower() == "true"
             else:
                 v = str(v)

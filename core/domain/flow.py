@@ -154,6 +154,9 @@ class AfterState:
     landmark: str = ""
     region: str = ""
     target_state: str = ""
+    #: The step started a download (a click inside codegen's ``with page.expect_download()``): the export wraps
+    #: it in ``with page.expect_download():`` again; the replay does not compare it (not in :attr:`is_empty`).
+    download: bool = False
 
     @property
     def is_empty(self) -> bool:

@@ -7,15 +7,18 @@ first that the descriptor supports wins):
 1. test id                -> ``page.get_by_test_id("...")``
    (then, for a step whose selector is chained - ``role=table >> role=link[name="year"]``, ``h3 >> nth=0`` -
    that selector, as public locator calls: the chain says the element alone is not unique on its page)
-2. role + accessible name -> ``page.get_by_role("button", name="Sign in", exact=True)``
+2. role + accessible name -> ``page.get_by_role("button", name="Sign in")``
+   (``exact=True`` only when the recording saw another element of the role whose name contains this one, as
+   codegen decides; a recorded scope - the row or landmark that makes the target unique - chains first:
+   ``page.get_by_role("row", name="Bob").get_by_role("link", name="Edit")``)
    (a name in capitals only, as ``text-transform: uppercase`` shows it, is
    matched case-insensitively as a whole: ``name=re.compile(r"^employee$", re.I)``;
    a password input has no ARIA role, so it falls through to its label)
-3. label                  -> ``page.get_by_label("Password", exact=True)``
+3. label                  -> ``page.get_by_label("Password")``
    (only when the label is the field's accessible name: a ``<label>`` whose ``for`` names another id, or
    the text beside a field without one, is no label Playwright finds - such a field goes by its CSS)
-4. placeholder            -> ``page.get_by_placeholder("YYYY-MM-DD", exact=True)``
-5. text                   -> ``page.get_by_text("...", exact=True)``
+4. placeholder            -> ``page.get_by_placeholder("YYYY-MM-DD")``
+5. text                   -> ``page.get_by_text("...")``
 6. CSS                    -> ``page.locator("<the step's CSS selector or css_path>")``
 
 A step without a descriptor (selector-only, before its first run, or imported
@@ -81,7 +84,7 @@ ExportStyle = Literal["pytest", "script"]
 #: Launch arguments of the exported tests: the engine's (core.perception.browser.CHROMIUM_ARGS, copied so the
 #: generated file needs nothing of Steadyhand).
 _CHROMIUM_ARGS = (
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--test-type",
 )
@@ -181,10 +184,16 @@ def _shouting(text: str) -> bool:
     return len(letters) >= 2 and all(c.isupper() for c in letters) and not placeholders(text)
 
 
-def _name_arg(name: str) -> str:
-    if _shouting(name):
+def _name_arg(name: str, exact: bool = False) -> str:
+    """``name=...`` as codegen writes it: the name as a case-insensitive substring, with ``exact=True`` only when
+    the recording saw another element of the role whose name contains this one (:attr:`ElementDescriptor.exact`)."""
+    if _shouting(name) and exact:
         return f"name=re.compile({'^' + re.escape(name.lower()) + '$'!r}, re.IGNORECASE)"
-    return f"name={_text_expr(name)}, exact=True"
+    return f"name={_text_expr(name)}" + (", exact=True" if exact else "")
+
+
+def _exact(exact: bool) -> str:
+    return ", exact=True" if exact else ""
 
 
 def choose_locator(step: Step) -> LocatorChoice | None:
@@ -207,16 +216,19 @@ def choose_locator(step: Step) -> LocatorChoice | None:
         except ExportError:
             pass  # no public form of one of its parts: the element's own locator below
     is_password = d.tag == "input" and d.type.lower() == "password"
+    # within the recorded scope (the row, landmark or labelled container that makes the target unique)
+    root = (f"page.get_by_role({d.scope.role!r}, name={_text_expr(d.scope.name)})"
+            if d.scope is not None and d.scope.role in _ROLES and d.scope.name else "page")
     if d.role in _ROLES and d.name and not is_password:
-        return LocatorChoice("role", f"page.get_by_role({d.role!r}, {_name_arg(d.name)})")
+        return LocatorChoice("role", f"{root}.get_by_role({d.role!r}, {_name_arg(d.name, d.exact)})")
     if d.label and " ".join(d.name.split()) == " ".join(d.label.split()):
         # only a label that names the field (its accessible name says so: a <label for>, a wrapping label,
         # aria-labelledby) is one get_by_label finds; the text beside a field that has none is not
-        return LocatorChoice("label", f"page.get_by_label({_text_expr(d.label)}, exact=True)")
+        return LocatorChoice("label", f"{root}.get_by_label({_text_expr(d.label)}{_exact(d.exact)})")
     if d.placeholder:
-        return LocatorChoice("placeholder", f"page.get_by_placeholder({_text_expr(d.placeholder)}, exact=True)")
+        return LocatorChoice("placeholder", f"{root}.get_by_placeholder({_text_expr(d.placeholder)}{_exact(d.exact)})")
     if d.text and d.text.strip():
-        return LocatorChoice("text", f"page.get_by_text({_text_expr(d.text.strip())}, exact=True)")
+        return LocatorChoice("text", f"{root}.get_by_text({_text_expr(d.text.strip())}{_exact(d.exact)})")
     css = step.selector if step.selector and _looks_css(step.selector) else d.css_path
     if css:
         return LocatorChoice("css", f"page.locator({_text_expr(css)})")
@@ -386,7 +398,13 @@ def _step_lines(step: Step, index: int, flow: Flow, landing: _Landing, secrets: 
             raise ExportError(f"{where}: a {kind!r} step needs a target (descriptor or selector)")
         return loc
 
-    if kind in ("click", "dblclick", "hover", "check", "uncheck"):
+    after = step.recorded.after if step.recorded is not None else None
+    if kind in ("click", "dblclick", "press", "check") and after is not None and after.download:
+        # the step starts a download: wait for it as codegen's script did (the download is not checked)
+        lines.append("with page.expect_download():")
+        lines.append("    " + (f"{need()}.{kind}({timeout})" if kind != "press" else
+                              f"{loc}.press({value})" if loc else f"page.keyboard.press({value})"))
+    elif kind in ("click", "dblclick", "hover", "check", "uncheck"):
         lines.append(f"{need()}.{kind}({timeout})")
     elif kind == "input":
         lines.append(f"{need()}.fill({value}{', ' + timeout if timeout else ''})")
@@ -546,12 +564,19 @@ def _pytest_file(project: Project, flow: Flow, params: dict[str, str], secrets: 
         lines.append("Parameters (override with the environment): " + _doc(", ".join(
             f"{n} ({param_env_var(n)})" for n in params)) + ".")
     if secrets:
-        lines.append("Secrets (from the environment only): " + _doc(", ".join(
-            f"{n} ({env_var_name(n)})" for n in secrets)) + ".")
+        defaults = _secret_defaults(project)
+        lines.append("Secrets (from the environment; never written here): " + _doc(", ".join(
+            f"{n} ({env_var_name(n)}" + (", else the project's declared default" if n in defaults else "") + ")"
+            for n in secrets)) + ".")
     lines += ['"""', "from __future__ import annotations", ""]
     if uses_re:
         lines += ["import re", ""]
-    lines += ["from playwright.sync_api import Page, expect", "", ""]
+    b = project.engine_settings.browser
+    lines += ["import pytest", "from playwright.sync_api import Page, expect", "",
+              "#: This file's own browser context (the plugin's marker) and the marker of the conftest's timeouts: the",
+              "#: other tests of the session keep their own settings.",
+              f"pytestmark = [pytest.mark.{EXPORT_MARK}, pytest.mark.browser_context_args(viewport={{'width': "
+              f"{int(b.viewport_width)}, 'height': {int(b.viewport_height)}}}, accept_downloads=True)]", "", ""]
     fixtures = (["param"] if params else []) + (["secret"] if secrets else [])
     args = ", ".join(["page: Page", "base_url: str"] + fixtures)
     fn = "test_" + re.sub(r"[^A-Za-z0-9_]", "_", flow.name)
@@ -600,7 +625,8 @@ def _script_header(project: Project, flow: Flow, params: dict[str, str], secrets
               "import shutil", "import sys", "import time", "",
               "from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright", "",
               f"BASE_URL = os.environ.get('STEADYHAND_BASE_URL', {_py(base)})",
-              f"CHROMIUM_ARGS = {_py(list(_CHROMIUM_ARGS))}",
+              f"CHROMIUM_ARGS = {_py(list(_CHROMIUM_ARGS))} + (['--no-sandbox'] if hasattr(os, 'geteuid') and "
+              "os.geteuid() == 0 else [])  # Chromium's sandbox refuses root only",
               f"VIEWPORT = {{'width': {int(width)}, 'height': {int(height)}}}",
               f"ACTION_TIMEOUT_MS = {int(action_ms)}", f"NAVIGATION_TIMEOUT_MS = {int(nav_ms)}",
               "expect.set_options(timeout=ACTION_TIMEOUT_MS)", "", "",
@@ -618,6 +644,26 @@ def _script_header(project: Project, flow: Flow, params: dict[str, str], secrets
               "    return context",
               "", ""]
     return lines
+
+
+#: The marker the exported tests carry (their conftest's timeouts and demo-server resets apply to them alone).
+EXPORT_MARK = "steadyhand_export"
+
+
+def _secret_defaults(project: Project) -> dict[str, str]:
+    """Secret name -> the default the project declares (``secrets.NAME.default``: public demo values only)."""
+    out: dict[str, str] = {}
+    for name, spec in project.settings.secrets.items():
+        default = getattr(spec, "default", None)
+        if default:
+            out[name] = str(default)
+    return out
+
+
+def _project_file(project: Project) -> str:
+    """The project's ``steadyhand.yaml`` as an absolute path ('' when the project has no folder)."""
+    root = getattr(project, "root", None)
+    return str((root / "steadyhand.yaml").resolve()) if root else ""
 
 
 def _site_args(project: Project) -> list[str] | None:
@@ -681,6 +727,12 @@ def conftest_source(project: Project) -> str:
         f"NAVIGATION_TIMEOUT_MS = {int(b.navigation_timeout_ms)}",
         "#: Chromium launch arguments that keep it quiet on a closed network (the engine's own).",
         f"CHROMIUM_ARGS = {_py(list(_CHROMIUM_ARGS))}",
+        "#: The marker of the exported tests: this conftest's timeouts and demo-server resets apply to them alone.",
+        f"EXPORT_MARK = {_py(EXPORT_MARK)}",
+        "#: The project file whose declared secret defaults (secrets.NAME.default: public demo values only) are used",
+        "#: when STEADYHAND_SECRET_<NAME> is unset (read when needed, never copied here; STEADYHAND_PROJECT overrides).",
+        f"PROJECT_FILE = os.environ.get('STEADYHAND_PROJECT', {_py(_project_file(project))})",
+        f"DEFAULTED_SECRETS = {_py(sorted(_secret_defaults(project)))}",
         "", "",
         *_CHROMIUM_FINDER,
         "", "",
@@ -689,24 +741,34 @@ def conftest_source(project: Project) -> str:
         "    args = dict(browser_type_launch_args)",
         "    if browser_name != 'chromium' or args.get('channel') or args.get('executable_path'):",
         "        return args",
-        "    args['args'] = [*CHROMIUM_ARGS, *args.get('args', [])]",
+        "    root = hasattr(os, 'geteuid') and os.geteuid() == 0  # Chromium's sandbox refuses root only",
+        "    args['args'] = [*CHROMIUM_ARGS, *(['--no-sandbox'] if root else []), *args.get('args', [])]",
         "    path = chromium_path(browser_type.executable_path)",
         "    if path:",
         "        args['executable_path'] = path",
         "    return args",
         "", "",
-        "@pytest.fixture(scope='session')",
-        "def browser_context_args(browser_context_args):",
-        "    return {'viewport': VIEWPORT, 'accept_downloads': True, **browser_context_args}",
+        "def pytest_configure(config):",
+        "    config.addinivalue_line('markers', EXPORT_MARK + ': a test written by steadyhand export pytest (the '",
+        "                            'project timeouts of this conftest apply to it alone)')",
+        "", "",
+        "def _exported(request) -> bool:",
+        "    return request.node.get_closest_marker(EXPORT_MARK) is not None",
         "", "",
         "@pytest.fixture",
-        "def context(context):",
-        "    context.set_default_timeout(ACTION_TIMEOUT_MS)",
-        "    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)",
+        "def context(context, request):",
+        '    """The project\'s action and navigation timeouts, on the exported tests only."""',
+        "    if _exported(request):",
+        "        context.set_default_timeout(ACTION_TIMEOUT_MS)",
+        "        context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)",
         "    return context",
         "", "",
         "@pytest.fixture(autouse=True)",
-        "def _expect_timeout():",
+        "def _expect_timeout(request):",
+        '    """expect()\'s timeout = the project\'s action timeout, on the exported tests only."""',
+        "    if not _exported(request):",
+        "        yield",
+        "        return",
         "    expect.set_options(timeout=ACTION_TIMEOUT_MS)",
         "    yield",
         "    expect.set_options(timeout=None)  # back to Playwright's default for the other tests of the session",
@@ -718,12 +780,23 @@ def conftest_source(project: Project) -> str:
         "        return os.environ.get('STEADYHAND_PARAM_' + re.sub(r'[^A-Z0-9_]', '_', name.upper()), default)",
         "    return get",
         "", "",
+        "def _declared_default(name: str) -> str:",
+        "    try:",
+        "        import yaml",
+        "        path = PROJECT_FILE if PROJECT_FILE.endswith('.yaml') else os.path.join(PROJECT_FILE, 'steadyhand.yaml')",
+        "        with open(path, encoding='utf-8') as fh:",
+        "            spec = (yaml.safe_load(fh) or {}).get('secrets', {}).get(name) or {}",
+        "        return str(spec.get('default') or '') if isinstance(spec, dict) else ''",
+        "    except (ImportError, OSError, ValueError, AttributeError):",
+        "        return ''",
+        "", "",
         "@pytest.fixture",
         "def secret():",
-        '    """secret(name): STEADYHAND_SECRET_<NAME>; the test fails (naming the variable) when it is not set."""',
+        '    """secret(name): STEADYHAND_SECRET_<NAME>, else the project\'s declared default; the test fails (naming',
+        '    the variable) when neither is there."""',
         "    def get(name: str) -> str:",
         "        var = 'STEADYHAND_SECRET_' + re.sub(r'[^A-Z0-9_]', '_', name.upper())",
-        "        value = os.environ.get(var)",
+        "        value = os.environ.get(var) or (_declared_default(name) if name in DEFAULTED_SECRETS else '')",
         "        if not value:",
         "            pytest.fail(f'secret {name!r} is not set: set the environment variable {var}', pytrace=False)",
         "        return value",
@@ -793,10 +866,10 @@ def conftest_source(project: Project) -> str:
         "        return json.loads(answer.read().decode('utf-8') or '{}')",
         "", "",
         "@pytest.fixture(autouse=True)",
-        "def _fresh_demo_state(base_url):",
-        '    """On the session\'s own demo server: its known state before each test (no write or locked account of',
-        '    another test), and no duplicate write in its log after it."""',
-        "    if base_url not in _OWN_SERVER:",
+        "def _fresh_demo_state(base_url, request):",
+        '    """On the session\'s own demo server: its known state before each exported test (POST /api/reset: no write',
+        '    or locked account of another test), and no duplicate write in its log after it (GET /__gt/report)."""',
+        "    if base_url not in _OWN_SERVER or not _exported(request):",
         "        yield",
         "        return",
         "    _call(base_url + '/api/reset', 'POST')",

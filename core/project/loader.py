@@ -547,14 +547,15 @@ def flow_to_mapping(flow: Flow) -> dict[str, Any]:
         if s.optional:
             d["optional"] = True
         after = s.recorded.after if s.recorded is not None else None
-        if after is not None and not after.is_empty:
+        if after is not None and (not after.is_empty or after.download):
             d["after"] = {k: v for k, v in (
                 ("url_pattern", after.url_pattern), ("title", after.title), ("heading", after.heading),
                 ("dialog", after.dialog), ("dialog_name", after.dialog_name), ("field_changed", after.field_changed),
                 ("field_appeared", after.field_appeared), ("response_status", after.response_status),
                 ("list_kind", after.list_kind), ("list_delta", after.list_delta if after.list_kind else 0),
-                ("landmark", after.landmark), ("region", after.region), ("target_state", after.target_state))
-                if v not in ("", None) and not (k == "list_delta" and v == 0)}
+                ("landmark", after.landmark), ("region", after.region), ("target_state", after.target_state),
+                ("download", after.download))
+                if v not in ("", None) and not (k == "list_delta" and v == 0) and not (k == "download" and not v)}
         if s.recorded is not None and (s.recorded.state_before or s.recorded.state_after or s.recorded.observed):
             d["recorded"] = {"state_before": s.recorded.state_before, "state_after": s.recorded.state_after,
                              "observed": list(s.recorded.observed)}

@@ -259,6 +259,7 @@ class AfterStateModel(_Strict):
     landmark: str = Field("", description="name of the main landmark (its aria-label, else its first heading)")
     region: str = Field("", description="regions the step changed on the same page, by role and name ('region: Todos')")
     target_state: str = Field("", description="the acted element's own state the step set: checked or unchecked")
+    download: bool = Field(False, description="the step started a download (exported inside expect_download)")
 
 
 class CompensationModel(_Strict):

@@ -52,7 +52,7 @@ from pathlib import PurePath
 from typing import Any, Iterable, Mapping
 
 from core.act.space import ACTION_SPACE
-from core.domain import Action, Assertion, Flow, Step
+from core.domain import Action, AfterState, Assertion, Flow, Step, StepEvidence
 from core.project.loader import ProjectError
 from core.project.params import escape, placeholder
 from core.secrets import MIN_SUBSTRING_LENGTH, Redactor, env_var_name, looks_like_password
@@ -84,7 +84,7 @@ _BOILERPLATE_METHODS = frozenset({
 })
 _BOILERPLATE_FUNCTIONS = frozenset({"run", "main"})
 #: Set-up options that change nothing a flow replays (whether a window shows, how slowly the script went).
-_KEPT_SETUP_OPTIONS = frozenset({"headless", "slow_mo", "timeout"})
+_KEPT_SETUP_OPTIONS = frozenset({"headless"})
 _LABEL_MAX = 60
 
 
@@ -162,6 +162,15 @@ class _NotPage(Exception):
     """An expression that does not start from the page (browser/context boilerplate or plain Python)."""
 
 
+def _reason(exc: Exception) -> str:
+    """Why a statement was skipped, never empty (an exception object is truthy even with no message)."""
+    if str(exc):
+        return str(exc)
+    if isinstance(exc, _NotPage):
+        return "its locator does not start from the page the flow drives (a variable or object Steadyhand cannot read)"
+    return "not understood"
+
+
 class _Page:
     """Marker of the page object itself."""
 
@@ -191,6 +200,7 @@ class _Op:
     secret: bool = False  # the value became a secret parameter
     assertion: str = ""
     targetless: bool = False  # the assertion names its own selector (hidden, count)
+    download: bool = False  # the action inside `with …expect_download()`: the export wraps it again
 
 
 def _shape(node: ast.AST) -> str:
@@ -297,6 +307,14 @@ class _Reader:
             if method in _UNFOLLOWED_WAITS:
                 self.note(line, f"`with …{method}()`: the actions inside it are imported; "
                                 f"{_UNFOLLOWED_WAITS[method]}")
+                if method == "expect_download":
+                    first = len(self.ops)
+                    self.block(st.body)
+                    for i in range(first, len(self.ops)):  # the action that starts the download
+                        if self.ops[i].kind in ("click", "dblclick", "press", "check"):
+                            self.ops[i] = replace(self.ops[i], download=True)
+                            break
+                    return
                 continue
             if method.startswith("expect_"):
                 self.page_calls += 1
@@ -340,7 +358,7 @@ class _Reader:
                 loc = self.locator(value)
             except (_Skip, _NotPage) as exc:
                 self.page_calls += 1
-                self.note(line, f"{_shape(value)}: {exc or 'not understood'}; skipped")
+                self.note(line, f"{_shape(value)}: {_reason(exc)}; skipped")
                 return
             if isinstance(loc, _Loc):
                 self.locators[name] = loc
@@ -408,7 +426,7 @@ class _Reader:
         try:
             fn()
         except (_Skip, _NotPage) as exc:
-            self.note(line, f"{_shape(call)}: {exc or 'not understood'}; skipped")
+            self.note(line, f"{_shape(call)}: {_reason(exc)}; skipped")
 
     # --- literals -------------------------------------------------------------------
     def literal(self, node: ast.AST) -> Any:
@@ -627,6 +645,10 @@ class _Reader:
             if len(call.args) != 1:
                 raise _Skip("page.goto() needs one URL")
             self.ops.append(_Op(line, "goto", value=self.string_arg(call.args[0])))
+            dropped = sorted(k for k in kwargs if k)
+            if dropped:  # timeout=, wait_until=, referer=: the project's navigation settings apply
+                self.note(line, f"page.goto() options dropped: {', '.join(dropped)} (the project's "
+                                "browser.navigation_timeout_ms and waits apply)")
             return
         if method == "go_back":
             self.ops.append(_Op(line, "back"))
@@ -993,7 +1015,8 @@ def _build_steps(ops: list[_Op], secrets: _Secrets, base_url: str,
                         assertions=(Assertion(op.assertion, value, selector),))  # type: ignore[arg-type]
         else:
             step = Step(id=f"s{len(steps) + 1}", action=Action(kind, value=value),  # type: ignore[arg-type]
-                        name=_step_name(replace(op, kind=kind), value), selector=selector)
+                        name=_step_name(replace(op, kind=kind), value), selector=selector,
+                        recorded=StepEvidence(after=AfterState(download=True)) if op.download else None)
         steps.append(step)
     return start_url, steps
 

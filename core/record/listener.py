@@ -659,6 +659,8 @@ class RecordingListener:
         if anchor and anchor.get("text"):
             desc = desc.with_(anchor=Anchor(self.driver.redactor.text(str(anchor["text"])), str(anchor.get("role", "")),
                                             float(anchor.get("dx", 0.0)), float(anchor.get("dy", 0.0))))
+        if desc.scope is not None:  # the row's text may hold what the user typed: masked as the anchor is
+            desc = desc.with_(scope=desc.scope.__class__(desc.scope.role, self.driver.redactor.text(desc.scope.name)))
         return desc
 
     def _process(self, frame: Any, event: dict[str, Any], t: float) -> None:

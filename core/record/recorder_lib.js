@@ -153,10 +153,57 @@
     return { url, top: window === window.top, modals: m.length, titles: m };
   }
 
+  // --- scope: what makes a target's role and name unique, as Playwright's locators read them ----------
+  // Another element of the target's role whose name contains the target's (case-insensitive, as
+  // get_by_role(name=...) matches) makes the name ambiguous: when none of them has the same name, the name
+  // must be matched whole (d.exact); else the nearest named row, list item, landmark or labelled container
+  // holding the target and none of them, whose own role and name are unique on the page, is its scope.
+  // Bounded: at most SCOPE_MAX elements of a role are read.
+  const SCOPE_ROLES = new Set(['row', 'listitem', 'article', 'region', 'form', 'dialog', 'alertdialog', 'navigation',
+    'group', 'complementary', 'search', 'tabpanel', 'table', 'list', 'main', 'banner', 'contentinfo']);
+  const SCOPE_MAX = 400;
+  const norm = (t) => L().clean(t || '', 400).toLowerCase();
+  // containers' implicit ARIA roles (HTML-AAM) that the page library leaves out (it names controls)
+  const IMPLICIT = { TR: 'row', LI: 'listitem', ARTICLE: 'article', FORM: 'form', DIALOG: 'dialog', NAV: 'navigation',
+    ASIDE: 'complementary', TABLE: 'table', UL: 'list', OL: 'list', MAIN: 'main', FIELDSET: 'group', SEARCH: 'search' };
+  const roleOfAny = (n) => (n.getAttribute && n.getAttribute('role')) || L().roleOf(n)
+    || (n.tagName === 'SECTION' && (n.hasAttribute('aria-label') || n.hasAttribute('aria-labelledby')) ? 'region' : '')
+    || IMPLICIT[n.tagName] || '';
+  function roleName(n, role) {
+    if (role === 'row' || role === 'listitem' || role === 'article') return L().clean(n.innerText || n.textContent, 200);
+    try { return L().describe(n, false).name || ''; } catch (e) { return ''; }
+  }
+  function ofRole(role) {
+    const out = [];
+    for (const n of document.body ? document.body.querySelectorAll('*') : []) {
+      if (out.length >= SCOPE_MAX) break;
+      if (roleOfAny(n) === role && L().isVisible(n)) out.push(n);
+    }
+    return out;
+  }
+  function scopeOf(el, d) {
+    if (!d.role || !d.name) return;
+    const want = norm(d.name);
+    const peers = ofRole(d.role).filter((x) => x !== el && norm(roleName(x, d.role)).includes(want));
+    if (!peers.length) return;
+    if (!peers.some((x) => norm(roleName(x, d.role)) === want)) { d.exact = true; return; }
+    for (let n = parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
+      const role = roleOfAny(n);
+      if (!SCOPE_ROLES.has(role) || peers.some((p) => n.contains(p))) continue;
+      const name = roleName(n, role);
+      if (!name) continue;
+      const key = norm(name);
+      if (ofRole(role).filter((x) => norm(roleName(x, role)).includes(key)).length !== 1) continue;
+      d.scope = { role, name };
+      return;
+    }
+  }
+
   function describe(el) {
     const d = L().describe(el, true);
     const a = anchorOf(el);
     if (a) d.anchor = a;
+    try { scopeOf(el, d); } catch (e) { /* a page that breaks the DOM walk: no scope */ }
     if (d.is_password) d.value = '';
     try { d.scroll = [window.top.scrollX, window.top.scrollY]; } catch (e) { /* cross-origin frame: unknown */ }
     return d;

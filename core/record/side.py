@@ -311,6 +311,7 @@ class _Importer:
         self.notes: list[str] = []
         self.secrets: list[str] = []
         self.start_url = ""
+        self.kept_absolute = False  # the note about the file's own site not under the base URL was given
         self.stored: dict[str, int] = {}  # variable filled at run time -> its command's number (1-based)
         self.params: dict[str, str] = {}  # variable of a `store` of a literal -> that literal (the default)
         self.literals = literals if literals is not None else {}  # typed secret literal -> its name (whole file)
@@ -325,6 +326,14 @@ class _Importer:
         if scheme and scheme.group(1).lower() not in ("http", "https"):  # file:, data:, javascript: never imported
             raise ProjectError(self.filename, f"{self.test.name}: only http and https URLs are allowed, got "
                                               f"{target!r}", location="open")
+        # the .side file's own site (its `url`) when it is not under the project's base URL (a file recorded on a
+        # developer's server): its pages are opened at the same paths under the base URL, and the report says so
+        foreign = bool(self.project_url and self.base_url
+                       and relative_url(self.project_url + "/", self.base_url) == self.project_url + "/")
+        if foreign and not self.kept_absolute:
+            self.kept_absolute = True
+            self.notes.append(f"{self.test.name}: the file's site {self.project_url} is not under the project's base "
+                              f"URL {self.base_url}: its pages are opened at the same paths under the base URL")
         if not re.match(r"^[a-z]+://", target):
             return "/" + target.lstrip("/")
         for base in (self.project_url, self.base_url):
@@ -332,6 +341,9 @@ class _Importer:
                 rel = relative_url(target, base)
                 if rel != target:
                     return rel
+        if self.base_url:  # another site than the file's and the project's: kept absolute, as import-codegen does
+            self.notes.append(f"{self.test.name}: {target} is not under the project's base URL {self.base_url}; "
+                              "kept absolute")
         return target
 
     def secret_name(self, raw: str) -> str:

@@ -30,7 +30,7 @@ from urllib.parse import parse_qs
 from core.sites.faults import SCRIPT_ERROR_TEXT, ServerFault, reset_connection
 
 __all__ = [
-    "Request", "Response", "Handler", "LoopbackServer", "StaticSite",
+    "Request", "Response", "Handler", "LoopbackServer", "StaticSite", "CountingSite",
     "file_response", "content_type_for",
 ]
 
@@ -524,3 +524,55 @@ class StaticSite(LoopbackServer):
         if request.method != "GET":
             return Response.error(405, "Method not allowed").with_headers(("Allow", "GET, HEAD"))
         return self.serve(request.path[len(self._mount):])
+
+
+class CountingSite(LoopbackServer):
+    """A small loopback site of given pages that counts the requests it answers, per method and path.
+
+    What tests need to serve a page or two and then say how often each was asked for (a write sent once, a
+    page loaded twice), without a hand-made ``http.server`` each.
+
+    Parameters
+    ----------
+    pages : Mapping[str, str | bytes | Response | Callable[[Request], Response]]
+        URL path (``"/people"``; a ``{name}`` segment matches any one segment) -> the HTML text (served as
+        ``text/html; charset=utf-8``), raw bytes (``application/octet-stream``), a :class:`Response`, or a
+        handler called with the :class:`Request`.  Every method is answered on a page's path.  Other paths: 404.
+    port : int
+        TCP port on 127.0.0.1; 0 (default) picks a free one.
+    """
+
+    def __init__(self, pages: Mapping[str, Any], *, port: int = 0) -> None:
+        super().__init__(port=port)
+        self._counts: dict[tuple[str, str], int] = {}
+        self._count_lock = threading.Lock()
+        for path, page in pages.items():
+            for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+                self.route(method, path, self._page_handler(page))
+
+    @staticmethod
+    def _page_handler(page: Any) -> Handler:
+        if callable(page):
+            return page  # type: ignore[no-any-return]
+        if isinstance(page, Response):
+            return lambda _request: page
+        if isinstance(page, bytes):
+            return lambda _request: Response(200, page, "application/octet-stream")
+        return lambda _request: Response.text(str(page), content_type="text/html; charset=utf-8")
+
+    def handle(self, request: Request) -> Response:
+        """Count the request (``(method, path)``), then answer it as :meth:`LoopbackServer.handle` does."""
+        with self._count_lock:
+            key = (request.method, request.path)
+            self._counts[key] = self._counts.get(key, 0) + 1
+        return super().handle(request)
+
+    def count(self, path: str, method: str = "GET") -> int:
+        """How many ``method`` requests for ``path`` were answered so far."""
+        with self._count_lock:
+            return self._counts.get((method.upper(), path), 0)
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """Every ``(method, path)`` asked for so far -> how many times (a copy)."""
+        with self._count_lock:
+            return dict(self._counts)

@@ -21,6 +21,7 @@ import pytest
 from core.cli import main
 from core.project import load_project
 from core.sites.demo import DemoSite
+from core.sites.server import CountingSite, Response
 
 pytestmark = pytest.mark.browser
 
@@ -196,3 +197,79 @@ def test_the_drift_bench_runs_the_export_as_its_script_baseline(site: DemoSite, 
     assert (got.status, got.passed) == ("passed", len(project.flows["leave_request"].steps)), got.error
     assert (tmp_path / "script" / "conftest.py").is_file()
     _check_ground_truth(site, "leave_request")
+
+
+def test_the_export_passes_where_codegens_script_does_on_a_release_that_appends_to_a_name(tmp_path: Path) -> None:
+    """The `tweaked` release (its `suffix` tweak) renames "Export report" to "Export report (E)". Codegen's own script
+    (``get_by_role("button", name="Export report")``, no exact) still finds the button; the export used to write
+    ``exact=True`` on every role locator and failed there. Exact is now written only where the recording saw a
+    name containing this one."""
+    out = _export(tmp_path, "export_report")
+    assert "exact=True" not in out.read_text()
+    s = DemoSite(latency_ms=0, variant="tweaked")
+    s.start()
+    try:
+        r = _pytest(tmp_path, "--base-url", s.base_url, out.name)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+        assert s.ground_truth_report()["exports"] == 1
+    finally:
+        s.close()
+
+
+DOWNLOAD_SCRIPT = '''from playwright.sync_api import Playwright, sync_playwright, expect
+
+
+def run(playwright: Playwright) -> None:
+    browser = playwright.chromium.launch(headless=False)
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto("{base}/files")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Get the report").click()
+    download = download_info.value
+    context.close()
+    browser.close()
+
+
+with sync_playwright() as playwright:
+    run(playwright)
+'''
+
+
+def test_a_click_that_starts_a_download_is_exported_inside_expect_download(tmp_path: Path) -> None:
+    """codegen's ``with page.expect_download():`` around a click is imported as the click (with a note) and the
+    flow remembers the download; the exported test waits for it again and passes in Chromium."""
+    page = '<!doctype html><title>f</title><a href="/report.csv" download>Get the report</a>'
+    with CountingSite({"/files": page, "/report.csv": Response(200, b"a,b\n1,2\n", "text/csv")}) as site:
+        base = site.base_url.rstrip("/")
+        assert main(["init", str(tmp_path / "p"), "--url", base]) == 0
+        script = tmp_path / "rec.py"
+        script.write_text(DOWNLOAD_SCRIPT.replace("{base}", base), encoding="utf-8")
+        assert main(["import-codegen", str(script), "--project", str(tmp_path / "p"), "--flow", "dl"]) == 0
+        out = tmp_path / "t" / "test_dl.py"
+        out.parent.mkdir()
+        assert main(["export", "pytest", str(tmp_path / "p"), "--flow", "dl", "-o", str(out)]) == 0
+        src = out.read_text()
+        assert "with page.expect_download():" in src, src
+        r = _pytest(out.parent, out.name)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+        assert site.count("/report.csv") == 1  # the download was started, once
+
+
+def test_the_conftest_leaves_a_users_own_tests_alone_and_the_secret_has_the_projects_default(tmp_path: Path) -> None:
+    """A user's own test in the export folder keeps Playwright's defaults (expect timeout 5 s, 1280x720, no
+    --no-sandbox unless root): the conftest's timeouts and context apply to the exported tests alone. The exported
+    test runs without STEADYHAND_SECRET_PASSWORD: the project declares a default for it."""
+    _export(tmp_path, "sort_table")
+    (tmp_path / "test_mine.py").write_text(
+        "from playwright.sync_api import Page, expect\n\n\n"
+        "def test_mine(page: Page) -> None:\n"
+        "    assert page.viewport_size == {'width': 1280, 'height': 720}\n"
+        "    assert expect._timeout is None  # Playwright's own default\n", encoding="utf-8")
+    env = _env()
+    del env["STEADYHAND_SECRET_PASSWORD"]
+    r = _pytest(tmp_path, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "2 passed" in r.stdout
+    src = (tmp_path / "conftest.py").read_text()
+    assert "os.geteuid() == 0" in src and "'--no-sandbox'," not in src

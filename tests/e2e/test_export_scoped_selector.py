@@ -12,13 +12,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from core.cli import main
+from core.sites.server import CountingSite, Request, Response
 
 pytestmark = pytest.mark.browser
 
@@ -50,30 +49,15 @@ with sync_playwright() as playwright:
 """
 
 
-class _Books(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        caption = "2 rows sorted by year" if "sort=year" in self.path else "2 rows"
-        body = PAGE.format(caption=caption).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args) -> None:
-        pass
+def _books_page(request: Request) -> Response:
+    caption = "2 rows sorted by year" if request.arg("sort") == "year" else "2 rows"
+    return Response.text(PAGE.format(caption=caption), content_type="text/html; charset=utf-8")
 
 
 @pytest.fixture
 def books_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Books)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with CountingSite({"/books": _books_page}) as site:
+        yield site.base_url
 
 
 def test_a_scoped_codegen_locator_stays_scoped_in_the_exported_test(books_url: str, tmp_path: Path) -> None:
@@ -97,3 +81,57 @@ def test_a_scoped_codegen_locator_stays_scoped_in_the_exported_test(books_url: s
                        timeout=240)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "1 passed" in r.stdout
+
+
+ROWS = """<!doctype html><html><head><title>people</title></head><body><h1>{title}</h1>
+<table><tbody><tr><td>Ada Lovelace</td><td><a href="/edit/ada">Edit</a></td></tr>
+<tr><td>Bob Stone</td><td><a href="/edit/bob">Edit</a></td></tr></tbody></table></body></html>"""
+
+
+def _rows_page(request: Request) -> Response:
+    title = "Editing " + request.path.rsplit("/", 1)[-1] if "/edit/" in request.path else "people"
+    return Response.text(ROWS.format(title=title), content_type="text/html; charset=utf-8")
+
+
+FLOW = """schema_version: 1
+name: edit_bob
+start_url: /people
+steps:
+- id: s1
+  name: Edit Bob
+  action: click
+  target:
+    tag: a
+    role: link
+    name: Edit
+    text: Edit
+    scope: {role: row, name: Bob Stone}
+  assertions:
+  - kind: text_appears
+    expected: Editing bob
+"""
+
+
+def test_a_recorded_scope_makes_a_shared_link_name_pass_strict_mode(tmp_path: Path) -> None:
+    """Two links named "Edit", one per table row. The flow's target carries the row that makes it unique
+    (``scope``); the exported test chains it (``get_by_role('row', name='Bob Stone').get_by_role('link', ...)``) and
+    passes, where a locator from the link alone fails Playwright's strict mode (two elements)."""
+    with CountingSite({"/people": _rows_page, "/edit/{who}": _rows_page}) as site:
+        url = site.base_url.rstrip("/")
+        project, out = tmp_path / "proj", tmp_path / "export"
+        out.mkdir()
+        assert main(["init", str(project), "--url", url]) == 0
+        (project / "flows" / "edit_bob.yaml").write_text(FLOW, encoding="utf-8")
+        test_file = out / "test_edit_bob.py"
+        assert main(["export", "pytest", str(project), "--flow", "edit_bob", "-o", str(test_file)]) == 0
+        src = test_file.read_text(encoding="utf-8")
+        assert "page.get_by_role('row', name='Bob Stone').get_by_role('link', name='Edit')" in src
+        (out / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("STEADYHAND_", "PYTEST_"))}
+        env.update(PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", PYTHONDONTWRITEBYTECODE="1")
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                            "--base-url", url, test_file.name], cwd=out, env=env, capture_output=True, text=True,
+                           timeout=240)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+        assert "1 passed" in r.stdout
+        assert site.count("/edit/bob") == 1 and site.count("/edit/ada") == 0  # Bob's row, once

@@ -305,3 +305,38 @@ def test_checks_chosen_among_the_suggestions_of_the_listenerreplay(project, site
     save_recording(project, flow, got.crops)
     run = replay(project, "publish")
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_shared_link_name_is_recorded_with_its_row_and_exports_a_test_that_passes_strict_mode(project, site,
+                                                                                               tmp_path):
+    """Two links named "Edit", one per table row: the recording keeps the row that makes Bob's unique
+    (``scope``), and "Save" beside "Save draft" is marked to match whole (``exact``). The exported test chains
+    the row and passes in Chromium (a locator from the link alone is a strict-mode violation)."""
+    def drive(page):
+        page.wait_for_load_state("load")
+        page.get_by_role("row", name="Bob Stone").get_by_role("link", name="Edit").click()
+        time.sleep(PAUSE_S)
+        page.get_by_role("button", name="Save", exact=True).click()
+        time.sleep(1.0)
+
+    code, out, err = record(project, "edit_bob", drive, "/rows.html")
+    assert code == 0, out + err
+    flow = load_flow(project / "flows" / "edit_bob.yaml")
+    edit, save = flow.steps[0].target, flow.steps[-1].target
+    assert edit.name == "Edit" and edit.scope is not None and edit.scope.role == "row", edit
+    assert "Bob Stone" in edit.scope.name and not edit.exact
+    assert save.name == "Save" and save.exact and save.scope is None, save
+    from core.cli import main
+    out_dir = tmp_path / "export"
+    out_dir.mkdir()
+    test_file = out_dir / "test_edit_bob.py"
+    assert main(["export", "pytest", str(project), "--flow", "edit_bob", "-o", str(test_file)]) == 0
+    src = test_file.read_text(encoding="utf-8")
+    assert "get_by_role('row', name=" in src and "name='Save', exact=True" in src
+    (out_dir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("STEADYHAND_", "PYTEST_"))}
+    env.update(PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", PYTHONDONTWRITEBYTECODE="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                        "--base-url", site.base_url, test_file.name], cwd=out_dir, env=env, capture_output=True,
+                       text=True, timeout=240)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.domain import Action, Assertion, ElementDescriptor, Step
+from core.domain import Action, Assertion, ElementDescriptor, Scope, Step
 from core.export import ExportError, choose_locator, export_flow
 from core.project import load_project
 
@@ -22,21 +22,22 @@ def test_codegen_order_test_id_role_label_placeholder_text_css() -> None:
                 css_path="button#save")
     assert choose_locator(_step(**full)).code == "page.get_by_test_id('save')"
     full.pop("test_id")
-    assert choose_locator(_step(**full)).code == "page.get_by_role('button', name='Save it', exact=True)"
+    assert choose_locator(_step(**full)).code == "page.get_by_role('button', name='Save it')"
+    assert choose_locator(_step(**full, exact=True)).code == "page.get_by_role('button', name='Save it', exact=True)"
     full.pop("role")
     assert choose_locator(_step(**full)).strategy == "label"
     full.pop("label")
     full.pop("name")
-    assert choose_locator(_step(**full)).code == "page.get_by_placeholder('p', exact=True)"
+    assert choose_locator(_step(**full)).code == "page.get_by_placeholder('p')"
     full.pop("placeholder")
-    assert choose_locator(_step(**full)).code == "page.get_by_text('Save', exact=True)"
+    assert choose_locator(_step(**full)).code == "page.get_by_text('Save')"
     full.pop("text")
     assert choose_locator(_step(**full)).code == "page.locator('button#save')"
 
 
 def test_password_inputs_have_no_role_and_go_by_label() -> None:
     c = choose_locator(_step(tag="input", type="password", role="textbox", name="Password", label="Password"))
-    assert c.strategy == "label" and c.code == "page.get_by_label('Password', exact=True)"
+    assert c.strategy == "label" and c.code == "page.get_by_label('Password')"
 
 
 def test_a_text_beside_a_field_is_not_a_label_playwright_finds() -> None:
@@ -46,12 +47,18 @@ def test_a_text_beside_a_field_is_not_a_label_playwright_finds() -> None:
     c = choose_locator(_step(tag="input", type="password", role="textbox", label="Password:", css_path="input#password"))
     assert c.strategy == "css" and c.code == "page.locator('input#password')"
     c = choose_locator(_step(tag="select", role="combobox", name="Quantity", label="Qty", css_path="select#q"))
-    assert c.code == "page.get_by_role('combobox', name='Quantity', exact=True)"
+    assert c.code == "page.get_by_role('combobox', name='Quantity')"
 
 
 def test_a_name_in_capitals_matches_case_insensitively_as_a_whole() -> None:
-    c = choose_locator(_step(role="button", name="EMPLOYEE"))
+    c = choose_locator(_step(role="button", name="EMPLOYEE", exact=True))
     assert c.code == "page.get_by_role('button', name=re.compile('^employee$', re.IGNORECASE))"
+
+
+def test_a_recorded_scope_chains_before_the_elements_own_locator() -> None:
+    """An "Edit" link in each table row: the recorded row makes it unique, as codegen's chained locator does."""
+    c = choose_locator(_step(role="link", name="Edit", scope=Scope("row", "Bob 2026-03-04")))
+    assert c.code == "page.get_by_role('row', name='Bob 2026-03-04').get_by_role('link', name='Edit')"
 
 
 def test_unknown_roles_fall_through_and_selector_only_steps_keep_their_selector() -> None:
@@ -63,7 +70,7 @@ def test_unknown_roles_fall_through_and_selector_only_steps_keep_their_selector(
 
 def test_placeholders_become_variables_and_escaped_braces_stay_text() -> None:
     c = choose_locator(_step(role="link", name="Open {ref} {{raw}}"))
-    assert c.code == "page.get_by_role('link', name='Open ' + ref + ' {raw}', exact=True)"
+    assert c.code == "page.get_by_role('link', name='Open ' + ref + ' {raw}')"
 
 
 @pytest.mark.parametrize("style", ["pytest", "script"])
@@ -111,7 +118,7 @@ def test_the_recorded_landing_becomes_expect_calls() -> None:
             in src)
     assert "expect(page.get_by_role('heading', name=re.compile('New\\\\s+leave\\\\s+request', re.IGNORECASE)).first)" in src
     assert "get_by_role('dialog', name=re.compile('Choose\\\\s+start\\\\s+date', re.IGNORECASE))" in src
-    assert "expect(page.get_by_role('textbox', name='Reason', exact=True)).to_have_value(reason)" in src
+    assert "expect(page.get_by_role('textbox', name='Reason')).to_have_value(reason)" in src
     assert "to_have_value(password)" not in src  # a secret is never an expected value (its message prints it)
     src = export_flow(project, project.flows["export_report"])
     assert "expect(page.get_by_role('dialog').or_(page.get_by_role('alertdialog'))).to_have_count(0)" in src
@@ -202,8 +209,9 @@ def test_the_conftest_adapts_the_plugin_fixtures_and_writes_no_chromium_path() -
         src = conftest_source(load_project(ROOT / "projects" / name))
         ast.parse(src)
         assert "/usr/bin/chromium" not in src and "sync_playwright" not in src
-        for fixture in ("browser_type_launch_args", "browser_context_args", "context", "base_url"):
+        for fixture in ("browser_type_launch_args", "context", "base_url"):
             assert f"def {fixture}({fixture}" in src, fixture  # each extends the plugin's own
+        assert "def browser_context_args" not in src  # the exported files' own marker: a user's tests keep theirs
         assert "def page" not in src and "def browser(" not in src
         assert ("SITE_MODULE = 'core.sites.demo'" in src and "'-m', SITE_MODULE" in src) == (name == "demo")
 
@@ -216,6 +224,6 @@ def test_a_chained_selector_wins_over_the_elements_own_locator() -> None:
     assert c.strategy == "selector" and c.code == "page.get_by_role('table').get_by_role('link', name='year')"
     # a plain selector leaves the codegen order as it was; a test id still comes first
     plain = Step(id="s1", action=Action(kind="click"), selector="#y", target=ElementDescriptor(role="link", name="year"))
-    assert choose_locator(plain).code == "page.get_by_role('link', name='year', exact=True)"
+    assert choose_locator(plain).code == "page.get_by_role('link', name='year')"
     tid = Step(id="s1", action=Action(kind="click"), selector="table >> a", target=ElementDescriptor(test_id="y"))
     assert choose_locator(tid).code == "page.get_by_test_id('y')"

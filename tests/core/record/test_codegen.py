@@ -376,10 +376,23 @@ if __name__ == "__main__":
 '''
     r = import_codegen(src, flow_name="x", base_url=BASE)
     assert [s.name for s in r.flow.steps] == ["Click Sign in"]
-    # the context's viewport is dropped (the project's applies) and said; launch(headless, slow_mo) changes nothing
-    assert [n.split(":")[0] for n in r.notes] == ["line 7", "line 12", "line 13", "line 14"]
-    assert "new_context() options dropped: viewport" in r.notes[0]
-    assert "time.sleep(…)" in r.notes[1] and "print(…)" in r.notes[2] and "for statement" in r.notes[3]
+    # launch(slow_mo) and the context's viewport are dropped (the project's settings apply) and said
+    assert [n.split(":")[0] for n in r.notes] == ["line 6", "line 7", "line 12", "line 13", "line 14"]
+    assert "launch() options dropped: slow_mo" in r.notes[0]
+    assert "new_context() options dropped: viewport" in r.notes[1]
+    assert "time.sleep(…)" in r.notes[2] and "print(…)" in r.notes[3] and "for statement" in r.notes[4]
+
+
+def test_goto_options_are_listed_as_dropped_and_every_skip_gives_its_reason():
+    r = body(f'''\
+        page.goto("{BASE}/login", timeout=60000, wait_until="networkidle")
+        expect(heading).to_have_text("Welcome")
+        page.get_by_role("button", name="Go").click()
+        ''')
+    notes = "\n".join(r.notes)
+    assert "page.goto() options dropped: timeout, wait_until" in notes
+    skip = next(n for n in r.notes if "to_have_text" in n)
+    assert ": ; skipped" not in skip and "does not start from the page" in skip
 
 
 def test_focus_clicks_only_before_typing_into_the_same_field():

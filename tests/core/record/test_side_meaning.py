@@ -96,3 +96,20 @@ def test_a_click_that_opens_a_window_says_the_flow_stays_on_the_page(tmp_path: P
     assert [s.action.kind for s in imp.flow.steps] == ["click"]
     notes = "\n".join(imp.notes)
     assert "command 2 (click): opens a new window" in notes and "command 3 (selectWindow)" in notes
+
+
+def test_the_side_files_own_site_outside_the_base_url_is_said_and_another_site_stays_absolute(tmp_path: Path) -> None:
+    """The .side was recorded on http://127.0.0.1:8000; the project's base URL is another site. Its pages are
+    opened at the same paths under the base URL (a file recorded on a developer's server), which the import used
+    to do silently: the report says so now. A URL of a third site stays absolute with a note, as import-codegen
+    keeps a URL that is not under the base URL. Under the base URL nothing is said."""
+    t = ("t", [_c("open", "/login"), _c("open", "http://other.example/help"), _c("click", "id=go")])
+    imp, = import_side(_side(tmp_path, t), base_url="http://shop.example:9000/")
+    assert imp.flow.start_url == "/login"
+    assert imp.flow.steps[0].action.value == "http://other.example/help"
+    notes = "\n".join(imp.notes)
+    assert "http://127.0.0.1:8000 is not under the project's base URL http://shop.example:9000/" in notes
+    assert "http://other.example/help is not under the project's base URL" in notes and "kept absolute" in notes
+    same, = import_side(_side(tmp_path, ("t", [_c("open", "/login"), _c("click", "id=go")])),
+                        base_url="http://127.0.0.1:8000/")
+    assert same.flow.start_url == "/login" and not any("base URL" in n for n in same.notes)
