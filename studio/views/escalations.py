@@ -143,6 +143,10 @@ class EscalationsModel(QAbstractListModel):
         used" for a chosen candidate - not as "resumed" whatever the answer was."""
         name = type(command).__name__
         state = ANSWER_STATES.get(name)
+        if name == "Stop" and any(e.state == "taken over" for e in self._items):
+            self._close_open("stopped", states=_LIVE)  # Stop during a takeover: the escalation was stopped
+            self._answered = ""
+            return
         if state is not None and self.open_count:
             self._answered = state
             if name == "Stop":  # a stopped flow may end without a Resumed: listed at once

@@ -216,3 +216,17 @@ def test_an_escalation_is_listed_by_the_answer_it_got(qtbot, answer, state) -> N
     panel.apply(_esc(6))  # the next escalation is open, not listed by the last answer
     panel.apply(Resumed("r1"))
     assert [e.state for e in panel.model.items] == [state, "resumed"]
+
+
+def test_stop_during_a_takeover_lists_the_escalation_as_stopped(qtbot) -> None:  # noqa: ANN001
+    from core.engine.events import TakeoverStarted
+
+    panel = _panel(qtbot)
+    panel.apply(_esc())
+    panel.model.note_command(TakeOver())
+    panel.apply(Resumed("r1"))
+    panel.apply(TakeoverStarted("r1", panel.model.items[0].event.flow, panel.model.items[0].event.index))
+    assert panel.model.items[0].state == "taken over"
+    panel.model.note_command(Stop())  # Stop on the takeover bar
+    panel.apply(RunFinished("r1", ()))
+    assert panel.model.items[0].state == "stopped"  # not "resumed", not "closed"

@@ -93,3 +93,22 @@ def test_the_window_never_grows_past_the_screens_available_geometry(qtbot, recor
     w.caption.setText("http://127.0.0.1:5000/" + "very/long/path/" * 40)
     _settle(qtbot)
     assert w.frameGeometry().width() <= avail.width()
+
+
+def test_the_timelines_step_column_fits_the_titles(qtbot) -> None:  # noqa: ANN001
+    from studio.views.timeline import TimelineModel, TimelinePanel
+
+    panel = TimelinePanel()
+    qtbot.addWidget(panel)
+    panel.resize(1100, 400)
+    panel.show()
+    titles = ["Type the user name", "Sort the requests table by employee, descending", "Sign in"]
+    for i, t in enumerate(titles):
+        panel.apply(StepStarted("r1", "sort_table", i, t, 1))
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 3, timeout=5000)
+    qtbot.wait(100)  # the panel refreshes once per burst of events
+    QApplication.processEvents()
+    table, col = panel.table, TimelineModel.COL_TITLE
+    width = table.horizontalHeader().sectionSize(col)
+    need = max(table.fontMetrics().horizontalAdvance(t) for t in titles)
+    assert need < width <= need + 40  # every title whole, and not much wider than the longest
