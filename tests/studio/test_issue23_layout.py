@@ -6,7 +6,7 @@ Real widgets of the window, offscreen (the offscreen screen is 800 x 800 px).
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem
 
 from core.domain import BBox, EscalationCandidate
 from core.engine.events import (
@@ -112,3 +112,33 @@ def test_the_timelines_step_column_fits_the_titles(qtbot) -> None:  # noqa: ANN0
     width = table.horizontalHeader().sectionSize(col)
     need = max(table.fontMetrics().horizontalAdvance(t) for t in titles)
     assert need < width <= need + 40  # every title whole, and not much wider than the longest
+
+
+def test_state_graph_node_labels_do_not_overlap(qtbot) -> None:  # noqa: ANN001
+    from core.state.graph import StateEdge, StateGraph, StateNode
+    from studio.views.state_graph import StateGraphView
+
+    g = StateGraph("flow:f")
+    long_title = "Quarterly leave requests of every department \u2013 LeaveDesk"
+    for i, key in enumerate("abc"):
+        g.put_node(StateNode(key, f"s-{key}", url=f"http://127.0.0.1:5000/requests/department/{i}/quarter/2026-Q1",
+                             title=long_title, visits=1234))
+    g.put_edge(StateEdge("a", "b", "e1", "click", target_summary="button Export the quarterly report", count=1))
+    g.put_edge(StateEdge("b", "c", "e2", "click", target_summary="button Export the quarterly report", count=1))
+    view = StateGraphView()
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    view.set_graph(g, current="a")
+    QApplication.processEvents()
+    items = view.canvas.node_items
+    assert len(items) == 3
+    for item in items.values():
+        box = item.sceneBoundingRect()
+        rects = [t.sceneBoundingRect() for t in item.childItems() if isinstance(t, QGraphicsSimpleTextItem)]
+        assert len(rects) == 3  # title, path line, visit count
+        for r in rects:
+            assert box.contains(r), (r, box)  # no text runs out of its box into the next one
+        for i, r in enumerate(rects):
+            for other in rects[i + 1:]:
+                assert not r.intersects(other), (r, other)  # the path line stops before the visit count
