@@ -113,6 +113,8 @@ def main(project: Path, *, run: bool = False, headed: bool = False, engine_facto
             QMessageBox.warning(None, "Steadyhand Studio",  # a missing project path gets a dialog
                                 f"Cannot open the project.\n\n{exc}")
         return 2
+    if quit_after_run and screenshot is not None:
+        window.fit_screen = False  # the picture is of a 1400 x 900 window, whatever the (virtual) screen's size
     window.resize(1400, 900)
     outcome = _quit_after_run(app, window, screenshot, run_timeout_s) if quit_after_run else None
     window.show()

@@ -175,6 +175,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
             window.shutdown()
             raise ValueError(f"--flows: unknown flow(s) {', '.join(unknown)} (the project has "
                              f"{', '.join(window.flow_names()) or 'none'})")
+        window.fit_screen = False  # measured at the size asked for, not the offscreen screen's 800 x 800
         window.resize(*size)
         window.show()
         steps, results, latencies = [0], {}, []

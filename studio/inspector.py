@@ -82,9 +82,9 @@ _TERMS = ("overlay_open", "overlay_close", "as_expected", "changed_unexpectedly"
 
 def _plain(text: str) -> str:
     """An engine reason with its change and verdict names in words (``overlay_open`` -> ``overlay open``)."""
-    for t in _TERMS:
-        text = text.replace(t, t.replace("_", " "))
-    return text
+    from .plain_words import plain_words  # noqa: PLC0415
+
+    return plain_words(text)
 
 
 def missing_shot_words(when: str, evidence_level: str, status: str) -> str:

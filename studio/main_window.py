@@ -12,7 +12,7 @@ from typing import Callable
 
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap, QShowEvent,
+    QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap, QResizeEvent, QShowEvent,
 )
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
@@ -32,6 +32,7 @@ from .habits import ErrorsButton, FindBar, ProjectWatcher, ShortcutsDialog, rece
 from .inspector import install as install_inspector
 from .recorder_bridge import RecorderFactory
 from .run_state import RunState, RunStateMachine, controls_for
+from .views.banner_slot import BannerSlot
 from .views.breaker import BreakerIndicator, BreakerPanel
 from .views.breakpoints import BreakpointBook, BreakpointGutter, BreakpointsPanel
 from .theme import TAKEOVER_COLOR
@@ -132,6 +133,10 @@ class MainWindow(QMainWindow):
         self._run_on_show = run_on_show
         self._auto_started = False
         self._close_timeout = close_timeout
+        #: Keep the window inside its screen's available geometry (:meth:`fit_to_screen`); off for a picture
+        #: of a set size on a small virtual screen.
+        self.fit_screen = True
+        self._fit_pending = False
         self.run_state = RunStateMachine()
         self.bridge = EngineBridge(self)
         self._flow = ""
@@ -231,6 +236,9 @@ class MainWindow(QMainWindow):
         self.caption = QLabel("No observation yet")
         self.caption.setObjectName("liveCaption")
         self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # a long URL is cut, not a reason for the window to widen past the screen
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.caption.setMinimumWidth(1)
 
         self.banner = QFrame()
         self.banner.setObjectName("escalationBanner")
@@ -265,11 +273,9 @@ class MainWindow(QMainWindow):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self.caption)
-        banner_box = QVBoxLayout()
-        banner_box.setContentsMargins(8, 8, 8, 0)
-        banner_box.addWidget(self.banner)
-        banner_box.addWidget(self.takeover_banner)
-        lay.addLayout(banner_box)
+        # the bars take turns in a strip of fixed height: the live view never moves when one appears
+        self.banner_slot = BannerSlot([self.banner, self.takeover_banner])
+        lay.addWidget(self.banner_slot)
         lay.addWidget(self.live_view, 1)
         self.setCentralWidget(central)
 
@@ -296,7 +302,8 @@ class MainWindow(QMainWindow):
         self.escalations_panel = EscalationsPanel()
         self.escalations_panel.command_requested.connect(self._answer)
         self.escalations_panel.candidate_highlighted.connect(self._on_candidate_highlighted)
-        self.escalations_dock = self._dock("Escalations", "escalationsDock", self.escalations_panel,
+        # scrolled: an escalation's answers and candidates never widen the dock (the view would move sideways)
+        self.escalations_dock = self._dock("Escalations", "escalationsDock", _scrolled(self.escalations_panel),
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.splitDockWidget(self.flows_dock, self.escalations_dock, Qt.Orientation.Vertical)
 
@@ -614,8 +621,7 @@ class MainWindow(QMainWindow):
         self.files_reload.clicked.connect(self.reload_project)
         row.addWidget(self.files_reload)
         self.files_bar.hide()
-        lay = self.centralWidget().layout()
-        lay.insertWidget(1, self.files_bar)
+        self.banner_slot.add_bar(self.files_bar)
         self.watcher: ProjectWatcher | None = None
         if self.project_path.is_dir():
             self.watcher = ProjectWatcher(self.project_path, self)
@@ -1176,8 +1182,47 @@ class MainWindow(QMainWindow):
 
     # --- Qt -------------------------------------------------------------------------------
 
+    def fit_to_screen(self) -> bool:
+        """Keep the window (its frame) inside its screen's available geometry: shrink it, then move it in.
+
+        Off (:attr:`fit_screen` False) for a picture of a set size (``--screenshot`` on a small virtual screen,
+        ``bench studio``).  True when the window was resized or moved.
+        """
+        screen = self.screen() or QApplication.primaryScreen()
+        if not self.fit_screen or screen is None or self.isMaximized() or self.isFullScreen():
+            return False
+        avail = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
+        w = max(self.minimumWidth(), min(self.width(), avail.width() - extra_w))
+        h = max(self.minimumHeight(), min(self.height(), avail.height() - extra_h))
+        changed = (w, h) != (self.width(), self.height())
+        if changed:
+            self.resize(w, h)
+        frame = self.frameGeometry()
+        x = max(avail.left(), min(frame.left(), avail.right() + 1 - frame.width()))
+        y = max(avail.top(), min(frame.top(), avail.bottom() + 1 - frame.height()))
+        if (x, y) != (frame.left(), frame.top()):
+            self.move(x, y)
+            changed = True
+        return changed
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        screen = self.screen()
+        if self.fit_screen and screen is not None and not self._fit_pending and self.isVisible():
+            avail = screen.availableGeometry()
+            if event.size().width() > avail.width() or event.size().height() > avail.height():
+                self._fit_pending = True  # once the resize is done (a layout asked for more room)
+                QTimer.singleShot(0, self._fit_later)
+
+    def _fit_later(self) -> None:
+        self._fit_pending = False
+        self.fit_to_screen()
+
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
+        self.fit_to_screen()
         pending, self._splitters_to_restore = getattr(self, "_splitters_to_restore", []), []
         for value, splitter in pending:
             QTimer.singleShot(0, lambda v=value, sp=splitter: sp.restoreState(v))

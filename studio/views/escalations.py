@@ -35,6 +35,7 @@ from core.engine.events import (
 )
 from core.perception.grid import Grid
 
+from ..plain_words import plain_words
 from ..theme import COLORS, STATUS_COLORS, TAKEOVER_COLOR
 
 __all__ = [
@@ -143,6 +144,10 @@ class EscalationsModel(QAbstractListModel):
         used" for a chosen candidate - not as "resumed" whatever the answer was."""
         name = type(command).__name__
         state = ANSWER_STATES.get(name)
+        if name == "Stop" and any(e.state == "taken over" for e in self._items):
+            self._close_open("stopped", states=_LIVE)  # Stop during a takeover: the escalation was stopped
+            self._answered = ""
+            return
         if state is not None and self.open_count:
             self._answered = state
             if name == "Stop":  # a stopped flow may end without a Resumed: listed at once
@@ -215,7 +220,7 @@ class EscalationsModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return f"Step {ev.index + 1} \u00b7 {ev.step_title}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{ev.flow}: {KIND_LABELS.get(ev.kind, ev.kind)} \u2014 {ev.reason}"
+            return f"{ev.flow}: {KIND_LABELS.get(ev.kind, ev.kind)} \u2014 {plain_words(ev.reason)}"
         if role == Qt.ItemDataRole.DecorationRole:
             return self._icon(item.state)
         if role == Qt.ItemDataRole.ForegroundRole and item.state not in _LIVE:
@@ -247,8 +252,9 @@ def escalation_html(item: Escalation | None) -> str:
     """
     muted = COLORS["muted"]
     if item is None:
-        return f"<p style='color:{muted}'>No escalation. When the engine cannot decide on its own " \
-               "it pauses and asks you here.</p>"
+        # the panel's header says "No escalations" once; the details say what comes here, not that again
+        return f"<p style='color:{muted}'>When the engine cannot decide on its own it pauses and asks you " \
+               "here.</p>"
     ev = item.event
     state_color = {"open": STATUS_COLORS["escalated"], "taken over": TAKEOVER_COLOR}.get(item.state, muted)
     stamp = time.strftime("%H:%M:%S", time.localtime(item.received_at)) if item.received_at else ""
@@ -259,8 +265,8 @@ def escalation_html(item: Escalation | None) -> str:
         f"<span style='color:{STATUS_COLORS['escalated']}'>{_esc(kind)}</span> &middot; "
         f"<span style='color:{state_color}; font-weight:bold'>{item.state}</span>"
         + (f" &middot; {stamp}" if stamp else "") + "</p>",
-        (f"<p><b>{_esc(ev.plain)}</b></p><p style='color:{muted}'>Detail: {_esc(ev.reason)}</p>" if ev.plain
-         else f"<p><b>Why:</b> {_esc(ev.reason)}</p>"),
+        (f"<p><b>{_esc(plain_words(ev.plain))}</b></p><p style='color:{muted}'>Detail: {_esc(plain_words(ev.reason))}</p>" if ev.plain
+         else f"<p><b>Why:</b> {_esc(plain_words(ev.reason))}</p>"),
     ]
     if item.state == "open":
         parts.append(f"<p style='color:{STATUS_COLORS['escalated']}'>The run waits for your answer "

@@ -15,6 +15,7 @@ from core.engine.events import (
 )
 from core.engine.report import result_label, results_line
 
+from ..plain_words import plain_words
 from ..theme import status_label
 
 #: Escalation answer -> what the log says the person can do.
@@ -53,7 +54,7 @@ def plain(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.2f}"
     if isinstance(value, str):
-        return value.replace("_", " ") if _SNAKE.match(value) else value
+        return value.replace("_", " ") if _SNAKE.match(value) else plain_words(value)
     if isinstance(value, (tuple, list)):
         items = [plain(v) for v in value]
         if len(items) > 3 or any(is_dataclass(v) for v in value):
@@ -91,7 +92,7 @@ def describe_event(event: EngineEvent) -> str:
                 f"seen {observed})")
     if isinstance(event, StepFinished):
         extra = " \u00b7 healed" if event.healed else ""
-        error = f" \u00b7 {event.error}" if event.error else ""
+        error = f" \u00b7 {plain_words(event.error)}" if event.error else ""
         return f"Step {event.index + 1} {status_label(event.status)} in {event.ms:,.0f} ms{extra}{error}"
     if isinstance(event, StepStarted):
         again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
@@ -99,15 +100,15 @@ def describe_event(event: EngineEvent) -> str:
     if isinstance(event, ActionPerformed):
         if event.ok:
             return f"Step {event.index + 1}: {_kind(event.kind)} done"
-        return f"Step {event.index + 1}: {_kind(event.kind)} failed \u2014 {event.error}"
+        return f"Step {event.index + 1}: {_kind(event.kind)} failed \u2014 {plain_words(event.error)}"
     if isinstance(event, EscalationRaised):
         answers = ", ".join(ANSWER_WORDS.get(a, _kind(a)) for a in event.answers)
         n = len(event.candidates)
         kind = KIND_WORDS.get(event.kind, _kind(event.kind))
-        return (f"Escalated at step {event.index + 1} ({kind}): {(event.plain or event.reason)[:160]} \u00b7 "
+        return (f"Escalated at step {event.index + 1} ({kind}): {plain_words(event.plain or event.reason)[:160]} \u00b7 "
                 f"{n} candidate{'' if n == 1 else 's'} \u00b7 you can: {answers}")
     if isinstance(event, Paused):
-        return f"Paused at step {event.index + 1}" + (f": {event.reason}" if event.reason else "")
+        return f"Paused at step {event.index + 1}" + (f": {plain_words(event.reason)}" if event.reason else "")
     if isinstance(event, Resumed):
         return "Going on"
     if isinstance(event, BreakerChanged):
@@ -116,7 +117,7 @@ def describe_event(event: EngineEvent) -> str:
     if isinstance(event, Recovered):
         how = {"rollback": "Rolled back", "dismiss": "Closed a popup", "compensate": "Compensated"}.get(
             event.how, _kind(event.how))
-        return f"{how} at step {event.index + 1}{'' if event.ok else ' (not complete)'}: {event.detail}"
+        return f"{how} at step {event.index + 1}{'' if event.ok else ' (not complete)'}: {plain_words(event.detail)}"
     if isinstance(event, TakeoverStarted):
         return f"{event.flow}: taken over at step {event.index + 1} (you have the page)"
     if isinstance(event, HandedBack):
@@ -144,7 +145,7 @@ def describe_event(event: EngineEvent) -> str:
         return f"Step {event.index + 1} led to {page}" + (f" ({', '.join(news)})" if news else " (seen before)")
     if isinstance(event, StateNoted):
         b = event.belief
-        why = f": {b.evidence[0]}" if b.evidence else ""
+        why = f": {plain_words(b.evidence[0])}" if b.evidence else ""
         return f"Page {event.moment} step {event.index + 1} looks {_kind(b.state)}{why}"
     from ..skill_events import describe_skill_event  # noqa: PLC0415 - the skill runtime's and learner's events
 

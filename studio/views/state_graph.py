@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
     QResizeEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem,
@@ -88,23 +88,31 @@ class _NodeItem(QGraphicsRectItem):
         self.setZValue(2)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setAcceptHoverEvents(True)
-        title = QGraphicsSimpleTextItem(_elide(node.title.split(" \u2013 ")[0] or _path_of(node.url), 24), self)
+        # each text cut to its own room in the box (by width, not characters): the title to the box, the path
+        # line to what the visit badge leaves; none runs into another or out of the box
+        room = NODE_W - 16
         f = QFont()
         f.setPointSizeF(9.5)
         f.setBold(True)
+        title_text = node.title.split(" \u2013 ")[0] or _path_of(node.url)
+        title = QGraphicsSimpleTextItem(QFontMetricsF(f).elidedText(title_text, Qt.TextElideMode.ElideRight, room),
+                                        self)
         title.setFont(f)
         title.setBrush(QColor(COLORS["text"]))
         title.setPos(-NODE_W / 2 + 8, -NODE_H / 2 + 5)
-        sub = QGraphicsSimpleTextItem(_elide(f"S{number} \u00b7 {_path_of(node.url)}", 22), self)
         f2 = QFont()
         f2.setPointSizeF(8.0)
-        sub.setFont(f2)
-        sub.setBrush(QColor(COLORS["muted"]))
-        sub.setPos(-NODE_W / 2 + 8, -NODE_H / 2 + 26)
         badge = QGraphicsSimpleTextItem(f"x{node.visits}", self)
         badge.setFont(f2)
         badge.setBrush(QColor(TAKEOVER_COLOR if node.revisited else COLORS["muted"]))
-        badge.setPos(NODE_W / 2 - 8 - badge.boundingRect().width(), -NODE_H / 2 + 26)
+        badge_w = badge.boundingRect().width()
+        badge.setPos(NODE_W / 2 - 8 - badge_w, -NODE_H / 2 + 26)
+        sub = QGraphicsSimpleTextItem(QFontMetricsF(f2).elidedText(
+            f"S{number} \u00b7 {_path_of(node.url)}", Qt.TextElideMode.ElideMiddle, room - badge_w - 8), self)
+        sub.setFont(f2)
+        sub.setBrush(QColor(COLORS["muted"]))
+        sub.setPos(-NODE_W / 2 + 8, -NODE_H / 2 + 26)
+        self.texts = (title, sub, badge)
         self.setToolTip(f"S{number}: {node.title}\n{node.url}\nvisits: {node.visits} in {node.runs} run(s)"
                         + ("  (revisited)" if node.revisited else ""))
 
@@ -268,9 +276,9 @@ class GraphCanvas(QGraphicsView):
         bg = QGraphicsRectItem(QRectF(-3, -1, r.width() + 6, r.height() + 2))
         bg.setBrush(QColor(20, 21, 24, 215))
         bg.setPen(QPen(Qt.PenStyle.NoPen))
-        # move off boxes and other labels: try above and below the line, up to 3 label heights away
+        # move off boxes and other labels: try above and below the line, up to 6 label heights away
         x, y = at.x() - r.width() / 2, at.y() - r.height() / 2
-        for dy in (0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0):
+        for dy in (0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0, -4.0, 4.0, -5.0, 5.0, -6.0, 6.0):
             box = QRectF(x - 3, y + dy * (r.height() + 3) - 1, r.width() + 6, r.height() + 2)
             if not any(box.intersects(t) for t in self._taken):
                 y += dy * (r.height() + 3)

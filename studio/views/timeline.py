@@ -129,6 +129,10 @@ class TimelineStep:
         return QImage()
 
 
+#: The widest the step column grows, in average characters of the table's font (a long title elides past it).
+TITLE_MAX_CHARS = 60
+
+
 class TimelineModel(QAbstractTableModel):
     """Steps of the run shown (all flows of a batch), one row each."""
 
@@ -553,7 +557,9 @@ class TimelinePanel(QWidget):
         hh = self.table.horizontalHeader()
         # sized by _fit_columns (the changed rows only): ResizeToContents re-measured every row per event
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setSectionResizeMode(TimelineModel.COL_TITLE, QHeaderView.ResizeMode.Stretch)
+        # the step column is as wide as its titles (a stretched one was squeezed to a few characters by the
+        # others); the last column takes what is left
+        hh.setStretchLastSection(True)
 
         self.before_view, self.after_view = ShotView("Before"), ShotView("After")
         shots = QSplitter(Qt.Orientation.Horizontal)
@@ -635,16 +641,17 @@ class TimelinePanel(QWidget):
         self.refresh.schedule()
 
     def _fit_columns(self, rows: list[TimelineStep] | None = None) -> None:
-        """Widen the columns (all but the title) to the text of ``rows``; all rows (may also narrow) when None."""
+        """Widen the columns to the text of ``rows``; all rows (may also narrow) when None.  The step column
+        fits its longest title up to :data:`TITLE_MAX_CHARS` average characters (the tooltip-free rest elides)."""
         fm = self.table.fontMetrics()
         hh = self.table.horizontalHeader()
         head = hh.fontMetrics()
         steps = self.model.steps() if rows is None else rows
         for col, name in enumerate(TimelineModel.COLUMNS):
-            if col == TimelineModel.COL_TITLE:
-                continue
             texts = [self.model._display(s, col) for s in steps]  # noqa: SLF001 - the model's own cell text
             want = max([head.horizontalAdvance(name) + 20, *(fm.horizontalAdvance(t) + 16 for t in texts)])
+            if col == TimelineModel.COL_TITLE:
+                want = min(want, fm.averageCharWidth() * TITLE_MAX_CHARS + 16)
             if rows is None or want > hh.sectionSize(col):
                 hh.resizeSection(col, want)
 

@@ -150,7 +150,7 @@ def test_sample_run_escalates_with_context() -> None:
     events = [e for e in sample_run_events() if isinstance(e, EscalationRaised)]
     assert len(events) == 1
     html = escalation_html(None)
-    assert "No escalation" in html
+    assert "asks you here" in html and "No escalation" not in html  # the header says it, once
     ev = events[0]
     assert ev.index == 5 and "abstained" in ev.reason and ev.kind == "abstained"
     assert ev.answers == ("retry", "skip", "stop", "take_over") and len(ev.side_effects) == 2
@@ -216,3 +216,27 @@ def test_an_escalation_is_listed_by_the_answer_it_got(qtbot, answer, state) -> N
     panel.apply(_esc(6))  # the next escalation is open, not listed by the last answer
     panel.apply(Resumed("r1"))
     assert [e.state for e in panel.model.items] == [state, "resumed"]
+
+
+def test_stop_during_a_takeover_lists_the_escalation_as_stopped(qtbot) -> None:  # noqa: ANN001
+    from core.engine.events import TakeoverStarted
+
+    panel = _panel(qtbot)
+    panel.apply(_esc())
+    panel.model.note_command(TakeOver())
+    panel.apply(Resumed("r1"))
+    panel.apply(TakeoverStarted("r1", panel.model.items[0].event.flow, panel.model.items[0].event.index))
+    assert panel.model.items[0].state == "taken over"
+    panel.model.note_command(Stop())  # Stop on the takeover bar
+    panel.apply(RunFinished("r1", ()))
+    assert panel.model.items[0].state == "stopped"  # not "resumed", not "closed"
+
+
+def test_no_escalations_is_said_once_in_the_window(qtbot, make_window) -> None:  # noqa: ANN001
+    from studio.testing import RecordingEngine
+
+    w = make_window(RecordingEngine.factory([]))
+    w.show()
+    panel = w.escalations_panel
+    said = [t for t in (panel.header.text(), panel.details.toPlainText()) if "No escalation" in t]
+    assert said == ["No escalations"]

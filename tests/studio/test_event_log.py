@@ -68,3 +68,29 @@ def test_a_state_graph_change_is_one_plain_line_without_the_graphs_names() -> No
     line = describe_event(again)
     assert line == "Step 5 led to Leave requests (seen before)"
     assert "flow:" not in line and "new source" not in line and "revisit" not in line
+
+
+def test_engine_text_reaches_the_log_and_the_details_in_plain_words(qtbot) -> None:  # noqa: ANN001
+    from core.engine.events import ActionPerformed, Paused
+    from studio.plain_words import plain_words
+    from studio.views.escalations import EscalationsPanel
+
+    raw = ("button 'Save' (0:7) changed_unexpectedly after the wait (P6, S7); R1 baseline kept; "
+           "Verdict(kind='as_expected', expected='overlay_open') crop b'\\x89PNG\\r\\n' "
+           "<core.domain.Resolution object at 0x7f3a2b>")
+    text = plain_words(raw)
+    assert text.startswith("button 'Save' changed unexpectedly after the wait; baseline kept;"), text
+    assert "link 'K2 building'" in plain_words("link 'K2 building' (0:12) was chosen (K2)")  # page text stays
+    log = EventLog()
+    qtbot.addWidget(log)
+    log.apply(StepFinished("r1", "f", 2, "failed", False, 10.0, error=raw))
+    log.apply(ActionPerformed("r1", "f", 2, "click", False, error=raw))
+    log.apply(Paused("r1", "f", 2, raw))
+    panel = EscalationsPanel()
+    qtbot.addWidget(panel)
+    panel.apply(EscalationRaised("r1", "f", 2, "Click Save", raw, (EscalationCandidate("0:7", "a", 0.5, None),),
+                                 kind="abstained", answers=("skip",)))
+    for shown in (log.toPlainText(), panel.details.toPlainText()):
+        for bad in (r"\(\d+:\d+\)", r"\b[RSPK]\d+\b", r"\b[a-z]+_[a-z_]+\b", r"\w+\(\w+=", r"b'\\x", r"0x[0-9a-f]+"):
+            assert not re.findall(bad, shown), (bad, shown)
+        assert "changed unexpectedly" in shown and "button 'Save'" in shown
