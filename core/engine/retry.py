@@ -67,9 +67,13 @@ def retry_refusal(store: Any, result: RunResult, flow: Flow, secrets: Sequence[s
             continue  # watched: nothing accepted by the server, nothing kept by the page
         title = flow.steps[i].title if i < len(flow.steps) else ""
         return f"step {i + 1}{f' ({title})' if title else ''} performed an action that may write"
+    # a sign-in's write is a new session, which a resume replays as a re-login: not the user's data
+    sign_ins = tuple(f"step {i + 1} " for i in range(len(flow.steps)) if _is_sign_in(i, flow, tuple(secrets)))
     for i in sorted(state.checkpoints):
+        if i < len(flow.steps) and _is_sign_in(i, flow, tuple(secrets)):
+            continue
         cp = state.checkpoints[i]
-        written = [str(line) for line in cp.get("side_effects", ())]
+        written = [str(line) for line in cp.get("side_effects", ()) if not str(line).startswith(sign_ins)]
         if written:
             return f"the run wrote data: {written[0]}"
         if not cp.get("reversible", True):

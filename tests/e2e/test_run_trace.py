@@ -124,6 +124,15 @@ def test_a_run_that_wrote_is_not_retried(demo: Path) -> None:
     assert "not_retried" in entry["runs"][0] and "not retried" in wrote.stderr
 
 
+def test_a_run_that_only_signed_in_is_retried(demo: Path) -> None:
+    _fail_at_the_end(demo, "sort_table")  # signs in (POST 200: a session, not data), sorts, then fails
+    r = _run("run", str(demo), "--flow", "sort_table", "--headless", "--retries", "1", "--json", "-")
+    assert r.returncode == 1, r.stderr
+    entry = json.loads(r.stdout)["flows"][0]
+    assert [(run["retry"], run["status"]) for run in entry["runs"]] == [(0, "failed"), (1, "failed")], entry
+    assert entry["retries"] == 1 and "retry 1 of 1" in r.stderr
+
+
 def test_k_matching_no_flow_still_writes_a_json_document(demo: Path) -> None:
     r = _run("run", str(demo), "-k", "nosuch", "--json", "-", "-q")
     assert r.returncode == 2 and "no flow matches" in r.stderr
