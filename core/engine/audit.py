@@ -59,14 +59,15 @@ class Finding:
     ----------
     where : str
         A path relative to the project (or absolute for an extra path),
-        with ``: table.column, row N`` for a store cell or ``: PNG chunk K``.
+        with ``: table.column, row N`` for a store cell, ``: PNG chunk K`` or ``: member`` of a zip
+        (a Playwright trace).
     secret : str
         The secret's declared name (never its value).
     form : str
         ``clear``, ``url-encoded``, ``url-encoded twice``, ``json-escaped``,
         ``html-escaped``, ``hex``, ``utf-16``, ``base32``, ``base64``,
-        ``base64url``, ``<algorithm> digest`` (``sha256 digest``), or ``unmasked region`` for a masked screenshot region
-        that is not solid.
+        ``base64url``, ``<algorithm> digest`` (``sha256 digest``), ``unmasked region`` for a masked screenshot region
+        that is not solid, or ``member too large to read`` for a zip member over :data:`ZIP_MEMBER_LIMIT`.
     """
 
     where: str
@@ -302,6 +303,29 @@ def _audit_png(path: Path, where: str, patterns: _Patterns, report: AuditReport)
             report.findings.append(Finding(f"{where}: masked region {x0},{y0}-{x1},{y1}", "", "unmasked region"))
 
 
+#: Bytes of one zip member read at most (a Playwright trace's members are a few MB; a bigger one is listed
+#: unread rather than inflated into memory).
+ZIP_MEMBER_LIMIT = 64 * 1024 * 1024
+
+
+def _audit_zip(path: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
+    """Search each member of a zip (a Playwright trace, an exported report) for the secrets, uncompressed."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if info.is_dir():
+                    continue
+                if info.file_size > ZIP_MEMBER_LIMIT:
+                    report.findings.append(Finding(f"{where}: {info.filename}", "", "member too large to read"))
+                    continue
+                for name, form in patterns.find(z.read(info)):
+                    report.findings.append(Finding(f"{where}: {info.filename}", name, form))
+    except (OSError, zipfile.BadZipFile, RuntimeError, EOFError):
+        return  # not a readable zip: its bytes were scanned as a file
+
+
 def _audit_store(db: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
     from core.store.cells import text_cells
 
@@ -343,6 +367,10 @@ def audit_paths(paths: Sequence[Path], secrets: Mapping[str, str], *, root: Path
             if path.suffix.lower() == ".png":
                 before = len(report.findings)
                 _audit_png(path, where, patterns, report)
+                store_hits += report.findings[before:]
+            if path.suffix.lower() == ".zip" and usable:
+                before = len(report.findings)
+                _audit_zip(path, where, patterns, report)
                 store_hits += report.findings[before:]
             # found in the file: name the cell or PNG chunk when one holds it, else the file (e.g. a freed page)
             named = {f.secret for f in store_hits}

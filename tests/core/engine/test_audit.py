@@ -149,3 +149,18 @@ def test_a_password_typed_in_clear_is_looked_for_by_type_and_by_name_in_any_lang
     assert {s for _, s in found} == {"clear value typed into '#a'", "clear value typed into 'Mot de passe'",
                                      "clear value typed into '密码'", "clear value typed into '#pw'"}
     assert not report.clean
+
+
+def test_a_secret_inside_a_compressed_zip_member_is_found_and_named(tmp_path: Path) -> None:
+    """A Playwright trace is a deflated zip: its bytes never hold the value, its members do."""
+    import zipfile
+
+    trace = tmp_path / "traces" / "run.zip"
+    trace.parent.mkdir()
+    with zipfile.ZipFile(trace, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("trace.trace", json.dumps({"params": {"value": SECRET}}) + "\n" + "x" * 4000)
+        z.writestr("resources/page.html", "<p>nothing here</p>")
+    assert SECRET.encode() not in trace.read_bytes()
+    report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
+    assert [(f.where, f.secret) for f in report.findings] == [("traces/run.zip: trace.trace", "password")]
+    assert not report.clean
