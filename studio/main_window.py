@@ -80,6 +80,11 @@ def _still_shown(target: Candidate, observation: Observation) -> bool:
     return False
 
 
+#: Width in px of the left dock column (Flows, Escalations) on a first launch: a flow's name and a line of its
+#: description fit; a saved layout keeps the person's own width.
+LEFT_COLUMN_PX = 300
+
+
 class MainWindow(QMainWindow):
     """Studio window for one project.
 
@@ -125,6 +130,7 @@ class MainWindow(QMainWindow):
         self._project_loader = project_loader or default_project_loader
         self.project, self.invalid_flows = _split_loaded(self._project_loader(self.project_path))
         self.settings = settings  # None: nothing is saved between launches (tests, previews)
+        self._state_restored = False  # a saved dock layout was applied (the first show keeps it)
         self._user_close = False  # the next close was asked for by the user (File > Quit, Open project)
         self.docks: list[QDockWidget] = []  # every dock, in View menu order
         self._recorder_factory = recorder_factory
@@ -843,6 +849,7 @@ class MainWindow(QMainWindow):
             value = st.value(key)
             if value is not None:
                 apply(value)
+                self._state_restored = self._state_restored or key == "window/state"
         # splitters once the restored docks have their sizes (on first show)
         self._splitters_to_restore = [(st.value(k), sp) for k, sp in (
             ("steps/splitter", self.steps_panel.splitter), ("healReview/splitter", self.heal_review.splitter))
@@ -1216,6 +1223,17 @@ class MainWindow(QMainWindow):
                 self._fit_pending = True  # once the resize is done (a layout asked for more room)
                 QTimer.singleShot(0, self._fit_later)
 
+    def _size_left_docks(self) -> None:
+        """Give the Flows and Escalations column :data:`LEFT_COLUMN_PX` (at most a quarter of the window).
+
+        Set before the first show, the width was ignored and the column kept its minimum (about 120 px: one
+        word a line of a flow's description).
+        """
+        width = min(LEFT_COLUMN_PX, max(self.width() // 4, 160))
+        if self._state_restored and self.flows_dock.width() >= width * 2 // 3:
+            return  # the person's own layout (a saved column of about a word a line is widened)
+        self.resizeDocks([self.flows_dock], [width], Qt.Orientation.Horizontal)
+
     def _fit_later(self) -> None:
         self._fit_pending = False
         self.fit_to_screen()
@@ -1223,6 +1241,9 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
         self.fit_to_screen()
+        if not getattr(self, "_docks_sized", False):
+            self._docks_sized = True  # the left column's width, once the window has its size (before: ignored)
+            QTimer.singleShot(0, self._size_left_docks)
         pending, self._splitters_to_restore = getattr(self, "_splitters_to_restore", []), []
         for value, splitter in pending:
             QTimer.singleShot(0, lambda v=value, sp=splitter: sp.restoreState(v))

@@ -142,3 +142,13 @@ def test_state_graph_node_labels_do_not_overlap(qtbot) -> None:  # noqa: ANN001
         for i, r in enumerate(rects):
             for other in rects[i + 1:]:
                 assert not r.intersects(other), (r, other)  # the path line stops before the visit count
+
+
+def test_the_left_column_is_wide_enough_for_a_flows_description_on_a_first_launch(make_window, qtbot) -> None:
+    """The dock width was set before the first show and ignored: the Flows column stayed at its minimum
+    (about 120 px, one word of a description a line)."""
+    w = make_window(RecordingEngine.factory([]))
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitUntil(lambda: w.flows_dock.width() >= min(280, w.width() // 4) - 10, timeout=5000)  # 800 px offscreen screen
+    assert 180 <= w.flows_dock.width() <= w.width() // 4 + 10
