@@ -20,6 +20,7 @@ from core.engine.events import (
 )
 
 from ..coalesce import Deferred
+from ..plain_words import plain_words
 from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
 
 __all__ = ["StepRow", "StepsModel", "StepsTable", "StepDetails", "StepsPanel", "step_details_html"]
@@ -445,11 +446,11 @@ def step_details_html(row: StepRow | None) -> str:
     parts = [f"<h3 style='margin:0'>{row.index + 1}. {_esc(row.title)}</h3>",
              f"<p style='margin-top:2px'>{' &middot; '.join(meta)}</p>"]
     if row.escalation:
-        parts.append(f"<p style='color:#f5a524'><b>Escalated:</b> {_esc(row.escalation)}</p>")
+        parts.append(f"<p style='color:#f5a524'><b>Escalated:</b> {_esc(plain_words(row.escalation))}</p>")
     if row.error and row.status == "manual":
-        parts.append(f"<p style='color:{TAKEOVER_COLOR}'><b>By hand:</b> {_esc(row.error)}</p>")
+        parts.append(f"<p style='color:{TAKEOVER_COLOR}'><b>By hand:</b> {_esc(plain_words(row.error))}</p>")
     elif row.error:
-        parts.append(f"<p style='color:{STATUS_COLORS['failed']}'><b>Error:</b> {_esc(row.error)}</p>")
+        parts.append(f"<p style='color:{STATUS_COLORS['failed']}'><b>Error:</b> {_esc(plain_words(row.error))}</p>")
 
     parts.append(_section("Resolution"))
     if row.strategy:
@@ -460,11 +461,11 @@ def step_details_html(row: StepRow | None) -> str:
         parts.append(_kv([("strategy", _esc(row.strategy)), ("score", score), ("margin", margin),
                           ("target", _esc(row.target_label) or "\u2014")]))
         if row.resolution_reason:
-            parts.append(f"<p>{_esc(row.resolution_reason)}</p>")
+            parts.append(f"<p>{_esc(plain_words(row.resolution_reason))}</p>")
         if row.top:
             items = "".join(
                 f"<tr><td style='padding-right:10px'>{i + 1}.</td><td style='padding-right:14px'>"
-                f"{_esc(c.label or c.ref)}</td><td style='color:{muted}; padding-right:14px'>{_esc(c.ref)}</td>"
+                f"{_esc(c.label or 'an element without a name')}</td>"
                 f"<td align='right'>{c.score:.2f}</td></tr>" for i, c in enumerate(row.top))
             parts.append(f"<p style='color:{muted}; margin-bottom:2px'>Top candidates</p><table>{items}</table>")
     else:

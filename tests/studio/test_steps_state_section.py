@@ -21,3 +21,16 @@ def test_state_noted_events_fill_the_state_section(qtbot):
     assert "state (belief)" in html.lower() and "incomplete (0.85)" in html and "[before submit]" in html
     assert "Submit is disabled because Reason is empty" in html
     assert "waiting for the server" in html and "Recent states (2 kept, last 6)" in html
+
+
+def test_the_resolution_section_speaks_plain_words_without_element_refs(qtbot):
+    """Seen in the studio: "exact: button 'Employee' (0:7) scored 0.90" and a column of "0:7" refs."""
+    from core.domain import ScoredCandidate
+    from studio.views.steps import StepRow
+
+    row = StepRow(0, "Sort by employee", status="passed", strategy="exact", score=0.9, margin=0.9,
+                  resolution_reason="fast path (R1): exact: button 'Employee' (0:7) scored 0.90",
+                  top=(ScoredCandidate("0:7", 0.9, "Employee"), ScoredCandidate("0:9", 0.2, "")))
+    html = step_details_html(row)
+    assert "0:7" not in html and "0:9" not in html and "R1" not in html
+    assert "button 'Employee' scored 0.90" in html and "Employee" in html and "an element without a name" in html
