@@ -191,11 +191,14 @@ class ElementDescriptor:
         first run that passes the step replaces them by the descriptor it
         captured, as for a selector-only step.  False for everything
         recorded or captured (and then omitted from files).
-    exact : bool
+    exact : bool | None
         True when the page held another element of the same role whose accessible name contains this one's
         ("Save" beside "Save draft"), so a locator must match the name whole (Playwright's ``exact=True``, what
-        codegen writes then); False otherwise (omitted from files): the name is matched as codegen matches it,
-        case-insensitively as a substring, which keeps a test passing when a release appends to a label.
+        codegen writes then); False when the recorder looked and saw none: the name is matched as codegen
+        matches it, case-insensitively as a substring, which keeps a test passing when a release appends to a
+        label; None (omitted from files) when nobody looked (a flow recorded before the recorder did, an
+        import): the exporter then matches the name whole, which never trips strict mode on a page that has
+        "Save" beside "Save and Continue Editing".
     scope : Scope | None
         The nearest container that makes the target unique when its role and name alone are not (recorded);
         None when they are unique or not recorded.
@@ -228,7 +231,7 @@ class ElementDescriptor:
     anchor: Anchor | None = None
     crop: str = ""
     imported: bool = False
-    exact: bool = False
+    exact: bool | None = None
     scope: Scope | None = None
 
     @property
@@ -249,7 +252,11 @@ class ElementDescriptor:
             v = getattr(self, f.name)
             if v in ("", (), None) or (f.name == "device_pixel_ratio" and v == 1.0 and self.bbox is None):
                 continue
-            if f.name in ("imported", "exact") and not v:
+            if f.name == "imported" and not v:
+                continue
+            if f.name == "exact":
+                if v is not None:
+                    out[f.name] = bool(v)
                 continue
             if isinstance(v, (BBox,)):
                 v = v.to_list()

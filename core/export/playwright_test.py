@@ -8,7 +8,7 @@ first that the descriptor supports wins):
    (then, for a step whose selector is chained - ``role=table >> role=link[name="year"]``, ``h3 >> nth=0`` -
    that selector, as public locator calls: the chain says the element alone is not unique on its page)
 2. role + accessible name -> ``page.get_by_role("button", name="Sign in")``
-   (``exact=True`` only when the recording saw another element of the role whose name contains this one, as
+   (``exact=True`` unless the recorder looked and saw no other element of the role whose name contains this one, as
    codegen decides; a recorded scope - the row or landmark that makes the target unique - chains first:
    ``page.get_by_role("row", name="Bob").get_by_role("link", name="Edit")``)
    (a name in capitals only, as ``text-transform: uppercase`` shows it, is
@@ -220,15 +220,15 @@ def choose_locator(step: Step) -> LocatorChoice | None:
     root = (f"page.get_by_role({d.scope.role!r}, name={_text_expr(d.scope.name)})"
             if d.scope is not None and d.scope.role in _ROLES and d.scope.name else "page")
     if d.role in _ROLES and d.name and not is_password:
-        return LocatorChoice("role", f"{root}.get_by_role({d.role!r}, {_name_arg(d.name, d.exact)})")
+        return LocatorChoice("role", f"{root}.get_by_role({d.role!r}, {_name_arg(d.name, d.exact is not False)})")
     if d.label and " ".join(d.name.split()) == " ".join(d.label.split()):
         # only a label that names the field (its accessible name says so: a <label for>, a wrapping label,
         # aria-labelledby) is one get_by_label finds; the text beside a field that has none is not
-        return LocatorChoice("label", f"{root}.get_by_label({_text_expr(d.label)}{_exact(d.exact)})")
+        return LocatorChoice("label", f"{root}.get_by_label({_text_expr(d.label)}{_exact(d.exact is not False)})")
     if d.placeholder:
-        return LocatorChoice("placeholder", f"{root}.get_by_placeholder({_text_expr(d.placeholder)}{_exact(d.exact)})")
+        return LocatorChoice("placeholder", f"{root}.get_by_placeholder({_text_expr(d.placeholder)}{_exact(d.exact is not False)})")
     if d.text and d.text.strip():
-        return LocatorChoice("text", f"{root}.get_by_text({_text_expr(d.text.strip())}{_exact(d.exact)})")
+        return LocatorChoice("text", f"{root}.get_by_text({_text_expr(d.text.strip())}{_exact(d.exact is not False)})")
     css = step.selector if step.selector and _looks_css(step.selector) else d.css_path
     if css:
         return LocatorChoice("css", f"page.locator({_text_expr(css)})")

@@ -185,6 +185,7 @@
     if (!d.role || !d.name) return;
     const want = norm(d.name);
     const peers = ofRole(d.role).filter((x) => x !== el && norm(roleName(x, d.role)).includes(want));
+    d.exact = false;  // looked: the name may be matched as a substring (unless a peer's name holds it)
     if (!peers.length) return;
     if (!peers.some((x) => norm(roleName(x, d.role)) === want)) { d.exact = true; return; }
     for (let n = parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {

@@ -106,6 +106,7 @@ steps:
     name: Edit
     text: Edit
     scope: {role: row, name: Bob Stone}
+    exact: false
   assertions:
   - kind: text_appears
     expected: Editing bob

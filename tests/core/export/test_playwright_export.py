@@ -14,7 +14,17 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _step(**target: object) -> Step:
+    """A click on ``target``, recorded by a recorder that looked for longer names (``exact`` False unless given)."""
+    target.setdefault("exact", False)
     return Step(id="s1", action=Action(kind="click"), target=ElementDescriptor(**target))  # type: ignore[arg-type]
+
+
+def test_a_target_nobody_checked_for_longer_names_is_matched_whole() -> None:
+    """A flow recorded before the recorder looked (``exact`` unknown): 'Save' beside 'Save and Continue Editing'
+    must not trip strict mode (flask-admin's exported script did, once names were matched as substrings)."""
+    assert choose_locator(_step(role="button", name="Save", exact=None)).code == (
+        "page.get_by_role('button', name='Save', exact=True)")
+    assert choose_locator(_step(role="button", name="Save")).code == "page.get_by_role('button', name='Save')"
 
 
 def test_codegen_order_test_id_role_label_placeholder_text_css() -> None:
@@ -223,7 +233,7 @@ def test_a_chained_selector_wins_over_the_elements_own_locator() -> None:
     c = choose_locator(st)
     assert c.strategy == "selector" and c.code == "page.get_by_role('table').get_by_role('link', name='year')"
     # a plain selector leaves the codegen order as it was; a test id still comes first
-    plain = Step(id="s1", action=Action(kind="click"), selector="#y", target=ElementDescriptor(role="link", name="year"))
+    plain = Step(id="s1", action=Action(kind="click"), selector="#y", target=ElementDescriptor(role="link", name="year", exact=False))
     assert choose_locator(plain).code == "page.get_by_role('link', name='year')"
     tid = Step(id="s1", action=Action(kind="click"), selector="table >> a", target=ElementDescriptor(test_id="y"))
     assert choose_locator(tid).code == "page.get_by_test_id('y')"
