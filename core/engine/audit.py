@@ -218,7 +218,10 @@ def _forms(value: str) -> list[tuple[str, bytes]]:
     return out
 
 
-class _Patterns:
+class SecretPatterns:
+    """Every form (:func:`_forms`) of each secret value, searched in bytes: the audit's and the trace
+    scrubber's check (:func:`core.engine.trace.scrub_trace`)."""
+
     def __init__(self, secrets: Mapping[str, str]) -> None:
         self.items = [(name, form, b) for name, value in secrets.items() for form, b in _forms(value)]
         self.longest = max((len(b) for _, _, b in self.items), default=1)
@@ -267,7 +270,7 @@ def _walk(path: Path, report: AuditReport, root: Path) -> Iterable[Path]:
         yield from _walk(child, report, root)
 
 
-def _audit_png(path: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
+def _audit_png(path: Path, where: str, patterns: SecretPatterns, report: AuditReport) -> None:
     from PIL import Image, UnidentifiedImageError
 
     try:
@@ -308,7 +311,7 @@ def _audit_png(path: Path, where: str, patterns: _Patterns, report: AuditReport)
 ZIP_MEMBER_LIMIT = 64 * 1024 * 1024
 
 
-def _audit_zip(path: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
+def _audit_zip(path: Path, where: str, patterns: SecretPatterns, report: AuditReport) -> None:
     """Search each member of a zip (a Playwright trace, an exported report) for the secrets, uncompressed."""
     import zipfile
 
@@ -326,7 +329,7 @@ def _audit_zip(path: Path, where: str, patterns: _Patterns, report: AuditReport)
         return  # not a readable zip: its bytes were scanned as a file
 
 
-def _audit_store(db: Path, where: str, patterns: _Patterns, report: AuditReport) -> None:
+def _audit_store(db: Path, where: str, patterns: SecretPatterns, report: AuditReport) -> None:
     from core.store.cells import text_cells
 
     for name, col, n, data in text_cells(db):
@@ -347,7 +350,7 @@ def audit_paths(paths: Sequence[Path], secrets: Mapping[str, str], *, root: Path
     skip = {Path(p).absolute() for p in exclude}
     usable = {n: v for n, v in secrets.items() if len(v) >= MIN_SUBSTRING_LENGTH}
     report.not_audited = sorted(set(secrets) - set(usable))
-    patterns = _Patterns(usable)
+    patterns = SecretPatterns(usable)
     for top in paths:
         for path in _walk(Path(top), report, root):
             where = _rel(path, root)

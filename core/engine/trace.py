@@ -15,8 +15,9 @@ secret values (:class:`core.secrets.Redactor`'s values: the project's and flow's
 
 * every entry of the zip that is not an image has each secret value replaced by :data:`core.secrets.MASK`,
   in each form it takes there (as typed, URL-encoded, JSON- and HTML-escaped);
-* the zip is then read again entry by entry, images too, for any of those forms and for the value's base64
-  encodings (an ``Authorization: Basic`` header); one found, or a secret shorter than
+* the zip is then read again entry by entry, images too, for every form the secrets audit looks for
+  (:class:`core.engine.audit.SecretPatterns`: those, base64 at every alignment as in an ``Authorization: Basic``
+  header, hex, digests...); one found, or a secret shorter than
   :data:`core.secrets.MIN_SUBSTRING_LENGTH` characters (too short to be found for sure), and the zip is
   deleted: the run says "trace not kept" and why;
 * the page's screenshots (screencast frames, JPEG, cannot be cleaned) are recorded only when every step that
@@ -29,7 +30,6 @@ A trace that cannot be started or written never fails the run: it becomes a note
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import os
@@ -78,21 +78,6 @@ def secret_forms(value: str) -> list[bytes]:
     return sorted({f.encode("utf-8") for f in forms if f}, key=lambda b: (-len(b), b))
 
 
-def _base64_cores(value: str) -> list[bytes]:
-    """The parts of the base64 encoding of ``value`` that do not depend on its neighbours, for each of the three
-    alignments it may have inside a longer encoded text (``user:password`` of a Basic header); 4+ chars only."""
-    raw = value.encode("utf-8")
-    cores = []
-    for pad in range(3):
-        enc = base64.b64encode(b"\0" * pad + raw)
-        start = -(-pad * 4 // 3) + (1 if pad else 0)  # the chars that mix the padding in
-        end = len(enc) - 4  # the last quantum mixes what follows in
-        core = enc[start:end]
-        if len(core) >= 4:
-            cores.append(core)
-    return cores
-
-
 def scrub_trace(path: Path, secrets: Iterable[str]) -> str:
     """Remove every secret of ``secrets`` from the trace zip at ``path``, in place; ``""`` when the zip is clean
     afterwards, else why it is not (then the caller deletes it).
@@ -123,12 +108,14 @@ def scrub_trace(path: Path, secrets: Iterable[str]) -> str:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    needles = forms + [c for v in values for c in _base64_cores(v)]
+    from core.engine.audit import SecretPatterns  # the audit's forms: base64 at every alignment, digests...
+
+    patterns = SecretPatterns({str(i): v for i, v in enumerate(values)})
     with zipfile.ZipFile(path) as zcheck:
         for info in zcheck.infolist():
-            data = zcheck.read(info)
-            if any(n in data for n in needles):
-                return f"a secret value is still in {info.filename}"
+            found = patterns.find(zcheck.read(info))
+            if found:
+                return f"a secret value is still in {info.filename} ({found[0][1]})"
     return ""
 
 
