@@ -400,19 +400,23 @@ def _one_run(app: App, root: Path, lib: Library, person: _Person, choice: str) -
 
 
 def _judge(row: LibRow, lib: Library, result: Any, events: list[Any], posts: Counter[str], choice: str,
-           skill_kinds: Mapping[str, str], escalated: int) -> None:
+           skill_kinds: Mapping[str, str], escalated: int, reasons: tuple[str, ...] = ()) -> None:
     """Add one run to ``row``: ``skill_kinds`` maps each approved skill's id to the kind it answers (a skill
-    that presses on a version of another kind is a false trigger)."""
+    that presses on a version of another kind is a false trigger); ``reasons`` are the run's escalations' reasons
+    (kept in ``row.detail`` beside each unpassed skill use's reason)."""
     from core.engine.events import SkillFinished, SkillFired
 
     row.runs += 1
     row.passed += result.status == "passed"
     row.takeovers += escalated
+    if escalated and reasons:
+        row.detail.append("escalated: " + "; ".join(reasons))
     fired = [e for e in events if isinstance(e, SkillFired)]
     finished = [e for e in events if isinstance(e, SkillFinished)]
     pressed = bool(fired)
     row.skill_uses += len(fired)
     row.abstained += sum(e.outcome == "precondition" for e in finished)
+    row.detail += [f"skill {e.skill_id} {e.outcome}: {e.reason}" for e in finished if e.outcome != "passed"]
     if pressed and result.status == "passed" and any(e.outcome == "passed" for e in finished):
         row.hits += 1
     alien = [e for e in fired if skill_kinds.get(e.skill_id, "") != lib.kind]
@@ -461,7 +465,8 @@ def run_library_benchmark(*, choice: str = "accept", runs: int = 3, libraries: t
             person.pressed = ""
             before_states = len(person.states)
             result, events, posts = _one_run(app, root, lib, person, choice)
-            _judge(row, lib, result, events, posts, choice, {}, len(person.escalations) - n)
+            _judge(row, lib, result, events, posts, choice, {}, len(person.escalations) - n,
+                   tuple(e.reason for e in person.escalations[n:]))
             new = person.states[before_states:]
             if lib.kind in choices:
                 states.setdefault(lib.kind, []).extend(new)
@@ -508,7 +513,8 @@ def run_library_benchmark(*, choice: str = "accept", runs: int = 3, libraries: t
             for _ in range(runs):
                 n = len(person.escalations)
                 result, events, posts = _one_run(app, root, lib, person, choice)
-                _judge(row, lib, result, events, posts, choice, learnt, len(person.escalations) - n)
+                _judge(row, lib, result, events, posts, choice, learnt, len(person.escalations) - n,
+                       tuple(e.reason for e in person.escalations[n:]))
             report.rows.append(row)
             if on_row:
                 on_row(row)

@@ -977,12 +977,17 @@ def _roll_back(ex: Engine, ctx: StepContext, cp: Checkpoint | None, *, popup: bo
     def bind(s: Step) -> Step:
         return bind_step(s, run.params, where=ctx.where)
 
+    box = ctx.candidate.descriptor.bbox if ctx.candidate is not None else None
+    point = (box.x + box.width / 2, box.y + box.height / 2) if box is not None else None
+    if cp is None or popup:
+        # an approved skill answers the popup in the way first (issue 25 item 1), whenever it came: before the
+        # step's look, during its action (a banner on a timer) or as its effect; the checkpoint's rollback
+        # then meets a page without it
+        cleared = ex.plugins.decide(ClearPopup(ctx, "after_action" if ctx.acted else "covered", point,
+                                               _dialogs_expected(ctx)))
+        if cleared is not None and cleared.ok and cp is None:
+            return ""  # the step again
     if cp is None:
-        box = ctx.candidate.descriptor.bbox if ctx.candidate is not None else None
-        point = (box.x + box.width / 2, box.y + box.height / 2) if box is not None else None
-        cleared = ex.plugins.decide(ClearPopup(ctx, "covered", point, _dialogs_expected(ctx)))
-        if cleared is not None and cleared.ok:
-            return ""  # an approved skill answered the popup in the way (issue 25 item 1): the step again
         done = dismiss_popups(ex.driver, keep=_dialogs_expected(ctx), point=point, observe=look)
         if not done:
             return ""  # nothing in the way after all: a plain retry

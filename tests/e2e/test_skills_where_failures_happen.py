@@ -384,3 +384,32 @@ document.getElementById('next').addEventListener('click', () => setTimeout(() =>
         store.close()
     assert [(r.step_index, r.error_type) for r in records] == [(1, "error_signal")], records
     assert "uncaught error" in records[0].message and "basket service unavailable" in records[0].message
+
+
+#: The consent banner shown 150 ms after the page loads (while the first step is looked at or acted on), its
+#: buttons wired 500 ms after it is drawn - as tarteaucitronjs 1.34 does: a press before that does nothing.
+LATE_CONSENT = """<script>setTimeout(() => {
+  const holder = document.createElement('div'); holder.innerHTML = %s;
+  document.body.appendChild(holder.firstElementChild);
+  setTimeout(() => document.querySelectorAll('#banner [data-post]').forEach((b) => b.addEventListener('click', () => {
+    post(b.dataset.post); document.getElementById('banner').remove(); })), 500);
+}, 150);</script>"""
+
+
+def test_a_late_consent_banner_wired_late_is_answered_once_and_the_flow_passes(tmp_path: Path, site: Site) -> None:
+    """The banner comes during the first step (after its checkpoint) and its buttons do nothing for half a
+    second: the kind skill is asked before the checkpoint's rollback, presses again only when its first press
+    showed no effect at all, and the person's choice is posted exactly once."""
+    import json
+
+    skill = _consent("reject")
+    site.extra = LATE_CONSENT % json.dumps(CONSENT_BANNER)
+    try:
+        result, person, events, root = _run(tmp_path, site, set(), [skill])
+    finally:
+        site.extra = ""
+    assert result.status == "passed", (result.error, [e.reason for e in person.escalations])
+    assert site.posts["/api/banner/no"] == 1 and site.posts["/api/banner/yes"] == 0, dict(site.posts)
+    assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1, dict(site.posts)
+    finished = [e for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
+    assert finished and finished[-1].outcome == "passed", [(e.outcome, e.reason) for e in finished]

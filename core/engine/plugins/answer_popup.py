@@ -29,7 +29,8 @@ Two kinds of approved skill may answer, in this order:
 
 Every use is recorded in the skill library (``record_use``) and announced (``SkillFired`` / ``SkillFinished``).
 A skill that abstains or fails leaves the popup to the engine's close-only dismissal and, for a choice, to a
-person.  Every loop has a limit: :data:`MAX_SKILL_ACTIONS` actions, :data:`MAX_POPUPS` popups.
+person.  Every loop has a limit: :data:`MAX_SKILL_ACTIONS` actions, :data:`MAX_POPUPS` popups, :data:`MAX_PRESSES` presses
+of one control (a second only when the first showed no effect at all).
 """
 from __future__ import annotations
 
@@ -51,12 +52,15 @@ from core.recover.rollback import QUIET_MS, wait_gone
 from core.skills import kinds
 from core.skills.runtime import SkillDecider, is_skill_step
 
-__all__ = ["AnswerPopupPlugin", "MAX_SKILL_ACTIONS", "MAX_POPUPS"]
+__all__ = ["AnswerPopupPlugin", "MAX_SKILL_ACTIONS", "MAX_POPUPS", "MAX_PRESSES"]
 
 #: At most this many skill actions are done for one popup in the way (a skill's own ``step_limit`` is smaller).
 MAX_SKILL_ACTIONS = 8
 #: At most this many stacked popups are answered by kind skills at one point of a step.
 MAX_POPUPS = 3
+#: At most this many presses of a popup's control by a kind skill: a second only when the first showed no effect
+#: at all (no request, the popup unchanged) - tarteaucitronjs 1.34 wires its buttons ~200-400 ms after showing them.
+MAX_PRESSES = 2
 
 
 def _decider(ports: Ports) -> SkillDecider | None:
@@ -174,26 +178,65 @@ def kind_skill(ports: Ports, ctx: StepContext, where: str, point: tuple[float, f
             return Cleared(False, ports.redact(f"skill {skill.id} did not answer: {reason}")) if not done else \
                 Cleared(False, ports.redact("; ".join(done + [reason])))
         ports.emit(SkillFired(run.run_id, run.flow.name, ctx.index, skill.id, ports.redact(skill.description), 0, 1))
-        matches = ports.driver.refs_for_selector(f'[{kinds.KEY_ATTR}="{control["key"]}"]')
-        if len(matches) != 1:
-            _used(ports, ctx, skill, "failed", "the control was not found again", t0)
+        failed, again = "", ""
+        for press in range(MAX_PRESSES):
+            matches = ports.driver.refs_for_selector(f'[{kinds.KEY_ATTR}="{control["key"]}"]')
+            if len(matches) != 1:
+                failed = "the control was not found again"
+                break
+            t_click = time.monotonic()
+            try:
+                ports.driver.perform(Action("click"), matches[0].ref, "")
+            except ActionError as exc:
+                failed = f"the click failed: {exc}"
+                break
+            ports.driver.wait_settled()
+            after = wait_gone(ports.driver, point, len(popups), limit_ms=QUIET_MS)
+            if after is None or len(after) < len(popups):
+                failed = ""
+                break
+            failed = f"{reason}; the popup did not close"
+            if press + 1 < MAX_PRESSES and not _press_had_effect(ports, t_click, top, point):
+                # the popup is exactly as before and the page sent nothing: the press did nothing (a library
+                # that wires its buttons a few hundred ms after showing them) - pressing again repeats nothing
+                again = "; pressed again: the first press had no effect"
+                continue
             break
-        try:
-            ports.driver.perform(Action("click"), matches[0].ref, "")
-        except ActionError as exc:
-            _used(ports, ctx, skill, "failed", f"the click failed: {exc}", t0)
+        if failed:
+            _used(ports, ctx, skill, "failed", failed + again, t0)
             break
-        ports.driver.wait_settled()
-        after = wait_gone(ports.driver, point, len(popups), limit_ms=QUIET_MS)
-        if after is not None and len(after) >= len(popups):
-            _used(ports, ctx, skill, "failed", f"{reason}; the popup did not close", t0)
-            break
+        reason += again
         _used(ports, ctx, skill, "passed", reason, t0)
         done.append(f"skill {skill.id}: {reason}")
     if not done:
         return None
     _look(ports)  # refresh the driver's refs for what follows
     return Cleared(True, ports.redact("; ".join(done)))
+
+
+def _press_had_effect(ports: Ports, since: float, top: dict[str, Any], point: tuple[float, float] | None) -> bool:
+    """Whether a press on a popup's control showed any effect (an effect seen is an effect done): a request the
+    page sent since ``since`` (``time.monotonic`` s; beacons aside), or the topmost popup no longer the same
+    (its name or its controls changed, or it cannot be read).  True when unsure."""
+    from core.act.writes import is_beacon
+    from core.perception.netwatch import NetworkWatch
+
+    watch = NetworkWatch.of(ports.driver)
+    if watch is None:
+        return True
+    try:
+        if any(not is_beacon(r) for r in watch.between(since)):
+            return True
+    except Exception:  # noqa: BLE001 - a page that does not answer: unsure
+        return True
+    now = kinds.read_popups(ports.driver, point)
+    if not now:
+        return True
+
+    def shape(p: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+        return str(p.get("name") or ""), tuple(str(c.get("name") or "") for c in p.get("controls") or ())
+
+    return shape(now[-1]) != shape(top)
 
 
 def _used(ports: Ports, ctx: StepContext, skill: Any, outcome: str, reason: str, t0: float) -> None:
