@@ -9,12 +9,13 @@ said they were for:
 * ``done`` - the step was done by hand this once; nothing to change in the file
   (the correction is ``kept`` as material for heals and skills).
 
-:func:`correction_edit` turns one into the new flow-file text, in place: the
-failed step's list item is replaced (or preceded) by the new steps, written
-with the stable key order of :func:`core.project.loader.flow_to_mapping` at
-the list's indentation; every other line stays byte for byte.  The result
-must parse to the old data with only that change and load as a flow; a
-layout the in-place edit cannot handle is rewritten from the parsed data.
+:func:`correction_edit` turns one into the new flow-file text: the failed
+step's list item is replaced (or preceded) by the new steps, written with the
+stable key order of :func:`core.project.loader.flow_to_mapping`, through
+ruamel.yaml's round trip (:func:`core.heal.flowfile.round_trip_edit`): every
+other step, comment and line stays byte for byte.  The result must parse to
+the old data with only that change and load as a flow; a layout the round
+trip cannot keep is rewritten from the parsed data.
 New step ids are ``<failed id>_h<n>`` (unique in the file); the crops of
 the recorded elements are written beside the flow as a recording's are
 (``<flow>.crops/<id>.png``) when the edit is accepted.
@@ -32,13 +33,14 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import yaml
+from ruamel.yaml.comments import CommentedMap
 
 from core.domain import Flow, Step
 from core.project.loader import flow_from_mapping, flow_to_mapping, load_flow, write_atomic
 from core.store import Store
 from core.store.corrections import CorrectionConflictError, CorrectionRecord, CorrectionTable
 
-from .flowfile import FlowEditError, _Dumper, _last_line, digest, unified_diff
+from .flowfile import FlowEditError, _Dumper, digest, round_trip_edit, to_round_trip, unified_diff
 
 __all__ = ["CorrectionReviewError", "CorrectionEdit", "correction_edit", "steps_as_mappings", "new_step_ids",
            "list_corrections", "correction_diff", "accept_correction", "reject_correction", "flow_path_of"]
@@ -92,41 +94,6 @@ def _renamed(steps: Sequence[Mapping[str, Any]], ids: Sequence[str], crops: Mapp
     return out
 
 
-def _steps_node(text: str) -> tuple[yaml.SequenceNode, list[yaml.MappingNode]]:
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    if isinstance(root, yaml.MappingNode):
-        for k, v in root.value:
-            if k.value == "steps" and isinstance(v, yaml.SequenceNode):
-                return v, [n for n in v.value if isinstance(n, yaml.MappingNode)]
-    raise FlowEditError("not a flow file (no 'steps' list)")
-
-
-def _in_place(text: str, step_id: str, meaning: str, new_steps: list[dict[str, Any]]) -> str | None:
-    """The edited text, keeping every other line; None when the layout does not allow it."""
-    seq, items = _steps_node(text)
-    at = next((i for i, n in enumerate(items) if any(k.value == "id" and str(v.value) == step_id for k, v in n.value)),
-              None)
-    if at is None:
-        raise FlowEditError(f"no step with id {step_id!r}")
-    if seq.flow_style or any(n.flow_style for n in items):
-        return None
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    item = items[at]
-    first = item.start_mark.line
-    line = lines[first]
-    dash = len(line) - len(line.lstrip(" "))
-    if not line.lstrip(" ").startswith("- "):
-        return None
-    end = _last_line(item) + 1  # comments after the step's last entry belong to what follows: kept
-    body = yaml.dump(new_steps, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    block = [" " * dash + ln + "\n" for ln in body.splitlines()]
-    if meaning == "replace":
-        return "".join(lines[:first] + block + lines[end:])
-    return "".join(lines[:first] + block + lines[first:])
-
-
 def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Mapping[str, Any]],
                     crops: Mapping[str, str] | None = None, secrets: Sequence[str] = (),
                     path: Path | str = "flow.yaml") -> CorrectionEdit:
@@ -175,12 +142,27 @@ def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Ma
     i = hits[0]
     expected["steps"][i:i + 1] = plain if meaning == "replace" else plain + [expected["steps"][i]]
     missing = [s for s in secrets if s not in (expected.get("secrets") or [])]
-    new: str | None = None
-    if not missing:
-        new = _in_place(text, step_id, meaning, new_steps)
     if missing:
         expected["secrets"] = list(expected.get("secrets") or []) + missing
-    if new is None or yaml.safe_load(new) != expected:
+
+    def edit(doc: CommentedMap) -> None:
+        seq = doc["steps"]
+        at = next(j for j, s in enumerate(seq) if isinstance(s, Mapping) and str(s.get("id")) == step_id)
+        rows = [to_round_trip(s) for s in new_steps]
+        if meaning == "replace":
+            del seq[at]
+        for j, row in enumerate(rows):
+            seq.insert(at + j, row)
+        if missing:
+            if isinstance(doc.get("secrets"), list):
+                doc["secrets"].extend(missing)
+            else:
+                doc["secrets"] = to_round_trip(missing)
+
+    leads = {new_steps[0]["id"]: step_id} if meaning == "replace" else {}
+    kept = set(ids) - {step_id} if meaning == "replace" else set(ids)
+    new = round_trip_edit(text, edit, kept=kept, leads=leads, top_changed=bool(missing), expected=expected)
+    if new is None:
         new = yaml.dump(expected, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     flow_from_mapping(yaml.safe_load(new), path)
     return CorrectionEdit(text, new, unified_diff(text, new, Path(path).name if Path(path).is_absolute() else str(path)))
