@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol
 from urllib.parse import urljoin
 
+from tenacity import Retrying, retry_if_not_exception_type, stop_after_attempt
+
 from core.domain import (
     Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, TextBox, WaitSettings,
 )
@@ -655,6 +657,13 @@ class PlaywrightDriver:
             f = f.parent_frame
         return " > ".join(reversed(parts))
 
+    def _await_loaded(self, page: Any) -> None:
+        """Before another look: wait (navigation timeout) for the document to load; a dead page raises."""
+        try:
+            page.wait_for_load_state("domcontentloaded", timeout=self.settings.navigation_timeout_ms)
+        except Exception:
+            self._check_alive()
+
     def observe(self, *, screenshot: bool = True, neighbours: bool = True, ax: bool = True,
                 around: tuple[str, str] | None = None) -> Observation:
         """Observe the page: interactive elements with boxes, text, signature, screenshot.
@@ -700,8 +709,12 @@ class PlaywrightDriver:
         items_all: list[dict[str, Any]] = []
         self._frames = []
         secret_boxes: list[tuple[float, float, float, float]] = []
-        for attempt in range(3):
-            try:
+        # a navigation in progress destroys the page's context mid-look: look again once it has loaded, 3 looks
+        # at most (tenacity); a broken or stuck page (PageError) and a closed browser end the look at once
+        for attempt in Retrying(stop=stop_after_attempt(3), reraise=True,
+                                retry=retry_if_not_exception_type((PageError, BrowserClosedError)),
+                                before_sleep=lambda _state: self._await_loaded(page)):
+            with attempt:
                 raw_main = None
                 candidates, items_all, self._frames, secret_boxes = [], [], [], []
                 extra_texts: list[str] = []
@@ -791,17 +804,6 @@ class PlaywrightDriver:
                             secret_boxes.append((b.x * dpr, b.y * dpr, b.width * dpr, b.height * dpr))
                         candidates.append(cand)
                         items_all.append(item)
-                break
-            except (PageError, BrowserClosedError):
-                raise
-            except Exception as exc:  # navigation in progress destroys the context: retry
-                if attempt == 2 or "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower():
-                    if attempt == 2:
-                        raise
-                try:
-                    page.wait_for_load_state("domcontentloaded", timeout=self.settings.navigation_timeout_ms)
-                except Exception:
-                    self._check_alive()
         assert raw_main is not None
         raw_sig = dict(raw_main)
         raw_sig["items"] = items_all

@@ -10,7 +10,7 @@ the server:
 * the answer's first choice must be one JSON object (a fenced ```json block
   is accepted) validated by a fixed pydantic schema;
 * every call has a timeout (:attr:`ModelConfig.timeout_s`) and at most
-  :attr:`ModelConfig.retries` retries, 300 ms apart (P6), for transport
+  :attr:`ModelConfig.retries` retries, 300 ms apart (P6; tenacity's ``Retrying``), for transport
   errors, HTTP 429/5xx and answers that are not the schema's JSON;
 * when it still fails, :class:`ModelUnreachable` or :class:`ModelAnswerError`
   says why in one line - the caller escalates with that reason, nothing is
@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, TypeVar
 
 import httpx
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 from pydantic import BaseModel, ValidationError
 
 from core.secrets import Redactor
@@ -301,22 +302,21 @@ class ModelClient:
         body = {"model": self.config.model, "messages": self._clean(messages), "temperature": self.config.temperature,
                 "max_tokens": self.config.max_tokens}
         t0 = time.perf_counter()
-        last: ModelError | None = None
-        attempts = 0
-        for attempt in range(1 + self.config.retries):
-            if attempt:
-                time.sleep(RETRY_DELAY_MS / 1000.0)
-            attempts += 1
-            try:
-                answer, usage = self._once(body, schema)
-            except ModelError as exc:
-                last = exc
-                continue
-            usage = CallUsage(usage[0], usage[1], (time.perf_counter() - t0) * 1000.0, attempts)
+        # tenacity: 1 + retries attempts, RETRY_DELAY_MS apart, only a ModelError is tried again
+        retrying = Retrying(stop=stop_after_attempt(1 + max(0, self.config.retries)),
+                            wait=wait_fixed(RETRY_DELAY_MS / 1000.0), retry=retry_if_exception_type(ModelError),
+                            reraise=True)
+        try:
+            answer, tokens = retrying(self._once, body, schema)
+        except ModelError as exc:
+            last = exc
+        else:
+            attempts = int(retrying.statistics.get("attempt_number", 1))
+            usage = CallUsage(tokens[0], tokens[1], (time.perf_counter() - t0) * 1000.0, attempts)
             self.counters.add(usage)
             return answer, usage
+        attempts = int(retrying.statistics.get("attempt_number", 1))
         self.counters.error((time.perf_counter() - t0) * 1000.0)
-        assert last is not None
         kind = type(last)
         raise kind(f"model {self.config.model!r} at {self.config.base_url} ({self.config.role}): {last.reason} "
                    f"(after {attempts} attempt{'s' if attempts != 1 else ''})")

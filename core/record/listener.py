@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 from urllib.parse import urldefrag
 
+from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
 from core.state.crop import CROP_MARGIN_PX, crop_png
 from core.act.after import observed_after, whole_token_sub
 from core.act.expect import observed_deltas
@@ -615,17 +617,15 @@ class RecordingListener:
 
         A step is never lost for want of a picture: it is then recorded without crop or after-state.
         """
-        for attempt in range(2):
-            try:
-                return self._snapshot()
-            except Exception:
-                if self._closed_page or attempt:
-                    return None
-                try:
-                    self.page.wait_for_load_state("domcontentloaded", timeout=self.driver.settings.action_timeout_ms)
-                except Exception:
-                    return None
-        return None
+        # two tries (tenacity), the second once the document has loaded (action timeout); none when the page closed
+        retrying = Retrying(stop=stop_after_attempt(2), reraise=True,
+                            retry=retry_if_exception(lambda _exc: not self._closed_page),
+                            before_sleep=lambda _state: self.page.wait_for_load_state(
+                                "domcontentloaded", timeout=self.driver.settings.action_timeout_ms))
+        try:
+            return retrying(self._snapshot)
+        except Exception:
+            return None
 
     def _maybe_live_frame(self) -> None:
         now = time.monotonic()
