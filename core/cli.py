@@ -1344,7 +1344,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_corrections_parser(sub).set_defaults(func=corrections_command)
 
     s = sub.add_parser("studio", help="open the studio on a project")
-    s.add_argument("project")
+    s.add_argument("project", help="project folder (holds steadyhand.yaml)")
     s.add_argument("--run", action="store_true", help="start replaying all flows at once")
     s.add_argument("--headed", action="store_true", help="show the Chromium window too (replays and recordings)")
     s.add_argument("--quit-after-run", action="store_true",
@@ -1383,10 +1383,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "forget some so the next passing run takes new ones.")
     basub = bs.add_subparsers(dest="baselines", required=True)
     bls = basub.add_parser("list", help="every baseline and its alert")
-    bls.add_argument("project")
+    bls.add_argument("project", help="project folder (holds steadyhand.yaml)")
     bls.add_argument("--alerts", action="store_true", help="only baselines with an alert")
     brs = basub.add_parser("reset", help="forget baselines; the next passing run takes new ones")
-    brs.add_argument("project")
+    brs.add_argument("project", help="project folder (holds steadyhand.yaml)")
     brs.add_argument("--flow", help="only this flow's")
     brs.add_argument("--step", help="only this step id's (with --flow)")
     bs.set_defaults(func=_cmd_baselines)
@@ -1396,7 +1396,7 @@ def build_parser() -> argparse.ArgumentParser:
     bl = bsub.add_parser("locate", help="locator accuracy on a Similo-format dataset")
     bl.add_argument("--dataset", required=True,
                     help="folder or .tar.xz (the dev half ships as resources/benchmarks/similo-dev.tar.xz)")
-    bl.add_argument("--json", metavar="PATH")
+    bl.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     bl.add_argument("--folds", type=int, default=0, metavar="K",
                     help="also report the figures per fold of K site groups (K >= 2; nothing is tuned per fold)")
     bl.set_defaults(func=_cmd_bench_locate)
@@ -1405,7 +1405,7 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--rate", type=float, default=5.0, help="user events per second (default 5)")
     br.add_argument("--project", default="projects/demo", help="a project on the bundled demo site (default projects/demo)")
     br.add_argument("--sample-s", type=float, default=10.0, help="seconds between memory samples (default 10)")
-    br.add_argument("--json", metavar="PATH")
+    br.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     br.set_defaults(func=_cmd_bench_record)
     from core.bench.drift_env import VERSIONS as _DRIFT_VERSIONS
 
@@ -1428,7 +1428,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "implementation (npm todomvc 0.1.1) replayed on the others (--versions: their names)")
     bd.add_argument("--no-prefix", action="store_true", help="replay only at the server's root, not also under /staging")
     bd.add_argument("--no-script", action="store_true", help="skip the runs of the flow exported as a pytest file")
-    bd.add_argument("--json", metavar="PATH")
+    bd.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     bd.set_defaults(func=_cmd_bench_drift)
 
     from core.export.command import add_export_parser, export_command
@@ -1445,7 +1445,7 @@ def build_parser() -> argparse.ArgumentParser:
     bt.add_argument("--flows", nargs="+", metavar="FLOW", help="flows to run (default: all of the project)")
     bt.add_argument("--project", default="projects/demo", help="a project on the bundled demo site (default projects/demo)")
     bt.add_argument("--latency-ms", type=int, default=200, help="demo submit latency for both sides, ms (default 200)")
-    bt.add_argument("--json", metavar="PATH")
+    bt.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     bt.set_defaults(func=_cmd_bench_tweaks)
 
     from core.bench.ab import add_ab_parser
@@ -1465,7 +1465,7 @@ def build_parser() -> argparse.ArgumentParser:
     bt = bsub.add_parser("table", help="observe and locate times per target on a long table (failure kind 6)")
     bt.add_argument("--rows", type=int, default=1000, help="rows of the table (default 1000)")
     bt.add_argument("--repeat", type=int, default=3, help="observations per target, median reported (default 3)")
-    bt.add_argument("--json", metavar="PATH")
+    bt.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     bt.set_defaults(func=_cmd_bench_table)
 
     isd = sub.add_parser("import-side", help="turn a Selenium IDE project (.side) into flow files, one per test",
@@ -1479,7 +1479,7 @@ def build_parser() -> argparse.ArgumentParser:
     isd.set_defaults(func=_cmd_import_side)
     bd = bsub.add_parser("diff", help="ms per step image difference (before/after screenshots, OpenCV)")
     bd.add_argument("--repeat", type=int, default=10, help="runs per case, median reported (default 10)")
-    bd.add_argument("--json", metavar="PATH")
+    bd.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     bd.set_defaults(func=_cmd_bench_diff)
     bst = bsub.add_parser("studio", help="the studio replays a project offscreen while a recording goes: longest GUI "
                                           "stall (ms) and live-view frames per second",

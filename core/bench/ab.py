@@ -356,7 +356,7 @@ def add_ab_parser(bsub: Any) -> Any:
     b.add_argument("--model", nargs="?", const=str(bundled_project("demo")), default=None, metavar="PROJECT",
                    help="use the model configured in PROJECT's steadyhand.yaml as the policy "
                         "(default PROJECT: the bundled projects/demo)")
-    b.add_argument("--json", metavar="PATH")
+    b.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     b.set_defaults(func=ab_command)
     return b
 

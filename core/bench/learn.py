@@ -621,7 +621,7 @@ def add_learn_parser(bsub: Any) -> Any:
     b.add_argument("--choice", choices=("accept", "reject"), default="accept",
                    help="with --libraries: the person's answer to a consent banner (default accept)")
     b.add_argument("--runs", type=int, default=3, help="with --libraries: runs per version after approval (default 3)")
-    b.add_argument("--json", metavar="PATH")
+    b.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     b.set_defaults(func=learn_command)
     return b
 

@@ -55,13 +55,13 @@ import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import yaml
 
 from core.domain.resources import resource_path
+from core.sites.server import LoopbackServer, Request, Response
 
 __all__ = ["LIBRARIES", "Library", "LibRow", "LibReport", "run_library_benchmark", "format_library_report",
            "VENDOR"]
@@ -234,55 +234,36 @@ document.getElementById('order').addEventListener('submit', () => {
 </script></body></html>"""
 
 
-class App:
-    """The order app serving ``lib`` (set per run) and the vendored files; ``posts`` counts every POST by path."""
+class App(LoopbackServer):
+    """The order app serving ``lib`` (set per run) and the vendored files; ``posts`` counts every POST by path.
+
+    A :class:`core.sites.server.LoopbackServer` (werkzeug, 127.0.0.1, a free port, ``Cache-Control: no-store``):
+    ``GET /vendor/<file>`` serves a vendored library file, any other ``GET`` the order page, any ``POST``
+    ``{"ok": true}``.  Started on creation; :meth:`close` stops it.
+    """
 
     def __init__(self) -> None:
+        super().__init__()
         self.lib: Library = LIBRARIES[0]
         self.posts: Counter[str] = Counter()
-        app = self
+        self._posts_lock = threading.Lock()
+        self.start()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _send(self, status: int, body: bytes, ctype: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self) -> None:  # noqa: N802
-                path = self.path.split("?")[0]
-                if path.startswith("/vendor/"):
-                    f = (VENDOR / path[len("/vendor/"):]).resolve()
-                    if VENDOR.resolve() in f.parents and f.is_file():
-                        ctype = "text/css" if f.suffix == ".css" else "text/javascript"
-                        self._send(200, f.read_bytes(), ctype)
-                    else:
-                        self._send(404, b"", "text/plain")
-                    return
-                lib = app.lib
-                page = PAGE % {"post": _POST, "head": lib.head, "choice": lib.choice_js}
-                self._send(200, page.encode(), "text/html; charset=utf-8")
-
-            def do_POST(self) -> None:  # noqa: N802
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                app.posts[self.path] += 1
-                self._send(200, b'{"ok": true}', "application/json")
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+    def handle(self, request: Request) -> Response:
+        if request.method == "POST":
+            with self._posts_lock:
+                self.posts[request.path] += 1
+            return Response(200, b'{"ok": true}', "application/json")
+        if request.path.startswith("/vendor/"):
+            f = (VENDOR / request.path[len("/vendor/"):]).resolve()
+            if VENDOR.resolve() in f.parents and f.is_file():
+                return Response(200, f.read_bytes(), "text/css" if f.suffix == ".css" else "text/javascript")
+            return Response(404, b"", "text/plain")
+        page = PAGE % {"post": _POST, "head": self.lib.head, "choice": self.lib.choice_js}
+        return Response(200, page.encode(), "text/html; charset=utf-8")
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.stop()
 
 
 def _project(root: Path, base_url: str) -> Path:

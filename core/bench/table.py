@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=DEFAULT_ROWS)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--json", metavar="PATH")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     args = ap.parse_args(argv)
     report = run_table_benchmark(args.rows, repeat=args.repeat)
     print(format_report(report))

@@ -33,11 +33,11 @@ def add_review_subcommands(parser: argparse.ArgumentParser, dest: str, *, what: 
     names the chosen one): the review commands of heals and of takeover corrections."""
     subs = parser.add_subparsers(dest=dest, required=True)
     ls = subs.add_parser("list", help=f"list {what}s ({listed} ones by default)")
-    ls.add_argument("project")
+    ls.add_argument("project", help="project folder (holds steadyhand.yaml)")
     ls.add_argument("--all", action="store_true", help=all_help)
     for name, text in texts:
         c = subs.add_parser(name, help=text)
-        c.add_argument("project")
+        c.add_argument("project", help="project folder (holds steadyhand.yaml)")
         c.add_argument("id", type=int, help=f"{what} id (from `{dest} list`)")
         if name == "reject":
             c.add_argument("--reason", default="", help=f"why (kept with the {what})")

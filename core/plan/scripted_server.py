@@ -1,6 +1,6 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1 (tests, benchmarks, demos without a model).
 
-A real HTTP server in a daemon thread: it answers ``POST .../chat/completions``
+A real HTTP server (werkzeug's threaded WSGI server, as :mod:`core.sites.server`) in a daemon thread: it answers ``POST .../chat/completions``
 with recorded answers (a queue) or with answers made by a rule (a function of
 the request), accepts image parts, and records every request it received so a
 test can check what a model would have been sent (no secret in the text, the
@@ -18,8 +18,11 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Union
+
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request as WRequest
+from werkzeug.wrappers import Response as WResponse
 
 __all__ = ["Reply", "ScriptedModelServer", "texts_of", "images_of", "last_user_text"]
 
@@ -51,6 +54,18 @@ class Reply:
 
 
 Answer = Union[Reply, str, dict]
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """werkzeug's request handler without a line per request; one request per connection."""
+
+    protocol_version = "HTTP/1.0"
+
+    def log(self, type: str, message: str, *args: Any) -> None:  # noqa: A002 - werkzeug's signature
+        return
+
+    def log_request(self, *args: Any, **kwargs: Any) -> None:
+        return
 Rule = Callable[[dict], Answer]
 
 
@@ -114,7 +129,7 @@ class ScriptedModelServer:
         self.requests: list[dict] = []
         self._queue: list[Answer] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
         self.base_url = ""
 
@@ -134,62 +149,47 @@ class ScriptedModelServer:
             nxt = json.dumps(nxt)
         return Reply(nxt) if isinstance(nxt, str) else nxt
 
+    def _wsgi(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        """The WSGI application (werkzeug parses the request): ``GET .../models``, ``POST .../chat/completions``."""
+        req = WRequest(environ)
+        path = req.path.rstrip("/")
+        if req.method == "GET" and path.endswith("/models"):
+            return self._send(200, json.dumps({"object": "list", "data": [{"id": self.model, "object": "model"}]}),
+                              environ, start_response)
+        if req.method != "POST" or not path.endswith("/chat/completions"):
+            return self._send(404, '{"error": "not found"}', environ, start_response)
+        raw = req.get_data(cache=False)
+        try:
+            request = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return self._send(400, '{"error": "bad json"}', environ, start_response)
+        reply = self._answer(request)
+        if reply.delay_s > 0:
+            time.sleep(reply.delay_s)  # a scripted slow model: the client's timeout ends the wait on its side
+        if reply.body is not None:
+            return self._send(reply.status, reply.body, environ, start_response)
+        prompt = reply.prompt_tokens if reply.prompt_tokens >= 0 else len(raw) // 4
+        completion = reply.completion_tokens if reply.completion_tokens >= 0 else max(1, len(reply.content) // 4)
+        return self._send(reply.status, json.dumps({
+            "id": f"scripted-{len(self.requests)}", "object": "chat.completion", "model": self.model,
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        }), environ, start_response)
+
+    @staticmethod
+    def _send(status: int, body: str, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        return WResponse(body.encode("utf-8"), status=status, content_type="application/json")(environ, start_response)
+
     def start(self) -> "ScriptedModelServer":
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                return
-
-            def _send(self, status: int, body: str) -> None:
-                data = body.encode("utf-8")
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a scripted timeout)
-
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": server.model, "object": "model"}]}))
-                else:
-                    self._send(404, '{"error": "not found"}')
-
-            def do_POST(self) -> None:  # noqa: N802
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n) if n else b""
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, '{"error": "not found"}')
-                    return
-                try:
-                    request = json.loads(raw or b"{}")
-                except json.JSONDecodeError:
-                    self._send(400, '{"error": "bad json"}')
-                    return
-                reply = server._answer(request)
-                if reply.delay_s > 0:
-                    time.sleep(reply.delay_s)
-                if reply.body is not None:
-                    self._send(reply.status, reply.body)
-                    return
-                prompt = reply.prompt_tokens if reply.prompt_tokens >= 0 else len(raw) // 4
-                completion = reply.completion_tokens if reply.completion_tokens >= 0 else max(1, len(reply.content) // 4)
-                self._send(reply.status, json.dumps({
-                    "id": f"scripted-{len(server.requests)}", "object": "chat.completion", "model": server.model,
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply.content}}],
-                    "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                              "total_tokens": prompt + completion},
-                }))
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        """Serve on a free port of 127.0.0.1 in a daemon thread (werkzeug's threaded WSGI server); returns self."""
+        if self._httpd is not None:
+            return self
+        self._httpd = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler)
         self._httpd.daemon_threads = True
         port = self._httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{port}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-model", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="scripted-model", daemon=True)
         self._thread.start()
         return self
 

@@ -26,15 +26,15 @@ def add_history_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentPars
                                    "steadyhand history graph projects/demo export_report")
     hs = h.add_subparsers(dest="history", required=True)
     ls = hs.add_parser("list", help="runs, newest first: id, time, flow, status, steps, heals")
-    ls.add_argument("project")
+    ls.add_argument("project", help="project folder (holds steadyhand.yaml)")
     ls.add_argument("--flow", help="only this flow's runs")
     ls.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
     cp = hs.add_parser("compare", help="two runs of one flow step by step (healed, slower, verdict changed)")
-    cp.add_argument("project")
+    cp.add_argument("project", help="project folder (holds steadyhand.yaml)")
     cp.add_argument("a", help="reference run id (or prefix)")
     cp.add_argument("b", help="other run id (or prefix)")
     gr = hs.add_parser("graph", help="a flow's state graph: states, actions, revisits and loops (P4)")
-    gr.add_argument("project")
+    gr.add_argument("project", help="project folder (holds steadyhand.yaml)")
     gr.add_argument("flow", help="flow name (or a graph name such as explore:/)")
     for c in (ls, cp, gr):
         c.add_argument("--json", type=Path, metavar="PATH",

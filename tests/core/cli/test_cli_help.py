@@ -49,3 +49,19 @@ def test_version_is_printed() -> None:
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0 and out.getvalue().startswith("steadyhand ")
+
+
+@pytest.mark.parametrize("path", [p for p, _ in TREE], ids=lambda p: " ".join(p) or "steadyhand")
+def test_every_argument_is_described_in_the_help(path: tuple[str, ...]) -> None:
+    # `steadyhand studio --help` listed PROJECT with no word about it (and `heals list`, `history graph`... too)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main([*path, "--help"])
+    text = out.getvalue()
+    parser = dict(TREE)[path]
+    for action in parser._actions:
+        if action.help == "==SUPPRESS==" or action.__class__.__name__ == "_SubParsersAction":
+            continue
+        assert action.help, f"`steadyhand {' '.join(path)} --help`: {action.dest} has no description"
+    if path == ("studio",):
+        assert "project folder (holds steadyhand.yaml)" in text
