@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.engine.report import FlowStats, exit_code, result_label, steps_passed, summary_json, summary_text
 from core.cliopts import RUN_DEFAULTS, write_json
 from core.domain.resources import bundled_project, module_name, source_tree
 from core.domain.text import printable
@@ -321,8 +321,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         st.ground_truth = gt()
                     extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
                     tag = f"{name}#{seed}" if flow.episode else name
-                    bar.log(printable(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
-                                      f"{result.seconds:.1f}s)"))
+                    # the table's figure: steps passed of the flow's steps (not the steps run)
+                    bar.log(printable(f"  {tag}: {result_label(result)}{extra} ({steps_passed(result)}/"
+                                      f"{result.total_steps or len(result.steps)} steps, {result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
                         if args.quiet and _is_reuse_note(note):
@@ -576,6 +577,7 @@ def _write_html_reports(project: Any, results: Sequence[Any], path: Path, enviro
                 entries.append(index_entry(r, ""))
             if (marks or {}).get(r.run_id):
                 entries[-1]["label"] = f"{entries[-1].get('label', '')} ({marks[r.run_id]})"
+                entries[-1]["retried"] = marks[r.run_id] == "retried"  # a later run of the flow replaced it
     finally:
         if store is not None:
             store.close()

@@ -306,12 +306,14 @@ class StepOutcome:
 
 
 #: Why a run did not pass, as a kind (exit codes and reports come from it, never from the message):
-#: ``""`` passed; ``"assertion"`` an assertion did not hold (status failed); ``"escalated"`` the
+#: ``""`` passed; ``"assertion"`` an assertion did not hold (status failed); ``"refused"`` the server
+#: refused a step's request (a 4xx answer) and the page kept nothing (status failed: a wrong password);
+#: ``"escalated"`` the
 #: engine could not go on alone and no human resolved it; ``"stopped"`` the user stopped it;
 #: ``"parameter"`` a ``{name}`` had no value; ``"unreachable"`` the start page could not be loaded;
 #: ``"navigation"`` a later page could not be loaded; ``"browser"`` the browser or page crashed;
 #: ``"budget"`` the run hit ``max_steps`` (P6); ``"internal"`` a defect of Steadyhand.
-ErrorKind = Literal["", "assertion", "escalated", "stopped", "parameter", "unreachable", "navigation",
+ErrorKind = Literal["", "assertion", "refused", "escalated", "stopped", "parameter", "unreachable", "navigation",
                     "browser", "budget", "internal"]
 
 

@@ -325,7 +325,8 @@ def _write(path: Path, text: str) -> Path:
 class IndexEntry(dict):  # type: ignore[type-arg]
     """One row of the index: ``flow``, ``status``, ``label`` (the result as the run table says it), ``steps``
     (``"3 of 5"``), ``heals``, ``seconds`` (``"4.2 s"``), ``href`` (the run's report, relative to the index; "" when
-    none was written), ``stop_n`` / ``stop_href`` (the step it stopped at and its anchor) and ``reason``."""
+    none was written), ``stop_n`` / ``stop_href`` (the step it stopped at and its anchor), ``reason`` and, when
+    ``--retries`` ran the flow again after this run, ``retried`` (True: listed, not counted in the headline)."""
 
 
 def index_entry(result: Any, href: str) -> IndexEntry:
@@ -348,10 +349,16 @@ def index_entry(result: Any, href: str) -> IndexEntry:
 
 def html_index(project: str, entries: Sequence[Mapping[str, Any]], *, environment: Mapping[str, str] | None = None,
                base_url: str = "", when: datetime | None = None) -> str:
-    """The index of one invocation's runs (``templates/index.html.j2``): a row per run (:func:`index_entry`)."""
+    """The index of one invocation's runs (``templates/index.html.j2``): a row per run (:func:`index_entry`).
+
+    The headline counts the runs that stand, as the run table, the JSON and the JUnit do: a run marked
+    ``retried`` (``--retries`` ran the flow again after it) is listed but not counted.
+    """
     stamp = (when or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    counted = [e for e in entries if not e.get("retried")]
     return _templates().get_template("index.html.j2").render(
-        project=project, runs=list(entries), passed_runs=sum(1 for e in entries if e["status"] == "passed"),
+        project=project, runs=list(entries), passed_runs=sum(1 for e in counted if e["status"] == "passed"),
+        counted_runs=len(counted), retried_runs=len(entries) - len(counted),
         when=stamp, base_url=base_url, env=dict(environment or {}))
 
 

@@ -513,7 +513,8 @@ def verify(ex: Engine, ctx: StepContext) -> None:
         verdict = replace(verdict, reason=f"{verdict.reason}; looked again after the page settled "
                                           f"(the first look found {ctx.looked_again})")
     _record_verdict(ex, ctx, verdict)
-    if verdict.invalid:
+    if verdict.invalid and not ctx.invalid_counted:  # one action, one count: a second look acts no more
+        ctx.invalid_counted = True
         run.invalid_actions += 1
     _stagnation(ex, ctx, verdict)
     if verdict.kind != "as_expected":
@@ -930,7 +931,7 @@ def _on_failure(ex: Engine, ctx: StepContext, exc: Exception) -> None:
         time.sleep(ex.settings.waits.retry_delay_ms / 1000.0)
         return
     if f.kind == "assertion" or ctx.refused:  # the app misbehaved or said no (4xx, nothing kept): the flow fails
-        ctx.status, ctx.error, ctx.error_kind = "failed", rec.reason, "assertion"
+        ctx.status, ctx.error, ctx.error_kind = "failed", rec.reason, "refused" if ctx.refused else "assertion"
         return
     kind: EscalationKind = "irreversible" if f.acted and not reversible else exc.escalation
     reason, answers, breaker = rec.reason, human_answers(

@@ -36,7 +36,7 @@ __all__ = [
 
 #: Exit code of a run that did not succeed, by its error kind.
 KIND_EXIT: Mapping[ErrorKind, int] = {
-    "assertion": EXIT_FAILED, "navigation": EXIT_FAILED, "stopped": EXIT_FAILED, "internal": EXIT_FAILED,
+    "assertion": EXIT_FAILED, "refused": EXIT_FAILED, "navigation": EXIT_FAILED, "stopped": EXIT_FAILED, "internal": EXIT_FAILED,
     "escalated": EXIT_ESCALATED, "budget": EXIT_ESCALATED,
     "parameter": EXIT_INPUT,
     "unreachable": EXIT_ENVIRONMENT, "browser": EXIT_ENVIRONMENT,

@@ -162,6 +162,9 @@ class StepContext:
     checks: list[AssertionCheck] = field(default_factory=list)
     fast: bool = False
     looked_again: str = ""
+    #: This attempt's action is counted in ``RunState.invalid_actions`` already (a look again without acting,
+    #: :func:`core.engine.norepeat.no_repeat`, verifies the same action once more).
+    invalid_counted: bool = False
     locator: str = ""
     memo: dict[str, Any] = field(default_factory=dict)
 
@@ -191,6 +194,7 @@ class StepContext:
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
         self.popup, self.cp, self.checks = False, None, []
         self.fast, self.looked_again, self.locator, self.memo = False, "", "", {}
+        self.invalid_counted = False
 
     @property
     def effective_reversible(self) -> bool:

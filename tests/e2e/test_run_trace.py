@@ -107,7 +107,7 @@ def test_a_refused_sign_in_fails_exit_1_and_is_retried_each_retry_marked(demo: P
     assert [(run["retry"], run["retried"], run["status"]) for run in entry["runs"]] == [
         (0, True, "failed"), (1, False, "failed")] and entry["retries"] == 1
     assert all(run["run_id"] for run in entry["runs"]) and entry["runs"][0]["run_id"] != entry["runs"][1]["run_id"]
-    assert "401" in entry["stop"]["reason"] and entry["stop"]["kind"] == "assertion"
+    assert "401" in entry["stop"]["reason"] and entry["stop"]["kind"] == "refused"  # the server said no: no check failed
     case = next(ET.parse(junit).getroot().iter("testcase"))
     assert case.find("failure") is not None and len(case.findall("rerunFailure")) == 1
     assert {p.get("name"): p.get("value") for p in case.iter("property")}["steadyhand.retry"] == "1"
