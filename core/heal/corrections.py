@@ -161,10 +161,12 @@ def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Ma
 
     leads = {new_steps[0]["id"]: step_id} if meaning == "replace" else {}
     kept = set(ids) - {step_id} if meaning == "replace" else set(ids)
-    new = round_trip_edit(text, edit, kept=kept, leads=leads, top_changed=bool(missing), expected=expected)
-    if new is None:
-        new = yaml.dump(expected, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    flow_from_mapping(yaml.safe_load(new), path)
+    done = round_trip_edit(text, edit, kept=kept, leads=leads, top_changed=bool(missing), expected=expected)
+    if done is None:
+        rewritten = yaml.dump(expected, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        done = rewritten, yaml.safe_load(rewritten)
+    new = done[0]
+    flow_from_mapping(done[1], path)
     return CorrectionEdit(text, new, unified_diff(text, new, Path(path).name if Path(path).is_absolute() else str(path)))
 
 

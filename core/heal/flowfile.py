@@ -4,8 +4,7 @@ Today's flow files are YAML written by :func:`core.project.save_flow` or by
 hand (comments, key order, quoting).  An accepted heal or a filled-in
 descriptor changes one thing - ``steps[<id>].target`` - and the edit is made
 with ruamel.yaml's round-trip mode (:mod:`ruamel.yaml`, ``typ="rt"``, quotes
-preserved, the file's own indentation guessed by
-:func:`ruamel.yaml.util.load_yaml_guess_indent`): the step's ``target`` is
+preserved, the file's own indentation of its ``steps`` list): the step's ``target`` is
 replaced in its place, or inserted after the step's ``selector`` (else
 ``action``...) entry when the step has none; comments, key order and
 quoting of the step stay.
@@ -14,7 +13,8 @@ ruamel.yaml re-folds long plain scalars its own way (4 of the 15 bundled
 flows, written by PyYAML at width 100, do not survive a round trip byte for
 byte), so the dump is not taken whole: :func:`splice` keeps every step the
 edit did not touch, the lines above the steps and those after them, from the
-old text byte for byte, and takes only the edited steps from ruamel's dump.
+old text byte for byte, and takes only the edited steps from ruamel (dumped
+alone: a 1,000-step file is not dumped and loaded again for one target).
 A comment just above a step belongs to that step.
 
 The result is checked before it is returned: parsed again it must equal the
@@ -37,16 +37,16 @@ import copy
 import difflib
 import hashlib
 import io
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError as RuamelError
 from ruamel.yaml.scalarstring import SingleQuotedScalarString
-from ruamel.yaml.util import load_yaml_guess_indent
 
 from core.project.loader import flow_from_mapping
 
@@ -111,16 +111,38 @@ def to_round_trip(value: Any) -> Any:
     return value
 
 
-def _yaml(text: str, width: int) -> YAML:
-    try:
-        _, seq_indent, offset = load_yaml_guess_indent(text)
-    except RuamelError:
-        seq_indent, offset = 2, 0
-    seq_indent, offset = seq_indent or 2, offset or 0
+def _guess_indent(lines: list[str]) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indentation of the file's ``steps`` list, as ruamel's ``YAML.indent`` takes it.
+
+    Read from the text (a YAML load costs as much as the edit): the first list item under ``steps:`` gives
+    the dash's column (offset) and its content's (sequence); the first nested key below that item's first
+    mapping value gives the mapping indentation.  Defaults: save_flow's 2, 2, 0.
+    """
+    at = next((i for i, ln in enumerate(lines) if ln.rstrip() == "steps:"), None)
+    if at is None:
+        return 2, 2, 0
+    dash = next((ln for ln in lines[at + 1:] if not _is_aside(ln)), "")
+    if not dash.lstrip().startswith("-"):
+        return 2, 2, 0
+    offset = len(dash) - len(dash.lstrip(" "))
+    rest = dash.lstrip(" ")[1:]
+    sequence = offset + 1 + len(rest) - len(rest.lstrip(" "))
+    mapping = 2
+    for i in range(at + 1, len(lines) - 1):
+        ln, nxt = lines[i], lines[i + 1]
+        col = len(ln) - len(ln.lstrip(" "))
+        if col == sequence and ln.rstrip().endswith(":") and not _is_aside(nxt):
+            mapping = max(2, (len(nxt) - len(nxt.lstrip(" "))) - col)
+            break
+    return mapping, max(sequence, offset + 2), offset
+
+
+def _yaml(lines: list[str], width: int) -> YAML:
+    mapping, sequence, offset = _guess_indent(lines)
     rt = YAML(typ="rt")
     rt.preserve_quotes = True
     rt.width = width
-    rt.indent(mapping=max(seq_indent - offset, 2), sequence=max(seq_indent, 2), offset=offset)
+    rt.indent(mapping=mapping, sequence=sequence, offset=offset)
     return rt
 
 
@@ -130,19 +152,10 @@ def _dump(rt: YAML, doc: Any) -> str:
     return out.getvalue()
 
 
-def _best_yaml(text: str) -> YAML:
-    """The ruamel set-up whose no-op round trip of ``text`` changes the fewest lines."""
-    best: tuple[int, YAML] | None = None
-    for width in _WIDTHS:
-        rt = _yaml(text, width)
-        again = _dump(rt, rt.load(text))
-        changed = sum(1 for op in difflib.ndiff(text.splitlines(), again.splitlines()) if op[:1] in "+-")
-        if best is None or changed < best[0]:
-            best = (changed, rt)
-        if changed == 0:
-            break
-    assert best is not None
-    return best[1]
+def _changed(a: str, b: str) -> int:
+    """Lines of ``a`` missing from ``b`` and the other way round (as multisets: cheap, order aside)."""
+    ca, cb = Counter(a.splitlines()), Counter(b.splitlines())
+    return sum(((ca - cb) + (cb - ca)).values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,69 +205,129 @@ def _layout(lines: list[str], doc: Any) -> tuple[list[_Item], int] | None:
     return items, end
 
 
-def splice(old_text: str, old_doc: Any, new_text: str, new_doc: Any, *, kept: set[str],
-           leads: Mapping[str, str], top_changed: bool) -> str | None:
+def _render(rt: YAML, items: list[Any]) -> dict[str, list[str]] | None:
+    """ruamel's lines of each step of ``items`` (a dump of a document holding just them), by id.
+
+    A step's lines are the same in that small document as in the whole file (the ``steps`` list is a
+    top-level key either way), and dumping them alone costs a fraction of the whole file's dump and load.
+    None when the dump is not one block step after another.
+    """
+    if not items:
+        return {}
+    mini = CommentedMap()
+    mini["steps"] = CommentedSeq(items)
+    text = _dump(rt, mini)
+    lines = text.splitlines(keepends=True)
+    layout = _layout(lines, rt.load(text))
+    if layout is None:
+        return None
+    return {it.step_id: lines[it.start:it.end] for it in layout[0]}
+
+
+def splice(old_lines: list[str], old_layout: tuple[list[_Item], int], order: Sequence[str],
+           rendered: Mapping[str, list[str]], *, kept: set[str], leads: Mapping[str, str],
+           around: tuple[list[str], list[str]] | None = None) -> str | None:
     """The new text: untouched steps (``kept``) and the lines around the steps from the old text, byte for byte.
 
     Parameters
     ----------
-    old_text, old_doc : str, Any
-        The file before the edit and its round-trip load (line positions).
-    new_text, new_doc : str, Any
-        ruamel's dump after the edit and its round-trip load.
+    old_lines, old_layout : list[str], tuple
+        The file's lines before the edit, and where its steps are (:func:`_layout` of its round-trip load).
+    order : Sequence[str]
+        The step ids after the edit, in order.
+    rendered : Mapping[str, list[str]]
+        ruamel's lines of each step not kept (:func:`_render`).
     kept : set[str]
         Ids of the steps the edit did not touch (their old lines are used).
     leads : Mapping[str, str]
         New step id -> old step id whose comment lines above it the new step takes
         (the edited step's own; the first step replacing another takes that one's).
-    top_changed : bool
-        The edit changed something outside ``steps`` (a new secret): the lines
-        around the steps come from ruamel's dump.
+    around : tuple[list[str], list[str]] | None
+        The lines above and below the steps when the edit changed something there (a new secret: from
+        ruamel's whole dump); None: the old ones.
 
-    Returns None when either text is not laid out one block step after another.
+    Returns None when a step is neither kept nor rendered, or the old file has an id twice.
     """
-    old_lines, new_lines = old_text.splitlines(keepends=True), new_text.splitlines(keepends=True)
-    old_layout, new_layout = _layout(old_lines, old_doc), _layout(new_lines, new_doc)
-    if old_layout is None or new_layout is None:
-        return None
     old_items = {it.step_id: it for it in old_layout[0]}
     if len(old_items) != len(old_layout[0]):
         return None
-    source, layout = (new_lines, new_layout) if top_changed else (old_lines, old_layout)
-    out = source[:layout[0][0].lead]
-    for it in new_layout[0]:
-        if it.step_id in kept and it.step_id in old_items:
-            o = old_items[it.step_id]
+    out = old_lines[:old_layout[0][0].lead] if around is None else list(around[0])
+    for sid in order:
+        if sid in kept and sid in old_items:
+            o = old_items[sid]
             out += old_lines[o.lead:o.end]
             continue
-        o = old_items.get(leads.get(it.step_id, ""))
-        out += (old_lines[o.lead:o.start] if o else []) + new_lines[it.start:it.end]
-    out += source[layout[1]:]
+        if sid not in rendered:
+            return None
+        o = old_items.get(leads.get(sid, ""))
+        out += (old_lines[o.lead:o.start] if o else []) + rendered[sid]
+    out += old_lines[old_layout[1]:] if around is None else around[1]
     return "".join(out)
 
 
+def _id(item: Any) -> str:
+    return str(item.get("id")) if isinstance(item, Mapping) else ""
+
+
 def round_trip_edit(text: str, edit: Callable[[CommentedMap], None], *, kept: set[str],
-                    leads: Mapping[str, str], top_changed: bool, expected: Any) -> str | None:
+                    leads: Mapping[str, str], top_changed: bool, expected: Any) -> tuple[str, Any] | None:
     """``text`` edited by ``edit`` (a function that changes ruamel's round-trip document in place).
 
-    Returns the spliced text (:func:`splice`) when it parses (PyYAML) to
-    ``expected``, else ruamel's whole dump when that does, else None (the
-    caller rewrites the file from its data).
+    Returns the spliced text (:func:`splice`) and its data when it parses (PyYAML) to ``expected``, else
+    ruamel's whole dump when that does, else None (the caller rewrites the file from its data).  One ruamel
+    load of the file; the edited steps are dumped alone, at the width (:data:`_WIDTHS`) that reproduces
+    their old lines best; the whole file is dumped only when the edit changed something outside the steps
+    or the splice did not parse to ``expected``.
     """
     if not text.endswith("\n"):
         text += "\n"
+    lines = text.splitlines(keepends=True)
     try:
-        rt = _best_yaml(text)
+        rt = _yaml(lines, _WIDTHS[0])
         doc = rt.load(text)
-        before = rt.load(text)
+        old_layout = _layout(lines, doc)
+        touched = [s for s in doc["steps"] if _id(s) not in kept] if old_layout is not None else []
+        if touched:  # the width that reproduces the touched steps' lines as they are (PyYAML folded at 100)
+            at = {it.step_id: it for it in old_layout[0]}
+            was = "".join("".join(lines[at[_id(s)].start:at[_id(s)].end]) for s in touched if _id(s) in at)
+            best = None
+            for width in _WIDTHS:
+                cand = _yaml(lines, width)
+                got = _render(cand, touched) or {}
+                changed = _changed(was, "".join("".join(v) for v in got.values()))
+                if best is None or changed < best[0]:
+                    best = (changed, cand)
+                if changed == 0:
+                    break
+            rt = best[1]  # type: ignore[index]
         edit(doc)
+        order = [_id(s) for s in doc["steps"]]
+        spliced = None
+        if old_layout is not None and not top_changed:
+            rendered = _render(rt, [s for s in doc["steps"] if _id(s) not in kept])
+            if rendered is not None:
+                spliced = splice(lines, old_layout, order, rendered, kept=kept, leads=leads)
+        candidates = [spliced] if spliced is not None else []
+        data = yaml.safe_load(spliced) if spliced is not None else None
+        if data == expected:
+            return spliced, data  # type: ignore[return-value]
         dumped = _dump(rt, doc)
-        spliced = splice(text, before, dumped, rt.load(dumped), kept=kept, leads=leads, top_changed=top_changed)
+        whole = _layout(dumped.splitlines(keepends=True), rt.load(dumped)) if old_layout is not None else None
+        if whole is not None and old_layout is not None:
+            new_lines = dumped.splitlines(keepends=True)
+            rendered = {it.step_id: new_lines[it.start:it.end] for it in whole[0]}
+            around = (new_lines[:whole[0][0].lead], new_lines[whole[1]:]) if top_changed else None
+            again = splice(lines, old_layout, order, rendered, kept=kept, leads=leads, around=around)
+            if again is not None and again not in candidates:
+                candidates.append(again)
+                data = yaml.safe_load(again)
+                if data == expected:
+                    return again, data
+        data = yaml.safe_load(dumped)
+        if data == expected:
+            return dumped, data
     except RuamelError:
         return None
-    for candidate in (spliced, dumped):
-        if candidate is not None and yaml.safe_load(candidate) == expected:
-            return candidate
     return None
 
 
@@ -332,9 +405,10 @@ def set_step_target(text: str, step_id: str, target: Mapping[str, Any], *, path:
             del step["selector"]
 
     ids = {str(s.get("id")) for s in data["steps"] if isinstance(s, dict)}
-    new = round_trip_edit(text, edit, kept=ids - {step_id}, leads={step_id: step_id}, top_changed=False,
-                          expected=expected)
-    if new is None:
+    done = round_trip_edit(text, edit, kept=ids - {step_id}, leads={step_id: step_id}, top_changed=False,
+                           expected=expected)
+    if done is None:
         new = yaml.dump(expected, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    flow_from_mapping(yaml.safe_load(new), path)
-    return new
+        done = new, yaml.safe_load(new)
+    flow_from_mapping(done[1], path)
+    return done[0]
