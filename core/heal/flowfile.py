@@ -37,6 +37,7 @@ import copy
 import difflib
 import hashlib
 import io
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,8 @@ _INSERT_AFTER = ("selector", "timeout_ms", "distance", "direction", "value", "ac
 _WIDTHS = (100, 4096)
 
 _RESOLVER = yaml.resolver.Resolver()
+#: The top-level ``steps:`` line (a comment may follow it).
+_STEPS_KEY = re.compile(r"^steps:\s*(#.*)?$")
 
 
 def digest(text: str | bytes) -> str:
@@ -118,7 +121,7 @@ def _guess_indent(lines: list[str]) -> tuple[int, int, int]:
     the dash's column (offset) and its content's (sequence); the first nested key below that item's first
     mapping value gives the mapping indentation.  Defaults: save_flow's 2, 2, 0.
     """
-    at = next((i for i, ln in enumerate(lines) if ln.rstrip() == "steps:"), None)
+    at = next((i for i, ln in enumerate(lines) if _STEPS_KEY.match(ln)), None)
     if at is None:
         return 2, 2, 0
     dash = next((ln for ln in lines[at + 1:] if not _is_aside(ln)), "")

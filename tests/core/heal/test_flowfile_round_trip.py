@@ -21,7 +21,7 @@ description: "Export the report, with the dialog"
 start_url: /login
 secrets: [password]
 
-steps:
+steps:   # in the order a person does them
     # who signs in
   - id: s1
     name: Type the user name
