@@ -51,7 +51,7 @@ from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
 from core.project.loader import flow_from_mapping
 
-__all__ = ["FlowEditError", "set_step_target", "unified_diff", "digest", "round_trip_edit"]
+__all__ = ["FlowEditError", "set_step_target", "unified_diff", "digest", "round_trip_edit", "to_round_trip", "splice"]
 
 
 class FlowEditError(ValueError):
