@@ -6,7 +6,8 @@ built and installed, benchmarks, recordings with a person's pauses, runs of ``st
 wherever their names fell, so one of them started last made a tail while the other worker sat idle.  Here
 the files of :data:`LONG_FIRST` come first (longest first), then the rest of the end-to-end, packaging and
 studio files, then the unit tests of ``core`` (hundreds of files of a second or less each: they even out
-the two workers at the end).  The order of the tests inside a file is kept.
+the two workers at the end).  The order of the tests inside a file is kept, and pytest-xdist is told to keep
+this order of the files (see :func:`pytest_configure`).
 
 :data:`LONG_FIRST` comes from per-file durations measured with ``pytest -n 0 --durations=0`` (seconds of a
 file, its module fixtures included); a file missing from it only runs later, nothing is left out.
@@ -43,6 +44,14 @@ def file_rank(path: Path) -> tuple[int, int]:
     if rel in _RANK:
         return (0, _RANK[rel])
     return (1 + GROUPS.get(rel.split("/")[0], GROUPS["core"]), 0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keeps this order under ``--dist loadfile``: pytest-xdist would otherwise sort the files by their number of
+    tests (``--loadscope-reorder``, on by default), which put a 119-test file of quick checks first and the long
+    one-test files last."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
