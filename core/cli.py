@@ -1436,7 +1436,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core.export.command import add_export_parser, export_command
 
     add_export_parser(sub).set_defaults(func=export_command)
-    from core.engine.explore import add_explore_parser
+    from core.engine.explore_cli import add_explore_parser
 
     add_explore_parser(sub)
 

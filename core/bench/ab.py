@@ -47,7 +47,7 @@ import random
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from core.bench.ab_model import NoChoice
 from core.act.expect import expected_delta, judge, observed_deltas
@@ -55,12 +55,14 @@ from core.act.precheck import precheck
 from core.act.prior import judge_reversible
 from core.domain import Action, Candidate, EpisodeSpec, Flow, Observation, Step
 from core.domain.resources import bundled_project
-from core.engine.session import ProjectSession
 from core.project import load_project
 from core.recover.loops import LoopGuard, Stagnation, action_key
 from core.recover.waits import WaitLearner
 from core.sites.adapters import task_fields
 from core.state.awareness import ActionNote, StateAwareness, is_submit
+
+if TYPE_CHECKING:  # imported where a session is made: `steadyhand --help` and the CLI's parser need no engine
+    from core.engine.session import ProjectSession
 
 __all__ = ["AbTask", "DEFAULT_TASKS", "MAX_STEPS", "FIXED_PAUSE_S", "run_ab", "format_report", "Arm"]
 
@@ -276,6 +278,8 @@ class _Episode:
 
 
 def _session(site: str) -> ProjectSession:
+    from core.engine.session import ProjectSession
+
     project = load_project(bundled_project(site))
     return ProjectSession(project, headless=True, use_store=False, screenshots=False)
 
