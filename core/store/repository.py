@@ -21,6 +21,7 @@ the run id, the step index and the moment.
 from __future__ import annotations
 
 import errno
+import threading
 
 import uuid
 from contextlib import contextmanager
@@ -157,7 +158,9 @@ class Store:
         self.read_only = read_only
         self.path = path
         #: Writes handed over by :meth:`defer`, committed in order on one thread (:mod:`core.store.writer`).
-        self._writer = BackgroundWriter()
+        self._writer = BackgroundWriter(batch=self._batch)
+        #: The writer thread's batch session while it commits a batch (``session`` on that thread only).
+        self._batching = threading.local()
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -367,13 +370,35 @@ class Store:
         return self._writer.pending
 
     @contextmanager
+    def _batch(self) -> Iterator[None]:
+        """The writer thread's batch (:data:`core.store.writer.BATCH_MAX`): the deferred writes run in it share
+        one write transaction, committed when it exits; each is its own savepoint (:meth:`_write`), so one
+        that fails is undone alone.  A kill before the commit loses the batch whole, never a part of it."""
+        self._check_open()
+        with Session(self._wengine, expire_on_commit=False) as s, s.begin():
+            self._batching.session = s
+            try:
+                yield
+            finally:
+                self._batching.session = None
+
+    @contextmanager
     def _read(self) -> Iterator[Session]:
+        batch = getattr(self._batching, "session", None)
+        if batch is not None:  # a deferred write reading inside its batch: it sees the batch's rows
+            yield batch
+            return
         self._check_open()
         with Session(self._engine, expire_on_commit=False) as s, s.begin():
             yield s
 
     @contextmanager
     def _write(self) -> Iterator[Session]:
+        batch = getattr(self._batching, "session", None)
+        if batch is not None:
+            with batch.begin_nested():  # a savepoint: a write that fails is undone alone
+                yield batch
+            return
         self._check_open()
         if self.read_only:
             raise StoreReadOnlyError("this store was opened read-only")

@@ -1,0 +1,90 @@
+"""What a passing step costs in round trips and store commits, on `steadyhand run`'s session in real Chromium
+(issue 20 item 3: a replay as fast as the script it replaces).
+
+* The checkpoint's form values, the settle wait's probe and the kept state the act phase snapshots (an effect
+  seen is never repeated) are read in ONE evaluation between the checkpoint phase and the action; the
+  checkpoint still keeps every form value (a password by digest only).
+* A pause between the two (a breakpoint, the run paused at the act phase) makes the act phase read again: what
+  a person did meanwhile is never taken for the action's effect.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.engine import pipeline
+from core.engine.session import ProjectSession
+from core.sites.server import LoopbackServer, Response
+from tests.e2e.test_fastpath_run import PAGE, _project
+
+pytestmark = pytest.mark.browser
+
+
+def test_checkpoint_and_action_read_the_page_once_and_the_checkpoint_keeps_the_form(tmp_path: Path,
+                                                                                     monkeypatch) -> None:
+    server = LoopbackServer()
+    server.route("GET", "/page", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
+    reads: list[int] = []  # page evaluations from the checkpoint phase's start to the action, per step
+    with server:
+        project = _project(tmp_path / "fast", server.base_url)
+        with ProjectSession(project, headless=True) as session:
+            d = session.driver
+            assert d is not None
+            real_bounded, real_perform = d._bounded, d.perform
+            count, start = [0], [0]
+
+            def counted(obj, method, *args, **kw):
+                if method == "evaluate":
+                    count[0] += 1
+                return real_bounded(obj, method, *args, **kw)
+
+            def perform(*args, **kw):
+                reads.append(count[0] - start[0])
+                return real_perform(*args, **kw)
+
+            real_checkpoint = pipeline.checkpoint
+
+            def checkpoint(ex, ctx):
+                start[0] = count[0]
+                real_checkpoint(ex, ctx)
+
+            monkeypatch.setattr(d, "_bounded", counted)
+            monkeypatch.setattr(d, "perform", perform)
+            monkeypatch.setattr(pipeline, "PHASE_FUNCTIONS", tuple(
+                (name, checkpoint if name == "checkpoint" else fn) for name, fn in pipeline.PHASE_FUNCTIONS))
+            result = session.run_flow(project.flows["fast"])
+            assert session.store is not None
+            stored = session.store.checkpoints(result.run_id)
+            presses = d.evaluate("() => window.presses || 0")
+    assert result.status == "passed", result.error
+    assert presses == 1
+    assert reads == [1, 1, 1], reads  # type the name, show more, save: one read each before acting
+    by_index = {c["index"]: c for c in stored}
+    name_field = [f for f in by_index[1]["fields"] if f["key"] == "#name"]
+    assert name_field and name_field[0]["value"] == "Ada"  # the checkpoint after typing kept the value typed
+    assert [f["value"] for f in by_index[0]["fields"] if f["key"] == "#name"] == [""]
+
+
+def test_a_pause_between_the_checkpoint_and_the_action_makes_the_act_phase_read_again() -> None:
+    from types import SimpleNamespace
+
+    from core.engine.acting import PREREAD_PAUSE_S, act_read
+
+    calls: list[str] = []
+
+    class Driver:  # only the reads act_read makes; it never acts
+        page = None
+
+        def probe(self):
+            calls.append("probe")
+            return {"mutations": 9}
+
+    ex = SimpleNamespace(driver=Driver())
+    ctx = SimpleNamespace(preread=1.0, waited=1.0 + PREREAD_PAUSE_S / 2, probe={"mutations": 1},
+                          effects_read={"kept": 1}, step=None, already=False)
+    act_read(ex, ctx)  # no pause since the checkpoint's read: taken over, nothing read
+    assert calls == [] and ctx.probe == {"mutations": 1}
+    ctx.waited = 1.0 + 2.0  # a person paused the run two seconds before the act phase
+    act_read(ex, ctx)
+    assert calls == ["probe"] and ctx.probe == {"mutations": 9} and ctx.preread is None
