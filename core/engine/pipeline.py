@@ -77,7 +77,7 @@ from core.recover.rollback import (
 
 from core.engine.hooks import (
     AttemptFailed, BeforeAction, BreakpointHit, ClearPopup, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
-    EscalationOffer, FailureSeen, HealProposal, HoldTarget, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
+    EscalationOffer, FailureSeen, HealProposal, HoldTarget, PageHeading, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
     StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, flush_store,
 )
 from core.engine.step import RunState, StepContext, StepFailure
@@ -713,7 +713,7 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         return verdict
     for attempt in range(2):
         after = ctx.after
-        heading = _memo(ctx, "heading", lambda: main_heading(ex.driver)) if recorded.heading else ""
+        heading = _memo(ctx, "heading", lambda: _heading(ex, ctx)) if recorded.heading else ""
         public = {k: v for k, v in ctx.run.params.items() if k not in ctx.run.flow.secrets}
         actual = observed_after(before, after, heading=heading or "", params=public, target=ctx.candidate)
         changed = changed_fields(before, after)
@@ -747,6 +747,13 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         break
     return Verdict("changed_unexpectedly", verdict.expected, verdict.observed,
                    "; ".join(m.reason for m in mism))
+
+
+def _heading(ex: Engine, ctx: StepContext) -> str | None:
+    """The page's main heading for the landing check: as read with ``ctx.after`` in its own round trip (the
+    screen plugin's page facts), else read now (:func:`core.perception.pagefacts.main_heading`)."""
+    seen = ex.plugins.decide(PageHeading(ctx.after)) if ctx.after is not None else None
+    return seen if isinstance(seen, str) else main_heading(ex.driver)
 
 
 def _effect_verdict(ctx: StepContext) -> Verdict:

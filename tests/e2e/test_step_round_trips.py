@@ -88,3 +88,40 @@ def test_a_pause_between_the_checkpoint_and_the_action_makes_the_act_phase_read_
     ctx.waited = 1.0 + 2.0  # a person paused the run two seconds before the act phase
     act_read(ex, ctx)
     assert calls == ["probe"] and ctx.probe == {"mutations": 9} and ctx.preread is None
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Headings main_heading's rule must pick from: a dialog's h1 (not it), a hidden h1 (not it), the page's h2.
+HEADINGS = """<!doctype html><title>h</title><div role="dialog"><h1>Cookies</h1></div>
+<h1 style="display:none">Hidden</h1><main><h2>  Leave
+ requests </h2><h1 style="visibility:hidden">Invisible</h1></main>"""
+
+
+def test_the_landing_heading_is_read_with_the_look_and_by_the_same_rule(tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    from core.engine.screen import FACTS_JS
+    from core.perception.pagefacts import main_heading
+    from tests.e2e.browser_fixtures import driver_on
+
+    (tmp_path / "index.html").write_text(HEADINGS)
+    with driver_on(tmp_path) as d:
+        d.goto("/index.html")
+        assert d.evaluate(FACTS_JS)["main_heading"] == main_heading(d) == "Leave requests"
+    # a demo flow whose steps land on a recorded heading: the landing check reads no heading of its own
+    dst = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", dst, ignore=shutil.ignore_patterns(".steadyhand"))
+    from core.project import load_project
+
+    project = load_project(dst)
+    reads: list[str] = []
+    asked: list[str | None] = []
+    real_read, real_heading = pipeline.main_heading, pipeline._heading
+    monkeypatch.setattr(pipeline, "main_heading", lambda driver: reads.append("heading") or real_read(driver))
+    monkeypatch.setattr(pipeline, "_heading", lambda ex, ctx: asked.append(real_heading(ex, ctx)) or asked[-1])
+    with ProjectSession(project, headless=True) as session:
+        result = session.run_flow(project.flows["login_lockout"])
+    assert result.status == "passed", result.error
+    assert "Sign in" in asked  # the recorded landings were judged on the heading read with the look
+    assert reads == []  # and none was read in a round trip of its own
