@@ -30,9 +30,19 @@ def note_acting(ex: Any, ctx: Any) -> None:
         return
     from core.store.resumes import ResumeTable
 
+    errors: list[BaseException] = []
     try:
-        ResumeTable(store).acting(ctx.run.run_id, ctx.index, ctx.attempt)
+        defer, flush = getattr(store, "defer", None), getattr(store, "flush", None)
+        if defer is not None and flush is not None:
+            # handed to the store's writer behind the step's checkpoint (one commit for both when they queue
+            # together), then waited for: committed before the browser is told to act, as before
+            defer(ResumeTable(store).acting, ctx.run.run_id, ctx.index, ctx.attempt, on_error=errors.append)
+            flush()
+        else:
+            ResumeTable(store).acting(ctx.run.run_id, ctx.index, ctx.attempt)
     except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
+        errors.append(exc)
+    for exc in errors:
         ex.store_errors.append(f"step_acts failed: {exc}")
 
 
