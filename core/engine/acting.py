@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["WRITING_KINDS", "note_acting", "writes_said"]
+__all__ = ["WRITING_KINDS", "PREREAD_PAUSE_S", "note_acting", "read_before_acting", "act_read", "writes_said"]
 
 #: Action kinds that may write when their step declares nothing (S6): the rest set values or only look.
 WRITING_KINDS = ("click", "dblclick", "press", "navigate", "back", "upload")
@@ -30,10 +30,78 @@ def note_acting(ex: Any, ctx: Any) -> None:
         return
     from core.store.resumes import ResumeTable
 
+    errors: list[BaseException] = []
     try:
-        ResumeTable(store).acting(ctx.run.run_id, ctx.index, ctx.attempt)
+        defer, flush = getattr(store, "defer", None), getattr(store, "flush", None)
+        if defer is not None and flush is not None:
+            # handed to the store's writer behind the step's checkpoint (one commit for both when they queue
+            # together), then waited for: committed before the browser is told to act, as before
+            defer(ResumeTable(store).acting, ctx.run.run_id, ctx.index, ctx.attempt, on_error=errors.append)
+            flush()
+        else:
+            ResumeTable(store).acting(ctx.run.run_id, ctx.index, ctx.attempt)
     except Exception as exc:  # noqa: BLE001 - recording is best effort, the run goes on
+        errors.append(exc)
+    for exc in errors:
         ex.store_errors.append(f"step_acts failed: {exc}")
+
+
+#: A pause longer than this (s) between the checkpoint's read and the action (a breakpoint, the run paused at the
+#: act phase) makes the act phase read the page again: what a person did meanwhile is not the action's effect.
+#: The kernel's own pause points cost microseconds; a person's pause is seconds.
+PREREAD_PAUSE_S = 0.005
+
+
+def _reads_before_acting(ex: Any, ctx: Any) -> bool:
+    """Whether the act phase reads the page's kept state with its probe (a step that may change it)."""
+    from core.act.space import spec
+    from core.perception.effects import EffectWatch
+
+    return (getattr(ex.driver, "probe_and_read", None) is not None and ctx.step is not None and not ctx.already
+            and not spec(ctx.step.action.kind).read_only and EffectWatch.of(ex.driver) is not None)
+
+
+def read_before_acting(ex: Any, ctx: Any) -> list[dict[str, Any]] | None:
+    """The checkpoint phase's one round trip for the checkpoint and the action: the page library's probe (the
+    settle wait's start), the page's kept state (:data:`core.perception.effects.SNAPSHOT_JS`, what
+    :func:`core.engine.norepeat.mark_effects` snapshots) and the form values (:data:`core.perception.pagefacts.
+    FORM_VALUES_JS`, what the checkpoint keeps), read together; the first two are kept in ``ctx.probe`` and
+    ``ctx.effects_read`` for the act phase (:func:`act_read`).  Returns the form values (None: unread, or a
+    step that reads nothing before acting - the checkpoint reads them itself).
+
+    Only for a step whose act phase reads its kept state (one that may change it); the checkpoint runs right
+    before the act phase, so the probe is as fresh as the act phase's own (both are read before the cookies
+    and the "under way" row).
+    """
+    if not _reads_before_acting(ex, ctx):
+        return None
+    from core.perception.effects import IDB_LIMIT_MS, SNAPSHOT_JS
+    from core.perception.pagefacts import FORM_VALUES_JS
+
+    both = (f"async (arg) => {{ const kept = await ({SNAPSHOT_JS})(arg); let form = null; "
+            f"try {{ form = ({FORM_VALUES_JS})(); }} catch (e) {{ form = null; }} return [kept, form]; }}")
+    probe, got = ex.driver.probe_and_read(both, IDB_LIMIT_MS)
+    if probe is None or not isinstance(got, list) or len(got) != 2:
+        return None  # navigating, or the page would not answer: each phase reads on its own
+    ctx.probe, ctx.effects_read = probe, (got[0] if isinstance(got[0], dict) else None)
+    ctx.preread = float(ctx.waited)
+    return [dict(x) for x in got[1] if isinstance(x, dict)] if isinstance(got[1], list) else None
+
+
+def act_read(ex: Any, ctx: Any) -> None:
+    """The act phase's read right before the action: ``ctx.probe`` (and ``ctx.effects_read`` for a step that may
+    change the page's kept state) - taken over from the checkpoint phase's read (:func:`read_before_acting`)
+    when it was made and the run did not pause since, else read now (one round trip)."""
+    if ctx.preread is not None and float(ctx.waited) - ctx.preread <= PREREAD_PAUSE_S:
+        return
+    ctx.preread = None
+    if _reads_before_acting(ex, ctx):
+        from core.perception.effects import IDB_LIMIT_MS, SNAPSHOT_JS
+
+        probe, got = ex.driver.probe_and_read(SNAPSHOT_JS, IDB_LIMIT_MS)  # what mark_effects snapshots
+        ctx.probe, ctx.effects_read = probe or {}, (got if isinstance(got, dict) else None)
+    else:
+        ctx.probe = getattr(ex.driver, "probe", lambda: None)() or {}
 
 
 def writes_said(ctx: Any) -> str:

@@ -53,7 +53,7 @@ __all__ = [
     "Engine", "PROJECT", "hookspec", "hookimpl", "Ports", "PluginHost", "StepHooks", "Hook",
     "FlowBegins", "FlowEnds", "ObservationStored", "StateBefore", "Decided", "BeforeAction", "StateAfter",
     "FailureSeen", "StepRecorded", "TakeoverBegins", "TakeoverHandedBack",
-    "ReuseObservation", "TakeObservation", "CompareScreen", "CurrentBelief", "ResolveFirst", "Resolved",
+    "ReuseObservation", "TakeObservation", "CompareScreen", "PageHeading", "CurrentBelief", "ResolveFirst", "Resolved",
     "SkipResolve", "HoldTarget", "Held", "RefuseAction", "BreakpointHit", "AttemptFailed", "Handled",
     "EscalationOffer", "Offer", "EscalationAnswered", "HealProposal", "TakeoverEnds", "ClearPopup", "Cleared",
     "DEFERRED_WRITES",
@@ -284,6 +284,15 @@ class TakeObservation(Hook):
 
 
 @dataclass(frozen=True)
+class PageHeading(Hook):
+    """The page's main heading as read with ``observation`` (:func:`core.perception.pagefacts.main_heading`'s
+    rule; "" when it has none), in that observation's own round trip; None when it was not read with it."""
+
+    name: ClassVar[str] = "page_heading"
+    observation: Observation
+
+
+@dataclass(frozen=True)
 class CompareScreen(Hook):
     """The screen before the step against its baseline (R1): a :class:`ChangeReport`, else None."""
 
@@ -482,6 +491,8 @@ class StepHooks:
     def take_observation(self, p: TakeObservation) -> Observation | None: """See :class:`TakeObservation`."""
     @hookspec(firstresult=True)
     def compare_screen(self, p: CompareScreen) -> ChangeReport | None: """See :class:`CompareScreen`."""
+    @hookspec(firstresult=True)
+    def page_heading(self, p: PageHeading) -> str | None: """See :class:`PageHeading`."""
     @hookspec(firstresult=True)
     def current_belief(self, p: CurrentBelief) -> Belief | None: """See :class:`CurrentBelief`."""
     @hookspec(firstresult=True)

@@ -44,7 +44,7 @@ from core.act.landing import base_path, judge_landing, origin_of
 from core.act.expect import expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
-from core.engine.acting import note_acting, writes_said
+from core.engine.acting import act_read, note_acting, read_before_acting, writes_said
 from core.engine.motion import look_when_still
 from core.engine.norepeat import list_counts, mark_effects, no_repeat, page_regions
 from core.act.space import already_satisfied, needs_target, spec
@@ -62,7 +62,6 @@ from core.engine import fastpath
 from core.heal.book import with_fresh_anchor
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
-from core.perception.effects import IDB_LIMIT_MS, SNAPSHOT_JS, EffectWatch
 from core.perception.netwatch import NetworkWatch
 from core.perception.pagefacts import main_heading, overlays
 from core.plan import DecideContext, NeedsApproval, NeedsHuman
@@ -78,7 +77,7 @@ from core.recover.rollback import (
 
 from core.engine.hooks import (
     AttemptFailed, BeforeAction, BreakpointHit, ClearPopup, CompareScreen, CurrentBelief, Decided, Engine, EscalationAnswered,
-    EscalationOffer, FailureSeen, HealProposal, HoldTarget, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
+    EscalationOffer, FailureSeen, HealProposal, HoldTarget, PageHeading, RefuseAction, ResolveFirst, SkipResolve, StateAfter,
     StateBefore, StepRecorded, TakeoverBegins, TakeoverEnds, TakeoverHandedBack, flush_store,
 )
 from core.engine.step import RunState, StepContext, StepFailure
@@ -335,18 +334,20 @@ def checkpoint(ex: Engine, ctx: StepContext) -> None:
             shot = Path(written).resolve().relative_to(Path(ex.store.media_root).resolve()).as_posix()
         except ValueError:
             shot = ""
+    # the earlier steps' records are committed before this step acts (a kill loses at most this step's, and a
+    # resume sees every step before it as it ended); this checkpoint itself is committed before an action
+    # that may write by the synchronous "under way" row (:func:`core.engine.acting.note_acting`)
+    flush_store(ex.store, ex.store_errors)
+    # the form values, the probe and the kept state the act phase needs, in one round trip (issue 20)
+    values = read_before_acting(ex, ctx)
     cp = take_checkpoint(ex.driver, run_id=run.run_id, flow=run.flow.name, index=ctx.index, step=step,
                          before=ctx.before, reversible=step.reversible, side_effects=tuple(run.side_effects),
-                         secrets=_secret_values(ex, run), screenshot=shot)
+                         secrets=_secret_values(ex, run), screenshot=shot, values=values)
     if run.checkpoints and run.checkpoints[-1].index == ctx.index:
         run.checkpoints[-1] = cp  # a retry replaces its step's checkpoint
     else:
         run.checkpoints.append(cp)
     ctx.cp = cp
-    # the earlier steps' records are committed before this step acts (a kill loses at most this step's, and a
-    # resume sees every step before it as it ended); this checkpoint itself is committed before an action
-    # that may write by the synchronous "under way" row (:func:`core.engine.acting.note_acting`)
-    flush_store(ex.store, ex.store_errors)
     ex.store_call("record_checkpoint", run.run_id, cp)
     ctx.t_act = time.monotonic()
 
@@ -406,12 +407,7 @@ def act(ex: Engine, ctx: StepContext) -> None:
     """Perform the action, unless the target already is in the wanted state."""
     assert ctx.step is not None
     run_id, flow, kind = ctx.run.run_id, ctx.run.flow.name, ctx.step.action.kind
-    read = getattr(ex.driver, "probe_and_read", None)
-    if read is not None and not ctx.already and not spec(kind).read_only and EffectWatch.of(ex.driver) is not None:
-        probe, got = read(SNAPSHOT_JS, IDB_LIMIT_MS)  # the kept state mark_effects snapshots: one round trip
-        ctx.probe, ctx.effects_read = probe or {}, (got if isinstance(got, dict) else None)
-    else:
-        ctx.probe = getattr(ex.driver, "probe", lambda: None)() or {}
+    act_read(ex, ctx)  # the probe and the kept state: the checkpoint's read, or one round trip now
     # P8: the same action on the same state again is refused before it is done; read-only kinds (assert,
     # wait, hover, scroll, screenshot) change no data and a repeated scroll moves a page the digest does not see
     key = "" if spec(kind).read_only else action_key(ctx.step, ctx.candidate.descriptor if ctx.candidate else None,
@@ -718,7 +714,7 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         return verdict
     for attempt in range(2):
         after = ctx.after
-        heading = _memo(ctx, "heading", lambda: main_heading(ex.driver)) if recorded.heading else ""
+        heading = _memo(ctx, "heading", lambda: _heading(ex, ctx)) if recorded.heading else ""
         public = {k: v for k, v in ctx.run.params.items() if k not in ctx.run.flow.secrets}
         actual = observed_after(before, after, heading=heading or "", params=public, target=ctx.candidate)
         changed = changed_fields(before, after)
@@ -752,6 +748,13 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         break
     return Verdict("changed_unexpectedly", verdict.expected, verdict.observed,
                    "; ".join(m.reason for m in mism))
+
+
+def _heading(ex: Engine, ctx: StepContext) -> str | None:
+    """The page's main heading for the landing check: as read with ``ctx.after`` in its own round trip (the
+    screen plugin's page facts), else read now (:func:`core.perception.pagefacts.main_heading`)."""
+    seen = ex.plugins.decide(PageHeading(ctx.after)) if ctx.after is not None else None
+    return seen if isinstance(seen, str) else main_heading(ex.driver)
 
 
 def _effect_verdict(ctx: StepContext) -> Verdict:

@@ -37,13 +37,14 @@ from core.domain import Candidate, Observation, Resolution
 from core.domain.change import BaselineAlert, ChangeReport, ChangeThresholds, ScreenFingerprint
 from core.engine.events import BaselineAlertRaised, FlowFinished, ScreenChanged
 from core.engine.hooks import (
-    CompareScreen, Decided, FlowBegins, FlowEnds, Ports, ResolveFirst, Resolved, ReuseObservation, TakeObservation,
+    CompareScreen, Decided, FlowBegins, FlowEnds, PageHeading, Ports, ResolveFirst, Resolved, ReuseObservation, TakeObservation,
     hookimpl,
 )
 from core.engine.fastpath import driver_observe, observes_around
 from core.engine.step import StepContext
 from core.act.landing import base_path, relative_path
 from core.locate import resolve
+from core.perception.pagefacts import HEADING_JS
 from core.project.params import placeholders, step_texts
 from core.state.change import DEFAULT_THRESHOLDS, compare, fingerprint
 
@@ -121,7 +122,9 @@ FACTS_JS = "() => { const token = (" + TOKEN_JS + r""")();
     while (w.nextNode()) { if (w.currentNode.shadowRoot) { shadow = 1; break; } }
   }
   const editable = document.querySelectorAll('input,textarea,[contenteditable]').length;
-  return { heading, headings, landmarks, shadow, editable, token };
+  let main_heading = null;  // pagefacts.main_heading's read, for the landing check (one round trip fewer)
+  try { main_heading = (""" + HEADING_JS + r""")(); } catch (e) { main_heading = null; }
+  return { heading, headings, landmarks, shadow, editable, token, main_heading };
 }"""
 
 _READ_LIMIT = 4  # observations whose page facts are kept (the before and after of the last steps)
@@ -358,6 +361,11 @@ class ScreenPlugin(ScreenTracker):
     @hookimpl
     def reuse_observation(self, p: ReuseObservation) -> Observation | None:
         return self.reusable_before(p.step)
+
+    @hookimpl
+    def page_heading(self, p: PageHeading) -> str | None:
+        got = self.facts_of(p.observation).get("main_heading")
+        return got if isinstance(got, str) else None
 
     @hookimpl
     def compare_screen(self, p: CompareScreen) -> ChangeReport | None:

@@ -136,6 +136,9 @@ class StepContext:
     probe: Mapping[str, Any] = field(default_factory=dict)
     #: What the page keeps, read in the probe's round trip before a step that may write (effects.SNAPSHOT_JS).
     effects_read: Any = None
+    #: The checkpoint phase's read for the act phase (:func:`core.engine.acting.read_before_acting`): ``ctx.waited``
+    #: when it was made (a pause since makes the act phase read again); None when it made none.
+    preread: float | None = None
     after: Observation | None = None
     verdict: Verdict | None = None
     phase_ms: dict[str, float] = field(default_factory=dict)
@@ -188,7 +191,7 @@ class StepContext:
         self.attempt += 1
         self.before = self.after = self.candidate = self.resolution = self.verdict = None
         self.held, self.already, self.acted, self.probe, self.state = None, False, False, {}, ""
-        self.effects_read = None
+        self.effects_read = self.preread = None
         self.phase_ms, self.wait, self.settled, self.settle_t0 = {}, None, {}, 0.0
         self.reused, self.change = False, None
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False

@@ -64,7 +64,7 @@ def digest(value: str) -> str:
 
 def take_checkpoint(driver: Any, *, run_id: str, flow: str, index: int, step: Step, before: Observation,
                     reversible: bool, side_effects: tuple[str, ...], secrets: tuple[str, ...] = (),
-                    screenshot: str = "") -> Checkpoint:
+                    screenshot: str = "", values: list[dict[str, Any]] | None = None) -> Checkpoint:
     """The checkpoint before ``step`` acts (R3).
 
     Parameters
@@ -78,9 +78,12 @@ def take_checkpoint(driver: Any, *, run_id: str, flow: str, index: int, step: St
         field holding one, like a password field, keeps only its digest.
     screenshot : str
         Media path of the before screenshot in the store ("" when none).
+    values : list[dict] | None
+        The form values as :func:`core.perception.pagefacts.form_values` gives them, read by the caller in a
+        round trip it made anyway (:func:`core.engine.acting.read_before_acting`); None reads them now.
     """
     fields: list[FieldValue] = []
-    for item in form_values(driver) or ():
+    for item in (values if values is not None else form_values(driver)) or ():
         value = str(item.get("value", ""))
         secret = bool(item.get("password")) or (value != "" and value in secrets)
         fields.append(FieldValue(str(item.get("key", "")), str(item.get("label", "")), "" if secret else value,

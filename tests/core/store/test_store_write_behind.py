@@ -72,6 +72,92 @@ def test_a_failed_deferred_write_is_reported_and_the_writer_goes_on(tmp_path) ->
         assert [s.index for s in store.run_detail(run_id).steps] == [1]
 
 
+def _busy(store: Store) -> threading.Event:
+    """Keep the store's writer busy (until the returned event is set) with nothing else queued yet."""
+    busy, gate = threading.Event(), threading.Event()
+    store.defer(lambda: (busy.set(), gate.wait(5.0)))
+    assert busy.wait(5.0)
+    return gate
+
+
+def _updated_at(folder: Path, run_id: str) -> str:
+    return _raw(folder, "SELECT updated_at FROM runs WHERE id = ?", run_id)[0][0]
+
+
+def _raw(folder: Path, sql: str, *args: object) -> list[tuple]:
+    raw = sqlite3.connect(store_path(folder))
+    try:
+        return raw.execute(sql, args).fetchall()
+    finally:
+        raw.close()
+
+
+def test_writes_queued_while_the_writer_is_busy_commit_in_one_transaction_each_undone_alone(tmp_path) -> None:
+    errors: list[str] = []
+    with Store.open(tmp_path) as store:
+        run_id = store.begin_run("p", "f")
+        gate = _busy(store)  # the writer is busy: the step's records queue behind it
+        store.defer("record_step", run_id, _outcome(0))
+        store.defer("record_verdict", run_id, 0, Verdict("as_expected", "any", (), "verdict 0"))
+        store.defer("record_step", "no-such-run", _outcome(7), on_error=lambda exc: errors.append(str(exc)))
+        store.defer("record_step", run_id, _outcome(0, "failed"))  # replaces its step: reads the batch's row
+        store.defer("record_step", run_id, _outcome(1))
+        before = store._writer.batches
+        gate.set()
+        store.flush()
+        assert store._writer.batches == before + 1  # the five queued writes: one commit
+        assert len(errors) == 1 and "no-such-run" in errors[0]  # the failed one alone was undone
+        detail = store.run_detail(run_id)
+        assert [(s.index, s.status) for s in detail.steps] == [(0, "failed"), (1, "passed")]
+        assert [v.reason for v in detail.verdicts] == ["verdict 0"]
+
+
+def test_a_batch_updates_its_run_row_once_and_leaves_its_last_write_time(tmp_path) -> None:
+    from sqlalchemy import event
+
+    with Store.open(tmp_path) as store:
+        run_id = store.begin_run("p", "f")
+        started = _updated_at(tmp_path, run_id)
+        updates: list[str] = []
+        event.listen(store._wengine, "before_cursor_execute",
+                     lambda conn, cur, sql, *a: updates.append(sql) if sql.startswith("UPDATE runs") else None)
+        gate = _busy(store)
+        for i in range(6):  # a step's records queued behind a busy writer
+            store.defer("record_verdict", run_id, i, Verdict("as_expected", "any", (), f"verdict {i}"))
+        gate.set()
+        store.flush()
+        assert len(updates) == 2  # looked up by the first write, its last-write time set at the commit
+        assert _updated_at(tmp_path, run_id) > started
+        assert [v.reason for v in store.run_detail(run_id).verdicts] == [f"verdict {i}" for i in range(6)]
+
+
+def test_a_batch_whose_commit_fails_reports_every_write_of_it() -> None:
+    errors: list[str] = []
+
+    class Refused(Exception):
+        pass
+
+    from contextlib import contextmanager
+
+    @contextmanager
+    def batch():
+        yield
+        raise Refused("database is locked")
+
+    w = BackgroundWriter(batch=batch)
+    gate = threading.Event()
+    ran: list[int] = []
+    try:
+        w.submit(gate.wait, (5.0,))
+        for i in range(3):
+            w.submit(ran.append, (i,), lambda exc, i=i: errors.append(f"{i}: {exc}"))
+        gate.set()
+        assert w.flush(5.0)
+        assert ran == [0, 1, 2] and errors == [f"{i}: database is locked" for i in range(3)]
+    finally:
+        w.close()
+
+
 def test_close_commits_what_was_deferred_and_a_closed_store_refuses_more(tmp_path) -> None:
     store = Store.open(tmp_path)
     run_id = store.begin_run("p", "f")
