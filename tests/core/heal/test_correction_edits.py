@@ -43,10 +43,15 @@ def test_replace_changes_only_the_step_and_keeps_every_other_line() -> None:
     data = yaml.safe_load(edit.new)
     assert [s["id"] for s in data["steps"]] == ["s1", "s2", "s3", "s4_h1", "s5"]
     new_step = data["steps"][3]
-    assert list(new_step) == ["id", "name", "action", "target"]  # the stable key order of flow files
+    # the stable key order of flow files; the replaced step's expected effect and after-state are kept (nothing
+    # recorded says otherwise); its selector named another element: said in one line above the diff
+    assert list(new_step) == ["id", "name", "action", "target", "expect", "after"]
+    assert new_step["expect"] == "overlay_open" and new_step["after"] == {"dialog": True, "dialog_name": "Export report"}
     assert new_step["target"]["name"] == "Export report (E)"
     assert new_step["target"]["crop"] == "export_report.crops/s4_h1.png"
-    assert edit.diff.startswith("--- a/flows/export_report.yaml\n+++ b/flows/export_report.yaml\n")
+    assert edit.not_kept == ("Not kept from the replaced step s4 'Export report': selector '#export-report' "
+                             "(no recorded step acts on the same element).")
+    assert edit.diff.startswith(edit.not_kept + "\n--- a/flows/export_report.yaml\n+++ b/flows/export_report.yaml\n")
     assert "-- id: s4\n" in edit.diff and "+- id: s4_h1\n" in edit.diff
 
 
