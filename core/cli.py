@@ -321,7 +321,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         st.ground_truth = gt()
                     extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
                     tag = f"{name}#{seed}" if flow.episode else name
-                    bar.log(printable(f"  {tag}: {result_label(result)}{extra} ({len(result.steps)} steps, "
+                    label = result_label(result)  # "passed with help" when a person acted
+                    if result.by_hand:
+                        label += f" (by hand: {result.by_hand})"
+                    bar.log(printable(f"  {tag}: {label}{extra} ({len(result.steps)} steps, "
                                       f"{result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent

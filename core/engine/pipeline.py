@@ -1145,6 +1145,7 @@ def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
         # the person chose where to go on, having done nothing: the step is skipped by hand, and said so
         ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
         ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, target, reason))  # e.g. kept as a correction
+        run.by_hand.append(ctx.index)  # the person decided the step is not needed: a person acted
         ex.breaker.record_success()
         ex.loops.reset()
         ex.stagnation.reset()
@@ -1165,6 +1166,7 @@ def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
         target = ctx.index + 1
     ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
     ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, target, reason))
+    run.by_hand.append(ctx.index)  # the run goes on from what a person did: it passes "with help" at best
     ex.breaker.record_success()  # the human left the page in a working state
     ex.loops.reset()
     ex.stagnation.reset()

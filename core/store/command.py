@@ -104,9 +104,10 @@ def _history_command(args: argparse.Namespace) -> int:
             for e in entries:
                 r = e.run
                 secs = f"{r.seconds:.1f} s" if r.seconds is not None else "-"
-                print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {r.status:<11} "
-                      f"{e.passed}/{e.steps} steps  {r.heals} heal(s)  {secs}")
-            _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.run.status,
+                hand = f"  by hand: {e.by_hand}" if e.by_hand else ""
+                print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {e.label:<11} "
+                      f"{e.passed}/{e.steps} steps  {r.heals} heal(s){hand}  {secs}")
+            _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.label, "by_hand": e.by_hand,
                                      "started_at": e.run.started_at.isoformat(), "steps": e.steps,
                                      "passed": e.passed, "heals": e.run.heals, "seconds": e.run.seconds}
                                     for e in entries])

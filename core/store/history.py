@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import case, func, select
 
+from .correction_models import CorrectionRow
 from .models import StepRow
 from .records import RunDetail, RunSummary
 
@@ -36,11 +37,23 @@ SLOWER_MIN_MS = 250.0
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """A past run: its summary, how many steps ran and how many passed."""
+    """A past run: its summary, how many steps ran and how many passed, and how many times a person acted.
+
+    ``by_hand`` counts the run's hand-backs (each takeover a person handed
+    back is stored as a correction, :mod:`core.store.corrections`); ``label``
+    is the status as listed: ``passed with help`` for a passed run with one.
+    """
 
     run: RunSummary
     steps: int
     passed: int
+    by_hand: int = 0
+
+    @property
+    def label(self) -> str:
+        from core.domain import run_label
+
+        return run_label(self.run.status, self.by_hand)
 
 
 def run_history(store: "Store", *, limit: int = 200, flow: str | None = None) -> list[HistoryEntry]:
@@ -53,8 +66,10 @@ def run_history(store: "Store", *, limit: int = 200, flow: str | None = None) ->
         passed = func.sum(case((StepRow.status == "passed", 1), else_=0))
         rows = s.execute(select(StepRow.run_id, func.count(), passed)
                          .where(StepRow.run_id.in_(ids)).group_by(StepRow.run_id)).all()
+        hands = dict(s.execute(select(CorrectionRow.run_id, func.count()).where(CorrectionRow.run_id.in_(ids))
+                               .group_by(CorrectionRow.run_id)).all())
     counts = {r[0]: (int(r[1] or 0), int(r[2] or 0)) for r in rows}
-    return [HistoryEntry(r, *counts.get(r.id, (0, 0))) for r in runs]
+    return [HistoryEntry(r, *counts.get(r.id, (0, 0)), int(hands.get(r.id) or 0)) for r in runs]
 
 
 @dataclass(frozen=True, slots=True)

@@ -490,7 +490,10 @@ class HistoryPanel(QWidget):
             r = e.run
             dur = f"{r.seconds:.1f} s" if r.seconds is not None else "\u2014"
             cells = [_item(r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), tip=r.id), _item(r.flow),
-                     _item(status_label(r.status), color=status_color(r.status).name(), tip=r.error),
+                     _item(status_label(e.label) + (f" \u00b7 by hand: {e.by_hand}" if e.by_hand else ""),
+                           color=status_color("manual" if e.label != r.status else r.status).name(),
+                           tip=r.error or (f"a person acted {e.by_hand} time(s) in this run (a takeover handed back)"
+                                           if e.by_hand else "")),
                      self._steps_item(e),
                      _item(str(r.heals), align_right=True, color="#f5a524" if r.heals else None,
                            tip=", ".join(f"{k}: {v}" for k, v in r.heals_by_strategy.items())),
