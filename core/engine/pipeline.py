@@ -1175,6 +1175,17 @@ def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
         return  # the same step again, on the page as the human left it
     why = "; its action had been performed and is not done again" if done_already else ""
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
+    _keep_page_as_left(ex, ctx)
+
+
+def _keep_page_as_left(ex: Engine, ctx: StepContext) -> None:
+    """Store the page as the person left it as the step's after-observation (with its screenshot when the run
+    keeps screenshots): a step done by hand has an after picture like any other.  Nothing when it cannot be seen."""
+    try:
+        obs = ex.driver.observe(screenshot=bool(getattr(ex, "screenshots", True)))
+    except Exception:  # noqa: BLE001 - a page that cannot be observed: the step has no after picture, said nowhere
+        return
+    ex.store_call("record_observation", ctx.run.run_id, ctx.index, "after", obs)
 
 
 def _page_unchanged(ex: Engine, ctx: StepContext) -> bool:

@@ -77,7 +77,9 @@ class StoredStep:
     """One executed step as the store holds it.
 
     ``strategy`` is the locator level that won (``""`` for a step without a
-    target), ``healed`` True when it is not ``exact`` (R2); ``verdict`` the
+    target, and for a step done by hand: ``by_hand``, status ``manual`` -
+    what the locator proposed there was not acted on, so it is neither a
+    locator result nor a heal), ``healed`` True when it is not ``exact`` (R2); ``verdict`` the
     S5 verdict kind (``""`` when none was reached); ``before``/``after``
     screenshot paths (``""`` when none).
     """
@@ -99,8 +101,13 @@ class StoredStep:
     url: str = ""
 
     @property
+    def by_hand(self) -> bool:
+        """A person did this step during a takeover (status ``manual``)."""
+        return self.status == "manual"
+
+    @property
     def healed(self) -> bool:
-        return bool(self.strategy) and not self.abstained and self.strategy != "exact"
+        return bool(self.strategy) and not self.abstained and self.strategy != "exact" and not self.by_hand
 
 
 def stored_steps(detail: RunDetail) -> list[StoredStep]:
@@ -119,6 +126,8 @@ def stored_steps(detail: RunDetail) -> list[StoredStep]:
     out = []
     for st in detail.steps:
         r, v = res.get(st.index), ver.get(st.index)
+        if st.status == "manual":  # the engine's refused resolution and its verdict are not the step's result
+            r, v = None, None
         out.append(StoredStep(
             index=st.index, step_id=st.step_id, title=st.title, status=st.status, attempts=st.attempts, ms=st.ms,
             error=st.error, strategy=r.strategy if r else "", score=r.score if r else 0.0,

@@ -206,7 +206,9 @@ class RunViewer(QWidget):
         self.before.set_image(self.image(s.before))
         self.after.set_image(self.image(s.after))
         locator = (f"{s.strategy} {s.score:.2f}" + (" (healed)" if s.healed else "")) if s.strategy else "no target"
-        if s.abstained:
+        if s.by_hand:
+            locator = "none (the step was done by hand)"
+        elif s.abstained:
             locator = "abstained"
         parts = [f"<b>{s.index + 1}. {_html(s.title)}</b> ({_html(s.step_id)})",
                  f"status <span style='color:{status_color(s.status).name()}'>{_html(status_label(s.status))}</span>"
@@ -271,8 +273,8 @@ class CompareView(QWidget):
             for c in changes:
                 counts[c] = counts.get(c, 0) + 1
             idx = (sa or sb).index + 1 if (sa or sb) else row + 1  # type: ignore[union-attr]
-            loc_a = (sa.strategy or "-") if sa else ""
-            loc_b = (sb.strategy or "-") if sb else ""
+            loc_a = ("by hand" if sa.by_hand else sa.strategy or "-") if sa else ""
+            loc_b = ("by hand" if sb.by_hand else sb.strategy or "-") if sb else ""
             color = CHANGE_COLORS[changes[0]] if changes else None
             cells = [
                 _item(str(idx), align_right=True),

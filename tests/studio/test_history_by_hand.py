@@ -32,3 +32,23 @@ def test_history_lists_a_run_finished_by_hand_as_passed_with_help(qtbot, helped:
     assert entry.run.status == "passed" and entry.by_hand == 1
     assert panel.table.item(0, 2).text() == "passed with help \u00b7 by hand: 1"
     assert "a person acted 1 time" in panel.table.item(0, 2).toolTip()
+
+
+def test_a_step_done_by_hand_is_by_hand_not_healed_and_keeps_its_after_picture(qtbot, helped: Path) -> None:  # noqa: ANN001
+    """Tester's report, item 3: the step done by hand read "[by hand] ↑healed", "locator semantic 0.54 (healed)"
+    (a label the engine refused to act on) and had no after screenshot."""
+    panel = HistoryPanel(helped / ".steadyhand", flows=["leave_request"])
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.table.selectRow(0)
+    panel.open_button.click()
+    v = panel.viewer
+    row = next(i for i, s in enumerate(v.steps) if s.index == 9)
+    step = v.steps[row]
+    assert step.status == "manual" and step.by_hand and not step.healed and step.strategy == ""
+    assert v.step_list.item(row).text() == "10. Type the reason  [by hand]"
+    v.show_step(row)
+    info = v.info.text()
+    assert "locator none (the step was done by hand)" in info and "healed" not in info and "semantic" not in info
+    assert step.after and not v.after.image.isNull()  # the page as the person left it
+    assert not any(s.healed for s in v.steps)
