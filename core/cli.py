@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from core.engine.report import FlowStats, exit_code, result_label, summary_json, summary_text
+from core.engine.report import FlowStats, exit_code, result_label, steps_passed, summary_json, summary_text
 from core.cliopts import RUN_DEFAULTS, write_json
 from core.domain.resources import bundled_project, module_name, source_tree
 from core.domain.text import printable
@@ -324,7 +324,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     label = result_label(result)  # "passed with help" when a person acted
                     if result.by_hand:
                         label += f" (by hand: {result.by_hand})"
-                    bar.log(printable(f"  {tag}: {label}{extra} ({len(result.steps)} steps, "
+                    done = f"{steps_passed(result)}/{result.total_steps or len(result.steps)} steps passed"
+                    bar.log(printable(f"  {tag}: {label}{extra} ({done}, "
                                       f"{result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent

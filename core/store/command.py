@@ -106,10 +106,10 @@ def _history_command(args: argparse.Namespace) -> int:
                 secs = f"{r.seconds:.1f} s" if r.seconds is not None else "-"
                 hand = f"  by hand: {e.by_hand}" if e.by_hand else ""
                 print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {e.label:<11} "
-                      f"{e.passed}/{e.steps} steps  {r.heals} heal(s){hand}  {secs}")
+                      f"{e.passed}/{e.total} steps passed  {r.heals} heal(s){hand}  {secs}")
             _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.label, "by_hand": e.by_hand,
                                      "started_at": e.run.started_at.isoformat(), "steps": e.steps,
-                                     "passed": e.passed, "heals": e.run.heals, "seconds": e.run.seconds}
+                                     "passed": e.passed, "steps_total": e.total, "heals": e.run.heals, "seconds": e.run.seconds}
                                     for e in entries])
             return EXIT_OK
         if args.history == "compare":

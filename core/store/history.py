@@ -37,7 +37,8 @@ SLOWER_MIN_MS = 250.0
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """A past run: its summary, how many steps ran and how many passed, and how many times a person acted.
+    """A past run: its summary, how many steps ran (``steps``) and passed (``passed``), the flow's steps
+    (``total``), and how many times a person acted.
 
     ``by_hand`` counts the run's hand-backs (each takeover a person handed
     back is stored as a correction, :mod:`core.store.corrections`); ``label``
@@ -48,6 +49,14 @@ class HistoryEntry:
     steps: int
     passed: int
     by_hand: int = 0
+
+    @property
+    def total(self) -> int:
+        """Steps in the flow file as the run ran it (runs stored before schema 4, or not finished: the steps run).
+
+        Every list counts a run ``passed`` / ``total``: steps passed / steps in the flow (README).
+        """
+        return max(self.run.steps_total or 0, self.steps)
 
     @property
     def label(self) -> str:

@@ -33,6 +33,9 @@ class RunSummary:
         Wall-clock duration in s (None until finished).
     reward : float | None
         Raw reward of an episodic task, else None.
+    steps_total : int | None
+        Steps in the flow file as the run ran it (None: not finished, or
+        stored before schema version 4).
     """
 
     id: str
@@ -48,6 +51,7 @@ class RunSummary:
     error: str
     heals_by_strategy: dict[str, int]
     schema_version: int
+    steps_total: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (times stay ``datetime``)."""

@@ -580,6 +580,7 @@ class Store:
             row.reward = None if result.reward is None else float(result.reward)
             row.error = self._t(result.error)
             row.heals_by_strategy = self._j(dict(result.heals_by_strategy))
+            row.steps_total = int(result.total_steps) if result.total_steps else None
 
     def recover_interrupted(self, *, older_than: timedelta | None = None) -> list[str]:
         """Mark runs left ``running`` by dead processes ``interrupted``; return their ids.
@@ -599,7 +600,8 @@ class Store:
             started_at=_utc(r.started_at), finished_at=_utc(r.finished_at),  # type: ignore[arg-type]
             seconds=r.seconds, heals=r.heals, invalid_actions=r.invalid_actions,
             reward=r.reward, error=r.error or "",
-            heals_by_strategy=dict(r.heals_by_strategy or {}), schema_version=r.schema_version)
+            heals_by_strategy=dict(r.heals_by_strategy or {}), schema_version=r.schema_version,
+            steps_total=r.steps_total)
 
     def list_runs(self, limit: int = 50, *, flow: str | None = None,
                   status: str | None = None) -> list[RunSummary]:

@@ -162,10 +162,14 @@ class RunViewer(QWidget):
         r = detail.run
         when = r.started_at.strftime("%Y-%m-%d %H:%M:%S UTC")
         heals = f", {r.heals} heal{'s' * (r.heals != 1)}" if r.heals else ""
+        # one count everywhere: steps passed / steps in the flow file as run (README)
+        total = max(r.steps_total or total, len(self.steps))
+        passed = sum(1 for s in self.steps if s.status == "passed")
+        ran = f" ({len(self.steps)} run)" if total > len(self.steps) else ""
         self.header.setText(
             f"<b>{_html(r.flow)}</b> \u2014 run {_html(r.id[:8])}, {when}, "
             f"<span style='color:{status_color(r.status).name()}'>{_html(r.status)}</span>, "
-            + (f"{len(self.steps)} of {total} steps run" if total > len(self.steps) else f"{len(self.steps)} steps")
+            f"{passed}/{total} steps passed{ran}"
             + f"{heals} \u00b7 <i>read-only: recorded data, nothing is re-run</i>")
         self.step_list.blockSignals(True)
         self.step_list.clear()
@@ -514,9 +518,10 @@ class HistoryPanel(QWidget):
         return max(self.flow_steps.get(flow, 0), reached)
 
     def _steps_item(self, e: HistoryEntry) -> QTableWidgetItem:
-        total = self.total_steps(e.run.flow, e.steps)
+        total = max(e.run.steps_total or self.total_steps(e.run.flow, e.steps), e.steps)
         text = f"{e.passed}/{total}" + (f" \u00b7 {e.steps} run" if e.steps < total else "")
-        tip = (f"{e.passed} of the flow's {total} steps passed; {e.steps} were run"
+        tip = (f"{e.passed} of the flow's {total} steps passed" + (f" ({e.by_hand} by hand)" if e.by_hand else "")
+               + f"; {e.steps} were run"
                + (" (the run ended before the others)" if e.steps < total else ""))
         return _item(text, align_right=True, tip=tip)
 

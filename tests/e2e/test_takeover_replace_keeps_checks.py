@@ -57,3 +57,22 @@ def test_a_run_a_person_finished_is_passed_with_help_where_it_is_listed(tmp_path
     assert as_json.returncode == 0, as_json.stderr
     (entry,) = yaml.safe_load(as_json.stdout)
     assert entry["status"] == "passed with help" and entry["by_hand"] == 1, entry
+
+
+def test_every_list_counts_steps_passed_of_the_steps_in_the_flow(tmp_path: Path) -> None:
+    """Tester's report, item 4: history list counted against the steps run ("escalated 9/10 steps" for an
+    11-step flow) while the run's line said "11 steps" (run) and the summary "10/11" (passed / in the flow)."""
+    project = inline_edit_demo(tmp_path / "demo")
+    stopped = _cli("run", str(project), "--flow", "leave_request", "--headless")
+    assert stopped.returncode == 3, stopped.stdout + stopped.stderr  # escalated at step 10 (nobody to take over)
+    assert "(9/11 steps passed, " in stopped.stderr, stopped.stderr
+    helped, log = take_over_the_reason(project)
+    assert helped.returncode == 0, log
+    assert "(10/11 steps passed, " in log, log
+    listed = _cli("history", "list", str(project), "--json", "-")
+    assert listed.returncode == 0, listed.stderr
+    lines = [ln for ln in listed.stderr.splitlines() if "leave_request" in ln]
+    assert len(lines) == 2 and "10/11 steps passed" in lines[0] and "9/11 steps passed" in lines[1], lines
+    newest, oldest = yaml.safe_load(listed.stdout)
+    assert (newest["passed"], newest["steps_total"], newest["steps"]) == (10, 11, 11)
+    assert (oldest["passed"], oldest["steps_total"], oldest["steps"]) == (9, 11, 10)

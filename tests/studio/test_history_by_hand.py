@@ -32,6 +32,11 @@ def test_history_lists_a_run_finished_by_hand_as_passed_with_help(qtbot, helped:
     assert entry.run.status == "passed" and entry.by_hand == 1
     assert panel.table.item(0, 2).text() == "passed with help \u00b7 by hand: 1"
     assert "a person acted 1 time" in panel.table.item(0, 2).toolTip()
+    # item 4: one count - steps passed / steps in the flow file as run (no flow list given: from the store)
+    assert entry.run.steps_total == 11 and panel.table.item(0, 3).text() == "10/11"
+    assert "10 of the flow's 11 steps passed (1 by hand)" in panel.table.item(0, 3).toolTip()
+    assert panel.open_run(entry.run.id)
+    assert "10/11 steps passed" in panel.viewer.header.text()
 
 
 def test_a_step_done_by_hand_is_by_hand_not_healed_and_keeps_its_after_picture(qtbot, helped: Path) -> None:  # noqa: ANN001
