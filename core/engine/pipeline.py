@@ -1243,6 +1243,9 @@ def record(ex: Engine, ctx: StepContext) -> None:
     ex.store_call("record_step", run.run_id, outcome)
     # the state graph, evidence, failure capture's end of step (K2) (:mod:`core.engine.plugins`)
     ex.plugins.notify(StepRecorded(ctx, ms, wall_ms))
+    # a heal is a passed step found by a level other than exact: never a step done by hand (the engine did not
+    # act on what its locator proposed there)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
-                         bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
+                         bool(ctx.resolution and ctx.resolution.healed and ctx.status == "passed"), ms, outcome.error,
+                         outcome.phase_ms,
                          ctx.source))
