@@ -90,7 +90,10 @@ class StoredStep:
     what the locator proposed there was not acted on, so it is neither a
     locator result nor a heal), ``healed`` True when it is not ``exact`` (R2); ``verdict`` the
     S5 verdict kind (``""`` when none was reached); ``before``/``after``
-    screenshot paths (``""`` when none).
+    screenshot paths (``""`` when none); ``escalated`` how many times the step
+    asked a human, ``hand_backs`` how many takeovers a person handed back at it
+    (a step that passed after a person acted before it - a consent banner
+    dismissed by hand - is not a plain pass).
     """
 
     index: int
@@ -108,6 +111,13 @@ class StoredStep:
     before: str = ""
     after: str = ""
     url: str = ""
+    escalated: int = 0
+    hand_backs: int = 0
+
+    @property
+    def helped(self) -> bool:
+        """A person acted at this step (a takeover handed back), whether or not the step then passed."""
+        return self.hand_backs > 0 or self.by_hand
 
     @property
     def by_hand(self) -> bool:
@@ -141,7 +151,9 @@ def stored_steps(detail: RunDetail) -> list[StoredStep]:
             index=st.index, step_id=st.step_id, title=st.title, status=st.status, attempts=st.attempts, ms=st.ms,
             error=st.error, strategy=r.strategy if r else "", score=r.score if r else 0.0,
             abstained=r.abstained if r else False, verdict=v.kind if v else "", verdict_reason=v.reason if v else "",
-            before=before.get(st.index, ""), after=after.get(st.index, ""), url=url.get(st.index, "")))
+            before=before.get(st.index, ""), after=after.get(st.index, ""), url=url.get(st.index, ""),
+            escalated=sum(1 for e in detail.escalations if e.index == st.index),
+            hand_backs=sum(1 for i in detail.hand_backs if i == st.index)))
     return out
 
 

@@ -130,7 +130,11 @@ class EscalationRecord:
 
 @dataclass(frozen=True, slots=True)
 class RunDetail:
-    """A run and everything recorded for it, each list in recording order."""
+    """A run and everything recorded for it, each list in recording order.
+
+    ``hand_backs`` holds the 0-based step index of each takeover a person
+    handed back in the run (one per stored correction, in order).
+    """
 
     run: RunSummary
     steps: tuple[StepRecord, ...]
@@ -138,6 +142,7 @@ class RunDetail:
     resolutions: tuple[ResolutionRecord, ...]
     verdicts: tuple[VerdictRecord, ...]
     escalations: tuple[EscalationRecord, ...]
+    hand_backs: tuple[int, ...] = ()
 
     def for_step(self, index: int) -> dict[str, Any]:
         """Everything of step ``index``: ``{"step", "observations", "resolutions", "verdicts", "escalations"}``."""

@@ -39,6 +39,7 @@ from . import baselines as _baselines
 from . import database
 from .database import StoreError, StoreUnavailableError
 from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
+from .correction_models import CorrectionRow
 from .migrations import SchemaVersionError, check_version, migrate
 from .models import (
     Base,
@@ -680,6 +681,7 @@ class Store:
                     r.step_index, r.flow, r.step_title, r.reason, tuple(_candidate_of(c) for c in r.candidates or ()),
                     tuple(r.side_effects or ()), _utc(r.created_at), r.kind or "", r.plain or "")  # type: ignore[arg-type]
                     for r in rows(EscalationRow)),
+                hand_backs=tuple(r.step_index for r in rows(CorrectionRow)),
             )
 
     # -- R1 screen baselines (core/store/baselines.py) ------------------------------------

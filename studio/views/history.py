@@ -175,6 +175,10 @@ class RunViewer(QWidget):
         self.step_list.clear()
         for s in self.steps:
             mark = " \u2191healed" if s.healed else ""
+            if s.status == "passed" and s.hand_backs:
+                mark += " \u00b7 after a person acted"  # never a plain pass
+            elif s.escalated and not s.by_hand and s.status == "passed":
+                mark += " \u00b7 after an escalation"
             it = QListWidgetItem(f"{s.index + 1}. {s.title}  [{status_label(s.status)}]{mark}")
             it.setForeground(QBrush(status_color(s.status)))
             self.step_list.addItem(it)
@@ -218,6 +222,11 @@ class RunViewer(QWidget):
                  f"status <span style='color:{status_color(s.status).name()}'>{_html(status_label(s.status))}</span>"
                  f" \u00b7 verdict {_html(s.verdict.replace('_', ' ') or '-')} \u00b7 locator {_html(locator)}"
                  f" \u00b7 {s.ms:.0f} ms \u00b7 {s.attempts} attempt{'s' * (s.attempts != 1)}"]
+        if s.escalated or s.hand_backs:
+            parts.append(_html("; ".join(x for x in (
+                f"asked a person {s.escalated} time(s)" if s.escalated else "",
+                f"a person took the page over and handed it back {s.hand_backs} time(s)" if s.hand_backs else "",
+            ) if x)))
         if s.url:
             parts.append(_html(s.url))
         if s.verdict_reason:

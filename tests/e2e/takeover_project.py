@@ -109,8 +109,10 @@ def inline_edit_demo(dest: Path) -> Path:
     return dest
 
 
-def take_over_the_reason(project: Path, *extra: str) -> tuple[subprocess.CompletedProcess, str]:
-    """Run leave_request, take step 10 over on CDP (double-click Reason, type), hand back as replace."""
+def take_over_the_reason(project: Path, *extra: str, meaning: str = "replace",
+                         type_it: bool = True) -> tuple[subprocess.CompletedProcess, str]:
+    """Run leave_request, take step 10 over on CDP (double-click Reason, type unless not ``type_it``), hand back
+    as ``meaning``; the finished run (its stderr) and everything it printed on stderr."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("DISPLAY", None)
     proc = subprocess.Popen([sys.executable, "-m", "core.cli", "run", str(project), "--flow", "leave_request",
@@ -123,9 +125,10 @@ def take_over_the_reason(project: Path, *extra: str) -> tuple[subprocess.Complet
             browser = pw.chromium.connect_over_cdp(endpoint)
             page = next(p for c in browser.contexts for p in c.pages if "/requests/new" in p.url)
             page.get_by_text("Reason", exact=True).dblclick()
-            page.keyboard.type("Family trip")
+            if type_it:
+                page.keyboard.type("Family trip")
             page.wait_for_timeout(400)
-            out = cli("handback", str(project), "--as", "replace")
+            out = cli("handback", str(project), "--as", meaning)
             assert out.returncode == 0, out.stderr
         rest, err = proc.communicate(timeout=120)
     finally:

@@ -57,3 +57,26 @@ def test_a_step_done_by_hand_is_by_hand_not_healed_and_keeps_its_after_picture(q
     assert "locator none (the step was done by hand)" in info and "healed" not in info and "semantic" not in info
     assert step.after and not v.after.image.isNull()  # the page as the person left it
     assert not any(s.healed for s in v.steps)
+
+
+def test_a_step_that_passed_after_a_person_acted_before_it_says_so(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    """Tester's report, item 2: after a takeover that went before the step (a consent banner dismissed by hand),
+    the step read plain "passed" with no sign of the escalation or the hand action."""
+    project = inline_edit_demo(tmp_path / "demo")
+    run, log = take_over_the_reason(project, meaning="insert", type_it=False)  # reveal the field; the engine types
+    assert run.returncode == 0, log
+    assert "leave_request: passed with help (by hand: 1) (11/11 steps passed, " in log, log
+    panel = HistoryPanel(project / ".steadyhand", flows=["leave_request"])
+    qtbot.addWidget(panel)
+    (entry,) = panel.entries
+    assert panel.table.item(0, 2).text() == "passed with help \u00b7 by hand: 1"
+    assert panel.open_run(entry.run.id)
+    v = panel.viewer
+    row = next(i for i, s in enumerate(v.steps) if s.index == 9)
+    step = v.steps[row]
+    assert step.status == "passed" and step.escalated == 1 and step.hand_backs == 1 and step.helped
+    assert v.step_list.item(row).text().startswith("10. Type the reason  [passed]")
+    assert "after a person acted" in v.step_list.item(row).text()
+    v.show_step(row)
+    assert "a person took the page over and handed it back 1 time(s)" in v.info.text()
+    assert not any(s.helped for s in v.steps if s.index != 9)
