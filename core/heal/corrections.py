@@ -135,7 +135,8 @@ def _keep_from_replaced(old: Mapping[str, Any], new_steps: list[dict[str, Any]])
     * ``selector`` and the other entries of :data:`_SAME_ACTION_KEYS` go to the
       new step that does the same action on the same element
       (:func:`_same_element`), which also keeps the old target's key order;
-      none doing so: not kept.
+      none doing so: not kept.  A different value typed there, and a
+      ``goal``, are named as not kept.
     * ``reversible: false`` is kept on that step, else on the last one (a step
       that may write stays marked so).
     """
@@ -161,6 +162,10 @@ def _keep_from_replaced(old: Mapping[str, Any], new_steps: list[dict[str, Any]])
                 elif seen[k] != v:
                     lost.append(f"after-state {k} {_quoted(v)} (the recording saw {_quoted(seen[k])})")
     same = next((s for s in new_steps if _same_element(old, s)), None)
+    if old.get("goal"):
+        lost.append(f"goal {_quoted(old['goal'])} (the recorded actions take its place)")
+    if same is not None and old.get("value") and same.get("value") != old["value"]:
+        lost.append(f"value {_quoted(old['value'])} (you typed {_quoted(same.get('value', ''))})")
     for k in _SAME_ACTION_KEYS:
         if k not in old:
             continue

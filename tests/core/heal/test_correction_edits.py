@@ -55,6 +55,19 @@ def test_replace_changes_only_the_step_and_keeps_every_other_line() -> None:
     assert "-- id: s4\n" in edit.diff and "+- id: s4_h1\n" in edit.diff
 
 
+def test_a_replacement_keeps_the_checks_and_selector_and_names_a_value_it_changed() -> None:
+    leave = (ROOT / "projects" / "demo" / "flows" / "leave_request.yaml").read_text(encoding="utf-8")
+    typed = Step("s1", Action("input", "Family trip"), name="Fill Reason",
+                 target=ElementDescriptor(tag="textarea", role="textbox", name="Reason", id="reason"))
+    edit = correction_edit(leave, step_id="s10", meaning="replace", steps=steps_as_mappings("leave_request", "", [typed]),
+                           path="leave_request.yaml")
+    new = yaml.safe_load(edit.new)["steps"][9]
+    assert new["selector"] == "#reason" and new["assertions"] == [{"kind": "enabled",
+                                                                    "selector": "role=button[name='Submit']"}]
+    assert edit.not_kept == ("Not kept from the replaced step s10 'Type the reason': value '{reason}' "
+                             "(you typed 'Family trip').")
+
+
 def test_insert_puts_the_steps_before_and_keeps_the_step() -> None:
     steps = _mappings(_click("Close tip", "s1"), _click("Accept cookies", "s2"))
     edit = correction_edit(DEMO, step_id="s4", meaning="insert", steps=steps, path="export_report.yaml")
