@@ -76,3 +76,26 @@ def test_every_list_counts_steps_passed_of_the_steps_in_the_flow(tmp_path: Path)
     newest, oldest = yaml.safe_load(listed.stdout)
     assert (newest["passed"], newest["steps_total"], newest["steps"]) == (10, 11, 11)
     assert (oldest["passed"], oldest["steps_total"], oldest["steps"]) == (9, 11, 10)
+
+
+def test_history_compare_shows_a_step_done_by_hand_as_by_hand_not_a_heal(tmp_path: Path) -> None:
+    """Tester's report, item 3: comparing with an earlier run counted the step done by hand as "healed",
+    "exact -> semantic" (the label the engine refused to act on)."""
+    project = inline_edit_demo(tmp_path / "demo")
+    cfg = project / "steadyhand.yaml"
+    text = cfg.read_text(encoding="utf-8")
+    cfg.write_text(text.replace("variant: inline-edit", "variant: baseline"), encoding="utf-8")
+    base = _cli("run", str(project), "--flow", "leave_request", "--headless")
+    assert base.returncode == 0, base.stdout + base.stderr
+    cfg.write_text(text, encoding="utf-8")
+    run, log = take_over_the_reason(project)
+    assert run.returncode == 0, log
+    listed = _cli("history", "list", str(project), "--json", "-")
+    newest, oldest = yaml.safe_load(listed.stdout)
+    compared = _cli("history", "compare", str(project), oldest["id"], newest["id"], "--json", "-")
+    assert compared.returncode == 0, compared.stderr
+    assert "(passed) vs B " in compared.stderr and "(passed with help)" in compared.stderr, compared.stderr
+    (line,) = [ln for ln in compared.stderr.splitlines() if ln.lstrip().startswith("s10 ")]
+    assert "exact -> by hand" in line and "healed" not in line and "semantic" not in line, line
+    s10 = next(d for d in yaml.safe_load(compared.stdout) if d["step_id"] == "s10")
+    assert s10["by_hand_b"] is True and "healed" not in s10["changes"] and s10["strategy_b"] == ""
