@@ -321,9 +321,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         st.ground_truth = gt()
                     extra = f" reward={result.reward:+.2f}" if result.reward is not None else ""
                     tag = f"{name}#{seed}" if flow.episode else name
-                    # the table's figure: steps passed of the flow's steps (not the steps run)
-                    bar.log(printable(f"  {tag}: {result_label(result)}{extra} ({steps_passed(result)}/"
-                                      f"{result.total_steps or len(result.steps)} steps, {result.seconds:.1f}s)"))
+                    label = result_label(result)  # "passed with help" when a person acted
+                    if result.by_hand:
+                        label += f" (by hand: {result.by_hand})"
+                    done = f"{steps_passed(result)}/{result.total_steps or len(result.steps)} steps passed"
+                    bar.log(printable(f"  {tag}: {label}{extra} ({done}, "
+                                      f"{result.seconds:.1f}s)"))
                     bar.advance()
                     for note in session.heal_notes.pop(result.run_id, []):  # printed even with -q: never silent
                         if args.quiet and _is_reuse_note(note):

@@ -7,15 +7,15 @@ from .escalation import (
 )
 from .settings import BreakerSettings, BrowserSettings, EngineSettings, LocatorConfig, UntrustedValue, WaitSettings
 from .observation import (
-    ErrorKind, LevelTrace, Observation, Resolution, RunResult, ScoredCandidate, StateSignature, StepOutcome, StepStatus,
-    TextBox, Verdict,
+    PASSED_WITH_HELP, ErrorKind, LevelTrace, Observation, Resolution, RunResult, ScoredCandidate, StateSignature,
+    StepOutcome, StepStatus, TextBox, Verdict, run_label,
 )
 
 __all__ = [
     "Anchor", "BBox", "Candidate", "ElementDescriptor", "GROUND_TRUTH_ATTRIBUTES", "Scope",
     "ACTION_KINDS", "Action", "AfterState", "Assertion", "EpisodeSpec", "Flow", "Step", "StepEvidence",
     "ErrorKind", "LevelTrace", "Observation", "Resolution", "RunResult", "ScoredCandidate", "StateSignature",
-    "TextBox", "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",
+    "PASSED_WITH_HELP", "run_label", "TextBox", "StepOutcome", "StepStatus", "Verdict", "BreakerContext", "BreakerFailure", "Checkpoint", "FieldValue", "Escalation",
     "EscalationAnswerKind", "EscalationCandidate", "EscalationKind",
     "BreakerSettings", "BrowserSettings", "EngineSettings", "LocatorConfig", "WaitSettings", "UntrustedValue",
 ]

@@ -8,7 +8,7 @@ from .element import BBox, Candidate
 
 __all__ = [
     "TextBox", "Observation", "StateSignature", "ScoredCandidate", "LevelTrace", "Resolution",
-    "VerdictKind", "Verdict", "StepOutcome", "RunResult",
+    "VerdictKind", "Verdict", "StepOutcome", "RunResult", "PASSED_WITH_HELP", "run_label",
 ]
 
 
@@ -317,6 +317,16 @@ ErrorKind = Literal["", "assertion", "refused", "escalated", "stopped", "paramet
                     "browser", "budget", "internal"]
 
 
+#: The status shown for a passed run in which a person acted (a takeover handed back).
+PASSED_WITH_HELP = "passed with help"
+
+
+def run_label(status: str, by_hand: int) -> str:
+    """A run's status as listed (run summary, ``history list``, the studio's History): ``status``, or
+    :data:`PASSED_WITH_HELP` when it passed and ``by_hand`` (hand-backs after a person acted) is above 0."""
+    return PASSED_WITH_HELP if status == "passed" and by_hand > 0 else status
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     """Result of one flow run (one independent job, architecture rule 8).
@@ -348,6 +358,12 @@ class RunResult:
     stopped_at : int | None
         0-based index of the step it stopped at (None when it passed or
         stopped before any step).
+    by_hand : int
+        Hand-backs after which the run went on from what a person did on the
+        page (a takeover: the step done by hand, actions before it, or the
+        step skipped by hand); 0 when nobody acted.  A passed run with
+        ``by_hand`` > 0 is "passed with help" (:attr:`label`): ``status``
+        stays ``passed`` for exit codes and retries.
     """
 
     run_id: str
@@ -365,7 +381,13 @@ class RunResult:
     abstentions: int = 0
     stop_kind: str = ""
     stopped_at: int | None = None
+    by_hand: int = 0
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
+
+    @property
+    def label(self) -> str:
+        """The status as people read it: ``passed with help`` when a person acted in a passed run."""
+        return run_label(self.status, self.by_hand)

@@ -232,7 +232,7 @@ class FlowExecutor:
             run_id=run_id, flow=flow.name, status=status, steps=tuple(run.outcomes), heals=sum(heals_by.values()),
             invalid_actions=run.invalid_actions, seconds=time.monotonic() - t0, error=self.redact(error),
             heals_by_strategy=heals_by, error_kind=kind,  # type: ignore[arg-type]
-            total_steps=len(flow.steps), abstentions=run.abstentions,
+            total_steps=len(flow.steps), abstentions=run.abstentions, by_hand=len(run.by_hand),
             stop_kind=(run.stop_kind or kind) if status != "passed" else "",
             stopped_at=next((o.index for o in reversed(run.outcomes)
                              if o.status in ("failed", "escalated", "error", "stopped")), None)

@@ -1149,6 +1149,7 @@ def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
         # the person chose where to go on, having done nothing: the step is skipped by hand, and said so
         ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
         ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, target, reason))  # e.g. kept as a correction
+        run.by_hand.append(ctx.index)  # the person decided the step is not needed: a person acted
         ex.breaker.record_success()
         ex.loops.reset()
         ex.stagnation.reset()
@@ -1169,6 +1170,7 @@ def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
         target = ctx.index + 1
     ex.emit(HandedBack(run.run_id, run.flow.name, target, back.meaning or ""))
     ex.plugins.notify(TakeoverHandedBack(ctx, back.meaning, target, reason))
+    run.by_hand.append(ctx.index)  # the run goes on from what a person did: it passes "with help" at best
     ex.breaker.record_success()  # the human left the page in a working state
     ex.loops.reset()
     ex.stagnation.reset()
@@ -1177,6 +1179,17 @@ def _take_over(ex: Engine, ctx: StepContext, reason: str = "") -> None:
         return  # the same step again, on the page as the human left it
     why = "; its action had been performed and is not done again" if done_already else ""
     ctx.status, ctx.error, ctx.next_index = "manual", f"done by hand; continued from step {target + 1}{why}", target
+    _keep_page_as_left(ex, ctx)
+
+
+def _keep_page_as_left(ex: Engine, ctx: StepContext) -> None:
+    """Store the page as the person left it as the step's after-observation (with its screenshot when the run
+    keeps screenshots): a step done by hand has an after picture like any other.  Nothing when it cannot be seen."""
+    try:
+        obs = ex.driver.observe(screenshot=bool(getattr(ex, "screenshots", True)))
+    except Exception:  # noqa: BLE001 - a page that cannot be observed: the step has no after picture, said nowhere
+        return
+    ex.store_call("record_observation", ctx.run.run_id, ctx.index, "after", obs)
 
 
 def _page_unchanged(ex: Engine, ctx: StepContext) -> bool:
@@ -1234,6 +1247,9 @@ def record(ex: Engine, ctx: StepContext) -> None:
     ex.store_call("record_step", run.run_id, outcome)
     # the state graph, evidence, failure capture's end of step (K2) (:mod:`core.engine.plugins`)
     ex.plugins.notify(StepRecorded(ctx, ms, wall_ms))
+    # a heal is a passed step found by a level other than exact: never a step done by hand (the engine did not
+    # act on what its locator proposed there)
     ex.emit(StepFinished(run.run_id, run.flow.name, ctx.index, ctx.status,
-                         bool(ctx.resolution and ctx.resolution.healed), ms, outcome.error, outcome.phase_ms,
+                         bool(ctx.resolution and ctx.resolution.healed and ctx.status == "passed"), ms, outcome.error,
+                         outcome.phase_ms,
                          ctx.source))

@@ -54,7 +54,8 @@ def result_label(result: RunResult) -> str:
     An episode's reward is not part of it (the caller shows the reward).
     """
     kind = result.error_kind
-    return f"{result.status} ({kind})" if kind and kind != result.status else result.status
+    status = result.label  # "passed with help" when a person acted
+    return f"{status} ({kind})" if kind and kind != result.status else status
 
 
 def results_line(results: Iterable[RunResult]) -> str:

@@ -57,6 +57,9 @@ class RunState:
         Attempts on which the locator abstained (R2).
     stop_kind : str
         The escalation kind (or error kind) of the step the run stopped at; "" while it goes on.
+    by_hand : list[int]
+        0-based index of each step at which a person took the page over and handed it back having acted
+        (did the step, did something before it, or chose to skip it): one entry per hand-back.
     background : Background
         Endpoints the page calls by itself (polling, telemetry): not writes (S6).
     idle_from : float
@@ -79,6 +82,7 @@ class RunState:
     background: Background = field(default_factory=Background)
     idle_from: float = 0.0
     effects: list[tuple[str, list[RequestSeen], bool]] = field(default_factory=list)
+    by_hand: list[int] = field(default_factory=list)
 
     def refresh_side_effects(self) -> None:
         """Rebuild :attr:`side_effects` from the verified irreversible steps, dropping writes since learnt

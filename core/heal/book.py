@@ -99,6 +99,22 @@ def with_fresh_anchor(cand: Candidate, old: ElementDescriptor, anchors: Sequence
     return cand if anchor is None else replace(cand, descriptor=cand.descriptor.with_(anchor=anchor))
 
 
+#: Roles and tags of controls that hold a value: the text such a control shows is its current value or a
+#: placeholder ("Select a type…" in a custom combobox before a choice), which the step itself changes - not text
+#: that names the element.
+VALUE_ROLES = frozenset({"combobox", "textbox", "searchbox", "spinbutton", "listbox"})
+VALUE_TAGS = frozenset({"input", "textarea", "select"})
+
+
+def _shown_value(old: ElementDescriptor, acted: ElementDescriptor) -> bool:
+    """True when ``acted.text`` is what a control shows as its value or placeholder, not the element's text."""
+    if not acted.text or acted.text == old.text:
+        return False
+    if acted.placeholder and " ".join(acted.text.split()) == " ".join(acted.placeholder.split()):
+        return True
+    return acted.role in VALUE_ROLES or acted.tag in VALUE_TAGS
+
+
 def new_descriptor(old: ElementDescriptor, acted: ElementDescriptor) -> ElementDescriptor:
     """The descriptor a heal proposes: the element acted on, as the page showed it (braces escaped).
 
@@ -106,10 +122,16 @@ def new_descriptor(old: ElementDescriptor, acted: ElementDescriptor) -> ElementD
     engine gives it the anchor measured on the page it was acted on
     (:func:`with_fresh_anchor`) when it can tell one.  The ``crop`` path is
     kept; accepting the heal cuts the new picture into that file
-    (:meth:`core.heal.review.HealReview.accept`).
+    (:meth:`core.heal.review.HealReview.accept`).  ``exact`` (whether the
+    name must match whole) is kept when the page did not say it again.  A
+    value-holding control's shown text (its value or placeholder,
+    :data:`VALUE_ROLES`) is not stored as its ``text``: it changes as the
+    flow fills the control in, and a placeholder is not the element's text.
     """
     new = escape_target(acted)
-    return new.with_(anchor=new.anchor or old.anchor, crop=new.crop or old.crop)
+    return new.with_(anchor=new.anchor or old.anchor, crop=new.crop or old.crop,
+                     exact=new.exact if new.exact is not None else old.exact,
+                     text=old.text if _shown_value(old, acted) else new.text)
 
 
 def flow_file_name(source: str | Path, root: Path | None) -> str:

@@ -4,7 +4,8 @@ A correction (:mod:`core.store.corrections`) holds the steps a person did
 during a takeover, recorded with full descriptors, and what the hand-back
 said they were for:
 
-* ``replace`` - the manual steps replace the failed step;
+* ``replace`` - the manual steps replace the failed step, keeping what of it still
+  applies (its checks, expected effect, after-state, selector: :func:`_keep_from_replaced`);
 * ``insert`` - they go before it (the step itself stays and runs after them);
 * ``done`` - the step was done by hand this once; nothing to change in the file
   (the correction is ``kept`` as material for heals and skills).
@@ -52,11 +53,19 @@ class CorrectionReviewError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class CorrectionEdit:
-    """The flow file before and after a correction's edit, and the unified diff between them."""
+    """The flow file before and after a correction's edit, and the unified diff between them.
+
+    ``not_kept`` is one plain line naming what of a replaced step the new
+    steps do not keep ("" when they keep all of it: its checks always, its
+    expected effect, after-state and selector where they still apply); when
+    there is one, ``diff`` begins with it, above the ``---`` line, so every
+    review of the diff (CLI, studio, heal queue) shows it first.
+    """
 
     old: str
     new: str
     diff: str
+    not_kept: str = ""
 
 
 def steps_as_mappings(flow_name: str, start_url: str, steps: Sequence[Step]) -> list[dict[str, Any]]:
@@ -92,6 +101,98 @@ def _renamed(steps: Sequence[Mapping[str, Any]], ids: Sequence[str], crops: Mapp
                 target.pop("crop", None)
         out.append(d)
     return out
+
+
+#: Step entries that say how the replaced step's action is done; they go to the recorded step that does the same
+#: action on the same element (else they are reported as not kept).
+_SAME_ACTION_KEYS = ("selector", "timeout_ms", "compensations", "allow_irreversible", "allow", "key", "read_only",
+                     "optional")
+
+
+def _same_element(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """True when ``new`` does ``old``'s action on ``old``'s element (same action; same element id or role and name)."""
+    if old.get("action") != new.get("action"):
+        return False
+    a, b = old.get("target"), new.get("target")
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return False
+    if a.get("id") and b.get("id"):
+        return a["id"] == b["id"]
+    return bool(a.get("name")) and (a.get("role"), a.get("name")) == (b.get("role"), b.get("name"))
+
+
+def _quoted(value: Any) -> str:
+    return f"{value!r}" if isinstance(value, str) else str(value)
+
+
+def _keep_from_replaced(old: Mapping[str, Any], new_steps: list[dict[str, Any]]) -> str:
+    """Give the steps replacing ``old`` what they must keep of it; one plain line naming what was not kept ("").
+
+    * ``assertions`` (checks after the step) go to the last new step, the one
+      that completes the step: always kept.
+    * ``expect`` and ``after`` (the effect and page expected after the step)
+      go to the last new step where they agree with what its recording saw:
+      an entry the recording saw differently is not kept (the recording saw
+      the page; the file only expected it).  With nothing recorded they are kept.
+    * ``selector`` and the other entries of :data:`_SAME_ACTION_KEYS` go to the
+      new step that does the same action on the same element
+      (:func:`_same_element`), which also keeps the old target's key order;
+      none doing so: not kept.  A different value typed there, and a
+      ``goal``, are named as not kept.
+    * ``reversible: false`` is kept on that step, else on the last one (a step
+      that may write stays marked so).
+    """
+    last = new_steps[-1]
+    lost: list[str] = []
+    checks = [a for a in (old.get("assertions") or []) if a not in (last.get("assertions") or [])]
+    if checks:
+        last["assertions"] = list(last.get("assertions") or []) + copy.deepcopy(checks)
+    if old.get("expect"):
+        if not last.get("expect"):
+            last["expect"] = old["expect"]
+        elif last["expect"] != old["expect"]:
+            lost.append(f"expected effect {_quoted(old['expect'])} (the recording saw {_quoted(last['expect'])})")
+    old_after = old.get("after") if isinstance(old.get("after"), dict) else {}
+    if old_after:
+        seen = last.get("after") if isinstance(last.get("after"), dict) else None
+        if seen is None:
+            last["after"] = copy.deepcopy(old_after)
+        else:
+            for k, v in old_after.items():
+                if k not in seen:
+                    lost.append(f"after-state {k} {_quoted(v)} (the recording did not see it)")
+                elif seen[k] != v:
+                    lost.append(f"after-state {k} {_quoted(v)} (the recording saw {_quoted(seen[k])})")
+    same = next((s for s in new_steps if _same_element(old, s)), None)
+    if old.get("goal"):
+        lost.append(f"goal {_quoted(old['goal'])} (the recorded actions take its place)")
+    if same is not None and old.get("value") and same.get("value") != old["value"]:
+        lost.append(f"value {_quoted(old['value'])} (you typed {_quoted(same.get('value', ''))})")
+    for k in _SAME_ACTION_KEYS:
+        if k not in old:
+            continue
+        if same is None:
+            lost.append(f"{k} {_quoted(old[k])} (no recorded step acts on the same element)")
+        elif k not in same:
+            same[k] = copy.deepcopy(old[k])
+    if old.get("reversible") is False:
+        (same or last)["reversible"] = False
+    if same is not None and isinstance(old.get("target"), dict) and isinstance(same.get("target"), dict):
+        order = list(old["target"])
+        same["target"] = dict(sorted(same["target"].items(),
+                                     key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    if not lost:
+        return ""
+    return (f"Not kept from the replaced step {old.get('id')} {_quoted(old.get('name') or old.get('action'))}: "
+            + "; ".join(lost) + ".")
+
+
+def _in_step_order(step: dict[str, Any]) -> dict[str, Any]:
+    """``step`` with its entries in the flow file's stable order (:func:`core.project.loader.flow_to_mapping`)."""
+    order = ("id", "name", "goal", "action", "value", "direction", "distance", "timeout_ms", "selector", "target",
+             "assertions", "expect", "reversible", "compensations", "allow_irreversible", "allow", "key", "read_only",
+             "optional", "after", "recorded")
+    return dict(sorted(step.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
 
 
 def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Mapping[str, Any]],
@@ -137,9 +238,13 @@ def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Ma
         raise FlowEditError(f"no step with id {step_id!r}" if not hits else f"{len(hits)} steps with id {step_id!r}")
     flow_name = str(data.get("name") or Path(path).stem)
     new_steps = _renamed(steps, new_step_ids(ids, step_id, len(steps)), crops or {}, flow_name)
+    i = hits[0]
+    not_kept = ""
+    if meaning == "replace":
+        not_kept = _keep_from_replaced(data["steps"][i], new_steps)
+        new_steps = [_in_step_order(s) for s in new_steps]
     expected = copy.deepcopy(data)
     plain = yaml.safe_load(yaml.dump(new_steps, Dumper=_Dumper, allow_unicode=True))
-    i = hits[0]
     expected["steps"][i:i + 1] = plain if meaning == "replace" else plain + [expected["steps"][i]]
     missing = [s for s in secrets if s not in (expected.get("secrets") or [])]
     if missing:
@@ -167,7 +272,8 @@ def correction_edit(text: str, *, step_id: str, meaning: str, steps: Sequence[Ma
         done = rewritten, yaml.safe_load(rewritten)
     new = done[0]
     flow_from_mapping(done[1], path)
-    return CorrectionEdit(text, new, unified_diff(text, new, Path(path).name if Path(path).is_absolute() else str(path)))
+    diff = unified_diff(text, new, Path(path).name if Path(path).is_absolute() else str(path))
+    return CorrectionEdit(text, new, f"{not_kept}\n{diff}" if not_kept else diff, not_kept)
 
 
 # --- review ------------------------------------------------------------------------------------

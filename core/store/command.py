@@ -80,7 +80,7 @@ def _history_command(args: argparse.Namespace) -> int:
     from core.state.graph import flow_graph_name
 
     from .graphs import GraphTable
-    from .history import compare_runs, run_history
+    from .history import StoredStep, compare_runs, run_history
     from .repository import RunIdError, Store, StoreError, short_run_id, store_path
     from .shared import store_present
 
@@ -104,11 +104,12 @@ def _history_command(args: argparse.Namespace) -> int:
             for e in entries:
                 r = e.run
                 secs = f"{r.seconds:.1f} s" if r.seconds is not None else "-"
-                print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {r.status:<11} "
-                      f"{e.passed}/{e.steps} steps  {r.heals} heal(s)  {secs}")
-            _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.run.status,
+                hand = f"  by hand: {e.by_hand}" if e.by_hand else ""
+                print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {e.label:<11} "
+                      f"{e.passed}/{e.total} steps passed  {r.heals} heal(s){hand}  {secs}")
+            _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.label, "by_hand": e.by_hand,
                                      "started_at": e.run.started_at.isoformat(), "steps": e.steps,
-                                     "passed": e.passed, "heals": e.run.heals, "seconds": e.run.seconds}
+                                     "passed": e.passed, "steps_total": e.total, "heals": e.run.heals, "seconds": e.run.seconds}
                                     for e in entries])
             return EXIT_OK
         if args.history == "compare":
@@ -124,17 +125,25 @@ def _history_command(args: argparse.Namespace) -> int:
                 deltas = compare_runs(a, b)
             except ValueError as exc:
                 return _err(str(exc))
-            print(f"{a.run.flow}: A {short_run_id(a.run.id)} ({a.run.status}) vs B {short_run_id(b.run.id)} "
-                  f"({b.run.status})")
+            from core.domain import run_label
+
+            print(f"{a.run.flow}: A {short_run_id(a.run.id)} ({run_label(a.run.status, len(a.hand_backs))}) vs "
+                  f"B {short_run_id(b.run.id)} ({run_label(b.run.status, len(b.hand_backs))})")
+
+            def where(s: StoredStep | None) -> str:  # a step done by hand has no locator result
+                return "-" if s is None else "by hand" if s.by_hand else s.strategy or "-"
+
             for d in deltas:
                 sa, sb = d.a, d.b
                 ms = "" if d.ms_delta is None else f"{d.ms_delta:+.0f} ms"
-                loc = f"{sa.strategy if sa else '-'} -> {sb.strategy if sb else '-'}"
+                loc = f"{where(sa)} -> {where(sb)}"
                 print(f"  {d.step_id or '?':<6} {d.title[:34]:<34} {loc:<26} {ms:>9}  {', '.join(d.changes) or 'same'}")
             _write_json(args.json, [{"step_id": d.step_id, "title": d.title, "changes": list(d.changes),
                                      "ms_a": d.a.ms if d.a else None, "ms_b": d.b.ms if d.b else None,
                                      "strategy_a": d.a.strategy if d.a else None,
                                      "strategy_b": d.b.strategy if d.b else None,
+                                     "by_hand_a": d.a.by_hand if d.a else None,
+                                     "by_hand_b": d.b.by_hand if d.b else None,
                                      "verdict_a": d.a.verdict if d.a else None,
                                      "verdict_b": d.b.verdict if d.b else None} for d in deltas])
             return EXIT_OK

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import case, func, select
 
+from .correction_models import CorrectionRow
 from .models import StepRow
 from .records import RunDetail, RunSummary
 
@@ -36,11 +37,32 @@ SLOWER_MIN_MS = 250.0
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """A past run: its summary, how many steps ran and how many passed."""
+    """A past run: its summary, how many steps ran (``steps``) and passed (``passed``), the flow's steps
+    (``total``), and how many times a person acted.
+
+    ``by_hand`` counts the run's hand-backs (each takeover a person handed
+    back is stored as a correction, :mod:`core.store.corrections`); ``label``
+    is the status as listed: ``passed with help`` for a passed run with one.
+    """
 
     run: RunSummary
     steps: int
     passed: int
+    by_hand: int = 0
+
+    @property
+    def total(self) -> int:
+        """Steps in the flow file as the run ran it (runs stored before schema 4, or not finished: the steps run).
+
+        Every list counts a run ``passed`` / ``total``: steps passed / steps in the flow (README).
+        """
+        return max(self.run.steps_total or 0, self.steps)
+
+    @property
+    def label(self) -> str:
+        from core.domain import run_label
+
+        return run_label(self.run.status, self.by_hand)
 
 
 def run_history(store: "Store", *, limit: int = 200, flow: str | None = None) -> list[HistoryEntry]:
@@ -53,8 +75,10 @@ def run_history(store: "Store", *, limit: int = 200, flow: str | None = None) ->
         passed = func.sum(case((StepRow.status == "passed", 1), else_=0))
         rows = s.execute(select(StepRow.run_id, func.count(), passed)
                          .where(StepRow.run_id.in_(ids)).group_by(StepRow.run_id)).all()
+        hands = dict(s.execute(select(CorrectionRow.run_id, func.count()).where(CorrectionRow.run_id.in_(ids))
+                               .group_by(CorrectionRow.run_id)).all())
     counts = {r[0]: (int(r[1] or 0), int(r[2] or 0)) for r in rows}
-    return [HistoryEntry(r, *counts.get(r.id, (0, 0))) for r in runs]
+    return [HistoryEntry(r, *counts.get(r.id, (0, 0)), int(hands.get(r.id) or 0)) for r in runs]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +86,14 @@ class StoredStep:
     """One executed step as the store holds it.
 
     ``strategy`` is the locator level that won (``""`` for a step without a
-    target), ``healed`` True when it is not ``exact`` (R2); ``verdict`` the
+    target, and for a step done by hand: ``by_hand``, status ``manual`` -
+    what the locator proposed there was not acted on, so it is neither a
+    locator result nor a heal), ``healed`` True when it is not ``exact`` (R2); ``verdict`` the
     S5 verdict kind (``""`` when none was reached); ``before``/``after``
-    screenshot paths (``""`` when none).
+    screenshot paths (``""`` when none); ``escalated`` how many times the step
+    asked a human, ``hand_backs`` how many takeovers a person handed back at it
+    (a step that passed after a person acted before it - a consent banner
+    dismissed by hand - is not a plain pass).
     """
 
     index: int
@@ -82,10 +111,22 @@ class StoredStep:
     before: str = ""
     after: str = ""
     url: str = ""
+    escalated: int = 0
+    hand_backs: int = 0
+
+    @property
+    def helped(self) -> bool:
+        """A person acted at this step (a takeover handed back), whether or not the step then passed."""
+        return self.hand_backs > 0 or self.by_hand
+
+    @property
+    def by_hand(self) -> bool:
+        """A person did this step during a takeover (status ``manual``)."""
+        return self.status == "manual"
 
     @property
     def healed(self) -> bool:
-        return bool(self.strategy) and not self.abstained and self.strategy != "exact"
+        return bool(self.strategy) and not self.abstained and self.strategy != "exact" and not self.by_hand
 
 
 def stored_steps(detail: RunDetail) -> list[StoredStep]:
@@ -104,11 +145,15 @@ def stored_steps(detail: RunDetail) -> list[StoredStep]:
     out = []
     for st in detail.steps:
         r, v = res.get(st.index), ver.get(st.index)
+        if st.status == "manual":  # the engine's refused resolution and its verdict are not the step's result
+            r, v = None, None
         out.append(StoredStep(
             index=st.index, step_id=st.step_id, title=st.title, status=st.status, attempts=st.attempts, ms=st.ms,
             error=st.error, strategy=r.strategy if r else "", score=r.score if r else 0.0,
             abstained=r.abstained if r else False, verdict=v.kind if v else "", verdict_reason=v.reason if v else "",
-            before=before.get(st.index, ""), after=after.get(st.index, ""), url=url.get(st.index, "")))
+            before=before.get(st.index, ""), after=after.get(st.index, ""), url=url.get(st.index, ""),
+            escalated=sum(1 for e in detail.escalations if e.index == st.index),
+            hand_backs=sum(1 for i in detail.hand_backs if i == st.index)))
     return out
 
 

@@ -30,7 +30,7 @@ __all__ = [
 
 #: Version of the schema these models describe: the number of the head Alembic revision
 #: (``core/store/schema/versions/NNNN_*.py``); bump it together with a new revision.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def utcnow() -> datetime:
@@ -82,6 +82,8 @@ class RunRow(Base):
     heals_by_strategy: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     owner: Mapped[str] = mapped_column(String(300), default="")
     schema_version: Mapped[int] = mapped_column(Integer, default=SCHEMA_VERSION)
+    #: Steps in the flow file as the run ran it (None: not finished, or stored before schema 4).
+    steps_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     __table_args__ = (
         Index("ix_runs_started_at", "started_at"),

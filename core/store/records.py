@@ -33,6 +33,9 @@ class RunSummary:
         Wall-clock duration in s (None until finished).
     reward : float | None
         Raw reward of an episodic task, else None.
+    steps_total : int | None
+        Steps in the flow file as the run ran it (None: not finished, or
+        stored before schema version 4).
     """
 
     id: str
@@ -48,6 +51,7 @@ class RunSummary:
     error: str
     heals_by_strategy: dict[str, int]
     schema_version: int
+    steps_total: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (times stay ``datetime``)."""
@@ -126,7 +130,11 @@ class EscalationRecord:
 
 @dataclass(frozen=True, slots=True)
 class RunDetail:
-    """A run and everything recorded for it, each list in recording order."""
+    """A run and everything recorded for it, each list in recording order.
+
+    ``hand_backs`` holds the 0-based step index of each takeover a person
+    handed back in the run (one per stored correction, in order).
+    """
 
     run: RunSummary
     steps: tuple[StepRecord, ...]
@@ -134,6 +142,7 @@ class RunDetail:
     resolutions: tuple[ResolutionRecord, ...]
     verdicts: tuple[VerdictRecord, ...]
     escalations: tuple[EscalationRecord, ...]
+    hand_backs: tuple[int, ...] = ()
 
     def for_step(self, index: int) -> dict[str, Any]:
         """Everything of step ``index``: ``{"step", "observations", "resolutions", "verdicts", "escalations"}``."""

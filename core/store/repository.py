@@ -40,6 +40,7 @@ from . import baselines as _baselines
 from . import database
 from .database import StoreError, StoreUnavailableError
 from .media import PNG_MAGIC, check_run_id, screenshot_relpath, write_atomic
+from .correction_models import CorrectionRow
 from .migrations import SchemaVersionError, check_version, migrate
 from .models import (
     Base,
@@ -617,6 +618,7 @@ class Store:
             row.reward = None if result.reward is None else float(result.reward)
             row.error = self._t(result.error)
             row.heals_by_strategy = self._j(dict(result.heals_by_strategy))
+            row.steps_total = int(result.total_steps) if result.total_steps else None
 
     def recover_interrupted(self, *, older_than: timedelta | None = None) -> list[str]:
         """Mark runs left ``running`` by dead processes ``interrupted``; return their ids.
@@ -636,7 +638,8 @@ class Store:
             started_at=_utc(r.started_at), finished_at=_utc(r.finished_at),  # type: ignore[arg-type]
             seconds=r.seconds, heals=r.heals, invalid_actions=r.invalid_actions,
             reward=r.reward, error=r.error or "",
-            heals_by_strategy=dict(r.heals_by_strategy or {}), schema_version=r.schema_version)
+            heals_by_strategy=dict(r.heals_by_strategy or {}), schema_version=r.schema_version,
+            steps_total=r.steps_total)
 
     def list_runs(self, limit: int = 50, *, flow: str | None = None,
                   status: str | None = None) -> list[RunSummary]:
@@ -715,6 +718,7 @@ class Store:
                     r.step_index, r.flow, r.step_title, r.reason, tuple(_candidate_of(c) for c in r.candidates or ()),
                     tuple(r.side_effects or ()), _utc(r.created_at), r.kind or "", r.plain or "")  # type: ignore[arg-type]
                     for r in rows(EscalationRow)),
+                hand_backs=tuple(r.step_index for r in rows(CorrectionRow)),
             )
 
     # -- R1 screen baselines (core/store/baselines.py) ------------------------------------

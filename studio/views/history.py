@@ -162,15 +162,23 @@ class RunViewer(QWidget):
         r = detail.run
         when = r.started_at.strftime("%Y-%m-%d %H:%M:%S UTC")
         heals = f", {r.heals} heal{'s' * (r.heals != 1)}" if r.heals else ""
+        # one count everywhere: steps passed / steps in the flow file as run (README)
+        total = max(r.steps_total or total, len(self.steps))
+        passed = sum(1 for s in self.steps if s.status == "passed")
+        ran = f" ({len(self.steps)} run)" if total > len(self.steps) else ""
         self.header.setText(
             f"<b>{_html(r.flow)}</b> \u2014 run {_html(r.id[:8])}, {when}, "
             f"<span style='color:{status_color(r.status).name()}'>{_html(r.status)}</span>, "
-            + (f"{len(self.steps)} of {total} steps run" if total > len(self.steps) else f"{len(self.steps)} steps")
+            f"{passed}/{total} steps passed{ran}"
             + f"{heals} \u00b7 <i>read-only: recorded data, nothing is re-run</i>")
         self.step_list.blockSignals(True)
         self.step_list.clear()
         for s in self.steps:
             mark = " \u2191healed" if s.healed else ""
+            if s.status == "passed" and s.hand_backs:
+                mark += " \u00b7 after a person acted"  # never a plain pass
+            elif s.escalated and not s.by_hand and s.status == "passed":
+                mark += " \u00b7 after an escalation"
             it = QListWidgetItem(f"{s.index + 1}. {s.title}  [{status_label(s.status)}]{mark}")
             it.setForeground(QBrush(status_color(s.status)))
             self.step_list.addItem(it)
@@ -206,12 +214,19 @@ class RunViewer(QWidget):
         self.before.set_image(self.image(s.before))
         self.after.set_image(self.image(s.after))
         locator = (f"{s.strategy} {s.score:.2f}" + (" (healed)" if s.healed else "")) if s.strategy else "no target"
-        if s.abstained:
+        if s.by_hand:
+            locator = "none (the step was done by hand)"
+        elif s.abstained:
             locator = "abstained"
         parts = [f"<b>{s.index + 1}. {_html(s.title)}</b> ({_html(s.step_id)})",
                  f"status <span style='color:{status_color(s.status).name()}'>{_html(status_label(s.status))}</span>"
                  f" \u00b7 verdict {_html(s.verdict.replace('_', ' ') or '-')} \u00b7 locator {_html(locator)}"
                  f" \u00b7 {s.ms:.0f} ms \u00b7 {s.attempts} attempt{'s' * (s.attempts != 1)}"]
+        if s.escalated or s.hand_backs:
+            parts.append(_html("; ".join(x for x in (
+                f"asked a person {s.escalated} time(s)" if s.escalated else "",
+                f"a person took the page over and handed it back {s.hand_backs} time(s)" if s.hand_backs else "",
+            ) if x)))
         if s.url:
             parts.append(_html(s.url))
         if s.verdict_reason:
@@ -271,8 +286,8 @@ class CompareView(QWidget):
             for c in changes:
                 counts[c] = counts.get(c, 0) + 1
             idx = (sa or sb).index + 1 if (sa or sb) else row + 1  # type: ignore[union-attr]
-            loc_a = (sa.strategy or "-") if sa else ""
-            loc_b = (sb.strategy or "-") if sb else ""
+            loc_a = ("by hand" if sa.by_hand else sa.strategy or "-") if sa else ""
+            loc_b = ("by hand" if sb.by_hand else sb.strategy or "-") if sb else ""
             color = CHANGE_COLORS[changes[0]] if changes else None
             cells = [
                 _item(str(idx), align_right=True),
@@ -490,7 +505,10 @@ class HistoryPanel(QWidget):
             r = e.run
             dur = f"{r.seconds:.1f} s" if r.seconds is not None else "\u2014"
             cells = [_item(r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), tip=r.id), _item(r.flow),
-                     _item(status_label(r.status), color=status_color(r.status).name(), tip=r.error),
+                     _item(status_label(e.label) + (f" \u00b7 by hand: {e.by_hand}" if e.by_hand else ""),
+                           color=status_color("manual" if e.label != r.status else r.status).name(),
+                           tip=r.error or (f"a person acted {e.by_hand} time(s) in this run (a takeover handed back)"
+                                           if e.by_hand else "")),
                      self._steps_item(e),
                      _item(str(r.heals), align_right=True, color="#f5a524" if r.heals else None,
                            tip=", ".join(f"{k}: {v}" for k, v in r.heals_by_strategy.items())),
@@ -509,9 +527,10 @@ class HistoryPanel(QWidget):
         return max(self.flow_steps.get(flow, 0), reached)
 
     def _steps_item(self, e: HistoryEntry) -> QTableWidgetItem:
-        total = self.total_steps(e.run.flow, e.steps)
+        total = max(e.run.steps_total or self.total_steps(e.run.flow, e.steps), e.steps)
         text = f"{e.passed}/{total}" + (f" \u00b7 {e.steps} run" if e.steps < total else "")
-        tip = (f"{e.passed} of the flow's {total} steps passed; {e.steps} were run"
+        tip = (f"{e.passed} of the flow's {total} steps passed" + (f" ({e.by_hand} by hand)" if e.by_hand else "")
+               + f"; {e.steps} were run"
                + (" (the run ended before the others)" if e.steps < total else ""))
         return _item(text, align_right=True, tip=tip)
 

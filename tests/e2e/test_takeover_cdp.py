@@ -91,6 +91,10 @@ def test_takeover_over_cdp_then_handback_finishes_green_and_stores_corrections(t
         assert export.page["url"].endswith("/requests") and export.screenshot
         assert store.media_path(export.screenshot).is_file() and export.crops
         assert "-- id: s4\n" in export.diff and "+- id: s4_h1\n" in export.diff
+        # what of the replaced step is not kept is said in one plain line above the diff
+        said = export.diff.split("\n", 1)[0]
+        assert said.startswith("Not kept from the replaced step s4 'Print the summary': ") and "--- a/" not in said
+        assert "selector '#print-summary' (no recorded step acts on the same element)" in said
         assert "-  name: Print the summary\n" in export.diff and "+    name: Export report\n" in export.diff
         # the typed password: a placeholder in the correction, nowhere in clear
         assert [(s["action"], s.get("value")) for s in pw_fix.steps][-1] == ("input", "{password}")

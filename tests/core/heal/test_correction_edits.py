@@ -43,11 +43,29 @@ def test_replace_changes_only_the_step_and_keeps_every_other_line() -> None:
     data = yaml.safe_load(edit.new)
     assert [s["id"] for s in data["steps"]] == ["s1", "s2", "s3", "s4_h1", "s5"]
     new_step = data["steps"][3]
-    assert list(new_step) == ["id", "name", "action", "target"]  # the stable key order of flow files
+    # the stable key order of flow files; the replaced step's expected effect and after-state are kept (nothing
+    # recorded says otherwise); its selector named another element: said in one line above the diff
+    assert list(new_step) == ["id", "name", "action", "target", "expect", "after"]
+    assert new_step["expect"] == "overlay_open" and new_step["after"] == {"dialog": True, "dialog_name": "Export report"}
     assert new_step["target"]["name"] == "Export report (E)"
     assert new_step["target"]["crop"] == "export_report.crops/s4_h1.png"
-    assert edit.diff.startswith("--- a/flows/export_report.yaml\n+++ b/flows/export_report.yaml\n")
+    assert edit.not_kept == ("Not kept from the replaced step s4 'Export report': selector '#export-report' "
+                             "(no recorded step acts on the same element).")
+    assert edit.diff.startswith(edit.not_kept + "\n--- a/flows/export_report.yaml\n+++ b/flows/export_report.yaml\n")
     assert "-- id: s4\n" in edit.diff and "+- id: s4_h1\n" in edit.diff
+
+
+def test_a_replacement_keeps_the_checks_and_selector_and_names_a_value_it_changed() -> None:
+    leave = (ROOT / "projects" / "demo" / "flows" / "leave_request.yaml").read_text(encoding="utf-8")
+    typed = Step("s1", Action("input", "Family trip"), name="Fill Reason",
+                 target=ElementDescriptor(tag="textarea", role="textbox", name="Reason", id="reason"))
+    edit = correction_edit(leave, step_id="s10", meaning="replace", steps=steps_as_mappings("leave_request", "", [typed]),
+                           path="leave_request.yaml")
+    new = yaml.safe_load(edit.new)["steps"][9]
+    assert new["selector"] == "#reason" and new["assertions"] == [{"kind": "enabled",
+                                                                    "selector": "role=button[name='Submit']"}]
+    assert edit.not_kept == ("Not kept from the replaced step s10 'Type the reason': value '{reason}' "
+                             "(you typed 'Family trip').")
 
 
 def test_insert_puts_the_steps_before_and_keeps_the_step() -> None:

@@ -67,7 +67,7 @@ def test_a_new_store_on_postgres_is_created_at_the_head_and_stamped_once(db_url:
 
 
 #: Columns revision 0003 added to a table that schema 1 had.
-_ADDED_LATER = {"escalations": {"kind", "plain"}}
+_ADDED_LATER = {"escalations": {"kind", "plain"}, "runs": {"steps_total"}}
 _SCHEMA_1 = ("runs", "steps", "observations", "resolutions", "verdicts", "escalations", "screen_baselines",
              "screen_changes", "checkpoints", "heal_proposals", "schema_meta")
 
