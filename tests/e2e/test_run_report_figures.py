@@ -63,7 +63,7 @@ def test_the_progress_line_gives_the_tables_steps(refused: dict) -> None:
     # it said "(3 steps, ...)" (the steps run) beside the table's 2/11 (the steps passed of the flow's)
     flow = refused["json"]["flows"][0]
     assert (flow["steps_passed"], flow["steps_total"]) == (2, 11)
-    progress = re.findall(r"leave_request: failed \(refused\) \((\d+)/(\d+) steps, ", refused["console"])
+    progress = re.findall(r"leave_request: failed \(refused\) \((\d+)/(\d+) steps passed, ", refused["console"])
     assert progress == [("2", "11")], refused["console"]
     assert "2 of 11" in refused["index"]
 
