@@ -307,13 +307,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                               + "; the run's steps are recorded, without these screenshots", file=sys.stderr)
                         media.clear()
                     if result.error_kind == "unreachable":
-                        _err(result.error)  # the target is unreachable: every other flow would say the same
                         results.append(result)
                         seeds.append(seed)
                         st.add(result)
-                        not_run = [(n, "unreachable", result.error) for n in names if n not in stats_run(results)]
-                        _write_reports(args, project, stats, results, seeds, model_use, broken, not_run)
-                        return EXIT_ENVIRONMENT
+                        raise _Unreachable(result.error)  # every other flow would say the same
                     results.append(result)
                     seeds.append(seed)
                     st.add(result)
@@ -342,26 +339,41 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         say(f"steadyhand: stopped after {failures} flow run(s) did not pass; not run: "
                             f"{', '.join(left)}")
                     break
-    except BrowserLaunchError as exc:
+    except (_Unreachable, BrowserLaunchError, StoreUnavailableError, SessionError) as exc:
+        # the environment broke (or a secret is missing) part way: what ran is in the table and the reports
+        kind, code = (("unreachable", EXIT_ENVIRONMENT) if isinstance(exc, _Unreachable) else
+                      ("browser", EXIT_ENVIRONMENT) if isinstance(exc, BrowserLaunchError) else
+                      ("store", EXIT_ENVIRONMENT) if isinstance(exc, StoreUnavailableError) else
+                      ("parameter", EXIT_INPUT))
         _err(str(exc))
-        _write_reports(args, project, stats, results, seeds, model_use, broken,
-                       [(n, "browser", str(exc)) for n in names if n not in stats_run(results)])
-        return EXIT_ENVIRONMENT
-    except StoreUnavailableError as exc:  # the shared store's server is down or refuses us
-        _err(str(exc))
-        _write_reports(args, project, stats, results, seeds, model_use, broken,
-                       [(n, "store", str(exc)) for n in names if n not in stats_run(results)])
-        return EXIT_ENVIRONMENT
-    except SessionError as exc:
-        _err(str(exc))
-        _write_reports(args, project, stats, results, seeds, model_use, broken,
-                       [(n, "parameter", str(exc)) for n in names if n not in stats_run(results)])
-        return EXIT_INPUT
+        not_run = [(n, kind, str(exc)) for n in names if n not in stats_run(results)]
+        if results:  # earlier flows ran: the summary table of them, as after a run that went through
+            _print_summary(args, stats, broken, retried, reuses, model_use, not_run)
+        _write_reports(args, project, stats, results, seeds, model_use, broken, not_run)
+        return code
+    _print_summary(args, stats, broken, retried, reuses, model_use)
+    _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
+    return _with_invalid(exit_code(results), broken)
+
+
+class _Unreachable(Exception):
+    """A flow's start page could not be reached (the app is down): the run stops, every other flow would say the
+    same.  The message is the run's error."""
+
+
+def _print_summary(args: argparse.Namespace, stats: dict[str, Any], broken: Sequence[Any], retried: Sequence[Any],
+                   reuses: int, model_use: dict[str, dict[str, float]],
+                   not_run: Sequence[tuple[str, str, str]] = ()) -> None:
+    """The run's summary table (standard output; standard error under ``--json -``) of the flows that ran, then
+    the invalid flow files, the flows a broken environment kept from running (``not_run``: flow, kind, reason),
+    the retries, the pending heals reused and the model's use."""
     out = sys.stderr if args.json == "-" else sys.stdout  # --json -: standard output holds the JSON alone
     ran = [st for st in stats.values() if st.episodes]  # --maxfail: the flows not run are not in the table
     print("\n".join(printable(line) for line in summary_text(ran).split("\n")), file=out)
     for err in broken:  # beside the table too: the summary is where a reader looks
         print(printable(f"  invalid flow file, not run: {err}"), file=out)
+    if not_run:
+        print(printable(f"  not run ({not_run[0][1]}): {', '.join(flow for flow, _, _ in not_run)}"), file=out)
     if retried:
         print(f"  {len(retried)} retr{'y' if len(retried) == 1 else 'ies'} (--retries): the runs before each are in "
               f"the reports, marked as retried", file=out)
@@ -371,8 +383,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     for line in usage_lines(model_use):
         print(line, file=out)
-    _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
-    return _with_invalid(exit_code(results), broken)
 
 
 def _endpoint_problem(project: Any, url: str, on_escalation: str) -> str:
