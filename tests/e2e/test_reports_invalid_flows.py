@@ -148,3 +148,19 @@ def test_the_app_down_after_a_flow_ran_still_prints_the_summary_table(tmp_path: 
     assert "not run (unreachable): c_third" in r.stdout
     cases = _cases(ET.parse(tmp_path / "j.xml").getroot().find("testsuite"))
     assert cases["c_third"].find("error").get("message").startswith("not run: ")
+
+
+def test_when_every_flow_is_invalid_the_three_reports_still_say_so(tmp_path: Path) -> None:
+    # it was: exit 2 and no report file (a CI job then reads none, or a stale one)
+    root = tmp_path / "p"
+    (root / "flows").mkdir(parents=True)
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump({"name": "Bad", "base_url": "http://127.0.0.1:1"}))
+    (root / "flows" / "f.yaml").write_text(yaml.safe_dump({"name": "f", "start_url": "/", "steps": [
+        {"id": "a", "action": "input", "value": "{usr}", "selector": "#x"}]}))
+    (root / "flows" / "g.yaml").write_text(yaml.safe_dump({"name": "g", "start_url": "/", "steps": [
+        {"id": "a", "action": "clik", "selector": "#x"}]}))
+    r, suite, doc, html = _run(root, tmp_path)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert set(_cases(suite)) == {"flows/f.yaml", "flows/g.yaml"} and suite.get("errors") == "2"
+    assert doc["passed"] is False and doc["flows"] == [] and len(doc["invalid"]) == 2
+    assert "0 of 2 passed" in html and "{usr}" in html and "clik" in html
