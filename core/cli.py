@@ -94,7 +94,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
     for err in broken:
         _err(f"invalid flow file, not run: {err}")
-    if broken and not names:
+    if broken and not names:  # every flow asked for is invalid: reports that say so, never no file
+        _write_reports(args, project, {}, [], [], {}, broken, [])
         return EXIT_INPUT
     plan = None
     if args.resume:  # continue a killed or failed run from its last checkpoint (core.engine.resume)
@@ -152,7 +153,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(f"--episodes must be at least 1, got {args.episodes}")
         return EXIT_INPUT
     params = dict(p.split("=", 1) for p in args.param or [])
-    from core.engine.session import check_params
+    from core.engine.session import param_error
 
     known = _param_names(project, names)
     strange = [n for n in params if n not in known]
@@ -164,11 +165,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err("--retries reads what a failed run wrote from the project's store; it cannot be used with --no-store")
         return EXIT_INPUT
 
-    for name in names:
-        problem = check_params(project, project.flows[name], params)
-        if problem:
-            _err(problem)
-            return EXIT_INPUT
+    unset = {n: err for n in names if (err := param_error(project, project.flows[n], params)) is not None}
+    for err in unset.values():  # a {name} with no value: that flow file is invalid, the other flows still run
+        _err(f"invalid flow file, not run: {err}")
+    broken = [*broken, *unset.values()]
+    names = [n for n in names if n not in unset]
+    if not names:  # every flow of the run is invalid: reports that say so, never no file
+        _write_reports(args, project, {}, [], [], {}, broken, [])
+        return EXIT_INPUT
     base_url = args.base_url or None  # the flag, else STEADYHAND_BASE_URL, else [tool.steadyhand] (cliopts)
     problem = _base_url_problem(base_url)
     if problem:
@@ -303,13 +307,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                               + "; the run's steps are recorded, without these screenshots", file=sys.stderr)
                         media.clear()
                     if result.error_kind == "unreachable":
-                        _err(result.error)  # the target is unreachable: every other flow would say the same
                         results.append(result)
                         seeds.append(seed)
                         st.add(result)
-                        not_run = [(n, "unreachable", result.error) for n in names if n not in stats_run(results)]
-                        _write_reports(args, project, stats, results, seeds, model_use, broken, not_run)
-                        return EXIT_ENVIRONMENT
+                        raise _Unreachable(result.error)  # every other flow would say the same
                     results.append(result)
                     seeds.append(seed)
                     st.add(result)
@@ -341,26 +342,41 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         say(f"steadyhand: stopped after {failures} flow run(s) did not pass; not run: "
                             f"{', '.join(left)}")
                     break
-    except BrowserLaunchError as exc:
+    except (_Unreachable, BrowserLaunchError, StoreUnavailableError, SessionError) as exc:
+        # the environment broke (or a secret is missing) part way: what ran is in the table and the reports
+        kind, code = (("unreachable", EXIT_ENVIRONMENT) if isinstance(exc, _Unreachable) else
+                      ("browser", EXIT_ENVIRONMENT) if isinstance(exc, BrowserLaunchError) else
+                      ("store", EXIT_ENVIRONMENT) if isinstance(exc, StoreUnavailableError) else
+                      ("parameter", EXIT_INPUT))
         _err(str(exc))
-        _write_reports(args, project, stats, results, seeds, model_use, broken,
-                       [(n, "browser", str(exc)) for n in names if n not in stats_run(results)])
-        return EXIT_ENVIRONMENT
-    except StoreUnavailableError as exc:  # the shared store's server is down or refuses us
-        _err(str(exc))
-        _write_reports(args, project, stats, results, seeds, model_use, broken,
-                       [(n, "store", str(exc)) for n in names if n not in stats_run(results)])
-        return EXIT_ENVIRONMENT
-    except SessionError as exc:
-        _err(str(exc))
-        _write_reports(args, project, stats, results, seeds, model_use, broken,
-                       [(n, "parameter", str(exc)) for n in names if n not in stats_run(results)])
-        return EXIT_INPUT
+        not_run = [(n, kind, str(exc)) for n in names if n not in stats_run(results)]
+        if results:  # earlier flows ran: the summary table of them, as after a run that went through
+            _print_summary(args, stats, broken, retried, reuses, model_use, not_run)
+        _write_reports(args, project, stats, results, seeds, model_use, broken, not_run)
+        return code
+    _print_summary(args, stats, broken, retried, reuses, model_use)
+    _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
+    return _with_invalid(exit_code(results), broken)
+
+
+class _Unreachable(Exception):
+    """A flow's start page could not be reached (the app is down): the run stops, every other flow would say the
+    same.  The message is the run's error."""
+
+
+def _print_summary(args: argparse.Namespace, stats: dict[str, Any], broken: Sequence[Any], retried: Sequence[Any],
+                   reuses: int, model_use: dict[str, dict[str, float]],
+                   not_run: Sequence[tuple[str, str, str]] = ()) -> None:
+    """The run's summary table (standard output; standard error under ``--json -``) of the flows that ran, then
+    the invalid flow files, the flows a broken environment kept from running (``not_run``: flow, kind, reason),
+    the retries, the pending heals reused and the model's use."""
     out = sys.stderr if args.json == "-" else sys.stdout  # --json -: standard output holds the JSON alone
     ran = [st for st in stats.values() if st.episodes]  # --maxfail: the flows not run are not in the table
     print("\n".join(printable(line) for line in summary_text(ran).split("\n")), file=out)
     for err in broken:  # beside the table too: the summary is where a reader looks
         print(printable(f"  invalid flow file, not run: {err}"), file=out)
+    if not_run:
+        print(printable(f"  not run ({not_run[0][1]}): {', '.join(flow for flow, _, _ in not_run)}"), file=out)
     if retried:
         print(f"  {len(retried)} retr{'y' if len(retried) == 1 else 'ies'} (--retries): the runs before each are in "
               f"the reports, marked as retried", file=out)
@@ -370,8 +386,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     for line in usage_lines(model_use):
         print(line, file=out)
-    _write_reports(args, project, stats, results, seeds, model_use, broken, stopped)
-    return _with_invalid(exit_code(results), broken)
 
 
 def _endpoint_problem(project: Any, url: str, on_escalation: str) -> str:
@@ -504,10 +518,11 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
         try:
             reruns, retry_no, _ = getattr(args, "retry_info", ({}, {}, {}))
             write_junit(Path(args.junit), results, suite=project.name, seeds=seeds, not_run=not_run,
-                        screenshots=shots, reruns=reruns, retry_no=retry_no)
+                        screenshots=shots, reruns=reruns, retry_no=retry_no,
+                        invalid=[(_invalid_name(project, err), str(err)) for err in broken])
         except OSError as exc:
             _err(f"{args.junit}: cannot write the JUnit XML: {exc.strerror or exc}")
-    if args.html and (results or not_run):
+    if args.html and (results or not_run or broken):
         from core.engine.html_report import environment_facts
         from core.perception.browser import BrowserLaunchError, find_chromium
 
@@ -522,8 +537,18 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
         every = [r for f in results for r in (*reruns.get(f.run_id, ()), f)]  # in run order, retries marked
         marks = {**{r.run_id: "retried" for rs in reruns.values() for r in rs},
                  **{rid: f"retry {n}" for rid, n in retry_no.items()}}
-        for path in _write_html_reports(project, every, Path(args.html), env, not_run, marks):
+        invalid = [(_invalid_name(project, err), str(err)) for err in broken]
+        for path in _write_html_reports(project, every, Path(args.html), env, not_run, marks, invalid):
             print(f"report: {path}", file=sys.stderr)
+
+
+def _invalid_name(project: Any, err: Any) -> str:
+    """The name an invalid flow file's case or row goes by in the JUnit and the HTML: its path relative to the
+    project (``flows/broken.yaml``), else as the loader gave it."""
+    try:
+        return Path(err.path).resolve().relative_to(Path(project.root).resolve()).as_posix()
+    except (ValueError, OSError):
+        return str(err.path)
 
 
 def _is_reuse_note(note: str) -> bool:
@@ -549,16 +574,18 @@ def _html_target(path: Path, flow: str, n: int, total: int) -> Path:
 
 
 def _write_html_reports(project: Any, results: Sequence[Any], path: Path, environment: dict[str, str] | None = None,
-                        not_run: Sequence[tuple[str, str, str]] = (), marks: dict[str, str] | None = None
-                        ) -> list[Path]:
+                        not_run: Sequence[tuple[str, str, str]] = (), marks: dict[str, str] | None = None,
+                        invalid: Sequence[tuple[str, str]] = ()) -> list[Path]:
     """The HTML reports of an invocation: one run's report at ``path``; for several runs (or flows the broken
     environment kept from running) an index at ``path`` (the same name however many flows ran) linking
     ``<stem>-<flow>-<n>.html`` beside it, each linking back, and listing each flow not run with the reason.
-    ``marks``: run id -> ``"retried"`` / ``"retry N"`` (``--retries``), added to the run's label in the index."""
+    ``marks``: run id -> ``"retried"`` / ``"retry N"`` (``--retries``), added to the run's label in the index.
+    ``invalid``: ``(file, error)`` of each invalid flow file not run: a row of the index each (so there is an
+    index, and its headline does not say every run passed)."""
     from core.engine.html_report import IndexEntry, ReportError, index_entry, write_html_index, write_html_report
     from core.store import Store, StoreError
 
-    several = len(results) + len(not_run) > 1 or not results or bool(marks)
+    several = len(results) + len(not_run) > 1 or not results or bool(marks) or bool(invalid)
     written: list[Path] = []
     entries = []
     store = None
@@ -588,6 +615,9 @@ def _write_html_reports(project: Any, results: Sequence[Any], path: Path, enviro
         total = len(project.flows[flow].steps) if flow in project.flows else 0
         entries.append(IndexEntry(flow=flow, status="error", label=f"not run ({kind})", steps=f"0 of {total}",
                                   heals=0, seconds="0.0 s", href="", stop_n=None, stop_href="", reason=reason))
+    for file, error in invalid:
+        entries.append(IndexEntry(flow=file, status="error", label="invalid flow file, not run", steps="0 of 0",
+                                  heals=0, seconds="0.0 s", href="", stop_n=None, stop_href="", reason=error))
     if several:
         try:
             written.insert(0, write_html_index(path, project.name, entries, environment=environment,

@@ -26,6 +26,8 @@ When the environment broke before every flow ran (the app unreachable,
 Chromium missing), the flows that did not run are cases too, each with an
 ``<error>`` giving the reason (``not_run``): a CI job never reads an empty
 file.  A flow ``run --maxfail`` kept from running is a case with ``<skipped>`` instead (kind ``maxfail``).
+An invalid flow file (the loader refused it, or a ``{name}`` in it has no value) is an ``<error>`` case named by
+the file, whose message is the error naming the file, step and field.
 
 ``run --retries``: a flow's case is its last run; each earlier run that was retried is a child of it, as
 Maven Surefire writes reruns (Jenkins and GitLab read them): ``<flakyFailure>`` when the last run passed,
@@ -116,8 +118,8 @@ def run_screenshots(store: Any, result: RunResult) -> list[Path]:
 def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int | None] | None = None,
               not_run: Sequence[NotRun] = (), screenshots: Mapping[str, Sequence[Path]] | None = None,
               timestamp: datetime | None = None, hostname: str | None = None,
-              reruns: Mapping[str, Sequence[RunResult]] | None = None, retry_no: Mapping[str, int] | None = None
-              ) -> str:
+              reruns: Mapping[str, Sequence[RunResult]] | None = None, retry_no: Mapping[str, int] | None = None,
+              invalid: Sequence[tuple[str, str]] = ()) -> str:
     """The JUnit XML document of ``results`` as text (UTF-8, with an XML declaration).
 
     Parameters
@@ -139,6 +141,9 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
         ``run --retries``: the runs retried before each run of ``results`` (oldest first).
     retry_no : mapping run id -> int
         The retry number of each run that was a retry (1..N).
+    invalid : sequence of (file, error)
+        Invalid flow files (the loader's error naming the file, step and field; a ``{name}`` with no value):
+        one ``<error type="invalid">`` case each, named by the file, after the others.
     """
     reruns, retry_no = reruns or {}, retry_no or {}
     seeds = list(seeds) if seeds is not None else [None] * len(results)
@@ -194,6 +199,13 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
             err.text = message
             counts["error"] += 1
         cases.append(case)
+    for file, error in invalid:
+        case = ET.Element("testcase", classname=suite, name=file, time="0.000")
+        message = f"invalid flow file, not run: {error}"
+        err = ET.SubElement(case, "error", message=message, type="invalid")
+        err.text = message
+        counts["error"] += 1
+        cases.append(case)
     stamp = (timestamp or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0, tzinfo=None)
     root = ET.Element("testsuites")
     ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)), failures=str(counts["failure"]),
@@ -212,7 +224,7 @@ def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
                 seeds: Sequence[int | None] | None = None, not_run: Sequence[NotRun] = (),
                 screenshots: Mapping[str, Sequence[Path]] | None = None,
                 reruns: Mapping[str, Sequence[RunResult]] | None = None,
-                retry_no: Mapping[str, int] | None = None) -> Path:
+                retry_no: Mapping[str, int] | None = None, invalid: Sequence[tuple[str, str]] = ()) -> Path:
     """Write :func:`junit_xml` to ``path`` atomically (a temporary file renamed over it); returns the path.
 
     Raises
@@ -221,7 +233,7 @@ def write_junit(path: Path, results: Iterable[RunResult], *, suite: str,
         When the folder cannot be created or the file written.
     """
     text = junit_xml(list(results), suite=suite, seeds=seeds, not_run=not_run, screenshots=screenshots,
-                     reruns=reruns, retry_no=retry_no)
+                     reruns=reruns, retry_no=retry_no, invalid=invalid)
     from core.project.loader import write_atomic
 
     path = Path(path)

@@ -22,13 +22,13 @@ from core.engine.report import succeeded
 from core.engine.skilled import skill_decider
 from core.heal import HealBook
 from core.perception.driver import PlaywrightDriver
-from core.project import Project
+from core.project import Project, ProjectError
 from core.project.params import placeholders, step_texts
 from core.recover.waits import WaitLearner
 from core.sites.adapters import SiteAdapter, open_site
 from core.secrets import MissingSecretError, Redactor, resolve_secret
 
-__all__ = ["ProjectSession", "SessionError", "resolve_params", "check_params"]
+__all__ = ["ProjectSession", "SessionError", "resolve_params", "check_params", "param_error"]
 
 
 class SessionError(RuntimeError):
@@ -69,7 +69,16 @@ def resolve_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -
 
 
 def check_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -> str:
-    """Return "" when every ``{name}`` of the flow has a source, else a message naming file, step and field.
+    """Return "" when every ``{name}`` of the flow has a source, else a message naming file, step and field
+    (the text of :func:`param_error`)."""
+    err = param_error(project, flow, overrides)
+    return str(err) if err is not None else ""
+
+
+def param_error(project: Project, flow: Flow, overrides: Mapping[str, str]) -> ProjectError | None:
+    """``None`` when every ``{name}`` of the flow has a source, else the flow file's error (a
+    :class:`core.project.ProjectError`: ``path`` the flow file, ``location`` the step and field, ``detail``
+    ``parameter {name} has no value (known: ...)``), as an invalid flow file is reported.
 
     Texts checked: the start URL, and of each step its value, selector, the
     text fields of its target descriptor and its assertions' expected texts
@@ -89,9 +98,10 @@ def check_params(project: Project, flow: Flow, overrides: Mapping[str, str]) -> 
     for fieldname, text, where in texts:
         for name in placeholders(text):
             if name not in known:
-                return (f"{flow.source or flow.name} at {where}field '{fieldname}': parameter {{{name}}} has no "
-                        f"value (known: {', '.join(sorted(known)) or 'none'})")
-    return ""
+                return ProjectError(flow.source or flow.name,
+                                    f"parameter {{{name}}} has no value (known: {', '.join(sorted(known)) or 'none'})",
+                                    location=f"{where}field '{fieldname}'")
+    return None
 
 
 class ProjectSession:
