@@ -296,6 +296,28 @@ def _expected(value: str) -> tuple[str, str]:
     return "text_equals", value
 
 
+def _key(c: Mapping[str, Any]) -> str:
+    """The command's name as compared (``"clickAt"`` -> ``"clickat"``); "" for a disabled (``//``) one."""
+    raw = str(c.get("command", "")).strip()
+    return "" if raw.startswith("//") else raw.replace(" ", "").lower()
+
+
+def _focus_clicks(commands: tuple[Mapping[str, Any], ...]) -> list[int]:
+    """Indexes of the clicks Selenium IDE records before typing into the same field.
+
+    A click is dropped only when the very next command is a ``type`` or ``sendKeys`` with the same target:
+    replaying it would change nothing but the focus (the engine's verification then sees no effect), and
+    typing focuses the field anyway.  A click that opens a window, or is followed by anything else, stays.
+    """
+    out = []
+    for j, (c, nxt) in enumerate(zip(commands, commands[1:], strict=False)):
+        target = str(c.get("target", "") or "").strip()
+        if (_key(c) in ("click", "clickat") and not c.get("opensWindow") and target
+                and _key(nxt) in ("type", "sendkeys") and str(nxt.get("target", "") or "").strip() == target):
+            out.append(j)
+    return out
+
+
 class _Importer:
     def __init__(self, test: SideTest, *, project_url: str, base_url: str, flow_name: str,
                  secret_names: tuple[str, ...], secret_values: Mapping[str, str], filename: str,
@@ -407,8 +429,15 @@ class _Importer:
                                target=hints, selector=selector, assertions=assertions))
 
     def run(self) -> SideImport:
+        focus = _focus_clicks(self.test.commands)
         for j, c in enumerate(self.test.commands):
+            if j in focus:
+                continue
             self.one(j, c)
+        if focus:
+            numbers = ", ".join(str(j + 1) for j in focus)
+            self.notes.insert(0, f"{self.test.name}: dropped {len(focus)} click(s) that only focus a field before "
+                                 f"typing (commands {numbers}); replay types into the field directly")
         if not self.start_url:
             self.start_url = "/"
             self.notes.insert(0, f"{self.test.name}: no open command; the flow starts at {self.start_url}")

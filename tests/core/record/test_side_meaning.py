@@ -113,3 +113,20 @@ def test_the_side_files_own_site_outside_the_base_url_is_said_and_another_site_s
     same, = import_side(_side(tmp_path, ("t", [_c("open", "/login"), _c("click", "id=go")])),
                         base_url="http://127.0.0.1:8000/")
     assert same.flow.start_url == "/login" and not any("base URL" in n for n in same.notes)
+
+
+def test_a_click_that_only_focuses_the_field_typed_next_is_dropped_with_a_note(tmp_path: Path) -> None:
+    """Selenium IDE records ``click`` then ``type`` on the same field: the click is dropped (as import-codegen does);
+    a click followed by typing elsewhere, by a non-typing command, or opening a window stays."""
+    t = ("form", [_c("open", "/"), _c("click", "id=username"), _c("type", "id=username", "ada"),
+                  _c("click", "id=menu"), _c("type", "id=other", "x"),
+                  _c("click", "id=agree"), _c("check", "id=agree"),
+                  _c("click", "id=note"), _c("sendKeys", "id=note", "hello"),
+                  {**_c("click", "id=q"), "opensWindow": True}, _c("type", "id=q", "y")])
+    imp, = import_side(_side(tmp_path, t))
+    assert [(s.action.kind, s.selector) for s in imp.flow.steps] == [
+        ("input", '[id="username"]'), ("click", '[id="menu"]'), ("input", '[id="other"]'),
+        ("click", '[id="agree"]'), ("check", '[id="agree"]'), ("input", '[id="note"]'),
+        ("click", '[id="q"]'), ("input", '[id="q"]')]
+    assert ("form: dropped 2 click(s) that only focus a field before typing (commands 2, 8); replay types into "
+            "the field directly") in imp.notes
