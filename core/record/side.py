@@ -33,7 +33,13 @@ Selenium IDE                                   Steadyhand step
 Variables: ``store`` (a literal) makes the parameter ``{name}`` with that value as its default; a
 ``${name}`` never stored becomes the parameter ``{name}`` (give it with ``run --param``).  A ``${name}``
 that another ``store*`` command fills at run time (``storeText``, ``storeValue``...) cannot keep its meaning
-in a flow, which has no run-time variables: the test is refused, naming the command.
+in a flow, which has no run-time variables: the test is refused, naming the command; so is a variable an
+``executeScript`` stores its result in.
+
+Control flow: a test with a command inside an ``if`` / ``while`` / ``times`` / ``forEach`` / ``do`` block is
+refused, naming the command and the block's opening command (a flow is a straight line: the body would run
+always, or once).  A ``click`` whose very next command types (``type``, ``sendKeys``) into the same target is
+dropped with one note per test: it only focuses the field, which typing does anyway.
 
 Secrets: a value typed into a secret field (its locator says password, pin, token...) or equal to a
 declared secret's value becomes a secret parameter.  Different values stay different across the whole
@@ -47,8 +53,7 @@ Not supported, each with a note naming the command: ``assertTitle`` /
 ``verifyTitle`` (the action space has no title assertion), ``assertChecked``
 (no checked assertion), ``store*`` of a value read at run time (flows
 have parameters, not variables), ``execute*`` / ``runScript`` (a flow never runs a
-script), control flow (``if``, ``while``, ``times``, ``do``, ``forEach``,
-``run``: a flow is a straight line), ``selectFrame`` / ``selectWindow``
+script), an empty control-flow block and ``run`` (a flow does not call other tests), ``selectFrame`` / ``selectWindow``
 (steps find elements in frames themselves; windows are not followed, and a click
 recorded with ``opensWindow`` is imported as a click with a note saying so),
 dialogs (``answerOnNextPrompt``, ``chooseOkOnNextConfirmation``...),
@@ -334,7 +339,7 @@ class _Importer:
         self.secrets: list[str] = []
         self.start_url = ""
         self.kept_absolute = False  # the note about the file's own site not under the base URL was given
-        self.stored: dict[str, int] = {}  # variable filled at run time -> its command's number (1-based)
+        self.stored: dict[str, tuple[int, str]] = {}  # variable filled at run time -> its command (1-based, name)
         self.params: dict[str, str] = {}  # variable of a `store` of a literal -> that literal (the default)
         self.literals = literals if literals is not None else {}  # typed secret literal -> its name (whole file)
 
@@ -403,7 +408,8 @@ class _Importer:
             name = m.group(1)
             if name in self.stored:
                 raise ProjectError(self.filename, f"test {self.test.name!r}, command {j + 1} ({command}): "
-                                                  f"${{{name}}} is filled at run time by command {self.stored[name]}; "
+                                                  f"${{{name}}} is filled at run time by command {self.stored[name][0]} "
+                                                  f"({self.stored[name][1]}); "
                                                   f"a flow has no run-time variables, so the test is not imported "
                                                   f"(import the others with --test NAME)", location=f"{command}")
             if name in self.params:
@@ -428,7 +434,27 @@ class _Importer:
         self.steps.append(Step(id=f"s{n}", name=f"{command} {what}"[:80], action=Action(kind, value),
                                target=hints, selector=selector, assertions=assertions))
 
+    def refuse_blocks(self) -> None:
+        """Refuse the test when a command runs under a condition or in a loop: a flow is a straight line, so the
+        body would run always (or once), which is not what the test means."""
+        opened: list[tuple[int, str]] = []  # (index, command) of each open if / while / times / forEach / do
+        for j, c in enumerate(self.test.commands):
+            key, command = _key(c), str(c.get("command", "")).strip()
+            if key in ("if", "while", "times", "foreach", "do"):
+                opened.append((j, command))
+            elif key in ("end", "repeatif"):
+                if opened:
+                    opened.pop()
+            elif opened and key and key not in ("elseif", "else") and key not in _DROPPED:
+                k, opener = opened[-1]
+                how = "only when the condition of" if opener.lower() == "if" else "repeatedly under"
+                raise ProjectError(self.filename, f"test {self.test.name!r}, command {j + 1} ({command}) runs "
+                                                  f"{how} command {k + 1} ({opener}); a flow is a straight line and "
+                                                  f"would run it always, so the test is not imported (import the "
+                                                  f"others with --test NAME)", location=command)
+
     def run(self) -> SideImport:
+        self.refuse_blocks()
         focus = _focus_clicks(self.test.commands)
         for j, c in enumerate(self.test.commands):
             if j in focus:
@@ -467,11 +493,13 @@ class _Importer:
             self.note(j, command, f"${{{raw_value}}} became the parameter {{{raw_value}}} with the default "
                                   f"{target!r}")
             return
-        if key.startswith("store"):
-            if raw_value:
-                self.stored[raw_value] = j + 1
+        if key.startswith("store") or (key in ("executescript", "executeasyncscript") and raw_value):
+            if raw_value:  # the script's result is stored in ${value}: set at run time, as storeText does
+                self.stored[raw_value] = (j + 1, command)
                 self.params.pop(raw_value, None)
-            self.note(j, command, "variables are built at run time: not supported (flows have parameters)")
+            self.note(j, command, f"not supported: a flow never runs a script (${{{raw_value}}} it stores is set at "
+                                  f"run time: a test that uses it is refused)" if "script" in key else
+                      "variables are built at run time: not supported (flows have parameters)")
             return
         if key in _DROPPED:
             self.note(j, command, f"dropped ({_DROPPED[key]})")

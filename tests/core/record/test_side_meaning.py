@@ -130,3 +130,26 @@ def test_a_click_that_only_focuses_the_field_typed_next_is_dropped_with_a_note(t
         ("click", '[id="q"]'), ("input", '[id="q"]')]
     assert ("form: dropped 2 click(s) that only focus a field before typing (commands 2, 8); replay types into "
             "the field directly") in imp.notes
+
+
+def test_a_command_under_an_if_or_in_a_loop_is_refused_never_run_always(tmp_path: Path) -> None:
+    """``if ${x} == 1 ... click ... end`` became an always-run click; the test is refused now, naming the command."""
+    cond = ("exports", [_c("open", "/"), _c("store", "1", "x"), _c("if", "${x} == 1"),
+                        _c("click", "id=export-report"), _c("end"), _c("click", "id=home")])
+    with pytest.raises(ProjectError, match=r"test 'exports', command 4 \(click\) runs only when the condition of "
+                                           r"command 3 \(if\)"):
+        import_side(_side(tmp_path, cond))
+    loop = ("loop", [_c("open", "/"), _c("times", "3"), _c("echo", "x"), _c("click", "id=next"), _c("end")])
+    with pytest.raises(ProjectError, match=r"command 4 \(click\) runs repeatedly under command 2 \(times\)"):
+        import_side(_side(tmp_path, loop))
+    other = ("fine", [_c("open", "/"), _c("click", "id=home")])  # the others import with --test
+    imp, = import_side(_side(tmp_path, cond, other), test="fine")
+    assert [s.action.kind for s in imp.flow.steps] == ["click"]
+
+
+def test_a_variable_stored_by_execute_script_is_refused_like_store_text(tmp_path: Path) -> None:
+    t = ("scripted", [_c("open", "/"), _c("executeScript", "return document.title", "title"),
+                      _c("type", "id=q", "${title}")])
+    with pytest.raises(ProjectError, match=r"'scripted', command 3 \(type\): \$\{title\} is filled at run time by "
+                                           r"command 2 \(executeScript\)"):
+        import_side(_side(tmp_path, t))
