@@ -43,9 +43,12 @@ dropped with one note per test: it only focuses the field, which typing does any
 
 Secrets: a value typed into a secret field (its locator says password, pin, token...) or equal to a
 declared secret's value becomes a secret parameter.  Different values stay different across the whole
-file: the first literal takes the first declared secret whose value is unknown (or the one it equals), and
-each other literal a secret of its own (``{password_2}``...), so a wrong-password test still types the
-wrong one; the note names the environment variable that gives each (``STEADYHAND_SECRET_PASSWORD_2``).
+file: a literal equal to a declared secret's known value takes it, and each other literal a secret of its
+own (``{password_2}``...), so a wrong-password test still types the wrong one.  When the declared secret's
+value is unknown, the one literal typed into its fields takes its name; several different ones never do
+(which is the secret's cannot be told): they are ``{password_1}``, ``{password_2}``... (see
+:class:`_SideSecrets`).  The note names the environment variable that gives each
+(``STEADYHAND_SECRET_PASSWORD_2``).
 
 Refused (``ProjectError``, nothing written): a test with no step to import (its notes say why).
 
@@ -323,10 +326,88 @@ def _focus_clicks(commands: tuple[Mapping[str, Any], ...]) -> list[int]:
     return out
 
 
+def _name_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+class _SideSecrets:
+    """The secret parameter of each typed secret value, decided over every test of a file.
+
+    A value equal to a declared secret's known value takes that name.  Each other value belongs to a declared
+    name (the one its field's locator names, else a password-like one for a password field, else the first
+    whose value is unknown): a name whose value is known gives ``{name_2}``, ``{name_3}``... (the value differs
+    from it); a name whose value is unknown takes the value when it is the only one typed into its fields, and
+    when several differ none takes it (which one is the declared secret's cannot be told): they become
+    ``{name_1}``, ``{name_2}``...  With no declared secret the first value is ``{password}``.
+    """
+
+    def __init__(self, names: tuple[str, ...], values: Mapping[str, str], tests: Iterable[SideTest]) -> None:
+        self.declared = tuple(names)
+        self.known = {n for n, v in values.items() if v}
+        self.exact = {v: n for n, v in values.items() if v}  # a typed value equal to a known one, any length
+        self.by_value = {v: n for n, v in values.items() if len(v) >= MIN_SUBSTRING_LENGTH}  # any field
+        self.literals: dict[str, str] = {}
+        self.groups: dict[str, list[str]] = {}  # base name -> the distinct other values typed into its fields
+        self.base: dict[str, str] = {}
+        for t in tests:
+            for c in t.commands:
+                key, raw = _key(c), str(c.get("value", "") or "")
+                locators = [str(c.get("target", "") or "")] + [
+                    str(x[0]) for x in c.get("targets", []) if isinstance(x, (list, tuple)) and x]
+                typed = key == "type" or (key == "sendkeys" and "${KEY_" not in raw)
+                if not typed or not raw or raw in self.exact or not (raw in self.by_value or _looks_secret(locators)):
+                    continue
+                base = self.base.setdefault(raw, self.base_of(locators))
+                if raw not in self.groups.setdefault(base, []):
+                    self.groups[base].append(raw)
+        self.unsure = {b for b, got in self.groups.items()
+                       if b in self.declared and b not in self.known and len(got) >= 2}
+
+    def base_of(self, locators: list[str]) -> str:
+        words = _name_words(" ".join(locators))
+        for n in sorted(self.declared, key=lambda n: -len(n)):
+            if _name_words(n) and _name_words(n) <= words:
+                return n
+        if looks_like_password(*locators):
+            for n in self.declared:
+                if looks_like_password(n):
+                    return n
+        unknown = [n for n in self.declared if n not in self.known]
+        return (unknown or list(self.declared) or ["password"])[0]
+
+    def name(self, raw: str, locators: list[str]) -> str:
+        """The secret parameter standing for the typed value ``raw``: one name per distinct value."""
+        if raw in self.exact:
+            return self.exact[raw]
+        if raw in self.literals:
+            return self.literals[raw]
+        base = self.base.get(raw) or self.base_of(locators)
+        taken = set(self.exact.values()) | set(self.literals.values())
+        if base not in taken and base not in self.known and base not in self.unsure:
+            name = base  # the only value typed into the fields of a secret whose value is unknown (or undeclared)
+        else:
+            k = 1 if base in self.unsure else 2
+            name = f"{base}_{k}"
+            while name in taken or name in self.declared:
+                k += 1
+                name = f"{base}_{k}"
+        self.literals[raw] = name
+        return name
+
+    def unsure_base(self, name: str) -> str:
+        """The declared secret ``name`` stands beside because its value could not be told apart ("" if none)."""
+        raw = next((v for v, n in self.literals.items() if n == name), None)
+        base = self.base.get(raw, "") if raw is not None else ""
+        return base if base in self.unsure else ""
+
+    def count(self, base: str) -> int:
+        return len(self.groups.get(base, ()))
+
+
 class _Importer:
     def __init__(self, test: SideTest, *, project_url: str, base_url: str, flow_name: str,
                  secret_names: tuple[str, ...], secret_values: Mapping[str, str], filename: str,
-                 literals: dict[str, str] | None = None) -> None:
+                 names: "_SideSecrets | None" = None) -> None:
         self.test = test
         self.project_url = project_url.rstrip("/")
         self.base_url = base_url
@@ -341,7 +422,8 @@ class _Importer:
         self.kept_absolute = False  # the note about the file's own site not under the base URL was given
         self.stored: dict[str, tuple[int, str]] = {}  # variable filled at run time -> its command (1-based, name)
         self.params: dict[str, str] = {}  # variable of a `store` of a literal -> that literal (the default)
-        self.literals = literals if literals is not None else {}  # typed secret literal -> its name (whole file)
+        # typed secret literal -> its name, over the whole file
+        self.names = names if names is not None else _SideSecrets(secret_names, secret_values, [test])
 
     def note(self, j: int, command: str, why: str) -> None:
         self.notes.append(f"{self.test.name} command {j + 1} ({command}): {why}")
@@ -373,31 +455,19 @@ class _Importer:
                               "kept absolute")
         return target
 
-    def secret_name(self, raw: str) -> str:
-        """The secret parameter standing for the typed literal ``raw``: one name per distinct value."""
-        if raw in self.secret_values:
-            return self.secret_values[raw]
-        if raw in self.literals:
-            return self.literals[raw]
-        bound = set(self.secret_values.values()) | set(self.literals.values())
-        free = [n for n in self.secret_names if n not in bound]
-        if free:
-            name = free[0]
-        else:
-            base = next(iter(self.secret_names), "password")  # the first undeclared secret keeps the plain name
-            name, k = base, 1
-            while name in bound or name in self.secret_names:
-                k += 1
-                name = f"{base}_{k}"
-        self.literals[raw] = name
-        return name
-
     def value(self, raw: str, j: int, command: str, locators: list[str]) -> str:
         if raw in self.secret_values or (raw and _looks_secret(locators)):
-            name = self.secret_name(raw)
-            others = (set(self.secret_values.values()) | set(self.literals.values()) | set(self.secret_names)) - {name}
+            name = self.names.name(raw, locators)
+            unsure = self.names.unsure_base(name)
+            others = (set(self.names.by_value.values()) | set(self.names.literals.values())
+                      | set(self.secret_names)) - {name}
             declared = ", a secret of its own (its value differs from the other secret fields')" \
                 if name not in self.secret_names and others else ""
+            if unsure:
+                declared = (f", not the declared {{{unsure}}}: the file types {self.names.count(unsure)} different "
+                            f"values into its fields and its value is not known here ({env_var_name(unsure)} is not "
+                            f"set and it has no default), so which one is {{{unsure}}} cannot be told; set "
+                            f"{env_var_name(unsure)} and import again to have the equal value become {{{unsure}}}")
             if name not in self.secrets:
                 self.secrets.append(name)
             self.note(j, command, f"the typed value became the secret parameter {{{name}}}{declared}; give it in "
@@ -619,7 +689,7 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
                                location="tests")
     out: list[SideImport] = []
     used: set[str] = set()
-    literals: dict[str, str] = {}  # a typed secret literal -> its secret's name, over every test of the file
+    names = _SideSecrets(secret_names, secret_values or {}, tests)  # one name per typed secret, over the file
     for t in tests:
         name = f"{flow_prefix}{slug(t.name) or 'test'}"
         base, n = name, 2
@@ -628,5 +698,5 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
         used.add(name)
         out.append(_Importer(t, project_url=project_url, base_url=base_url, flow_name=name,
                              secret_names=secret_names, secret_values=secret_values or {},
-                             filename=Path(path).name, literals=literals).run())
+                             filename=Path(path).name, names=names).run())
     return out

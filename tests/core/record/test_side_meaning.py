@@ -29,13 +29,35 @@ def test_a_wrong_password_stays_a_different_secret_from_the_right_one(tmp_path: 
     right = ("right password", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
     wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "not-the-one"), _c("click", "id=signin")])
     again = ("right again", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
-    imports = import_side(_side(tmp_path, right, wrong, again), secret_names=("password",))
+    imports = import_side(_side(tmp_path, wrong, right, again), secret_names=("password",),
+                          secret_values={"password": "s3cret-right"})
     typed = [next(s.action.value for s in imp.flow.steps if s.selector == '[id="password"]') for imp in imports]
-    assert typed == ["{password}", "{password_2}", "{password}"]
-    assert [imp.flow.secrets for imp in imports] == [("password",), ("password_2",), ("password",)]
-    notes = "\n".join(imports[1].notes)
+    assert typed == ["{password_2}", "{password}", "{password}"]
+    assert [imp.flow.secrets for imp in imports] == [("password_2",), ("password",), ("password",)]
+    notes = "\n".join(imports[0].notes)
     assert "STEADYHAND_SECRET_PASSWORD_2" in notes and "a secret of its own" in notes
     assert "not-the-one" not in notes and "s3cret-right" not in "\n".join(n for i in imports for n in i.notes)
+
+
+def test_when_the_declared_secrets_value_is_unknown_no_typed_value_is_guessed_to_be_it(tmp_path: Path) -> None:
+    """A project made with ``init --secret password`` (no default, STEADYHAND_SECRET_PASSWORD unset): the first
+    test types a wrong password, another the right one. Binding the first to {password} made the wrong-password
+    test type the real password; now neither value is taken for {password}, each gets a name of its own, and the
+    note names what to set."""
+    wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "wrong-pass-1"), _c("click", "id=signin")])
+    right = ("right password", [*LOGIN, _c("type", "id=password", "demo-pass"), _c("click", "id=signin")])
+    again = ("right again", [*LOGIN, _c("type", "id=password", "demo-pass"), _c("click", "id=signin")])
+    imports = import_side(_side(tmp_path, wrong, right, again), secret_names=("password",))
+    typed = [next(s.action.value for s in imp.flow.steps if s.selector == '[id="password"]') for imp in imports]
+    assert typed == ["{password_1}", "{password_2}", "{password_2}"]
+    assert not any("password" in imp.flow.secrets for imp in imports)
+    notes = "\n".join(n for imp in imports for n in imp.notes)
+    assert "not the declared {password}: the file types 2 different values into its fields" in notes
+    assert "STEADYHAND_SECRET_PASSWORD_1" in notes and "STEADYHAND_SECRET_PASSWORD_2" in notes
+    assert "set STEADYHAND_SECRET_PASSWORD and import again" in notes
+    assert "wrong-pass-1" not in notes and "demo-pass" not in notes
+    one, = import_side(_side(tmp_path, right), secret_names=("password",))  # one value: the recorded login's
+    assert one.flow.steps[1].action.value == "{password}" and one.flow.secrets == ("password",)
 
 
 def test_a_value_equal_to_a_declared_secret_takes_that_secret(tmp_path: Path) -> None:
