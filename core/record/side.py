@@ -362,6 +362,9 @@ class _SideSecrets:
                     self.groups[base].append(raw)
         self.unsure = {b for b, got in self.groups.items()
                        if b in self.declared and b not in self.known and len(got) >= 2}
+        for got in self.groups.values():  # named in the file's order: the same names with --test as without
+            for raw in got:
+                self.name(raw, [])
 
     def base_of(self, locators: list[str]) -> str:
         words = _name_words(" ".join(locators))
@@ -689,7 +692,8 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
                                location="tests")
     out: list[SideImport] = []
     used: set[str] = set()
-    names = _SideSecrets(secret_names, secret_values or {}, tests)  # one name per typed secret, over the file
+    # one name per typed secret, decided over every test of the file (also with --test: the same names)
+    names = _SideSecrets(secret_names, secret_values or {}, read_side(path)[1] if test is not None else tests)
     for t in tests:
         name = f"{flow_prefix}{slug(t.name) or 'test'}"
         base, n = name, 2

@@ -175,3 +175,13 @@ def test_a_variable_stored_by_execute_script_is_refused_like_store_text(tmp_path
     with pytest.raises(ProjectError, match=r"'scripted', command 3 \(type\): \$\{title\} is filled at run time by "
                                            r"command 2 \(executeScript\)"):
         import_side(_side(tmp_path, t))
+
+
+def test_importing_one_test_names_its_secrets_as_the_whole_file_does(tmp_path: Path) -> None:
+    """``--test "wrong password"`` alone used to see one value and take {password} for the wrong password."""
+    wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "wrong-pass-1")])
+    right = ("right password", [*LOGIN, _c("type", "id=password", "demo-pass")])
+    imp, = import_side(_side(tmp_path, right, wrong), secret_names=("password",), test="wrong password")
+    assert imp.flow.steps[1].action.value == "{password_2}" and imp.flow.secrets == ("password_2",)
+    both = import_side(_side(tmp_path, right, wrong), secret_names=("password",))
+    assert [i.flow.steps[1].action.value for i in both] == ["{password_1}", "{password_2}"]
