@@ -40,7 +40,10 @@ Secrets: a value typed into a field whose locator suggests a secret
 (password, passcode, pin, secret, token, otp) becomes a ``{name}``
 placeholder listed in ``Flow.secrets``, and so does any literal equal to a
 declared secret's value.  The literal never appears in the flow, the notes
-or an exception message.
+or an exception message.  A declared secret whose value is not given
+(``secret_values``) takes the one literal typed into its fields; when several
+different literals are, none takes it (which one is its value cannot be told):
+they become ``{name_1}``, ``{name_2}``... and a note says what to set.
 """
 from __future__ import annotations
 
@@ -829,6 +832,22 @@ class _Secrets:
             self.by_value.setdefault(v, n)
         self.used: dict[str, str | None] = {}  # name -> literal it stands for (None: not a literal)
         self.order: list[str] = []
+        # declared names whose value is unknown and into whose fields several different literals are typed:
+        # which one is the declared secret's cannot be told, so none takes the name (name -> how many values)
+        self.unsure: dict[str, int] = {}
+
+    def prepare(self, ops: list[_Op]) -> None:
+        """Find the declared secrets whose value is unknown and whose fields get several different literals."""
+        groups: dict[str, set[str]] = {}
+        for op in ops:
+            value = op.value
+            if (op.kind != "input" or not op.typed or op.loc is None or value is None or value in self.by_value
+                    or not _looks_secret(op.loc)):
+                continue
+            base = next((n for n in self._matches(op.loc) if n not in self.declared_values), None)
+            if base is not None:
+                groups.setdefault(base, set()).add(value)
+        self.unsure = {n: len(v) for n, v in groups.items() if len(v) >= 2}
 
     def name_for(self, op: _Op) -> tuple[str, str] | None:
         """``(name, why)`` when the typed value of ``op`` is secret, else None."""
@@ -855,10 +874,13 @@ class _Secrets:
             return literal is not None and self.used[name] == literal
         if literal is None:
             return True  # a value computed by the script: the declared secret supplies it at run time
+        if name in self.unsure:
+            return False  # one of several different literals: never guessed to be the declared secret's value
         known = self.declared_values.get(name)
         return known is None or known == literal
 
-    def _pick(self, loc: _Loc, literal: str | None) -> str:
+    def _matches(self, loc: _Loc) -> list[str]:
+        """The declared names a secret field's locator names, best first."""
         slug = _slug(loc.label)
         words = set(_words(loc.selector + " " + loc.label))
         matches = [n for n in self.declared if _slug(n) == slug]
@@ -866,6 +888,11 @@ class _Secrets:
                           key=lambda n: -len(n))
         if looks_like_password(loc.label, loc.selector):  # "Mot de passe", "#pw": a declared password-like name
             matches += [n for n in self.declared if n not in matches and looks_like_password(n)]
+        return matches
+
+    def _pick(self, loc: _Loc, literal: str | None) -> str:
+        slug = _slug(loc.label)
+        matches = self._matches(loc)
         for name in matches:
             if self._free(name, literal):
                 return name
@@ -873,6 +900,8 @@ class _Secrets:
             slug = "password"  # a label with no ASCII word ("密码", "Mot de passe" keeps "mot_de_passe")
         base = matches[0] if matches else slug
         candidate, i = base, 1
+        if base in self.unsure:  # none of the values is {base}: {base_1}, {base_2}...
+            candidate = f"{base}_1"
         while not self._free(candidate, literal) or (candidate != base and candidate in self.declared):
             i += 1
             candidate = f"{base}_{i}"
@@ -1092,7 +1121,16 @@ def import_codegen(source: str, *, flow_name: str, filename: str = "<script>", b
         lines = ", ".join(map(str, dropped))
         notes.append((dropped[0], f"line {dropped[0]}: dropped {len(dropped)} click(s) that only focus a field "
                                   f"before typing (lines {lines}); replay types into the field directly"))
+    secrets.prepare(ops)
     _decide_secrets(ops, secrets, notes)
+    for name, count in secrets.unsure.items():
+        got = [n for n in secrets.order if n.startswith(f"{name}_") and n not in secrets.declared]
+        notes.append((0, f"the script types {count} different values into the fields of the declared secret "
+                         f"{{{name}}}, whose value is not known here ({env_var_name(name)} is not set and it has no "
+                         f"default): which one is {{{name}}} cannot be told, so none of them was taken for it; they "
+                         f"became {', '.join(f'{{{n}}}' for n in got)}: set "
+                         f"{' and '.join(env_var_name(n) for n in got)} (or the keyring) before running, or set "
+                         f"{env_var_name(name)} and import again to have the equal value become {{{name}}}"))
     start_url, steps = _build_steps(ops, secrets, base_url, notes)
     if not steps:  # nothing but a page.goto(), or nothing at all: an empty flow is never written
         first = next((text for _, text in sorted(notes, key=lambda n: n[0])), "")

@@ -33,13 +33,22 @@ Selenium IDE                                   Steadyhand step
 Variables: ``store`` (a literal) makes the parameter ``{name}`` with that value as its default; a
 ``${name}`` never stored becomes the parameter ``{name}`` (give it with ``run --param``).  A ``${name}``
 that another ``store*`` command fills at run time (``storeText``, ``storeValue``...) cannot keep its meaning
-in a flow, which has no run-time variables: the test is refused, naming the command.
+in a flow, which has no run-time variables: the test is refused, naming the command; so is a variable an
+``executeScript`` stores its result in.
+
+Control flow: a test with a command inside an ``if`` / ``while`` / ``times`` / ``forEach`` / ``do`` block is
+refused, naming the command and the block's opening command (a flow is a straight line: the body would run
+always, or once).  A ``click`` whose very next command types (``type``, ``sendKeys``) into the same target is
+dropped with one note per test: it only focuses the field, which typing does anyway.
 
 Secrets: a value typed into a secret field (its locator says password, pin, token...) or equal to a
 declared secret's value becomes a secret parameter.  Different values stay different across the whole
-file: the first literal takes the first declared secret whose value is unknown (or the one it equals), and
-each other literal a secret of its own (``{password_2}``...), so a wrong-password test still types the
-wrong one; the note names the environment variable that gives each (``STEADYHAND_SECRET_PASSWORD_2``).
+file: a literal equal to a declared secret's known value takes it, and each other literal a secret of its
+own (``{password_2}``...), so a wrong-password test still types the wrong one.  When the declared secret's
+value is unknown, the one literal typed into its fields takes its name; several different ones never do
+(which is the secret's cannot be told): they are ``{password_1}``, ``{password_2}``... (see
+:class:`_SideSecrets`).  The note names the environment variable that gives each
+(``STEADYHAND_SECRET_PASSWORD_2``).
 
 Refused (``ProjectError``, nothing written): a test with no step to import (its notes say why).
 
@@ -47,8 +56,7 @@ Not supported, each with a note naming the command: ``assertTitle`` /
 ``verifyTitle`` (the action space has no title assertion), ``assertChecked``
 (no checked assertion), ``store*`` of a value read at run time (flows
 have parameters, not variables), ``execute*`` / ``runScript`` (a flow never runs a
-script), control flow (``if``, ``while``, ``times``, ``do``, ``forEach``,
-``run``: a flow is a straight line), ``selectFrame`` / ``selectWindow``
+script), an empty control-flow block and ``run`` (a flow does not call other tests), ``selectFrame`` / ``selectWindow``
 (steps find elements in frames themselves; windows are not followed, and a click
 recorded with ``opensWindow`` is imported as a click with a note saying so),
 dialogs (``answerOnNextPrompt``, ``chooseOkOnNextConfirmation``...),
@@ -296,10 +304,113 @@ def _expected(value: str) -> tuple[str, str]:
     return "text_equals", value
 
 
+def _key(c: Mapping[str, Any]) -> str:
+    """The command's name as compared (``"clickAt"`` -> ``"clickat"``); "" for a disabled (``//``) one."""
+    raw = str(c.get("command", "")).strip()
+    return "" if raw.startswith("//") else raw.replace(" ", "").lower()
+
+
+def _focus_clicks(commands: tuple[Mapping[str, Any], ...]) -> list[int]:
+    """Indexes of the clicks Selenium IDE records before typing into the same field.
+
+    A click is dropped only when the very next command is a ``type`` or ``sendKeys`` with the same target:
+    replaying it would change nothing but the focus (the engine's verification then sees no effect), and
+    typing focuses the field anyway.  A click that opens a window, or is followed by anything else, stays.
+    """
+    out = []
+    for j, (c, nxt) in enumerate(zip(commands, commands[1:], strict=False)):
+        target = str(c.get("target", "") or "").strip()
+        if (_key(c) in ("click", "clickat") and not c.get("opensWindow") and target
+                and _key(nxt) in ("type", "sendkeys") and str(nxt.get("target", "") or "").strip() == target):
+            out.append(j)
+    return out
+
+
+def _name_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+class _SideSecrets:
+    """The secret parameter of each typed secret value, decided over every test of a file.
+
+    A value equal to a declared secret's known value takes that name.  Each other value belongs to a declared
+    name (the one its field's locator names, else a password-like one for a password field, else the first
+    whose value is unknown): a name whose value is known gives ``{name_2}``, ``{name_3}``... (the value differs
+    from it); a name whose value is unknown takes the value when it is the only one typed into its fields, and
+    when several differ none takes it (which one is the declared secret's cannot be told): they become
+    ``{name_1}``, ``{name_2}``...  With no declared secret the first value is ``{password}``.
+    """
+
+    def __init__(self, names: tuple[str, ...], values: Mapping[str, str], tests: Iterable[SideTest]) -> None:
+        self.declared = tuple(names)
+        self.known = {n for n, v in values.items() if v}
+        self.exact = {v: n for n, v in values.items() if v}  # a typed value equal to a known one, any length
+        self.by_value = {v: n for n, v in values.items() if len(v) >= MIN_SUBSTRING_LENGTH}  # any field
+        self.literals: dict[str, str] = {}
+        self.groups: dict[str, list[str]] = {}  # base name -> the distinct other values typed into its fields
+        self.base: dict[str, str] = {}
+        for t in tests:
+            for c in t.commands:
+                key, raw = _key(c), str(c.get("value", "") or "")
+                locators = [str(c.get("target", "") or "")] + [
+                    str(x[0]) for x in c.get("targets", []) if isinstance(x, (list, tuple)) and x]
+                typed = key == "type" or (key == "sendkeys" and "${KEY_" not in raw)
+                if not typed or not raw or raw in self.exact or not (raw in self.by_value or _looks_secret(locators)):
+                    continue
+                base = self.base.setdefault(raw, self.base_of(locators))
+                if raw not in self.groups.setdefault(base, []):
+                    self.groups[base].append(raw)
+        self.unsure = {b for b, got in self.groups.items()
+                       if b in self.declared and b not in self.known and len(got) >= 2}
+        for got in self.groups.values():  # named in the file's order: the same names with --test as without
+            for raw in got:
+                self.name(raw, [])
+
+    def base_of(self, locators: list[str]) -> str:
+        words = _name_words(" ".join(locators))
+        for n in sorted(self.declared, key=lambda n: -len(n)):
+            if _name_words(n) and _name_words(n) <= words:
+                return n
+        if looks_like_password(*locators):
+            for n in self.declared:
+                if looks_like_password(n):
+                    return n
+        unknown = [n for n in self.declared if n not in self.known]
+        return (unknown or list(self.declared) or ["password"])[0]
+
+    def name(self, raw: str, locators: list[str]) -> str:
+        """The secret parameter standing for the typed value ``raw``: one name per distinct value."""
+        if raw in self.exact:
+            return self.exact[raw]
+        if raw in self.literals:
+            return self.literals[raw]
+        base = self.base.get(raw) or self.base_of(locators)
+        taken = set(self.exact.values()) | set(self.literals.values())
+        if base not in taken and base not in self.known and base not in self.unsure:
+            name = base  # the only value typed into the fields of a secret whose value is unknown (or undeclared)
+        else:
+            k = 1 if base in self.unsure else 2
+            name = f"{base}_{k}"
+            while name in taken or name in self.declared:
+                k += 1
+                name = f"{base}_{k}"
+        self.literals[raw] = name
+        return name
+
+    def unsure_base(self, name: str) -> str:
+        """The declared secret ``name`` stands beside because its value could not be told apart ("" if none)."""
+        raw = next((v for v, n in self.literals.items() if n == name), None)
+        base = self.base.get(raw, "") if raw is not None else ""
+        return base if base in self.unsure else ""
+
+    def count(self, base: str) -> int:
+        return len(self.groups.get(base, ()))
+
+
 class _Importer:
     def __init__(self, test: SideTest, *, project_url: str, base_url: str, flow_name: str,
                  secret_names: tuple[str, ...], secret_values: Mapping[str, str], filename: str,
-                 literals: dict[str, str] | None = None) -> None:
+                 names: "_SideSecrets | None" = None) -> None:
         self.test = test
         self.project_url = project_url.rstrip("/")
         self.base_url = base_url
@@ -312,9 +423,10 @@ class _Importer:
         self.secrets: list[str] = []
         self.start_url = ""
         self.kept_absolute = False  # the note about the file's own site not under the base URL was given
-        self.stored: dict[str, int] = {}  # variable filled at run time -> its command's number (1-based)
+        self.stored: dict[str, tuple[int, str]] = {}  # variable filled at run time -> its command (1-based, name)
         self.params: dict[str, str] = {}  # variable of a `store` of a literal -> that literal (the default)
-        self.literals = literals if literals is not None else {}  # typed secret literal -> its name (whole file)
+        # typed secret literal -> its name, over the whole file
+        self.names = names if names is not None else _SideSecrets(secret_names, secret_values, [test])
 
     def note(self, j: int, command: str, why: str) -> None:
         self.notes.append(f"{self.test.name} command {j + 1} ({command}): {why}")
@@ -346,31 +458,19 @@ class _Importer:
                               "kept absolute")
         return target
 
-    def secret_name(self, raw: str) -> str:
-        """The secret parameter standing for the typed literal ``raw``: one name per distinct value."""
-        if raw in self.secret_values:
-            return self.secret_values[raw]
-        if raw in self.literals:
-            return self.literals[raw]
-        bound = set(self.secret_values.values()) | set(self.literals.values())
-        free = [n for n in self.secret_names if n not in bound]
-        if free:
-            name = free[0]
-        else:
-            base = next(iter(self.secret_names), "password")  # the first undeclared secret keeps the plain name
-            name, k = base, 1
-            while name in bound or name in self.secret_names:
-                k += 1
-                name = f"{base}_{k}"
-        self.literals[raw] = name
-        return name
-
     def value(self, raw: str, j: int, command: str, locators: list[str]) -> str:
         if raw in self.secret_values or (raw and _looks_secret(locators)):
-            name = self.secret_name(raw)
-            others = (set(self.secret_values.values()) | set(self.literals.values()) | set(self.secret_names)) - {name}
+            name = self.names.name(raw, locators)
+            unsure = self.names.unsure_base(name)
+            others = (set(self.names.by_value.values()) | set(self.names.literals.values())
+                      | set(self.secret_names)) - {name}
             declared = ", a secret of its own (its value differs from the other secret fields')" \
                 if name not in self.secret_names and others else ""
+            if unsure:
+                declared = (f", not the declared {{{unsure}}}: the file types {self.names.count(unsure)} different "
+                            f"values into its fields and its value is not known here ({env_var_name(unsure)} is not "
+                            f"set and it has no default), so which one is {{{unsure}}} cannot be told; set "
+                            f"{env_var_name(unsure)} and import again to have the equal value become {{{unsure}}}")
             if name not in self.secrets:
                 self.secrets.append(name)
             self.note(j, command, f"the typed value became the secret parameter {{{name}}}{declared}; give it in "
@@ -381,7 +481,8 @@ class _Importer:
             name = m.group(1)
             if name in self.stored:
                 raise ProjectError(self.filename, f"test {self.test.name!r}, command {j + 1} ({command}): "
-                                                  f"${{{name}}} is filled at run time by command {self.stored[name]}; "
+                                                  f"${{{name}}} is filled at run time by command {self.stored[name][0]} "
+                                                  f"({self.stored[name][1]}); "
                                                   f"a flow has no run-time variables, so the test is not imported "
                                                   f"(import the others with --test NAME)", location=f"{command}")
             if name in self.params:
@@ -406,9 +507,36 @@ class _Importer:
         self.steps.append(Step(id=f"s{n}", name=f"{command} {what}"[:80], action=Action(kind, value),
                                target=hints, selector=selector, assertions=assertions))
 
-    def run(self) -> SideImport:
+    def refuse_blocks(self) -> None:
+        """Refuse the test when a command runs under a condition or in a loop: a flow is a straight line, so the
+        body would run always (or once), which is not what the test means."""
+        opened: list[tuple[int, str]] = []  # (index, command) of each open if / while / times / forEach / do
         for j, c in enumerate(self.test.commands):
+            key, command = _key(c), str(c.get("command", "")).strip()
+            if key in ("if", "while", "times", "foreach", "do"):
+                opened.append((j, command))
+            elif key in ("end", "repeatif"):
+                if opened:
+                    opened.pop()
+            elif opened and key and key not in ("elseif", "else") and key not in _DROPPED:
+                k, opener = opened[-1]
+                how = "only when the condition of" if opener.lower() == "if" else "repeatedly under"
+                raise ProjectError(self.filename, f"test {self.test.name!r}, command {j + 1} ({command}) runs "
+                                                  f"{how} command {k + 1} ({opener}); a flow is a straight line and "
+                                                  f"would run it always, so the test is not imported (import the "
+                                                  f"others with --test NAME)", location=command)
+
+    def run(self) -> SideImport:
+        self.refuse_blocks()
+        focus = _focus_clicks(self.test.commands)
+        for j, c in enumerate(self.test.commands):
+            if j in focus:
+                continue
             self.one(j, c)
+        if focus:
+            numbers = ", ".join(str(j + 1) for j in focus)
+            self.notes.insert(0, f"{self.test.name}: dropped {len(focus)} click(s) that only focus a field before "
+                                 f"typing (commands {numbers}); replay types into the field directly")
         if not self.start_url:
             self.start_url = "/"
             self.notes.insert(0, f"{self.test.name}: no open command; the flow starts at {self.start_url}")
@@ -438,11 +566,13 @@ class _Importer:
             self.note(j, command, f"${{{raw_value}}} became the parameter {{{raw_value}}} with the default "
                                   f"{target!r}")
             return
-        if key.startswith("store"):
-            if raw_value:
-                self.stored[raw_value] = j + 1
+        if key.startswith("store") or (key in ("executescript", "executeasyncscript") and raw_value):
+            if raw_value:  # the script's result is stored in ${value}: set at run time, as storeText does
+                self.stored[raw_value] = (j + 1, command)
                 self.params.pop(raw_value, None)
-            self.note(j, command, "variables are built at run time: not supported (flows have parameters)")
+            self.note(j, command, f"not supported: a flow never runs a script (${{{raw_value}}} it stores is set at "
+                                  f"run time: a test that uses it is refused)" if "script" in key else
+                      "variables are built at run time: not supported (flows have parameters)")
             return
         if key in _DROPPED:
             self.note(j, command, f"dropped ({_DROPPED[key]})")
@@ -562,7 +692,8 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
                                location="tests")
     out: list[SideImport] = []
     used: set[str] = set()
-    literals: dict[str, str] = {}  # a typed secret literal -> its secret's name, over every test of the file
+    # one name per typed secret, decided over every test of the file (also with --test: the same names)
+    names = _SideSecrets(secret_names, secret_values or {}, read_side(path)[1] if test is not None else tests)
     for t in tests:
         name = f"{flow_prefix}{slug(t.name) or 'test'}"
         base, n = name, 2
@@ -571,5 +702,5 @@ def import_side(path: Path, *, base_url: str = "", test: str | None = None, flow
         used.add(name)
         out.append(_Importer(t, project_url=project_url, base_url=base_url, flow_name=name,
                              secret_names=secret_names, secret_values=secret_values or {},
-                             filename=Path(path).name, literals=literals).run())
+                             filename=Path(path).name, names=names).run())
     return out

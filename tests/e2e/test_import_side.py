@@ -4,7 +4,9 @@ the first run fills the descriptors in; on a later release whose ids changed, th
 the renamed button and the heal is proposed, never written."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from secrets_audit import planted
 
 from core.project import load_flow
 from core.sites.server import StaticSite
@@ -22,9 +25,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "side"
 pytestmark = pytest.mark.browser
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STEADYHAND_")}
-    env["STEADYHAND_SECRET_PASSWORD"] = "hunter" + "22"
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    extra = env if env is not None else {"STEADYHAND_SECRET_PASSWORD": "hunter" + "22"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STEADYHAND_")} | extra
     return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
 
@@ -102,3 +105,32 @@ def test_a_malformed_side_file_names_the_file_and_the_field(tmp_path: Path) -> N
     shutil.copy(FIXTURES / "chamber.side", tmp_path / "ok.side")
     r = cli("import-side", str(tmp_path / "ok.side"), "--project", str(root), "--test", "nope")
     assert r.returncode == 2 and "no test named 'nope'" in r.stderr and "Join the chamber" in r.stderr
+
+
+def test_the_clicks_selenium_ide_records_before_typing_are_dropped_and_the_demo_login_replays(tmp_path: Path) -> None:
+    """Selenium IDE records ``click id=username`` before ``type id=username``: imported as a click step, the replay
+    escalated at step 1 (the click changes nothing but the focus). The importer drops such a click when the very
+    next command types into the same target, says so, and keeps the click on Sign in."""
+    from core.sites.demo import DEMO_PASSWORD
+
+    root = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", root, ignore=shutil.ignore_patterns(".steadyhand"))
+    side = tmp_path / "login.side"
+    cmds = [("open", "/login", ""), ("click", "id=username", ""), ("type", "id=username", "${user}"),
+            ("click", "id=password", ""), ("type", "id=password", DEMO_PASSWORD), ("click", "id=signin", ""),
+            ("assertTextPresent", "Leave requests", "")]
+    planted(side).write_text(json.dumps({"id": "p", "version": "2.0", "name": "LeaveDesk", "url": "http://127.0.0.1:41234",
+                                "tests": [{"id": "t", "name": "Sign in", "commands": [
+                                    {"id": str(i), "command": c, "target": t, "value": v,
+                                     "targets": [[t, "id"]] if t.startswith("id=") else []}
+                                    for i, (c, t, v) in enumerate(cmds)]}]}))
+    env = {"STEADYHAND_SECRET_PASSWORD": DEMO_PASSWORD}
+    imp = cli("import-side", str(side), "--project", str(root), env=env)
+    assert imp.returncode == 0, imp.stdout + imp.stderr
+    assert "dropped 2 click(s) that only focus a field before typing (commands 2, 4)" in imp.stdout, imp.stdout
+    flow = load_flow(root / "flows" / "sign_in.yaml")
+    assert [s.action.kind for s in flow.steps] == ["input", "input", "click", "assert"]
+    assert flow.steps[1].action.value == "{password}"
+    run = cli("run", str(root), "--flow", "sign_in", "--headless", env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.search(r"sign_in\s+passed\s+4/4", run.stdout), run.stdout

@@ -602,3 +602,41 @@ with sync_playwright() as p:
 '''
     r = import_codegen(src, flow_name="x", base_url=BASE)
     assert r.flow.steps[0].action.value == "{password}" and r.flow.secrets == ("password",)
+
+
+def test_when_the_declared_secrets_value_is_unknown_no_typed_value_is_guessed_to_be_it():
+    """``init --secret password`` (no default, STEADYHAND_SECRET_PASSWORD unset): the script's first test types a
+    wrong password, the next the right one. The first literal used to take {password} (the wrong-password test then
+    typed the real password); now neither is taken for it, each gets a name of its own and a note says what to
+    set."""
+    src = textwrap.dedent(f'''\
+        from playwright.sync_api import Page, expect
+
+        def test_wrong_password(page: Page) -> None:
+            page.goto("{BASE}/login")
+            page.get_by_label("Password").fill("wrong-pass-1")
+            page.get_by_role("button", name="Sign in").click()
+
+        def test_right_password(page: Page) -> None:
+            page.goto("{BASE}/login")
+            page.get_by_label("Password").fill("demo-pass")
+            page.get_by_role("button", name="Sign in").click()
+            page.get_by_label("Password").fill("wrong-pass-1")
+        ''')
+    r = import_codegen(src, flow_name="t", base_url=BASE, secret_names=["password"])
+    values = [s.action.value for s in r.flow.steps if s.action.kind == "input"]
+    assert values == ["{password_1}", "{password_2}", "{password_1}"]
+    assert r.flow.secrets == ("password_1", "password_2")
+    notes = "\n".join(r.notes)
+    assert ("the script types 2 different values into the fields of the declared secret {password}, whose value "
+            "is not known here") in notes
+    assert "they became {password_1}, {password_2}: set STEADYHAND_SECRET_PASSWORD_1 and " \
+           "STEADYHAND_SECRET_PASSWORD_2" in notes
+    assert "wrong-pass-1" not in notes + dump(r) and "demo-pass" not in notes + dump(r)
+    known = import_codegen(src, flow_name="t", base_url=BASE, secret_names=["password"],
+                           secret_values={"password": "demo-pass"})  # the value is known: the equal one is it
+    assert [s.action.value for s in known.flow.steps if s.action.kind == "input"] == [
+        "{password_2}", "{password}", "{password_2}"]
+    one = import_codegen(src.split("def test_right_password")[0], flow_name="t", base_url=BASE,
+                         secret_names=["password"])  # one value only: the recorded login's, as before
+    assert one.flow.steps[0].action.value == "{password}" and one.flow.secrets == ("password",)

@@ -29,13 +29,35 @@ def test_a_wrong_password_stays_a_different_secret_from_the_right_one(tmp_path: 
     right = ("right password", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
     wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "not-the-one"), _c("click", "id=signin")])
     again = ("right again", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
-    imports = import_side(_side(tmp_path, right, wrong, again), secret_names=("password",))
+    imports = import_side(_side(tmp_path, wrong, right, again), secret_names=("password",),
+                          secret_values={"password": "s3cret-right"})
     typed = [next(s.action.value for s in imp.flow.steps if s.selector == '[id="password"]') for imp in imports]
-    assert typed == ["{password}", "{password_2}", "{password}"]
-    assert [imp.flow.secrets for imp in imports] == [("password",), ("password_2",), ("password",)]
-    notes = "\n".join(imports[1].notes)
+    assert typed == ["{password_2}", "{password}", "{password}"]
+    assert [imp.flow.secrets for imp in imports] == [("password_2",), ("password",), ("password",)]
+    notes = "\n".join(imports[0].notes)
     assert "STEADYHAND_SECRET_PASSWORD_2" in notes and "a secret of its own" in notes
     assert "not-the-one" not in notes and "s3cret-right" not in "\n".join(n for i in imports for n in i.notes)
+
+
+def test_when_the_declared_secrets_value_is_unknown_no_typed_value_is_guessed_to_be_it(tmp_path: Path) -> None:
+    """A project made with ``init --secret password`` (no default, STEADYHAND_SECRET_PASSWORD unset): the first
+    test types a wrong password, another the right one. Binding the first to {password} made the wrong-password
+    test type the real password; now neither value is taken for {password}, each gets a name of its own, and the
+    note names what to set."""
+    wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "wrong-pass-1"), _c("click", "id=signin")])
+    right = ("right password", [*LOGIN, _c("type", "id=password", "demo-pass"), _c("click", "id=signin")])
+    again = ("right again", [*LOGIN, _c("type", "id=password", "demo-pass"), _c("click", "id=signin")])
+    imports = import_side(_side(tmp_path, wrong, right, again), secret_names=("password",))
+    typed = [next(s.action.value for s in imp.flow.steps if s.selector == '[id="password"]') for imp in imports]
+    assert typed == ["{password_1}", "{password_2}", "{password_2}"]
+    assert not any("password" in imp.flow.secrets for imp in imports)
+    notes = "\n".join(n for imp in imports for n in imp.notes)
+    assert "not the declared {password}: the file types 2 different values into its fields" in notes
+    assert "STEADYHAND_SECRET_PASSWORD_1" in notes and "STEADYHAND_SECRET_PASSWORD_2" in notes
+    assert "set STEADYHAND_SECRET_PASSWORD and import again" in notes
+    assert "wrong-pass-1" not in notes and "demo-pass" not in notes
+    one, = import_side(_side(tmp_path, right), secret_names=("password",))  # one value: the recorded login's
+    assert one.flow.steps[1].action.value == "{password}" and one.flow.secrets == ("password",)
 
 
 def test_a_value_equal_to_a_declared_secret_takes_that_secret(tmp_path: Path) -> None:
@@ -113,3 +135,53 @@ def test_the_side_files_own_site_outside_the_base_url_is_said_and_another_site_s
     same, = import_side(_side(tmp_path, ("t", [_c("open", "/login"), _c("click", "id=go")])),
                         base_url="http://127.0.0.1:8000/")
     assert same.flow.start_url == "/login" and not any("base URL" in n for n in same.notes)
+
+
+def test_a_click_that_only_focuses_the_field_typed_next_is_dropped_with_a_note(tmp_path: Path) -> None:
+    """Selenium IDE records ``click`` then ``type`` on the same field: the click is dropped (as import-codegen does);
+    a click followed by typing elsewhere, by a non-typing command, or opening a window stays."""
+    t = ("form", [_c("open", "/"), _c("click", "id=username"), _c("type", "id=username", "ada"),
+                  _c("click", "id=menu"), _c("type", "id=other", "x"),
+                  _c("click", "id=agree"), _c("check", "id=agree"),
+                  _c("click", "id=note"), _c("sendKeys", "id=note", "hello"),
+                  {**_c("click", "id=q"), "opensWindow": True}, _c("type", "id=q", "y")])
+    imp, = import_side(_side(tmp_path, t))
+    assert [(s.action.kind, s.selector) for s in imp.flow.steps] == [
+        ("input", '[id="username"]'), ("click", '[id="menu"]'), ("input", '[id="other"]'),
+        ("click", '[id="agree"]'), ("check", '[id="agree"]'), ("input", '[id="note"]'),
+        ("click", '[id="q"]'), ("input", '[id="q"]')]
+    assert ("form: dropped 2 click(s) that only focus a field before typing (commands 2, 8); replay types into "
+            "the field directly") in imp.notes
+
+
+def test_a_command_under_an_if_or_in_a_loop_is_refused_never_run_always(tmp_path: Path) -> None:
+    """``if ${x} == 1 ... click ... end`` became an always-run click; the test is refused now, naming the command."""
+    cond = ("exports", [_c("open", "/"), _c("store", "1", "x"), _c("if", "${x} == 1"),
+                        _c("click", "id=export-report"), _c("end"), _c("click", "id=home")])
+    with pytest.raises(ProjectError, match=r"test 'exports', command 4 \(click\) runs only when the condition of "
+                                           r"command 3 \(if\)"):
+        import_side(_side(tmp_path, cond))
+    loop = ("loop", [_c("open", "/"), _c("times", "3"), _c("echo", "x"), _c("click", "id=next"), _c("end")])
+    with pytest.raises(ProjectError, match=r"command 4 \(click\) runs repeatedly under command 2 \(times\)"):
+        import_side(_side(tmp_path, loop))
+    other = ("fine", [_c("open", "/"), _c("click", "id=home")])  # the others import with --test
+    imp, = import_side(_side(tmp_path, cond, other), test="fine")
+    assert [s.action.kind for s in imp.flow.steps] == ["click"]
+
+
+def test_a_variable_stored_by_execute_script_is_refused_like_store_text(tmp_path: Path) -> None:
+    t = ("scripted", [_c("open", "/"), _c("executeScript", "return document.title", "title"),
+                      _c("type", "id=q", "${title}")])
+    with pytest.raises(ProjectError, match=r"'scripted', command 3 \(type\): \$\{title\} is filled at run time by "
+                                           r"command 2 \(executeScript\)"):
+        import_side(_side(tmp_path, t))
+
+
+def test_importing_one_test_names_its_secrets_as_the_whole_file_does(tmp_path: Path) -> None:
+    """``--test "wrong password"`` alone used to see one value and take {password} for the wrong password."""
+    wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "wrong-pass-1")])
+    right = ("right password", [*LOGIN, _c("type", "id=password", "demo-pass")])
+    imp, = import_side(_side(tmp_path, right, wrong), secret_names=("password",), test="wrong password")
+    assert imp.flow.steps[1].action.value == "{password_2}" and imp.flow.secrets == ("password_2",)
+    both = import_side(_side(tmp_path, right, wrong), secret_names=("password",))
+    assert [i.flow.steps[1].action.value for i in both] == ["{password_1}", "{password_2}"]
