@@ -254,3 +254,47 @@ def test_the_bar_says_what_the_engine_did_to_the_page_before_asking_and_rolls_ba
                                                                    "form values", 2))
     assert "Rolled back to before this step: restored the form values." in banner.notice.text()
     assert banner.rollback_button.isEnabled()
+
+
+def _fully_in_sight(slot, widget) -> bool:  # noqa: ANN001
+    """True when ``widget`` is shown and lies wholly inside the banner slot's visible viewport."""
+    if not widget.isVisibleTo(slot):
+        return False
+    vp = slot.viewport()
+    top_left = widget.mapTo(vp, widget.rect().topLeft())
+    bottom_right = widget.mapTo(vp, widget.rect().bottomRight())
+    return vp.rect().contains(top_left) and vp.rect().contains(bottom_right)
+
+
+def test_the_hand_back_choice_stays_in_sight_under_a_long_paragraph(qtbot, recorded, tmp_path) -> None:  # noqa: ANN001
+    """trial-37/38: "the engine already tried ..." pushed the choice and Hand back below the strip's fold."""
+    from core.engine.events import Recovered
+
+    w, engine = _escalated(qtbot, recorded)
+    w.resize(1100, 760)  # a small window: the strip is narrow, a paragraph wraps to many lines
+    detail = ("no close control in the popup 'We value your privacy': pressed Escape; the popup 'We value your "
+              "privacy' asks for a choice ('Cookie settings' / 'Accept all cookies'): the engine does not choose "
+              "for you - answer it, or approve a skill that does; the popup did not close")
+    _play(qtbot, w, engine, Recovered("r1", FLOW, 5, "dismiss", False, detail),
+          Recovered("r1", FLOW, 5, "dismiss", False, detail))
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"),
+          TakeoverActionRecorded("r1", FLOW, 5, tuple(f"Click Accept all cookies number {i}" for i in range(12))))
+    qtbot.wait(50)
+    banner, slot = w.takeover_banner, w.banner_slot
+    assert "Before asking you, the engine already tried" in banner.notice.text()
+    controls = [*banner.meaning_buttons.values(), banner.continue_label, banner.continue_from, banner.hand_back_button]
+    assert all(_fully_in_sight(slot, c) for c in controls)
+    assert slot.verticalScrollBar().value() == 0
+    # the whole paragraph is one hover or one click away, and opening it keeps the choice where it was
+    assert banner.notice.is_elided() and detail in banner.notice.toolTip()
+    assert banner.details_button.isVisibleTo(w)
+    where = banner.hand_back_button.mapTo(w, banner.hand_back_button.rect().topLeft())
+    qtbot.mouseClick(banner.details_button, Qt.MouseButton.LeftButton)
+    qtbot.wait(50)
+    assert banner.details.isVisibleTo(w) and detail in banner.details.text()
+    assert all(_fully_in_sight(slot, c) for c in controls)
+    assert banner.hand_back_button.mapTo(w, banner.hand_back_button.rect().topLeft()) == where
+    slot.grab().save(str(tmp_path / "takeover-strip.png"))
+    qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == HandBack(continue_from=5, meaning="insert")
