@@ -7,8 +7,10 @@ it receives.  The engine comes from an injected factory, so tests can use
 """
 from __future__ import annotations
 
+import threading
+
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -139,6 +141,7 @@ class MainWindow(QMainWindow):
         self._run_on_show = run_on_show
         self._auto_started = False
         self._close_timeout = close_timeout
+        self._closing_engines: list[threading.Thread] = []  # engines let go by a reload, closing off the GUI thread
         #: Keep the window inside its screen's available geometry (:meth:`fit_to_screen`); off for a picture
         #: of a set size on a small virtual screen.
         self.fit_screen = True
@@ -1120,6 +1123,9 @@ class MainWindow(QMainWindow):
         """Stop and join the recorder and the engine (each blocks up to ``close_timeout`` s). Idempotent."""
         self.recorder_dock.shutdown(self._close_timeout)
         self.bridge.close(timeout=self._close_timeout)
+        for t in self._closing_engines:
+            t.join(self._close_timeout)
+        self._closing_engines = [t for t in self._closing_engines if t.is_alive()]
 
     def reload_project(self) -> bool:
         """Load the project again from disk (e.g. after the Recorder saved a flow).
@@ -1148,11 +1154,9 @@ class MainWindow(QMainWindow):
         self.project = project
         engine = self.bridge.engine
         if engine is not None:
-            try:
-                engine.close(timeout=self._close_timeout)
-            except Exception as exc:  # noqa: BLE001 - a failing close must not block the reload
-                self.event_log.log(f"engine close failed: {type(exc).__name__}: {exc}")
             self.bridge.attach(None)  # type: ignore[arg-type] - the next run builds an engine for the new project
+            # closing an idle engine (its browser, its process) takes seconds: never on the GUI thread
+            self._closing_engines.append(_close_in_background(engine, self._close_timeout))
         model = self.steps_panel.model
         for name, flow in project.flows.items():
             titles = [s.title for s in flow.steps]
@@ -1174,7 +1178,7 @@ class MainWindow(QMainWindow):
         self._project_stale = False
         self._files_changed = False
         self.files_bar.hide()
-        self.heal_review.refresh()
+        self.heal_review.refresh_later()  # the store is read off the GUI thread
         return True
 
     def replay_recorded(self, name: str) -> bool:
@@ -1583,6 +1587,19 @@ class MainWindow(QMainWindow):
             if self._note and s in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED):
                 parts.append(self._note)
         self.state_label.setText("   \u00b7   ".join(parts))
+
+
+def _close_in_background(engine: Any, timeout: float) -> threading.Thread:
+    """Close ``engine`` (its browser and process; up to ``timeout`` s) on a thread of its own; returns the thread."""
+    def close() -> None:
+        try:
+            engine.close(timeout=timeout)
+        except Exception:  # noqa: BLE001 - an engine that fails to close is let go (its process is a daemon)
+            pass
+
+    t = threading.Thread(target=close, name="studio-engine-close", daemon=True)
+    t.start()
+    return t
 
 
 def _scrolled(widget: QWidget) -> QWidget:

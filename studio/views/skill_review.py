@@ -301,6 +301,20 @@ class SkillItem:
         return self._with_table(lambda t: ctx.approve(t, self.skill.id, irreversible_ok=irreversible_ok,
                                                       force=force))
 
+    def prefetch(self) -> None:
+        """Read the evidence and the approval problem now (any thread), for :meth:`cached` to hand them over."""
+        try:
+            ev = self.evidence()
+        except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
+            ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
+        problem = self.approval_problem() if self.skill.state == "proposed" else ""
+        self._prefetched = (ev, problem)
+
+    def cached(self) -> tuple[SkillEvidence, str] | None:
+        """``(evidence, approval problem)`` read by :meth:`prefetch` (once: None after), else None."""
+        got, self._prefetched = getattr(self, "_prefetched", None), None
+        return got
+
     def approval_problem(self) -> str:
         """Why the validation does not allow a plain approve ("" when it does; the library's rule with the
         project's threshold); a project file that cannot be read is the problem itself."""
@@ -900,10 +914,14 @@ class SkillProposalView(QWidget):
         self.heading.set_lines(s.description or s.id, f"skill {s.id} \u00b7 {s.kind} \u00b7 ",
                                s.state, state_color)
         self.heading.setToolTip(f"{s.description}\n{item.subtitle}")
-        try:
-            ev = item.evidence()
-        except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
-            ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
+        cached = item.cached() if hasattr(item, "cached") else None  # read off the GUI thread by the queue
+        if cached is not None:
+            ev = cached[0]
+        else:
+            try:
+                ev = item.evidence()
+            except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
+                ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
         self.failure_shot.set_shot(ev.failure_shot, list(ev.failure_boxes), ev.failure_dpr)
         self.correction_shot.set_shot(ev.correction_shot, list(ev.correction_boxes), ev.correction_dpr)
         for label, text in ((self.failure_note, ev.failure_note), (self.correction_note, ev.correction_note)):
@@ -924,7 +942,8 @@ class SkillProposalView(QWidget):
         editable = s.state in ("proposed", "approved")
         self.form.set_skill(s, editable=editable)
         try:
-            self._problem = item.approval_problem() if s.state == "proposed" else ""
+            self._problem = (cached[1] if cached is not None else item.approval_problem()) \
+                if s.state == "proposed" else ""
         except Exception as exc:  # noqa: BLE001
             self._problem = str(exc)
         html = validation_html(s)
@@ -953,8 +972,16 @@ class SkillProposalView(QWidget):
         self.error.show()
 
     # --- review moves (the library's) ---------------------------------------------------------------
-    def _done(self, outcome: str) -> None:
+    def _done(self, outcome: str, skill: Skill | None = None) -> None:
         assert self.item is not None
+        if skill is not None:  # the stored state, shown at once (the queue is read again off the GUI thread)
+            self.item.skill = skill
+            self.item.status = skill.state
+            state_color = {"approved": NEW_COLOR, "rejected": OLD_COLOR}.get(skill.state, "#9aa3b2")
+            self.heading.set_lines(skill.description or skill.id, f"skill {skill.id} \u00b7 {skill.kind} \u00b7 ",
+                                   skill.state, state_color)
+            self._problem = ""
+            self._buttons()
         self.reviewed.emit(self.item.key, outcome)
 
     def save_edits(self) -> bool:
@@ -989,11 +1016,12 @@ class SkillProposalView(QWidget):
                 return False
             force = True
         try:
-            self.item.approve(irreversible_ok=irreversible_ok, force=force)
+            approved = self.item.approve(irreversible_ok=irreversible_ok, force=force)
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not approved: {exc}")
             return False
-        self._done("approved")
+        self._done("approved", approved if isinstance(approved, Skill)
+                   else replace(self.item.skill, state="approved"))
         return True
 
     def _reason(self, verb: str, done: str) -> str | None:
@@ -1019,7 +1047,7 @@ class SkillProposalView(QWidget):
             self._error(f"Not rejected: {exc}")
             return False
         self.last_reason = reason
-        self._done("rejected")
+        self._done("rejected", replace(self.item.skill, state="rejected", review_reason=reason))
         return True
 
     def retire(self, reason: str | None = None) -> bool:
@@ -1030,12 +1058,13 @@ class SkillProposalView(QWidget):
         if reason is None:
             return False
         try:
-            self.item.retire(reason)
+            retired = self.item.retire(reason)
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not retired: {exc}")
             return False
         self.last_reason = reason
-        self._done("retired")
+        self._done("retired", retired if isinstance(retired, Skill)
+                   else replace(self.item.skill, state="retired", review_reason=reason))
         return True
 
 

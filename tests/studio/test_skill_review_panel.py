@@ -101,7 +101,8 @@ def test_approve_button_approves_in_the_store(qtbot, root: Path) -> None:  # noq
         qtbot.mouseClick(panel.skill_view.approve_button, Qt.MouseButton.LeftButton)
     assert sig.args == [f"skill:{SAMPLE_PROPOSED_ID}", "approved"]
     assert _stored(root, SAMPLE_PROPOSED_ID).state == "approved"
-    assert all(it.key != f"skill:{SAMPLE_PROPOSED_ID}" for it in panel.items)  # out of the pending queue
+    assert panel.wait_read()  # read again off the GUI thread
+    qtbot.waitUntil(lambda: all(it.key != f"skill:{SAMPLE_PROPOSED_ID}" for it in panel.items))  # out of the queue
 
 
 def test_reject_without_a_reason_is_refused_then_stored_with_one(qtbot, root: Path) -> None:  # noqa: ANN001
