@@ -17,7 +17,7 @@ from PySide6.QtGui import (
     QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap, QResizeEvent, QShowEvent,
 )
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+    QAbstractScrollArea, QApplication, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
     QMenu, QMessageBox, QPushButton, QSizePolicy, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         self.escalations_panel.command_requested.connect(self._answer)
         self.escalations_panel.candidate_highlighted.connect(self._on_candidate_highlighted)
         # scrolled: an escalation's answers and candidates never widen the dock (the view would move sideways)
-        self.escalations_dock = self._dock("Escalations", "escalationsDock", _scrolled(self.escalations_panel),
+        self.escalations_dock = self._dock("Escalations", "escalationsDock", self.escalations_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.splitDockWidget(self.flows_dock, self.escalations_dock, Qt.Orientation.Vertical)
 
@@ -342,11 +342,11 @@ class MainWindow(QMainWindow):
         self.steps_panel.table.setVerticalHeader(self.breakpoint_gutter)
         self.steps_panel.model.current_flow_changed.connect(lambda _f: self.breakpoint_gutter.viewport().update())
         self.breakpoints_panel = BreakpointsPanel(self.breakpoint_book, self._step_ids, self._step_titles)
-        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", _scrolled(self.breakpoints_panel),
+        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", self.breakpoints_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.escalations_dock, self.breakpoints_dock)
         self.breaker_panel = BreakerPanel()
-        self.breaker_dock = self._dock("Breaker", "breakerDock", _scrolled(self.breaker_panel),
+        self.breaker_dock = self._dock("Breaker", "breakerDock", self.breaker_panel,
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.log_dock, self.breaker_dock)
         self.escalations_dock.raise_()
@@ -502,6 +502,10 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
+        if not isinstance(widget, QAbstractScrollArea):
+            # a panel's minimum size (a long label, a wide picture, a bar shown after a review move) scrolls
+            # inside its dock instead of pushing the window past the screen (trial-49, trial-78)
+            widget = _scrolled(widget)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -1607,6 +1611,7 @@ def _scrolled(widget: QWidget) -> QWidget:
     from PySide6.QtWidgets import QScrollArea  # noqa: PLC0415
 
     area = QScrollArea()
+    area.setObjectName(f"{widget.objectName() or type(widget).__name__}Scroll")
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)

@@ -752,6 +752,10 @@ def validation_html(skill: Skill) -> str:
     return "<br>".join(rows)
 
 
+#: The widest a correction's element crop is drawn, px (a text field's crop is scaled down to it).
+CROP_MAX_W = 160
+
+
 class _Crops(QWidget):
     """The correction's element crops in a row, each with its step number."""
 
@@ -771,8 +775,10 @@ class _Crops(QWidget):
             lab = QLabel()
             lab.setToolTip(f"step {n} of the correction: the element acted on")
             if not img.isNull():
-                lab.setPixmap(QPixmap.fromImage(img.scaledToHeight(min(img.height(), 40),
-                                                                   Qt.TransformationMode.SmoothTransformation)))
+                small = img.scaledToHeight(min(img.height(), 40), Qt.TransformationMode.SmoothTransformation)
+                if small.width() > CROP_MAX_W:  # a wide field's crop must not widen the panel (trial-78)
+                    small = small.scaledToWidth(CROP_MAX_W, Qt.TransformationMode.SmoothTransformation)
+                lab.setPixmap(QPixmap.fromImage(small))
             self.lay.insertWidget(self.lay.count() - 1, QLabel(f"{n}."))
             self.lay.insertWidget(self.lay.count() - 1, lab)
         self.setVisible(bool(crops))
