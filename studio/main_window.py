@@ -239,6 +239,10 @@ class MainWindow(QMainWindow):
         tb.addWidget(self.project_label)
         self.toolbar = tb
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+        # a button whose label changes keeps the width of its longest label: Step, Stop and Record never move
+        # under the pointer when Start becomes Resume or Hand back (trial-33/34/37)
+        for a, labels in ((self.action_start, START_LABELS), (self.action_take_over, TAKE_OVER_LABELS)):
+            _fix_width(tb.widgetForAction(a), labels)
 
     def _build_central(self) -> None:
         self.live_view = LiveView()
@@ -262,6 +266,8 @@ class MainWindow(QMainWindow):
             b = QToolButton()
             b.setDefaultAction(a)
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            if a is self.action_start:
+                _fix_width(b, START_LABELS)
             row.addWidget(b)
             self.banner_buttons.append(b)
         # an escalation is answered with exactly the answers it accepts
@@ -1591,6 +1597,24 @@ class MainWindow(QMainWindow):
             if self._note and s in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED):
                 parts.append(self._note)
         self.state_label.setText("   \u00b7   ".join(parts))
+
+
+#: Every label the Start button shows (idle, paused, taken over) and the Take over button's.
+START_LABELS = ("Start", "Resume", "Hand back")
+TAKE_OVER_LABELS = ("Take over",)
+
+
+def _fix_width(button: QWidget | None, labels: tuple[str, ...]) -> None:
+    """Give a tool button the width of its longest label (its icon and margins included), once."""
+    if not isinstance(button, QToolButton):
+        return
+    shown = button.text()
+    widths = []
+    for text in labels:
+        button.setText(text)
+        widths.append(button.sizeHint().width())
+    button.setText(shown)
+    button.setFixedWidth(max(widths))
 
 
 def _close_in_background(engine: Any, timeout: float) -> threading.Thread:

@@ -763,8 +763,13 @@ class AssertionPanel(QFrame):
         self.cancel_button = QPushButton("Dismiss")
         self.subject.setMaximumWidth(340)
         self.subject.setWordWrap(False)
-        self.kind_combo.setMinimumWidth(130)
-        self.expected_edit.setMinimumWidth(160)
+        # the strip never sets the dock's width: a long subject is cut (whole in its tooltip), the fields shrink
+        self.subject.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.subject.setMinimumWidth(120)
+        self.kind_combo.setMinimumWidth(90)
+        self.kind_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind_combo.setMinimumContentsLength(10)
+        self.expected_edit.setMinimumWidth(80)
         lay = QHBoxLayout(self)  # one strip above the steps: the table keeps its width
         lay.setContentsMargins(10, 4, 8, 4)
         lay.setSpacing(8)
@@ -1019,7 +1024,11 @@ class RecorderDock(QDockWidget):
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setContentsMargins(10, 0, 4, 0)
-        self.message.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # two lines, always: a message that comes, goes or grows never moves the table (trial-14); a longer
+        # one is whole in its tooltip
+        self.message.setFixedHeight(2 * self.message.fontMetrics().lineSpacing())
+        self.message.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.name_hint = QLabel()
         self.name_hint.setObjectName("recorderNameHint")
         self.name_hint.setTextFormat(Qt.TextFormat.RichText)
@@ -1066,6 +1075,9 @@ class RecorderDock(QDockWidget):
 
         self.table = _StepsTable(self.model)
         self.assertion_panel = AssertionPanel()
+        keep = self.assertion_panel.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)  # its room is kept: the bar appearing never pushes the table (trial-24)
+        self.assertion_panel.setSizePolicy(keep)
         strip = QHBoxLayout()
         strip.setContentsMargins(6, 0, 6, 0)
         strip.addWidget(self.assertion_panel)
@@ -1721,6 +1733,7 @@ class RecorderDock(QDockWidget):
 
     def _say(self, html: str, color: str | None = None) -> None:
         self.message.setText(f"<span style='color:{color}'>{html}</span>" if color and html else html)
+        self.message.setToolTip(self.message.text() if html else "")
 
 
 def _same_file(a: Path, b: Path) -> bool:

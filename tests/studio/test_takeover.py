@@ -298,3 +298,33 @@ def test_the_hand_back_choice_stays_in_sight_under_a_long_paragraph(qtbot, recor
     slot.grab().save(str(tmp_path / "takeover-strip.png"))
     qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
     assert engine.commands[-1] == HandBack(continue_from=5, meaning="insert")
+
+
+def _toolbar_geometry(w: MainWindow) -> list[tuple[str, tuple[int, int, int, int]]]:
+    from PySide6.QtWidgets import QToolButton
+
+    tb = w.toolbar
+    return [(b.text(), (b.x(), b.y(), b.width(), b.height())) for b in tb.findChildren(QToolButton)
+            if b.isVisible() and b.defaultAction() is not None and b.defaultAction() is not w.action_start]
+
+
+def test_toolbar_buttons_stay_put_when_start_becomes_resume_and_hand_back(qtbot, recorded) -> None:  # noqa: ANN001
+    """trial-33/34/37: Start -> Resume (~20 px) and -> Hand back (~35 px) moved Step, Stop and Record."""
+    w, engines = recorded
+    w.resize(1400, 900)
+    w.show()
+    qtbot.wait(20)
+    start = w.toolbar.widgetForAction(w.action_start)
+    idle = (_toolbar_geometry(w), start.geometry())
+    assert w.action_start.text() == "Start"
+    w2, engine = _escalated(qtbot, (w, engines))
+    qtbot.wait(20)
+    assert w.action_start.text() == "Resume"
+    assert (_toolbar_geometry(w), start.geometry()) == idle
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"))
+    qtbot.wait(20)
+    assert w.action_start.text() == "Hand back"
+    assert (_toolbar_geometry(w), start.geometry()) == idle
+    # the label fits the fixed width
+    assert start.fontMetrics().horizontalAdvance("Hand back") < start.width()
