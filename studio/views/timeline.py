@@ -94,6 +94,11 @@ class TimelineStep:
     def status_text(self) -> str:
         """"paused" for a running step the run waits at, else the status word."""
         if self.status == "running" and self.paused:
+            # its attempts so far are the reason to look at it (trial-56): how many, and the last one's outcome
+            if self.attempt >= 1:
+                last = f", last: {self.verdict_text}" if self.verdict else (", not found" if self.strategy == "abstained"
+                                                                             else "")
+                return f"paused \u00b7 {self.attempt} attempt{'s' * (self.attempt != 1)} so far{last}"
             return "paused"
         return status_label(self.status)
 
@@ -285,7 +290,7 @@ class TimelineModel(QAbstractTableModel):
             return self._display(s, col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == self.COL_STATUS:
-                return QBrush(QColor(STATUS_COLORS["escalated"]) if s.status_text == "paused" else status_color(s.status))
+                return QBrush(QColor(STATUS_COLORS["escalated"]) if s.status_text.startswith("paused") else status_color(s.status))
             if col == self.COL_VERDICT and s.verdict:
                 return QBrush(QColor(_VERDICT_COLORS.get(s.verdict, COLORS["text"])))
             if col == self.COL_ERRORS and s.problems:
