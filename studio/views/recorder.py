@@ -1263,7 +1263,7 @@ class RecorderDock(QDockWidget):
             self.assert_button.blockSignals(False)
         self.bridge.send(SetInspect(on))
         if not on:
-            self.assertion_panel.hide()
+            self._keep_pending_check()
         self.inspect_changed.emit(on)
         if on:
             self._say("Assert mode: click an element (or select text) in the live view to check it.")
@@ -1276,11 +1276,22 @@ class RecorderDock(QDockWidget):
             self.assert_button.blockSignals(True)
             self.assert_button.setChecked(on)
             self.assert_button.blockSignals(False)
-        if not on:
-            self.assertion_panel.hide()
+        pending = False if on else self._keep_pending_check()
         self.inspect_changed.emit(on)
-        self._say("Assert mode (Alt+Shift+A): click an element (or select text) in the live view to check it."
-                  if on else "Assert mode off: clicks act on the page again.")
+        if not pending:
+            self._say("Assert mode (Alt+Shift+A): click an element (or select text) in the live view to check it."
+                      if on else "Assert mode off: clicks act on the page again.")
+
+    def _keep_pending_check(self) -> bool:
+        """Leaving assert mode (the button, Alt+Shift+A or Escape in the page) never drops a picked check
+        silently: its bar stays until Add assertion or Dismiss, and the message says so (True then)."""
+        panel = self.assertion_panel
+        if panel.pick is None or panel.isHidden():
+            panel.hide()
+            return False
+        self._say("Assert mode off: clicks act on the page again. <b>Your check is not added yet</b> \u2014 "
+                  "Add assertion or Dismiss in the bar below.", _AMBER)
+        return True
 
     def forward_click(self, x: float, y: float, double: bool = False) -> bool:
         """Forward a click of the live view (CSS px); False when not recording."""
@@ -1307,7 +1318,8 @@ class RecorderDock(QDockWidget):
         """Ask the recorder for an assert step on pick ``pick_id``."""
         sent = self._forward(AddAssertion(pick_id, kind, expected))
         if sent:
-            self._say(f"Assertion <b>{_esc(kind)}</b> added; pick another element or turn Assert off.")
+            what = ASSERTION_LABELS.get(kind, kind.replace("_", " "))
+            self._say(f"Check added: <b>{_esc(what)}</b>; pick another element or turn Assert off.")
         return sent
 
     def selected_row(self) -> int:
