@@ -663,6 +663,11 @@ class MainWindow(QMainWindow):
         self._update_files_bar()
         self.files_bar.show()
 
+    def _reload_after_run(self) -> None:
+        if self._files_changed and self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording \
+                and self.reload_project():
+            self.statusBar().showMessage("Reloaded the files changed on disk during the run", 8000)
+
     def _update_files_bar(self) -> None:
         """Reload is offered only when nothing runs (a run keeps the files it started with)."""
         if hasattr(self, "files_reload"):
@@ -1531,6 +1536,10 @@ class MainWindow(QMainWindow):
 
     def _state_changed(self) -> None:
         self._update_files_bar()
+        if getattr(self, "_files_changed", False) and self.state in (RunState.IDLE, RunState.FINISHED) \
+                and not getattr(self, "_recording", False):
+            # files changed on disk during the run: reloaded once nothing runs, as the README says (trial-72/82)
+            QTimer.singleShot(0, self._reload_after_run)
         self.recorder_dock.set_run_active(self.state not in (RunState.IDLE, RunState.FINISHED))
         self._update_controls()
         self._update_status()

@@ -328,3 +328,28 @@ def test_toolbar_buttons_stay_put_when_start_becomes_resume_and_hand_back(qtbot,
     assert (_toolbar_geometry(w), start.geometry()) == idle
     # the label fits the fixed width
     assert start.fontMetrics().horizontalAdvance("Hand back") < start.width()
+
+
+def test_after_hand_back_the_header_no_longer_says_you_have_the_page(qtbot, recorded) -> None:  # noqa: ANN001
+    """trial-65/70: after Hand back the header kept "You have the page ..." while the strip said it was paused."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    from core.engine.events import TakeoverFrame
+
+    img, data = QImage(64, 40, QImage.Format.Format_RGB32), QByteArray()
+    img.fill(QColor("white"))
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    img.save(buf, "PNG")
+    png = bytes(data.data())
+
+    w, engine = _escalated(qtbot, recorded)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"),
+          TakeoverFrame("r1", FLOW, 5, png, 1.0, "http://127.0.0.1:1/requests"))
+    assert "You have the page" in w.caption.text()
+    qtbot.mouseClick(w.takeover_banner.hand_back_button, Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), HandedBack("r1", FLOW, 6), Paused("r1", FLOW, 6, "paused"))
+    assert "You have the page" not in w.caption.text() and "Handed back" in w.caption.text()
+
