@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 from core.domain import ElementDescriptor
 from core.domain.resources import module_name
 
+from ..plain_words import strategy_short
+
 __all__ = [
     "ReviewEvidence", "ReviewItem", "ReviewSource", "HealItem", "HealSource", "CorrectionItem", "CorrectionSource",
     "HealReviewPanel", "DiffDialog",
@@ -123,8 +125,10 @@ class HealItem:
         self.key = f"heal:{rec.id}"
         self.kind = "filled in" if rec.kind == "filled_in" else "heal"
         self.status = rec.status
-        self.title = f"#{rec.id} {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title}"
-        self.subtitle = (f"{_label(rec.old_target)} \u2192 {_label(rec.new_target)} \u00b7 {rec.strategy} "
+        # "Heal #1" and "Correction #1" are two numberings: each says which (trial: both read "#1")
+        self.title = f"Heal #{rec.id} \u00b7 {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title}"
+        self.subtitle = (f"{_label(rec.old_target)} \u2192 {_label(rec.new_target)} \u00b7 "
+                         f"{strategy_short(rec.strategy)} "
                          f"{rec.score:.2f} \u00b7 seen {rec.seen}, reused {rec.reused}")
         self.old: Mapping[str, Any] = dict(rec.old_target)
         self.new: Mapping[str, Any] = dict(rec.new_target)
@@ -189,7 +193,7 @@ class CorrectionItem:
         self.key = f"correction:{rec.id}"
         self.status = "pending" if rec.state == "offered" else rec.state
         what = {"replace": "replace the step", "insert": "insert before the step"}.get(rec.meaning, rec.meaning)
-        self.title = f"#{rec.id} {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title} (by hand)"
+        self.title = f"Correction #{rec.id} \u00b7 {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title} (by hand)"
         self.subtitle = f"{len(rec.steps)} manual step(s): {what} \u00b7 run {rec.run_id}"
         self.old: Mapping[str, Any] = {"step": rec.step_id, "title": rec.step_title, "escalated": rec.reason}
         self.new: Mapping[str, Any] = {"meaning": rec.meaning, **{

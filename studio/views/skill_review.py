@@ -59,6 +59,11 @@ _TARGET_COLUMNS = ("role", "name", "label", "text", "placeholder", "test_id")
 # --- the library operations ---------------------------------------------------------------------
 
 
+def skill_kind_words(kind: str) -> str:
+    """A skill's kind in words (``do`` / ``deny`` are the store's codes, not shown)."""
+    return {"do": "a skill that acts", "deny": "a skill that keeps the run off an element"}.get(kind, "a skill")
+
+
 def skill_operations() -> Any:
     """The review operations (:mod:`core.skills.library`: ``approve / reject / retire / edit``)."""
     from core.skills import library  # noqa: PLC0415
@@ -142,7 +147,7 @@ class SkillItem:
         self.title = f"{skill.description or skill.id}"
         src = skill.provenance
         where = f" \u00b7 {src.flow} step {src.step_index + 1}" if src.flow and src.step_index >= 0 else ""
-        self.subtitle = (f"{skill.id} \u00b7 {skill.kind} \u00b7 from {src.source}{where} \u00b7 "
+        self.subtitle = (f"{skill_kind_words(skill.kind)} \u00b7 from {src.source}{where} \u00b7 "
                          f"validation {v.passed}/{v.cases}")
         self.old: Mapping[str, Any] = {}
         self.new: Mapping[str, Any] = {}
@@ -917,7 +922,7 @@ class SkillProposalView(QWidget):
         s = item.skill
         state_color = {"proposed": "#e6c07b", "approved": NEW_COLOR, "rejected": OLD_COLOR,
                        "retired": "#9aa3b2"}.get(s.state, "#9aa3b2")
-        self.heading.set_lines(s.description or s.id, f"skill {s.id} \u00b7 {s.kind} \u00b7 ",
+        self.heading.set_lines(s.description or s.id, f"{skill_kind_words(s.kind)} \u00b7 ",
                                s.state, state_color)
         self.heading.setToolTip(f"{s.description}\n{item.subtitle}")
         cached = item.cached() if hasattr(item, "cached") else None  # read off the GUI thread by the queue
@@ -984,7 +989,7 @@ class SkillProposalView(QWidget):
             self.item.skill = skill
             self.item.status = skill.state
             state_color = {"approved": NEW_COLOR, "rejected": OLD_COLOR}.get(skill.state, "#9aa3b2")
-            self.heading.set_lines(skill.description or skill.id, f"skill {skill.id} \u00b7 {skill.kind} \u00b7 ",
+            self.heading.set_lines(skill.description or skill.id, f"{skill_kind_words(skill.kind)} \u00b7 ",
                                    skill.state, state_color)
             self._problem = ""
             self._buttons()

@@ -113,3 +113,24 @@ def test_write_flow_file_closes_the_idle_engine_off_the_gui_thread(qtbot, make_w
     gate.set()
     qtbot.waitUntil(lambda: engine.closed, timeout=5000)
     assert closed_on and closed_on[0] is not MAIN
+
+
+def test_the_review_queue_reads_without_store_codes(qtbot, tmp_path) -> None:  # noqa: ANN001
+    """trial: a heal and a correction both numbered "#1"; skills titled "sk-... \u00b7 do"."""
+    from core.store import Store, store_path
+    from core.store.corrections import CorrectionTable
+    from studio.views.heal_review import CorrectionItem
+
+    skill_store(tmp_path)
+    panel = HealReviewPanel([SkillSource(tmp_path, "demo")], root=tmp_path, ask_reason=lambda _p, _t: None)
+    qtbot.addWidget(panel)
+    panel.show()
+    assert panel.select_key(f"skill:{SAMPLE_PROPOSED_ID}")
+    view = panel.skill_view
+    sub = view.heading._parts[1]  # noqa: SLF001 - the heading's second line as drawn
+    assert sub.startswith("a skill that acts") and SAMPLE_PROPOSED_ID not in sub and " do " not in f" {sub} "
+    assert SAMPLE_PROPOSED_ID not in view.item.subtitle
+    with Store.open(store_path(tmp_path), read_only=True) as store:
+        corrections = CorrectionTable(store).list()
+    assert corrections
+    assert CorrectionItem(tmp_path, corrections[0]).title.startswith(f"Correction #{corrections[0].id} ")
