@@ -43,6 +43,7 @@ from core.domain.flow import ACTION_KINDS, Action
 from core.domain.skill import ElementCondition, Skill, SkillAction, SkillScope
 from core.skills.kinds import kind_skill_words
 
+from ..plain_words import plain_words
 from .heal_review import NEW_COLOR, OLD_COLOR, ShotView
 
 __all__ = ["SkillEvidence", "SkillItem", "SkillSource", "SkillForm", "SkillFormError", "SkillProposalView",
@@ -936,12 +937,12 @@ class SkillProposalView(QWidget):
         self.failure_shot.set_shot(ev.failure_shot, list(ev.failure_boxes), ev.failure_dpr)
         self.correction_shot.set_shot(ev.correction_shot, list(ev.correction_boxes), ev.correction_dpr)
         for label, text in ((self.failure_note, ev.failure_note), (self.correction_note, ev.correction_note)):
-            label.setText(" \u00b7 ".join(text.splitlines()))
-            label.setToolTip(text)
+            label.setText(" \u00b7 ".join(plain_words(line) for line in text.splitlines()))
+            label.setToolTip(plain_words(text))
         self.crops.set_crops(ev.crops)
         self.failure_steps.clear()
         for i, line in enumerate(ev.failure_steps):
-            li = QListWidgetItem(line)
+            li = QListWidgetItem(plain_words(line))
             if i == ev.failure_row:
                 li.setForeground(QColor(OLD_COLOR))
             self.failure_steps.addItem(li)

@@ -130,6 +130,8 @@ def test_the_review_queue_reads_without_store_codes(qtbot, tmp_path) -> None:  #
     sub = view.heading._parts[1]  # noqa: SLF001 - the heading's second line as drawn
     assert sub.startswith("a skill that acts") and SAMPLE_PROPOSED_ID not in sub and " do " not in f" {sub} "
     assert SAMPLE_PROPOSED_ID not in view.item.subtitle
+    lines = [view.failure_steps.item(i).text() for i in range(view.failure_steps.count())]
+    assert lines and not any("action_error" in t for t in lines) and "action_error" not in view.failure_note.text()
     with Store.open(store_path(tmp_path), read_only=True) as store:
         corrections = CorrectionTable(store).list()
     assert corrections

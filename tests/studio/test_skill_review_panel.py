@@ -77,7 +77,7 @@ def test_failed_segment_and_correction_side_by_side_with_boxes_steps_and_validat
     assert [(b, label) for b, label, _c, _d in v.failure_shot.boxes] == [((472.0, 290.0, 336.0, 40.0), "failed here")]
     assert [(b, label) for b, label, _c, _d in v.correction_shot.boxes] == [((560.0, 360.0, 130.0, 40.0), "1")]
     steps = [v.failure_steps.item(i).text() for i in range(v.failure_steps.count())]
-    assert steps[-1].startswith("3. input textbox \u2018Password\u2019 \u2014 failed: action_error")
+    assert steps[-1].startswith("3. input textbox \u2018Password\u2019 \u2014 failed: action error")  # no code
     assert [v.correction_steps.item(i).text() for i in range(v.correction_steps.count())] == [
         "1. click button \u2018Cancel\u2019"]
     assert v.crops.isVisibleTo(v)  # the correction's element crop
