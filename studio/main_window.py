@@ -85,6 +85,8 @@ def _still_shown(target: Candidate, observation: Observation) -> bool:
 #: Width in px of the left dock column (Flows, Escalations) on a first launch: a flow's name and a line of its
 #: description fit; a saved layout keeps the person's own width.
 LEFT_COLUMN_PX = 300
+#: The Steps dock's height on a first launch, px at least (about eight steps; more on a tall window).
+STEPS_DOCK_PX = 280
 
 
 class MainWindow(QMainWindow):
@@ -1252,6 +1254,8 @@ class MainWindow(QMainWindow):
         if self._state_restored and self.flows_dock.width() >= width * 2 // 3:
             return  # the person's own layout (a saved column of about a word a line is widened)
         self.resizeDocks([self.flows_dock], [width], Qt.Orientation.Horizontal)
+        if not self._state_restored:  # the bottom docks' height, once the window has its size (set before: ignored)
+            self.resizeDocks([self.steps_dock], [max(STEPS_DOCK_PX, self.height() * 3 // 8)], Qt.Orientation.Vertical)
 
     def _fit_later(self) -> None:
         self._fit_pending = False
