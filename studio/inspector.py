@@ -33,6 +33,7 @@ of the observation, drawn on the image scaled by its device pixel ratio.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 from typing import Any, Callable
@@ -694,6 +695,11 @@ class StepInspector(QWidget):
             self.header.setText(f"Run {run_id[:8]} is not in the store.")
             return False
         detail, steps = loaded
+        flow_steps = getattr(getattr(self.project, "flows", {}).get(detail.run.flow), "steps", ()) \
+            if self.project is not None else ()
+        for v in steps:  # a step the run is paused at has no stored title: the flow's
+            if not v.step.title and 0 <= v.index < len(flow_steps):
+                v.step = replace(v.step, title=flow_steps[v.index].title)
         self.live_image = None
         self.run_id, self.flow, self.steps = full, detail.run.flow, steps
         self._images.clear()
@@ -711,7 +717,10 @@ class StepInspector(QWidget):
             it.setToolTip(f"{s.step.ms:.0f} ms, {s.step.attempts} attempt{'s' * (s.step.attempts != 1)}")
             self.step_list.addItem(it)
         self.step_list.blockSignals(False)
-        row = next((i for i, s in enumerate(steps) if s.index == index), 0)
+        row = next((i for i, s in enumerate(steps) if s.index == index), -1)
+        if row < 0 and index >= 0:  # never another step in its place without saying so
+            self.header.setText(self.header.text() + f" \u00b7 <b>step {index + 1} is not stored yet</b>")
+        row = max(row, 0)
         self.step_list.setCurrentRow(row)
         self.show_step(row)
         return True

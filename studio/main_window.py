@@ -7,15 +7,17 @@ it receives.  The engine comes from an injected factory, so tests can use
 """
 from __future__ import annotations
 
+import threading
+
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction, QCloseEvent, QColor, QIcon, QImage, QKeySequence, QPainter, QPen, QPixmap, QResizeEvent, QShowEvent,
 )
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+    QAbstractScrollArea, QApplication, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
     QMenu, QMessageBox, QPushButton, QSizePolicy, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -83,6 +85,8 @@ def _still_shown(target: Candidate, observation: Observation) -> bool:
 #: Width in px of the left dock column (Flows, Escalations) on a first launch: a flow's name and a line of its
 #: description fit; a saved layout keeps the person's own width.
 LEFT_COLUMN_PX = 300
+#: The Steps dock's height on a first launch, px at least (about eight steps; more on a tall window).
+STEPS_DOCK_PX = 280
 
 
 class MainWindow(QMainWindow):
@@ -139,6 +143,7 @@ class MainWindow(QMainWindow):
         self._run_on_show = run_on_show
         self._auto_started = False
         self._close_timeout = close_timeout
+        self._closing_engines: list[threading.Thread] = []  # engines let go by a reload, closing off the GUI thread
         #: Keep the window inside its screen's available geometry (:meth:`fit_to_screen`); off for a picture
         #: of a set size on a small virtual screen.
         self.fit_screen = True
@@ -236,6 +241,10 @@ class MainWindow(QMainWindow):
         tb.addWidget(self.project_label)
         self.toolbar = tb
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+        # a button whose label changes keeps the width of its longest label: Step, Stop and Record never move
+        # under the pointer when Start becomes Resume or Hand back (trial-33/34/37)
+        for a, labels in ((self.action_start, START_LABELS), (self.action_take_over, TAKE_OVER_LABELS)):
+            _fix_width(tb.widgetForAction(a), labels)
 
     def _build_central(self) -> None:
         self.live_view = LiveView()
@@ -259,6 +268,8 @@ class MainWindow(QMainWindow):
             b = QToolButton()
             b.setDefaultAction(a)
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            if a is self.action_start:
+                _fix_width(b, START_LABELS)
             row.addWidget(b)
             self.banner_buttons.append(b)
         # an escalation is answered with exactly the answers it accepts
@@ -309,7 +320,7 @@ class MainWindow(QMainWindow):
         self.escalations_panel.command_requested.connect(self._answer)
         self.escalations_panel.candidate_highlighted.connect(self._on_candidate_highlighted)
         # scrolled: an escalation's answers and candidates never widen the dock (the view would move sideways)
-        self.escalations_dock = self._dock("Escalations", "escalationsDock", _scrolled(self.escalations_panel),
+        self.escalations_dock = self._dock("Escalations", "escalationsDock", self.escalations_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.splitDockWidget(self.flows_dock, self.escalations_dock, Qt.Orientation.Vertical)
 
@@ -339,11 +350,11 @@ class MainWindow(QMainWindow):
         self.steps_panel.table.setVerticalHeader(self.breakpoint_gutter)
         self.steps_panel.model.current_flow_changed.connect(lambda _f: self.breakpoint_gutter.viewport().update())
         self.breakpoints_panel = BreakpointsPanel(self.breakpoint_book, self._step_ids, self._step_titles)
-        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", _scrolled(self.breakpoints_panel),
+        self.breakpoints_dock = self._dock("Breakpoints", "breakpointsDock", self.breakpoints_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.escalations_dock, self.breakpoints_dock)
         self.breaker_panel = BreakerPanel()
-        self.breaker_dock = self._dock("Breaker", "breakerDock", _scrolled(self.breaker_panel),
+        self.breaker_dock = self._dock("Breaker", "breakerDock", self.breaker_panel,
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.log_dock, self.breaker_dock)
         self.escalations_dock.raise_()
@@ -499,6 +510,10 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
+        if not isinstance(widget, QAbstractScrollArea):
+            # a panel's minimum size (a long label, a wide picture, a bar shown after a review move) scrolls
+            # inside its dock instead of pushing the window past the screen (trial-49, trial-78)
+            widget = _scrolled(widget)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -649,6 +664,11 @@ class MainWindow(QMainWindow):
                                 "started with; the next Start uses the new ones.")
         self._update_files_bar()
         self.files_bar.show()
+
+    def _reload_after_run(self) -> None:
+        if self._files_changed and self.state in (RunState.IDLE, RunState.FINISHED) and not self._recording \
+                and self.reload_project():
+            self.statusBar().showMessage("Reloaded the files changed on disk during the run", 8000)
 
     def _update_files_bar(self) -> None:
         """Reload is offered only when nothing runs (a run keeps the files it started with)."""
@@ -1120,6 +1140,9 @@ class MainWindow(QMainWindow):
         """Stop and join the recorder and the engine (each blocks up to ``close_timeout`` s). Idempotent."""
         self.recorder_dock.shutdown(self._close_timeout)
         self.bridge.close(timeout=self._close_timeout)
+        for t in self._closing_engines:
+            t.join(self._close_timeout)
+        self._closing_engines = [t for t in self._closing_engines if t.is_alive()]
 
     def reload_project(self) -> bool:
         """Load the project again from disk (e.g. after the Recorder saved a flow).
@@ -1148,11 +1171,9 @@ class MainWindow(QMainWindow):
         self.project = project
         engine = self.bridge.engine
         if engine is not None:
-            try:
-                engine.close(timeout=self._close_timeout)
-            except Exception as exc:  # noqa: BLE001 - a failing close must not block the reload
-                self.event_log.log(f"engine close failed: {type(exc).__name__}: {exc}")
             self.bridge.attach(None)  # type: ignore[arg-type] - the next run builds an engine for the new project
+            # closing an idle engine (its browser, its process) takes seconds: never on the GUI thread
+            self._closing_engines.append(_close_in_background(engine, self._close_timeout))
         model = self.steps_panel.model
         for name, flow in project.flows.items():
             titles = [s.title for s in flow.steps]
@@ -1174,7 +1195,7 @@ class MainWindow(QMainWindow):
         self._project_stale = False
         self._files_changed = False
         self.files_bar.hide()
-        self.heal_review.refresh()
+        self.heal_review.refresh_later()  # the store is read off the GUI thread
         return True
 
     def replay_recorded(self, name: str) -> bool:
@@ -1233,6 +1254,8 @@ class MainWindow(QMainWindow):
         if self._state_restored and self.flows_dock.width() >= width * 2 // 3:
             return  # the person's own layout (a saved column of about a word a line is widened)
         self.resizeDocks([self.flows_dock], [width], Qt.Orientation.Horizontal)
+        if not self._state_restored:  # the bottom docks' height, once the window has its size (set before: ignored)
+            self.resizeDocks([self.steps_dock], [max(STEPS_DOCK_PX, self.height() * 3 // 8)], Qt.Orientation.Vertical)
 
     def _fit_later(self) -> None:
         self._fit_pending = False
@@ -1517,6 +1540,10 @@ class MainWindow(QMainWindow):
 
     def _state_changed(self) -> None:
         self._update_files_bar()
+        if getattr(self, "_files_changed", False) and self.state in (RunState.IDLE, RunState.FINISHED) \
+                and not getattr(self, "_recording", False):
+            # files changed on disk during the run: reloaded once nothing runs, as the README says (trial-72/82)
+            QTimer.singleShot(0, self._reload_after_run)
         self.recorder_dock.set_run_active(self.state not in (RunState.IDLE, RunState.FINISHED))
         self._update_controls()
         self._update_status()
@@ -1585,11 +1612,43 @@ class MainWindow(QMainWindow):
         self.state_label.setText("   \u00b7   ".join(parts))
 
 
+#: Every label the Start button shows (idle, paused, taken over) and the Take over button's.
+START_LABELS = ("Start", "Resume", "Hand back")
+TAKE_OVER_LABELS = ("Take over",)
+
+
+def _fix_width(button: QWidget | None, labels: tuple[str, ...]) -> None:
+    """Give a tool button the width of its longest label (its icon and margins included), once."""
+    if not isinstance(button, QToolButton):
+        return
+    shown = button.text()
+    widths = []
+    for text in labels:
+        button.setText(text)
+        widths.append(button.sizeHint().width())
+    button.setText(shown)
+    button.setFixedWidth(max(widths))
+
+
+def _close_in_background(engine: Any, timeout: float) -> threading.Thread:
+    """Close ``engine`` (its browser and process; up to ``timeout`` s) on a thread of its own; returns the thread."""
+    def close() -> None:
+        try:
+            engine.close(timeout=timeout)
+        except Exception:  # noqa: BLE001 - an engine that fails to close is let go (its process is a daemon)
+            pass
+
+    t = threading.Thread(target=close, name="studio-engine-close", daemon=True)
+    t.start()
+    return t
+
+
 def _scrolled(widget: QWidget) -> QWidget:
     """``widget`` in a frameless scroll area: a dock never makes the window's minimum size grow."""
     from PySide6.QtWidgets import QScrollArea  # noqa: PLC0415
 
     area = QScrollArea()
+    area.setObjectName(f"{widget.objectName() or type(widget).__name__}Scroll")
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)

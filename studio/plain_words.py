@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["plain_words"]
+__all__ = ["plain_words", "strategy_short", "STRATEGY_SHORT"]
 
 _QUOTED = re.compile(r"('[^'\n]*'|\"[^\"\n]*\")")
 _BYTES = re.compile(r"\bb(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")
@@ -69,3 +69,25 @@ def plain_words(text: object) -> str:
     s = _SPACES.sub(" ", s)
     s = re.sub(r"\s+([,.;:)])", r"\1", s)
     return s.strip()
+
+
+#: The locator's levels in a few words, for a table column (the details say more: studio.step_record.STRATEGY_WORDS).
+STRATEGY_SHORT = {
+    "exact": "as recorded",
+    "fuzzy_text": "similar text",
+    "semantic": "by meaning",
+    "relative": "by its neighbour",
+    "visual": "by its look",
+    "pending_heal": "heal to review",
+    "chosen": "chosen by you",
+    "picked": "picked by you",
+    "takeover": "by hand",
+    "abstained": "not found",
+}
+
+
+def strategy_short(strategy: str) -> str:
+    """A resolution's level in a few words (``"fuzzy_text"`` -> ``"similar text"``); "" for no strategy."""
+    if not strategy:
+        return ""
+    return STRATEGY_SHORT.get(strategy, strategy.replace("_", " "))

@@ -29,7 +29,7 @@ from core.store import RunDetail, Store
 from core.store.records import EscalationRecord, ResolutionRecord, StepRecord, VerdictRecord
 
 __all__ = ["StoredElement", "ObservationSnapshot", "StepRecordView", "load_step_records", "element_at",
-           "STRATEGY_WORDS", "strategy_words"]
+           "STRATEGY_WORDS", "strategy_words", "UNFINISHED"]
 
 #: The locator's levels in plain words (what the inspector says for a resolution's strategy).
 STRATEGY_WORDS = {
@@ -42,6 +42,10 @@ STRATEGY_WORDS = {
     "chosen": "chosen by a person",
     "picked": "picked by a person",
 }
+
+
+#: The status of a step the run has begun and not finished (paused at it): listed with its attempts so far.
+UNFINISHED = "paused"
 
 
 def strategy_words(strategy: str, abstained: bool = False) -> str:
@@ -203,7 +207,20 @@ def load_step_records(store: Store, run_id: str) -> tuple[RunDetail, list[StepRe
             shots[(o.index, o.when)] = o.screenshot  # the last of each step and moment (the last attempt's)
         urls[(o.index, o.when)] = o.url
     out = []
-    for st in detail.steps:
+    steps = list(detail.steps)
+    finished = {st.index for st in steps}
+    # a step the run is paused at (an escalation, a breakpoint, a takeover) has no step row yet: its attempts so
+    # far (resolutions, verdicts, escalations, screenshots) are stored, so it is listed with them (trial-57)
+    begun = ({o.index for o in detail.observations if o.when == "before"} | {r.index for r in detail.resolutions}
+             | {e.index for e in detail.escalations})
+    for index in sorted(i for i in begun if i >= 0 and i not in finished):
+        tries = max(sum(1 for r in detail.resolutions if r.index == index),
+                    sum(1 for v in detail.verdicts if v.index == index), 1)
+        esc = next((e for e in reversed(detail.escalations) if e.index == index), None)
+        steps.append(StepRecord(index=index, step_id="", title=esc.step_title if esc else "", status=UNFINISHED,
+                                attempts=tries, ms=0.0, error=(esc.plain or esc.reason) if esc else ""))
+    steps.sort(key=lambda st: st.index)
+    for st in steps:
         rec = evidence.get(st.index)
         before_rel = (rec.before_screenshot if rec else None) or shots.get((st.index, "before"))
         after_rel = (rec.after_screenshot if rec else None) or shots.get((st.index, "after"))

@@ -25,7 +25,7 @@ from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QObject, QPe
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView, QButtonGroup, QFrame, QHBoxLayout, QHeaderView, QLabel, QListView, QPushButton, QRadioButton,
-    QSpinBox, QSplitter, QTextBrowser, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QSizePolicy, QSpinBox, QSplitter, QTextBrowser, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from core.domain import BBox, EscalationCandidate
@@ -37,6 +37,7 @@ from core.perception.grid import Grid
 
 from ..plain_words import plain_words
 from ..theme import COLORS, STATUS_COLORS, TAKEOVER_COLOR
+from .elided import ElidedLabel
 
 __all__ = [
     "Escalation", "EscalationsModel", "EscalationsPanel", "AnswerBar", "TakeoverBanner", "escalation_html",
@@ -575,38 +576,51 @@ class TakeoverBanner(QFrame):
         self._titles: tuple[str, ...] = ()
         self.flow = ""
         self.index = -1
-        self.title = QLabel()
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.title.setWordWrap(True)
+        # one line each, cut with "..." (whole text on hover and under Details): a long paragraph must never
+        # push the choice and Hand back out of the bar's fixed height
+        self.title = ElidedLabel()
+        self.title.setObjectName("takeoverTitle")
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("takeoverDetails")
+        self.details_button.setText("Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show the whole text of the lines above (below the choice)")
+        self.details_button.toggled.connect(self._show_details)
+        self.details = QLabel()
+        self.details.setObjectName("takeoverDetailsText")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.details.hide()
         self.continue_label = QLabel("Continue from step")
         self.continue_from = QSpinBox()
         self.continue_from.setObjectName("continueFrom")
         self.continue_from.setToolTip("The step the engine runs next when you hand back (1-based)")
         self.continue_from.setMinimumWidth(64)
-        self.continue_title = QLabel()
-        self.continue_title.setMinimumWidth(80)
+        self.continue_title = ElidedLabel()
+        self.continue_title.setObjectName("continueTitle")
         self.hand_back_button = QPushButton("Hand back")
         self.hand_back_button.setObjectName("primaryAnswer")
         self.hand_back_button.setToolTip("Give the page back to the engine; it re-observes the page and "
                                          "continues from the step chosen on the left (F5)")
         self.hand_back_button.clicked.connect(self.hand_back)
         self.continue_from.valueChanged.connect(self._update_continue_title)
-        self.rollback_button = QPushButton("Roll back to before this step")
+        self.rollback_button = QPushButton("Roll back the step")
         self.rollback_button.setObjectName("rollBackStep")
-        self.rollback_button.setToolTip("The page stays as the escalation showed it until you press this: it then "
+        self.rollback_button.setToolTip("Roll back to before this step. "
+                                        "The page stays as the escalation showed it until you press this: it then "
                                         "closes what the step opened, goes back to the step's page and restores "
                                         "the form values; what you did until then is dropped")
         self.rollback_button.clicked.connect(self._roll_back)
-        self.notice = QLabel()
+        self.notice = ElidedLabel()
         self.notice.setObjectName("takeoverNotice")
-        self.notice.setWordWrap(True)
-        self.notice.setTextFormat(Qt.TextFormat.RichText)
         self.notice.hide()
         self._pending_notice: tuple[str, bool] | None = None
-        self.actions = QLabel("No action recorded yet.")
+        self.actions = ElidedLabel("No action recorded yet.")
         self.actions.setObjectName("takeoverActions")
-        self.actions.setWordWrap(True)
-        self.actions.setTextFormat(Qt.TextFormat.RichText)
         self.meaning_buttons: dict[str, QRadioButton] = {}
         self._meaning_row = QHBoxLayout()
         self._meaning_row.setSpacing(10)
@@ -628,7 +642,11 @@ class TakeoverBanner(QFrame):
         col = QVBoxLayout(self)
         col.setContentsMargins(12, 8, 8, 8)
         col.setSpacing(6)
-        col.addWidget(self.title)
+        top = QHBoxLayout()
+        top.setSpacing(6)
+        top.addWidget(self.title, 1)
+        top.addWidget(self.details_button)
+        col.addLayout(top)
         col.addWidget(self.notice)
         col.addWidget(self.actions)
         col.addLayout(self._meaning_row)
@@ -641,6 +659,7 @@ class TakeoverBanner(QFrame):
         self._row.addWidget(self.continue_title, 1)
         self._row.addWidget(self.hand_back_button)
         col.addLayout(self._row)
+        col.addWidget(self.details)  # under the choice: opening it never hides the choice
         self.hide()
 
     def add_button(self, widget: QWidget) -> None:
@@ -661,6 +680,7 @@ class TakeoverBanner(QFrame):
         self.continue_from.setRange(1, n + 1)
         self.flow, self.index = flow, index
         self._user_meaning = self._user_continue = False
+        self.details_button.setChecked(False)
         self.set_actions(())
         self._choose("done" if acted else "insert")
         self.hand_back_button.setEnabled(True)
@@ -670,17 +690,18 @@ class TakeoverBanner(QFrame):
             self.say(*pending)
         else:
             self.notice.hide()
-        step = f"step {index + 1}" + (f" \u2014 {_esc(self._titles[index])}" if index < len(self._titles) else "")
+        step = f"step {index + 1}" + (f" \u2014 {self._titles[index]}" if index < len(self._titles) else "")
         if headless:
             how = ("Click, type and scroll in the live view: your actions go to the engine's page and are "
                    "recorded. Then say what they were for and hand back.")
         else:
             how = ("Do the step yourself in the live view or the Chromium window: your actions are recorded. "
                    "Then say what they were for and hand back.")
-        self.title.setText(f"<b>You have the page</b> &nbsp;\u00b7&nbsp; taken over at {step} of {_esc(flow)}, "
+        self.title.setText(f"You have the page \u00b7 taken over at {step} of {flow}, "
                            "as the escalation showed it (nothing was reloaded or closed). "
                            f"The engine does not touch the page until you hand back. {how}")
         self._update_continue_title()
+        self._update_details()
         self.show()
 
     def end(self) -> None:
@@ -721,11 +742,23 @@ class TakeoverBanner(QFrame):
         person chose: a recorded action never changes them (the commonest takeover - dismiss what is in the
         way, then let the step run - must not turn into "replace this step")."""
         if not titles:
-            self.actions.setText("<i>No action recorded yet</i> \u2014 what you do on the page is recorded with "
+            self.actions.setText("No action recorded yet \u2014 what you do on the page is recorded with "
                                  "full descriptors, as in a recording.")
-            return
-        items = "; ".join(f"{i}. {_esc(t)}" for i, t in enumerate(titles, 1))
-        self.actions.setText(f"<b>Recorded:</b> {items}")
+        else:
+            items = "; ".join(f"{i}. {t}" for i, t in enumerate(titles, 1))
+            self.actions.setText(f"Recorded: {items}")
+        self._update_details()
+
+    def _update_details(self) -> None:
+        parts = [self.title.text()]
+        if not self.notice.isHidden() and self.notice.text():
+            parts.append(self.notice.text())
+        parts.append(self.actions.text())
+        self.details.setText("<br>".join(_esc(p) for p in parts if p))
+
+    def _show_details(self, on: bool) -> None:
+        self.details.setVisible(on)
+        self.details_button.setText("Hide details" if on else "Details")
 
     def say(self, text: str, ok: bool = True) -> None:
         """Show a line under the title (what was rolled back, or what the engine did before asking)."""
@@ -733,8 +766,10 @@ class TakeoverBanner(QFrame):
             self._pending_notice = (text, ok)  # shown by the next begin()
             return
         color = TAKEOVER_COLOR if ok else STATUS_COLORS["escalated"]
-        self.notice.setText(f"<span style='color:{color}'>{_esc(text)}</span>")
+        self.notice.setStyleSheet(f"color: {color};")
+        self.notice.setText(text)
         self.notice.show()
+        self._update_details()
 
     def rolled_back(self, ok: bool, detail: str) -> None:
         """The engine's answer to the rollback: say what was rolled back (or why not); the button is free again."""

@@ -19,6 +19,7 @@ loads).  Errors are shown in the panel, never raised into Qt.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
 
 from core.domain import ElementDescriptor
 from core.domain.resources import module_name
+
+from ..plain_words import strategy_short
 
 __all__ = [
     "ReviewEvidence", "ReviewItem", "ReviewSource", "HealItem", "HealSource", "CorrectionItem", "CorrectionSource",
@@ -122,8 +125,10 @@ class HealItem:
         self.key = f"heal:{rec.id}"
         self.kind = "filled in" if rec.kind == "filled_in" else "heal"
         self.status = rec.status
-        self.title = f"#{rec.id} {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title}"
-        self.subtitle = (f"{_label(rec.old_target)} \u2192 {_label(rec.new_target)} \u00b7 {rec.strategy} "
+        # "Heal #1" and "Correction #1" are two numberings: each says which (trial: both read "#1")
+        self.title = f"Heal #{rec.id} \u00b7 {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title}"
+        self.subtitle = (f"{_label(rec.old_target)} \u2192 {_label(rec.new_target)} \u00b7 "
+                         f"{strategy_short(rec.strategy)} "
                          f"{rec.score:.2f} \u00b7 seen {rec.seen}, reused {rec.reused}")
         self.old: Mapping[str, Any] = dict(rec.old_target)
         self.new: Mapping[str, Any] = dict(rec.new_target)
@@ -188,7 +193,7 @@ class CorrectionItem:
         self.key = f"correction:{rec.id}"
         self.status = "pending" if rec.state == "offered" else rec.state
         what = {"replace": "replace the step", "insert": "insert before the step"}.get(rec.meaning, rec.meaning)
-        self.title = f"#{rec.id} {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title} (by hand)"
+        self.title = f"Correction #{rec.id} \u00b7 {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title} (by hand)"
         self.subtitle = f"{len(rec.steps)} manual step(s): {what} \u00b7 run {rec.run_id}"
         self.old: Mapping[str, Any] = {"step": rec.step_id, "title": rec.step_title, "escalated": rec.reason}
         self.new: Mapping[str, Any] = {"meaning": rec.meaning, **{
@@ -464,6 +469,7 @@ class HealReviewPanel(QWidget):
 
     flow_written = Signal(str)
     reviewed = Signal(str, str)
+    _read_done = Signal(object)  # (items, problems, key to select) from the reading thread
 
     def __init__(self, sources: Sequence[ReviewSource] = (), *, root: Path | None = None,
                  confirm: Callable[[QWidget, str, str], bool] | None = None,
@@ -478,6 +484,9 @@ class HealReviewPanel(QWidget):
         self._items: list[ReviewItem] = []
         self._diff = ""
         self.show_reviewed = False
+        self._reading: threading.Thread | None = None
+        self._read_again: tuple[str | None] | None = None
+        self._read_done.connect(self._on_read, Qt.ConnectionType.QueuedConnection)
 
         self.queue = QListWidget()
         self.queue.setObjectName("healQueue")
@@ -614,15 +623,70 @@ class HealReviewPanel(QWidget):
         return self._items[row] if 0 <= row < len(self._items) else None
 
     def refresh(self, select: str | None = None) -> None:
-        """Re-read every source; keep (or move to) the item ``select`` / the current one when still there."""
+        """Re-read every source; keep (or move to) the item ``select`` / the current one when still there.
+
+        Reads on the calling thread; after a review move the panel uses :meth:`refresh_later`."""
         keep = select or (self.current().key if self.current() is not None else None)
+        items, problems = self._read(self.sources, self.show_reviewed, keep, prefetch=False)
+        self._apply(items, problems, keep)
+
+    def refresh_later(self, select: str | None = None) -> None:
+        """Re-read the sources on a thread of its own and show them when read (the GUI thread never waits
+        for the store, nor for the evidence of the item shown next); a request made while a read goes is
+        served by one more read after it."""
+        keep = select or (self.current().key if self.current() is not None else None)
+        if self._reading is not None and self._reading.is_alive():
+            self._read_again = (keep,)
+            return
+        self._read_again = None
+        sources, all_states = list(self.sources), self.show_reviewed
+        self._reading = threading.Thread(target=self._read_and_hand_over, args=(sources, all_states, keep),
+                                         name="studio-review-read", daemon=True)
+        self._reading.start()
+
+    def wait_read(self, timeout: float = 10.0) -> bool:
+        """Wait (up to ``timeout`` s) for a read started by :meth:`refresh_later`; True when none goes (tests, quit)."""
+        t = self._reading
+        if t is not None:
+            t.join(timeout)
+        return t is None or not t.is_alive()
+
+    @staticmethod
+    def _read(sources: Sequence[ReviewSource], all_states: bool, keep: str | None, *,
+              prefetch: bool) -> tuple[list[ReviewItem], list[str]]:
+        """The items of ``sources`` (any thread); ``prefetch`` reads the evidence of the item to be shown too."""
         items: list[ReviewItem] = []
         problems: list[str] = []
-        for s in self.sources:
+        for s in sources:
             try:
-                items += s.items(all_states=self.show_reviewed)
+                items += s.items(all_states=all_states)
             except Exception as exc:  # noqa: BLE001 - a broken store is shown, not raised
                 problems.append(f"{type(exc).__name__}: {exc}")
+        if prefetch and items:
+            shown = next((it for it in items if it.key == keep), items[0])
+            fetch = getattr(shown, "prefetch", None)
+            if callable(fetch):
+                fetch()
+        return items, problems
+
+    def _read_and_hand_over(self, sources: Sequence[ReviewSource], all_states: bool, keep: str | None) -> None:
+        items, problems = self._read(sources, all_states, keep, prefetch=True)
+        try:
+            self._read_done.emit((items, problems, keep))  # queued to the GUI thread
+        except RuntimeError:
+            pass  # the panel was deleted meanwhile (the window closed)
+
+    def _on_read(self, result: object) -> None:
+        items, problems, keep = result  # type: ignore[misc]
+        if self._read_again is not None:
+            again, self._read_again = self._read_again[0], None
+            self._reading = None
+            self.refresh_later(again)
+            return
+        current = self.current()
+        self._apply(items, problems, current.key if current is not None and keep is None else keep)
+
+    def _apply(self, items: list[ReviewItem], problems: list[str], keep: str | None) -> None:
         self._items = items
         self.queue.blockSignals(True)
         self.queue.clear()
@@ -725,12 +789,13 @@ class HealReviewPanel(QWidget):
         except Exception as exc:  # noqa: BLE001
             self._error(f"Nothing written: {exc}")
             return False
+        self._mark(item, "accepted")
         self.reviewed.emit(item.key, "accepted")
         self.say_done(item.title, "accepted")
         path = getattr(item, "flow_file", "")
         if path:
             self.flow_written.emit(str((self.root / path) if self.root and not Path(path).is_absolute() else path))
-        self.refresh()
+        self.refresh_later()
         return True
 
     def reject_current(self, reason: str | None = None) -> bool:
@@ -749,9 +814,10 @@ class HealReviewPanel(QWidget):
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not rejected: {exc}")
             return False
+        self._mark(item, "rejected")
         self.reviewed.emit(item.key, "rejected")
         self.say_done(item.title, "rejected", reason)
-        self.refresh()
+        self.refresh_later()
         return True
 
     def edit_current(self) -> bool:
@@ -799,13 +865,29 @@ class HealReviewPanel(QWidget):
         self.feedback.setText(f"<span style='color:#3ecf8e'>\u2714</span> <b>{_esc(title)}</b> {what}{why}")
         self.feedback.show()
 
+    def _mark(self, item: ReviewItem, status: str) -> None:
+        """Show ``item`` as ``status`` at once (its row and its buttons), before the queue is read again."""
+        try:
+            item.status = status  # type: ignore[misc]
+        except AttributeError:
+            pass
+        row = next((i for i, it in enumerate(self._items) if it is item), -1)
+        li = self.queue.item(row) if row >= 0 else None
+        if li is not None:
+            li.setText(f"{item.title}\n{item.kind} \u00b7 {status}")
+        if item is self.current() and item.kind != "skill":
+            for b in (self.accept_button, self.reject_button, self.edit_button):
+                b.setEnabled(False)
+
     def _on_skill_reviewed(self, key: str, outcome: str) -> None:
         item = next((it for it in self._items if it.key == key), None)
         if item is not None:
             reason = getattr(self.skill_view, "last_reason", "") if outcome in ("rejected", "retired") else ""
             self.say_done(f"Skill \u201c{item.title}\u201d", outcome, reason)
+            if outcome != "edited":
+                self._mark(item, outcome)
         self.reviewed.emit(key, outcome)
-        self.refresh(select=key if outcome == "edited" else None)
+        self.refresh_later(select=key if outcome == "edited" else None)
 
     def select_key(self, key: str) -> bool:
         """Show the queue item ``key`` (``"skill:<id>"``, ``"heal:<n>"``), with reviewed ones when it is one."""

@@ -763,8 +763,13 @@ class AssertionPanel(QFrame):
         self.cancel_button = QPushButton("Dismiss")
         self.subject.setMaximumWidth(340)
         self.subject.setWordWrap(False)
-        self.kind_combo.setMinimumWidth(130)
-        self.expected_edit.setMinimumWidth(160)
+        # the strip never sets the dock's width: a long subject is cut (whole in its tooltip), the fields shrink
+        self.subject.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.subject.setMinimumWidth(120)
+        self.kind_combo.setMinimumWidth(90)
+        self.kind_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind_combo.setMinimumContentsLength(10)
+        self.expected_edit.setMinimumWidth(80)
         lay = QHBoxLayout(self)  # one strip above the steps: the table keeps its width
         lay.setContentsMargins(10, 4, 8, 4)
         lay.setSpacing(8)
@@ -1019,7 +1024,11 @@ class RecorderDock(QDockWidget):
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setContentsMargins(10, 0, 4, 0)
-        self.message.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # two lines, always: a message that comes, goes or grows never moves the table (trial-14); a longer
+        # one is whole in its tooltip
+        self.message.setFixedHeight(2 * self.message.fontMetrics().lineSpacing())
+        self.message.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.name_hint = QLabel()
         self.name_hint.setObjectName("recorderNameHint")
         self.name_hint.setTextFormat(Qt.TextFormat.RichText)
@@ -1066,6 +1075,9 @@ class RecorderDock(QDockWidget):
 
         self.table = _StepsTable(self.model)
         self.assertion_panel = AssertionPanel()
+        keep = self.assertion_panel.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)  # its room is kept: the bar appearing never pushes the table (trial-24)
+        self.assertion_panel.setSizePolicy(keep)
         strip = QHBoxLayout()
         strip.setContentsMargins(6, 0, 6, 0)
         strip.addWidget(self.assertion_panel)
@@ -1251,7 +1263,7 @@ class RecorderDock(QDockWidget):
             self.assert_button.blockSignals(False)
         self.bridge.send(SetInspect(on))
         if not on:
-            self.assertion_panel.hide()
+            self._keep_pending_check()
         self.inspect_changed.emit(on)
         if on:
             self._say("Assert mode: click an element (or select text) in the live view to check it.")
@@ -1264,11 +1276,22 @@ class RecorderDock(QDockWidget):
             self.assert_button.blockSignals(True)
             self.assert_button.setChecked(on)
             self.assert_button.blockSignals(False)
-        if not on:
-            self.assertion_panel.hide()
+        pending = False if on else self._keep_pending_check()
         self.inspect_changed.emit(on)
-        self._say("Assert mode (Alt+Shift+A): click an element (or select text) in the live view to check it."
-                  if on else "Assert mode off: clicks act on the page again.")
+        if not pending:
+            self._say("Assert mode (Alt+Shift+A): click an element (or select text) in the live view to check it."
+                      if on else "Assert mode off: clicks act on the page again.")
+
+    def _keep_pending_check(self) -> bool:
+        """Leaving assert mode (the button, Alt+Shift+A or Escape in the page) never drops a picked check
+        silently: its bar stays until Add assertion or Dismiss, and the message says so (True then)."""
+        panel = self.assertion_panel
+        if panel.pick is None or panel.isHidden():
+            panel.hide()
+            return False
+        self._say("Assert mode off: clicks act on the page again. <b>Your check is not added yet</b> \u2014 "
+                  "Add assertion or Dismiss in the bar below.", _AMBER)
+        return True
 
     def forward_click(self, x: float, y: float, double: bool = False) -> bool:
         """Forward a click of the live view (CSS px); False when not recording."""
@@ -1295,7 +1318,8 @@ class RecorderDock(QDockWidget):
         """Ask the recorder for an assert step on pick ``pick_id``."""
         sent = self._forward(AddAssertion(pick_id, kind, expected))
         if sent:
-            self._say(f"Assertion <b>{_esc(kind)}</b> added; pick another element or turn Assert off.")
+            what = ASSERTION_LABELS.get(kind, kind.replace("_", " "))
+            self._say(f"Check added: <b>{_esc(what)}</b>; pick another element or turn Assert off.")
         return sent
 
     def selected_row(self) -> int:
@@ -1721,6 +1745,7 @@ class RecorderDock(QDockWidget):
 
     def _say(self, html: str, color: str | None = None) -> None:
         self.message.setText(f"<span style='color:{color}'>{html}</span>" if color and html else html)
+        self.message.setToolTip(self.message.text() if html else "")
 
 
 def _same_file(a: Path, b: Path) -> bool:

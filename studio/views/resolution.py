@@ -252,6 +252,7 @@ class ResolutionPanel(QWidget):
         if isinstance(event, RunStarted):
             self._run_id, self._flow, self._index = event.run_id, "", -1
             self._clear_step()
+            self.show_element(None)  # an element of the previous run's page is not under the pointer (trial-55)
         elif isinstance(event, StepStarted):
             if (event.flow, event.index) != (self._flow, self._index) or event.attempt == 1:
                 self._clear_step()

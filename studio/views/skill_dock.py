@@ -54,8 +54,9 @@ def install_skill_library(window: Any) -> QDockWidget:
         window.heal_review.select_key(key)
 
     panel.review_requested.connect(review)
-    panel.retired.connect(lambda _sid: window.heal_review.refresh())
-    window.heal_review.reviewed.connect(lambda _key, _outcome: panel.refresh())
+    panel.retired.connect(lambda _sid: window.heal_review.refresh_later())
+    window.heal_review.reviewed.connect(lambda _key, _outcome: panel.refresh_when_seen())
+    dock.visibilityChanged.connect(lambda seen: panel.refresh_if_stale() if seen else None)
     window.bridge.event_received.connect(
         lambda e: QTimer.singleShot(0, panel.refresh) if isinstance(e, RunFinished) else None)
     a = dock.toggleViewAction()

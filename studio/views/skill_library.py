@@ -282,6 +282,29 @@ class SkillLibraryPanel(QWidget):
             return ctx.open_store()
         return Store.open(store_path(self.root), read_only=True)
 
+    def refresh_when_seen(self) -> None:
+        """Read the skills again now when the panel is seen, else when it is next shown (a review move in the
+        Review dock, tabbed with this one, does not make the GUI thread read a store nobody looks at)."""
+        if self.is_seen():
+            self._stale = False
+            self.refresh()
+        else:
+            self._stale = True
+
+    def is_seen(self) -> bool:
+        """Shown and not covered (a dock tabbed behind another stays "visible" to Qt, with nothing of it drawn)."""
+        return self.isVisible() and not self.visibleRegion().isEmpty()
+
+    def refresh_if_stale(self) -> None:
+        """Read the skills when a review move asked for it while the panel was not seen (its dock came to front)."""
+        if getattr(self, "_stale", False):
+            self._stale = False
+            self.refresh()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        self.refresh_if_stale()
+
     def refresh(self, select: str | None = None) -> None:
         """Read the skills and their use counts again; keep the selected skill (or ``select``, an id)."""
         from core.store.skills import SkillTable  # noqa: PLC0415

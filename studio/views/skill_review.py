@@ -43,6 +43,7 @@ from core.domain.flow import ACTION_KINDS, Action
 from core.domain.skill import ElementCondition, Skill, SkillAction, SkillScope
 from core.skills.kinds import kind_skill_words
 
+from ..plain_words import plain_words
 from .heal_review import NEW_COLOR, OLD_COLOR, ShotView
 
 __all__ = ["SkillEvidence", "SkillItem", "SkillSource", "SkillForm", "SkillFormError", "SkillProposalView",
@@ -57,6 +58,11 @@ _TARGET_COLUMNS = ("role", "name", "label", "text", "placeholder", "test_id")
 
 
 # --- the library operations ---------------------------------------------------------------------
+
+
+def skill_kind_words(kind: str) -> str:
+    """A skill's kind in words (``do`` / ``deny`` are the store's codes, not shown)."""
+    return {"do": "a skill that acts", "deny": "a skill that keeps the run off an element"}.get(kind, "a skill")
 
 
 def skill_operations() -> Any:
@@ -142,7 +148,7 @@ class SkillItem:
         self.title = f"{skill.description or skill.id}"
         src = skill.provenance
         where = f" \u00b7 {src.flow} step {src.step_index + 1}" if src.flow and src.step_index >= 0 else ""
-        self.subtitle = (f"{skill.id} \u00b7 {skill.kind} \u00b7 from {src.source}{where} \u00b7 "
+        self.subtitle = (f"{skill_kind_words(skill.kind)} \u00b7 from {src.source}{where} \u00b7 "
                          f"validation {v.passed}/{v.cases}")
         self.old: Mapping[str, Any] = {}
         self.new: Mapping[str, Any] = {}
@@ -300,6 +306,20 @@ class SkillItem:
         ctx = self.context()
         return self._with_table(lambda t: ctx.approve(t, self.skill.id, irreversible_ok=irreversible_ok,
                                                       force=force))
+
+    def prefetch(self) -> None:
+        """Read the evidence and the approval problem now (any thread), for :meth:`cached` to hand them over."""
+        try:
+            ev = self.evidence()
+        except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
+            ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
+        problem = self.approval_problem() if self.skill.state == "proposed" else ""
+        self._prefetched = (ev, problem)
+
+    def cached(self) -> tuple[SkillEvidence, str] | None:
+        """``(evidence, approval problem)`` read by :meth:`prefetch` (once: None after), else None."""
+        got, self._prefetched = getattr(self, "_prefetched", None), None
+        return got
 
     def approval_problem(self) -> str:
         """Why the validation does not allow a plain approve ("" when it does; the library's rule with the
@@ -738,6 +758,10 @@ def validation_html(skill: Skill) -> str:
     return "<br>".join(rows)
 
 
+#: The widest a correction's element crop is drawn, px (a text field's crop is scaled down to it).
+CROP_MAX_W = 160
+
+
 class _Crops(QWidget):
     """The correction's element crops in a row, each with its step number."""
 
@@ -757,8 +781,10 @@ class _Crops(QWidget):
             lab = QLabel()
             lab.setToolTip(f"step {n} of the correction: the element acted on")
             if not img.isNull():
-                lab.setPixmap(QPixmap.fromImage(img.scaledToHeight(min(img.height(), 40),
-                                                                   Qt.TransformationMode.SmoothTransformation)))
+                small = img.scaledToHeight(min(img.height(), 40), Qt.TransformationMode.SmoothTransformation)
+                if small.width() > CROP_MAX_W:  # a wide field's crop must not widen the panel (trial-78)
+                    small = small.scaledToWidth(CROP_MAX_W, Qt.TransformationMode.SmoothTransformation)
+                lab.setPixmap(QPixmap.fromImage(small))
             self.lay.insertWidget(self.lay.count() - 1, QLabel(f"{n}."))
             self.lay.insertWidget(self.lay.count() - 1, lab)
         self.setVisible(bool(crops))
@@ -897,22 +923,26 @@ class SkillProposalView(QWidget):
         s = item.skill
         state_color = {"proposed": "#e6c07b", "approved": NEW_COLOR, "rejected": OLD_COLOR,
                        "retired": "#9aa3b2"}.get(s.state, "#9aa3b2")
-        self.heading.set_lines(s.description or s.id, f"skill {s.id} \u00b7 {s.kind} \u00b7 ",
+        self.heading.set_lines(s.description or s.id, f"{skill_kind_words(s.kind)} \u00b7 ",
                                s.state, state_color)
         self.heading.setToolTip(f"{s.description}\n{item.subtitle}")
-        try:
-            ev = item.evidence()
-        except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
-            ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
+        cached = item.cached() if hasattr(item, "cached") else None  # read off the GUI thread by the queue
+        if cached is not None:
+            ev = cached[0]
+        else:
+            try:
+                ev = item.evidence()
+            except Exception as exc:  # noqa: BLE001 - a damaged record is shown, not raised
+                ev = SkillEvidence(failure_note=f"evidence unavailable: {exc}")
         self.failure_shot.set_shot(ev.failure_shot, list(ev.failure_boxes), ev.failure_dpr)
         self.correction_shot.set_shot(ev.correction_shot, list(ev.correction_boxes), ev.correction_dpr)
         for label, text in ((self.failure_note, ev.failure_note), (self.correction_note, ev.correction_note)):
-            label.setText(" \u00b7 ".join(text.splitlines()))
-            label.setToolTip(text)
+            label.setText(" \u00b7 ".join(plain_words(line) for line in text.splitlines()))
+            label.setToolTip(plain_words(text))
         self.crops.set_crops(ev.crops)
         self.failure_steps.clear()
         for i, line in enumerate(ev.failure_steps):
-            li = QListWidgetItem(line)
+            li = QListWidgetItem(plain_words(line))
             if i == ev.failure_row:
                 li.setForeground(QColor(OLD_COLOR))
             self.failure_steps.addItem(li)
@@ -924,7 +954,8 @@ class SkillProposalView(QWidget):
         editable = s.state in ("proposed", "approved")
         self.form.set_skill(s, editable=editable)
         try:
-            self._problem = item.approval_problem() if s.state == "proposed" else ""
+            self._problem = (cached[1] if cached is not None else item.approval_problem()) \
+                if s.state == "proposed" else ""
         except Exception as exc:  # noqa: BLE001
             self._problem = str(exc)
         html = validation_html(s)
@@ -953,8 +984,16 @@ class SkillProposalView(QWidget):
         self.error.show()
 
     # --- review moves (the library's) ---------------------------------------------------------------
-    def _done(self, outcome: str) -> None:
+    def _done(self, outcome: str, skill: Skill | None = None) -> None:
         assert self.item is not None
+        if skill is not None:  # the stored state, shown at once (the queue is read again off the GUI thread)
+            self.item.skill = skill
+            self.item.status = skill.state
+            state_color = {"approved": NEW_COLOR, "rejected": OLD_COLOR}.get(skill.state, "#9aa3b2")
+            self.heading.set_lines(skill.description or skill.id, f"{skill_kind_words(skill.kind)} \u00b7 ",
+                                   skill.state, state_color)
+            self._problem = ""
+            self._buttons()
         self.reviewed.emit(self.item.key, outcome)
 
     def save_edits(self) -> bool:
@@ -989,11 +1028,12 @@ class SkillProposalView(QWidget):
                 return False
             force = True
         try:
-            self.item.approve(irreversible_ok=irreversible_ok, force=force)
+            approved = self.item.approve(irreversible_ok=irreversible_ok, force=force)
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not approved: {exc}")
             return False
-        self._done("approved")
+        self._done("approved", approved if isinstance(approved, Skill)
+                   else replace(self.item.skill, state="approved"))
         return True
 
     def _reason(self, verb: str, done: str) -> str | None:
@@ -1019,7 +1059,7 @@ class SkillProposalView(QWidget):
             self._error(f"Not rejected: {exc}")
             return False
         self.last_reason = reason
-        self._done("rejected")
+        self._done("rejected", replace(self.item.skill, state="rejected", review_reason=reason))
         return True
 
     def retire(self, reason: str | None = None) -> bool:
@@ -1030,12 +1070,13 @@ class SkillProposalView(QWidget):
         if reason is None:
             return False
         try:
-            self.item.retire(reason)
+            retired = self.item.retire(reason)
         except Exception as exc:  # noqa: BLE001
             self._error(f"Not retired: {exc}")
             return False
         self.last_reason = reason
-        self._done("retired")
+        self._done("retired", retired if isinstance(retired, Skill)
+                   else replace(self.item.skill, state="retired", review_reason=reason))
         return True
 
 

@@ -20,7 +20,8 @@ from core.engine.events import (
 )
 
 from ..coalesce import Deferred
-from ..plain_words import plain_words
+from ..plain_words import plain_words, strategy_short
+from ..step_record import strategy_words
 from ..theme import COLORS, STATUS_COLORS, STATUS_TIPS, TAKEOVER_COLOR, status_color, status_label
 
 __all__ = ["StepRow", "StepsModel", "StepsTable", "StepDetails", "StepsPanel", "step_details_html"]
@@ -365,7 +366,7 @@ class StepsModel(QAbstractTableModel):
             return f"{label} \u00b7 {row.phase}" if row.status == "running" and row.phase else label
         if col == self.COL_STRATEGY:
             if row.strategy:
-                return row.strategy
+                return strategy_short(row.strategy)
             return "\u2014" if row.status not in ("pending", "running") else ""
         if col == self.COL_SCORE:
             if row.strategy == "abstained":  # no pick: the best rejected candidate's score is no match score
@@ -449,6 +450,8 @@ def step_details_html(row: StepRow | None) -> str:
         parts.append(f"<p style='color:#f5a524'><b>Escalated:</b> {_esc(plain_words(row.escalation))}</p>")
     if row.error and row.status == "manual":
         parts.append(f"<p style='color:{TAKEOVER_COLOR}'><b>By hand:</b> {_esc(plain_words(row.error))}</p>")
+    elif row.status == "stopped":  # a Stop is no error (the engine says "stopped by the user")
+        parts.append(f"<p style='color:{muted}'><b>Stopped</b> (the run was stopped at this step)</p>")
     elif row.error:
         parts.append(f"<p style='color:{STATUS_COLORS['failed']}'><b>Error:</b> {_esc(plain_words(row.error))}</p>")
 
@@ -458,7 +461,7 @@ def step_details_html(row: StepRow | None) -> str:
         if row.strategy == "abstained" and row.score is not None:
             score = f"none picked (best rejected {row.score:.2f})"
         margin = f"{row.margin:.2f}" if row.margin is not None else "\u2014"
-        parts.append(_kv([("strategy", _esc(row.strategy)), ("score", score), ("margin", margin),
+        parts.append(_kv([("found", _esc(strategy_words(row.strategy))), ("score", score), ("margin", margin),
                           ("target", _esc(row.target_label) or "\u2014")]))
         if row.resolution_reason:
             parts.append(f"<p>{_esc(plain_words(row.resolution_reason))}</p>")
@@ -477,14 +480,14 @@ def step_details_html(row: StepRow | None) -> str:
         observed = ", ".join(row.verdict_observed) or "\u2014"
         words = row.verdict.replace("_", " ")
         parts.append(_kv([("verdict", f"<span style='color:{vcolor}'>{_esc(words)}</span>"),
-                          ("expected", _esc(row.verdict_expected) or "\u2014"),
-                          ("observed", _esc(observed))]))
+                          ("expected", _esc(plain_words(row.verdict_expected)) or "\u2014"),
+                          ("observed", _esc(plain_words(observed)))]))
         if row.verdict_reason:
-            parts.append(f"<p>{_esc(row.verdict_reason)}</p>")
+            parts.append(f"<p>{_esc(plain_words(row.verdict_reason))}</p>")
     else:
         parts.append(f"<p style='color:{muted}'>Not verified yet.</p>")
     if row.states:
-        parts.append(_section("State (belief)"))
+        parts.append(_section("What the page was like"))
         for moment, summary, evidence, key in row.states:
             key_html = f" <span style='color:{muted}'>[{_esc(key)}]</span>" if key else ""
             items = "".join(f"<li>{_esc(e)}</li>" for e in evidence[:4])

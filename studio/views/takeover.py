@@ -280,6 +280,10 @@ class TakeoverController(QObject):
             self.window.event_log.log(event.detail[:1].upper() + event.detail[1:])
         elif isinstance(event, (HandedBack, FlowFinished, RunFinished)) and self.active:
             self._set_active(False)
+            caption = getattr(self.window, "caption", None)
+            if caption is not None:  # "You have the page" is not true any more (trial-65/70)
+                caption.setText("Handed back \u00b7 the engine has the page again" if isinstance(event, HandedBack)
+                                else "The takeover ended with the run")
         elif isinstance(event, CorrectionOffered):
             self._on_correction(event)
 

@@ -41,6 +41,7 @@ from core.engine.events import (
 )
 
 from ..coalesce import Deferred, ImageLoader
+from ..plain_words import strategy_short
 from ..skill_events import describe_skill_event
 from ..theme import COLORS, STATUS_COLORS, status_color, status_label
 
@@ -94,6 +95,11 @@ class TimelineStep:
     def status_text(self) -> str:
         """"paused" for a running step the run waits at, else the status word."""
         if self.status == "running" and self.paused:
+            # its attempts so far are the reason to look at it (trial-56): how many, and the last one's outcome
+            if self.attempt >= 1:
+                last = f", last: {self.verdict_text}" if self.verdict else (", not found" if self.strategy == "abstained"
+                                                                             else "")
+                return f"paused \u00b7 {self.attempt} attempt{'s' * (self.attempt != 1)} so far{last}"
             return "paused"
         return status_label(self.status)
 
@@ -285,7 +291,7 @@ class TimelineModel(QAbstractTableModel):
             return self._display(s, col)
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == self.COL_STATUS:
-                return QBrush(QColor(STATUS_COLORS["escalated"]) if s.status_text == "paused" else status_color(s.status))
+                return QBrush(QColor(STATUS_COLORS["escalated"]) if s.status_text.startswith("paused") else status_color(s.status))
             if col == self.COL_VERDICT and s.verdict:
                 return QBrush(QColor(_VERDICT_COLORS.get(s.verdict, COLORS["text"])))
             if col == self.COL_ERRORS and s.problems:
@@ -315,7 +321,7 @@ class TimelineModel(QAbstractTableModel):
         if col == self.COL_VERDICT:
             return s.verdict_text
         if col == self.COL_STRATEGY:
-            return s.strategy
+            return strategy_short(s.strategy)
         if col == self.COL_MS:
             return f"{s.ms:,.0f}" if s.ms is not None else ""
         if col == self.COL_ERRORS:
@@ -459,7 +465,7 @@ def timeline_details_html(s: TimelineStep | None) -> str:
     parts = [f"<p><b>{s.index + 1}. {escape(s.title)}</b> &nbsp;<span style='color:{status_color(s.status).name()}'>"
              f"{escape(s.status_text)}</span>"
              + (f" &nbsp;<span style='color:{vcolor}'>{escape(s.verdict_text)}</span>" if s.verdict else "") + "</p>"]
-    rows = [("action", escape(s.action or "\u2014")), ("strategy", escape(s.strategy or "\u2014")),
+    rows = [("action", escape(s.action or "\u2014")), ("found", escape(strategy_short(s.strategy) or "\u2014")),
             ("expected", escape(s.expected or "\u2014")), ("observed", escape(", ".join(s.observed) or "\u2014"))]
     if ev is not None and ev.diff is not None:
         d = ev.diff

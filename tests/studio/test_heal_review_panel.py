@@ -87,7 +87,8 @@ def test_accept_shows_the_diff_first_then_writes_exactly_it(qtbot, project) -> N
     step = next(s for s in load_flow(flow_file).steps if s.id == "s4")
     assert step.target.name == "Export report (E)" and step.selector == ""  # no stale selector left
     assert FLOW in load_project(project).flows
-    assert [it.new.get("name") for it in panel.items] == ["Sign in"]  # out of the pending queue
+    assert panel.wait_read()  # the queue is read again off the GUI thread
+    qtbot.waitUntil(lambda: [it.new.get("name") for it in panel.items] == ["Sign in"])  # out of the pending queue
 
 
 def test_cancel_writes_nothing_and_reject_stores_the_reason(qtbot, project) -> None:
@@ -104,7 +105,9 @@ def test_cancel_writes_nothing_and_reject_stores_the_reason(qtbot, project) -> N
     with HealReview(project) as review:
         rec = review.get(int(key.split(":")[1]))
     assert (rec.status, rec.reason) == ("rejected", "not the same control")
-    assert flow_file.read_text() == original and len(panel.items) == 1
+    assert panel.wait_read()
+    qtbot.waitUntil(lambda: len(panel.items) == 1)
+    assert flow_file.read_text() == original
 
 
 def test_an_edited_descriptor_is_written_and_a_changed_file_is_refused_in_the_panel(qtbot, project) -> None:

@@ -121,3 +121,21 @@ def test_a_long_reason_is_never_cut_off_by_the_lines_below_it(qtbot, recorded) -
     qtbot.wait(50)
     head = p.headline
     assert head.height() >= head.heightForWidth(head.width()), (head.height(), head.heightForWidth(head.width()))
+
+
+def test_the_element_under_the_pointer_is_forgotten_when_a_new_run_starts(qtbot, recorded) -> None:  # noqa: ANN001
+    """trial-55: the Resolution dock kept an element of the previous run's page."""
+    from core.engine.events import RunFinished
+
+    w, engine = _escalated(qtbot, recorded, answers=("skip", "stop"))
+    p, lv = w.resolution_panel, w.live_view
+    page = QImage(1280, 800, QImage.Format.Format_RGB32)
+    page.fill(0xFFFFFF)
+    lv.set_image(page, candidates=(LINK, BUTTON))
+    qtbot.mouseMove(lv, lv.map_to_widget(BUTTON.descriptor.bbox).center().toPoint())
+    qtbot.waitUntil(lambda: "Element under the pointer" in p.element.text(), timeout=5000)
+    _play(qtbot, w, engine, RunFinished("r1", ()))
+    qtbot.waitUntil(lambda: w.action_start.isEnabled(), timeout=5000)
+    w.start_run((FLOW,))
+    _play(qtbot, w, engine if engine is w.bridge.engine else w.bridge.engine, RunStarted("r2", "demo", (FLOW,)))
+    assert "Element under the pointer" not in p.element.text()

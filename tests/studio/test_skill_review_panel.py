@@ -77,7 +77,7 @@ def test_failed_segment_and_correction_side_by_side_with_boxes_steps_and_validat
     assert [(b, label) for b, label, _c, _d in v.failure_shot.boxes] == [((472.0, 290.0, 336.0, 40.0), "failed here")]
     assert [(b, label) for b, label, _c, _d in v.correction_shot.boxes] == [((560.0, 360.0, 130.0, 40.0), "1")]
     steps = [v.failure_steps.item(i).text() for i in range(v.failure_steps.count())]
-    assert steps[-1].startswith("3. input textbox \u2018Password\u2019 \u2014 failed: action_error")
+    assert steps[-1].startswith("3. input textbox \u2018Password\u2019 \u2014 failed: action error")  # no code
     assert [v.correction_steps.item(i).text() for i in range(v.correction_steps.count())] == [
         "1. click button \u2018Cancel\u2019"]
     assert v.crops.isVisibleTo(v)  # the correction's element crop
@@ -101,7 +101,8 @@ def test_approve_button_approves_in_the_store(qtbot, root: Path) -> None:  # noq
         qtbot.mouseClick(panel.skill_view.approve_button, Qt.MouseButton.LeftButton)
     assert sig.args == [f"skill:{SAMPLE_PROPOSED_ID}", "approved"]
     assert _stored(root, SAMPLE_PROPOSED_ID).state == "approved"
-    assert all(it.key != f"skill:{SAMPLE_PROPOSED_ID}" for it in panel.items)  # out of the pending queue
+    assert panel.wait_read()  # read again off the GUI thread
+    qtbot.waitUntil(lambda: all(it.key != f"skill:{SAMPLE_PROPOSED_ID}" for it in panel.items))  # out of the queue
 
 
 def test_reject_without_a_reason_is_refused_then_stored_with_one(qtbot, root: Path) -> None:  # noqa: ANN001

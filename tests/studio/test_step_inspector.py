@@ -389,3 +389,55 @@ def test_edit_a_steps_value_and_expected_change_in_place_and_undo(inspector, dem
     _click(panel.save_button)
     assert "changed on disk" in panel.note.text() and "Smith" not in flow.read_text()
     flow.write_bytes(original)
+
+
+def test_the_step_paused_at_opens_from_the_timeline_with_its_attempts(qtbot, tmp_path) -> None:  # noqa: ANN001
+    """trial-57: a double click on the paused step of the Timeline opened the inspector on step 1, listing only the
+    steps already finished.  A real run of leave_request whose Submit was renamed in the flow: the engine tries
+    step 11, fails, escalates and waits there."""
+    from studio.main_window import MainWindow
+    from studio.run_state import RunState
+
+    project = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", project, ignore=shutil.ignore_patterns(".steadyhand"))
+    for f in (project / "flows").glob("*.yaml"):
+        if f.stem != "leave_request":
+            f.unlink()
+    flow = project / "flows" / "leave_request.yaml"
+    text = flow.read_text(encoding="utf-8")
+    i = text.index("- id: s11\n")
+    flow.write_text(text[:i] + text[i:].replace("Submit", "Send it").replace("submit-request", "send-it"),
+                    encoding="utf-8")
+    w = MainWindow(project, run_on_show=True, close_timeout=15.0)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    try:
+        qtbot.waitUntil(lambda: w.state is RunState.PAUSED and w.escalations_panel.model.open_count == 1,
+                        timeout=120_000)
+        w.timeline_dock.raise_()
+        panel = w.timeline_panel
+        qtbot.waitUntil(lambda: any(panel.model.step(r).paused for r in range(panel.model.rowCount())), timeout=10_000)
+        row = next(r for r in range(panel.model.rowCount()) if panel.model.step(r).paused)
+        paused = panel.model.step(row)
+        assert paused.index == 10
+        # the Timeline row says its attempts so far (trial-56)
+        assert "attempt" in panel.model.data(panel.model.index(row, panel.model.COL_STATUS))
+        view = panel.table
+        idx = panel.proxy.mapFromSource(panel.model.index(row, 1))
+        view.scrollTo(idx)
+        pos = view.visualRect(idx).center()
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+        QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+        qtbot.waitUntil(lambda: bool(w.findChildren(StepInspector)), timeout=5000)
+        ins = w.findChildren(StepInspector)[0]
+        assert ins.isVisible()
+        assert ins.current.index == 10, ins.header.text()  # the clicked step, not step 1
+        assert [s.index for s in ins.steps] == list(range(11))  # the paused step listed after the finished ones
+        assert ins.current.step.title and ins.current.step.attempts >= 1 and ins.current.resolutions
+        assert "paused" in ins.step_list.item(10).text()
+        _shot(ins, "inspector_paused_step")
+        qtbot.keyClick(w, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Stop
+        qtbot.waitUntil(lambda: w.state is RunState.FINISHED, timeout=120_000)
+    finally:
+        w.shutdown()

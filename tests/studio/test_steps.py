@@ -53,7 +53,7 @@ def test_rows_update_through_a_step(qtbot, model: StepsModel) -> None:  # noqa: 
     res = Resolution("fuzzy_text", "0:3", 0.874, 0.4, 3.0, reason="label similarity 0.87",
                      top=(ScoredCandidate("0:3", 0.874, "Log in"),))
     model.apply(TargetResolved(RUN, "login", 1, res, cand))
-    assert (_cell(model, 1, M.COL_STRATEGY), _cell(model, 1, M.COL_SCORE)) == ("fuzzy_text", "0.87")
+    assert (_cell(model, 1, M.COL_STRATEGY), _cell(model, 1, M.COL_SCORE)) == ("similar text", "0.87")  # no code
     model.apply(VerdictReached(RUN, "login", 1, Verdict("changed_unexpectedly", "value", ("url",), "navigated away")))
     assert _cell(model, 1, M.COL_VERDICT) == "changed unexpectedly"  # words, as the timeline says it
     model.apply(StepFinished(RUN, "login", 1, "failed", True, 1234.4))
@@ -68,7 +68,7 @@ def test_abstained_and_escalated(model: StepsModel) -> None:
     res = Resolution("", None, 0.78, 0.02, 9.0, abstained=True, reason="two equal candidates")
     model.apply(TargetResolved(RUN, "login", 2, res, None))
     model.apply(EscalationRaised(RUN, "login", 2, "Step 3", "locator abstained"))
-    assert _cell(model, 2, M.COL_STRATEGY) == "abstained"
+    assert _cell(model, 2, M.COL_STRATEGY) == "not found"
     assert _cell(model, 2, M.COL_SCORE) == "\u2014"  # nothing was picked: no score reads like a match
     assert _cell(model, 2, M.COL_STATUS) == "escalated"
     assert _cell(model, 2, M.COL_STATUS, Qt.ItemDataRole.ForegroundRole).color().name() == STATUS_COLORS["escalated"]
@@ -103,7 +103,7 @@ def test_details_html_explains_resolution_and_verdict() -> None:
     for e in events:
         m.apply(e)
     html = step_details_html(m.row(3))
-    assert "semantic" in html and "0.84" in html and "SEMANTIC" in html
+    assert "found by meaning" in html and "0.84" in html and "SEMANTIC" in html
     assert "Log in" in html and "Sign up" in html  # top candidates
     assert "An error message appeared" in html  # verdict reason
     escalated = step_details_html(m.row(5))
@@ -186,3 +186,20 @@ def test_sample_run_reports_phase_times() -> None:
     assert phases == ["observe", "fingerprint", "decide", "resolve", "precheck", "checkpoint", "act", "settle",
                       "verify"]
     assert abs(sum(ms for _p, ms in m.row(1).phase_ms) - 160) < 1
+
+
+def test_the_details_say_stopped_and_the_verdict_in_plain_words(model: StepsModel) -> None:
+    """trial: "Error: stopped by the user" for a Stop, "expected overlay_open", "STATE (BELIEF)", "fuzzy_text"."""
+    from studio.views.steps import step_details_html
+
+    res = Resolution("fuzzy_text", "0:3", 0.874, 0.4, 3.0, reason="label similarity 0.87")
+    model.apply(StepStarted(RUN, "login", 1, "Step 2", 1))
+    model.apply(TargetResolved(RUN, "login", 1, res, None))
+    model.apply(VerdictReached(RUN, "login", 1, Verdict("unchanged", "overlay_open", ("no_change",), "nothing")))
+    model.apply(StepFinished(RUN, "login", 1, "stopped", False, 12.0, error="stopped by the user"))
+    html = step_details_html(model.row(1))
+    assert "Stopped" in html and "Error:" not in html and "stopped by the user" not in html
+    assert "overlay open" in html and "overlay_open" not in html and "no_change" not in html
+    assert "fuzzy_text" not in html and "found by similar text" in html
+    assert "belief" not in html.lower()
+

@@ -18,7 +18,7 @@ def test_state_noted_events_fill_the_state_section(qtbot):
     row = model.row(0)
     assert [s[0] for s in row.states] == ["before", "after"]
     html = step_details_html(row)
-    assert "state (belief)" in html.lower() and "incomplete (0.85)" in html and "[before submit]" in html
+    assert "what the page was like" in html.lower() and "belief" not in html.lower() and "incomplete (0.85)" in html and "[before submit]" in html
     assert "Submit is disabled because Reason is empty" in html
     assert "waiting for the server" in html and "Recent states (2 kept, last 6)" in html
 

@@ -254,3 +254,102 @@ def test_the_bar_says_what_the_engine_did_to_the_page_before_asking_and_rolls_ba
                                                                    "form values", 2))
     assert "Rolled back to before this step: restored the form values." in banner.notice.text()
     assert banner.rollback_button.isEnabled()
+
+
+def _fully_in_sight(slot, widget) -> bool:  # noqa: ANN001
+    """True when ``widget`` is shown and lies wholly inside the banner slot's visible viewport."""
+    if not widget.isVisibleTo(slot):
+        return False
+    vp = slot.viewport()
+    top_left = widget.mapTo(vp, widget.rect().topLeft())
+    bottom_right = widget.mapTo(vp, widget.rect().bottomRight())
+    return vp.rect().contains(top_left) and vp.rect().contains(bottom_right)
+
+
+def test_the_hand_back_choice_stays_in_sight_under_a_long_paragraph(qtbot, recorded, tmp_path) -> None:  # noqa: ANN001
+    """trial-37/38: "the engine already tried ..." pushed the choice and Hand back below the strip's fold."""
+    from core.engine.events import Recovered
+
+    w, engine = _escalated(qtbot, recorded)
+    w.resize(1100, 760)  # a small window: the strip is narrow, a paragraph wraps to many lines
+    detail = ("no close control in the popup 'We value your privacy': pressed Escape; the popup 'We value your "
+              "privacy' asks for a choice ('Cookie settings' / 'Accept all cookies'): the engine does not choose "
+              "for you - answer it, or approve a skill that does; the popup did not close")
+    _play(qtbot, w, engine, Recovered("r1", FLOW, 5, "dismiss", False, detail),
+          Recovered("r1", FLOW, 5, "dismiss", False, detail))
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"),
+          TakeoverActionRecorded("r1", FLOW, 5, tuple(f"Click Accept all cookies number {i}" for i in range(12))))
+    qtbot.wait(50)
+    banner, slot = w.takeover_banner, w.banner_slot
+    assert "Before asking you, the engine already tried" in banner.notice.text()
+    controls = [*banner.meaning_buttons.values(), banner.continue_label, banner.continue_from, banner.hand_back_button]
+    assert all(_fully_in_sight(slot, c) for c in controls)
+    assert slot.verticalScrollBar().value() == 0
+    # the whole paragraph is one hover or one click away, and opening it keeps the choice where it was
+    assert banner.notice.is_elided() and detail in banner.notice.toolTip()
+    assert banner.details_button.isVisibleTo(w)
+    where = banner.hand_back_button.mapTo(w, banner.hand_back_button.rect().topLeft())
+    qtbot.mouseClick(banner.details_button, Qt.MouseButton.LeftButton)
+    qtbot.wait(50)
+    assert banner.details.isVisibleTo(w) and detail in banner.details.text()
+    assert all(_fully_in_sight(slot, c) for c in controls)
+    assert banner.hand_back_button.mapTo(w, banner.hand_back_button.rect().topLeft()) == where
+    slot.grab().save(str(tmp_path / "takeover-strip.png"))
+    qtbot.mouseClick(banner.hand_back_button, Qt.MouseButton.LeftButton)
+    assert engine.commands[-1] == HandBack(continue_from=5, meaning="insert")
+
+
+def _toolbar_geometry(w: MainWindow) -> list[tuple[str, tuple[int, int, int, int]]]:
+    from PySide6.QtWidgets import QToolButton
+
+    tb = w.toolbar
+    return [(b.text(), (b.x(), b.y(), b.width(), b.height())) for b in tb.findChildren(QToolButton)
+            if b.isVisible() and b.defaultAction() is not None and b.defaultAction() is not w.action_start]
+
+
+def test_toolbar_buttons_stay_put_when_start_becomes_resume_and_hand_back(qtbot, recorded) -> None:  # noqa: ANN001
+    """trial-33/34/37: Start -> Resume (~20 px) and -> Hand back (~35 px) moved Step, Stop and Record."""
+    w, engines = recorded
+    w.resize(1400, 900)
+    w.show()
+    qtbot.wait(20)
+    start = w.toolbar.widgetForAction(w.action_start)
+    idle = (_toolbar_geometry(w), start.geometry())
+    assert w.action_start.text() == "Start"
+    w2, engine = _escalated(qtbot, (w, engines))
+    qtbot.wait(20)
+    assert w.action_start.text() == "Resume"
+    assert (_toolbar_geometry(w), start.geometry()) == idle
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"))
+    qtbot.wait(20)
+    assert w.action_start.text() == "Hand back"
+    assert (_toolbar_geometry(w), start.geometry()) == idle
+    # the label fits the fixed width
+    assert start.fontMetrics().horizontalAdvance("Hand back") < start.width()
+
+
+def test_after_hand_back_the_header_no_longer_says_you_have_the_page(qtbot, recorded) -> None:  # noqa: ANN001
+    """trial-65/70: after Hand back the header kept "You have the page ..." while the strip said it was paused."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    from core.engine.events import TakeoverFrame
+
+    img, data = QImage(64, 40, QImage.Format.Format_RGB32), QByteArray()
+    img.fill(QColor("white"))
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    img.save(buf, "PNG")
+    png = bytes(data.data())
+
+    w, engine = _escalated(qtbot, recorded)
+    qtbot.mouseClick(w.escalations_panel.answers.buttons["take_over"], Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), TakeoverStarted("r1", FLOW, 5), Paused("r1", FLOW, 5, "taken over by hand"),
+          TakeoverFrame("r1", FLOW, 5, png, 1.0, "http://127.0.0.1:1/requests"))
+    assert "You have the page" in w.caption.text()
+    qtbot.mouseClick(w.takeover_banner.hand_back_button, Qt.MouseButton.LeftButton)
+    _play(qtbot, w, engine, Resumed("r1"), HandedBack("r1", FLOW, 6), Paused("r1", FLOW, 6, "paused"))
+    assert "You have the page" not in w.caption.text() and "Handed back" in w.caption.text()
+

@@ -112,7 +112,7 @@ def test_a_paused_step_reads_paused_in_the_steps_table_and_the_timeline(qtbot):
     steps.show_flow("f")
     status = steps.data(steps.index(0, steps.COL_STATUS))
     assert status.startswith("paused"), status
-    assert tl.model.step(0).status_text == "paused"
+    assert tl.model.step(0).status_text == "paused \u00b7 1 attempt so far"  # what it tried is the reason to look
     for e in (Resumed("r"),):
         steps.apply(e)
         tl.apply(e)
