@@ -73,7 +73,7 @@ def export_command(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_INPUT
     conftest = out.parent / "conftest.py"
-    shared = conftest_source(project) if args.style == "pytest" else ""
+    shared = conftest_source(project, out.parent) if args.style == "pytest" else ""
     if shared:
         why = _conftest_conflict(conftest, shared)
         if why:

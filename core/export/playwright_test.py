@@ -62,8 +62,10 @@ and exits 0 (passed) or 1 (failed, with the error).
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from core.act.landing import base_path, relative_path
@@ -666,6 +668,20 @@ def _project_file(project: Project) -> str:
     return str((root / "steadyhand.yaml").resolve()) if root else ""
 
 
+def _project_file_expr(project: Project, folder: Path | None) -> str:
+    """The Python expression of the conftest's default ``PROJECT_FILE``: relative to the conftest's own folder
+    when ``folder`` (where the conftest is written) lies inside the project's folder - an ``e2e/`` folder of a
+    repository then runs from any checkout - else the absolute path of :func:`_project_file`."""
+    path = _project_file(project)
+    root = getattr(project, "root", None)
+    if folder is not None and root is not None and path:
+        here, top = Path(folder).resolve(), Path(root).resolve()
+        if here == top or top in here.parents:
+            rel = os.path.relpath(path, here)
+            return f"os.path.join(os.path.dirname(os.path.abspath(__file__)), {_py(rel)})"
+    return _py(path)
+
+
 def _site_args(project: Project) -> list[str] | None:
     """``python -m core.sites.demo`` options of the project's bundled demo site; None when it has none."""
     if project.settings.site != "demo":
@@ -683,8 +699,10 @@ def _site_args(project: Project) -> list[str] | None:
     return args
 
 
-def conftest_source(project: Project) -> str:
+def conftest_source(project: Project, folder: Path | None = None) -> str:
     """The ``conftest.py`` shared by the tests exported from ``project`` into one folder (written once there).
+
+    ``folder`` is where it is written: inside the project's folder, the project file is named relative to it.
 
     It adapts pytest-playwright's fixtures without replacing them: ``browser_type_launch_args`` (Chromium: see
     :data:`_CHROMIUM_FINDER`; the engine's quiet launch arguments; ``--browser-channel`` and other engines left
@@ -731,7 +749,7 @@ def conftest_source(project: Project) -> str:
         f"EXPORT_MARK = {_py(EXPORT_MARK)}",
         "#: The project file whose declared secret defaults (secrets.NAME.default: public demo values only) are used",
         "#: when STEADYHAND_SECRET_<NAME> is unset (read when needed, never copied here; STEADYHAND_PROJECT overrides).",
-        f"PROJECT_FILE = os.environ.get('STEADYHAND_PROJECT', {_py(_project_file(project))})",
+        f"PROJECT_FILE = os.environ.get('STEADYHAND_PROJECT', {_project_file_expr(project, folder)})",
         f"DEFAULTED_SECRETS = {_py(sorted(_secret_defaults(project)))}",
         "", "",
         *_CHROMIUM_FINDER,

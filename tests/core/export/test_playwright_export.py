@@ -239,3 +239,25 @@ def test_a_chained_selector_wins_over_the_elements_own_locator() -> None:
     assert choose_locator(plain).code == "page.get_by_role('link', name='year')"
     tid = Step(id="s1", action=Action(kind="click"), selector="table >> a", target=ElementDescriptor(test_id="y"))
     assert choose_locator(tid).code == "page.get_by_test_id('y')"
+
+
+def test_a_conftest_inside_the_project_names_the_project_file_relative_to_itself(tmp_path: Path) -> None:
+    import re
+    import shutil
+
+    from core.export import conftest_source
+
+    project_dir = tmp_path / "repo" / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", project_dir, ignore=shutil.ignore_patterns(".steadyhand"))
+    project = load_project(project_dir)
+    inside = conftest_source(project, project_dir / "e2e")
+    line = next(ln for ln in inside.splitlines() if ln.startswith("PROJECT_FILE = "))
+    assert str(tmp_path) not in line  # no absolute path of this machine: the folder runs from any checkout
+    assert "os.path.dirname(os.path.abspath(__file__))" in line and "'../steadyhand.yaml'" in line
+    # the expression, evaluated as if the conftest sat in a moved copy of the repository, finds that copy's file
+    moved = tmp_path / "elsewhere" / "demo" / "e2e" / "conftest.py"
+    expr = re.search(r"os\.environ\.get\('STEADYHAND_PROJECT', (.*)\)$", line).group(1)  # type: ignore[union-attr]
+    import os
+    assert os.path.normpath(eval(expr, {"os": os, "__file__": str(moved)})) == str(moved.parent.parent / "steadyhand.yaml")
+    outside = conftest_source(project, tmp_path / "tests")
+    assert f"'{project_dir.resolve() / 'steadyhand.yaml'}'" in outside  # a folder elsewhere: the absolute path
