@@ -91,7 +91,7 @@ def export_command(args: argparse.Namespace) -> int:
     print(f"wrote {out} ({args.style}) for flow {flow.name!r}")
     base = project.settings.base_url
     if args.style == "pytest" and importlib.util.find_spec("pytest_playwright") is None:
-        print("  note: the test needs pytest-playwright, not installed here (pip install pytest-playwright)")
+        print("  note: the test needs pytest-playwright, not installed here (pip install 'steadyhand[export]', or pytest-playwright alone)")
     if args.style == "pytest":
         print("  run: pytest " + str(out.parent) + " (pytest-playwright: --base-url, --browser, --headed, --tracing on, "
               "--video on, --screenshot on, --output DIR)")
