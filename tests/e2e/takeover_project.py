@@ -10,6 +10,8 @@ a "Passphrase" field the login page does not have either.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import os
 import re
 import shutil
@@ -81,10 +83,10 @@ def broken_demo(dest: Path, *, password: bool = False, variant: str = "baseline"
     return dest
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    """``python -m core.cli ARGS`` from the repository root (stdout, stderr captured)."""
+def cli(*args: str, **kw: Any) -> subprocess.CompletedProcess:
+    """``python -m core.cli ARGS`` from the repository root (stdout, stderr captured; ``kw`` to ``subprocess.run``)."""
     return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=180)
+                          timeout=180, **kw)
 
 
 def wait_for(proc: subprocess.Popen, pattern: str, seen: list[str], timeout: float = 90) -> re.Match:

@@ -15,7 +15,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,27 +23,14 @@ from playwright.sync_api import sync_playwright
 from core.heal.corrections import list_corrections
 from core.project import load_flow
 from core.store import Store
-from takeover_project import ROOT, broken_demo
+from takeover_project import ROOT, broken_demo, cli as _cli, wait_for as _wait_for
 
 pytestmark = pytest.mark.browser
 PASSWORD = "demo-pass"
 
 
-def _cli(*args: str, **kw) -> subprocess.CompletedProcess:  # noqa: ANN003
-    return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, **kw)
 
 
-def _wait_for(proc: subprocess.Popen, pattern: str, seen: list[str], timeout: float = 60) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-        m = re.search(pattern, line)
-        if m:
-            return m
-    raise AssertionError(f"no {pattern!r} in:\n{''.join(seen)}")
 
 
 def test_takeover_over_cdp_then_handback_finishes_green_and_stores_corrections(tmp_path: Path) -> None:

@@ -9,10 +9,8 @@ focused it), so the correction held no action; now it is the correction's step, 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from playwright.sync_api import sync_playwright
 from core.heal.corrections import list_corrections
 from core.sites.server import StaticSite
 from core.store import Store
+from takeover_project import wait_for as _wait_for
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,16 +36,6 @@ document.getElementById('day').addEventListener('click', () => {
 </script></body></html>"""
 
 
-def _wait_for(proc: subprocess.Popen, pattern: str, seen: list[str], timeout: float = 90) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-        m = re.search(pattern, line)
-        if m:
-            return m
-    raise AssertionError(f"no {pattern!r} in:\n{''.join(seen)}")
 
 
 def test_the_click_that_focuses_a_field_the_engine_left_focused_is_recorded(tmp_path: Path) -> None:

@@ -5,10 +5,8 @@ drops that action, then the person does the step and hands back; the run finishe
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,26 +14,13 @@ from playwright.sync_api import sync_playwright
 
 from core.heal.corrections import list_corrections
 from core.store import Store
-from takeover_project import ROOT, broken_demo
+from takeover_project import ROOT, broken_demo, cli as _cli, wait_for as _wait_for
 
 pytestmark = pytest.mark.browser
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
 
 
-def _wait_for(proc: subprocess.Popen, pattern: str, seen: list[str], timeout: float = 60) -> re.Match:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-        m = re.search(pattern, line)
-        if m:
-            return m
-    raise AssertionError(f"no {pattern!r} in:\n{''.join(seen)}")
 
 
 def test_handback_roll_back_undoes_what_was_done_and_says_so(tmp_path: Path) -> None:
