@@ -478,7 +478,8 @@ def _write_reports(args: argparse.Namespace, project: Any, stats: dict[str, Any]
             doc["flows"].append({"flow": flow, "passed": False, "error_kind": kind, "steps": 0, "heals": 0,
                                  "invalid_actions": 0, "seconds": 0.0, "steps_passed": 0,
                                  "steps_total": len(project.flows[flow].steps) if flow in project.flows else 0,
-                                 "heals_by_strategy": {}, "abstentions": 0, "skipped": kind == "maxfail",
+                                 "heals_by_strategy": {}, "abstentions": 0, "by_hand": 0, "result": "not run",
+                                 "skipped": kind == "maxfail",
                                  "stop": {"kind": kind, "reason": f"not run: {reason}", "step": None}})
         if not_run:
             doc["passed"] = False

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.domain import ErrorKind, RunResult
+from core.domain.observation import run_label
 # The codes themselves live in core.exitcodes (one table for every command); re-exported here.
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_ESCALATED, EXIT_FAILED, EXIT_INPUT, EXIT_OK
 from core.exitcodes import SEVERITY as _SEVERITY
@@ -158,6 +159,8 @@ class FlowStats:
         flow step not counted), and steps in the flow.
     abstentions : int
         Summed: attempts on which the locator abstained (R2).
+    by_hand : int
+        Summed: hand-backs after a person acted in the page (a run that passed with them is "passed with help").
     stops : list[Stop]
         One per run that did not succeed, in run order.
     """
@@ -181,6 +184,7 @@ class FlowStats:
     steps_passed: int = 0
     steps_total: int = 0
     abstentions: int = 0
+    by_hand: int = 0
     stops: list[Stop] = field(default_factory=list)
 
     def add(self, r: RunResult) -> None:
@@ -189,6 +193,7 @@ class FlowStats:
         self.steps_passed += steps_passed(r)
         self.steps_total += r.total_steps or len(r.steps)
         self.abstentions += r.abstentions
+        self.by_hand += r.by_hand
         if not succeeded(r):
             self.stops.append(Stop.of(r))
         self.passed_runs += int(succeeded(r))
@@ -301,12 +306,14 @@ def summary_json(stats: Sequence[FlowStats]) -> dict[str, Any]:
 
     ``{"passed": bool, "flows": [{"flow", "passed", "error_kind", "steps",
     "heals", "invalid_actions", "seconds", "steps_passed", "steps_total",
-    "heals_by_strategy", "abstentions", "stop"}], "tasks": [...]}``;
+    "heals_by_strategy", "abstentions", "by_hand", "result", "stop"}], "tasks": [...]}``;
     ``steps`` counts the steps executed, ``steps_passed`` / ``steps_total``
     those that passed and those the flow has (summed over episodes);
     ``heals_by_strategy`` maps a strategy other than exact to the passed
     steps it resolved; ``abstentions`` counts attempts on which the locator
-    abstained; ``stop`` is None when the flow passed, else
+    abstained; ``by_hand`` counts hand-backs after a person acted and
+    ``result`` is ``passed with help`` when the flow passed with any, else
+    ``passed`` / the most severe status (:attr:`FlowStats.result`); ``stop`` is None when the flow passed, else
     :meth:`Stop.to_json` of its most severe run (the stop reason and the
     step it stopped at); ``tasks``
     (``task``, ``episodes``, ``success_rate`` 0..1, ``mean_raw_reward``,
@@ -319,6 +326,8 @@ def summary_json(stats: Sequence[FlowStats]) -> dict[str, Any]:
                    "heals": s.heals, "invalid_actions": s.invalid, "seconds": round(s.seconds, 3),
                    "steps_passed": s.steps_passed, "steps_total": s.steps_total,
                    "heals_by_strategy": dict(sorted(s.heals_by.items())), "abstentions": s.abstentions,
+                   "by_hand": s.by_hand,
+                   "result": run_label(s.result, s.by_hand),
                    "stop": s.stop.to_json() if s.stop else None} for s in stats],
     }
     tasks = [s for s in stats if s.task]

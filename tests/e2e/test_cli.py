@@ -98,5 +98,5 @@ def test_miniwob_episodes_json(tmp_path):
     for f in doc["flows"]:
         assert set(f) == {"flow", "passed", "error_kind", "steps", "heals", "invalid_actions", "seconds",
                           "steps_passed", "steps_total", "heals_by_strategy", "abstentions", "stop",
-                          "runs", "retries", "trace"}  # each run's id (and retry), its trace (None: --trace off)
+                          "runs", "retries", "trace", "by_hand", "result"}  # each run's id (and retry), its trace (None: --trace off)
         assert f["error_kind"] == "" and f["stop"] is None and f["steps_passed"] == f["steps_total"] == f["steps"]

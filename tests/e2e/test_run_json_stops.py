@@ -65,7 +65,8 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
     doc = json.loads(out.read_text())
     flows = {f["flow"]: f for f in doc["flows"]}
     old_keys = {"flow", "passed", "error_kind", "steps", "heals", "invalid_actions", "seconds"}
-    new_keys = {"steps_passed", "steps_total", "heals_by_strategy", "abstentions", "stop", "runs", "retries", "trace"}
+    new_keys = {"steps_passed", "steps_total", "heals_by_strategy", "abstentions", "stop", "runs", "retries", "trace",
+                "by_hand", "result"}
     assert all(set(f) == old_keys | new_keys for f in doc["flows"])
 
     toggle = flows["toggle"]

@@ -46,9 +46,12 @@ def test_replacing_a_step_by_hand_keeps_its_check_and_selector(tmp_path: Path) -
 def test_a_run_a_person_finished_is_passed_with_help_where_it_is_listed(tmp_path: Path) -> None:
     """Tester's report, item 2: a run finished by hand was listed as plain "passed" (run line, history list)."""
     project = inline_edit_demo(tmp_path / "demo")
-    run, log = take_over_the_reason(project)
+    report = tmp_path / "run.json"
+    run, log = take_over_the_reason(project, "--json", str(report))
     assert run.returncode == 0, log  # it did pass: CI exit codes are unchanged
     assert "leave_request: passed with help (by hand: 1)" in log, log
+    (flow,) = yaml.safe_load(report.read_text(encoding="utf-8"))["flows"]  # run --json says it as the run line does
+    assert flow["passed"] is True and flow["result"] == "passed with help" and flow["by_hand"] == 1, flow
     listed = _cli("history", "list", str(project))
     assert listed.returncode == 0, listed.stderr
     (line,) = [ln for ln in listed.stdout.splitlines() if "leave_request" in ln]

@@ -172,8 +172,13 @@ def test_summary_json_keys_and_error_kind_per_flow() -> None:
     assert doc["passed"] is False
     assert doc["flows"][0] == {"flow": "login", "passed": True, "error_kind": "", "steps": 2, "heals": 0,
                                "invalid_actions": 0, "seconds": 1.25, "steps_passed": 2, "steps_total": 2,
-                               "heals_by_strategy": {}, "abstentions": 0, "stop": None}
+                               "heals_by_strategy": {}, "abstentions": 0, "by_hand": 0, "result": "passed",
+                               "stop": None}
     assert doc["flows"][1]["error_kind"] == "unreachable" and doc["flows"][1]["passed"] is False
+    assert doc["flows"][1]["result"] == "error"
+    from dataclasses import replace
+    helped = summary_json([stats_of(replace(result("login"), by_hand=2))])["flows"][0]
+    assert (helped["passed"], helped["result"], helped["by_hand"]) == (True, "passed with help", 2)
     assert doc["flows"][2]["seconds"] == 0.123
     assert doc["tasks"] == [{"task": "click-test", "episodes": 1, "success_rate": 1.0, "mean_raw_reward": 1.0,
                              "heals_by_strategy": {}, "wrong_clicks": 0}]
