@@ -301,6 +301,18 @@ def skill_id(product: str, skill: Skill) -> str:
     return "sk-" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
 
 
+
+#: How a description names a placeholder of the flow step's target (``{target.label}`` -> "the step's field's label").
+_PLACEHOLDER_WORDS = {"name": "accessible name", "label": "label", "text": "text", "placeholder": "placeholder"}
+
+
+def _plain_placeholders(text: str) -> str:
+    """``text`` with each quoted ``'{target.F}'`` placeholder in words: a description is read by a person, who never
+    sees the placeholder's binding (the action keeps the placeholder itself)."""
+    return re.sub(r"'\{target\.(\w+)\}'",
+                  lambda m: f"the step's field's {_PLACEHOLDER_WORDS.get(m.group(1), m.group(1))}", text)
+
+
 def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[str, Any]],
             product: str, attribution: Any = None, meaning: str = "replace", correction_id: int = 0,
             heal_id: int = 0, now: datetime | None = None, extractor: str = "contrast") -> Candidate | NoSkill:
@@ -392,8 +404,8 @@ def extract(record: Any, *, corrected: Sequence[Mapping[str, Any]], failed: Sequ
     what = "; ".join(f"{a.action.kind} {_condition(generalise(d.get('target') or {}, step_target)[0], in_dialog=False).describe()}"
                      for a, d in zip(actions, diff, strict=True))
     when = dialog_name and f"the dialog {dialog_name!r} is open" or "; ".join(differences)
-    desc = (f"When {when}, never {what}" if negative else f"When {when}, {what} before "
-            f"{point.get('intent') or step.title!r}")
+    desc = _plain_placeholders(f"When {when}, never {what}" if negative else f"When {when}, {what} before "
+                               f"{point.get('intent') or step.title!r}")
     cause = getattr(attribution, "cause", "")
     skill = Skill(
         id="", description=desc[:300], trigger=trigger, actions=tuple(actions), kind="deny" if negative else "do",

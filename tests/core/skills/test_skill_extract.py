@@ -76,6 +76,7 @@ def test_a_label_equal_to_the_step_target_becomes_a_placeholder_and_the_missing_
     s = out.skill
     assert [a.action.kind for a in s.actions] == ["dblclick"] and s.actions[0].target.text == "{target.label}"
     assert s.params == ("target.label", "target.name") and s.trigger.step_action == "input"
+    assert "{target." not in s.description and "the step's field's label" in s.description, s.description
     (gone,) = s.trigger.absent
     assert gone.name == "{target.name}" and gone.role == "textbox"
     step = step_of(rec.trajectory[0])
@@ -228,3 +229,11 @@ def test_an_inline_editor_opened_on_a_label_the_recording_did_not_have_as_an_ele
     step = step_of(rec.trajectory[0])
     rec_obs = recording_observation(rec.page["recorded"], reason)
     assert not check_trigger(out.skill.trigger, rec_obs, step=step).holds
+
+
+def test_a_description_names_the_steps_field_in_words_not_by_its_placeholder() -> None:
+    from core.skills.extract import _plain_placeholders
+
+    said = _plain_placeholders("When x, dblclick an element with text '{target.label}' before 'Type the e-mail'")
+    assert said == "When x, dblclick an element with text the step's field's label before 'Type the e-mail'"
+    assert "{" not in _plain_placeholders("press '{target.name}' and '{target.text}'")
