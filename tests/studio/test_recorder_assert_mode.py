@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 
@@ -15,7 +16,8 @@ DEMO = Path(__file__).resolve().parents[2] / "projects" / "demo"
 ALT_SHIFT = Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ShiftModifier
 
 
-def test_alt_shift_a_in_the_page_checks_the_assert_button_and_escape_unchecks_it(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def _recording(qtbot, tmp_path: Path) -> tuple[MainWindow, Any, Any]:  # noqa: ANN001
+    """The studio on a copy of the demo, recording a flow named "checks" (the page loaded): window, dock, live view."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".steadyhand"))
     w = MainWindow(root, close_timeout=15.0)
@@ -27,6 +29,11 @@ def test_alt_shift_a_in_the_page_checks_the_assert_button_and_escape_unchecks_it
     dock.name_edit.setText("checks")
     assert dock.start_recording()
     qtbot.waitUntil(lambda: dock.state is RecorderState.RECORDING and bool(lv.candidates), timeout=60_000)
+    return w, dock, lv
+
+
+def test_alt_shift_a_in_the_page_checks_the_assert_button_and_escape_unchecks_it(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    w, dock, lv = _recording(qtbot, tmp_path)
     assert not dock.assert_button.isChecked()
     lv.setFocus()
     qtbot.keyClick(lv, Qt.Key.Key_A, ALT_SHIFT)  # forwarded to the page, whose recorder turns assert mode on
@@ -45,17 +52,7 @@ def test_alt_shift_a_in_the_page_checks_the_assert_button_and_escape_unchecks_it
 def test_escape_after_a_pick_keeps_the_check_until_add_or_dismiss(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
     """Alt+Shift+A, click an element, Escape in the page: the "Add assertion" bar was hidden and the check lost
     silently.  Now the bar stays, the message says the check is not added yet, and Add adds it."""
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".steadyhand"))
-    w = MainWindow(root, close_timeout=15.0)
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    dock, lv = w.recorder_dock, w.live_view
-    w.action_record.trigger()
-    dock.name_edit.setText("checks")
-    assert dock.start_recording()
-    qtbot.waitUntil(lambda: dock.state is RecorderState.RECORDING and bool(lv.candidates), timeout=60_000)
+    w, dock, lv = _recording(qtbot, tmp_path)
     lv.setFocus()
     qtbot.keyClick(lv, Qt.Key.Key_A, ALT_SHIFT)
     qtbot.waitUntil(dock.assert_button.isChecked, timeout=30_000)
