@@ -16,6 +16,8 @@ BASE = "http://127.0.0.1:8765"
 #: Secret values of the fixtures (never written as field literals in a flow).
 TYPED_SECRET = "s3cr3t-Typed!"
 DECLARED_SECRET = "Declared-Value-42"
+#: The right value of the declared secret where a script types two values (a test value, not a real secret).
+RIGHT_VALUE = "Right-Value-17"
 OTHER_SECRET = "another-w0rd"
 
 SCRIPT = f'''\
@@ -619,7 +621,7 @@ def test_when_the_declared_secrets_value_is_unknown_no_typed_value_is_guessed_to
 
         def test_right_password(page: Page) -> None:
             page.goto("{BASE}/login")
-            page.get_by_label("Password").fill("demo-pass")
+            page.get_by_label("Password").fill("{RIGHT_VALUE}")
             page.get_by_role("button", name="Sign in").click()
             page.get_by_label("Password").fill("wrong-pass-1")
         ''')
@@ -632,9 +634,9 @@ def test_when_the_declared_secrets_value_is_unknown_no_typed_value_is_guessed_to
             "is not known here") in notes
     assert "they became {password_1}, {password_2}: set STEADYHAND_SECRET_PASSWORD_1 and " \
            "STEADYHAND_SECRET_PASSWORD_2" in notes
-    assert "wrong-pass-1" not in notes + dump(r) and "demo-pass" not in notes + dump(r)
+    assert "wrong-pass-1" not in notes + dump(r) and RIGHT_VALUE not in notes + dump(r)
     known = import_codegen(src, flow_name="t", base_url=BASE, secret_names=["password"],
-                           secret_values={"password": "demo-pass"})  # the value is known: the equal one is it
+                           secret_values={"password": RIGHT_VALUE})  # the value is known: the equal one is it
     assert [s.action.value for s in known.flow.steps if s.action.kind == "input"] == [
         "{password_2}", "{password}", "{password_2}"]
     one = import_codegen(src.split("def test_right_password")[0], flow_name="t", base_url=BASE,

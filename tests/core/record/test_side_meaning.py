@@ -22,21 +22,24 @@ def _c(command: str, target: str = "", value: str = "", targets: list | None = N
     return {"id": command, "command": command, "target": target, "value": value, "targets": targets or []}
 
 
+#: The right value of the declared secret (a test value, not a real secret).
+RIGHT_VALUE = "Right-Value-17"
+
 LOGIN = [_c("open", "/login"), _c("type", "id=username", "ada")]
 
 
 def test_a_wrong_password_stays_a_different_secret_from_the_right_one(tmp_path: Path) -> None:
-    right = ("right password", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
+    right = ("right password", [*LOGIN, _c("type", "id=password", RIGHT_VALUE), _c("click", "id=signin")])
     wrong = ("wrong password", [*LOGIN, _c("type", "id=password", "not-the-one"), _c("click", "id=signin")])
-    again = ("right again", [*LOGIN, _c("type", "id=password", "s3cret-right"), _c("click", "id=signin")])
+    again = ("right again", [*LOGIN, _c("type", "id=password", RIGHT_VALUE), _c("click", "id=signin")])
     imports = import_side(_side(tmp_path, wrong, right, again), secret_names=("password",),
-                          secret_values={"password": "s3cret-right"})
+                          secret_values={"password": RIGHT_VALUE})
     typed = [next(s.action.value for s in imp.flow.steps if s.selector == '[id="password"]') for imp in imports]
     assert typed == ["{password_2}", "{password}", "{password}"]
     assert [imp.flow.secrets for imp in imports] == [("password_2",), ("password",), ("password",)]
     notes = "\n".join(imports[0].notes)
     assert "STEADYHAND_SECRET_PASSWORD_2" in notes and "a secret of its own" in notes
-    assert "not-the-one" not in notes and "s3cret-right" not in "\n".join(n for i in imports for n in i.notes)
+    assert "not-the-one" not in notes and RIGHT_VALUE not in "\n".join(n for i in imports for n in i.notes)
 
 
 def test_when_the_declared_secrets_value_is_unknown_no_typed_value_is_guessed_to_be_it(tmp_path: Path) -> None:
