@@ -47,3 +47,24 @@ def recorded(make_window) -> tuple[MainWindow, list[RecordingEngine]]:  # noqa: 
     """A window over a RecordingEngine (the test plays the engine's events)."""
     engines: list[RecordingEngine] = []
     return make_window(RecordingEngine.factory(engines)), engines
+
+
+@pytest.fixture
+def paused_at_escalation(qtbot) -> Callable[..., MainWindow]:  # noqa: ANN001
+    """A maker of the studio on a real project folder with only one flow left, running it on show in real Chromium,
+    returned once the run is paused at its first escalation (``timeout_ms``, ms)."""
+    from studio.run_state import RunState
+
+    def make(project: Path, flow: str, *, timeout_ms: int = 120_000) -> MainWindow:
+        for f in (project / "flows").glob("*.yaml"):
+            if f.stem != flow:
+                f.unlink()
+        w = MainWindow(project, run_on_show=True, close_timeout=15.0)
+        qtbot.addWidget(w)
+        w.resize(1400, 900)
+        w.show()
+        qtbot.waitUntil(lambda: w.state is RunState.PAUSED and w.escalations_panel.model.open_count == 1,
+                        timeout=timeout_ms)
+        return w
+
+    return make

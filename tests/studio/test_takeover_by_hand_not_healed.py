@@ -17,7 +17,6 @@ from PySide6.QtCore import QPoint, Qt
 
 from core.domain import BBox
 from core.engine.events import StepFinished, TakeoverFrame
-from studio.main_window import MainWindow
 from studio.run_state import RunState
 from tests.e2e.takeover_project import inline_edit_demo
 
@@ -27,17 +26,9 @@ TIMEOUT_MS = 120_000
 REASON_LABEL = BBox(321.0, 478.6, 638.0, 20.0)
 
 
-def test_a_step_done_by_hand_in_the_live_view_is_not_reported_healed(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_step_done_by_hand_in_the_live_view_is_not_reported_healed(qtbot, tmp_path: Path, paused_at_escalation) -> None:  # noqa: ANN001
     project = inline_edit_demo(tmp_path / "demo")
-    for f in (project / "flows").glob("*.yaml"):
-        if f.stem != "leave_request":
-            f.unlink()
-    w = MainWindow(project, run_on_show=True, close_timeout=15.0)
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitUntil(lambda: w.state is RunState.PAUSED and w.escalations_panel.model.open_count == 1,
-                    timeout=TIMEOUT_MS)
+    w = paused_at_escalation(project, "leave_request", timeout_ms=TIMEOUT_MS)
     assert w.escalations_panel.model.items[0].event.index == 9
     frames: list[TakeoverFrame] = []
     finished: list[StepFinished] = []

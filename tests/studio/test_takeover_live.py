@@ -32,17 +32,9 @@ def _export_button(w: MainWindow) -> Candidate | None:
     return next((c for c in w.live_view.candidates if c.descriptor.name == "Export report"), None)
 
 
-def test_takeover_click_in_the_live_view_is_recorded_and_offered_as_a_flow_edit(qtbot, tmp_path: Path) -> None:
+def test_takeover_click_in_the_live_view_is_recorded_and_offered_as_a_flow_edit(qtbot, tmp_path: Path, paused_at_escalation) -> None:  # noqa: ANN001
     project = broken_demo(tmp_path / "demo")
-    for f in (project / "flows").glob("*.yaml"):
-        if f.stem != "export_report":
-            f.unlink()
-    w = MainWindow(project, run_on_show=True, close_timeout=15.0)
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitUntil(lambda: w.state is RunState.PAUSED and w.escalations_panel.model.open_count == 1,
-                    timeout=TIMEOUT_MS)
+    w = paused_at_escalation(project, "export_report", timeout_ms=TIMEOUT_MS)
     esc = w.escalations_panel.model.items[0].event
     assert esc.index == 3 and "take_over" in esc.answers and "Print the summary" in esc.reason
     assert not w.live_view.interactive()  # an escalation alone does not hand the page over
