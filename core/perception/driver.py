@@ -50,6 +50,10 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
   const t0 = performance.now();
   const rest = lib.sleep || ((ms) => new Promise((r) => setTimeout(r, ms)));
   const early = reactFrom !== null && reactFrom !== undefined && typeof lib.reactionsSince === 'function';
+  // an action that changed nothing: its reactions in the page's next rendering frame (requestAnimationFrame
+  // callbacks it scheduled run before this one) are waited for, not the whole quiet time
+  let framed = false;
+  if (early) { try { window.requestAnimationFrame(() => { framed = true; }); } catch (e) { framed = false; } }
   let changed = false;
   for (;;) {
     const p = lib.probe();
@@ -59,7 +63,7 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
     if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return { done: true, changed, timed_out: false };
     if (!pending && el >= idle) return { done: true, changed, timed_out: false };
-    if (early && !pending && el >= quiet && p.quietMs >= quiet && lib.reactionsSince(reactFrom) === 0)
+    if (early && !pending && (framed || el >= quiet) && p.quietMs >= quiet && lib.reactionsSince(reactFrom) === 0)
       return { done: true, changed, timed_out: false, early: true };
     if (el >= limit) return { done: true, changed, timed_out: true };
     if (el >= slice) return { done: false, changed, timed_out: false };
@@ -232,6 +236,9 @@ class PlaywrightDriver:
         #: Observations made (:meth:`observe`), counted: a :class:`~core.perception.netwatch.NetworkWatch`
         #: delivers the page's pending network events once per look (``NetworkWatch.flushes``).
         self.looks = 0
+        #: Every look is a round trip to the page, made after what it sees: the network events the page sent
+        #: before it answered are delivered by then (:meth:`core.perception.netwatch.NetworkWatch.between`).
+        self.looks_deliver = True
         #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
         self.light_reads = 0
 
@@ -1206,7 +1213,9 @@ class PlaywrightDriver:
 
         ``react_from`` (the page library's ``timerSeq`` read by :meth:`probe` right before the action; the
         fast path's): when the action changed nothing, the wait also ends - before the idle bound - once the
-        page is quiet for ``quiet_ms``, nothing is pending, and no *reaction* the action set off is pending:
+        page has drawn its next frame since the wait began (its ``requestAnimationFrame`` callbacks, which run
+        the page's own frame callbacks first; or ``quiet_ms`` passed, on a page that draws no frame), no DOM
+        mutation came for ``quiet_ms``, nothing is pending, and no *reaction* the action set off is pending:
         no timeout or idle callback of at most 1 s scheduled since outside a poller's timer (``reactionsSince``
         in ``page_lib.js``: a validator's ``setTimeout`` is waited for, a ``setInterval`` poller is not).
         ``{"early": True}`` is then in the answer.  Only the in-page wait ends early; the polling fallback
@@ -1267,6 +1276,14 @@ class PlaywrightDriver:
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
                 if elapsed >= limit:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}
+                if changed:  # a new document with the library (a navigation): its wait runs in the page again
+                    again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
+                                                 max(1.0, limit - elapsed))
+                    if again is not None and again["done"]:
+                        return {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
+                                "timed_out": bool(again["timed_out"])}
+                    if again is not None:
+                        continue  # the slice ended: probe the page as it is now
             time.sleep(_SETTLE_POLL_S)
 
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,

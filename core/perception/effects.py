@@ -31,10 +31,16 @@ Chromium, 2 shared cores): about 3-6 ms per snapshot without IndexedDB.
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-__all__ = ["EffectSnapshot", "EffectWatch", "snapshot", "item_counts", "SNAPSHOT_JS", "ITEMS_JS", "IDB_LIMIT_MS"]
+__all__ = ["EffectSnapshot", "EffectWatch", "snapshot", "item_counts", "SNAPSHOT_JS", "ITEMS_JS", "IDB_LIMIT_MS",
+           "COOKIES_KEPT_S"]
+
+#: Longest a cookie reading is used again (s) by :meth:`EffectWatch.mark` while nothing could have changed it:
+#: a cookie that expires meanwhile is then seen gone at the next reading at the latest.
+COOKIES_KEPT_S = 30.0
 
 #: Longest wait (ms) for the IndexedDB counts in one snapshot: opening a database another tab is upgrading
 #: blocks; past the bound the databases are reported as unreadable ("?") rather than waited for.
@@ -98,8 +104,10 @@ async (idbLimitMs) => {
       await Promise.race([count(), later.then(() => { idb['?'] = 'timeout'; })]);
     }
   } catch (e) { idb['?'] = 'unreadable'; }
+  let cookie = '';
+  try { cookie = fnv(document.cookie); } catch (e) { cookie = '?'; }
   return {url: location.href, local: storage('localStorage'), session: storage('sessionStorage'),
-          items, values, idb};
+          items, values, idb, cookie};
 }
 """.replace("__ITEM_KINDS__", _ITEM_KINDS).replace("__DIALOGS__", _DIALOGS)
 
@@ -147,13 +155,16 @@ def _cookie_digest(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def snapshot(driver: Any, read: Any = None) -> EffectSnapshot | None:
+def snapshot(driver: Any, read: Any = None, *,
+             cookies_kept: Callable[[Mapping[str, Any]], Mapping[str, str] | None] | None = None
+             ) -> EffectSnapshot | None:
     """The page's kept state now (see the module docstring); None when the driver has no page to read or the
     page would not answer (then nothing can be told, and the caller says so).
 
     ``read``: what :data:`SNAPSHOT_JS` returned in a round trip the caller made anyway
     (:meth:`core.perception.driver.PlaywrightDriver.probe_and_read`, right before); None reads it now.
-    The cookies are read now either way.
+    The cookies are read now, unless ``cookies_kept`` (given the page read) answers the cookies of an
+    earlier reading that cannot have changed since (:meth:`EffectWatch.mark`).
 
     Never raises: a page that is navigating, closed or busy gives None.
     """
@@ -173,9 +184,10 @@ def snapshot(driver: Any, read: Any = None) -> EffectSnapshot | None:
         return None
     if not isinstance(raw, dict):
         return None
-    cookies: dict[str, str] = {}
+    kept = cookies_kept(raw) if cookies_kept is not None else None
+    cookies: dict[str, str] = dict(kept) if kept is not None else {}
     try:
-        for c in page.context.cookies(str(raw.get("url") or page.url)):
+        for c in (page.context.cookies(str(raw.get("url") or page.url)) if kept is None else ()):
             cookies[f"{c.get('name', '')}@{c.get('domain', '')}{c.get('path', '')}"] = _cookie_digest(
                 str(c.get("value", "")))
     except Exception:  # noqa: BLE001 - a closed context: cookies unknown
@@ -217,6 +229,9 @@ class EffectWatch:
         self.page = page
         self.before: EffectSnapshot | None = None
         self.background: set[str] = set()
+        #: Cookie readings from the browser made by :meth:`mark` (the others reused the last one).
+        self.cookie_reads = 0
+        self._cookies: tuple[Any, float, dict[str, str]] | None = None
 
     @classmethod
     def of(cls, driver: Any) -> "EffectWatch | None":
@@ -233,6 +248,38 @@ class EffectWatch:
 
     def mark(self, driver: Any, read: Any = None) -> EffectSnapshot | None:
         """Snapshot the page right before an action (kept as :attr:`before`, also returned); ``read`` as in
-        :func:`snapshot`."""
-        self.before = snapshot(driver, read)
+        :func:`snapshot`.
+
+        The cookies (a round trip to the browser) are those of the last mark when none can have changed since:
+        the same URL and ``document.cookie``, and no request sent nor response received since
+        (:class:`~core.perception.netwatch.NetworkWatch`: a response's ``Set-Cookie``, even an HttpOnly one,
+        comes with a response; a script's cookie shows in ``document.cookie``), within
+        :data:`COOKIES_KEPT_S`.  Counted in :attr:`cookie_reads`.
+        """
+        from core.perception.netwatch import NetworkWatch
+
+        net = NetworkWatch.of(driver) if not callable(getattr(driver, "effect_snapshot", None)) else None
+
+        def key(raw: Mapping[str, Any]) -> tuple[Any, ...] | None:
+            if net is None or not raw.get("cookie") or raw.get("cookie") == "?":
+                return None
+            return (str(raw.get("url") or ""), raw.get("cookie"), net.requests, net.responses)
+
+        seen: list[tuple[Any, ...] | None] = []
+
+        def kept(raw: Mapping[str, Any]) -> Mapping[str, str] | None:
+            k = key(raw)
+            seen.append(k)
+            if k is None or self._cookies is None or self._cookies[0] != k:
+                return None
+            if time.monotonic() - self._cookies[1] > COOKIES_KEPT_S:
+                return None
+            seen.append(None)  # reused
+            return self._cookies[2]
+
+        self.before = snapshot(driver, read, cookies_kept=kept)
+        if self.before is not None and len(seen) == 1:  # read from the browser now
+            self.cookie_reads += 1
+            self._cookies = ((seen[0], time.monotonic(), dict(self.before.cookies))
+                             if seen[0] is not None and "?" not in self.before.cookies else None)
         return self.before

@@ -129,6 +129,10 @@ class NetworkWatch:
         self._followers: list[NetworkWatch] = []
         #: Round trips made to have Playwright deliver the page's pending events (:meth:`between`), counted.
         self.flushes = 0
+        #: Requests seen sent and responses seen received on the page, counted (a cookie can change only with
+        #: one of them or by a script: :meth:`core.perception.effects.EffectWatch.mark`).
+        self.requests = 0
+        self.responses = 0
         #: The driver whose looks bound the flushes (its ``looks`` counter; set by :meth:`of`): None flushes on
         #: every :meth:`between`.
         self.driver: Any = None
@@ -189,12 +193,14 @@ class NetworkWatch:
         if isinstance(redirect, dict) and "status" in redirect:  # a POST answered 303: its status is that one
             self._on_response({"requestId": rid, "response": redirect})
         self._seq += 1
+        self.requests += 1
         self._seen.append(rec)
         self._pos[rid] = self._seq
         if len(self._pos) > KEEP:
             self._pos.pop(next(iter(self._pos)))
 
     def _on_response(self, event: Any) -> None:
+        self.responses += 1
         try:
             seq = self._pos.get(str(event["requestId"]))
             status = int(event["response"]["status"])
@@ -218,9 +224,14 @@ class NetworkWatch:
         trip, counted in :attr:`flushes`) - once per look of the driver (its ``looks`` counter): the calls after
         the first that follow the same observation (the checkpoint's, the write inference's, the landing's,
         the evidence's, the skills capture's) read the same requests, and any round trip to the page since
-        has delivered the events that arrived before its answer.  Without a driver's count every call flushes.
+        has delivered the events that arrived before its answer.  A driver whose looks are such round trips
+        (``looks_deliver`` true: :class:`core.perception.driver.PlaywrightDriver`, whose every observation
+        evaluates in the page) needs no flush at all: the page sent a request's event before it answered the
+        look.  Without a driver's count every call flushes.
         """
         looks = getattr(self.driver, "looks", None)
+        if isinstance(looks, int) and looks != self._flushed_look and getattr(self.driver, "looks_deliver", False):
+            self._flushed_look = looks  # the look read the page after the events: they were delivered before it
         if not isinstance(looks, int) or looks != self._flushed_look:
             try:
                 self.page.wait_for_timeout(1)  # let Playwright deliver pending events (requests, marks)

@@ -6,7 +6,9 @@ reaction the action set off is pending (``page_lib.js`` reactionsSince, ``Playwr
 * a poller (``setInterval``, and a timeout its callback schedules - the demo's spinner does that): no reaction,
   the wait still ends early;
 * a validator's timeout (100 ms), or a chain of them (0 ms, then 150 ms): waited for, so the verification
-  sees the field cleared - on the run path too (`steadyhand run`'s session: the fill is never passed).
+  sees the field cleared - on the run path too (`steadyhand run`'s session: the fill is never passed);
+* a reaction in the page's next animation frame: the early end comes after that frame, so it is seen too,
+  and long before the quiet time (40 ms) on a page that reacts to nothing.
 """
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ SCRIPTS = {
                  "c.addEventListener('input', () => setTimeout(() => { c.value = ''; }, 100));",
     "chain": "const c = document.getElementById('city');"
              "c.addEventListener('input', () => setTimeout(() => setTimeout(() => { c.value = ''; }, 150), 0));",
+    # a widget that normalises what was typed in its next animation frame (no timer, no DOM mutation)
+    "frame": "const c = document.getElementById('city');"
+             "c.addEventListener('input', () => requestAnimationFrame(() => { c.value = ''; }));",
 }
 
 
@@ -73,6 +78,19 @@ def test_a_fill_nothing_reacts_to_ends_the_wait_early(driver) -> None:
     got, value = _fill_and_wait(driver, "none")
     assert got.get("early") is True and got["changed"] is False and got["timed_out"] is False
     assert value == "Paris"
+
+
+def test_the_early_end_comes_after_the_next_animation_frame_not_the_quiet_time(driver) -> None:
+    got, value = _fill_and_wait(driver, "frame")
+    assert value == ""  # the frame callback ran before the wait ended
+    assert got.get("early") is True
+    # measured in the page: the wait ended once the frame was drawn, not after the page's quiet time
+    driver.goto("/none")
+    start = driver.probe()
+    driver.page.fill("#city", "Paris")
+    quiet = 2000.0  # a quiet time no frame takes: the early end came from the frame
+    t = driver.wait_settled(start=start, idle_ms=5000, quiet_ms=quiet, react_from=start["timerSeq"])
+    assert t.get("early") is True and t["ms"] < quiet
 
 
 def test_a_poller_is_no_reaction_and_the_wait_still_ends_early(driver) -> None:
