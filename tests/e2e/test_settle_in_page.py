@@ -46,7 +46,7 @@ def test_no_change_ends_at_the_idle_bound_and_a_slice_can_end_first(driver) -> N
 
 def test_a_navigation_is_left_to_the_polling_loop(driver) -> None:
     start = driver.probe()
-    driver.page.evaluate("() => setTimeout(() => { location.href = 'about:blank'; }, 20)")
+    driver.page.evaluate("() => setTimeout(() => { location.href = 'about:blank'; }, 300)")  # after the wait began
     assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 2000.0, 5000.0) is None
     r = driver.wait_settled(start=start)
     assert r["changed"] is True and r["timed_out"] is False
