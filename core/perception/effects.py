@@ -251,9 +251,9 @@ class EffectWatch:
         :func:`snapshot`.
 
         The cookies (a round trip to the browser) are those of the last mark when none can have changed since:
-        the same URL and ``document.cookie``, and no request sent nor response received since
-        (:class:`~core.perception.netwatch.NetworkWatch`: a response's ``Set-Cookie``, even an HttpOnly one,
-        comes with a response; a script's cookie shows in ``document.cookie``), within
+        the same URL and ``document.cookie``, and no request sent nor response received since (beacons left
+        out) and no response that set a cookie (:class:`~core.perception.netwatch.NetworkWatch`: an HttpOnly
+        cookie comes with a response; a script's cookie shows in ``document.cookie``), within
         :data:`COOKIES_KEPT_S`.  Counted in :attr:`cookie_reads`.
         """
         from core.perception.netwatch import NetworkWatch
@@ -263,7 +263,7 @@ class EffectWatch:
         def key(raw: Mapping[str, Any]) -> tuple[Any, ...] | None:
             if net is None or not raw.get("cookie") or raw.get("cookie") == "?":
                 return None
-            return (str(raw.get("url") or ""), raw.get("cookie"), net.requests, net.responses)
+            return (str(raw.get("url") or ""), raw.get("cookie"), net.requests, net.responses, net.cookies_set)
 
         seen: list[tuple[Any, ...] | None] = []
 

@@ -129,10 +129,13 @@ class NetworkWatch:
         self._followers: list[NetworkWatch] = []
         #: Round trips made to have Playwright deliver the page's pending events (:meth:`between`), counted.
         self.flushes = 0
-        #: Requests seen sent and responses seen received on the page, counted (a cookie can change only with
-        #: one of them or by a script: :meth:`core.perception.effects.EffectWatch.mark`).
+        #: Requests seen sent and responses seen received on the page, beacons (``sendBeacon``) left out, and
+        #: responses that set a cookie (``Set-Cookie``, a beacon's too), counted: a cookie can change only with
+        #: one of them or by a script (:meth:`core.perception.effects.EffectWatch.mark`).
         self.requests = 0
         self.responses = 0
+        self.cookies_set = 0
+        self._pings: deque[str] = deque(maxlen=KEEP)
         #: The driver whose looks bound the flushes (its ``looks`` counter; set by :meth:`of`): None flushes on
         #: every :meth:`between`.
         self.driver: Any = None
@@ -143,6 +146,7 @@ class NetworkWatch:
         self._cdp = context.new_cdp_session(page)
         self._cdp.on("Network.requestWillBeSent", event_handler(self._on_request))
         self._cdp.on("Network.responseReceived", event_handler(self._on_response))
+        self._cdp.on("Network.responseReceivedExtraInfo", event_handler(self._on_response_headers))
         self._cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
         owner = getattr(context, "_steadyhand_net_hook", None)
         if isinstance(owner, NetHook):  # installed with the context, before any page: every document has it
@@ -193,14 +197,25 @@ class NetworkWatch:
         if isinstance(redirect, dict) and "status" in redirect:  # a POST answered 303: its status is that one
             self._on_response({"requestId": rid, "response": redirect})
         self._seq += 1
-        self.requests += 1
+        if rec.resource_type == "ping":
+            self._pings.append(rid)
+        else:
+            self.requests += 1
         self._seen.append(rec)
         self._pos[rid] = self._seq
         if len(self._pos) > KEEP:
             self._pos.pop(next(iter(self._pos)))
 
+    def _on_response_headers(self, event: Any) -> None:
+        try:
+            if any(str(k).lower() == "set-cookie" for k in (event.get("headers") or {})):
+                self.cookies_set += 1
+        except Exception:  # noqa: BLE001
+            return
+
     def _on_response(self, event: Any) -> None:
-        self.responses += 1
+        if str(event.get("requestId", "")) not in self._pings:
+            self.responses += 1
         try:
             seq = self._pos.get(str(event["requestId"]))
             status = int(event["response"]["status"])
