@@ -101,9 +101,11 @@ class GraphTable:
         return None
 
     def _touch(self, s: Session, name: str, seen: StateSeen, at: datetime, *, visit: bool,
-               run_id: str) -> tuple[StateNodeRow, bool]:
+               run_id: str, found: StateNodeRow | None | bool = False) -> tuple[StateNodeRow, bool]:
+        """The node of ``seen`` updated, or a new one added: ``(row, new)``; ``found`` is what :meth:`_find`
+        answered for ``seen`` in this session already (False: not looked up yet)."""
         t = self.store._t
-        row = self._find(s, name, seen)
+        row = self._find(s, name, seen) if found is False else found
         if row is None:
             row = StateNodeRow(graph=name, key=seen.key, structure=seen.structure, dhash=seen.dhash, url=t(seen.url),
                                title=t(seen.title), screenshot=seen.screenshot, visits=1 if visit else 0,
@@ -126,12 +128,13 @@ class GraphTable:
         t = self.store._t
         with self.store._write() as s:
             known = self._find(s, name, tr.before)
-            src, new_src = self._touch(s, name, tr.before, at, visit=tr.start or known is None, run_id=tr.run_id)
+            src, new_src = self._touch(s, name, tr.before, at, visit=tr.start or known is None, run_id=tr.run_id,
+                                       found=known)
             after = self._find(s, name, tr.after)
             if after is not None and after.key == src.key:
                 dst, new_dst = src, False
             else:
-                dst, new_dst = self._touch(s, name, tr.after, at, visit=True, run_id=tr.run_id)
+                dst, new_dst = self._touch(s, name, tr.after, at, visit=True, run_id=tr.run_id, found=after)
             ek = tr.edge_key
             row = s.scalar(select(StateEdgeRow).where(StateEdgeRow.graph == name, StateEdgeRow.source == src.key,
                                                       StateEdgeRow.target == dst.key, StateEdgeRow.edge_key == ek))
