@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, DBAPIError
 from sqlalchemy.orm import Session
 
@@ -486,13 +486,14 @@ class Store:
                                              f"{exc.strerror or exc} ({self.media_root})")
                     rel = None
             vw, vh = (tuple(observation.viewport) + (0, 0))[:2]
-            s.add(ObservationRow(
+            # a plain INSERT, not the ORM's unit of work: half the writer's time for the commonest row
+            s.execute(insert(ObservationRow), [dict(
                 run_id=run_id, step_index=int(index), moment=when,
                 url=self._t(observation.url), title=self._t(observation.title),
                 signature_digest=self._t(observation.signature.digest if observation.signature else ""),
                 element_count=len(observation.candidates), viewport_w=int(vw), viewport_h=int(vh),
                 device_pixel_ratio=float(observation.device_pixel_ratio),
-                timestamp_ms=float(observation.timestamp_ms), screenshot=rel))
+                timestamp_ms=float(observation.timestamp_ms), screenshot=rel)])
         return written
 
     def _resolution_row(self, run_id: str, index: int, r: Resolution) -> ResolutionRow:
