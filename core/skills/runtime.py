@@ -548,8 +548,10 @@ class SkillDecider:
         #: Set while a popup in the flow step's way is answered where it is met (issue 25 item 1):
         #: ``"after_action"`` (the step acted and its verification met the popup) or ``"covered"`` (the
         #: pre-check found the step's target covered); "" otherwise.  There the flow step's own target being
-        #: usable does not hold the skill back; after the action an irreversible step does not either - the
-        #: skill does not act in the step's place, the step is done.
+        #: usable does not hold the skill back, nor does an irreversible step - the skill does not act in the
+        #: step's place: after the action the step is done, over its target the step acts once the popup is
+        #: answered (the skill's actions still meet every other guard: the step's own containers, the words
+        #: its trigger names, deny rules).
         self.here = ""
 
     # --- the library ------------------------------------------------------------------
@@ -678,9 +680,10 @@ class SkillDecider:
                 if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
                     run.held.add(s.id)
                     self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
-            elif (fire and not step.reversible and self.here != "after_action"
+            elif (fire and not step.reversible and not self.here
                   and not approved_for_step(s, ctx.flow, step)):
-                # (answering a popup the step's own action opened is no acting on the step: it is done)
+                # (answering a popup in the step's way is no acting in its place: after its action the step is
+                # done; over its target the popup came before the step acted, and the step acts after it)
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")

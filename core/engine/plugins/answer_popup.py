@@ -10,8 +10,13 @@ asks for a choice: the step escalated at every run, with the skill the person ap
 
 * ``"after_action"``: the step's verification saw a dialog the recording did not show; the step's action is
   done and is never repeated - once the skill has answered, the verification looks at the page again;
-* ``"covered"``: the pre-check found the step's target covered by a popup; once answered the step is tried
-  again (it has not acted).
+* ``"covered"``: the pre-check found the step's target covered by a popup (or the locator did not find the
+  target behind one); once answered the step is tried again (it has not acted).  The popup came before the
+  step acted (an earlier step's effect seen late, a timer): answering it is not acting in the step's place, so
+  an irreversible step does not hold the skill back here either.
+
+A popup still fading in (:func:`core.recover.motion.dialog_arriving`) is waited for first, within a bound, so
+that the skill's trigger is judged on the popup as shown, not on a frame of its show animation.
 
 Two kinds of approved skill may answer, in this order:
 
@@ -48,6 +53,7 @@ from core.perception.driver import ActionError
 from core.perception.pagefacts import overlays
 from core.plan.decider import DecideContext
 from core.project.params import ParameterError, bind_step
+from core.recover.motion import wait_dialog_arriving
 from core.recover.rollback import QUIET_MS, wait_gone
 from core.skills import kinds
 from core.skills.runtime import SkillDecider, is_skill_step
@@ -266,6 +272,9 @@ class AnswerPopupPlugin:
     def clear_popup(self, p: ClearPopup) -> Cleared | None:
         if p.step.source == "skill":
             return None  # a skill's own action met a popup: the skill ends, the chain decides again
+        # a popup still fading in is answered once it is shown (bounded: core.recover.motion), not on a frame
+        # of its animation where its buttons are not there yet for the skill's trigger
+        wait_dialog_arriving(self.ports.driver)
         found = element_skill(self.ports, p.step, p.where)
         if found is not None and found.ok:
             return found
