@@ -413,3 +413,66 @@ def test_a_late_consent_banner_wired_late_is_answered_once_and_the_flow_passes(t
     assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1, dict(site.posts)
     finished = [e for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
     assert finished and finished[-1].outcome == "passed", [(e.outcome, e.reason) for e in finished]
+
+
+#: sweetalert2's popup held at opacity 0 for 600 ms before its own fade-in (``swal2-show``) runs: the first
+#: frames of its show animation made long, as a loaded machine makes them (with Chromium's CPU ten times slower
+#: the popup stays at opacity 0 for ~250 ms and the run failed 2 times in 3).  The dialog is in the page, with
+#: role=dialog, from the click on; a look on those frames sees no dialog.
+SWAL_FADING_IN = ("<style>.swal2-popup.swal2-show{animation-delay:.6s!important;"
+                  "animation-fill-mode:both!important}</style>")
+
+
+def test_a_popup_still_fading_in_after_the_step_is_answered_by_its_skill_at_that_step(
+        tmp_path: Path, site: Site) -> None:
+    """Next opens sweetalert2's popup, still invisible when the step is first looked at: the step's verification
+    waits for its show animation (bounded) and meets it, the approved skill answers it after Next - the step that
+    opened it - and Place order, the next step, finds its target free.  Before, Next passed on the invisible
+    frame and the popup over Place order (irreversible) escalated: "asks for a choice"."""
+    skill = SKILLS["swal"]
+    site.extra = SWAL_FADING_IN
+    try:
+        result, person, events, root = _run(tmp_path, site, {"swal"}, [skill])
+    finally:
+        site.extra = ""
+    assert result.status == "passed", (result.error, [e.reason for e in person.escalations])
+    assert site.posts["/api/swal/deny"] == 1 and site.posts["/api/swal/confirm"] == 0, dict(site.posts)
+    assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1, dict(site.posts)
+    finished = [(e.index, e.outcome) for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
+    assert finished == [(1, "passed")], finished  # at Next, after its action
+    assert [u.outcome for u in _uses(root, skill.id)] == ["passed"]
+
+
+def test_a_popup_over_an_irreversible_steps_target_is_answered_by_its_skill_and_the_step_done_once(
+        tmp_path: Path, site: Site) -> None:
+    """sweetalert2's popup opens (fading in late) as the page loads, over Place order - an irreversible step,
+    and the flow's first.  The skill approved for the popup answers it there (answering a popup in the step's
+    way is not acting in its place); the order is then placed once.  Before, the skill was held back by the
+    irreversible step and the run escalated: "asks for a choice"."""
+    skill = SKILLS["swal"]
+    root = _project(tmp_path / "load", site.base_url)
+    flow = yaml.safe_load((root / "flows" / "order.yaml").read_text(encoding="utf-8"))
+    flow["steps"] = flow["steps"][2:]  # Place order only
+    (root / "flows" / "order.yaml").write_text(yaml.safe_dump(flow, sort_keys=False), encoding="utf-8")
+    store = Store.open(root / ".steadyhand" / "store.sqlite")
+    try:
+        SkillTable(store).put(skill)
+    finally:
+        store.close()
+    project = load_project(root)
+    site.popups, site.banner = {"swal"}, ""
+    site.extra = SWAL_FADING_IN + """<script>document.getElementById('next').onclick();</script>"""
+    site.posts.clear()
+    events: list[Any] = []
+    person = Person()
+    try:
+        with ProjectSession(project, emit=events.append, headless=True, control=person) as session:
+            result = session.run_flow(project.flows["order"])
+    finally:
+        site.extra = ""
+    assert result.status == "passed", (result.error, [e.reason for e in person.escalations])
+    assert not person.escalations
+    assert site.posts["/api/swal/deny"] == 1 and site.posts["/api/swal/confirm"] == 0, dict(site.posts)
+    assert site.posts["/api/order"] == 1, dict(site.posts)
+    finished = [(e.index, e.outcome) for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
+    assert finished == [(0, "passed")], finished
