@@ -548,10 +548,11 @@ class SkillDecider:
         #: Set while a popup in the flow step's way is answered where it is met (issue 25 item 1):
         #: ``"after_action"`` (the step acted and its verification met the popup) or ``"covered"`` (the
         #: pre-check found the step's target covered); "" otherwise.  There the flow step's own target being
-        #: usable does not hold the skill back, nor does an irreversible step - the skill does not act in the
-        #: step's place: after the action the step is done, over its target the step acts once the popup is
-        #: answered (the skill's actions still meet every other guard: the step's own containers, the words
-        #: its trigger names, deny rules).
+        #: usable does not hold the skill back; after the action an irreversible step does not either - the
+        #: skill does not act in the step's place, the step is done.  ``"after_previous"`` is ``"covered"`` by a
+        #: popup that opened after the flow's previous step acted (its effect seen late): answered as after
+        #: that step's action, an irreversible step does not hold the skill back; any other popup over an
+        #: irreversible step's target needs a skill approved for exactly that step.
         self.here = ""
 
     # --- the library ------------------------------------------------------------------
@@ -680,10 +681,10 @@ class SkillDecider:
                 if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
                     run.held.add(s.id)
                     self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
-            elif (fire and not step.reversible and not self.here
+            elif (fire and not step.reversible and self.here not in ("after_action", "after_previous")
                   and not approved_for_step(s, ctx.flow, step)):
-                # (answering a popup in the step's way is no acting in its place: after its action the step is
-                # done; over its target the popup came before the step acted, and the step acts after it)
+                # (answering a popup a step's own action opened is no acting on this step: this one is done, or
+                # the popup is the previous step's effect met late over this step's target)
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")
