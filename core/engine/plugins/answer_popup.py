@@ -120,8 +120,8 @@ def element_skill(ports: Ports, ctx: StepContext, where: str) -> Cleared | None:
 
 def opened_by_previous_step(ctx: StepContext, obs: Any) -> bool:
     """Whether a dialog open now (``obs.modal_titles``) was not open before the flow's previous step acted: the
-    previous step passed after acting and its checkpoint's dialogs (taken right before its action) lack one of
-    those open now.  Such a popup is that step's effect seen late (its verification looked while it was not
+    step just before this one (index - 1) passed, and the dialogs of its checkpoint (taken right before its
+    action) lack one of those open now (compared by title, each counted once).  Such a popup is that step's effect seen late (its verification looked while it was not
     shown yet, or had no after-state to compare) - or something that came after it, which its verification
     would have met just the same."""
     run = ctx.run
