@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MOTION_JS", "MOTION_LIMIT_MS", "CHAIN_GAP_MS", "wait_motion"]
+__all__ = ["ARRIVING_JS", "ARRIVING_ROUNDS", "MOTION_JS", "MOTION_LIMIT_MS", "CHAIN_GAP_MS", "dialog_arriving",
+           "wait_dialog_arriving", "wait_motion"]
 
 #: Longest wait (ms) for a page's transitions to end.  UI frameworks' transitions last 150-500 ms (Bootstrap
 #: 3: 150 ms backdrop then 300 ms dialog; Material: 150-375 ms); a chain of three fits in 2 s.
@@ -56,6 +57,65 @@ async ([limitMs, gapMs]) => {
   return {ms: performance.now() - t0, moved};
 }
 """
+
+
+#: The page side of :func:`dialog_arriving`: true when a dialog is in the page but not shown yet (zero opacity,
+#: hidden, or no size - the first frames of its show animation) while a finite CSS animation or transition runs
+#: on it, inside it or on one of its ancestors.  The dialog selector is the page library's ``modals()`` one
+#: (``core/perception/page_lib.js``).  sweetalert2 11 adds its popup with ``role=dialog`` at opacity 0 and fades
+#: it in (``swal2-show``, 300 ms; 3 s on a CPU ten times slower); Bootstrap 3 shows its ``.modal`` at opacity 0
+#: and fades it in after its backdrop.
+ARRIVING_JS = """
+() => {
+  const running = document.getAnimations().filter(a => {
+    if (a.playState !== 'running') return false;
+    try { return Number.isFinite(a.effect.getComputedTiming().endTime); } catch (e) { return false; }
+  });
+  if (!running.length) return false;
+  const targets = running.map(a => a.effect && a.effect.target).filter(t => t && t.nodeType === 1);
+  const sel = '[role=dialog],[role=alertdialog],dialog[open],[aria-modal=true],.ui-dialog';
+  for (const d of document.querySelectorAll(sel)) {
+    const r = d.getBoundingClientRect(), cs = getComputedStyle(d);
+    let shown = r.width >= 1 && r.height >= 1 && cs.visibility !== 'hidden' && cs.display !== 'none';
+    for (let e = d; shown && e; e = e.parentElement) {
+      if (parseFloat(getComputedStyle(e).opacity) === 0) shown = false;
+    }
+    if (shown) continue;
+    if (targets.some(t => t === d || d.contains(t) || t.contains(d))) return true;
+  }
+  return false;
+}
+"""
+#: At most this many waits for a dialog still arriving (a second for a show animation that starts when the
+#: first ends, e.g. a backdrop's then the dialog's); each is bounded by :data:`MOTION_LIMIT_MS`.
+ARRIVING_ROUNDS = 2
+
+
+def dialog_arriving(driver: Any) -> bool:
+    """True when a dialog is in the page but still invisible while an animation runs on or around it
+    (:data:`ARRIVING_JS`); False when none is, or the page cannot be asked (one ``evaluate``, about 1 ms)."""
+    evaluate = getattr(driver, "evaluate", None)
+    if evaluate is None or getattr(driver, "page", None) is None:
+        return False
+    try:
+        return bool(evaluate(ARRIVING_JS))
+    except Exception:  # noqa: BLE001 - a page navigating or closed: nothing arriving that can be waited for
+        return False
+
+
+def wait_dialog_arriving(driver: Any, limit_ms: float = MOTION_LIMIT_MS, rounds: int = ARRIVING_ROUNDS) -> float:
+    """Wait while a dialog is still arriving (:func:`dialog_arriving`) for the page's motion to end: at most
+    ``rounds`` waits of at most ``limit_ms`` each (ms).  Returns the milliseconds waited (0.0 when no dialog was
+    arriving: one ``evaluate``)."""
+    waited = 0.0
+    for _ in range(max(0, rounds)):
+        if not dialog_arriving(driver):
+            break
+        ms = wait_motion(driver, limit_ms)
+        if ms <= 0.0:
+            break  # nothing finite moves after all: nothing to wait for
+        waited += ms
+    return waited
 
 
 def wait_motion(driver: Any, limit_ms: float = MOTION_LIMIT_MS, gap_ms: float = CHAIN_GAP_MS) -> float:

@@ -549,7 +549,10 @@ class SkillDecider:
         #: ``"after_action"`` (the step acted and its verification met the popup) or ``"covered"`` (the
         #: pre-check found the step's target covered); "" otherwise.  There the flow step's own target being
         #: usable does not hold the skill back; after the action an irreversible step does not either - the
-        #: skill does not act in the step's place, the step is done.
+        #: skill does not act in the step's place, the step is done.  ``"after_previous"`` is ``"covered"`` by a
+        #: popup that opened after the flow's previous step acted (its effect seen late): answered as after
+        #: that step's action, an irreversible step does not hold the skill back; any other popup over an
+        #: irreversible step's target needs a skill approved for exactly that step.
         self.here = ""
 
     # --- the library ------------------------------------------------------------------
@@ -678,9 +681,10 @@ class SkillDecider:
                 if s.id not in run.held and s.id not in run.refused:  # said once a run (a refusal said it all)
                     run.held.add(s.id)
                     self._use(s, "precondition", reason, index=ctx.index, step_id=step.id)
-            elif (fire and not step.reversible and self.here != "after_action"
+            elif (fire and not step.reversible and self.here not in ("after_action", "after_previous")
                   and not approved_for_step(s, ctx.flow, step)):
-                # (answering a popup the step's own action opened is no acting on the step: it is done)
+                # (answering a popup a step's own action opened is no acting on this step: this one is done, or
+                # the popup is the previous step's effect met late over this step's target)
                 fire = False
                 reason = (f"step {step.id!r} is irreversible and the skill was not approved for exactly that "
                           f"step: not fired")

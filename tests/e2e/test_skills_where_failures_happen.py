@@ -413,3 +413,88 @@ def test_a_late_consent_banner_wired_late_is_answered_once_and_the_flow_passes(t
     assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1, dict(site.posts)
     finished = [e for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
     assert finished and finished[-1].outcome == "passed", [(e.outcome, e.reason) for e in finished]
+
+
+#: sweetalert2's popup held at opacity 0 for 600 ms before its own fade-in (``swal2-show``) runs: the first
+#: frames of its show animation made long, as a loaded machine makes them (with Chromium's CPU ten times slower
+#: the popup stays at opacity 0 for ~250 ms and the run failed 2 times in 3).  The dialog is in the page, with
+#: role=dialog, from the click on; a look on those frames sees no dialog.
+SWAL_FADING_IN = ("<style>.swal2-popup.swal2-show{animation-delay:.6s!important;"
+                  "animation-fill-mode:both!important}</style>")
+
+
+def test_a_popup_still_fading_in_after_the_step_is_answered_by_its_skill_at_that_step(
+        tmp_path: Path, site: Site) -> None:
+    """Next opens sweetalert2's popup, still invisible when the step is first looked at: the step's verification
+    waits for its show animation (bounded) and meets it, the approved skill answers it after Next - the step that
+    opened it - and Place order, the next step, finds its target free.  Before, Next passed on the invisible
+    frame and the popup over Place order (irreversible) escalated: "asks for a choice"."""
+    skill = SKILLS["swal"]
+    site.extra = SWAL_FADING_IN
+    try:
+        result, person, events, root = _run(tmp_path, site, {"swal"}, [skill])
+    finally:
+        site.extra = ""
+    assert result.status == "passed", (result.error, [e.reason for e in person.escalations])
+    assert site.posts["/api/swal/deny"] == 1 and site.posts["/api/swal/confirm"] == 0, dict(site.posts)
+    assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1, dict(site.posts)
+    finished = [(e.index, e.outcome) for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
+    assert finished == [(1, "passed")], finished  # at Next, after its action
+    assert [u.outcome for u in _uses(root, skill.id)] == ["passed"]
+
+
+def _run_steps(tmp_path: Path, site: Site, steps: slice, *, drop_after: tuple[str, ...] = ()
+               ) -> tuple[Any, Person, list[Any]]:
+    """The swal page's order flow cut to ``steps``, without the recorded after-state of the steps named in
+    ``drop_after`` (a flow recorded or imported without one), with the swal skill approved; run as in :func:`_run`."""
+    root = _project(tmp_path, site.base_url)
+    flow = yaml.safe_load((root / "flows" / "order.yaml").read_text(encoding="utf-8"))
+    flow["steps"] = [{k: v for k, v in s.items() if not (k == "after" and s["id"] in drop_after)}
+                     for s in flow["steps"][steps]]
+    (root / "flows" / "order.yaml").write_text(yaml.safe_dump(flow, sort_keys=False), encoding="utf-8")
+    store = Store.open(root / ".steadyhand" / "store.sqlite")
+    try:
+        SkillTable(store).put(SKILLS["swal"])
+    finally:
+        store.close()
+    project = load_project(root)
+    site.popups, site.banner = {"swal"}, ""
+    site.posts.clear()
+    events: list[Any] = []
+    person = Person()
+    with ProjectSession(project, emit=events.append, headless=True, control=person) as session:
+        result = session.run_flow(project.flows["order"])
+    return result, person, events
+
+
+def test_a_popup_the_previous_step_opened_over_an_irreversible_steps_target_is_answered_by_its_skill(
+        tmp_path: Path, site: Site) -> None:
+    """Next (recorded without an after-state: its verification has nothing to say about dialogs) opens
+    sweetalert2's popup; Place order, irreversible, finds its target covered by it.  The popup opened after the
+    previous step acted - that step's effect met late - so the skill approved for it answers it as Next's
+    verification would have, and the order is placed once.  Before, the irreversible step held the skill back
+    and the run escalated: "asks for a choice"."""
+    skill = SKILLS["swal"]
+    result, person, events = _run_steps(tmp_path, site, slice(None), drop_after=("s2",))
+    assert result.status == "passed", (result.error, [e.reason for e in person.escalations])
+    assert not person.escalations
+    assert site.posts["/api/swal/deny"] == 1 and site.posts["/api/swal/confirm"] == 0, dict(site.posts)
+    assert site.posts["/api/next"] == 1 and site.posts["/api/order"] == 1, dict(site.posts)
+    finished = [(e.index, e.outcome) for e in events if isinstance(e, SkillFinished) and e.skill_id == skill.id]
+    assert finished == [(2, "passed")], finished  # over Place order's target
+
+
+def test_a_popup_no_step_opened_over_an_irreversible_first_step_needs_a_skill_approved_for_that_step(
+        tmp_path: Path, site: Site) -> None:
+    """The same popup opened as the page loads, over Place order - the flow's first step, irreversible: no step
+    of the flow opened it, and the skill was not approved for exactly that step, so it does not fire; the person
+    is asked and nothing is chosen or ordered."""
+    site.extra = """<script>document.getElementById('next').onclick();</script>"""
+    try:
+        result, person, events = _run_steps(tmp_path, site, slice(2, None))
+    finally:
+        site.extra = ""
+    assert result.status == "escalated"
+    assert not [p for p in site.posts if p.startswith("/api/swal/")] and site.posts["/api/order"] == 0, \
+        dict(site.posts)
+    assert not any(isinstance(e, SkillFired) for e in events)

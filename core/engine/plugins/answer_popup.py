@@ -10,8 +10,15 @@ asks for a choice: the step escalated at every run, with the skill the person ap
 
 * ``"after_action"``: the step's verification saw a dialog the recording did not show; the step's action is
   done and is never repeated - once the skill has answered, the verification looks at the page again;
-* ``"covered"``: the pre-check found the step's target covered by a popup; once answered the step is tried
-  again (it has not acted).
+* ``"covered"``: the pre-check found the step's target covered by a popup (or the locator did not find the
+  target behind one); once answered the step is tried again (it has not acted).  A popup that opened after
+  the flow's previous step acted (:func:`opened_by_previous_step`: that step's effect, seen late - its
+  verification looked while the popup was still invisible) is answered as that step's verification would
+  have answered it, even before an irreversible step: answering it is not acting in the step's place.  Any
+  other popup over an irreversible step's target is answered only by a skill approved for exactly that step.
+
+A popup still fading in (:func:`core.recover.motion.dialog_arriving`) is waited for first, within a bound, so
+that the skill's trigger is judged on the popup as shown, not on a frame of its show animation.
 
 Two kinds of approved skill may answer, in this order:
 
@@ -48,6 +55,7 @@ from core.perception.driver import ActionError
 from core.perception.pagefacts import overlays
 from core.plan.decider import DecideContext
 from core.project.params import ParameterError, bind_step
+from core.recover.motion import wait_dialog_arriving
 from core.recover.rollback import QUIET_MS, wait_gone
 from core.skills import kinds
 from core.skills.runtime import SkillDecider, is_skill_step
@@ -82,7 +90,7 @@ def element_skill(ports: Ports, ctx: StepContext, where: str) -> Cleared | None:
     obs = _look(ports)
     history = tuple(run.outcomes)
     skill_id = ""
-    dec.here = where
+    dec.here = "after_previous" if where == "covered" and opened_by_previous_step(ctx, obs) else where
     try:
         decision = dec.decide(DecideContext(run.flow, ctx.index, obs, history, run.params, attempt=ctx.attempt,
                                             run_id=run.run_id))
@@ -108,6 +116,28 @@ def element_skill(ports: Ports, ctx: StepContext, where: str) -> Cleared | None:
     ended = dec.outcome_at(ctx.index, skill_id) or "failed"
     where_said = "after the step's action" if where == "after_action" else "over the step's target"
     return Cleared(ended == "passed", ports.redact(f"skill {skill_id} answered the popup {where_said}: {ended}"))
+
+
+def opened_by_previous_step(ctx: StepContext, obs: Any) -> bool:
+    """Whether a dialog open now (``obs.modal_titles``) was not open before the flow's previous step acted: the
+    step just before this one (index - 1) passed, and the dialogs of its checkpoint (taken right before its
+    action) lack one of those open now (compared by title, each counted once).  Such a popup is that step's effect seen late (its verification looked while it was not
+    shown yet, or had no after-state to compare) - or something that came after it, which its verification
+    would have met just the same."""
+    run = ctx.run
+    prev = next((cp for cp in reversed(run.checkpoints) if cp.index < ctx.index), None)
+    if prev is None or prev.index != ctx.index - 1:
+        return False
+    done = next((o for o in reversed(run.outcomes) if o.index == prev.index and o.step_id == prev.step_id), None)
+    if done is None or done.status != "passed":
+        return False
+    left = list(prev.modal_titles)
+    for title in getattr(obs, "modal_titles", ()) or ():
+        if title in left:
+            left.remove(title)
+        else:
+            return True
+    return False
 
 
 def _do(ports: Ports, ctx: StepContext, decided: Any, obs: Any) -> tuple[str, str]:
@@ -266,6 +296,9 @@ class AnswerPopupPlugin:
     def clear_popup(self, p: ClearPopup) -> Cleared | None:
         if p.step.source == "skill":
             return None  # a skill's own action met a popup: the skill ends, the chain decides again
+        # a popup still fading in is answered once it is shown (bounded: core.recover.motion), not on a frame
+        # of its animation where its buttons are not there yet for the skill's trigger
+        wait_dialog_arriving(self.ports.driver)
         found = element_skill(self.ports, p.step, p.where)
         if found is not None and found.ok:
             return found
