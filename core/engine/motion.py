@@ -14,7 +14,8 @@ would then be met only by the next step, over its target.  Such a dialog is wait
 :data:`core.recover.motion.ARRIVING_ROUNDS` waits of :data:`core.recover.motion.MOTION_LIMIT_MS`) and the page
 observed again, so that the step's verification meets it and an approved skill answers it there.
 
-Nothing is waited for when the step did not act or nothing moves (one ``evaluate``, about 1 ms).
+Nothing is waited for when the step did not act or nothing moves (one ``evaluate``, about 1 ms; none when the
+step's settle wait said that nothing was animating as it ended, ``ctx.settled["moving"]``).
 """
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def look_when_still(ex: Any, ctx: Any) -> bool:
     if not ctx.acted or step is None or ctx.before is None or ctx.after is None or getattr(ctx, "already", False):
         return False
     if judge(expected_delta(step), observed_deltas(ctx.before, ctx.after)).kind == "as_expected":
+        settled = getattr(ctx, "settled", None) or {}
+        if settled.get("moving") is False:
+            return False  # nothing was animating when the page settled: no dialog can be fading in
         waited = wait_dialog_arriving(ex.driver)  # a dialog the action opened, still fading in: its effect too
     else:
         waited = wait_motion(ex.driver)

@@ -54,6 +54,9 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
   // callbacks it scheduled run before this one) are waited for, not the whole quiet time
   let framed = false;
   if (early) { try { window.requestAnimationFrame(() => { framed = true; }); } catch (e) { framed = false; } }
+  // whether a finite CSS animation or transition still runs when the wait ends (a dialog fading in)
+  const moving = () => { try { return document.getAnimations().some((a) => a.playState === 'running'
+    && Number.isFinite(a.effect.getComputedTiming().endTime)); } catch (e) { return true; } };
   let changed = false;
   for (;;) {
     const p = lib.probe();
@@ -61,10 +64,10 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     if (startUrl !== null && p.url !== startUrl) changed = true;
     if (startMut !== null && p.mutations !== startMut) changed = true;
     const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
-    if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return { done: true, changed, timed_out: false };
-    if (!pending && el >= idle) return { done: true, changed, timed_out: false };
+    if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return { done: true, changed, timed_out: false, moving: moving() };
+    if (!pending && el >= idle) return { done: true, changed, timed_out: false, moving: moving() };
     if (early && !pending && (framed || el >= quiet) && p.quietMs >= quiet && lib.reactionsSince(reactFrom) === 0)
-      return { done: true, changed, timed_out: false, early: true };
+      return { done: true, changed, timed_out: false, early: true, moving: moving() };
     if (el >= limit) return { done: true, changed, timed_out: true };
     if (el >= slice) return { done: false, changed, timed_out: false };
     await rest(poll);
@@ -1231,7 +1234,8 @@ class PlaywrightDriver:
         Returns
         -------
         dict
-            ``{"ms": waited ms, "changed": bool, "timed_out": bool}``.
+            ``{"ms": waited ms, "changed": bool, "timed_out": bool}``; when the wait ran in the page, also
+            ``"moving"``: whether a finite CSS animation or transition was still running as it ended.
         """
         t0 = time.monotonic()
         start = start or {}
@@ -1249,6 +1253,8 @@ class PlaywrightDriver:
                        "timed_out": bool(fast["timed_out"])}
                 if fast.get("early"):
                     out["early"] = True
+                if "moving" in fast:
+                    out["moving"] = bool(fast["moving"])
                 return out
             changed = bool(fast["changed"])  # the page navigated or the slice ended: the polling goes on
         while True:
