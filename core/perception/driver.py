@@ -1286,8 +1286,11 @@ class PlaywrightDriver:
                     again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
                                                  max(1.0, limit - elapsed))
                     if again is not None and again["done"]:
-                        return {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
-                                "timed_out": bool(again["timed_out"])}
+                        out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
+                               "timed_out": bool(again["timed_out"])}
+                        if "moving" in again:
+                            out["moving"] = bool(again["moving"])
+                        return out
                     if again is not None:
                         continue  # the slice ended: probe the page as it is now
             time.sleep(_SETTLE_POLL_S)
