@@ -23,6 +23,7 @@ from tenacity import Retrying, retry_if_not_exception_type, stop_after_attempt
 from core.domain import (
     Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, TextBox, WaitSettings,
 )
+from core.perception.ahead import ContextAhead, close_later
 from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
@@ -234,6 +235,18 @@ class PlaywrightDriver:
         self.looks = 0
         #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
         self.light_reads = 0
+        #: Make the next flow's fresh context while a flow runs (:class:`~core.perception.ahead.ContextAhead`):
+        #: only for a headless browser launched here (no remote-debugging endpoint a person may look at, no
+        #: browser shared through an endpoint), and only once :meth:`new_context_page` was called twice (a
+        #: session that runs one flow makes none it would throw away).
+        self.make_ahead = True
+        self._ahead: ContextAhead | None = None
+        #: Fresh contexts :meth:`new_context_page` made: ``made_waiting`` while the caller waited (four round
+        #: trips to Chromium, ``Browser.newContext`` to ``newPage``), ``made_ahead`` taken ready-made.
+        self.contexts = {"made_waiting": 0, "made_ahead": 0}
+        self._fresh_asked = 0
+        #: Closes of old contexts sent and not yet answered (awaited by :meth:`close`).
+        self._closing: list[Any] = []
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -314,21 +327,53 @@ class PlaywrightDriver:
                 "device_scale_factor": self.settings.device_scale_factor, "locale": self.settings.locale,
                 "timezone_id": self.settings.timezone}
 
-    def _use_context(self, context: Any) -> None:
-        """Install the page library and the timeouts in ``context`` and take its first page (or a new one)."""
+    def _use_context(self, context: Any, page: Any = None) -> None:
+        """Install the page library and the timeouts in ``context`` and take its first page (or a new one);
+        ``page``: the context was made ahead with its init script and this page (:class:`ContextAhead`)."""
         self._held.clear()
         self._context = context
-        # a fresh context: the network watch's binding and hook go in before the first page (NetHook)
-        hook = NetHook.install(context) if not context.pages else None
-        context.add_init_script(PAGE_LIB + "\n;" + NET_HOOK if hook is not None else PAGE_LIB)
+        if page is None:
+            # a fresh context: the network watch's binding and hook go in before the first page (NetHook)
+            hook = NetHook.install(context) if not context.pages else None
+            context.add_init_script(PAGE_LIB + "\n;" + NET_HOOK if hook is not None else PAGE_LIB)
         context.set_default_timeout(self.settings.action_timeout_ms)
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-        self.page = context.pages[0] if context.pages else context.new_page()
+        self.page = page or (context.pages[0] if context.pages else context.new_page())
         self.page.on("console", event_handler(self._on_console))
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
+        self.contexts["made_waiting"] += 1
         self._use_context(self._browser.new_context(**self._context_options()))
+
+    def _start_ahead(self) -> None:
+        """Start making the next fresh context (:class:`ContextAhead`) when wanted and none is being made."""
+        if (self._ahead is not None or not self.make_ahead or self._fresh_asked < 2 or self._browser is None
+                or not self.headless or self.cdp_port or self.endpoint):
+            return
+        hook = NetHook()
+        try:
+            self._ahead = ContextAhead(self._browser, self._context_options(), PAGE_LIB + "\n;" + NET_HOOK,
+                                       PAGE_LIB, hook.binding())
+        except Exception:  # noqa: BLE001 - a closed loop: the next context is made the usual way
+            self._ahead = None
+            return
+        self._ahead_hook = hook
+
+    def _take_ahead(self) -> bool:
+        """Use the context made ahead, if any (waiting for the rest of its making); False when there is none."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return False
+        made = ahead.take(float(self.settings.navigation_timeout_ms))
+        if made is None:
+            return False
+        context, page, exposed = made
+        if exposed:
+            self._ahead_hook.attach(context)
+        self.contexts["made_ahead"] += 1
+        self._use_context(context, page)
+        return True
 
     def _on_console(self, msg: Any) -> None:
         if msg.type == "error":
@@ -338,6 +383,7 @@ class PlaywrightDriver:
         """Close the page, browser and Playwright; never raises."""
         # a browser reached at an endpoint is not ours to close: our context goes, stopping Playwright disconnects
         own_browser = not self.endpoint
+        self._settle_background()
         for closer in (lambda: self._context and self._context.close(),
                        lambda: own_browser and self._browser and self._browser.close(),
                        lambda: self._pw and self._pw.stop()):
@@ -348,14 +394,38 @@ class PlaywrightDriver:
         self._pw = self._browser = self._context = self.page = None
         self._ax_session = self._ax_page = None
 
+    def _settle_background(self) -> None:
+        """Before the browser goes: the context made ahead is closed, and the closes sent are answered (at most
+        a few seconds; never raises)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.take(2000.0)
+            ahead.discard()
+        closing, self._closing = [t for t in self._closing if not t.done()], []
+        if ahead is not None and ahead.closing is not None:
+            closing.append(ahead.closing)
+        if not closing or self._browser is None:
+            return
+        try:
+            self._browser._sync(asyncio.wait(closing, timeout=3.0))  # noqa: SLF001
+        except Exception:  # noqa: BLE001 - the connection is gone: nothing to wait for
+            pass
+
     def new_context_page(self) -> None:
-        """Replace the page with a fresh one in a fresh context (clean cookies)."""
-        if self._context is not None:
-            try:
-                self._context.close()
-            except Exception:
-                pass
-        self._new_context()
+        """Replace the page with a fresh one in a fresh context (clean cookies).
+
+        The context made ahead while the previous flow ran is taken when there is one (:meth:`_start_ahead`,
+        counted in :attr:`contexts`); the old context's close is sent after, not waited for.
+        """
+        old = self._context
+        self._fresh_asked += 1
+        if not self._take_ahead():
+            self._new_context()
+        if old is not None:
+            self._closing = [t for t in self._closing if not t.done()]
+            task = close_later(old)
+            if task is not None:
+                self._closing.append(task)
 
     # --- navigation -----------------------------------------------------------------
     def absolute(self, url: str) -> str:
@@ -384,6 +454,7 @@ class PlaywrightDriver:
         if resp is not None and resp.status >= 400:
             raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
         self.wait_settled(quiet_ms=quiet_ms)
+        self._start_ahead()  # the next flow's context is made while this one runs
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate`` within :attr:`script_timeout_ms`.
