@@ -243,8 +243,11 @@ class PlaywrightDriver:
         self._ahead: ContextAhead | None = None
         #: Fresh contexts :meth:`new_context_page` made: ``made_waiting`` while the caller waited (four round
         #: trips to Chromium, ``Browser.newContext`` to ``newPage``), ``made_ahead`` taken ready-made.
-        self.contexts = {"made_waiting": 0, "made_ahead": 0}
+        #: ``unused``: the context in place kept, never navigated since it was made (the one :meth:`open` makes).
+        self.contexts = {"made_waiting": 0, "made_ahead": 0, "unused": 0}
         self._fresh_asked = 0
+        #: The current context was never navigated by :meth:`goto` since it was made.
+        self._unused = False
         #: Closes of old contexts sent and not yet answered (awaited by :meth:`close`).
         self._closing: list[Any] = []
 
@@ -340,11 +343,24 @@ class PlaywrightDriver:
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
         self.page = page or (context.pages[0] if context.pages else context.new_page())
         self.page.on("console", event_handler(self._on_console))
+        self._unused = False
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
         self.contexts["made_waiting"] += 1
         self._use_context(self._browser.new_context(**self._context_options()))
+        self._unused = True
+
+    def _still_unused(self) -> bool:
+        """Whether the current context is as fresh as a new one: made by this driver, never loaded a page
+        (:meth:`goto`, nor anyone else: its one page still shows ``about:blank``)."""
+        if not self._unused or self._context is None or self.page is None:
+            return False
+        try:
+            return (not self.page.is_closed() and self.page.url == "about:blank"
+                    and len(self._context.pages) == 1)
+        except Exception:  # noqa: BLE001 - a context whose browser is gone
+            return False
 
     def _start_ahead(self) -> None:
         """Start making the next fresh context (:class:`ContextAhead`) when wanted and none is being made."""
@@ -373,6 +389,7 @@ class PlaywrightDriver:
             self._ahead_hook.attach(context)
         self.contexts["made_ahead"] += 1
         self._use_context(context, page)
+        self._unused = True
         return True
 
     def _on_console(self, msg: Any) -> None:
@@ -414,11 +431,17 @@ class PlaywrightDriver:
     def new_context_page(self) -> None:
         """Replace the page with a fresh one in a fresh context (clean cookies).
 
-        The context made ahead while the previous flow ran is taken when there is one (:meth:`_start_ahead`,
-        counted in :attr:`contexts`); the old context's close is sent after, not waited for.
+        A context this driver made and never navigated (the one :meth:`open` made, before a session's first
+        flow) is as fresh as a new one and is kept.  Else the context made ahead while the previous flow ran is
+        taken when there is one (:meth:`_start_ahead`); the old context's close is sent after, not waited for.
+        Counted in :attr:`contexts`.
         """
         old = self._context
         self._fresh_asked += 1
+        if self._still_unused():
+            self._held.clear()
+            self.contexts["unused"] += 1
+            return
         if not self._take_ahead():
             self._new_context()
         if old is not None:
@@ -446,6 +469,7 @@ class PlaywrightDriver:
         from playwright.sync_api import Error as PwError
 
         target = self.absolute(url)
+        self._unused = False
         try:
             resp = self.page.goto(target, wait_until="domcontentloaded")
         except PwError as exc:

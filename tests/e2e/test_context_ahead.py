@@ -3,8 +3,9 @@ the demo project's session, real Chromium.
 
 Before, every flow's reset waited for five round trips to Chromium: the old context's close,
 ``Browser.new_context``, ``expose_binding``, ``add_init_script`` and ``new_page`` (which starts a renderer).
-The old context's close is now sent and not waited for, and from a session's third flow on the context is
-taken ready-made: none of those five calls is made while the flow's reset waits.  The context taken is still fresh and complete:
+The old context's close is now sent and not waited for, from a session's third flow on the context is taken
+ready-made, and a session's first flow keeps the context the browser opened with when nothing loaded a page in
+it: none of those five calls is made while the flow's reset waits.  The context taken is still fresh and complete:
 the keepalive hook in its documents, the network watch sees the first page's requests, console errors reach
 the driver, and no old context is left open.
 """
@@ -70,12 +71,13 @@ def test_third_flow_takes_its_context_ready_made(demo: Any, monkeypatch: pytest.
         resets = _count_resets(session, monkeypatch)
         results = [session.run_flow(flow) for _ in range(3)]
         assert [r.status for r in results] == ["passed"] * 3, [r.error for r in results]
-        # old: 5 waited calls before every flow; now the old context's close is never waited for, and the
-        # third flow's context was made during the second flow
-        assert [len(calls) for calls in resets] == [4, 4, 0], resets
+        # old: 5 waited calls before every flow; now the first flow keeps the context the browser opened with
+        # (never navigated), the old context's close is never waited for, and the third flow's context was
+        # made during the second flow
+        assert [len(calls) for calls in resets] == [0, 4, 0], resets
         assert not any("BrowserContext.close" in calls for calls in resets)
         driver = session.driver
-        assert driver.contexts == {"made_waiting": 3, "made_ahead": 1}  # open(), flows 1 and 2; flow 3 ahead
+        assert driver.contexts == {"made_waiting": 2, "made_ahead": 1, "unused": 1}  # open() (flow 1), flow 2
         # the context taken is complete: the keepalive hook in its documents, followed by the network watch
         assert isinstance(getattr(driver.context, "_steadyhand_net_hook", None), NetHook)
         assert driver.page.evaluate("() => window.__steadyhandNetHook === true and !!window.__steadyhand"
@@ -94,9 +96,23 @@ def test_third_flow_takes_its_context_ready_made(demo: Any, monkeypatch: pytest.
     assert not browser.is_connected()
 
 
-def test_one_flow_session_makes_no_context_ahead(demo: Any) -> None:
+def test_one_flow_session_makes_one_context_and_none_ahead(demo: Any) -> None:
+    """Before, the context the browser opened with was closed unused and a second one made for the flow."""
     with ProjectSession(demo, headless=True) as session:
+        opened = session.driver.context
         result = session.run_flow(demo.flows["sort_table"])
         assert result.status == "passed", result.error
-        assert session.driver.contexts == {"made_waiting": 2, "made_ahead": 0}
-        assert session.driver._browser.contexts == [session.driver.context]  # the first context is closed
+        assert session.driver.contexts == {"made_waiting": 1, "made_ahead": 0, "unused": 1}
+        assert session.driver._browser.contexts == [opened] and session.driver.context is opened
+
+
+def test_a_context_that_loaded_a_page_is_never_kept(demo: Any) -> None:
+    """A page loaded by anyone (here by Playwright directly, not the driver's goto) makes the context used."""
+    with ProjectSession(demo, headless=True) as session:
+        opened = session.driver.context
+        session.driver.page.goto(session.site.base_url + "/login")
+        session.driver.page.evaluate("() => { document.cookie = 'seen=1'; }")
+        session.driver.new_context_page()
+        assert session.driver.context is not opened
+        assert session.driver.context.cookies() == []
+        assert session.driver.contexts == {"made_waiting": 2, "made_ahead": 0, "unused": 0}
