@@ -1,4 +1,4 @@
-"""The next flow's fresh browser context, made while the current flow runs.
+"""The next flow's fresh browser context, made while the session ends the current flow.
 
 Every flow of a bundled site starts in a fresh context (no cookies, no
 storage) with the page library and the network watch's keepalive hook in
@@ -7,11 +7,14 @@ Making one is four round trips to Chromium - ``Browser.newContext``,
 ``exposeBinding``, ``addInitScript`` and ``newPage`` - of which ``newPage``
 starts a renderer process: about 200 ms on the 2-core test machine, paid
 between two flows.  :class:`ContextAhead` sends those four calls as one
-task on Playwright's own event loop instead, without waiting for it: the
-task goes on whenever the engine thread is inside any other Playwright call
-(the flow's page loads, looks and settle waits), and Chromium starts the
-renderer meanwhile.  The next flow takes the context when it is ready
-(:meth:`take`), or waits for the rest of it.
+task on Playwright's own event loop instead, without waiting for it, once a
+flow's steps are over (:meth:`~core.perception.driver.PlaywrightDriver.prepare_next_context`):
+Chromium starts the renderer while the session keeps the run's records and
+resets the site, and the task goes on whenever the engine thread is inside
+any Playwright call.  The next flow takes the context when it is ready
+(:meth:`take`), or waits for the rest of it.  Not made while a flow's steps
+run: a second page being made then slowed the flow's steps by more than it
+saved on the 2-core test machine.
 
 The context is unused until taken: never navigated, no page script run, so
 it is as fresh as one made at the flow's start.  Used from the one thread

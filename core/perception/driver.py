@@ -235,7 +235,8 @@ class PlaywrightDriver:
         self.looks = 0
         #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
         self.light_reads = 0
-        #: Make the next flow's fresh context while a flow runs (:class:`~core.perception.ahead.ContextAhead`):
+        #: Make the next flow's fresh context while the session ends a flow (:meth:`prepare_next_context`,
+        #: :class:`~core.perception.ahead.ContextAhead`):
         #: only for a headless browser launched here (no remote-debugging endpoint a person may look at, no
         #: browser shared through an endpoint), and only once :meth:`new_context_page` was called twice (a
         #: session that runs one flow makes none it would throw away).
@@ -362,6 +363,12 @@ class PlaywrightDriver:
         except Exception:  # noqa: BLE001 - a context whose browser is gone
             return False
 
+    def prepare_next_context(self) -> None:
+        """Start making the next flow's fresh context (:class:`ContextAhead`), for the caller's next
+        :meth:`new_context_page`; call when a flow's steps are over (the session does).  Nothing when not wanted
+        (:attr:`make_ahead`) or one is being made already; never raises, never waits."""
+        self._start_ahead()
+
     def _start_ahead(self) -> None:
         """Start making the next fresh context (:class:`ContextAhead`) when wanted and none is being made."""
         if (self._ahead is not None or not self.make_ahead or self._fresh_asked < 2 or self._browser is None
@@ -433,7 +440,8 @@ class PlaywrightDriver:
 
         A context this driver made and never navigated (the one :meth:`open` made, before a session's first
         flow) is as fresh as a new one and is kept.  Else the context made ahead while the previous flow ran is
-        taken when there is one (:meth:`_start_ahead`); the old context's close is sent after, not waited for.
+        taken when there is one (:meth:`prepare_next_context`); the old context's close is sent after, not waited
+        for.
         Counted in :attr:`contexts`.
         """
         old = self._context
@@ -478,7 +486,6 @@ class PlaywrightDriver:
         if resp is not None and resp.status >= 400:
             raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
         self.wait_settled(quiet_ms=quiet_ms)
-        self._start_ahead()  # the next flow's context is made while this one runs
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate`` within :attr:`script_timeout_ms`.

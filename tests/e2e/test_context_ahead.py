@@ -4,8 +4,8 @@ the demo project's session, real Chromium.
 Before, every flow's reset waited for five round trips to Chromium: the old context's close,
 ``Browser.new_context``, ``expose_binding``, ``add_init_script`` and ``new_page`` (which starts a renderer).
 The old context's close is now sent and not waited for, from a session's third flow on the context is taken
-ready-made, and a session's first flow keeps the context the browser opened with when nothing loaded a page in
-it: none of those five calls is made while the flow's reset waits.  The context taken is still fresh and complete:
+ready-made (made once the previous flow's steps were over, while the session kept its records), and a
+session's first flow keeps the context the browser opened with when nothing loaded a page in it: none of those five calls is made while the flow's reset waits.  The context taken is still fresh and complete:
 the keepalive hook in its documents, the network watch sees the first page's requests, console errors reach
 the driver, and no old context is left open.
 """
@@ -73,7 +73,7 @@ def test_third_flow_takes_its_context_ready_made(demo: Any, monkeypatch: pytest.
         assert [r.status for r in results] == ["passed"] * 3, [r.error for r in results]
         # old: 5 waited calls before every flow; now the first flow keeps the context the browser opened with
         # (never navigated), the old context's close is never waited for, and the third flow's context was
-        # made during the second flow
+        # made once the second flow's steps were over, while its records were kept
         assert [len(calls) for calls in resets] == [0, 4, 0], resets
         assert not any("BrowserContext.close" in calls for calls in resets)
         driver = session.driver
