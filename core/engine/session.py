@@ -403,8 +403,6 @@ class ProjectSession:
         result = None
         try:
             result = executor.run_flow(ran, params=all_params, setup=setup)
-            # the next flow's fresh context is made while this one's records are kept (from the second flow on)
-            self.driver.prepare_next_context()
         finally:
             if self.screencast is not None:
                 self.screencast.stop()  # also when the flow ended by an error or a stop

@@ -23,7 +23,6 @@ from tenacity import Retrying, retry_if_not_exception_type, stop_after_attempt
 from core.domain import (
     Action, Assertion, BBox, BrowserSettings, Candidate, ElementDescriptor, Observation, TextBox, WaitSettings,
 )
-from core.perception.ahead import ContextAhead, close_later
 from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
@@ -235,22 +234,11 @@ class PlaywrightDriver:
         self.looks = 0
         #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
         self.light_reads = 0
-        #: Make the next flow's fresh context while the session ends a flow (:meth:`prepare_next_context`,
-        #: :class:`~core.perception.ahead.ContextAhead`):
-        #: only for a headless browser launched here (no remote-debugging endpoint a person may look at, no
-        #: browser shared through an endpoint), and only once :meth:`new_context_page` was called twice (a
-        #: session that runs one flow makes none it would throw away).
-        self.make_ahead = True
-        self._ahead: ContextAhead | None = None
-        #: Fresh contexts :meth:`new_context_page` made: ``made_waiting`` while the caller waited (four round
-        #: trips to Chromium, ``Browser.newContext`` to ``newPage``), ``made_ahead`` taken ready-made.
-        #: ``unused``: the context in place kept, never navigated since it was made (the one :meth:`open` makes).
-        self.contexts = {"made_waiting": 0, "made_ahead": 0, "unused": 0}
-        self._fresh_asked = 0
-        #: The current context was never navigated by :meth:`goto` since it was made.
+        #: Fresh contexts :meth:`new_context_page` gave: ``made`` (the old one closed, a new one made: five round
+        #: trips to Chromium), ``unused`` (the context in place kept: never loaded a page since it was made).
+        self.contexts = {"made": 0, "unused": 0}
+        #: The current context was made by this driver and never navigated by :meth:`goto` since.
         self._unused = False
-        #: Closes of old contexts sent and not yet answered (awaited by :meth:`close`).
-        self._closing: list[Any] = []
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -331,73 +319,33 @@ class PlaywrightDriver:
                 "device_scale_factor": self.settings.device_scale_factor, "locale": self.settings.locale,
                 "timezone_id": self.settings.timezone}
 
-    def _use_context(self, context: Any, page: Any = None) -> None:
-        """Install the page library and the timeouts in ``context`` and take its first page (or a new one);
-        ``page``: the context was made ahead with its init script and this page (:class:`ContextAhead`)."""
+    def _use_context(self, context: Any) -> None:
+        """Install the page library and the timeouts in ``context`` and take its first page (or a new one)."""
         self._held.clear()
         self._context = context
-        if page is None:
-            # a fresh context: the network watch's binding and hook go in before the first page (NetHook)
-            hook = NetHook.install(context) if not context.pages else None
-            context.add_init_script(PAGE_LIB + "\n;" + NET_HOOK if hook is not None else PAGE_LIB)
+        # a fresh context: the network watch's binding and hook go in before the first page (NetHook)
+        hook = NetHook.install(context) if not context.pages else None
+        context.add_init_script(PAGE_LIB + "\n;" + NET_HOOK if hook is not None else PAGE_LIB)
         context.set_default_timeout(self.settings.action_timeout_ms)
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-        self.page = page or (context.pages[0] if context.pages else context.new_page())
+        self.page = context.pages[0] if context.pages else context.new_page()
         self.page.on("console", event_handler(self._on_console))
         self._unused = False
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
-        self.contexts["made_waiting"] += 1
         self._use_context(self._browser.new_context(**self._context_options()))
         self._unused = True
 
     def _still_unused(self) -> bool:
-        """Whether the current context is as fresh as a new one: made by this driver, never loaded a page
-        (:meth:`goto`, nor anyone else: its one page still shows ``about:blank``)."""
+        """Whether the current context is as fresh as a new one: made by this driver and never loaded a page
+        (not by :meth:`goto`, nor by anyone else: its one page still shows ``about:blank``)."""
         if not self._unused or self._context is None or self.page is None:
             return False
         try:
-            return (not self.page.is_closed() and self.page.url == "about:blank"
-                    and len(self._context.pages) == 1)
+            return not self.page.is_closed() and self.page.url == "about:blank" and len(self._context.pages) == 1
         except Exception:  # noqa: BLE001 - a context whose browser is gone
             return False
-
-    def prepare_next_context(self) -> None:
-        """Start making the next flow's fresh context (:class:`ContextAhead`), for the caller's next
-        :meth:`new_context_page`; call when a flow's steps are over (the session does).  Nothing when not wanted
-        (:attr:`make_ahead`) or one is being made already; never raises, never waits."""
-        self._start_ahead()
-
-    def _start_ahead(self) -> None:
-        """Start making the next fresh context (:class:`ContextAhead`) when wanted and none is being made."""
-        if (self._ahead is not None or not self.make_ahead or self._fresh_asked < 2 or self._browser is None
-                or not self.headless or self.cdp_port or self.endpoint):
-            return
-        hook = NetHook()
-        try:
-            self._ahead = ContextAhead(self._browser, self._context_options(), PAGE_LIB + "\n;" + NET_HOOK,
-                                       PAGE_LIB, hook.binding())
-        except Exception:  # noqa: BLE001 - a closed loop: the next context is made the usual way
-            self._ahead = None
-            return
-        self._ahead_hook = hook
-
-    def _take_ahead(self) -> bool:
-        """Use the context made ahead, if any (waiting for the rest of its making); False when there is none."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is None:
-            return False
-        made = ahead.take(float(self.settings.navigation_timeout_ms))
-        if made is None:
-            return False
-        context, page, exposed = made
-        if exposed:
-            self._ahead_hook.attach(context)
-        self.contexts["made_ahead"] += 1
-        self._use_context(context, page)
-        self._unused = True
-        return True
 
     def _on_console(self, msg: Any) -> None:
         if msg.type == "error":
@@ -407,7 +355,6 @@ class PlaywrightDriver:
         """Close the page, browser and Playwright; never raises."""
         # a browser reached at an endpoint is not ours to close: our context goes, stopping Playwright disconnects
         own_browser = not self.endpoint
-        self._settle_background()
         for closer in (lambda: self._context and self._context.close(),
                        lambda: own_browser and self._browser and self._browser.close(),
                        lambda: self._pw and self._pw.stop()):
@@ -418,45 +365,23 @@ class PlaywrightDriver:
         self._pw = self._browser = self._context = self.page = None
         self._ax_session = self._ax_page = None
 
-    def _settle_background(self) -> None:
-        """Before the browser goes: the context made ahead is closed, and the closes sent are answered (at most
-        a few seconds; never raises)."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.take(2000.0)
-            ahead.discard()
-        closing, self._closing = [t for t in self._closing if not t.done()], []
-        if ahead is not None and ahead.closing is not None:
-            closing.append(ahead.closing)
-        if not closing or self._browser is None:
-            return
-        try:
-            self._browser._sync(asyncio.wait(closing, timeout=3.0))  # noqa: SLF001
-        except Exception:  # noqa: BLE001 - the connection is gone: nothing to wait for
-            pass
-
     def new_context_page(self) -> None:
         """Replace the page with a fresh one in a fresh context (clean cookies).
 
-        A context this driver made and never navigated (the one :meth:`open` made, before a session's first
-        flow) is as fresh as a new one and is kept.  Else the context made ahead while the previous flow ran is
-        taken when there is one (:meth:`prepare_next_context`); the old context's close is sent after, not waited
-        for.
-        Counted in :attr:`contexts`.
+        A context this driver made and that never loaded a page (the one :meth:`open` made, before a session's
+        first flow) is as fresh as a new one: it is kept, with its page.  Counted in :attr:`contexts`.
         """
-        old = self._context
-        self._fresh_asked += 1
         if self._still_unused():
             self._held.clear()
             self.contexts["unused"] += 1
             return
-        if not self._take_ahead():
-            self._new_context()
-        if old is not None:
-            self._closing = [t for t in self._closing if not t.done()]
-            task = close_later(old)
-            if task is not None:
-                self._closing.append(task)
+        self.contexts["made"] += 1
+        if self._context is not None:
+            try:
+                self._context.close()
+            except Exception:
+                pass
+        self._new_context()
 
     # --- navigation -----------------------------------------------------------------
     def absolute(self, url: str) -> str:

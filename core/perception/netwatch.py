@@ -104,15 +104,6 @@ class NetHook:
             return None
         return hook
 
-    def binding(self) -> tuple[str, Callable[..., Any]]:
-        """``(name, callback)`` of the binding to expose in a context made elsewhere
-        (:class:`core.perception.ahead.ContextAhead`); :meth:`attach` the hook to it once exposed."""
-        return BINDING, self._on_mark
-
-    def attach(self, context: Any) -> None:
-        """Keep this hook on ``context``, whose binding was exposed with :meth:`binding` before its first page."""
-        context._steadyhand_net_hook = self  # noqa: SLF001 - one hook per context
-
     def _on_mark(self, source: Any, method: str, url: str) -> None:
         now = time.monotonic()
         for f in self._followers:
