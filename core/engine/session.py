@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.act.landing import base_path
 from core.domain import Candidate, Flow, Resolution, RunResult, Step
-from core.engine.events import EngineEvent, ModelUsage
+from core.engine.events import CorrectionOffered, EngineEvent, ModelUsage
 from core.engine.control import HeadlessControl, RunControl
 from core.engine.executor import FlowExecutor
 from core.engine.pipeline import fatal_kind
@@ -193,6 +193,9 @@ class ProjectSession:
         self.model: Any = None
         #: Per run id: what the model cost in that run (:class:`core.engine.events.ModelUsage` counters).
         self.model_usage: dict[str, dict[str, float]] = {}
+        #: Run ids for which a takeover correction was stored (``CorrectionOffered`` with an id): only those
+        #: runs are learnt from (:meth:`_learn`).
+        self._corrected: set[str] = set()
 
     def __enter__(self) -> "ProjectSession":
         self.open()
@@ -297,7 +300,7 @@ class ProjectSession:
             from core.engine.resume import ResumeExecutor
 
             cls = ResumeExecutor
-        ex = cls(self.driver, emit=self.emit, control=self.control, store=self.store,
+        ex = cls(self.driver, emit=self._emit_run, control=self.control, store=self.store,
                           settings=self.project.engine_settings, screenshots=self.screenshots,
                           project_name=self.project.name,
                           on_descriptor_captured=lambda f, s, c: self._captured.append((s, c)),
@@ -316,6 +319,12 @@ class ProjectSession:
         if resume is not None:
             ex.plan = resume  # type: ignore[attr-defined]
         return ex
+
+    def _emit_run(self, event: EngineEvent) -> None:
+        """The executor's event sink: :attr:`emit`, noting the runs a correction was stored for."""
+        if isinstance(event, CorrectionOffered) and event.correction_id:
+            self._corrected.add(event.run_id)
+        self.emit(event)
 
     def _writes_seen_plugins(self) -> tuple[object, ...]:
         """The writes-seen book (one per session) when the session was asked for it."""
@@ -415,16 +424,16 @@ class ProjectSession:
     def _learn(self, flow: Flow, result: RunResult) -> None:
         """After a run with a takeover correction: its failures become skill proposals (K2-K5,
         :func:`core.skills.learn.learn_from_run`), announced as ``SkillProposed`` / ``SkillDropped``.
-        Never fails the run (a failure here becomes a heal note)."""
-        if self.store is None or not self.use_store:
+        Never fails the run (a failure here becomes a heal note).  A run without a stored correction (no
+        ``CorrectionOffered`` with an id, :meth:`_emit_run`) asks the store nothing."""
+        corrected = result.run_id in self._corrected
+        self._corrected.discard(result.run_id)
+        if self.store is None or not self.use_store or not corrected:
             return
         from core.engine.events import SkillDropped, SkillProposed
         from core.skills.learn import learn_from_run
-        from core.store.corrections import CorrectionTable
 
         try:
-            if not any(c.run_id == result.run_id for c in CorrectionTable(self.store).list(flow=flow.name)):
-                return
             report = learn_from_run(self.store, self.project.name, result.run_id, flow=flow,
                                     settings=getattr(self.project.settings, "skills", None),
                                     model=self.model.setup.primary if self.model is not None else None)

@@ -244,6 +244,11 @@ class PlaywrightDriver:
         self.looks_deliver = True
         #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
         self.light_reads = 0
+        #: Fresh contexts :meth:`new_context_page` gave: ``made`` (the old one closed, a new one made: five round
+        #: trips to Chromium), ``unused`` (the context in place kept: never loaded a page since it was made).
+        self.contexts = {"made": 0, "unused": 0}
+        #: The current context was made by this driver and never navigated by :meth:`goto` since.
+        self._unused = False
 
     # --- life cycle -----------------------------------------------------------------
     def open(self) -> None:
@@ -335,10 +340,22 @@ class PlaywrightDriver:
         context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
         self.page = context.pages[0] if context.pages else context.new_page()
         self.page.on("console", event_handler(self._on_console))
+        self._unused = False
 
     def _new_context(self) -> None:
         """A fresh browser context (no cookies) with the page library and one page."""
         self._use_context(self._browser.new_context(**self._context_options()))
+        self._unused = True
+
+    def _still_unused(self) -> bool:
+        """Whether the current context is as fresh as a new one: made by this driver and never loaded a page
+        (not by :meth:`goto`, nor by anyone else: its one page still shows ``about:blank``)."""
+        if not self._unused or self._context is None or self.page is None:
+            return False
+        try:
+            return not self.page.is_closed() and self.page.url == "about:blank" and len(self._context.pages) == 1
+        except Exception:  # noqa: BLE001 - a context whose browser is gone
+            return False
 
     def _on_console(self, msg: Any) -> None:
         if msg.type == "error":
@@ -359,7 +376,16 @@ class PlaywrightDriver:
         self._ax_session = self._ax_page = None
 
     def new_context_page(self) -> None:
-        """Replace the page with a fresh one in a fresh context (clean cookies)."""
+        """Replace the page with a fresh one in a fresh context (clean cookies).
+
+        A context this driver made and that never loaded a page (the one :meth:`open` made, before a session's
+        first flow) is as fresh as a new one: it is kept, with its page.  Counted in :attr:`contexts`.
+        """
+        if self._still_unused():
+            self._held.clear()
+            self.contexts["unused"] += 1
+            return
+        self.contexts["made"] += 1
         if self._context is not None:
             try:
                 self._context.close()
@@ -386,6 +412,7 @@ class PlaywrightDriver:
         from playwright.sync_api import Error as PwError
 
         target = self.absolute(url)
+        self._unused = False
         try:
             resp = self.page.goto(target, wait_until="domcontentloaded")
         except PwError as exc:

@@ -521,12 +521,19 @@ class Store:
             self._touch(s, run_id)
             s.add(self._verdict_row(run_id, index, verdict))
 
-    def _upsert_step(self, s: Session, run_id: str, o: StepOutcome) -> None:
-        row = s.scalar(select(StepRow).where(StepRow.run_id == run_id,
-                                             StepRow.step_index == o.index))
+    def _upsert_step(self, s: Session, run_id: str, o: StepOutcome,
+                     rows: dict[int, StepRow] | None = None) -> None:
+        """Write step ``o.index``'s row (replacing the one there); ``rows``: the run's step rows by index, read
+        once by the caller (kept up to date here), else the row is looked up."""
+        if rows is not None:
+            row = rows.get(int(o.index))
+        else:
+            row = s.scalar(select(StepRow).where(StepRow.run_id == run_id, StepRow.step_index == o.index))
         if row is None:
             row = StepRow(run_id=run_id, step_index=int(o.index))
             s.add(row)
+            if rows is not None:
+                rows[int(o.index)] = row
         row.step_id = self._t(o.step_id)
         row.title = self._t(o.title)
         row.status = self._t(o.status)
@@ -598,8 +605,10 @@ class Store:
             row = s.get(RunRow, run_id)
             if row is None:
                 raise UnknownRunError(f"unknown run {run_id!r}")
+            # the run's step rows read in one query, not one per step
+            rows = {r.step_index: r for r in s.scalars(select(StepRow).where(StepRow.run_id == run_id))}
             for o in result.steps:
-                self._upsert_step(s, run_id, o)
+                self._upsert_step(s, run_id, o, rows)
             s.flush()
             have_res = set(s.scalars(select(ResolutionRow.step_index)
                                      .where(ResolutionRow.run_id == run_id)))
