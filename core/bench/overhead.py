@@ -868,14 +868,15 @@ def format_report(report: OverheadReport) -> str:
            f"latency {report.latency_ms} ms", ""]
     rows = [[f.flow, f.steps, f"{f.steadyhand_s:.2f}", f"{f.script_s:.2f}", _x(f.ratio),
              f"{f.steadyhand_passed}/{f.rounds}", f"{f.script_passed}/{f.rounds}"] for f in report.flows]
-    rows.append(["all demo flows", sum(f.steps for f in report.flows), f"{report.steadyhand_s:.2f}",
+    rows.append([f"all demo flows, {report.rounds} round(s) summed", sum(f.steps for f in report.flows),
+                 f"{report.steadyhand_s:.2f}",
                  f"{report.script_s:.2f}", _x(report.ratio), "", ""])
     if report.app is not None:
         a = report.app
         rows.append([f"{a.site}: {a.flow}", a.steps, f"{a.steadyhand_s:.2f}", f"{a.script_s:.2f}", _x(report.app_ratio),
                      f"{a.steadyhand_passed}/{a.rounds}", f"{a.script_passed}/{a.rounds}"])
-    out.append(_table(rows, ["flow (unchanged UI)", "steps", "steadyhand s", "script s", "ratio", "sh passed",
-                             "script passed"]))
+    out.append(_table(rows, ["flow (unchanged UI)", "steps", "steadyhand s (median run)", "script s (median run)",
+                             "ratio", "sh passed", "script passed"]))
     out += ["", f"ratio, demo (Steadyhand / script, all runs): {_x(report.ratio)}   "
                 f"{_verdict_text(by_name.get('unchanged UI, demo'))}"]
     app_verdict = next((v for v in report.verdicts if v.name.startswith("unchanged UI, ") and v.name != "unchanged UI, "
@@ -888,7 +889,8 @@ def format_report(report: OverheadReport) -> str:
         out.append(_table([[h.flow, h.steps, f"{h.steadyhand_s:.2f}", h.heals, f"{h.steadyhand_passed}/{h.rounds}",
                             f"{h.script_s:.2f}", _x(h.ratio), f"{h.script_tweaked_s:.2f}",
                             f"{h.script_tweaked_passed}/{h.rounds}"] for h in report.heal]
-                          + [["all", sum(h.steps for h in report.heal), f"{report.heal_steadyhand_s:.2f}",
+                          + [[f"all, {report.rounds} round(s) summed", sum(h.steps for h in report.heal),
+                              f"{report.heal_steadyhand_s:.2f}",
                               sum(h.heals for h in report.heal), "", f"{report.heal_script_s:.2f}",
                               _x(report.heal_ratio), "", ""]],
                           ["flow", "steps", "steadyhand s", "heals", "sh passed", "script s (unchanged)", "ratio",
@@ -910,7 +912,7 @@ def format_report(report: OverheadReport) -> str:
         rows.append(["whole step", f"{report.step_ms.median_ms:.1f}", f"{report.step_ms.p95_ms:.1f}",
                      report.step_ms.steps, times_floor(report.step_ms.median_ms),
                      f"{h.median_ms:.1f}" if h else "", f"{h.p95_ms:.1f}" if h else ""])
-    rows.append(["script step (flow time / steps)", f"{report.script_step_ms:.1f}", "", "",
+    rows.append(["script step (a run's time with its context / steps)", f"{report.script_step_ms:.1f}", "", "",
                  times_floor(report.script_step_ms), "", ""])
     rows.append(["floor: bare Playwright click", f"{floor:.1f}", f"{report.floor_ms[1]:.1f}", FLOOR_CLICKS,
                  "1.0" if floor > 0 else "n/a", "", ""])
