@@ -218,7 +218,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     change_lines = ChangeLines()
 
-    from core.engine.explain import escalation_lines
+    from core.engine.explain import escalation_lines, recovery_line
     from core.engine.skilled import skill_line
 
     from core.engine.events import StepFinished
@@ -239,7 +239,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if isinstance(event, StepFinished):
             bar.step()
         skill = skill_line(event)  # a skill's use (K6), one line
-        for line in change_lines(event) + escalation_lines(event) + ([skill] if skill else []):
+        recovered = recovery_line(event)  # what the engine did that no step says: a popup closed, a rollback
+        for line in (change_lines(event) + escalation_lines(event) + ([skill] if skill else [])
+                     + ([recovered] if recovered else [])):
             bar.log(printable(line))
 
     from core.engine.retry import retry_refusal

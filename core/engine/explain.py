@@ -237,6 +237,24 @@ def use_once_confirm(target: ElementDescriptor | None, candidate: Candidate | No
     return "; ".join(why)
 
 
+def recovery_line(event: object) -> str | None:
+    """The command line's progress line for a :class:`~core.engine.events.Recovered` event, else None: what
+    the engine did on the page that no step of the flow says (a popup closed, a rollback, compensations).
+
+    ``  leave_request step 4: closed a popup in the way: clicked 'Close' in 'What's new' - the step is tried
+    again``
+    """
+    from core.engine.events import Recovered
+
+    if not isinstance(event, Recovered):
+        return None
+    what = {"dismiss": ("closed a popup in the way", "could not close a popup in the way"),
+            "rollback": ("rolled the page back to the step's checkpoint", "could not roll the page all the way back"),
+            "compensate": ("ran the step's compensations", "the step's compensations did not all run")}[event.how]
+    detail = f": {event.detail}" if event.detail else ""
+    return f"  {event.flow} step {event.index + 1}: {what[0] if event.ok else what[1]}{detail}"
+
+
 def escalation_lines(event: object) -> list[str]:
     """Progress lines of the command line for an escalation event: the plain sentence, then the detail.
 
