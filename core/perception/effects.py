@@ -265,21 +265,20 @@ class EffectWatch:
                 return None
             return (str(raw.get("url") or ""), raw.get("cookie"), net.requests, net.responses, net.cookies_set)
 
-        seen: list[tuple[Any, ...] | None] = []
+        asked: dict[str, Any] = {"key": None, "reused": False}  # what the snapshot's reading was keyed by
 
         def kept(raw: Mapping[str, Any]) -> Mapping[str, str] | None:
-            k = key(raw)
-            seen.append(k)
-            if k is None or self._cookies is None or self._cookies[0] != k:
+            k = asked["key"] = key(raw)
+            if (k is None or self._cookies is None or self._cookies[0] != k
+                    or time.monotonic() - self._cookies[1] > COOKIES_KEPT_S):
                 return None
-            if time.monotonic() - self._cookies[1] > COOKIES_KEPT_S:
-                return None
-            seen.append(None)  # reused
+            asked["reused"] = True
             return self._cookies[2]
 
         self.before = snapshot(driver, read, cookies_kept=kept)
-        if self.before is not None and len(seen) == 1:  # read from the browser now
+        if self.before is not None and not asked["reused"]:  # the cookies were read from the browser now
             self.cookie_reads += 1
-            self._cookies = ((seen[0], time.monotonic(), dict(self.before.cookies))
-                             if seen[0] is not None and "?" not in self.before.cookies else None)
+            k = asked["key"]
+            self._cookies = ((k, time.monotonic(), dict(self.before.cookies))
+                             if k is not None and "?" not in self.before.cookies else None)
         return self.before
