@@ -30,6 +30,9 @@ AssertionKind = Literal[
     "value", "count", "text_appears", "text_absent", "url_contains",
 ]
 
+#: Assertion kinds checked on the whole page, never on the step's target (a selector is ignored).
+PAGE_ASSERTIONS: tuple[str, ...] = ("text_appears", "text_absent", "url_contains")
+
 
 #: Default scroll distance of a scroll step, CSS px.
 DEFAULT_SCROLL_PX = 400

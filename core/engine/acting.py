@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["WRITING_KINDS", "PREREAD_PAUSE_S", "note_acting", "read_before_acting", "act_read", "writes_said"]
+__all__ = ["WRITING_KINDS", "PREREAD_PAUSE_S", "note_acting", "read_before_acting", "act_read", "writes_said",
+           "before_acting_script", "reads_kind"]
 
 #: Action kinds that may write when their step declares nothing (S6): the rest set values or only look.
 WRITING_KINDS = ("click", "dblclick", "press", "navigate", "back", "upload")
@@ -52,13 +53,31 @@ def note_acting(ex: Any, ctx: Any) -> None:
 PREREAD_PAUSE_S = 0.005
 
 
-def _reads_before_acting(ex: Any, ctx: Any) -> bool:
-    """Whether the act phase reads the page's kept state with its probe (a step that may change it)."""
+def reads_kind(ex: Any, kind: str) -> bool:
+    """Whether a step of action ``kind`` reads the page's kept state with its probe before acting (it may change
+    it, and the driver's effects are watched)."""
     from core.act.space import spec
     from core.perception.effects import EffectWatch
 
-    return (getattr(ex.driver, "probe_and_read", None) is not None and ctx.step is not None and not ctx.already
-            and not spec(ctx.step.action.kind).read_only and EffectWatch.of(ex.driver) is not None)
+    return (getattr(ex.driver, "probe_and_read", None) is not None and not spec(kind).read_only
+            and EffectWatch.of(ex.driver) is not None)
+
+
+def _reads_before_acting(ex: Any, ctx: Any) -> bool:
+    """Whether the act phase reads the page's kept state with its probe (a step that may change it)."""
+    return ctx.step is not None and not ctx.already and reads_kind(ex, ctx.step.action.kind)
+
+
+def before_acting_script() -> tuple[str, int]:
+    """(page function, its argument) of the read before acting: ``[kept state, form values]`` - the page's kept
+    state (:data:`core.perception.effects.SNAPSHOT_JS`, within :data:`~core.perception.effects.IDB_LIMIT_MS`)
+    and the form values (:data:`core.perception.pagefacts.FORM_VALUES_JS`; null when that read threw)."""
+    from core.perception.effects import IDB_LIMIT_MS, SNAPSHOT_JS
+    from core.perception.pagefacts import FORM_VALUES_JS
+
+    return (f"async (arg) => {{ const kept = await ({SNAPSHOT_JS})(arg); let form = null; "
+            f"try {{ form = ({FORM_VALUES_JS})(); }} catch (e) {{ form = null; }} return [kept, form]; }}",
+            IDB_LIMIT_MS)
 
 
 def read_before_acting(ex: Any, ctx: Any) -> list[dict[str, Any]] | None:
@@ -75,16 +94,19 @@ def read_before_acting(ex: Any, ctx: Any) -> list[dict[str, Any]] | None:
     """
     if not _reads_before_acting(ex, ctx):
         return None
-    from core.perception.effects import IDB_LIMIT_MS, SNAPSHOT_JS
-    from core.perception.pagefacts import FORM_VALUES_JS
+    from core.engine import ahead
 
-    both = (f"async (arg) => {{ const kept = await ({SNAPSHOT_JS})(arg); let form = null; "
-            f"try {{ form = ({FORM_VALUES_JS})(); }} catch (e) {{ form = null; }} return [kept, form]; }}")
-    probe, got = ex.driver.probe_and_read(both, IDB_LIMIT_MS)
+    early = ahead.take(ctx, scripted=True)  # read with the reuse check: no round trip of its own
+    if early is not None:
+        probe, got, at = early.probe, early.read, early.waited
+    else:
+        script, arg = before_acting_script()
+        probe, got = ex.driver.probe_and_read(script, arg)
+        at = float(ctx.waited)
     if probe is None or not isinstance(got, list) or len(got) != 2:
         return None  # navigating, or the page would not answer: each phase reads on its own
     ctx.probe, ctx.effects_read = probe, (got[0] if isinstance(got[0], dict) else None)
-    ctx.preread = float(ctx.waited)
+    ctx.preread = at
     return [dict(x) for x in got[1] if isinstance(x, dict)] if isinstance(got[1], list) else None
 
 
@@ -101,7 +123,10 @@ def act_read(ex: Any, ctx: Any) -> None:
         probe, got = ex.driver.probe_and_read(SNAPSHOT_JS, IDB_LIMIT_MS)  # what mark_effects snapshots
         ctx.probe, ctx.effects_read = probe or {}, (got if isinstance(got, dict) else None)
     else:
-        ctx.probe = getattr(ex.driver, "probe", lambda: None)() or {}
+        from core.engine import ahead
+
+        early = ahead.take(ctx, scripted=False)  # the probe read with the reuse check, when no pause came since
+        ctx.probe = dict(early.probe) if early is not None else getattr(ex.driver, "probe", lambda: None)() or {}
 
 
 def writes_said(ctx: Any) -> str:

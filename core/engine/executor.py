@@ -155,7 +155,8 @@ class FlowExecutor:
         at in full (:mod:`core.engine.fastpath`); an after-observation (with
         ``ctx``) is taken the way the step's before was.
         """
-        reused = self.plugins.decide(ReuseObservation(ctx)) if ctx is not None and when == "before" else None
+        reused = (self.plugins.decide(ReuseObservation(ctx, not fastpath.full_wanted(self)))
+                  if ctx is not None and when == "before" else None)
         self.last_reused = reused is not None
         # the evidence level (issue 20): the full look only where needed - and always on a goal step, whose
         # model reads the page's image (grid grounding)

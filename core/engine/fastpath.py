@@ -140,14 +140,17 @@ def observes_around(driver: Any) -> bool:
     return _accepts(getattr(driver, "observe", None), "around") and hasattr(driver, "around")
 
 
-def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, float]:
+def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, Any]:
     """Extra keywords of ``driver.wait_settled`` for a step on the fast path: ``{"quiet_ms": FAST_QUIET_MS}``,
+    ``look`` (the after-look taken in the wait's round trip, ``PlaywrightDriver.wait_settled``),
     and ``react_from`` - the page library's timer sequence number in ``probe`` (the page read right before the
     action) - so that a wait on an action that changed nothing ends once no reaction it set off (a validator's
     timeout) is pending, instead of at its idle bound (``PlaywrightDriver.wait_settled``)."""
     if not fast or not _accepts(driver.wait_settled, "quiet_ms"):
         return {}
-    out: dict[str, float] = {"quiet_ms": FAST_QUIET_MS}
+    out: dict[str, Any] = {"quiet_ms": FAST_QUIET_MS}
+    if _accepts(driver.wait_settled, "look"):
+        out["look"] = True  # the step's light after-look is taken as the wait ends, in its round trip
     seq = probe.get("timerSeq") if isinstance(probe, dict) else None
     if isinstance(seq, int) and not isinstance(seq, bool) and _accepts(driver.wait_settled, "react_from"):
         out["react_from"] = seq
@@ -239,10 +242,14 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
     indices = getattr(ex.driver, "ref_indices", None)
     if not selector or indices is None:
         return resolution, cand
-    try:
-        found = indices(selector)
-    except Exception:  # noqa: BLE001 - a page that does not answer is judged by the full look
-        found = None
+    from core.engine import ahead
+
+    found = ahead.indices(ctx, selector)  # read with the reuse check (one round trip less)
+    if found is None:
+        try:
+            found = indices(selector)
+        except Exception:  # noqa: BLE001 - a page that does not answer is judged by the full look
+            found = None
     if found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role:
         ctx.locator = selector
         if not resolution.reason.startswith("fast path"):

@@ -262,10 +262,14 @@ class TakeoverHandedBack(Hook):
 
 @dataclass(frozen=True)
 class ReuseObservation(Hook):
-    """May the previous after-observation stand as this step's before? An :class:`Observation`, else None."""
+    """May the previous after-observation stand as this step's before? An :class:`Observation`, else None.
+
+    ``fast``: the step may take the fast path (below the evidence level ``full``, not looked at in full), so the
+    reads it makes before acting may ride on the reuse check (:mod:`core.engine.ahead`)."""
 
     name: ClassVar[str] = "reuse_observation"
     step: StepContext
+    fast: bool = False
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from core.domain import (
 )
 from core.engine.control import Answer, StopRequested, TakeoverRequested, continue_target
 from core.domain.evidence import AssertionCheck
+from core.domain.flow import PAGE_ASSERTIONS
 from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
@@ -305,7 +306,9 @@ def precheck(ex: Engine, ctx: StepContext) -> None:
     cand = ctx.candidate
     ctx.held = cand.ref if cand else None
     hold = getattr(ex.driver, "hold", None)
-    if cand is not None and hold is not None and any(not a.selector for a in ctx.step.assertions):
+    # pinned for an assertion on the target (one without a selector, of a kind that reads an element)
+    if cand is not None and hold is not None and any(not a.selector and a.kind not in PAGE_ASSERTIONS
+                                                     for a in ctx.step.assertions):
         try:
             ctx.held = hold(cand.ref)
         except ActionError:
@@ -586,7 +589,7 @@ def _assertions_in_time(ex: Engine, ctx: StepContext, results: list) -> list:
 
 def _assert_target(a: Any, ctx: StepContext) -> str:
     """What an assertion was checked on: its selector, the step's target, or the page."""
-    if a.kind in ("text_appears", "text_absent", "url_contains"):
+    if a.kind in PAGE_ASSERTIONS:
         return "page"
     if a.selector:
         return a.selector

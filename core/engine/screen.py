@@ -41,6 +41,7 @@ from core.engine.hooks import (
     hookimpl,
 )
 from core.engine.fastpath import driver_observe, observes_around
+from core.engine import ahead
 from core.engine.step import StepContext
 from core.act.landing import base_path, relative_path
 from core.locate import resolve
@@ -235,20 +236,25 @@ class ScreenTracker:
         """The page facts read with ``obs`` (empty when unknown)."""
         return next((f for o, f in reversed(self._facts) if o is obs), {})
 
-    def reusable_before(self, ctx: StepContext) -> Observation | None:
+    def reusable_before(self, ctx: StepContext, *, fast: bool = False) -> Observation | None:
         """The previous step's after-observation, when it may stand as this step's before; else None.
 
         Only on a first attempt, right after the previous step passed with
         that observation, when the page token read now equals the one read
         right after that observation (nothing happened in between) and the
-        page did nothing while it was observed (:meth:`observe`).
+        page did nothing while it was observed (:meth:`observe`).  With ``fast`` (the step may take the fast
+        path) the step's reads before acting ride on the token's round trip (:func:`core.engine.ahead.read`).
         """
         last, run = self._last, ctx.run
         if (last is None or ctx.attempt != 1 or last.when != "after" or not last.reusable
                 or last.run_id != run.run_id or last.index != ctx.index - 1 or not run.outcomes
                 or run.outcomes[-1].index != last.index or run.outcomes[-1].status != "passed"):
             return None
-        if self._eval(TOKEN_JS) != last.token:
+        token = ahead.read(self.ex, ctx, TOKEN_JS, last.token, fast=fast)  # with the step's reads before acting
+        if token is None:
+            token = self._eval(TOKEN_JS)
+        if token is ahead.UNREAD or token != last.token:
+            ctx.ahead = None
             return None
         self.reused += 1
         return last.observation
@@ -360,7 +366,7 @@ class ScreenPlugin(ScreenTracker):
 
     @hookimpl
     def reuse_observation(self, p: ReuseObservation) -> Observation | None:
-        return self.reusable_before(p.step)
+        return self.reusable_before(p.step, fast=p.fast)
 
     @hookimpl
     def page_heading(self, p: PageHeading) -> str | None:

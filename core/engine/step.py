@@ -174,6 +174,8 @@ class StepContext:
     invalid_counted: bool = False
     locator: str = ""
     memo: dict[str, Any] = field(default_factory=dict)
+    #: The reads made ahead with the reuse check (:mod:`core.engine.ahead`): None when none were made.
+    ahead: Any = None
 
     def __post_init__(self) -> None:
         self.next_index = self.index + 1
@@ -201,7 +203,7 @@ class StepContext:
         self.reversible, self.writes, self.watched, self.t_act, self.inferred = None, [], False, 0.0, False
         self.popup, self.cp, self.checks = False, None, []
         self.fast, self.looked_again, self.locator, self.memo = False, "", "", {}
-        self.invalid_counted = False
+        self.invalid_counted, self.ahead = False, None
 
     @property
     def effective_reversible(self) -> bool:

@@ -90,6 +90,10 @@ _REF_INDICES_JS = r"""(els) => {
 #: whole collect; above this the page library's in-page names are used for every element - recorder and
 #: replay apply the same rule, so a descriptor recorded on a long page is named as replay names it.
 AX_TREE_MAX_ELEMENTS = 5000
+#: Longest time (s) a light look taken at the end of a settle wait stands for the next light look
+#: (:meth:`PlaywrightDriver.wait_settled` ``look``): the kernel's own work between the two takes milliseconds;
+#: anything asked of the page meanwhile drops it at once.
+LOOK_KEPT_S = 0.1
 #: Poll interval of :meth:`PlaywrightDriver.check_assertion`, s.
 _ASSERT_POLL_S = 0.1
 
@@ -174,6 +178,18 @@ def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport
     )
 
 
+def _light_src(collect_args: dict[str, Any], pre: str | None, post: str | None) -> str:
+    """The page function (no argument) of a light look: ``[pre's result, stamp, collect, post's result, post ran]``
+    (:meth:`PlaywrightDriver._light_read`); the library's answers as JSON text, a function that threw null."""
+    lib = "window.__steadyhand"
+    guard = "(f) => { try { return f(); } catch (e) { return null; } }"
+    return (f"() => {{ const g = {guard}; const a = {'g(' + pre + ')' if pre else 'null'}; "
+            f"if (!({lib} && {lib}.call)) return [a, null, null, null, false]; "
+            f"const s = {lib}.call('stamp', '[]'); "
+            f"const r = {lib}.call('collect', {json.dumps(json.dumps([collect_args]))}); "
+            f"const b = {'g(' + post + ')' if post else 'null'}; return [a, s, r, b, {'true' if post else 'false'}]; }}")
+
+
 class PlaywrightDriver:
     """Real Chromium through Playwright's sync API.
 
@@ -244,6 +260,12 @@ class PlaywrightDriver:
         self.looks_deliver = True
         #: Light looks of a page of one frame read in one round trip (:meth:`_light_read`), counted.
         self.light_reads = 0
+        #: The reads of the last light look of the main frame (collect arguments as JSON, pre, post).
+        self._light_key: Any = None
+        #: A light look a settle wait took at its end: (key, what it returned, time.monotonic()), or None.
+        self._looked: Any = None
+        #: Light looks taken by a settle wait in its own round trip and used by :meth:`observe`, counted.
+        self.looks_ahead = 0
         #: Fresh contexts :meth:`new_context_page` gave: ``made`` (the old one closed, a new one made: five round
         #: trips to Chromium), ``unused`` (the context in place kept: never loaded a page since it was made).
         self.contexts = {"made": 0, "unused": 0}
@@ -452,6 +474,7 @@ class PlaywrightDriver:
             When the page or the browser died meanwhile.
         """
         limit = float(self.script_timeout_ms if ms is None else ms)
+        self._looked = None  # anything asked of the page: a look taken before no longer stands for the next one
         impl, sync = getattr(obj, "_impl_obj", None), getattr(obj, "_sync", None)
         if impl is None or sync is None:
             return getattr(obj, method)(*args)
@@ -554,30 +577,44 @@ class PlaywrightDriver:
 
         Returns ``(pre's result, the stamp, the collected elements, post's result, whether post ran)``, a
         function that threw giving None; None when the frame lacks the page library (the caller then reads
-        the frame the long way, which installs it).  Counted in :attr:`light_reads`.
+        the frame the long way, which installs it).  Counted in :attr:`light_reads`.  The reads are
+        remembered (:attr:`_light_key`) so that a settle wait can take the next light look of the main frame
+        in its own round trip (:meth:`wait_settled` ``look``).
 
         Raises
         ------
         PageScriptError, PageUnresponsiveError
             As :meth:`_lib`.
         """
-        lib = "window.__steadyhand"
-        guard = "(f) => { try { return f(); } catch (e) { return null; } }"
-        src = (f"() => {{ const g = {guard}; const a = {'g(' + pre + ')' if pre else 'null'}; "
-               f"if (!({lib} && {lib}.call)) return [a, null, null, null]; "
-               f"const s = {lib}.call('stamp', '[]'); "
-               f"const r = {lib}.call('collect', {json.dumps(json.dumps([collect_args]))}); "
-               f"const b = {'g(' + post + ')' if post else 'null'}; return [a, s, r, b]; }}")
-        got = self._bounded(frame, "evaluate", src, None, what="page library light look")
-        if not isinstance(got, list) or len(got) != 4:
+        if frame == self.page.main_frame:
+            self._light_key = (json.dumps(collect_args, sort_keys=True), pre, post)
+        got = self._bounded(frame, "evaluate", _light_src(collect_args, pre, post), None,
+                            what="page library light look")
+        return self._light_answer(frame, got)
+
+    def _light_answer(self, frame: Any, got: Any) -> tuple[Any, Any, Any, Any, bool] | None:
+        """:meth:`_light_read`'s result from what its page function (:func:`_light_src`) returned."""
+        if not isinstance(got, list) or len(got) != 5:
             raise PageScriptError(f"the page library's light look returned no readable answer at "
                                   f"{self._frame_url(frame)}: the page's scripts broke it")
-        before, stamp, raw, after = got
+        before, stamp, raw, after, post_read = got
         if stamp is None or raw is None:
             return None
         self.light_reads += 1
         return before, self._answer(stamp, "stamp", frame), self._answer(raw, "collect", frame), after, \
-            post is not None
+            bool(post_read)
+
+    def _looked_for(self, collect_args: dict[str, Any], pre: str | None, post: str | None) -> Any:
+        """The light look a settle wait took at its end (:meth:`wait_settled` ``look``), when it was taken with
+        these reads and nothing was asked of the page since (at most :data:`LOOK_KEPT_S` ago); else None.
+        Taken once: a second call gives None."""
+        looked, self._looked = self._looked, None
+        if looked is None:
+            return None
+        key, got, at = looked
+        if key != (json.dumps(collect_args, sort_keys=True), pre, post) or time.monotonic() - at > LOOK_KEPT_S:
+            return None
+        return got
 
     def _read_js(self, script: str) -> Any:
         """``script`` (a function of no argument) in the main frame; None when it threw or the page did not
@@ -768,8 +805,13 @@ class PlaywrightDriver:
                 light: dict[Any, Any] = {}  # the light look of a page of one frame: one round trip
                 if not ax and live == [page.main_frame]:
                     f = page.main_frame
-                    got = self._light_read(f, {"neighbours": neighbours, "ax": None}, pre_js,
-                                           post_js if not screenshot else None)
+                    light_post = post_js if not screenshot else None
+                    ahead = self._looked_for({"neighbours": neighbours, "ax": None}, pre_js, light_post)
+                    if ahead is not None:
+                        got = self._light_answer(f, ahead)
+                        self.looks_ahead += 1
+                    else:
+                        got = self._light_read(f, {"neighbours": neighbours, "ax": None}, pre_js, light_post)
                     if got is not None:
                         pre, stamp, light[f], post, post_read = got
                         stamps.append((f, stamp))
@@ -1040,6 +1082,7 @@ class PlaywrightDriver:
             When the element is gone, not actionable within the timeout, or
             the action fails.
         """
+        self._looked = None
         from playwright.sync_api import Error as PwError, TimeoutError as PwTimeout
 
         page = self.page
@@ -1197,6 +1240,56 @@ class PlaywrightDriver:
             return self.probe(), None
         return dict(self._answer(got[0], "probe", frame)), got[1]
 
+    def read_ahead(self, selector: str, token_js: str, last_token: Any, script: str | None = None,
+                   arg: Any = None) -> dict[str, Any] | None:
+        """The reads a step makes before acting, in one round trip to the main frame, when the page is as it was.
+
+        ``token_js`` (a page function's source) is evaluated first; only when its result equals ``last_token``
+        (compared as JSON: the page did nothing since the token was read) the rest is read in the same task:
+
+        * ``indices``: the page library's indices (``"0:<i>"`` refs of the last observation) of the elements
+          Playwright's ``selector`` matches, as :meth:`ref_indices` gives them (``[]`` for ``selector=""``);
+        * ``probe``: the page library's probe, as :meth:`probe` gives it;
+        * ``read``: what the page function ``script`` (may be async) returned for ``arg`` (None: threw, or no
+          ``script``).
+
+        Returns ``{"token": ..., "same": bool, ...}`` (the three keys above only when ``same``), or None when the
+        page was navigating or has no page library (the caller reads on its own).
+
+        Raises
+        ------
+        PageScriptError, PageUnresponsiveError, BrowserClosedError
+            As :meth:`probe`.
+        """
+        frame = self.page.main_frame
+        fn = (f"async (els, [last, arg]) => {{ const token = ({token_js})(); "
+              f"if (JSON.stringify(token) !== JSON.stringify(last)) return {{ token, same: false }}; "
+              f"const lib = window.__steadyhand; if (!lib || !lib.call) return null; "
+              f"const refs = lib.state ? lib.state.refs : null; "
+              f"const indices = els.map((e) => {{ if (!refs) return -2; for (let i = 0; i < refs.length; i++) "
+              f"if (refs[i] === e) return i; return -1; }}); "
+              f"const probe = lib.call('probe', '[]'); let read = null; "
+              + (f"try {{ read = await ({script})(arg); }} catch (e) {{ read = null; }} " if script else "")
+              + "return { token, same: true, indices, probe, read }; }")
+        try:
+            if selector:
+                got = self._bounded(frame.locator(selector), "evaluate_all", fn, [last_token, arg],
+                                    what=f"selector {selector!r}")
+            else:
+                got = self._bounded(frame, "evaluate", f"(a) => ({fn})([], a)", [last_token, arg],
+                                    what="page library probe")
+        except PageError:
+            raise
+        except Exception:  # the document is being replaced (navigation), or a selector Playwright refused
+            self._check_alive()
+            return None
+        if not isinstance(got, dict):
+            return None
+        if got.get("same"):
+            got["indices"] = [int(i) for i in got.get("indices") or ()]
+            got["probe"] = dict(self._answer(got.get("probe"), "probe", frame))
+        return got
+
     def wait_loaded(self, limit_ms: float, *, started: float | None = None) -> float:
         """Wait until the main frame shows no loading indicator and is quiet (failure kind 4, S7).
 
@@ -1233,8 +1326,15 @@ class PlaywrightDriver:
 
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
-                     quiet_ms: float | None = None, react_from: int | None = None) -> dict[str, Any]:
+                     quiet_ms: float | None = None, react_from: int | None = None,
+                     look: bool = False) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
+
+        ``look`` (the fast path's): when the wait ends in the page, the page's next light look of the main
+        frame - the reads of the last one (:meth:`_light_read`) - is taken in the same task and the same round
+        trip, and :meth:`observe` uses it when it is asked for that look before anything else is asked of the
+        page (within :data:`LOOK_KEPT_S`): the look of the page as the wait found it settled, one round trip
+        fewer.
 
         ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
         and the loading limit (the engine's learnt budget, S7;
@@ -1273,7 +1373,8 @@ class PlaywrightDriver:
         settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
         quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
-        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from)
+        fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from,
+                                    look=look)
         if fast is not None:
             if fast["done"]:
                 out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -1311,7 +1412,7 @@ class PlaywrightDriver:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}
                 if changed:  # a new document with the library (a navigation): its wait runs in the page again
                     again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
-                                                 max(1.0, limit - elapsed))
+                                                 max(1.0, limit - elapsed), look=look)
                     if again is not None and again["done"]:
                         out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
                                "timed_out": bool(again["timed_out"])}
@@ -1323,7 +1424,7 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,
-                        limit_ms: float, react_from: int | None = None) -> dict[str, Any] | None:
+                        limit_ms: float, react_from: int | None = None, *, look: bool = False) -> dict[str, Any] | None:
         """The settle wait of :meth:`wait_settled` run inside the page, answered the moment it is over.
 
         The same rules as the polling loop, checked every
@@ -1336,8 +1437,15 @@ class PlaywrightDriver:
         does not answer).
         """
         slice_ms = min(limit_ms, SETTLE_SLICE_MS)
+        key = self._light_key if look else None
+        script = _SETTLE_JS
+        if key is not None:  # the light look right as the wait ends, in the same task (wait_settled's look)
+            collect_args, pre, post = json.loads(key[0]), key[1], key[2]
+            script = (f"async (args) => {{ const r = await ({_SETTLE_JS})(args); if (r && r.done) {{ "
+                      f"try {{ r.look = ({_light_src(collect_args, pre, post)})(); }} catch (e) {{ r.look = null; }} }} "
+                      f"return r; }}")
         try:
-            got = self._bounded(self.page.main_frame, "evaluate", _SETTLE_JS,
+            got = self._bounded(self.page.main_frame, "evaluate", script,
                                 [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS,
                                  react_from],
                                 what="settle wait", ms=slice_ms + 1000.0)
@@ -1345,7 +1453,12 @@ class PlaywrightDriver:
             raise
         except Exception:  # noqa: BLE001 - navigating, no library, a busy page: the polling loop decides
             return None
-        return got if isinstance(got, dict) and "done" in got else None
+        if not isinstance(got, dict) or "done" not in got:
+            return None
+        looked = got.pop("look", None)
+        if key is not None and isinstance(looked, list):
+            self._looked = (key, looked, time.monotonic())
+        return got
 
     # --- assertions (P7) ------------------------------------------------------------
     def check_now(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:

@@ -1,9 +1,10 @@
 """What a passing step costs in round trips and store commits, on `steadyhand run`'s session in real Chromium
 (issue 20 item 3: a replay as fast as the script it replaces).
 
-* The checkpoint's form values, the settle wait's probe and the kept state the act phase snapshots (an effect
-  seen is never repeated) are read in ONE evaluation between the checkpoint phase and the action; the
-  checkpoint still keeps every form value (a password by digest only).
+* A step whose page did nothing since the previous step's after-look makes ONE call into the page before its
+  action: the reuse check's token, the recorded locator's confirmation, the checkpoint's form values, the
+  settle wait's probe and the kept state the act phase snapshots (an effect seen is never repeated) ride on
+  it (:mod:`core.engine.ahead`); the checkpoint still keeps every form value (a password by digest only).
 * A pause between the two (a breakpoint, the run paused at the act phase) makes the act phase read again: what
   a person did meanwhile is never taken for the action's effect.
 """
@@ -25,7 +26,7 @@ def test_checkpoint_and_action_read_the_page_once_and_the_checkpoint_keeps_the_f
                                                                                      monkeypatch) -> None:
     server = LoopbackServer()
     server.route("GET", "/page", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
-    reads: list[int] = []  # page evaluations from the checkpoint phase's start to the action, per step
+    reads: list[int] = []  # calls into the page from the step's start (its observe phase) to the action, per step
     with server:
         project = _project(tmp_path / "fast", server.base_url)
         with ProjectSession(project, headless=True) as session:
@@ -35,7 +36,7 @@ def test_checkpoint_and_action_read_the_page_once_and_the_checkpoint_keeps_the_f
             count, start = [0], [0]
 
             def counted(obj, method, *args, **kw):
-                if method == "evaluate":
+                if method in ("evaluate", "evaluate_all", "evaluate_handle"):
                     count[0] += 1
                 return real_bounded(obj, method, *args, **kw)
 
@@ -43,23 +44,25 @@ def test_checkpoint_and_action_read_the_page_once_and_the_checkpoint_keeps_the_f
                 reads.append(count[0] - start[0])
                 return real_perform(*args, **kw)
 
-            real_checkpoint = pipeline.checkpoint
+            real_observe = pipeline.observe
 
-            def checkpoint(ex, ctx):
+            def observe(ex, ctx):
                 start[0] = count[0]
-                real_checkpoint(ex, ctx)
+                real_observe(ex, ctx)
 
             monkeypatch.setattr(d, "_bounded", counted)
             monkeypatch.setattr(d, "perform", perform)
             monkeypatch.setattr(pipeline, "PHASE_FUNCTIONS", tuple(
-                (name, checkpoint if name == "checkpoint" else fn) for name, fn in pipeline.PHASE_FUNCTIONS))
+                (name, observe if name == "observe" else fn) for name, fn in pipeline.PHASE_FUNCTIONS))
             result = session.run_flow(project.flows["fast"])
             assert session.store is not None
             stored = session.store.checkpoints(result.run_id)
             presses = d.evaluate("() => window.presses || 0")
     assert result.status == "passed", result.error
     assert presses == 1
-    assert reads == [1, 1, 1], reads  # type the name, show more, save: one read each before acting
+    # type the name (the flow's first look, the locator's confirmation, the read before acting), show more, save:
+    # one call each before acting
+    assert reads == [3, 1, 1], reads
     by_index = {c["index"]: c for c in stored}
     name_field = [f for f in by_index[1]["fields"] if f["key"] == "#name"]
     assert name_field and name_field[0]["value"] == "Ada"  # the checkpoint after typing kept the value typed
@@ -125,3 +128,72 @@ def test_the_landing_heading_is_read_with_the_look_and_by_the_same_rule(tmp_path
     assert result.status == "passed", result.error
     assert "Sign in" in asked  # the recorded landings were judged on the heading read with the look
     assert reads == []  # and none was read in a round trip of its own
+
+
+def test_a_fast_steps_after_look_rides_on_its_settle_wait(tmp_path: Path, monkeypatch) -> None:
+    """From the settle phase's start to the verify phase's end a passing fast step calls into the page once: the
+    settle wait, which takes the light after-look as it ends (``wait_settled(look=True)``); the observation the
+    verify phase judges is that look (the step's effect is in it)."""
+    server = LoopbackServer()
+    server.route("GET", "/page", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
+    calls: list[int] = []  # calls into the page from the settle phase's start to the verify phase's end, per step
+    with server:
+        project = _project(tmp_path / "fast", server.base_url)
+        with ProjectSession(project, headless=True) as session:
+            d = session.driver
+            assert d is not None
+            real_bounded = d._bounded
+            count, start = [0], [0]
+
+            def counted(obj, method, *args, **kw):
+                count[0] += 1
+                return real_bounded(obj, method, *args, **kw)
+
+            real_settle, real_verify = pipeline.settle, pipeline.verify
+
+            def settle(ex, ctx):
+                start[0] = count[0]
+                real_settle(ex, ctx)
+
+            def verify(ex, ctx):
+                real_verify(ex, ctx)
+                calls.append(count[0] - start[0])
+
+            monkeypatch.setattr(d, "_bounded", counted)
+            swap = {"settle": settle, "verify": verify}
+            monkeypatch.setattr(pipeline, "PHASE_FUNCTIONS", tuple(
+                (name, swap.get(name, fn)) for name, fn in pipeline.PHASE_FUNCTIONS))
+            ahead_before = d.looks_ahead
+            result = session.run_flow(project.flows["fast"])
+            looks_ahead = d.looks_ahead - ahead_before
+    assert result.status == "passed", result.error
+    # type the name, show more: the settle wait and nothing else; save waits for "Done 1" (its assertion polls)
+    assert calls[:2] == [1, 1], calls
+    assert looks_ahead >= 2
+    shown = [o for o in result.steps if o.index == 1]
+    assert shown and shown[0].status == "passed"
+
+
+def test_a_look_taken_by_the_settle_wait_is_dropped_once_the_page_is_asked_anything(tmp_path: Path) -> None:
+    """The look a settle wait took stands for the next light look only when nothing was asked of the page since:
+    a call in between (here a script that changes the page) makes the observation read the page itself, and it
+    sees the change."""
+    from tests.e2e.browser_fixtures import driver_on
+
+    (tmp_path / "index.html").write_text('<!doctype html><title>t</title><main><button id="b">One</button></main>')
+    with driver_on(tmp_path) as d:
+        d.goto("/index.html")
+        d.observe(screenshot=False, ax=False)  # the light look whose reads the settle wait repeats
+        probe = d.probe()
+        d.wait_settled(start=probe, quiet_ms=40.0, react_from=probe.get("timerSeq"), look=True)
+        reads = d.light_reads
+        obs = d.observe(screenshot=False, ax=False)  # taken by the wait: no read of its own
+        assert d.light_reads == reads + 1 and d.looks_ahead == 1
+        assert any(c.descriptor.name == "One" for c in obs.candidates)
+        probe = d.probe()
+        d.wait_settled(start=probe, quiet_ms=40.0, react_from=probe.get("timerSeq"), look=True)
+        d.evaluate("() => { document.getElementById('b').textContent = 'Two'; }")  # asked after the wait
+        obs = d.observe(screenshot=False, ax=False)
+        assert d.looks_ahead == 1  # the wait's look was dropped: the page was read again
+        names = [c.descriptor.name for c in obs.candidates]
+        assert "Two" in names and "One" not in names

@@ -1,0 +1,112 @@
+"""Reads ahead: a step's reads before acting ride on its reuse check (issue 20, the fast step).
+
+A step whose page did nothing since the previous step's after-look reuses
+that look (R1, :meth:`core.engine.screen.ScreenTracker.reusable_before`):
+one round trip reads the page's change token and compares it.  The same
+round trip can read, when the token still matches, what the later phases of
+the step would each fetch in a round trip of their own:
+
+* the resolve phase's confirmation of the recorded locator (the page
+  library's indices of the elements Playwright's selector matches,
+  :func:`core.engine.fastpath.confirm_target`);
+* the checkpoint and act phases' probe, kept state and form values
+  (:func:`core.engine.acting.read_before_acting`, :func:`~core.engine.acting.act_read`).
+
+The selector and the action kind are the flow step's (its parameters bound)
+- the step the decide chain gives on a replay.  Each later phase takes a
+read made ahead only when it is for the same selector and kind, the
+before-observation is the reused one (the refs the indices name are that
+observation's), and the run did not pause since it was made
+(:data:`core.engine.acting.PREREAD_PAUSE_S`); otherwise it reads as before.
+Nothing acts on the page between the reuse check and the action on the
+fast path (the kernel's phases between them only read), so the reads are
+the page as the action finds it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Ahead", "UNREAD", "read", "indices", "take"]
+
+#: What :func:`read` returns when the page could not be read (a token that equals none).
+UNREAD = object()
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """Reads made with a step's reuse check: for ``selector`` (``""``: none) and action ``kind``; ``indices`` as
+    :meth:`core.perception.driver.PlaywrightDriver.ref_indices`; ``probe`` as ``probe``; ``read`` what the
+    checkpoint's script returned (``scripted``: one was read); ``waited`` the step's ``ctx.waited`` (s) then."""
+
+    selector: str
+    kind: str
+    indices: tuple[int, ...]
+    probe: dict[str, Any]
+    read: Any
+    scripted: bool
+    waited: float
+
+
+def _expected(ctx: Any, fast: bool) -> tuple[str, str]:
+    """(recorded locator, action kind) of the flow step ``ctx`` runs, its parameters bound; ("", "") off it; no
+    locator unless ``fast`` (a step looked at in full takes no fast path: its locator is never confirmed)."""
+    from core.engine import fastpath
+    from core.project.params import bind_step
+
+    steps = ctx.run.flow.steps
+    if not 0 <= ctx.index < len(steps) or getattr(steps[ctx.index], "goal", ""):
+        return "", ""
+    step = steps[ctx.index]
+    if not fast:
+        return "", step.action.kind
+    try:
+        bound = bind_step(step, ctx.run.params, where=ctx.where)
+    except Exception:  # noqa: BLE001 - an unbound parameter is the decide phase's error to raise
+        return "", step.action.kind
+    return fastpath.recorded_locator(bound, step), step.action.kind
+
+
+def read(ex: Any, ctx: Any, token_js: str, last_token: Any, *, fast: bool = False) -> Any:
+    """The page's change token (``token_js``) read now, with the reads ahead kept in ``ctx.ahead`` when it equals
+    ``last_token`` (the locator's indices only when ``fast``: :func:`_expected`); None when the driver cannot read ahead (the caller reads the token itself); :data:`UNREAD`
+    when the page could not be read (no reuse)."""
+    from core.engine.acting import before_acting_script, reads_kind
+
+    driver = ex.driver
+    fn = getattr(driver, "read_ahead", None)
+    if fn is None or ctx.attempt != 1:
+        return None
+    selector, kind = _expected(ctx, fast)
+    script, arg = before_acting_script() if kind and reads_kind(ex, kind) else (None, None)
+    try:
+        got = fn(selector, token_js, last_token, script, arg)
+    except Exception:  # noqa: BLE001 - a page that breaks the read only loses the reuse
+        return UNREAD
+    if not isinstance(got, dict):
+        return UNREAD
+    if not got.get("same"):
+        return got.get("token")
+    ctx.ahead = Ahead(selector, kind, tuple(got.get("indices") or ()), dict(got.get("probe") or {}), got.get("read"),
+                      script is not None, float(ctx.waited))
+    return last_token
+
+
+def indices(ctx: Any, selector: str) -> list[int] | None:
+    """The indices read ahead for ``selector`` (the before-observation being the reused one), else None."""
+    a = getattr(ctx, "ahead", None)
+    if a is None or not selector or a.selector != selector or not ctx.reused:
+        return None
+    return list(a.indices)
+
+
+def take(ctx: Any, *, scripted: bool) -> Ahead | None:
+    """The reads ahead for the step's action, when they still stand: same kind, the reused before-observation,
+    no pause since (:data:`core.engine.acting.PREREAD_PAUSE_S`), and a script read when ``scripted``."""
+    from core.engine.acting import PREREAD_PAUSE_S
+
+    a = getattr(ctx, "ahead", None)
+    if (a is None or ctx.step is None or a.kind != ctx.step.action.kind or not ctx.reused or not a.probe
+            or (scripted and not a.scripted) or float(ctx.waited) - a.waited > PREREAD_PAUSE_S):
+        return None
+    return a
