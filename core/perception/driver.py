@@ -50,13 +50,21 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
   const t0 = performance.now();
   const rest = lib.sleep || ((ms) => new Promise((r) => setTimeout(r, ms)));
   const early = reactFrom !== null && reactFrom !== undefined && typeof lib.reactionsSince === 'function';
-  // an action that changed nothing: its reactions in the page's next rendering frame (requestAnimationFrame
-  // callbacks it scheduled run before this one) are waited for, not the whole quiet time
-  let framed = false;
-  if (early) { try { window.requestAnimationFrame(() => { framed = true; }); } catch (e) { framed = false; } }
+  // the fast path's frames: 'framed' once the page drew a frame since the wait began (its requestAnimationFrame
+  // callbacks, which the action's own ones precede); 'still' counts the frames in a row that came with no DOM
+  // mutation since the frame before (a change the page has finished drawing)
+  let framed = false, still = 0, frameMut = null, over = false;
+  const onFrame = () => {
+    framed = true;
+    const m = lib.state ? lib.state.mutations : null;
+    if (m !== null && m === frameMut) still += 1; else { still = 0; frameMut = m; }
+    if (!over) { try { window.requestAnimationFrame(onFrame); } catch (e) { over = true; } }
+  };
+  if (early) { try { window.requestAnimationFrame(onFrame); } catch (e) { framed = false; } }
   // whether a finite CSS animation or transition still runs when the wait ends (a dialog fading in)
   const moving = () => { try { return document.getAnimations().some((a) => a.playState === 'running'
     && Number.isFinite(a.effect.getComputedTiming().endTime)); } catch (e) { return true; } };
+  const end = (r) => { over = true; if (r.done && !r.timed_out) r.moving = moving(); return r; };
   let changed = false;
   for (;;) {
     const p = lib.probe();
@@ -64,12 +72,16 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     if (startUrl !== null && p.url !== startUrl) changed = true;
     if (startMut !== null && p.mutations !== startMut) changed = true;
     const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
-    if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return { done: true, changed, timed_out: false, moving: moving() };
-    if (!pending && el >= idle) return { done: true, changed, timed_out: false, moving: moving() };
-    if (early && !pending && (framed || el >= quiet) && p.quietMs >= quiet && lib.reactionsSince(reactFrom) === 0)
-      return { done: true, changed, timed_out: false, early: true, moving: moving() };
-    if (el >= limit) return { done: true, changed, timed_out: true };
-    if (el >= slice) return { done: false, changed, timed_out: false };
+    if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return end({ done: true, changed, timed_out: false });
+    if (!pending && el >= idle) return end({ done: true, changed, timed_out: false });
+    // the fast path: an action that changed nothing ends after the page's next frame, one that changed the page
+    // once a whole frame passed with no mutation (its change is drawn); both only while no reaction it set off
+    // (a validator's timeout) is pending and no request is in flight
+    if (early && !pending && ((framed || el >= quiet) && p.quietMs >= quiet || still >= 1)
+        && lib.reactionsSince(reactFrom) === 0)
+      return end({ done: true, changed, timed_out: false, early: true });
+    if (el >= limit) return end({ done: true, changed, timed_out: true });
+    if (el >= slice) return end({ done: false, changed, timed_out: false });
     await rest(poll);
   }
 }"""
@@ -607,13 +619,20 @@ class PlaywrightDriver:
     def _looked_for(self, collect_args: dict[str, Any], pre: str | None, post: str | None) -> Any:
         """The light look a settle wait took at its end (:meth:`wait_settled` ``look``), when it was taken with
         these reads and nothing was asked of the page since (at most :data:`LOOK_KEPT_S` ago); else None.
-        Taken once: a second call gives None."""
+        Taken once: a second call gives None.
+
+        Raises
+        ------
+        BrowserClosedError
+            When the page or the browser is gone since (crashed or killed), as a read of the page would.
+        """
         looked, self._looked = self._looked, None
         if looked is None:
             return None
         key, got, at = looked
         if key != (json.dumps(collect_args, sort_keys=True), pre, post) or time.monotonic() - at > LOOK_KEPT_S:
             return None
+        self._check_alive()  # a page or browser that died since is told as a read of it would tell it
         return got
 
     def _read_js(self, script: str) -> Any:
@@ -1348,6 +1367,10 @@ class PlaywrightDriver:
         mutation came for ``quiet_ms``, nothing is pending, and no *reaction* the action set off is pending:
         no timeout or idle callback of at most 1 s scheduled since outside a poller's timer (``reactionsSince``
         in ``page_lib.js``: a validator's ``setTimeout`` is waited for, a ``setInterval`` poller is not).
+        When the action changed the page, the wait ends the same way - nothing pending, no reaction pending -
+        once a whole frame of the page went by with no DOM mutation (two frames in a row saw the same mutation
+        count: its change is drawn), rather than after ``quiet_ms`` of quiet.  A later change is seen by the
+        light look's verdict and the next step's reuse check (:mod:`core.engine.fastpath`).
         ``{"early": True}`` is then in the answer.  Only the in-page wait ends early; the polling fallback
         (a navigation, a page without the library) keeps the idle bound.
 
