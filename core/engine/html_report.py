@@ -184,7 +184,10 @@ def _heals(store: Any, run_id: str) -> list[dict[str, Any]]:
         recs = [r for r in HealTable(store).list() if run_id in (r.run_id, r.last_run_id)]
     except Exception:  # noqa: BLE001 - a store without proposals: nothing to show
         recs = []
+    from core.heal.identity import change_label
+
     return [{"kind": r.kind, "id": r.id, "step_id": r.step_id, "step_title": r.step_title, "status": r.status,
+             "change": change_label(r.old_target, r.new_target) if r.old_target else "",
              "how": f"{r.strategy} {r.score:.2f}, margin {r.margin:.2f}", "old": _descriptor(r.old_target),
              "new": _descriptor(r.new_target)} for r in recs]
 

@@ -39,18 +39,21 @@ from core.engine.step import StepContext, StepFailure
 from core.perception.pagefacts import overlays
 from core.recover.policy import Failure
 from core.recover.rollback import QUIET_MS, wait_gone
-from core.skills.runtime import SkillDecider, is_skill_step
+from core.skills.runtime import ARROW_CHANGES, SkillDecider, is_skill_step
 
 __all__ = ["SkillsPlugin", "skill_decider", "after_resolve", "fell_back", "skill_line", "targetless_key",
-           "before_perform", "LIVE_TEXTS", "popups_before", "quiet_after"]
+           "before_perform", "key_held", "LIVE_TEXTS", "KEY_HELD", "popups_before", "quiet_after"]
 
 #: Read on the element a skill acts on, just before acting (main frame): its texts the observation does not
 #: carry (ARIA label, description and the texts it is labelled / described by, its labels, title, visible text,
 #: value - never a password's), the popup around it (its dialog or fixed layer: ``{"text", "payment"}``, at most
-#: 1,500 chars, for the look-alike check) and, with ``focus``, where focus is after focusing it.
-#: ``[index, focus]``; index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused": {...} |
-#: null, "region": {...} | null}`` or null.
-LIVE_TEXTS = """([i, focus]) => {
+#: 1,500 chars, for the look-alike check) and, with ``focus``, where focus is after focusing it.  With ``arm``
+#: (``{"key", "tags", "roles", "types"}``), the page library's key guard is armed in this same page task: the
+#: key about to be pressed is checked again as it arrives (``armKey`` in ``core/perception/page_lib.js``), on
+#: the element (index >= 0) or by the rule of :data:`core.skills.runtime.ARROW_CHANGES` (index -1).
+#: ``[index, focus, arm]``; index -1 reads only the focused element.  Returns ``{"texts": {...}, "focused":
+#: {...} | null, "region": {...} | null, "armed": bool}`` or null.
+LIVE_TEXTS = """([i, focus, arm]) => {
   const lib = window.__steadyhand; const e = i >= 0 && lib ? lib.ref(i) : null;
   if (i >= 0 && !e) return null;
   const clean = (t) => (t || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
@@ -86,8 +89,14 @@ LIVE_TEXTS = """([i, focus]) => {
     focused = {is_target: !!e && f === e, tag: f ? f.tagName.toLowerCase() : '',
       role: f && f.getAttribute ? (f.getAttribute('role') || '') : '', type: f && f.getAttribute ? (f.getAttribute('type') || '') : ''};
   }
-  return {texts, focused, region};
+  let armed = false;
+  if (arm && lib && typeof lib.armKey === 'function') { lib.armKey(Object.assign({}, arm, {target: e})); armed = true; }
+  return {texts, focused, region, armed};
 }"""
+
+#: What became of the key the guard was armed for (:data:`LIVE_TEXTS`), and disarm: ``{"seen": bool, "held":
+#: {"is_target", "tag", "role", "type"} | null}`` (``held``: the key was held back, where it would have landed).
+KEY_HELD = "() => { const lib = window.__steadyhand; return lib && lib.keyHeld ? lib.keyHeld() : null; }"
 
 
 def skill_decider(store: Any, product: str, emit: Callable[[EngineEvent], None], *,
@@ -170,7 +179,7 @@ def targetless_key(ctx: StepContext) -> bool:
             and step.action.kind == "press" and step.target.is_empty and not step.selector)
 
 
-def before_perform(ex: Ports, ctx: StepContext) -> None:
+def before_perform(ex: Ports, ctx: StepContext) -> bool:
     """Just before the driver acts for a skill: the live read of the element (:data:`LIVE_TEXTS`).
 
     Raises the skill's refusal as a :class:`~core.engine.step.StepFailure`
@@ -181,10 +190,14 @@ def before_perform(ex: Ports, ctx: StepContext) -> None:
     other than the main one, or a driver that runs no script (the unit
     tests' fake), cannot be read: a key is then not pressed, other actions go
     on under the observation's texts (already checked).
+
+    Returns True when the page's key guard was armed for the key about to be
+    pressed (checked again as it arrives): the caller reads what became of
+    it with :func:`key_held` once the key was pressed.
     """
     dec, step = _decider(ex), ctx.step
     if dec is None or step is None or ctx.source != "skill" or not is_skill_step(ctx.decided):
-        return
+        return False
     assert ctx.decided is not None
     kind, cand = step.action.kind, ctx.candidate
     press = kind == "press"
@@ -193,9 +206,16 @@ def before_perform(ex: Ports, ctx: StepContext) -> None:
         frame, _, idx = cand.ref.partition(":")
         index = int(idx) if frame == "0" and idx.isdigit() else -2
     read: Any = None
+    # the key is checked again as it arrives (page_lib's key guard): a targeted key must land on its target, a
+    # targetless arrow not on a control it changes - no timer can move focus between the check and the key
+    arm = None
+    if press and (cand is not None or step.action.value.strip().lower().startswith("arrow")):
+        arm = {"key": step.action.value, "tags": [] if cand is not None else list(ARROW_CHANGES["tags"]),
+               "roles": [] if cand is not None else list(ARROW_CHANGES["roles"]),
+               "types": [] if cand is not None else list(ARROW_CHANGES["types"])}
     if index != -2 and (cand is not None or press):
         try:
-            read = ex.driver.evaluate(LIVE_TEXTS, [index, press])
+            read = ex.driver.evaluate(LIVE_TEXTS, [index, press, arm])
         except NotImplementedError:
             read = None  # a driver without scripts (the fake)
         except Exception as exc:  # noqa: BLE001 - a page that does not answer: nothing read, nothing pressed
@@ -203,6 +223,7 @@ def before_perform(ex: Ports, ctx: StepContext) -> None:
             if not press:
                 raise StepFailure(Failure("precondition", f"the element could not be read before acting: {exc}"),
                                   escalation="precondition") from None
+    armed = isinstance(read, dict) and bool(read.get("armed"))
     outcome, reason = "", ""
     if press:
         focused = read.get("focused") if isinstance(read, dict) else None
@@ -213,8 +234,32 @@ def before_perform(ex: Ports, ctx: StepContext) -> None:
         outcome, reason = dec.check_resolved(ctx.decided.id, kind, cand, step.target, ctx.before, ctx.run.params,
                                              value=ctx.value, live=texts, region=region)
     if reason:
+        if armed:
+            key_held(ex, ctx)  # disarm: the key is not pressed
         kind_of = "precondition" if outcome == "precondition" else "abstained"
         raise StepFailure(Failure(kind_of, ex.redact(reason)), escalation="precondition")
+    return armed
+
+
+def key_held(ex: Ports, ctx: StepContext) -> None:
+    """After a skill's key was pressed with the key guard armed (:func:`before_perform` returned True): what the
+    guard saw as the key arrived (:data:`KEY_HELD`), and disarm.  Raises the skill's refusal as a
+    ``precondition`` :class:`~core.engine.step.StepFailure` when the guard held the key back - focus had moved,
+    after the check, to another element than the target or to a control the arrow changes - with the same
+    reason :meth:`~core.skills.runtime.SkillDecider.check_key` gives.  A page that does not answer: nothing
+    raised (the key was held back or went where the check saw focus)."""
+    try:
+        got = ex.driver.evaluate(KEY_HELD)
+    except Exception:  # noqa: BLE001 - a page gone or not answering: the guard in it is gone too
+        return
+    held = got.get("held") if isinstance(got, dict) else None
+    dec, step = _decider(ex), ctx.step
+    if not isinstance(held, dict) or dec is None or step is None or ctx.decided is None:
+        return
+    _outcome, reason = dec.check_key(ctx.decided.id, step.action.value, held, targeted=ctx.candidate is not None,
+                                     held=True)
+    reason = reason or f"{step.action.value} was held back as it arrived: focus had moved; not pressed"
+    raise StepFailure(Failure("precondition", ex.redact(reason)), escalation="precondition")
 
 
 def fell_back(ex: Ports, ctx: StepContext, exc: BaseException) -> Handled | None:
@@ -278,6 +323,7 @@ class SkillsPlugin:
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
         self._popups: tuple[int, str] = (0, "")  # popups over the page before a skill's last action, its step id
+        self._armed: StepContext | None = None  # the step whose key the page's key guard was armed for
 
     @hookimpl
     def skip_resolve(self, p: SkipResolve) -> bool | None:
@@ -290,22 +336,37 @@ class SkillsPlugin:
 
     @hookimpl
     def refuse_action(self, p: RefuseAction) -> StepFailure | None:
-        self._popups = (0, "")
+        self._popups, self._armed = (0, ""), None
         try:
-            before_perform(self.ports, p.step)
+            if before_perform(self.ports, p.step):
+                self._armed = p.step
         except StepFailure as failure:
             return failure
         self._popups = popups_before(self.ports, p.step)
         return None
 
+    def _key_held(self, *, refuse: bool) -> None:
+        """Read and disarm the page's key guard when armed; its refusal raised with ``refuse``."""
+        armed, self._armed = self._armed, None
+        if armed is None:
+            return
+        try:
+            key_held(self.ports, armed)
+        except StepFailure:
+            if refuse:
+                raise
+
     @hookimpl(tryfirst=True)
     def take_observation(self, p: TakeObservation) -> None:
-        """Before the look after a skill's last action: wait for the popup it met to leave (:func:`quiet_after`);
-        the observation itself is the screen plugin's."""
+        """Before the look after a skill's key: whether the page's key guard held it back (:func:`key_held`
+        raises the refusal).  Before the look after a skill's last action: wait for the popup it met to leave
+        (:func:`quiet_after`); the observation itself is the screen plugin's."""
+        self._key_held(refuse=p.when == "after")
         if p.when == "after" and self._popups[0] > 0:
             quiet_after(self.ports, self._popups)
             self._popups = (0, "")
 
     @hookimpl
     def attempt_failed(self, p: AttemptFailed) -> Handled | None:
+        self._key_held(refuse=False)  # the attempt failed before its look (or another rule refused the key)
         return fell_back(self.ports, p.step, p.error)

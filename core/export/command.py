@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -105,7 +106,11 @@ def export_command(args: argparse.Namespace) -> int:
     names = {n for st in flow.steps for n in _names(st)}
     for n in project.settings.secrets:
         if n in names or n in flow.secrets:
-            print(f"  secret {n!r}: from {env_var_name(n)} (never written into the file)")
+            unset = ""
+            if args.style == "script" and not os.environ.get(env_var_name(n)):
+                unset = (f"; not set here: a plain script reads secrets from the environment only, and stops "
+                         f"with an error naming {env_var_name(n)} until it is set")
+            print(f"  secret {n!r}: from {env_var_name(n)} (never written into the file){unset}")
     for n in sorted(set(project.settings.params) | set(flow.params)):
         if n in names:
             print(f"  parameter {n!r}: default from the project/flow, override with {param_env_var(n)}")

@@ -48,7 +48,7 @@ from core.project.params import TARGET_FIELDS, escape_target, placeholders
 from core.store.heals import HealTable
 
 from .flowfile import digest, set_step_target, unified_diff
-from .identity import old_key, proposal_key
+from .identity import change_label, element_label, old_key, proposal_key
 
 __all__ = ["HealBook", "PENDING_HEAL", "new_descriptor", "flow_file_name", "fresh_anchor", "with_fresh_anchor"]
 
@@ -150,9 +150,7 @@ def _parametrised(target: ElementDescriptor) -> bool:
 
 
 def _label(target: ElementDescriptor | dict[str, Any]) -> str:
-    d = target.to_mapping() if isinstance(target, ElementDescriptor) else target
-    name = d.get("name") or d.get("label") or d.get("text") or d.get("placeholder") or d.get("id") or ""
-    return f"{d.get('role') or d.get('tag') or 'element'} {str(name)[:40]!r}"
+    return element_label(target)
 
 
 class HealBook:
@@ -325,7 +323,7 @@ class HealBook:
                 top=[{"ref": c.ref, "score": float(c.score), "label": c.label} for c in res.top],
                 resolution_reason=res.reason, before_screenshot=before, after_screenshot=after,
                 run_id=result.run_id, last_run_id=result.run_id, flow_digest=file_digest))
-            what = f"{_label(step.target)} -> {_label(new)}, {res.strategy} {res.score:.2f}"
+            what = f"{change_label(step.target, new)}, {res.strategy} {res.score:.2f}"
             if created:
                 notes.append(f"heal proposed #{rec.id}: {name} step {step.id} ({what}) - {self._review_hint(rec.id)}")
             elif rec.status == "pending":

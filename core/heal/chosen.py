@@ -13,8 +13,8 @@ from typing import Any
 
 from core.domain import Candidate, Flow, Resolution, Step
 
-from .book import CHOSEN_STRATEGY, HealBook, _label, _parametrised, flow_file_name, new_descriptor
-from .identity import old_key, proposal_key
+from .book import CHOSEN_STRATEGY, HealBook, _parametrised, flow_file_name, new_descriptor
+from .identity import change_label, old_key, proposal_key
 
 __all__ = ["propose_chosen", "CHOSEN_STRATEGY"]
 
@@ -45,7 +45,7 @@ def propose_chosen(book: HealBook, flow: Flow, run_id: str, index: int, step: St
                           f"{resolution.reason if resolution else 'nothing'}",
         before_screenshot=before, after_screenshot=after, run_id=run_id, last_run_id=run_id,
         flow_digest=book._digest(flow)))
-    what = f"{_label(step.target)} -> {_label(new)}"
+    what = change_label(step.target, new)
     if created:
         return rec.id, f"proposed as heal #{rec.id}: {name} step {step.id} ({what}) - {book._review_hint(rec.id)}"
     if rec.status == "pending":

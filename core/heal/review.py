@@ -32,7 +32,7 @@ from core.store import Store, store_path
 from core.store.heals import HealConflictError, HealProposalRecord, HealTable
 
 from .flowfile import FlowEditError, digest, set_step_target, unified_diff
-from .identity import IDENTITY_FIELDS, old_key, same_identity
+from .identity import IDENTITY_FIELDS, change_label, old_key, same_identity
 
 __all__ = [
     "HealReview", "HealEvidence", "HealReviewError", "UnknownHealError", "AlreadyReviewedError",
@@ -298,7 +298,8 @@ def format_list(records: list[HealProposalRecord]) -> str:
     for r in records:
         kind = "filled in" if r.kind == "filled_in" else "heal"
         rows.append((f"#{r.id}", r.status, kind, f"{r.flow} / {r.step_id}",
-                     f"{_short(r.old_target)} -> {_short(r.new_target)}", f"{r.strategy} {r.score:.2f}",
+                     change_label(r.old_target, r.new_target, width=32, shown=2) if r.old_target
+                     else f"(none) -> {_short(r.new_target)}", f"{r.strategy} {r.score:.2f}",
                      str(r.seen), str(r.reused)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)

@@ -205,6 +205,56 @@
     return n;
   }
 
+  // --- a key held back as it arrives: the skill guard's focus check in the key's own task ----------------
+  // core/engine/skilled.py arms it with the very evaluate that checks where a skill's key would go; the
+  // check is made again here, in the keydown's dispatch - no timer can move focus between it and the
+  // key's default action.  Armed for the next trusted keydown of that key only (its modifiers pass):
+  // {key, target: element | null, tags, roles, types}; with a target, the key is held back unless it lands
+  // on it; without one, when the element it lands on is one of tags / roles (its role attribute) / types
+  // (its type attribute).  Held back: preventDefault and no page listener sees it (nor its keyup).
+  // Registered at document start, before the page's scripts: the first capture listener on window.
+  const keyGuard = { armed: null, seen: false, held: null, up: '' };
+  try {
+    const evp = Event.prototype;
+    const pPrevent = evp.preventDefault, pStop = evp.stopImmediatePropagation, pPath = evp.composedPath;
+    const pGetAttr = Element.prototype.getAttribute;
+    const attr = (el, a) => { try { return String(rApply(pGetAttr, el, [a]) || '').toLowerCase(); } catch (e) { return ''; } };
+    const hold = (ev) => { rApply(pPrevent, ev, []); rApply(pStop, ev, []); };
+    const onKey = (ev) => {
+      if (!ev.isTrusted) return;
+      if (ev.type === 'keyup') {
+        if (keyGuard.up && (ev.key === keyGuard.up || ev.code === keyGuard.up)) { keyGuard.up = ''; hold(ev); }
+        return;
+      }
+      const g = keyGuard.armed;
+      if (!g || (ev.key !== g.key && ev.code !== g.key)) return;
+      keyGuard.armed = null; keyGuard.seen = true;
+      const path = rApply(pPath, ev, []);
+      const t = path && path.length ? path[0] : ev.target;
+      const tag = t && t.tagName ? String(t.tagName).toLowerCase() : '';
+      const info = { is_target: !!g.target && t === g.target, tag, role: t && t.tagName ? attr(t, 'role') : '',
+        type: t && t.tagName ? attr(t, 'type') : '' };
+      const refuse = g.target ? !info.is_target
+        : g.tags.indexOf(tag) >= 0 || g.roles.indexOf(info.role) >= 0 || g.types.indexOf(info.type) >= 0;
+      if (refuse) { keyGuard.held = info; keyGuard.up = ev.key; hold(ev); }
+    };
+    window.addEventListener('keydown', onKey, true);
+    window.addEventListener('keyup', onKey, true);
+  } catch (e) { /* no guard: keyHeld() says the key was not seen */ }
+  // arm for the next key (see above); the key name is the last part of a chord ("Shift+Tab" -> "Tab")
+  function armKey(spec) {
+    const k = String(spec.key || '').split('+');
+    keyGuard.armed = { key: k[k.length - 1], target: spec.target || null, tags: spec.tags || [],
+      roles: spec.roles || [], types: spec.types || [] };
+    keyGuard.seen = false; keyGuard.held = null; keyGuard.up = '';
+  }
+  // what became of the armed key, and disarm: {seen: it arrived here, held: {is_target, tag, role, type} | null}
+  function keyHeld() {
+    const r = { seen: keyGuard.seen, held: keyGuard.held };
+    keyGuard.armed = null; keyGuard.seen = false; keyGuard.held = null;
+    return r;
+  }
+
   const INTERACTIVE_TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
   const INTERACTIVE_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'combobox', 'listbox', 'switch', 'textbox', 'searchbox', 'slider', 'spinbutton',
@@ -894,7 +944,7 @@
   };
   // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
   const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe',
-                    sleep, reactionsSince };
+                    sleep, reactionsSince, armKey, keyHeld };
   for (const k in API) exported[k] = guarded(API[k]);
   // call(name, argsJson): JSON text {"ok": result, "ms": in-page ms} or {"error": "<the page's error>"}, made with the pristine
   // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,

@@ -95,7 +95,8 @@ from core.skills.trigger import (
 
 __all__ = ["SkillDecider", "TASK_WORDS", "SIMILAR_TOP", "task_type_of", "PageIndex", "similarity", "retrieve",
            "guarded_control", "guard_problem", "element_texts", "approved_for_step", "skill_step_id", "is_skill_step",
-           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "flow_target", "lookalike",
+           "Notify", "SKILL_ACTIONS", "TARGETLESS_KEYS", "ACTIVATING_KEYS", "ARROW_CHANGES", "flow_target",
+           "arrow_changes", "lookalike",
            "LOOKALIKE_WORDS", "PRICE", "runtime_problem", "recovery_for", "FAILURE_ON"]
 
 #: Words that make a flow's task type explicit (the rule channel of K6), by task type.  Matched as whole
@@ -120,12 +121,30 @@ TARGETLESS_KEYS = ("escape", "tab", "shift+tab", "arrowup", "arrowdown", "arrowl
 #: Keys that activate the focused control (a click by keyboard): never pressed by a skill onto a control that
 #: takes no text - the skill clicks it instead, where the guard sees what it presses.
 ACTIVATING_KEYS = ("enter", "numpadenter", "return", "space", " ")
+#: The focused elements a targetless arrow key would change the value of, as ``tags`` / ``roles`` (the role
+#: attribute) / ``types`` (the type attribute), lower case: a select, a radio, a slider, a number field...
+#: :meth:`SkillDecider.check_key` refuses the key before it is pressed, and the page library's key guard
+#: (``armKey`` in ``core/perception/page_lib.js``) holds it back as it arrives by the same rule.
+ARROW_CHANGES: Mapping[str, tuple[str, ...]] = {
+    "tags": ("select",),
+    "roles": ("select", "combobox", "listbox", "radio", "slider", "spinbutton", "menuitemradio", "tab"),
+    "types": ("radio", "range", "number"),
+}
 #: Action kinds with a target that go through the guard (:func:`guard_problem`).
 GUARDED_KINDS = ("click", "dblclick", "press", "check", "uncheck", "select", "input", "hover")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 #: ``notify(kind, **fields)``: ``kind`` is ``"considered"`` / ``"fired"`` / ``"finished"``.
 Notify = Callable[..., None]
+
+
+def arrow_changes(key: str, focused: Mapping[str, Any]) -> bool:
+    """True when ``key`` is an arrow and ``focused`` (``{"tag", "role", "type"}``, as read in the page) is a
+    control an arrow changes the value of (:data:`ARROW_CHANGES`)."""
+    return _keyname(key).startswith("arrow") and (
+        str(focused.get("tag") or "").lower() in ARROW_CHANGES["tags"]
+        or str(focused.get("role") or "").lower() in ARROW_CHANGES["roles"]
+        or str(focused.get("type") or "").lower() in ARROW_CHANGES["types"])
 
 
 def _keyname(key: str) -> str:
@@ -899,8 +918,8 @@ class SkillDecider:
         a = self._active
         return a is not None and a.pending == step_id and a.k == len(a.skill.actions) - 1
 
-    def check_key(self, step_id: str, key: str, focused: Mapping[str, Any] | None, *, targeted: bool
-                  ) -> tuple[str, str]:
+    def check_key(self, step_id: str, key: str, focused: Mapping[str, Any] | None, *, targeted: bool,
+                  held: bool = False) -> tuple[str, str]:
         """Where a skill's key press goes, just before it is pressed: ``(outcome, reason)``, ``("", "")`` to go on.
 
         ``focused`` describes the element that has focus after the target
@@ -908,7 +927,9 @@ class SkillDecider:
         it cannot be read).  With a target, the key must reach it (``is_target``),
         else ``precondition``: the key would go to another control.  Without
         one, an arrow key is refused when the focused element is a control
-        an arrow changes (a select, a radio, a slider...).
+        an arrow changes (:data:`ARROW_CHANGES`).  ``held``: ``focused`` was read
+        as the key arrived, by the page's key guard, which held the key back
+        (the reason says so).
         """
         a = self._active
         if a is None or a.pending != step_id:
@@ -917,14 +938,14 @@ class SkillDecider:
             return self._hold(a, "precondition", f"where {key} would go cannot be read: not pressed")
         if targeted and not focused.get("is_target"):
             what = focused.get("role") or focused.get("tag") or "another element"
-            return self._hold(a, "precondition", f"the target does not take focus: {key} would reach the "
+            how = "lost focus just before the key arrived" if held else "does not take focus"
+            return self._hold(a, "precondition", f"the target {how}: {key} would reach the "
                                                  f"focused {what} instead; not pressed")
-        changes = {"select", "combobox", "listbox", "radio", "slider", "spinbutton", "menuitemradio", "tab"}
-        if not targeted and _keyname(key).startswith("arrow") and (
-                focused.get("role") in changes or focused.get("tag") == "select"
-                or focused.get("type") in ("radio", "range", "number")):
-            return self._hold(a, "precondition", f"{key} would change the focused {focused.get('role') or 'control'}"
-                                                 f"'s value: not pressed")
+        if not targeted and arrow_changes(key, focused):
+            what = focused.get("role") or focused.get("tag") or "control"
+            late = " (focus moved to it just before the key arrived; the key was held back)" if held else ""
+            return self._hold(a, "precondition", f"{key} would change the focused {what}'s value: not "
+                                                 f"pressed{late}")
         return "", ""
 
     def _hold(self, a: _Active, outcome: str, reason: str) -> tuple[str, str]:

@@ -150,10 +150,14 @@ def test_the_browser_option_is_the_plugins(site: DemoSite, tmp_path: Path) -> No
     assert "[chromium]" not in r.stdout
 
 
-def test_exported_script_runs_green_and_fails_without_its_secret(site: DemoSite, tmp_path: Path) -> None:
+def test_exported_script_runs_green_and_fails_without_its_secret(site: DemoSite, tmp_path: Path, capsys,
+                                                                  monkeypatch) -> None:
     out = tmp_path / "leave_request_script.py"
+    monkeypatch.delenv("STEADYHAND_SECRET_PASSWORD", raising=False)
     assert main(["export", "pytest", str(ROOT / "projects" / "demo"), "--flow", "leave_request", "-o", str(out),
                  "--style", "script"]) == 0
+    said = capsys.readouterr().out
+    assert "secret 'password': from STEADYHAND_SECRET_PASSWORD (never written into the file); not set here" in said
     assert not (tmp_path / "conftest.py").exists()
     site.reset()
     env = _env(STEADYHAND_BASE_URL=site.base_url)
@@ -164,7 +168,10 @@ def test_exported_script_runs_green_and_fails_without_its_secret(site: DemoSite,
     del env["STEADYHAND_SECRET_PASSWORD"]
     site.reset()
     r = subprocess.run([sys.executable, str(out)], env=env, capture_output=True, text=True, timeout=240)
-    assert r.returncode != 0 and "STEADYHAND_SECRET_PASSWORD" in r.stderr
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr  # a clear error, not a crash
+    assert r.stderr.startswith("error: secret 'password' is not set: set the environment variable "
+                               "STEADYHAND_SECRET_PASSWORD"), r.stderr
+    assert f"STEADYHAND_SECRET_PASSWORD=... python {out.name}" in r.stderr
     assert site.ground_truth_report()["login_attempts"] == 0
 
 

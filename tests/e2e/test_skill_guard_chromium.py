@@ -238,3 +238,32 @@ def test_a_targetless_arrow_never_changes_the_focused_select(driver, store) -> N
     assert wrong(pressed) == [] and driver.page.input_value("#act") == "keep"
     (done,) = [e for e in of(events, SkillFinished) if e.skill_id == "sk-00000000c00c"]
     assert done.outcome == "precondition" and "would change the focused" in done.reason
+
+
+@pytest.mark.parametrize("by", ["microtask", "timer"])
+def test_focus_moving_to_a_select_between_the_check_and_the_arrow_does_not_change_it(driver, store, by) -> None:
+    """The race of a load-time focus timer, made certain: the page moves focus to the select right after the
+    guard reads what has focus (at the end of that very read's task, or on a 0 ms timer it sets) - after the
+    check passed, before the key arrives.  The key is checked again as it arrives and held back."""
+    table = SkillTable(store)
+    table.put(a_skill("sk-00000000c00d", [SkillAction(Action("press", "ArrowDown"), ElementDescriptor())]))
+    result, events, pressed = run(driver, store, Flow("ship", f"/arrow_race.html?by={by}", (NAME,)))
+    assert "focus-moved" in pressed  # the window was there: focus moved after the check
+    assert wrong(pressed) == [] and driver.page.input_value("#act") == "keep"
+    (done,) = [e for e in of(events, SkillFinished) if e.skill_id == "sk-00000000c00d"]
+    assert done.outcome == "precondition" and "would change the focused" in done.reason
+    assert "held back" in done.reason
+
+
+def test_a_key_whose_target_hands_focus_on_after_the_check_is_held_back(driver, store) -> None:
+    """The note field passes focus to the select at the end of the task that focused it: the check (focus
+    it, read where focus is) sees the note focused; the key, pressed after, would land on the select."""
+    table = SkillTable(store)
+    note = ElementCondition(role="textbox", name="Note", in_dialog=True)
+    table.put(a_skill("sk-00000000c00e", [do("press", "textbox", "ArrowDown", label="Note")],
+                      trigger=SkillTrigger(required=(*DIALOG.required, note), dialog=True, dialog_name="Autofill?")))
+    result, events, pressed = run(driver, store, Flow("ship", "/key_race.html", (NAME,)))
+    assert "focus-moved" in pressed
+    assert wrong(pressed) == [] and driver.page.input_value("#act") == "keep"
+    (done,) = [e for e in of(events, SkillFinished) if e.skill_id == "sk-00000000c00e"]
+    assert done.outcome == "precondition" and "lost focus just before the key arrived" in done.reason

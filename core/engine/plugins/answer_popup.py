@@ -48,7 +48,7 @@ from core.domain import Action
 from core.domain.observation import StepOutcome
 from core.engine.events import SkillFinished, SkillFired
 from core.engine.hooks import Cleared, ClearPopup, Ports, hookimpl
-from core.engine.skilled import after_resolve, before_perform, quiet_after
+from core.engine.skilled import after_resolve, before_perform, key_held, quiet_after
 from core.engine.step import StepContext, StepFailure
 from core.locate import resolve
 from core.perception.driver import ActionError
@@ -169,7 +169,7 @@ def _do(ports: Ports, ctx: StepContext, decided: Any, obs: Any) -> tuple[str, st
     elif step.action.kind != "press":
         return "failed", "a skill action without a target that is not a key"
     try:
-        before_perform(ports, sub)
+        armed = before_perform(ports, sub)
     except StepFailure as failure:
         return ("precondition" if failure.failure.kind == "precondition" else "failed"), failure.failure.reason
     last = dec.last_action(decided.id)
@@ -177,7 +177,17 @@ def _do(ports: Ports, ctx: StepContext, decided: Any, obs: Any) -> tuple[str, st
     try:
         ports.driver.perform(step.action, cand.ref if cand is not None else None, step.action.value)
     except ActionError as exc:
+        if armed:
+            try:
+                key_held(ports, sub)  # disarm the page's key guard
+            except StepFailure:
+                pass  # held back: the action failed all the same
         return "action_error", f"the action failed: {exc}"
+    if armed:
+        try:
+            key_held(ports, sub)  # the key guard held the key back as it arrived: focus had moved
+        except StepFailure as failure:
+            return "precondition", failure.failure.reason
     ports.driver.wait_settled()
     if count:
         quiet_after(ports, (count, decided.id))

@@ -34,7 +34,7 @@ sync_playwright launch close new_page set_options ArgumentParser add_argument pa
 rstrip run default_params exit main splitlines fail TemporaryFile Popen monotonic poll select readline search group
 kill wait seek read strip send_signal communicate int wait_for_load_state chromium_path exists which
 to_be_checked not_to_be_checked or_ filter first to_be_editable to_have_title browser_context_args expect_download
-geteuid hasattr secret
+geteuid hasattr secret basename
 """.split())
 
 # any character a YAML flow file can hold (no lone surrogates), newlines, quotes and control characters included

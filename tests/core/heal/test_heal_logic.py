@@ -147,3 +147,21 @@ def test_the_diff_is_a_unified_diff_labelled_with_the_file() -> None:
     diff = unified_diff(FLOW, out, "flows/f.yaml")
     assert diff.startswith("--- a/flows/f.yaml\n+++ b/flows/f.yaml\n@@ ")
     assert unified_diff(FLOW, FLOW, "flows/f.yaml") == ""
+
+
+# --- what a heal line says changed ------------------------------------------------------------
+
+
+def test_a_heal_line_names_the_fields_that_changed_when_the_label_reads_the_same() -> None:
+    from core.heal.identity import change_label
+
+    old = {"tag": "button", "role": "button", "name": "Sign in", "id": "login-btn", "test_id": "login"}
+    assert change_label(old, {**old, "id": "signin"}) == "button 'Sign in' (id login-btn -> signin)"
+    assert change_label(old, {**old, "test_id": ""}) == "button 'Sign in' (test id login -> (none))"
+    assert change_label(old, {**old, "label": "Sign in now"}) == "button 'Sign in' (label (none) -> 'Sign in now')"
+    many = {**old, "id": "a", "test_id": "b", "text": "Sign in", "title": "t", "type": "submit"}
+    assert change_label(old, many) == ("button 'Sign in' (id login-btn -> a; test id login -> b; "
+                                       "text (none) -> 'Sign in'; 2 more)")
+    assert change_label(old, {**old, "css_path": "div > button"}) == "button 'Sign in' (no field it is named by changed)"
+    # another label: both said, as before
+    assert change_label(old, {**old, "name": "Log in"}) == "button 'Sign in' -> button 'Log in'"
