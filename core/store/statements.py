@@ -9,19 +9,18 @@ run on a :class:`sqlalchemy.engine.Connection` with a parameter mapping:
 SQLAlchemy compiles each once (its compiled cache) and a write is then
 one ``cursor.execute``.
 
-Upserts (a checkpoint, a step, a baseline: one row per key, replaced when
-written again) are ``INSERT ... ON CONFLICT (key) DO UPDATE`` on SQLite
-and PostgreSQL, in one statement on the table's unique constraint; on
-another database :func:`upsert` looks the row up and updates or inserts
-it (two statements in the caller's transaction).  A replaced row keeps its
-id and its ``created_at``, as the ORM's select-then-update kept them.
+Upserts (a checkpoint, a step: one row per key, replaced when written
+again) are ``INSERT ... ON CONFLICT (key) DO UPDATE`` on SQLite, one
+statement on the table's unique constraint; on another database
+:func:`upsert` looks the row up and updates or inserts it (two statements
+in the caller's transaction).  A replaced row keeps its id and its
+``created_at``, as the ORM's select-then-update kept them.
 """
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
-from sqlalchemy.dialects import postgresql as _pg
 from sqlalchemy.dialects import sqlite as _sqlite
 
 from .evidence_models import StepEvidenceRow
@@ -55,27 +54,28 @@ INSERT_RESOLUTION = insert(RESOLUTIONS)
 INSERT_VERDICT = insert(VERDICTS)
 INSERT_ACT = insert(ACTS)
 
-#: ``(dialect, table, key columns, columns set, column incremented)`` -> the prebuilt upsert (None: none on
-#: that database).
-_UPSERTS: dict[tuple[str, str, tuple[str, ...], tuple[str, ...], str], Any] = {}
+#: ``(dialect, table, key columns, columns written)`` -> the prebuilt statements of :func:`upsert`.
+_UPSERTS: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], tuple[Any, ...]] = {}
 
 
-def _native_upsert(dialect: str, table: Table, keys: tuple[str, ...], columns: tuple[str, ...],
-                   extra: Mapping[str, Any]) -> Any:
-    """``INSERT ... ON CONFLICT (keys) DO UPDATE SET`` each of ``columns`` to the value offered (``excluded``),
-    and each of ``extra`` to its SQL expression; None on a database without one."""
-    module = {"sqlite": _sqlite, "postgresql": _pg}.get(dialect)
-    if module is None:
-        return None
-    ins = module.insert(table)
-    set_: dict[str, Any] = {c: ins.excluded[c] for c in columns}
-    set_.update(extra)
-    return ins.on_conflict_do_update(index_elements=[table.c[k] for k in keys], set_=set_)
+def _upsert_statements(dialect: str, table: Table, keys: tuple[str, ...], columns: tuple[str, ...]) -> tuple[Any, ...]:
+    """SQLite: ``(INSERT ... ON CONFLICT (keys) DO UPDATE SET`` each of ``columns`` to the value offered``,)``;
+    another database: ``(look the id up, insert, update by id)`` (parameters: the columns, and ``row_id``)."""
+    if dialect == "sqlite":
+        ins = _sqlite.insert(table)
+        return (ins.on_conflict_do_update(index_elements=[table.c[k] for k in keys],
+                                          set_={c: ins.excluded[c] for c in columns}),)
+    find = select(table.c.id).where(*(table.c[k] == bindparam(k) for k in keys)).order_by(table.c.id).limit(1)
+    return find, insert(table), update(table).where(table.c.id == bindparam("row_id"))
 
 
 def upsert(conn: Connection, table: Table, keys: Sequence[str], values: Mapping[str, Any], *,
-           insert_only: Mapping[str, Any] | None = None, increment: str | None = None) -> None:
+           insert_only: Mapping[str, Any] | None = None) -> None:
     """Insert the row of ``values`` or, when a row with the same ``keys`` exists, update it in place.
+
+    SQLite: one ``INSERT ... ON CONFLICT DO UPDATE`` (the row keeps its id).  Another database: the row's id
+    looked up, then an UPDATE or an INSERT (PostgreSQL's own ``ON CONFLICT`` would draw a new id from the
+    table's sequence for every update: ids with gaps, which the ORM's select-then-update never left).
 
     Parameters
     ----------
@@ -88,31 +88,25 @@ def upsert(conn: Connection, table: Table, keys: Sequence[str], values: Mapping[
     values : Mapping[str, Any]
         The columns written on insert and on update.
     insert_only : Mapping[str, Any] | None
-        Columns written only when the row is new (e.g. ``created_at``, a counter's 0).
-    increment : str | None
-        An integer column incremented by 1 when the row exists (left as ``insert_only`` says when new).
+        Columns written only when the row is new (e.g. ``created_at``).
     """
     keys = tuple(keys)
     columns = tuple(c for c in values if c not in keys)
-    extra = {increment: table.c[increment] + 1} if increment else {}
     dialect = conn.dialect.name
-    cache_key = (dialect, table.name, keys, columns, increment or "")
+    cache_key = (dialect, table.name, keys, columns)
     try:
-        stmt = _UPSERTS[cache_key]
+        stmts = _UPSERTS[cache_key]
     except KeyError:
-        stmt = _UPSERTS[cache_key] = _native_upsert(dialect, table, keys, columns, extra)
+        stmts = _UPSERTS[cache_key] = _upsert_statements(dialect, table, keys, columns)
     row = dict(values)
     if insert_only:
         row.update(insert_only)
-    if stmt is not None:
-        conn.execute(stmt, row)
+    if len(stmts) == 1:
+        conn.execute(stmts[0], row)
         return
-    # another database: look the row up, then update or insert it (in the caller's transaction)
-    where = [table.c[k] == values[k] for k in keys]
-    found = conn.execute(select(table.c.id).where(*where)).first()
+    find, ins, upd = stmts
+    found = conn.execute(find, {k: values[k] for k in keys}).first()
     if found is None:
-        conn.execute(insert(table), row)
-        return
-    changes: dict[str, Any] = {c: values[c] for c in columns}
-    changes.update(extra)
-    conn.execute(update(table).where(table.c.id == found[0]).values(changes))
+        conn.execute(ins, row)
+    else:
+        conn.execute(upd, dict({c: values[c] for c in columns}, row_id=found[0]))
