@@ -55,7 +55,8 @@ from .records import (
 from .recovery import mark_interrupted
 from .shared import StoreUrlError, engine_url, store_url, url_label
 from .statements import (
-    CHECKPOINTS, INSERT_OBSERVATION, INSERT_RESOLUTION, INSERT_VERDICT, OBSERVATIONS, STEPS, TOUCH_RUN, upsert,
+    CHECKPOINTS, INSERT_OBSERVATION, INSERT_RESOLUTION, INSERT_VERDICT, OBSERVATIONS, STEPS, TOUCH_RUN, check_transaction,
+    savepoint, upsert,
 )
 from .writer import PUT_LIMIT_S, BackgroundWriter
 
@@ -390,6 +391,7 @@ class Store:
             b.conn, b.touched = conn, set()
             try:
                 yield
+                check_transaction(conn)  # a write that failed may have taken the whole batch with it
                 now = utcnow()  # each run written in the batch: its last-write time, once (see _touch)
                 for run_id in sorted(b.touched):
                     conn.execute(TOUCH_RUN, {"run_id": run_id, "now": now})
@@ -413,6 +415,7 @@ class Store:
         write that fails is undone alone); else its own write transaction, committed when it exits."""
         conn = getattr(self._batching, "conn", None)
         if conn is not None:
+            check_transaction(conn)  # never a savepoint that would begin a transaction of its own
             # a session of its own (it never holds rows another write of the batch changed), closed with
             # the savepoint; the batch's transaction goes on
             with Session(bind=conn, expire_on_commit=False) as s, s.begin_nested():
@@ -432,7 +435,7 @@ class Store:
         IMMEDIATE``), committed when it exits."""
         conn = getattr(self._batching, "conn", None)
         if conn is not None:
-            with conn.begin_nested():
+            with savepoint(conn):
                 yield conn
             return
         self._check_open()

@@ -18,7 +18,8 @@ in the caller's transaction).  A replaced row keeps its id and its
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping, Sequence
 
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.dialects import sqlite as _sqlite
@@ -31,7 +32,7 @@ from .resume_models import StepActRow
 __all__ = [
     "RUNS", "STEPS", "OBSERVATIONS", "RESOLUTIONS", "VERDICTS", "CHECKPOINTS", "BASELINES", "EVIDENCE", "NODES",
     "EDGES", "ACTS", "TOUCH_RUN", "INSERT_OBSERVATION", "INSERT_RESOLUTION", "INSERT_VERDICT", "INSERT_ACT",
-    "upsert",
+    "SAVEPOINT_NAME", "TransactionLostError", "check_transaction", "savepoint", "upsert",
 ]
 
 RUNS: Table = RunRow.__table__  # type: ignore[assignment]
@@ -53,6 +54,57 @@ INSERT_OBSERVATION = insert(OBSERVATIONS)
 INSERT_RESOLUTION = insert(RESOLUTIONS)
 INSERT_VERDICT = insert(VERDICTS)
 INSERT_ACT = insert(ACTS)
+
+#: The name of the savepoint around each write of a batch on SQLite (:func:`savepoint`).
+SAVEPOINT_NAME = "steadyhand_write"
+
+
+class TransactionLostError(RuntimeError):
+    """A write failed and took its batch's whole transaction with it (SQLite rolls a transaction back by itself
+    on a full disk or an I/O error): nothing of the batch is stored, and it must not commit."""
+
+
+@contextmanager
+def savepoint(conn: Connection) -> Iterator[Connection]:
+    """A savepoint around one write in the caller's transaction: a write that fails is undone alone.
+
+    On SQLite the ``SAVEPOINT``/``RELEASE`` statements go straight to the driver's connection (SQLAlchemy's
+    ``begin_nested`` compiles a new statement for each, a fifth of a batch's CPU); on another database it is
+    ``conn.begin_nested()``.
+
+    Raises
+    ------
+    TransactionLostError
+        The write failed and SQLite rolled back the whole transaction meanwhile (the batch is lost; going on
+        would commit the writes after it one by one).
+    """
+    if conn.dialect.name != "sqlite":
+        with conn.begin_nested():
+            yield conn
+        return
+    raw = conn.connection.driver_connection
+    if not raw.in_transaction:  # an earlier write of the batch lost it: a SAVEPOINT now would begin a new one
+        raise TransactionLostError("the batch's transaction was rolled back by the database after an earlier "
+                                   "write failed")
+    raw.execute(f"SAVEPOINT {SAVEPOINT_NAME}")
+    try:
+        yield conn
+    except BaseException as exc:
+        if not raw.in_transaction:
+            raise TransactionLostError(f"the batch's transaction was rolled back by the database ({exc})") from exc
+        raw.execute(f"ROLLBACK TO {SAVEPOINT_NAME}")
+        raw.execute(f"RELEASE {SAVEPOINT_NAME}")
+        raise
+    raw.execute(f"RELEASE {SAVEPOINT_NAME}")
+
+
+def check_transaction(conn: Connection) -> None:
+    """Raise :class:`TransactionLostError` when SQLite rolled back ``conn``'s transaction by itself (before a
+    batch commits: the driver's COMMIT without a transaction would say nothing)."""
+    if conn.dialect.name == "sqlite" and not conn.connection.driver_connection.in_transaction:
+        raise TransactionLostError("the batch's transaction was rolled back by the database after a write failed; "
+                                   "none of its writes is stored")
+
 
 #: ``(dialect, table, key columns, columns written)`` -> the prebuilt statements of :func:`upsert`.
 _UPSERTS: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], tuple[Any, ...]] = {}
