@@ -24,6 +24,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.dialects import sqlite as _sqlite
 
+from .database import StoreError
 from .evidence_models import StepEvidenceRow
 from .graph_models import StateEdgeRow, StateNodeRow
 from .models import CheckpointRow, ObservationRow, ResolutionRow, RunRow, ScreenBaselineRow, StepRow, VerdictRow
@@ -59,7 +60,7 @@ INSERT_ACT = insert(ACTS)
 SAVEPOINT_NAME = "steadyhand_write"
 
 
-class TransactionLostError(RuntimeError):
+class TransactionLostError(StoreError):
     """A write failed and took its batch's whole transaction with it (SQLite rolls a transaction back by itself
     on a full disk or an I/O error): nothing of the batch is stored, and it must not commit."""
 
@@ -84,14 +85,16 @@ def savepoint(conn: Connection) -> Iterator[Connection]:
         return
     raw = conn.connection.driver_connection
     if not raw.in_transaction:  # an earlier write of the batch lost it: a SAVEPOINT now would begin a new one
-        raise TransactionLostError("the batch's transaction was rolled back by the database after an earlier "
-                                   "write failed")
+        raise TransactionLostError("not stored: the database rolled back the batch of records this one was in, "
+                                   "after another of them failed")
     raw.execute(f"SAVEPOINT {SAVEPOINT_NAME}")
     try:
         yield conn
     except BaseException as exc:
         if not raw.in_transaction:
-            raise TransactionLostError(f"the batch's transaction was rolled back by the database ({exc})") from exc
+            why = getattr(exc, "orig", None) or exc  # the database's own words, without the SQL
+            raise TransactionLostError(f"the database rolled back the whole batch of records this one was in: {why}") \
+                from exc
         raw.execute(f"ROLLBACK TO {SAVEPOINT_NAME}")
         raw.execute(f"RELEASE {SAVEPOINT_NAME}")
         raise
@@ -102,8 +105,8 @@ def check_transaction(conn: Connection) -> None:
     """Raise :class:`TransactionLostError` when SQLite rolled back ``conn``'s transaction by itself (before a
     batch commits: the driver's COMMIT without a transaction would say nothing)."""
     if conn.dialect.name == "sqlite" and not conn.connection.driver_connection.in_transaction:
-        raise TransactionLostError("the batch's transaction was rolled back by the database after a write failed; "
-                                   "none of its writes is stored")
+        raise TransactionLostError("not stored: the database rolled back the batch of records this one was in, "
+                                   "after another of them failed")
 
 
 #: ``(dialect, table, key columns, columns written)`` -> the prebuilt statements of :func:`upsert`.
