@@ -169,8 +169,11 @@ class Store:
         self.path = path
         #: Writes handed over by :meth:`defer`, committed in order on one thread (:mod:`core.store.writer`).
         self._writer = BackgroundWriter(batch=self._batch)
-        #: The writer thread's batch session while it commits a batch (``session`` on that thread only).
+        #: The writer thread's batch while it commits one (``conn``, ``touched``; on that thread only).
         self._batching = threading.local()
+        #: Runs known to be in the store (begun here, or found by a write): a batch's writes for one of them
+        #: look nothing up; its last-write time is set once, when the batch commits (see :meth:`_touch`).
+        self._known_runs: set[str] = set()
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -447,15 +450,19 @@ class Store:
     def _touch(self, s: Session | Connection, run_id: str) -> None:
         """Update the run's last-write time; raise UnknownRunError for an unknown run.
 
-        In a batch of deferred writes (:meth:`_batch`) the run is looked up by its first write only, and its
-        last-write time set once when the batch commits (an UPDATE of the same row for each write of a step
-        was a third of the writer thread's time)."""
+        In a batch of deferred writes (:meth:`_batch`) the run's last-write time is set once, when the batch
+        commits (an UPDATE of the same row for each write of a step was a third of the writer thread's time),
+        and the run is looked up only when this store never saw it (not begun here, no write found it yet).
+        Runs are never deleted while they are written; were one, its rows' foreign key would still refuse a
+        write for it."""
         touched = getattr(self._batching, "touched", None)  # set only on the writer thread, during a batch
-        if touched is not None and run_id in touched:
+        if touched is not None and (run_id in touched or run_id in self._known_runs):
+            touched.add(run_id)
             return
         done = s.execute(TOUCH_RUN, {"run_id": run_id, "now": utcnow()})
         if not done.rowcount:
             raise UnknownRunError(f"unknown run {run_id!r}")
+        self._known_runs.add(run_id)
         if touched is not None:
             touched.add(run_id)
 
@@ -482,6 +489,7 @@ class Store:
                          status="running", started_at=now, updated_at=now, heals=0,
                          invalid_actions=0, error="", heals_by_strategy={},
                          owner=self._owner, schema_version=SCHEMA_VERSION))
+        self._known_runs.add(run_id)
         return run_id
 
     def record_observation(self, run_id: str, index: int, when: str,
