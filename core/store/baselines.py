@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from core.domain.change import ChangeReport, KeyElement, ScreenFingerprint
 
 from .models import ScreenBaselineRow, ScreenChangeRow, utcnow
+from .statements import first, write
 
 __all__ = ["StoredBaseline", "ScreenChangeRecord", "load_baselines", "save_baseline", "alert_baseline",
            "add_screen_change", "baseline_rows", "screen_changes"]
@@ -127,15 +128,16 @@ def save_baseline(s: Session | Connection, flow: str, step_id: str, fp: ScreenFi
     Two Core statements (look up, then insert or update) on ``s`` (a session or a connection in its write
     transaction).  Returns True when it was created.
     """
-    found = s.execute(_FIND_BASELINE, {"flow": flow, "step_id": step_id}).first()
+    conn = s.connection() if isinstance(s, Session) else s
+    found = first(conn, _FIND_BASELINE, {"flow": flow, "step_id": step_id})
     now = utcnow()
     values = dict(screen_key=t(fp.screen_key), phash=fp.phash, layout=fp.layout,
                   elements=j([e.to_mapping() for e in fp.elements]), updated_at=now, alert=False, alert_reason="",
                   alert_report={}, alert_at=None, alert_run_id="", schema_version=BASELINE_VERSION)
     if found is None:
-        s.execute(_INSERT_BASELINE, dict(values, flow=flow, step_id=step_id, created_at=now, refreshed=0))
+        write(conn, _INSERT_BASELINE, dict(values, flow=flow, step_id=step_id, created_at=now, refreshed=0))
         return True
-    s.execute(_UPDATE_BASELINE, dict(values, row_id=found[0], refreshed=(found[1] or 0) + 1))
+    write(conn, _UPDATE_BASELINE, dict(values, row_id=found[0], refreshed=(found[1] or 0) + 1))
     return False
 
 

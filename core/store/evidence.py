@@ -21,6 +21,7 @@ from core.domain.evidence import AssertionCheck, ConsoleMessage, FailedRequest, 
 
 from .evidence_models import StepEvidenceRow
 from .models import ObservationRow
+from .statements import first, write
 
 __all__ = ["StepEvidenceRecord", "add_evidence", "read_evidence", "evidence_json", "evidence_of"]
 
@@ -28,7 +29,7 @@ __all__ = ["StepEvidenceRecord", "add_evidence", "read_evidence", "evidence_json
 _TABLE: Table = StepEvidenceRow.__table__  # type: ignore[assignment]
 #: The id of a step's evidence row (parameters ``run_id``, ``index``); the first one, were there several.
 _FIND_EVIDENCE = select(_TABLE.c.id).where(_TABLE.c.run_id == bindparam("run_id"),
-                                           _TABLE.c.step_index == bindparam("index")).order_by(_TABLE.c.id).limit(1)
+                                           _TABLE.c.step_index == bindparam("index")).order_by(_TABLE.c.id)
 #: Prebuilt writes of :func:`add_evidence` (compiled once; the parameters are the columns, ``row_id``).
 _INSERT = insert(_TABLE)
 _UPDATE = update(_TABLE).where(_TABLE.c.id == bindparam("row_id"))
@@ -91,11 +92,12 @@ def add_evidence(s: Session | Connection, run_id: str, ev: StepEvidence, *, t: C
     values = dict(attempt=int(ev.attempt), action=t(ev.action), diff=cols["diff"], console=cols["console"],
                   failed_requests=cols["failed_requests"], assertions=cols["assertions"], phase_ms=cols["phase_ms"],
                   active_ms=float(ev.active_ms), wall_ms=float(ev.wall_ms))
-    found = s.execute(_FIND_EVIDENCE, {"run_id": run_id, "index": int(ev.index)}).first()
+    conn = s.connection() if isinstance(s, Session) else s
+    found = first(conn, _FIND_EVIDENCE, {"run_id": run_id, "index": int(ev.index)})
     if found is None:
-        s.execute(_INSERT, dict(values, run_id=run_id, step_index=int(ev.index)))
+        write(conn, _INSERT, dict(values, run_id=run_id, step_index=int(ev.index)))
     else:
-        s.execute(_UPDATE, dict(values, row_id=found[0]))
+        write(conn, _UPDATE, dict(values, row_id=found[0]))
 
 
 def read_evidence(s: Session, run_id: str) -> list[StepEvidenceRecord]:

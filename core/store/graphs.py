@@ -26,6 +26,7 @@ from core.state.graph import (
 
 from .graph_models import StateEdgeRow, StateNodeRow
 from .models import utcnow
+from .statements import insert_id, write
 
 if TYPE_CHECKING:
     from .repository import Store
@@ -110,13 +111,13 @@ class GraphTable:
             row = dict(graph=name, key=seen.key, structure=seen.structure, dhash=seen.dhash, url=t(seen.url),
                        title=t(seen.title), screenshot=seen.screenshot, visits=1 if visit else 0, runs=1,
                        last_run_id=run_id, first_seen=at, last_seen=at)
-            row["id"] = conn.execute(_INSERT_NODE, row).inserted_primary_key[0]
+            row["id"] = insert_id(conn, _INSERT_NODE, row)
             return row, True
         changes: dict[str, Any] = {"last_seen": at, "visits": row["visits"] + (1 if visit else 0)}
         if row["last_run_id"] != run_id:
             changes["runs"], changes["last_run_id"] = row["runs"] + 1, run_id
         changes["screenshot"] = row["screenshot"] or seen.screenshot
-        conn.execute(_UPDATE_NODE, dict(changes, row_id=row["id"]))
+        write(conn, _UPDATE_NODE, dict(changes, row_id=row["id"]))
         row.update(changes)
         return row, False
 
@@ -148,7 +149,7 @@ class GraphTable:
                             target_summary=t(tr.target), step_id=t(tr.step_id), count=1,
                             verdicts={tr.verdict: 1} if tr.verdict else {}, last_verdict=tr.verdict or "",
                             last_run_id=tr.run_id, first_seen=at, last_seen=at)
-                conn.execute(_INSERT_EDGE, edge)
+                write(conn, _INSERT_EDGE, edge)
             else:
                 edge = dict(found._mapping)
                 verdicts = dict(edge["verdicts"] or {})
@@ -157,7 +158,7 @@ class GraphTable:
                 changes = dict(verdicts=verdicts, count=(edge["count"] or 0) + 1,
                                last_verdict=tr.verdict or edge["last_verdict"] or "", last_run_id=tr.run_id,
                                last_seen=at)
-                conn.execute(_UPDATE_EDGE, dict(changes, row_id=edge["id"]))
+                write(conn, _UPDATE_EDGE, dict(changes, row_id=edge["id"]))
                 edge.update(changes)
             return GraphChange(_node_of(src), _node_of(dst), _edge_of(edge), new_src, new_dst, found is None)
 

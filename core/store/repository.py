@@ -56,7 +56,7 @@ from .recovery import mark_interrupted
 from .shared import StoreUrlError, engine_url, store_url, url_label
 from .statements import (
     CHECKPOINTS, INSERT_OBSERVATION, INSERT_RESOLUTION, INSERT_VERDICT, OBSERVATIONS, STEPS, TOUCH_RUN, check_transaction,
-    savepoint, upsert,
+    first, savepoint, upsert, write,
 )
 from .writer import PUT_LIMIT_S, BackgroundWriter
 
@@ -515,7 +515,7 @@ class Store:
             self._touch(conn, run_id)
             rel: str | None = None
             if png:
-                n = conn.execute(_COUNT_SHOTS, {"run_id": run_id, "index": int(index), "when": when}).scalar() or 0
+                n = (first(conn, _COUNT_SHOTS, {"run_id": run_id, "index": int(index), "when": when}) or (0,))[0] or 0
                 rel = screenshot_relpath(run_id, index, when, n + 1)
                 try:
                     written = write_atomic(self.media_root, rel, png)
@@ -527,7 +527,7 @@ class Store:
                                              f"{exc.strerror or exc} ({self.media_root})")
                     rel = None
             vw, vh = (tuple(observation.viewport) + (0, 0))[:2]
-            conn.execute(INSERT_OBSERVATION, dict(
+            write(conn, INSERT_OBSERVATION, dict(
                 run_id=run_id, step_index=int(index), moment=when,
                 url=self._t(observation.url), title=self._t(observation.title),
                 signature_digest=self._t(observation.signature.digest if observation.signature else ""),
@@ -560,14 +560,14 @@ class Store:
         values = self._resolution_values(run_id, index, resolution)
         with self._conn() as conn:
             self._touch(conn, run_id)
-            conn.execute(INSERT_RESOLUTION, values)
+            write(conn, INSERT_RESOLUTION, values)
 
     def record_verdict(self, run_id: str, index: int, verdict: Verdict) -> None:
         """Record the post-verification of step ``index``'s action (one row per call/attempt)."""
         values = self._verdict_values(run_id, index, verdict)
         with self._conn() as conn:
             self._touch(conn, run_id)
-            conn.execute(INSERT_VERDICT, values)
+            write(conn, INSERT_VERDICT, values)
 
     def _upsert_step(self, s: Session, run_id: str, o: StepOutcome,
                      rows: dict[int, StepRow] | None = None) -> None:
