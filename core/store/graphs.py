@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping
 
-from sqlalchemy import Connection, Table, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, Integer, Table, bindparam, delete, func, insert, literal_column, or_, select, update
 
 from core.state.graph import (
     DHASH_TOLERANCE_BITS, GraphChange, StateEdge, StateGraph, StateNode, StateSeen, Transition, from_records,
@@ -113,12 +113,12 @@ class GraphTable:
                        last_run_id=run_id, first_seen=at, last_seen=at)
             row["id"] = insert_id(conn, _INSERT_NODE, row)
             return row, True
-        changes: dict[str, Any] = {"last_seen": at, "visits": row["visits"] + (1 if visit else 0)}
-        if row["last_run_id"] != run_id:
-            changes["runs"], changes["last_run_id"] = row["runs"] + 1, run_id
-        changes["screenshot"] = row["screenshot"] or seen.screenshot
-        write(conn, _UPDATE_NODE, dict(changes, row_id=row["id"]))
-        row.update(changes)
+        add_visits, add_runs = (1 if visit else 0), (1 if row["last_run_id"] != run_id else 0)
+        shot = row["screenshot"] or seen.screenshot
+        write(conn, _UPDATE_NODE, {"row_id": row["id"], "add_visits": add_visits, "add_runs": add_runs,
+                                   "run": run_id, "shot": shot, "at": at})
+        row.update(last_seen=at, visits=row["visits"] + add_visits, runs=row["runs"] + add_runs, last_run_id=run_id,
+                   screenshot=shot)  # as the UPDATE left it: this transaction holds the write lock
         return row, False
 
     def add_transition(self, name: str, transition: Transition) -> GraphChange:
@@ -155,11 +155,11 @@ class GraphTable:
                 verdicts = dict(edge["verdicts"] or {})
                 if tr.verdict:
                     verdicts[tr.verdict] = int(verdicts.get(tr.verdict, 0)) + 1
-                changes = dict(verdicts=verdicts, count=(edge["count"] or 0) + 1,
-                               last_verdict=tr.verdict or edge["last_verdict"] or "", last_run_id=tr.run_id,
-                               last_seen=at)
-                write(conn, _UPDATE_EDGE, dict(changes, row_id=edge["id"]))
-                edge.update(changes)
+                last = tr.verdict or edge["last_verdict"] or ""
+                write(conn, _UPDATE_EDGE, {"row_id": edge["id"], "verdicts": verdicts, "last": last, "run": tr.run_id,
+                                           "at": at})
+                edge.update(verdicts=verdicts, count=(edge["count"] or 0) + 1, last_verdict=last, last_run_id=tr.run_id,
+                            last_seen=at)
             return GraphChange(_node_of(src), _node_of(dst), _edge_of(edge), new_src, new_dst, found is None)
 
 
@@ -175,9 +175,21 @@ _FIND_EDGE = select(_EDGES).where(_EDGES.c.graph == bindparam("graph"), _EDGES.c
                                   _EDGES.c.target == bindparam("target"), _EDGES.c.edge_key == bindparam("edge_key"))
 #: Prebuilt writes (compiled once; the parameters are the columns, and ``row_id`` for an update).
 _INSERT_NODE = insert(_NODES)
-_UPDATE_NODE = update(_NODES).where(_NODES.c.id == bindparam("row_id"))
+#: A node seen again: its counts incremented in SQL (two writers on one graph add up).
+_UPDATE_NODE = update(_NODES).where(_NODES.c.id == bindparam("row_id")).values(
+    visits=_NODES.c.visits + bindparam("add_visits", type_=Integer()),
+    runs=_NODES.c.runs + bindparam("add_runs", type_=Integer()),
+    last_run_id=bindparam("run", type_=_NODES.c.last_run_id.type),
+    screenshot=bindparam("shot", type_=_NODES.c.screenshot.type),
+    last_seen=bindparam("at", type_=_NODES.c.last_seen.type))
 _INSERT_EDGE = insert(_EDGES)
-_UPDATE_EDGE = update(_EDGES).where(_EDGES.c.id == bindparam("row_id"))
+#: An edge taken again: its count incremented in SQL, its verdict counts as read and counted in this transaction.
+_UPDATE_EDGE = update(_EDGES).where(_EDGES.c.id == bindparam("row_id")).values(
+    count=_EDGES.c.count + literal_column("1", Integer()),
+    verdicts=bindparam("verdicts", type_=_EDGES.c.verdicts.type),
+    last_verdict=bindparam("last", type_=_EDGES.c.last_verdict.type),
+    last_run_id=bindparam("run", type_=_EDGES.c.last_run_id.type),
+    last_seen=bindparam("at", type_=_EDGES.c.last_seen.type))
 
 
 def _node_of(r: Mapping[str, Any]) -> StateNode:
