@@ -433,9 +433,9 @@ class Store:
     @contextmanager
     def _conn(self) -> Iterator[Connection]:
         """A Core connection for one write of prebuilt statements (:mod:`core.store.statements`; no ORM unit
-        of work: a step's rows cost the writer thread a third of the CPU): in a batch, the batch's connection
-        in a savepoint (a write that fails is undone alone); else its own write transaction (``BEGIN
-        IMMEDIATE``), committed when it exits."""
+        of work: a step's rows cost the writer thread about a quarter of the CPU they took through the ORM): in
+        a batch, the batch's connection in a savepoint (a write that fails is undone alone); else its own write
+        transaction (``BEGIN IMMEDIATE``), committed when it exits."""
         conn = getattr(self._batching, "conn", None)
         if conn is not None:
             with savepoint(conn):
@@ -515,7 +515,8 @@ class Store:
             self._touch(conn, run_id)
             rel: str | None = None
             if png:
-                n = (first(conn, _COUNT_SHOTS, {"run_id": run_id, "index": int(index), "when": when}) or (0,))[0] or 0
+                found = first(conn, _COUNT_SHOTS, {"run_id": run_id, "index": int(index), "when": when})
+                n = int(found[0] or 0) if found else 0
                 rel = screenshot_relpath(run_id, index, when, n + 1)
                 try:
                     written = write_atomic(self.media_root, rel, png)
