@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from sqlalchemy import delete, select
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.domain.change import ChangeReport, KeyElement, ScreenFingerprint
 
 from .models import ScreenBaselineRow, ScreenChangeRow, utcnow
+from .statements import first, write
 
 __all__ = ["StoredBaseline", "ScreenChangeRecord", "load_baselines", "save_baseline", "alert_baseline",
            "add_screen_change", "baseline_rows", "screen_changes"]
@@ -75,6 +76,15 @@ class ScreenChangeRecord:
     report: dict[str, Any]
 
 
+_TABLE: Table = ScreenBaselineRow.__table__  # type: ignore[assignment]
+#: The id and refresh count of one baseline (parameters ``flow``, ``step_id``).
+_FIND_BASELINE = select(_TABLE.c.id, _TABLE.c.refreshed).where(_TABLE.c.flow == bindparam("flow"),
+                                                               _TABLE.c.step_id == bindparam("step_id"))
+#: Prebuilt writes of :func:`save_baseline` (compiled once; the parameters are the columns, ``row_id``).
+_INSERT_BASELINE = insert(_TABLE)
+_UPDATE_BASELINE = update(_TABLE).where(_TABLE.c.id == bindparam("row_id"))
+
+
 def _utc(dt: datetime) -> datetime:
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
 
@@ -111,29 +121,24 @@ def delete_baselines(s: Session, *, flow: str | None = None, step_id: str | None
     return int(s.execute(q).rowcount or 0)
 
 
-def save_baseline(s: Session, flow: str, step_id: str, fp: ScreenFingerprint, *,
+def save_baseline(s: Session | Connection, flow: str, step_id: str, fp: ScreenFingerprint, *,
                   t: Callable[[str], str], j: Callable[[Any], Any]) -> bool:
     """Create the baseline of ``(flow, step_id)`` or refresh it with ``fp`` (clearing an alert).
 
-    Returns True when it was created.
+    Two Core statements (look up, then insert or update) on ``s`` (a session or a connection in its write
+    transaction).  Returns True when it was created.
     """
-    row = s.scalar(select(ScreenBaselineRow).where(ScreenBaselineRow.flow == flow,
-                                                   ScreenBaselineRow.step_id == step_id))
+    conn = s.connection() if isinstance(s, Session) else s
+    found = first(conn, _FIND_BASELINE, {"flow": flow, "step_id": step_id})
     now = utcnow()
-    created = row is None
-    if row is None:
-        row = ScreenBaselineRow(flow=flow, step_id=step_id, created_at=now, refreshed=0)
-        s.add(row)
-    else:
-        row.refreshed = (row.refreshed or 0) + 1
-    row.screen_key = t(fp.screen_key)
-    row.phash = fp.phash
-    row.layout = fp.layout
-    row.elements = j([e.to_mapping() for e in fp.elements])
-    row.updated_at = now
-    row.alert, row.alert_reason, row.alert_report, row.alert_at, row.alert_run_id = False, "", {}, None, ""
-    row.schema_version = BASELINE_VERSION
-    return created
+    values = dict(screen_key=t(fp.screen_key), phash=fp.phash, layout=fp.layout,
+                  elements=j([e.to_mapping() for e in fp.elements]), updated_at=now, alert=False, alert_reason="",
+                  alert_report={}, alert_at=None, alert_run_id="", schema_version=BASELINE_VERSION)
+    if found is None:
+        write(conn, _INSERT_BASELINE, dict(values, flow=flow, step_id=step_id, created_at=now, refreshed=0))
+        return True
+    write(conn, _UPDATE_BASELINE, dict(values, row_id=found[0], refreshed=(found[1] or 0) + 1))
+    return False
 
 
 def alert_baseline(s: Session, flow: str, step_id: str, report: ChangeReport, run_id: str, *,

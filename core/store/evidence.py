@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from sqlalchemy import select
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.domain import BBox
@@ -21,8 +21,18 @@ from core.domain.evidence import AssertionCheck, ConsoleMessage, FailedRequest, 
 
 from .evidence_models import StepEvidenceRow
 from .models import ObservationRow
+from .statements import first, write
 
 __all__ = ["StepEvidenceRecord", "add_evidence", "read_evidence", "evidence_json", "evidence_of"]
+
+
+_TABLE: Table = StepEvidenceRow.__table__  # type: ignore[assignment]
+#: The id of a step's evidence row (parameters ``run_id``, ``index``); the first one, were there several.
+_FIND_EVIDENCE = select(_TABLE.c.id).where(_TABLE.c.run_id == bindparam("run_id"),
+                                           _TABLE.c.step_index == bindparam("index")).order_by(_TABLE.c.id)
+#: Prebuilt writes of :func:`add_evidence` (compiled once; the parameters are the columns, ``row_id``).
+_INSERT = insert(_TABLE)
+_UPDATE = update(_TABLE).where(_TABLE.c.id == bindparam("row_id"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,18 +85,19 @@ def evidence_of(row: StepEvidenceRow) -> StepEvidence:
         float(row.active_ms), float(row.wall_ms), tuple((str(p), float(ms)) for p, ms in row.phase_ms or ()))
 
 
-def add_evidence(s: Session, run_id: str, ev: StepEvidence, *, t: Callable[[str], str]) -> None:
-    """Insert (or replace) the evidence row of step ``ev.index`` of ``run_id``."""
-    row = s.scalar(select(StepEvidenceRow).where(StepEvidenceRow.run_id == run_id,
-                                                 StepEvidenceRow.step_index == int(ev.index)))
-    if row is None:
-        row = StepEvidenceRow(run_id=run_id, step_index=int(ev.index))
-        s.add(row)
+def add_evidence(s: Session | Connection, run_id: str, ev: StepEvidence, *, t: Callable[[str], str]) -> None:
+    """Insert (or replace) the evidence row of step ``ev.index`` of ``run_id``: two Core statements (look up,
+    then insert or update) on ``s``, a session or a connection in its write transaction."""
     cols = evidence_json(ev, t)
-    row.attempt, row.action = int(ev.attempt), t(ev.action)
-    row.diff, row.console, row.failed_requests = cols["diff"], cols["console"], cols["failed_requests"]
-    row.assertions, row.phase_ms = cols["assertions"], cols["phase_ms"]
-    row.active_ms, row.wall_ms = float(ev.active_ms), float(ev.wall_ms)
+    values = dict(attempt=int(ev.attempt), action=t(ev.action), diff=cols["diff"], console=cols["console"],
+                  failed_requests=cols["failed_requests"], assertions=cols["assertions"], phase_ms=cols["phase_ms"],
+                  active_ms=float(ev.active_ms), wall_ms=float(ev.wall_ms))
+    conn = s.connection() if isinstance(s, Session) else s
+    found = first(conn, _FIND_EVIDENCE, {"run_id": run_id, "index": int(ev.index)})
+    if found is None:
+        write(conn, _INSERT, dict(values, run_id=run_id, step_index=int(ev.index)))
+    else:
+        write(conn, _UPDATE, dict(values, row_id=found[0]))
 
 
 def read_evidence(s: Session, run_id: str) -> list[StepEvidenceRecord]:

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, select
 from sqlalchemy.exc import DatabaseError, DBAPIError
 from sqlalchemy.orm import Session
 
@@ -54,6 +54,10 @@ from .records import (
 )
 from .recovery import mark_interrupted
 from .shared import StoreUrlError, engine_url, store_url, url_label
+from .statements import (
+    CHECKPOINTS, INSERT_OBSERVATION, INSERT_RESOLUTION, INSERT_VERDICT, OBSERVATIONS, STEPS, TOUCH_RUN, check_transaction,
+    first, savepoint, upsert, write,
+)
 from .writer import PUT_LIMIT_S, BackgroundWriter
 
 
@@ -67,6 +71,11 @@ STORE_DIRNAME = ".steadyhand"
 #: Database file name inside it.
 DB_FILENAME = "store.sqlite"
 
+
+#: How many screenshots a step's moment has already (parameters ``run_id``, ``index``, ``when``): the next one's n.
+_COUNT_SHOTS = select(func.count()).select_from(OBSERVATIONS).where(
+    OBSERVATIONS.c.run_id == bindparam("run_id"), OBSERVATIONS.c.step_index == bindparam("index"),
+    OBSERVATIONS.c.moment == bindparam("when"))
 
 #: errno values of a full disk or quota: a screenshot is then left out, the row kept (never a broken link).
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -160,8 +169,11 @@ class Store:
         self.path = path
         #: Writes handed over by :meth:`defer`, committed in order on one thread (:mod:`core.store.writer`).
         self._writer = BackgroundWriter(batch=self._batch)
-        #: The writer thread's batch session while it commits a batch (``session`` on that thread only).
+        #: The writer thread's batch while it commits one (``conn``, ``touched``; on that thread only).
         self._batching = threading.local()
+        #: Runs known to be in the store (begun here, or found by a write): a batch's writes for one of them
+        #: look nothing up; its last-write time is set once, when the batch commits (see :meth:`_touch`).
+        self._known_runs: set[str] = set()
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -373,24 +385,28 @@ class Store:
     @contextmanager
     def _batch(self) -> Iterator[None]:
         """The writer thread's batch (:data:`core.store.writer.BATCH_MAX`): the deferred writes run in it share
-        one write transaction, committed when it exits; each is its own savepoint (:meth:`_write`), so one
-        that fails is undone alone.  A kill before the commit loses the batch whole, never a part of it."""
+        one write transaction on one connection, committed when it exits; each is its own savepoint
+        (:meth:`_write`, :meth:`_conn`), so one that fails is undone alone.  A kill before the commit loses the
+        batch whole, never a part of it."""
         self._check_open()
-        with Session(self._wengine, expire_on_commit=False) as s, s.begin():
-            self._batching.session, self._batching.touched = s, set()
+        b = self._batching
+        with self._wengine.connect() as conn, conn.begin():
+            b.conn, b.touched = conn, set()
             try:
                 yield
+                check_transaction(conn)  # a write that failed may have taken the whole batch with it
                 now = utcnow()  # each run written in the batch: its last-write time, once (see _touch)
-                for run_id in sorted(self._batching.touched):
-                    s.execute(update(RunRow).where(RunRow.id == run_id).values(updated_at=now))
+                for run_id in sorted(b.touched):
+                    conn.execute(TOUCH_RUN, {"run_id": run_id, "now": now})
             finally:
-                self._batching.session, self._batching.touched = None, None
+                b.conn, b.touched = None, None
 
     @contextmanager
     def _read(self) -> Iterator[Session]:
-        batch = getattr(self._batching, "session", None)
-        if batch is not None:  # a deferred write reading inside its batch: it sees the batch's rows
-            yield batch
+        conn = getattr(self._batching, "conn", None)
+        if conn is not None:  # a deferred write reading inside its batch: it sees the batch's rows
+            with Session(bind=conn, expire_on_commit=False) as s:  # joins the batch's transaction
+                yield s
             return
         self._check_open()
         with Session(self._engine, expire_on_commit=False) as s, s.begin():
@@ -398,10 +414,15 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[Session]:
-        batch = getattr(self._batching, "session", None)
-        if batch is not None:
-            with batch.begin_nested():  # a savepoint: a write that fails is undone alone
-                yield batch
+        """An ORM session for one write: in a batch, joined to the batch's connection, in a savepoint (a
+        write that fails is undone alone); else its own write transaction, committed when it exits."""
+        conn = getattr(self._batching, "conn", None)
+        if conn is not None:
+            check_transaction(conn)  # never a savepoint that would begin a transaction of its own
+            # a session of its own (it never holds rows another write of the batch changed), closed with
+            # the savepoint; the batch's transaction goes on
+            with Session(bind=conn, expire_on_commit=False) as s, s.begin_nested():
+                yield s
             return
         self._check_open()
         if self.read_only:
@@ -409,19 +430,40 @@ class Store:
         with Session(self._wengine, expire_on_commit=False) as s, s.begin():
             yield s
 
-    def _touch(self, s: Session, run_id: str) -> None:
+    @contextmanager
+    def _conn(self) -> Iterator[Connection]:
+        """A Core connection for one write of prebuilt statements (:mod:`core.store.statements`; no ORM unit
+        of work: a step's rows cost the writer thread about a quarter of the CPU they took through the ORM): in
+        a batch, the batch's connection in a savepoint (a write that fails is undone alone); else its own write
+        transaction (``BEGIN IMMEDIATE``), committed when it exits."""
+        conn = getattr(self._batching, "conn", None)
+        if conn is not None:
+            with savepoint(conn):
+                yield conn
+            return
+        self._check_open()
+        if self.read_only:
+            raise StoreReadOnlyError("this store was opened read-only")
+        with self._wengine.begin() as conn:
+            yield conn
+
+    def _touch(self, s: Session | Connection, run_id: str) -> None:
         """Update the run's last-write time; raise UnknownRunError for an unknown run.
 
-        In a batch of deferred writes (:meth:`_batch`) the run is looked up by its first write only, and its
-        last-write time set once when the batch commits (an UPDATE of the same row for each write of a step
-        was a third of the writer thread's time)."""
-        touched = getattr(self._batching, "touched", None)
-        if touched is not None and s is self._batching.session and run_id in touched:
+        In a batch of deferred writes (:meth:`_batch`) the run's last-write time is set once, when the batch
+        commits (an UPDATE of the same row for each write of a step was a third of the writer thread's time),
+        and the run is looked up only when this store never saw it (not begun here, no write found it yet).
+        Runs are never deleted while they are written; were one, its rows' foreign key would still refuse a
+        write for it."""
+        touched = getattr(self._batching, "touched", None)  # set only on the writer thread, during a batch
+        if touched is not None and (run_id in touched or run_id in self._known_runs):
+            touched.add(run_id)
             return
-        done = s.execute(update(RunRow).where(RunRow.id == run_id).values(updated_at=utcnow()))
+        done = s.execute(TOUCH_RUN, {"run_id": run_id, "now": utcnow()})
         if not done.rowcount:
             raise UnknownRunError(f"unknown run {run_id!r}")
-        if touched is not None and s is self._batching.session:
+        self._known_runs.add(run_id)
+        if touched is not None:
             touched.add(run_id)
 
     # -- writing --------------------------------------------------------------------------
@@ -447,6 +489,7 @@ class Store:
                          status="running", started_at=now, updated_at=now, heals=0,
                          invalid_actions=0, error="", heals_by_strategy={},
                          owner=self._owner, schema_version=SCHEMA_VERSION))
+        self._known_runs.add(run_id)
         return run_id
 
     def record_observation(self, run_id: str, index: int, when: str,
@@ -468,13 +511,12 @@ class Store:
         if png and not png.startswith(PNG_MAGIC):
             raise ValueError("screenshot_png is not a PNG")
         written: Path | None = None
-        with self._write() as s:
-            self._touch(s, run_id)
+        with self._conn() as conn:
+            self._touch(conn, run_id)
             rel: str | None = None
             if png:
-                n = s.scalar(select(func.count()).select_from(ObservationRow).where(
-                    ObservationRow.run_id == run_id, ObservationRow.step_index == index,
-                    ObservationRow.moment == when)) or 0
+                found = first(conn, _COUNT_SHOTS, {"run_id": run_id, "index": int(index), "when": when})
+                n = int(found[0] or 0) if found else 0
                 rel = screenshot_relpath(run_id, index, when, n + 1)
                 try:
                     written = write_atomic(self.media_root, rel, png)
@@ -486,40 +528,47 @@ class Store:
                                              f"{exc.strerror or exc} ({self.media_root})")
                     rel = None
             vw, vh = (tuple(observation.viewport) + (0, 0))[:2]
-            # a plain INSERT, not the ORM's unit of work: half the writer's time for the commonest row
-            s.execute(insert(ObservationRow), [dict(
+            write(conn, INSERT_OBSERVATION, dict(
                 run_id=run_id, step_index=int(index), moment=when,
                 url=self._t(observation.url), title=self._t(observation.title),
                 signature_digest=self._t(observation.signature.digest if observation.signature else ""),
                 element_count=len(observation.candidates), viewport_w=int(vw), viewport_h=int(vh),
                 device_pixel_ratio=float(observation.device_pixel_ratio),
-                timestamp_ms=float(observation.timestamp_ms), screenshot=rel)])
+                timestamp_ms=float(observation.timestamp_ms), screenshot=rel))
         return written
 
-    def _resolution_row(self, run_id: str, index: int, r: Resolution) -> ResolutionRow:
-        return ResolutionRow(
+    def _resolution_values(self, run_id: str, index: int, r: Resolution) -> dict[str, Any]:
+        return dict(
             run_id=run_id, step_index=int(index), strategy=self._t(r.strategy),
             ref=self._t(r.ref) if r.ref is not None else None, score=float(r.score),
             margin=float(r.margin), ms=float(r.ms), abstained=bool(r.abstained),
             reason=self._t(r.reason),
             top=self._j([{"ref": c.ref, "score": float(c.score), "label": c.label} for c in r.top]))
 
+    def _verdict_values(self, run_id: str, index: int, v: Verdict) -> dict[str, Any]:
+        return dict(run_id=run_id, step_index=int(index), kind=self._t(v.kind),
+                    expected=self._t(v.expected), observed=self._j(list(v.observed)),
+                    reason=self._t(v.reason))
+
+    def _resolution_row(self, run_id: str, index: int, r: Resolution) -> ResolutionRow:
+        return ResolutionRow(**self._resolution_values(run_id, index, r))
+
     def _verdict_row(self, run_id: str, index: int, v: Verdict) -> VerdictRow:
-        return VerdictRow(run_id=run_id, step_index=int(index), kind=self._t(v.kind),
-                          expected=self._t(v.expected), observed=self._j(list(v.observed)),
-                          reason=self._t(v.reason))
+        return VerdictRow(**self._verdict_values(run_id, index, v))
 
     def record_resolution(self, run_id: str, index: int, resolution: Resolution) -> None:
         """Record how step ``index``'s target was resolved (one row per call/attempt)."""
-        with self._write() as s:
-            self._touch(s, run_id)
-            s.add(self._resolution_row(run_id, index, resolution))
+        values = self._resolution_values(run_id, index, resolution)
+        with self._conn() as conn:
+            self._touch(conn, run_id)
+            write(conn, INSERT_RESOLUTION, values)
 
     def record_verdict(self, run_id: str, index: int, verdict: Verdict) -> None:
         """Record the post-verification of step ``index``'s action (one row per call/attempt)."""
-        with self._write() as s:
-            self._touch(s, run_id)
-            s.add(self._verdict_row(run_id, index, verdict))
+        values = self._verdict_values(run_id, index, verdict)
+        with self._conn() as conn:
+            self._touch(conn, run_id)
+            write(conn, INSERT_VERDICT, values)
 
     def _upsert_step(self, s: Session, run_id: str, o: StepOutcome,
                      rows: dict[int, StepRow] | None = None) -> None:
@@ -548,9 +597,12 @@ class Store:
         :meth:`record_resolution` / :meth:`record_verdict` (per attempt);
         :meth:`finish_run` fills in those of the outcome when none was recorded.
         """
-        with self._write() as s:
-            self._touch(s, run_id)
-            self._upsert_step(s, run_id, outcome)
+        values = dict(run_id=run_id, step_index=int(outcome.index), step_id=self._t(outcome.step_id),
+                      title=self._t(outcome.title), status=self._t(outcome.status), attempts=int(outcome.attempts),
+                      ms=float(outcome.ms), error=self._t(outcome.error))
+        with self._conn() as conn:
+            self._touch(conn, run_id)
+            upsert(conn, STEPS, ("run_id", "step_index"), values)
 
     def record_escalation(self, run_id: str, event: Escalation) -> None:
         """Record an escalation to a human (flow, step, reason, candidates with boxes in CSS px, side effects)."""
@@ -570,17 +622,14 @@ class Store:
         """
         fields = [{"key": self._t(f.key), "label": self._t(f.label), "value": self._t(f.value), "checked": f.checked,
                    "digest": f.digest} for f in cp.fields]
-        with self._write() as s:
-            self._touch(s, run_id)
-            row = s.scalar(select(CheckpointRow).where(CheckpointRow.run_id == run_id,
-                                                       CheckpointRow.step_index == int(cp.index)))
-            if row is None:
-                row = CheckpointRow(run_id=run_id, step_index=int(cp.index))
-                s.add(row)
-            row.step_id, row.url, row.state = self._t(cp.step_id), self._t(cp.url), cp.state
-            row.reversible, row.step_state, row.screenshot = bool(cp.reversible), cp.step_state, cp.screenshot or None
-            row.modal_titles = self._j(list(cp.modal_titles))
-            row.fields, row.side_effects = self._j(fields), self._j(list(cp.side_effects))
+        values = dict(run_id=run_id, step_index=int(cp.index), step_id=self._t(cp.step_id), url=self._t(cp.url),
+                      state=cp.state, reversible=bool(cp.reversible), step_state=cp.step_state,
+                      screenshot=cp.screenshot or None, modal_titles=self._j(list(cp.modal_titles)),
+                      fields=self._j(fields), side_effects=self._j(list(cp.side_effects)))
+        with self._conn() as conn:
+            self._touch(conn, run_id)
+            # one INSERT ... ON CONFLICT DO UPDATE: a replaced checkpoint keeps its id and its created_at
+            upsert(conn, CHECKPOINTS, ("run_id", "step_index"), values, insert_only={"created_at": utcnow()})
 
     def checkpoints(self, run_id: str) -> list[dict[str, Any]]:
         """The checkpoints of a run as stored, by step index (plain mappings, for reports and tests)."""
@@ -748,8 +797,8 @@ class Store:
 
         Never touches a flow file: a baseline is a row of its own.
         """
-        with self._write() as s:
-            return _baselines.save_baseline(s, self._t(flow), self._t(step_id), fingerprint, t=self._t, j=self._j)
+        with self._conn() as conn:
+            return _baselines.save_baseline(conn, self._t(flow), self._t(step_id), fingerprint, t=self._t, j=self._j)
 
     def reset_baselines(self, *, flow: str | None = None, step_id: str | None = None) -> int:
         """Forget R1 baselines (all, one flow's or one step's): the next passing run takes new ones.
@@ -786,9 +835,9 @@ class Store:
         image difference in CSS px, console errors, failed requests, assertions checked, active and wall ms)."""
         from . import evidence as _evidence
 
-        with self._write() as s:
-            self._touch(s, run_id)
-            _evidence.add_evidence(s, run_id, evidence, t=self._t)
+        with self._conn() as conn:
+            self._touch(conn, run_id)
+            _evidence.add_evidence(conn, run_id, evidence, t=self._t)
 
     def step_evidence(self, run_id: str) -> list[Any]:
         """The evidence of every step of a run, by step index (:class:`core.store.StepEvidenceRecord`: the

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from .models import CheckpointRow, ObservationRow, RunRow, StepRow, VerdictRow, utcnow
 from .resume_models import RunResumeRow, StepActRow
+from .statements import INSERT_ACT, write
 
 __all__ = ["RunState", "ResumeTable"]
 
@@ -92,8 +93,8 @@ class ResumeTable:
 
     def acting(self, run_id: str, index: int, attempt: int) -> None:
         """Say that step ``index``'s action (attempt ``attempt``) is about to be performed (committed first)."""
-        with self.store._write() as s:
-            s.add(StepActRow(run_id=run_id, step_index=int(index), attempt=int(attempt), created_at=utcnow()))
+        with self.store._conn() as conn:
+            write(conn, INSERT_ACT, dict(run_id=run_id, step_index=int(index), attempt=int(attempt), created_at=utcnow()))
 
     def record(self, run_id: str, resumed_from: str, plan: Mapping[str, Any]) -> None:
         """Say that run ``run_id`` resumed run ``resumed_from``, with the resume's plan (texts redacted)."""
