@@ -64,7 +64,7 @@ def _expected(ctx: Any, fast: bool) -> tuple[str, str]:
         bound = bind_step(step, ctx.run.params, where=ctx.where)
     except Exception:  # noqa: BLE001 - an unbound parameter is the decide phase's error to raise
         return "", step.action.kind
-    return fastpath.recorded_locator(bound, step), step.action.kind
+    return fastpath.fast_locator(bound, step)[0], step.action.kind
 
 
 def read(ex: Any, ctx: Any, token_js: str, last_token: Any, *, fast: bool = False) -> Any:

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
            "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "observes_around", "settle_kwargs", "fast_step",
-           "look_again", "LookBook", "goto_kwargs", "recorded_locator", "confirm_target"]
+           "look_again", "LookBook", "goto_kwargs", "recorded_locator", "fast_locator", "confirm_target"]
 
 #: The evidence levels of ``steadyhand.yaml``'s ``evidence:``.
 LEVELS: tuple[str, ...] = ("full", "failures", "off")
@@ -218,11 +218,27 @@ def recorded_locator(step: Step, decided: Step | None = None) -> str:
     return ""
 
 
+def fast_locator(step: Step, decided: Step | None = None) -> tuple[str, bool]:
+    """(selector, the author's own) the fast path acts through: the codegen locator (:func:`recorded_locator`),
+    else the step's ``selector`` as its author wrote it (``own`` True) when it names the same element each run
+    (no ``{param}`` placeholder in the recorded step's) and stays in the main frame; ("", False) when none."""
+    selector = recorded_locator(step, decided)
+    if selector:
+        return selector, False
+    own = step.selector
+    if (own and not placeholders((decided or step).selector) and "enter-frame" not in own
+            and "frame" not in own.lower()):
+        return own, True
+    return "", False
+
+
 def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolution, cand: Candidate | None,
                    rerun: Callable[[], tuple[Resolution, Candidate | None]]) -> tuple[Resolution, Candidate | None]:
-    """Below ``full``: the recorded locator (:func:`recorded_locator`) must find exactly the element the locator
+    """Below ``full``: the recorded locator (:func:`fast_locator`) must find exactly the element the locator
     chain's exact level found, with its recorded role; then ``ctx.locator`` is that locator (the action goes
-    through it, and the step may settle and verify on the fast path).
+    through it, and the step may settle and verify on the fast path).  A step with no codegen locator but its
+    author's ``selector`` is confirmed the same way through that selector; when it disagrees the step only
+    takes no fast path.
 
     When the recorded locator finds no element, several, or another one (a
     cheap signal that disagrees) the page is looked at in full
@@ -238,7 +254,7 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
     if (full_wanted(ex) or cand is None or step is None or resolution.abstained or resolution.healed
             or resolution.strategy != "exact" or not cand.ref.startswith("0:")):
         return resolution, cand
-    selector = recorded_locator(step, ctx.decided)
+    selector, own = fast_locator(step, ctx.decided)
     indices = getattr(ex.driver, "ref_indices", None)
     if not selector or indices is None:
         return resolution, cand
@@ -253,8 +269,11 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
     if found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role:
         ctx.locator = selector
         if not resolution.reason.startswith("fast path"):
-            resolution = replace(resolution, reason=f"fast path, its recorded locator finds this element alone: "
+            whose = "the step's selector" if own else "its recorded locator"
+            resolution = replace(resolution, reason=f"fast path, {whose} finds this element alone: "
                                                     f"{resolution.reason}")
+        return resolution, cand
+    if own:  # the author's selector is no codegen locator: its disagreement only means no fast path
         return resolution, cand
     before_heal(ex, ctx)  # the codegen locator and the chain disagree: the full look decides, no fast path
     return rerun()

@@ -197,3 +197,41 @@ def test_a_look_taken_by_the_settle_wait_is_dropped_once_the_page_is_asked_anyth
         assert d.looks_ahead == 1  # the wait's look was dropped: the page was read again
         names = [c.descriptor.name for c in obs.candidates]
         assert "Two" in names and "One" not in names
+
+
+def test_a_step_with_its_authors_selector_and_no_codegen_locator_acts_through_the_selector(tmp_path: Path) -> None:
+    """The demo's sort buttons read "EMPLOYEE" (CSS capitals: no role-and-name locator is recorded) and carry their
+    author's selector: the step is confirmed through that selector and acts through it, on the fast path (its
+    settle wait the fast one), as the exported script acts through it."""
+    import shutil
+
+    from core.project import load_project
+
+    dst = tmp_path / "demo"
+    shutil.copytree(ROOT / "projects" / "demo", dst, ignore=shutil.ignore_patterns(".steadyhand"))
+    project = load_project(dst)
+    flow = project.flows["sort_table"]
+    acted: list[str | None] = []
+    settled: list[dict] = []
+    with ProjectSession(project, headless=True) as session:
+        d = session.driver
+        assert d is not None
+        real_perform, real_wait = d.perform, d.wait_settled
+
+        def perform(action, ref, value, *, locator=None):
+            acted.append(locator)
+            return real_perform(action, ref, value, locator=locator)
+
+        def wait(**kw):
+            settled.append(kw)
+            return real_wait(**kw)
+
+        d.perform, d.wait_settled = perform, wait
+        result = session.run_flow(flow)
+    assert result.status == "passed", result.error
+    sorts = [i for i, s in enumerate(flow.steps) if s.selector and s.target.name.isupper()]
+    assert len(sorts) == 2
+    assert [acted[i] for i in sorts] == [flow.steps[i].selector for i in sorts]
+    # the fast settle wait (its short quiet time, the look taken as it ends) for each of them
+    step_waits = [kw for kw in settled if "long" in kw]
+    assert all(step_waits[i].get("look") for i in sorts), step_waits
