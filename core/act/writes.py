@@ -149,6 +149,31 @@ def refused_writes(requests: Iterable[RequestSeen], *, origin: str,
     return [r for r in _app_writes(requests, origin, background) if refused(r)]
 
 
+#: Resource types of the requests a page's script sends (not a document load: a navigation is undone by going
+#: back, and a rollback checks that).
+SCRIPT_TYPES = frozenset({"fetch", "xhr", "other"})
+
+
+def app_requests(requests: Iterable[RequestSeen], *, origin: str,
+                 background: Background | None = None) -> list[RequestSeen]:
+    """The requests of an action window that the page's script sent to the app, whatever their method: fetch,
+    XHR or other (no document, image, script or style), to ``origin``, not a beacon, not a background endpoint.
+
+    An action that adds or submits and sent one has reached the server even when the method says "read"
+    (``GET /add?item=...``): its effect is seen, and it is never repeated (issue 19,
+    :func:`core.engine.norepeat.no_repeat`)."""
+    out = []
+    for r in requests:
+        if r.resource_type not in SCRIPT_TYPES or is_beacon(r):
+            continue
+        if origin and request_key(r)[1] != origin.rstrip("/"):
+            continue
+        if background is not None and r in background:
+            continue
+        out.append(r)
+    return out
+
+
 def _app_writes(requests: Iterable[RequestSeen], origin: str, background: Background | None) -> list[RequestSeen]:
     out = []
     for r in requests:

@@ -12,6 +12,9 @@
   never done again: the step is verified once more as the page stands (its
   effect may be the expected one, only late) and passes, or it escalates as
   irreversible (no "retry" answer), its reason saying what effect was seen.
+  An action that adds or submits (:func:`core.recover.effects.non_idempotent`) and whose attempt sent a
+  request to the app from the page's script - of any method, ``GET /add?item=...`` too - reached the server:
+  that request is its effect, one a rollback cannot undo.
 
 A step declared ``reversible: true`` in its flow file keeps its retries
 whatever it does: its author said so (S6).
@@ -33,7 +36,7 @@ from typing import Any, Callable
 from core.act.expect import NOISE_DELTAS, observed_deltas
 from core.act.regions import PageRegions, read_regions
 from core.act.space import spec
-from core.act.writes import refused_writes
+from core.act.writes import app_requests, refused_writes
 from core.perception.effects import EffectWatch, snapshot
 from core.recover.effects import (
     BACKGROUND_WATCH_MS, changed_keys, decide_repeat, effect_of, non_idempotent, undone,
@@ -142,6 +145,23 @@ def _refusal(ex: Any, ctx: Any, effect: Any) -> str:
     return ", ".join(r.shown for r in no[:3])
 
 
+def _requests_sent(ex: Any, ctx: Any) -> list[str]:
+    """The requests the attempt's script sent to the app, whatever their method (:func:`core.act.writes.
+    app_requests`), as shown (``"GET /log 200"``), when they were watched; else ``[]``."""
+    if not getattr(ctx, "watched", False) or ctx.before is None or not getattr(ctx, "t_act", 0.0):
+        return []
+    from urllib.parse import urlsplit
+
+    from core.perception.netwatch import NetworkWatch
+
+    watch = NetworkWatch.of(ex.driver)
+    if watch is None:
+        return []
+    u = urlsplit(ctx.before.url)
+    sent = app_requests(watch.between(ctx.t_act), origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
+    return [f"{r.shown} sent" for r in sent[:3]]
+
+
 def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],
               roll_back: Callable[[], tuple[str, bool]]) -> Recovery:
     """Judge a planned retry or rollback of an attempt that acted (rules in the module docstring).
@@ -175,6 +195,8 @@ def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],
                                     name=(d_.name or d_.text) if d_ is not None else "",
                                     input_type=d_.type if d_ is not None else "", role=d_.role if d_ is not None else "")
     writes = [w.shown for w in getattr(ctx, "writes", ()) or ()]
+    if not idempotent and not writes:
+        writes = _requests_sent(ex, ctx)  # an action that adds or submits and reached the server did its work
 
     def judge() -> tuple[Any, Any]:
         now = snapshot(ex.driver) if watch is not None else None
