@@ -396,7 +396,7 @@ def _print_summary(args: argparse.Namespace, stats: dict[str, Any], broken: Sequ
         print(f"  {len(retried)} retr{'y' if len(retried) == 1 else 'ies'} (--retries): the runs before each are in "
               f"the reports, marked as retried", file=out)
     if reuses:
-        print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}", file=out)
+        print(f"  {reuses} pending heal{'' if reuses == 1 else 's'} reused, not yet reviewed: steadyhand heals list {args.project}", file=out)
     from core.plan.usage import usage_lines
 
     for line in usage_lines(model_use):
