@@ -70,10 +70,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from core.project.loader import check_run_data_dir
     from core.cliopts import ConfigError, apply_run_defaults, keyword_matcher
 
+    flag_base_url = args.base_url  # given on the command line (None: it may come from the environment or a file)
     try:
-        for note in apply_run_defaults(args, args.project):  # STEADYHAND_* and [tool.steadyhand] (core.cliopts)
-            if not args.quiet:
-                print(f"steadyhand: default {note}", file=sys.stderr, flush=True)
+        notes = apply_run_defaults(args, args.project)  # STEADYHAND_* and [tool.steadyhand] (core.cliopts)
     except ConfigError as exc:
         _err(str(exc))
         return EXIT_INPUT
@@ -83,6 +82,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ProjectError as exc:
         _err(str(exc))
         return EXIT_INPUT
+    if project.settings.site and args.base_url:  # a bundled site runs on its own port: no base URL applies
+        if flag_base_url:
+            _err(f"this project runs its bundled {project.settings.site} site; --base-url applies only to projects "
+                 "with a base_url")
+            return EXIT_INPUT
+        # from STEADYHAND_BASE_URL or [tool.steadyhand] (e.g. set for an exported script): not for this project
+        where = next((n.rsplit(" from ", 1)[1] for n in notes if n.startswith("base-url=")), BASE_URL_ENV)
+        notes = [n for n in notes if not n.startswith("base-url=")]
+        print(f"steadyhand: this project runs its bundled {project.settings.site} site; the base URL "
+              f"{args.base_url} from {where} is ignored", file=sys.stderr, flush=True)
+        args.base_url = None
+    if not args.quiet:
+        for note in notes:
+            print(f"steadyhand: default {note}", file=sys.stderr, flush=True)
     names = args.flow or list(project.flows)
     # the invalid flow files this run would have run: every one, or those named by --flow
     broken = (list(project.invalid.values()) if not args.flow else
@@ -383,7 +396,7 @@ def _print_summary(args: argparse.Namespace, stats: dict[str, Any], broken: Sequ
         print(f"  {len(retried)} retr{'y' if len(retried) == 1 else 'ies'} (--retries): the runs before each are in "
               f"the reports, marked as retried", file=out)
     if reuses:
-        print(f"  {reuses} pending heal(s) reused, not yet reviewed: steadyhand heals list {args.project}", file=out)
+        print(f"  {reuses} pending heal{'' if reuses == 1 else 's'} reused, not yet reviewed: steadyhand heals list {args.project}", file=out)
     from core.plan.usage import usage_lines
 
     for line in usage_lines(model_use):

@@ -10,10 +10,28 @@ from core.domain import Observation, Step, Verdict
 
 from .space import spec
 
-__all__ = ["expected_delta", "observed_deltas", "judge", "NOISE_DELTAS"]
+__all__ = ["expected_delta", "observed_deltas", "judge", "NOISE_DELTAS", "CHANGE_WORDS", "change_words"]
 
 #: Deltas that never count as progress (S5: hover styles, spinners, caret blinks).
 NOISE_DELTAS = frozenset({"focus", "loading"})
+
+#: A delta kind (the stored ``expected`` / ``observed`` values of a verdict) in plain words, for every text a
+#: person reads (verdict reasons, the HTML report): a noun phrase each, so "expected X but saw Y, Z" reads.
+CHANGE_WORDS = {
+    "navigation": "a new page", "overlay_open": "a dialog opening", "overlay_close": "a dialog closing",
+    "value": "a value change", "elements": "a change of elements", "content": "a content change",
+    "errors_up": "error messages", "scroll": "scrolling", "focus": "a focus move", "loading": "a loading change",
+    "any": "any change", "none": "no change",
+}
+
+
+def change_words(deltas: str | tuple[str, ...] | list[str]) -> str:
+    """One delta kind, or several (comma-joined), in plain words (:data:`CHANGE_WORDS`); "nothing" for none.
+
+    An unknown kind is shown with its underscores as spaces."""
+    names = [deltas] if isinstance(deltas, str) else list(deltas)
+    return ", ".join(CHANGE_WORDS.get(d, d.replace("_", " ")) for d in names) or "nothing"
+
 
 #: Keys whose press has a narrower expected delta than the table's ``"any"`` (S5).
 _SOFT_KEYS = {"Tab": "focus", "Escape": "overlay_close"}
@@ -103,19 +121,19 @@ def judge(expected: str, observed: tuple[str, ...]) -> Verdict:
         return Verdict("as_expected" if ok else "unchanged", expected, observed,
                        "focus moved" if ok else "focus did not move")
     if not real:
-        return Verdict("unchanged", expected, observed, f"expected {expected} but nothing but noise changed")
+        return Verdict("unchanged", expected, observed, f"expected {change_words(expected)} but nothing changed beyond noise")
     if "errors_up" in real and expected not in ("any", "content") and expected not in real:
         return Verdict("changed_unexpectedly", expected, observed,
-                       f"expected {expected} but error messages appeared instead")
+                       f"expected {change_words(expected)} but error messages appeared instead")
     if expected == "any":
         if real == ("errors_up",):
             return Verdict("changed_unexpectedly", expected, observed, "only validation errors appeared")
-        return Verdict("as_expected", expected, observed, "the page changed: " + ", ".join(real))
+        return Verdict("as_expected", expected, observed, "the page changed: " + change_words(real))
     if expected == "content" and any(d in real for d in ("content", "elements", "value", "overlay_open", "overlay_close", "navigation")):
         return Verdict("as_expected", expected, observed, "content changed")
     if expected in real:
-        return Verdict("as_expected", expected, observed, f"{expected} changed as expected")
+        return Verdict("as_expected", expected, observed, f"{change_words(expected)}, as expected")
     if expected == "navigation" and "content" in real:
         return Verdict("as_expected", expected, observed, "page content was replaced")
     return Verdict("changed_unexpectedly", expected, observed,
-                   f"expected {expected} but saw " + ", ".join(real))
+                   f"expected {change_words(expected)} but saw " + change_words(real))

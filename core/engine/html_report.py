@@ -45,6 +45,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from core.act.expect import change_words
+
+#: An assertion kind (the flow file's ``assertions[].kind``) in plain words, for the report's text.
+ASSERTION_WORDS = {
+    "visible": "visible", "hidden": "hidden", "text_equals": "text equals", "text_contains": "text contains",
+    "enabled": "enabled", "disabled": "disabled", "value": "value", "count": "count", "text_appears": "text appears",
+    "text_absent": "text absent", "url_contains": "URL contains",
+}
+
 __all__ = ["html_report", "html_index", "index_entry", "write_html_report", "write_html_index", "environment_facts",
            "IndexEntry", "ReportError", "SHOT_MAX_W"]
 
@@ -130,8 +139,13 @@ def _breaker_history(detail: Any) -> dict[str, Any]:
 def _assertion_rows(ev: Any) -> list[dict[str, Any]]:
     if ev is None:
         return []
-    return [{"ok": a.ok, "kind": a.kind, "target": a.target, "expected": repr(a.expected), "received": a.observed}
-            for a in ev.assertions]
+    return [{"ok": a.ok, "kind": ASSERTION_WORDS.get(a.kind, a.kind.replace("_", " ")), "target": a.target,
+             "expected": repr(a.expected), "received": a.observed} for a in ev.assertions]
+
+
+def counted(n: int, noun: str) -> str:
+    """``"1 heal"``, ``"2 heals"``, ``"no heals"``: a count a person reads (no "heal(s)")."""
+    return f"{n if n else 'no'} {noun}{'' if n == 1 else 's'}"
 
 
 def _step(detail: Any, index: int, evidence: Any, store: Any, stop_index: int | None) -> dict[str, Any]:
@@ -151,6 +165,7 @@ def _step(detail: Any, index: int, evidence: Any, store: Any, stop_index: int | 
         "locator": ("abstained" if res.abstained else f"{res.strategy} {res.score:.2f} (margin {res.margin:.2f})")
         if res is not None else "", "locator_reason": res.reason if res is not None else "",
         "verdict": {"kind": verdict.kind, "expected": verdict.expected, "observed": ", ".join(verdict.observed),
+                    "expected_words": change_words(verdict.expected), "observed_words": change_words(verdict.observed),
                     "reason": verdict.reason} if verdict is not None else None,
         "url": after.url if after is not None else "",
         "time": f"{step.ms:,.0f} ms{waited}",
@@ -293,7 +308,7 @@ def html_report(store: Any, run_id: str, *, total_steps: int | None = None,
     return _templates().get_template("run.html.j2").render(
         trace_href=trace.as_uri() if trace is not None else "", trace_path=str(trace) if trace is not None else "",
         run=run, steps=steps, stop=stop, total_steps=total_steps, index_href=index_href,
-        passed=sum(1 for s in detail.steps if s.status == "passed"),
+        passed=sum(1 for s in detail.steps if s.status == "passed"), heals_text=counted(run.heals or 0, "heal"),
         when=run.started_at.strftime("%Y-%m-%d %H:%M:%S UTC") if isinstance(run.started_at, datetime) else "",
         seconds=f"{run.seconds:.1f} s" if run.seconds is not None else "not finished",
         start_url=urls[0] if urls else "", end_url=urls[-1] if urls else "",

@@ -20,7 +20,7 @@ screenshot already on disk that the case links to (the form the Jenkins
 JUnit attachments plugin and GitLab read).  A run that passed only because
 steps were healed says so: ``<properties>`` with ``steadyhand.heals`` (the
 count) and ``steadyhand.healed_steps`` (``s3 semantic, s5 text``), and a
-``passed with N heal(s)`` line in ``<system-out>``.
+``passed with N heals`` line in ``<system-out>``.
 
 When the environment broke before every flow ran (the app unreachable,
 Chromium missing), the flows that did not run are cases too, each with an
@@ -181,7 +181,7 @@ def junit_xml(results: Sequence[RunResult], *, suite: str, seeds: Sequence[int |
             rerun.text = message
         out = ET.SubElement(case, "system-out")
         heals = f", {result.heals} healed" if result.heals else ""
-        marked = (f"passed with {result.heals} heal(s): {healed or 'see the steps'}\n"
+        marked = (f"passed with {result.heals} heal{'' if result.heals == 1 else 's'}: {healed or 'see the steps'}\n"
                   if succeeded(result) and result.heals else "")
         attach = "".join(f"[[ATTACHMENT|{p}]]\n" for p in screenshots.get(result.run_id, ()))
         marked = (f"retry {retry} (the run before it did not pass and wrote nothing)\n" if retry else "") + marked

@@ -337,7 +337,7 @@ class ModelDecider:
                 return self._done(ctx, step, f"judged reached by the model: {a.redactor.text(ans.evidence)[:80]}",
                                   judged=True)
         if rounds >= GOAL_BUDGET:
-            raise NeedsHuman(f"goal {step.goal[:60]!r} not reached after {GOAL_BUDGET} actions (P6 step budget)")
+            raise NeedsHuman(f"goal {step.goal[:60]!r} not reached after {GOAL_BUDGET} actions (the step's budget)")
         # 2. queued fills of the last answer (P9)
         queued = self._from_queue(ctx, key, obs, step, rounds)
         if queued is not None:

@@ -28,5 +28,5 @@ def usage_lines(by_flow: Mapping[str, Mapping[str, float]], alarm_share: float =
         share = judged_share(u)
         if share > alarm_share:
             out.append(f"model: {flow}: ALARM {share:.0%} of the goals passed by the model's judgement, not by an "
-                       f"assertion (above {alarm_share:.0%}, P7): write assertions for them")
+                       f"assertion (above {alarm_share:.0%}): write assertions for them")
     return out

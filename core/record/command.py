@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.act.expect import change_words
 from core.domain.resources import module_name
 from core.exitcodes import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_OK
 
@@ -56,7 +57,7 @@ class _Printer:
         if isinstance(event, StepRecorded) and not self.quiet:
             s = event.step
             what = f" = {s.action.value!r}" if s.action.value and s.action.kind in ("input", "upload") else ""
-            effect = f"  -> {s.expect}" if s.expect not in ("auto", "none") else ""
+            effect = f"  -> {change_words(s.expect)}" if s.expect not in ("auto", "none") else ""
             print(f"  {s.id:<4} {s.name}{what}{effect}", flush=True)
         elif isinstance(event, StepRemoved) and not self.quiet:
             print(f"  (step s{event.index + 1} merged into the next one)", flush=True)

@@ -94,7 +94,7 @@ class LoopGuard:
             return ""
         what = f"'{title}'" if title else "this action"
         return (f"anti-loop: {what} was already done {n} times on this same page state within the last "
-                f"{self.window} attempts (limit {self.repeats} in {self.window}, P8); not doing it again")
+                f"{self.window} attempts (at most {self.repeats} in {self.window}); not doing it again")
 
     def record(self, key: str, state: str) -> None:
         """The action was performed on ``state``."""
@@ -173,8 +173,8 @@ class Stagnation:
         if len(self.stale) < self.rounds:
             return ""
         last = [w for w, _ in self.stale[-self.rounds:]]
-        why = (f"stagnation: {len(self.stale)} rounds in a row without a real state change (limit {self.rounds}, "
-               f"K2): " + "; ".join(last))
+        why = (f"stagnation: {len(self.stale)} rounds in a row without a real state change (at most {self.rounds}): "
+               + "; ".join(last))
         if verdict == "as_expected":
             self.pending = why
         return why

@@ -164,4 +164,4 @@ def bound_reason(budget: WaitBudget, result: Mapping[str, Any]) -> str:
     if not result.get("timed_out"):
         return ""
     return (f"the page was still loading when the wait hit its bound of {budget.limit_ms / 1000.0:.0f} s "
-            f"({float(result.get('ms', budget.limit_ms)):.0f} ms waited, S7)")
+            f"({float(result.get('ms', budget.limit_ms)):.0f} ms waited)")

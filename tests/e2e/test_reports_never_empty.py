@@ -102,7 +102,7 @@ def test_a_pass_that_needed_a_heal_is_marked_and_links_its_screenshots(tmp_path:
     props = {p.get("name"): p.get("value") for p in case.find("properties")}
     assert props["steadyhand.heals"] == "1" and props["steadyhand.healed_steps"].startswith("s1 ")
     text = case.find("system-out").text
-    assert text.startswith("passed with 1 heal(s): s1 ")
+    assert text.startswith("passed with 1 heal: s1 ")
     shots = [line[len("[[ATTACHMENT|"):-2] for line in text.splitlines() if line.startswith("[[ATTACHMENT|")]
     assert shots and all(Path(s).is_absolute() and Path(s).is_file() for s in shots), text
     assert json.loads(out.read_text())["flows"][0]["heals"] == 1

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.act.expect import NOISE_DELTAS, expected_delta, judge, observed_deltas
+from core.act.expect import CHANGE_WORDS, NOISE_DELTAS, change_words, expected_delta, judge, observed_deltas
 from core.domain import Action, Observation, Step
 from core.perception.fake import FakeDriver, FakePage, change_text, open_modal, set_page
 
@@ -198,3 +198,24 @@ def test_volatile_text_only_is_no_delta() -> None:
 def test_scroll_delta() -> None:
     before, after = observe_around(set_page(scroll=(0.0, 400.0)))
     assert observed_deltas(before, after) == ("scroll",)
+
+
+@pytest.mark.parametrize("expected, observed, reason", [
+    ("any", (), "expected any change but nothing changed beyond noise"),
+    ("any", ("value", "focus"), "the page changed: a value change"),
+    ("overlay_open", ("overlay_open",), "a dialog opening, as expected"),
+    ("overlay_close", ("value", "content"), "expected a dialog closing but saw a value change, a content change"),
+    ("value", ("errors_up",), "expected a value change but error messages appeared instead"),
+])
+def test_a_verdict_reason_names_changes_in_plain_words(expected: str, observed: tuple[str, ...], reason: str) -> None:
+    # it said "expected any but nothing but noise changed" and "overlay_open changed as expected"
+    verdict = judge(expected, observed)
+    assert verdict.reason == reason
+    assert (verdict.expected, verdict.observed) == (expected, observed)  # the stored values keep their names
+    assert "_" not in verdict.reason
+
+
+def test_change_words_covers_every_delta_kind_and_says_nothing_for_none() -> None:
+    assert change_words(()) == "nothing"
+    assert change_words("any") == "any change"
+    assert all("_" not in change_words(k) for k in CHANGE_WORDS)

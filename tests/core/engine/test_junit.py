@@ -93,6 +93,6 @@ def test_a_pass_with_heals_is_marked_and_screenshots_are_attachments(tmp_path) -
     props = {p.get("name"): p.get("value") for p in case.find("properties")}
     assert props == {"steadyhand.heals": "1", "steadyhand.healed_steps": "s1 semantic"}
     out = case.find("system-out").text
-    assert out.startswith("passed with 1 heal(s): s1 semantic\n") and f"[[ATTACHMENT|{shot}]]" in out
+    assert out.startswith("passed with 1 heal: s1 semantic\n") and f"[[ATTACHMENT|{shot}]]" in out
     plain = cases(junit_xml([result("g", "passed")], suite="Demo"))["g"]
     assert plain.find("properties") is None and "heal" not in plain.find("system-out").text

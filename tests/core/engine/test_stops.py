@@ -112,7 +112,7 @@ def test_the_same_action_on_the_same_state_a_fourth_time_is_a_loop() -> None:
     assert len(fake.actions) == 3
     (esc,) = rec.of(EscalationRaised)
     assert esc.kind == "loop" and esc.index == 3
-    assert "already done 3 times on this same page state" in esc.reason and "P8" in esc.reason
+    assert "already done 3 times on this same page state" in esc.reason and "P8" not in esc.reason
     assert result.stop_kind == "loop" and result.stopped_at == 3
     assert [o.status for o in result.steps] == ["passed", "passed", "passed", "escalated"]
 
@@ -130,7 +130,7 @@ def test_a_button_that_toggles_between_two_states_stagnates() -> None:
     assert len(fake.actions) == 4  # off->on (new), on->off, off->on, on->off: three revisits in a row
     (esc,) = rec.of(EscalationRaised)
     assert esc.kind == "stagnation" and esc.index == 4  # each step passed; the fifth click is refused
-    assert "back to a page state seen before" in esc.reason and "K2" in esc.reason
+    assert "back to a page state seen before" in esc.reason and "K2" not in esc.reason
     assert result.stop_kind == "stagnation" and result.status == "escalated"
     assert all(v.verdict.kind == "as_expected" for v in rec.of(VerdictReached))  # each click "worked"
     assert [o.status for o in result.steps] == ["passed"] * 4 + ["escalated"]

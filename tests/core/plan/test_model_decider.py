@@ -134,6 +134,7 @@ def test_budget_runs_out():
                            "value": f"try {n['i']}", "reason": "r"})
     result, reqs, d, _ = run(typer, settings=EngineSettings(max_steps=200))
     assert result.status == "escalated" and f"not reached after {GOAL_BUDGET} actions" in result.error
+    assert "(the step's budget)" in result.error and "P6" not in result.error  # it said "(P6 step budget)"
     assert len(acted(d)) == GOAL_BUDGET
 
 

@@ -14,4 +14,5 @@ def test_lines_and_alarm():
     bad = {**ok, "goals_judged": 2, "goals_passed": 5}  # 40 % judged by the model
     lines = usage_lines({"sign_in": bad})
     assert len(lines) == 2 and "ALARM 40% of the goals passed by the model's judgement" in lines[1]
+    assert "(above 30%): write assertions" in lines[1] and "P7" not in lines[1]  # it said "(above 30%, P7)"
     assert judged_share({"goals_passed": 0}) == 0.0
