@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from core.act.after import appeared_fields, changed_fields, control_key, fill_undone, observed_after
 from core.act.landing import base_path, judge_landing, origin_of
-from core.act.expect import expected_delta, judge, observed_deltas
+from core.act.expect import change_words, expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
 from core.engine.acting import act_read, note_acting, read_before_acting, writes_said
@@ -515,6 +515,9 @@ def verify(ex: Engine, ctx: StepContext) -> None:
     if verdict.invalid and not ctx.invalid_counted:  # one action, one count: a second look acts no more
         ctx.invalid_counted = True
         run.invalid_actions += 1
+    elif verdict.kind == "as_expected" and ctx.invalid_counted:  # a second look found its effect, only late:
+        ctx.invalid_counted = False  # the action was not an invalid one after all
+        run.invalid_actions -= 1
     _stagnation(ex, ctx, verdict)
     if verdict.kind != "as_expected":
         kind = "changed_unexpectedly" if verdict.kind == "changed_unexpectedly" else "unchanged"
@@ -535,7 +538,10 @@ def _cheap_disagrees(ex: Engine, ctx: StepContext) -> str:
     if verdict.kind == "unchanged" and ctx.step.assertions and ctx.step.action.kind in ("assert", "wait"):
         verdict = replace(verdict, kind="as_expected")  # its assertions decide (as in verify)
     if verdict.kind != "as_expected" and ctx.step.action.kind != "input":
-        return f"no {verdict.expected} change yet" if verdict.kind == "unchanged" else "an unexpected change"
+        if verdict.kind != "unchanged":
+            return "an unexpected change"
+        return ("no change yet" if verdict.expected in ("any", "content")
+                else f"no sign yet of {change_words(verdict.expected)}")
     verdict = _landing_verdict(ex, ctx, verdict, dismiss=False)
     if verdict.kind != "as_expected":
         return "the page not yet where the step lands"

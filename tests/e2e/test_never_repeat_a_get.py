@@ -56,3 +56,4 @@ def test_an_add_whose_get_reached_the_server_is_not_clicked_again(tmp_path: Path
     reasons = " ".join(str(getattr(e, "reason", "")) for e in events if isinstance(e, EscalationRaised))
     reasons += " " + (result.error or "")
     assert "GET /log" in reasons, reasons
+
