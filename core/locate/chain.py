@@ -34,7 +34,7 @@ from .config import LocatorConfig
 from .exact import exact_level
 from .features import CandidatePool, Features, features_of, pool_of
 from .fuzzy_text import fuzzy_level
-from .identity import (TIE_FLOOR, id_is_positional, role_name_identity, role_siblings, same_destination,
+from .identity import (TIE_FLOOR, id_is_positional, not_in_place, role_name_identity, role_siblings, same_destination,
                        shares_nothing)
 from .inputs import Image, LocateInputs, TextBox
 from .level import LevelResult, describe
@@ -290,6 +290,11 @@ def resolve(
             reasons.append(f"{name}: {res.reason}, but {why}")
             trace.append(_trace(name, res, pool, False, f"overruled: {why}"))
             continue
+        c = pool.features[w]
+        away = not_in_place(t, pool, w) if heal and c.role == t.role and c.label_key == t.label_key else ""
+        if away:
+            trace.append(_trace(name, res, pool, False, f"overruled: {away}"))
+            return abstain(f"{name}: {res.reason}, but {away}", res, pool)
         identity = heal and role_name_identity(t, pool, w)
         clash = _look_alike_clash(name, w, pool, fell) if heal and not identity else ""
         if clash:

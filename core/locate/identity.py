@@ -30,12 +30,13 @@ import re
 
 import numpy as np
 
-from .features import CandidatePool, Features, same_context
+from .features import CONTEXT_MIN_SIMILARITY, CandidatePool, Features, same_context
+from .level import describe
 from .roles import GENERIC
 from .safety import CONTRADICTION_BELOW
 from .textsim import text_similarity
 
-__all__ = ["role_name_identity", "shares_nothing", "role_siblings", "TIE_FLOOR", "names_contradict",
+__all__ = ["role_name_identity", "not_in_place", "shares_nothing", "role_siblings", "TIE_FLOOR", "names_contradict",
            "id_is_positional", "same_destination"]
 
 #: A heal whose winner leads the runner-up by less than this (0..1 score
@@ -67,6 +68,40 @@ def _landmarks_agree(t: Features, c: Features) -> bool:
     return t.landmarks == c.landmarks
 
 
+def not_in_place(t: Features, pool: CandidatePool, w: int) -> str:
+    """Why candidate ``w``, named as the target, is another control than the recorded one ("" when no evidence).
+
+    A control named as the recorded one is still another control when the
+    page says the recorded element's place is elsewhere and still there:
+
+    * the recorded ``id`` (not a generated one) is carried by another
+      visible candidate while ``w`` has another ``id`` - ids are unique on a
+      page, so the recorded element is still on the page under another name
+      (an "Add task" renamed "Save" while a new "Add task" appears elsewhere);
+    * the recorded container (the dialog, form or labelled section title)
+      still holds other visible candidates while ``w`` is outside it (no
+      container, or another one) - the recorded form is on the page and
+      ``w`` is not in it.
+
+    The chain abstains on such a heal (a person decides); with no such
+    evidence (the recorded form or region is gone) a same-named control may
+    still heal.
+    """
+    c = pool.features[w]
+    if t.id and c.id != t.id:
+        for i, f in enumerate(pool.features):
+            if i != w and pool.visible[i] and f.id == t.id:
+                return (f"the recorded id '{t.id}' is still on the page, on {describe(pool, i)}: "
+                        f"{describe(pool, w)} is another control with the same name")
+    if t.container and not (c.container and text_similarity(t.container, c.container) >= CONTEXT_MIN_SIMILARITY):
+        for i, f in enumerate(pool.features):
+            if (i != w and pool.visible[i] and f.frame == t.frame and f.container
+                    and text_similarity(t.container, f.container) >= CONTEXT_MIN_SIMILARITY):
+                return (f"the recorded form or region '{t.container[:40]}' "
+                        f"is still on the page and {describe(pool, w)} is outside it: it is another control")
+    return ""
+
+
 def role_name_identity(t: Features, pool: CandidatePool, w: int) -> bool:
     """Candidate ``w`` is what ``get_by_role(t.role, name=t's name, exact=True)`` finds, in the target's place.
 
@@ -79,7 +114,7 @@ def role_name_identity(t: Features, pool: CandidatePool, w: int) -> bool:
     c = pool.features[w]
     if not t.label_key or not t.role or t.family == GENERIC or c.role != t.role or c.label_key != t.label_key:
         return False
-    if not same_context(t, c) or not _landmarks_agree(t, c):
+    if not same_context(t, c) or not _landmarks_agree(t, c) or not_in_place(t, pool, w):
         return False
     for i, f in enumerate(pool.features):
         if i != w and pool.visible[i] and f.role == t.role and f.label_key == t.label_key:

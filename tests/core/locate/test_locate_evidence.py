@@ -56,6 +56,46 @@ def test_role_and_name_twice_on_the_page_or_in_another_form_is_no_identity() -> 
     assert res.abstained or "identity" not in res.confirmed_by
 
 
+def _task_page(*, renamed_keeps_id: bool, form_kept: bool) -> list[Candidate]:
+    """The recorded form's "Add task" (``#add``) renamed "Save"; a new "Add task" (``#tpl-add``) in a new section."""
+    form = "My list" if form_kept else ""
+    page = [cand("0:0", el("input", "textbox", "New task", 40, 100, id="task", container=form,
+                           xpath="/html/body/form/div[1]/input")),
+            cand("0:1", el("button", "button", "Save", 40, 200, id="add" if renamed_keeps_id else "save",
+                           container=form, xpath="/html/body/form/button[1]")),
+            cand("0:2", el("button", "button", "Add task", 40, 600, id="tpl-add",
+                           xpath="/html/body/section/button[1]"))]
+    return page
+
+
+_ADD = dict(id="add", css_path="button#add", xpath="/html/body/form/button[1]", container="My list",
+            neighbours=("New task", "Priority"))
+
+
+def test_the_same_name_elsewhere_while_the_recorded_id_is_on_the_page_is_another_control() -> None:
+    recorded = el("button", "button", "Add task", 40, 200, **_ADD)
+    for irreversible in (False, True):
+        res = resolve(recorded, _task_page(renamed_keeps_id=True, form_kept=True), irreversible=irreversible)
+        assert res.abstained and res.ref is None, res.reason
+        assert "the recorded id 'add' is still on the page" in res.reason
+
+
+def test_the_same_name_outside_the_recorded_form_still_on_the_page_is_another_control() -> None:
+    recorded = el("button", "button", "Add task", 40, 200, **_ADD)
+    res = resolve(recorded, _task_page(renamed_keeps_id=False, form_kept=True))
+    assert res.abstained and res.ref is None, res.reason
+    assert "the recorded form or region 'my list' is still on the page" in res.reason
+
+
+def test_the_same_name_heals_when_the_recorded_form_and_id_are_gone() -> None:
+    recorded = el("button", "button", "Add task", 40, 200, **_ADD)
+    page = [cand("0:0", el("input", "textbox", "Search", 40, 100, id="q", xpath="/html/body/section/input")),
+            cand("0:1", el("button", "button", "Add task", 40, 600, id="new-add",
+                           xpath="/html/body/section/button[1]"))]
+    res = resolve(recorded, page)
+    assert not res.abstained and res.ref == "0:1", res.reason
+
+
 # --- siblings of one role whose names share nothing with the recording: a guess ----------------------
 
 def _radios(labels: list[str]) -> list[Candidate]:
