@@ -36,7 +36,7 @@ from typing import Any, Callable
 from core.act.expect import NOISE_DELTAS, observed_deltas
 from core.act.regions import PageRegions, read_regions
 from core.act.space import spec
-from core.act.writes import app_requests, refused_writes
+from core.act.writes import app_requests, refused, refused_writes
 from core.perception.effects import EffectWatch, snapshot
 from core.recover.effects import (
     BACKGROUND_WATCH_MS, changed_keys, decide_repeat, effect_of, non_idempotent, undone,
@@ -159,7 +159,8 @@ def _requests_sent(ex: Any, ctx: Any) -> list[str]:
         return []
     u = urlsplit(ctx.before.url)
     sent = app_requests(watch.between(ctx.t_act), origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
-    return [f"{r.shown} sent" for r in sent[:3]]
+    # a request the server refused (4xx) is no effect done: the refusal rule judges it (module docstring)
+    return [f"{r.shown} sent" for r in sent if not refused(r)][:3]
 
 
 def no_repeat(ex: Any, ctx: Any, rec: Recovery, *, reverify: Callable[[], None],

@@ -71,7 +71,8 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
 
     toggle = flows["toggle"]
     assert (toggle["passed"], toggle["error_kind"]) == (False, "escalated")
-    assert toggle["stop"]["kind"] == "stagnation" and "K2" in toggle["stop"]["reason"]
+    assert toggle["stop"]["kind"] == "stagnation" and "(at most 3)" in toggle["stop"]["reason"]
+    assert "K2" not in toggle["stop"]["reason"]  # plain words, no mechanism id
     assert toggle["stop"]["step"] == {"index": 4, "id": "s5", "title": "click Wi-Fi"}
     assert (toggle["steps_passed"], toggle["steps_total"], toggle["steps"]) == (4, 8, 5)
 
@@ -105,6 +106,6 @@ def test_run_json_says_where_and_why_each_flow_stopped(project: Path, tmp_path: 
     toggle_failure = cases["toggle"].find("failure")
     assert toggle_failure.get("type") == "stagnation"
     assert toggle_failure.get("message").startswith('escalated at step 5 (s5 "click Wi-Fi"): ')
-    assert "K2" in toggle_failure.get("message")
+    assert "(at most 3)" in toggle_failure.get("message") and "K2" not in toggle_failure.get("message")
     assert cases["save"].find("failure").get("type") == "breaker_open"
     assert "  5. s5" in cases["toggle"].find("system-out").text

@@ -237,7 +237,12 @@ def test_a_targetless_arrow_never_changes_the_focused_select(driver, store) -> N
     result, events, pressed = run(driver, store, Flow("ship", "/arrow.html", (NAME,)))
     assert wrong(pressed) == [] and driver.page.input_value("#act") == "keep"
     (done,) = [e for e in of(events, SkillFinished) if e.skill_id == "sk-00000000c00c"]
-    assert done.outcome == "precondition" and "would change the focused" in done.reason
+    # the page focuses the select on a 50 ms timer: when the guard reads the focus after it, the key is refused;
+    # when the key comes first it lands on the name field and changes nothing there (the skill's use fails).
+    # Either way the select keeps its value; the race made certain is the next test's
+    assert done.outcome != "passed"
+    if done.outcome == "precondition":
+        assert "would change the focused" in done.reason
 
 
 @pytest.mark.parametrize("by", ["microtask", "timer"])
