@@ -226,8 +226,7 @@ def fast_locator(step: Step, decided: Step | None = None) -> tuple[str, bool]:
     if selector:
         return selector, False
     own = step.selector
-    if (own and not placeholders((decided or step).selector) and "enter-frame" not in own
-            and "frame" not in own.lower()):
+    if own and not placeholders((decided or step).selector) and "enter-frame" not in own:
         return own, True
     return "", False
 

@@ -126,39 +126,41 @@ def _page_changed(ctx: Any) -> bool:
     return any(d not in NOISE_DELTAS and d != "scroll" for d in observed_deltas(ctx.before, ctx.after))
 
 
-def _refusal(ex: Any, ctx: Any, effect: Any) -> str:
-    """``"POST /api/login 401"`` when the attempt's requests were watched, it sent writes that the server all
-    refused (4xx), no write was accepted and the page keeps nothing new (storage, cookies); else ``""``."""
-    if not getattr(ctx, "watched", False) or getattr(ctx, "writes", None) or ctx.before is None:
-        return ""
-    if effect.writes or effect.storage or getattr(effect, "unknown", ""):
-        return ""
+def _attempt_requests(ex: Any, ctx: Any) -> tuple[list[Any], str] | None:
+    """(the requests the page sent since the attempt's action, the app's origin), when they were watched; else
+    None."""
+    if not getattr(ctx, "watched", False) or ctx.before is None or not getattr(ctx, "t_act", 0.0):
+        return None
     from urllib.parse import urlsplit
 
     from core.perception.netwatch import NetworkWatch
 
     watch = NetworkWatch.of(ex.driver)
     if watch is None:
-        return ""
+        return None
     u = urlsplit(ctx.before.url)
-    no = refused_writes(watch.between(ctx.t_act), origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
+    return watch.between(ctx.t_act), f"{u.scheme}://{u.netloc}"
+
+
+def _refusal(ex: Any, ctx: Any, effect: Any) -> str:
+    """``"POST /api/login 401"`` when the attempt's requests were watched, it sent writes that the server all
+    refused (4xx), no write was accepted and the page keeps nothing new (storage, cookies); else ``""``."""
+    if getattr(ctx, "writes", None) or effect.writes or effect.storage or getattr(effect, "unknown", ""):
+        return ""
+    seen = _attempt_requests(ex, ctx)
+    if seen is None:
+        return ""
+    no = refused_writes(seen[0], origin=seen[1], background=ctx.run.background)
     return ", ".join(r.shown for r in no[:3])
 
 
 def _requests_sent(ex: Any, ctx: Any) -> list[str]:
     """The requests the attempt's script sent to the app, whatever their method (:func:`core.act.writes.
-    app_requests`), as shown (``"GET /log 200"``), when they were watched; else ``[]``."""
-    if not getattr(ctx, "watched", False) or ctx.before is None or not getattr(ctx, "t_act", 0.0):
+    app_requests`), as shown (``"GET /log 200 sent"``), when they were watched; else ``[]``."""
+    seen = _attempt_requests(ex, ctx)
+    if seen is None:
         return []
-    from urllib.parse import urlsplit
-
-    from core.perception.netwatch import NetworkWatch
-
-    watch = NetworkWatch.of(ex.driver)
-    if watch is None:
-        return []
-    u = urlsplit(ctx.before.url)
-    sent = app_requests(watch.between(ctx.t_act), origin=f"{u.scheme}://{u.netloc}", background=ctx.run.background)
+    sent = app_requests(seen[0], origin=seen[1], background=ctx.run.background)
     # a request the server refused (4xx) is no effect done: the refusal rule judges it (module docstring)
     return [f"{r.shown} sent" for r in sent if not refused(r)][:3]
 
