@@ -12,6 +12,10 @@ the step would each fetch in a round trip of their own:
 * the checkpoint and act phases' probe, kept state and form values
   (:func:`core.engine.acting.read_before_acting`, :func:`~core.engine.acting.act_read`).
 
+The previous step's settle wait can take these reads itself, right after its look and in the same round
+trip (:func:`next_reads`, ``wait_settled``'s ``then``): the driver then answers the reuse check without a
+call into the page (:meth:`core.perception.driver.PlaywrightDriver.read_ahead`).
+
 The selector and the action kind are the flow step's (its parameters bound)
 - the step the decide chain gives on a replay.  Each later phase takes a
 read made ahead only when it is for the same selector and kind, the
@@ -27,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Ahead", "UNREAD", "read", "indices", "take"]
+__all__ = ["Ahead", "UNREAD", "read", "next_reads", "indices", "take"]
 
 #: What :func:`read` returns when the page could not be read (a token that equals none).
 UNREAD = object()
@@ -51,34 +55,68 @@ class Ahead:
 def _expected(ctx: Any, fast: bool) -> tuple[str, str]:
     """(recorded locator, action kind) of the flow step ``ctx`` runs, its parameters bound; ("", "") off it; no
     locator unless ``fast`` (a step looked at in full takes no fast path: its locator is never confirmed)."""
+    return _expected_at(ctx.run, ctx.index, fast)
+
+
+def _expected_at(run: Any, index: int, fast: bool) -> tuple[str, str]:
+    """:func:`_expected` for flow step ``index`` of ``run``."""
     from core.engine import fastpath
     from core.project.params import bind_step
 
-    steps = ctx.run.flow.steps
-    if not 0 <= ctx.index < len(steps) or getattr(steps[ctx.index], "goal", ""):
+    steps = run.flow.steps
+    if not 0 <= index < len(steps) or getattr(steps[index], "goal", ""):
         return "", ""
-    step = steps[ctx.index]
+    step = steps[index]
     if not fast:
         return "", step.action.kind
     try:
-        bound = bind_step(step, ctx.run.params, where=ctx.where)
+        bound = bind_step(step, run.params, where=f"{run.flow.name} step {step.id!r}")
     except Exception:  # noqa: BLE001 - an unbound parameter is the decide phase's error to raise
         return "", step.action.kind
     return fastpath.fast_locator(bound, step)[0], step.action.kind
+
+
+def _reads_for(ex: Any, selector: str, kind: str) -> tuple[str, str, str | None, Any]:
+    """``(selector, token_js, script, arg)``: what :func:`read` asks the driver's ``read_ahead`` for."""
+    from core.engine.acting import before_acting_script, reads_kind
+    from core.perception.pagefacts import TOKEN_JS
+
+    script, arg = before_acting_script() if kind and reads_kind(ex, kind) else (None, None)
+    return selector, TOKEN_JS, script, arg
+
+
+def next_reads(ex: Any, ctx: Any) -> tuple[str, str, str | None, Any] | None:
+    """The reads :func:`read` will ask for at the next flow step, for the settle wait of the step ``ctx`` runs
+    to take right after its look (``wait_settled``'s ``then``: the next step's reuse check then costs no round
+    trip); None when there is no such step (the last one, a goal step, a step off the flow), ``ctx`` is not on
+    the fast path, or the driver cannot take them.
+
+    The settle wait ends only once nothing the action set off is pending and the page was calm; the reads are
+    taken in that same task, when no DOM mutation came since the wait began.  Between them and the next
+    step's action the engine only records and reads (a pause of the run, or anything else asked of the page,
+    drops them: :meth:`core.perception.driver.PlaywrightDriver.read_ahead`).
+    """
+    from core.engine import fastpath
+
+    if (not getattr(ctx, "fast", False) or ctx.source != "flow" or fastpath.full_wanted(ex)
+            or not fastpath.accepts(getattr(ex.driver, "wait_settled", None), "then")):
+        return None
+    selector, kind = _expected_at(ctx.run, ctx.index + 1, True)
+    if not kind:
+        return None
+    return _reads_for(ex, selector, kind)
 
 
 def read(ex: Any, ctx: Any, token_js: str, last_token: Any, *, fast: bool = False) -> Any:
     """The page's change token (``token_js``) read now, with the reads ahead kept in ``ctx.ahead`` when it equals
     ``last_token`` (the locator's indices only when ``fast``: :func:`_expected`); None when the driver cannot read ahead (the caller reads the token itself); :data:`UNREAD`
     when the page could not be read (no reuse)."""
-    from core.engine.acting import before_acting_script, reads_kind
-
     driver = ex.driver
     fn = getattr(driver, "read_ahead", None)
     if fn is None or ctx.attempt != 1:
         return None
     selector, kind = _expected(ctx, fast)
-    script, arg = before_acting_script() if kind and reads_kind(ex, kind) else (None, None)
+    _, _, script, arg = _reads_for(ex, selector, kind)
     try:
         got = fn(selector, token_js, last_token, script, arg)
     except Exception:  # noqa: BLE001 - a page that breaks the read only loses the reuse

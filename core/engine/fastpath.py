@@ -104,9 +104,12 @@ class LookBook:
         return next((ax for o, ax in reversed(self._seen) if o is obs), True)
 
 
-def _accepts(fn: Any, name: str) -> bool:
+def accepts(fn: Any, name: str) -> bool:
     """Whether callable ``fn`` takes keyword ``name`` (drivers and test doubles that predate it do not)."""
     return _takes(getattr(fn, "__func__", fn), name)
+
+
+_accepts = accepts
 
 
 @functools.lru_cache(maxsize=64)

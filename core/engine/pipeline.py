@@ -59,7 +59,7 @@ from core.engine.events import (
     ActionPerformed, EscalationRaised, HandedBack, PhaseChanged, Recovered, StepFinished,
     StepStarted, TakeoverStarted, TargetResolved, VerdictReached,
 )
-from core.engine import fastpath
+from core.engine import ahead, fastpath
 from core.heal.book import with_fresh_anchor
 from core.locate import load_crop, resolve, selector_contradicts
 from core.perception.driver import ActionError, BrowserClosedError, NavigationError, PageError, PageLoadingError
@@ -465,9 +465,12 @@ def settle(ex: Engine, ctx: StepContext) -> None:
     # changed nothing (a fill mutates no DOM) waits its idle bound only while a reaction it set off is pending
     # (a validator's timeout that clears the field 100 ms on is waited for and seen; a poller's timer is not one)
     ctx.fast = fastpath.fast_step(ex, ctx)
+    kwargs = fastpath.settle_kwargs(ex.driver, fast=ctx.fast, probe=ctx.probe)
+    then = ahead.next_reads(ex, ctx) if kwargs.get("look") else None
+    if then is not None:  # the next step's reads before acting, in the same round trip as this step's look
+        kwargs["then"] = then
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
-                                         limit_ms=ctx.wait.limit_ms,
-                                         **fastpath.settle_kwargs(ex.driver, fast=ctx.fast, probe=ctx.probe)) or {}
+                                         limit_ms=ctx.wait.limit_ms, **kwargs) or {}
 
 
 

@@ -45,33 +45,11 @@ from core.engine import ahead
 from core.engine.step import StepContext
 from core.act.landing import base_path, relative_path
 from core.locate import resolve
-from core.perception.pagefacts import HEADING_JS
+from core.perception.pagefacts import HEADING_JS, TOKEN_JS
 from core.project.params import placeholders, step_texts
 from core.state.change import DEFAULT_THRESHOLDS, compare, fingerprint
 
 __all__ = ["ScreenTracker", "ScreenPlugin", "fast_resolve", "change_line", "ChangeLines", "TOKEN_JS", "FACTS_JS"]
-
-#: One cheap read of what can change a page without a new observation: URL, the page library's DOM
-#: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
-#: listeners were installed (installed on the first read, capture phase), scroll offset, child frames,
-#: running animations, the document's ready state and its time origin (a reload of the same URL is another
-#: document, whatever its mutation count).
-TOKEN_JS = r"""() => {
-  let c = window.__steadyhandChange;
-  if (!c) {
-    c = window.__steadyhandChange = { events: 0 };
-    for (const t of ['input', 'change', 'scroll', 'focusin', 'focusout', 'keydown', 'keyup', 'pointerdown',
-                     'pointerup', 'wheel', 'resize', 'hashchange', 'popstate', 'animationstart',
-                     'transitionrun', 'toggle', 'load']) {
-      window.addEventListener(t, () => { c.events++; }, { capture: true, passive: true });
-    }
-  }
-  const lib = window.__steadyhand;
-  let anim = -1;
-  try { anim = document.getAnimations().filter((a) => a.playState === 'running').length; } catch (e) { /* old */ }
-  return [location.href, lib && lib.state ? lib.state.mutations : -1, c.events, scrollX, scrollY,
-          window.frames.length, anim, document.readyState, performance.timeOrigin];
-}"""
 
 #: DOM mutations a Playwright screenshot makes itself, per editable element (``input``, ``textarea``,
 #: ``[contenteditable]``): it hides the caret (``caret="hide"``, the default) by setting and then restoring

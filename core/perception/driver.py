@@ -43,28 +43,22 @@ _SETTLE_POLL_S = 0.03
 #: loop takes over; and how often (ms) the page checks itself meanwhile (a timer, no round trip).
 SETTLE_SLICE_MS = 3000.0
 SETTLE_SLICE_POLL_MS = 10.0
+#: The fast settle wait's calm time (ms): once nothing an action set off is pending, the page must go this long
+#: with no DOM mutation, no request ending and no message posted (:data:`_SETTLE_JS`).  Twice the 5 ms a
+#: cooperative scheduler works before it yields (React's scheduler posts its next slice through a
+#: ``MessageChannel`` every 5 ms), so a render split in slices is still under way when the wait looks.
+SETTLE_CALM_MS = 10.0
 #: The in-page settle wait: :meth:`PlaywrightDriver.wait_settled`'s rules on the page library's probe.
-_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom]) => {
+_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom, calm]) => {
   const lib = window.__steadyhand;
   if (!lib || !lib.probe) return null;
   const t0 = performance.now();
   const rest = lib.sleep || ((ms) => new Promise((r) => setTimeout(r, ms)));
   const early = reactFrom !== null && reactFrom !== undefined && typeof lib.reactionsSince === 'function';
-  // the fast path's frames: 'framed' once the page drew a frame since the wait began (its requestAnimationFrame
-  // callbacks, which the action's own ones precede); 'still' counts the frames in a row that came with no DOM
-  // mutation since the frame before (a change the page has finished drawing)
-  let framed = false, still = 0, frameMut = null, over = false;
-  const onFrame = () => {
-    framed = true;
-    const m = lib.state ? lib.state.mutations : null;
-    if (m !== null && m === frameMut) still += 1; else { still = 0; frameMut = m; }
-    if (!over) { try { window.requestAnimationFrame(onFrame); } catch (e) { over = true; } }
-  };
-  if (early) { try { window.requestAnimationFrame(onFrame); } catch (e) { framed = false; } }
   // whether a finite CSS animation or transition still runs when the wait ends (a dialog fading in)
   const moving = () => { try { return document.getAnimations().some((a) => a.playState === 'running'
     && Number.isFinite(a.effect.getComputedTiming().endTime)); } catch (e) { return true; } };
-  const end = (r) => { over = true; if (r.done && !r.timed_out) r.moving = moving(); return r; };
+  const end = (r) => { if (r.done && !r.timed_out) r.moving = moving(); return r; };
   let changed = false;
   for (;;) {
     const p = lib.probe();
@@ -74,15 +68,15 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
     if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return end({ done: true, changed, timed_out: false });
     if (!pending && el >= idle) return end({ done: true, changed, timed_out: false });
-    // the fast path: an action that changed nothing ends after the page's next frame, one that changed the page
-    // once a whole frame passed with no mutation (its change is drawn); both only while no reaction it set off
-    // (a validator's timeout) is pending and no request is in flight
-    if (early && !pending && ((framed || el >= quiet) && p.quietMs >= quiet || still >= 1)
+    // the fast path: the wait ends once nothing the action set off is pending - no request in flight, no
+    // reaction (a validator's timeout, a frame callback, an idle callback) - and the page was calm for `calm`
+    // ms: no DOM mutation, no request ending, no message posted (a scheduler's next slice of work)
+    if (early && !pending && p.quietMs >= calm && performance.now() - (lib.state.lastPost || 0) >= calm
         && lib.reactionsSince(reactFrom) === 0)
       return end({ done: true, changed, timed_out: false, early: true });
     if (el >= limit) return end({ done: true, changed, timed_out: true });
     if (el >= slice) return end({ done: false, changed, timed_out: false });
-    await rest(poll);
+    await rest(early && el < 4 * calm ? Math.min(poll, 2) : poll);
   }
 }"""
 #: The page library's ``pinned`` (index and description, with neighbours) of each element a locator matched, as
@@ -106,6 +100,9 @@ AX_TREE_MAX_ELEMENTS = 5000
 #: (:meth:`PlaywrightDriver.wait_settled` ``look``): the kernel's own work between the two takes milliseconds;
 #: anything asked of the page meanwhile drops it at once.
 LOOK_KEPT_S = 0.1
+#: Page library functions that only read the page (their calls keep the next step's reads a settle wait took,
+#: :meth:`PlaywrightDriver.read_ahead`): an assertion's text, the probe, an element's description.
+_LIB_READS = frozenset({"allText", "probe", "assertInfo", "stamp", "loadingEvidence", "modals", "secretRects"})
 #: Poll interval of :meth:`PlaywrightDriver.check_assertion`, s.
 _ASSERT_POLL_S = 0.1
 
@@ -188,6 +185,28 @@ def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport
         extra={"is_password": bool(item.get("is_password")), "in_viewport": bool(item.get("in_viewport", True)),
                "focused": bool(item.get("focused")), "required": bool(item.get("required"))},
     )
+
+
+def _then_key(selector: str, token_js: str, script: str | None, arg: Any) -> tuple[str, str, str | None, str]:
+    """What tells one step's reads before acting from another's (:meth:`PlaywrightDriver.read_ahead`)."""
+    return selector, token_js, script, json.dumps(arg, sort_keys=True)
+
+
+#: The next step's reads after a settle wait's look (:meth:`PlaywrightDriver.wait_settled` ``then``), as
+#: :meth:`PlaywrightDriver.read_ahead` makes them; only when no DOM mutation came since the elements of
+#: ``selector`` were matched (at the call's start), else ``null`` (the next step reads them itself).
+_THEN_JS = r"""async (els, m0, tokenFn, script, arg) => {
+  const lib = window.__steadyhand;
+  if (!lib || !lib.state || !lib.call || m0 === null || lib.state.mutations !== m0) return null;
+  const token = tokenFn();
+  const refs = lib.state.refs;
+  const indices = els.map((e) => { for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
+  const probe = lib.call('probe', '[]');
+  let read = null;
+  if (script) { try { read = await script(arg); } catch (e) { read = null; } }
+  if (lib.state.mutations !== m0) return null;
+  return { token, same: true, indices, probe, read };
+}"""
 
 
 def _light_src(collect_args: dict[str, Any], pre: str | None, post: str | None) -> str:
@@ -278,6 +297,13 @@ class PlaywrightDriver:
         self._looked: Any = None
         #: Light looks taken by a settle wait in its own round trip and used by :meth:`observe`, counted.
         self.looks_ahead = 0
+        #: The next step's reads a settle wait took after its look (:meth:`wait_settled` ``then``): (key, what
+        #: :meth:`read_ahead` would return, time.monotonic()), or None.
+        self._ahead_kept: Any = None
+        #: Reads before acting that :meth:`read_ahead` answered from a settle wait's round trip, counted.
+        self.reads_kept = 0
+        #: True while :meth:`_lib` calls a page library function that only reads (:data:`_LIB_READS`).
+        self._reading = False
         #: Fresh contexts :meth:`new_context_page` gave: ``made`` (the old one closed, a new one made: five round
         #: trips to Chromium), ``unused`` (the context in place kept: never loaded a page since it was made).
         self.contexts = {"made": 0, "unused": 0}
@@ -487,6 +513,8 @@ class PlaywrightDriver:
         """
         limit = float(self.script_timeout_ms if ms is None else ms)
         self._looked = None  # anything asked of the page: a look taken before no longer stands for the next one
+        if not self._reading:  # a read of the page library changes nothing the next step's reads saw
+            self._ahead_kept = None
         impl, sync = getattr(obj, "_impl_obj", None), getattr(obj, "_sync", None)
         if impl is None or sync is None:
             return getattr(obj, method)(*args)
@@ -548,7 +576,11 @@ class PlaywrightDriver:
         """
         src = (f"() => window.__steadyhand && window.__steadyhand.call ? window.__steadyhand.call({json.dumps(name)}, "
                f"{json.dumps(json.dumps(list(args)))}) : {json.dumps(_NO_LIB)}")
-        raw = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
+        self._reading = name in _LIB_READS
+        try:
+            raw = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
+        finally:
+            self._reading = False
         if raw == _NO_LIB:
             self._bounded(frame, "evaluate", PAGE_LIB, None, what="installing the page library")
             raw = self._bounded(frame, "evaluate", src, None, what=f"page library {name}")
@@ -1101,7 +1133,7 @@ class PlaywrightDriver:
             When the element is gone, not actionable within the timeout, or
             the action fails.
         """
-        self._looked = None
+        self._looked = self._ahead_kept = None
         from playwright.sync_api import Error as PwError, TimeoutError as PwTimeout
 
         page = self.page
@@ -1275,11 +1307,23 @@ class PlaywrightDriver:
         Returns ``{"token": ..., "same": bool, ...}`` (the three keys above only when ``same``), or None when the
         page was navigating or has no page library (the caller reads on its own).
 
+        No round trip when the last settle wait read the same (its ``then``, :meth:`wait_settled`) at most
+        :data:`LOOK_KEPT_S` ago, with its token equal to ``last_token``, and nothing but a page library read
+        (:data:`_LIB_READS`) was asked of the page since: that answer is returned.
+
         Raises
         ------
         PageScriptError, PageUnresponsiveError, BrowserClosedError
             As :meth:`probe`.
         """
+        kept, self._ahead_kept = self._ahead_kept, None
+        if kept is not None:
+            key, got, at = kept
+            if (key == _then_key(selector, token_js, script, arg) and time.monotonic() - at <= LOOK_KEPT_S
+                    and json.dumps(got.get("token")) == json.dumps(last_token)):
+                self._check_alive()  # a page or browser that died since is told as a read of it would tell it
+                self.reads_kept += 1
+                return dict(got)
         frame = self.page.main_frame
         fn = (f"async (els, [last, arg]) => {{ const token = ({token_js})(); "
               f"if (JSON.stringify(token) !== JSON.stringify(last)) return {{ token, same: false }}; "
@@ -1346,14 +1390,17 @@ class PlaywrightDriver:
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
                      quiet_ms: float | None = None, react_from: int | None = None,
-                     look: bool = False) -> dict[str, Any]:
+                     look: bool = False, then: tuple[str, str, str | None, Any] | None = None) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
 
         ``look`` (the fast path's): when the wait ends in the page, the page's next light look of the main
         frame - the reads of the last one (:meth:`_light_read`) - is taken in the same task and the same round
         trip, and :meth:`observe` uses it when it is asked for that look before anything else is asked of the
         page (within :data:`LOOK_KEPT_S`): the look of the page as the wait found it settled, one round trip
-        fewer.
+        fewer.  ``then`` (with ``look``): the next step's reads before acting, ``(selector, token_js, script,
+        arg)`` as :meth:`read_ahead` takes them, read in the same task right after that look when no DOM
+        mutation came since the call began; :meth:`read_ahead` answers them without a round trip when they are
+        asked for before anything but a page library read is asked of the page (within :data:`LOOK_KEPT_S`).
 
         ``idle_ms`` and ``limit_ms``, when given, replace ``waits.settle_max_ms``
         and the loading limit (the engine's learnt budget, S7;
@@ -1361,17 +1408,15 @@ class PlaywrightDriver:
         (the fast path's shorter quiet, :data:`core.engine.fastpath.FAST_QUIET_MS`).
 
         ``react_from`` (the page library's ``timerSeq`` read by :meth:`probe` right before the action; the
-        fast path's): when the action changed nothing, the wait also ends - before the idle bound - once the
-        page has drawn its next frame since the wait began (its ``requestAnimationFrame`` callbacks, which run
-        the page's own frame callbacks first; or ``quiet_ms`` passed, on a page that draws no frame), no DOM
-        mutation came for ``quiet_ms``, nothing is pending, and no *reaction* the action set off is pending:
-        no timeout or idle callback of at most 1 s scheduled since outside a poller's timer (``reactionsSince``
-        in ``page_lib.js``: a validator's ``setTimeout`` is waited for, a ``setInterval`` poller is not).
-        When the action changed the page, the wait ends the same way - nothing pending, no reaction pending -
-        once a whole frame of the page went by with no DOM mutation (two frames in a row saw the same mutation
-        count: its change is drawn), rather than after ``quiet_ms`` of quiet.  A later change is seen by the
-        light look's verdict and the next step's reuse check (:mod:`core.engine.fastpath`).
-        ``{"early": True}`` is then in the answer.  Only the in-page wait ends early; the polling fallback
+        fast path's): the wait also ends - before the idle bound and the quiet time - once nothing is pending,
+        no *reaction* the action set off is pending, and the page was calm for :data:`SETTLE_CALM_MS` (no DOM
+        mutation, no request ending, no message posted).  A reaction (``reactionsSince`` in ``page_lib.js``) is
+        a timeout or idle callback of at most 1 s scheduled since outside a poller's timer (a validator's
+        ``setTimeout`` is waited for, a ``setInterval`` poller is not), or an animation frame callback of a
+        chain of at most three (a widget that normalises a value in its next frame; a loop that goes on
+        frame after frame is an animation, not waited for).  An action whose handlers did their work at once
+        ends the wait in about one round trip.  A later change is seen by the light look's verdict and the
+        next step's reuse check (:mod:`core.engine.fastpath`).  ``{"early": True}`` is then in the answer.  Only the in-page wait ends early; the polling fallback
         (a navigation, a page without the library) keeps the idle bound.
 
         Returns as soon as a change was seen and the page is quiet (no DOM
@@ -1397,7 +1442,7 @@ class PlaywrightDriver:
         changed = False
         quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
         fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from,
-                                    look=look)
+                                    look=look, then=then)
         if fast is not None:
             if fast["done"]:
                 out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -1435,7 +1480,7 @@ class PlaywrightDriver:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}
                 if changed:  # a new document with the library (a navigation): its wait runs in the page again
                     again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
-                                                 max(1.0, limit - elapsed), look=look)
+                                                 max(1.0, limit - elapsed), look=look, then=then)
                     if again is not None and again["done"]:
                         out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
                                "timed_out": bool(again["timed_out"])}
@@ -1447,7 +1492,8 @@ class PlaywrightDriver:
             time.sleep(_SETTLE_POLL_S)
 
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,
-                        limit_ms: float, react_from: int | None = None, *, look: bool = False) -> dict[str, Any] | None:
+                        limit_ms: float, react_from: int | None = None, *, look: bool = False,
+                        then: tuple[str, str, str | None, Any] | None = None) -> dict[str, Any] | None:
         """The settle wait of :meth:`wait_settled` run inside the page, answered the moment it is over.
 
         The same rules as the polling loop, checked every
@@ -1457,30 +1503,56 @@ class PlaywrightDriver:
         None when it cannot say - the page navigated (its document is gone),
         has no page library, or did not answer within the slice and a
         second: the caller's polling loop takes over (and judges a page that
-        does not answer).
+        does not answer).  ``then``: :meth:`wait_settled`'s.
         """
         slice_ms = min(limit_ms, SETTLE_SLICE_MS)
         key = self._light_key if look else None
         script = _SETTLE_JS
+        args = [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS, react_from,
+                SETTLE_CALM_MS]
+        target: Any = None  # the main frame (or the next step's locator in it)
+        method, call_args = "evaluate", [args]
         if key is not None:  # the light look right as the wait ends, in the same task (wait_settled's look)
             collect_args, pre, post = json.loads(key[0]), key[1], key[2]
-            script = (f"async (args) => {{ const r = await ({_SETTLE_JS})(args); if (r && r.done) {{ "
-                      f"try {{ r.look = ({_light_src(collect_args, pre, post)})(); }} catch (e) {{ r.look = null; }} }} "
-                      f"return r; }}")
+            reads = ""
+            if then is not None:  # and the next step's reads after it (wait_settled's then)
+                selector, token_js, read_js, read_arg = then
+                reads = (f"if (r.look) {{ try {{ r.ahead = await ({_THEN_JS})(els, m0, {token_js}, "
+                         f"{read_js or 'null'}, rarg); }} catch (e) {{ r.ahead = null; }} }} ")
+                call_args = [[args, read_arg]]
+                if selector:
+                    method = "evaluate_all"
+            body = (f"const lib = window.__steadyhand; const m0 = lib && lib.state ? lib.state.mutations : null; "
+                    f"const r = await ({_SETTLE_JS})(args); if (r && r.done) {{ "
+                    f"try {{ r.look = ({_light_src(collect_args, pre, post)})(); }} catch (e) {{ r.look = null; }} "
+                    f"{reads}}} return r;")
+            if then is None:
+                script = f"async (args) => {{ const els = []; {body} }}"
+            elif method == "evaluate_all":
+                script = f"async (els, [args, rarg]) => {{ {body} }}"
+            else:
+                script = f"async ([args, rarg]) => {{ const els = []; {body} }}"
         try:
-            got = self._bounded(self.page.main_frame, "evaluate", script,
-                                [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS,
-                                 react_from],
-                                what="settle wait", ms=slice_ms + 1000.0)
+            target = self.page.main_frame
+            if method == "evaluate_all" and then is not None:
+                target = target.locator(then[0])
+            got = self._bounded(target, method, script, *call_args, what="settle wait", ms=slice_ms + 1000.0)
         except BrowserClosedError:
             raise
         except Exception:  # noqa: BLE001 - navigating, no library, a busy page: the polling loop decides
+            if then is not None and then[0] and self._url() == start_url:  # a selector Playwright refused
+                return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look)
             return None
         if not isinstance(got, dict) or "done" not in got:
             return None
         looked = got.pop("look", None)
+        kept = got.pop("ahead", None)
         if key is not None and isinstance(looked, list):
             self._looked = (key, looked, time.monotonic())
+            if then is not None and isinstance(kept, dict) and kept.get("same"):
+                kept["indices"] = [int(i) for i in kept.get("indices") or ()]
+                kept["probe"] = dict(self._answer(kept.get("probe"), "probe", self.page.main_frame))
+                self._ahead_kept = (_then_key(*then), kept, time.monotonic())
         return got
 
     # --- assertions (P7) ------------------------------------------------------------

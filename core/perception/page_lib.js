@@ -198,6 +198,45 @@
       if (cic) window.cancelIdleCallback = function (id) { reactions.delete('i' + id); return rApply(cic, window, [id]); };
     }
   } catch (e) { /* ignore */ }
+  // An animation frame callback is a reaction too (a widget that normalises a value in its next frame), as
+  // long as it is a short chain: one requested outside a frame callback (not by a poller) has depth 1, one
+  // requested inside a reaction's frame callback depth + 1; from depth FRAME_CHAIN on it is an animation loop
+  // (a spinner, a canvas), never waited for.  The library's own frame waits use the pristine one (frame).
+  const FRAME_CHAIN = 3;
+  let frameDepth = 0;  // the depth of the reaction frame callback running now (0: none)
+  const pRaf = window.requestAnimationFrame;
+  function frame(fn) { return rApply(pRaf, window, [fn]); }
+  try {
+    const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
+    if (raf) {
+      window.requestAnimationFrame = function (fn, ...rest) {
+        if (typeof fn !== 'function') return rApply(raf, window, [fn, ...rest]);
+        const depth = running === 'frame' ? 0 : (frameDepth > 0 ? frameDepth + 1 : 1);
+        const react = running !== 'poll' && depth > 0 && depth < FRAME_CHAIN + 1;
+        let id = 0;
+        const cb = function (...a) {
+          reactions.delete('f' + id);
+          const was = running, wasDepth = frameDepth;
+          running = react ? 'reaction' : 'frame';
+          frameDepth = react ? depth : 0;
+          try { return rApply(fn, this, a); } finally { running = was; frameDepth = wasDepth; }
+        };
+        id = rApply(raf, window, [cb, ...rest]);
+        if (react) reactions.set('f' + id, ++state.timerSeq);
+        return id;
+      };
+      if (caf) window.cancelAnimationFrame = function (id) { reactions.delete('f' + id); return rApply(caf, window, [id]); };
+    }
+  } catch (e) { /* ignore */ }
+  // A message posted (window or MessageChannel: how React's scheduler and others queue their next slice of
+  // work) is activity the fast settle wait sees: its quiet time counts from the last one (lastPost).
+  state.lastPost = 0;
+  try {
+    const mpm = MessagePort.prototype.postMessage;
+    MessagePort.prototype.postMessage = function (...a) { state.lastPost = performance.now(); return rApply(mpm, this, a); };
+    const wpm = window.postMessage;
+    window.postMessage = function (...a) { state.lastPost = performance.now(); return rApply(wpm, this, a); };
+  } catch (e) { /* ignore */ }
   // reactions scheduled after sequence number seq and still pending
   function reactionsSince(seq) {
     let n = 0;
@@ -944,7 +983,7 @@
   };
   // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
   const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe',
-                    sleep, reactionsSince, armKey, keyHeld };
+                    sleep, frame, reactionsSince, armKey, keyHeld };
   for (const k in API) exported[k] = guarded(API[k]);
   // call(name, argsJson): JSON text {"ok": result, "ms": in-page ms} or {"error": "<the page's error>"}, made with the pristine
   // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,

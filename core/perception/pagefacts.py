@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["HEADING_JS", "FORM_VALUES_JS", "RESTORE_FORM_JS", "main_heading", "form_values", "restore_form"]
+__all__ = ["HEADING_JS", "FORM_VALUES_JS", "RESTORE_FORM_JS", "main_heading", "form_values", "restore_form", "TOKEN_JS"]
 
 #: The main heading: the first visible h1 / role=heading level 1 outside dialogs, else the first h2.
 HEADING_JS = """() => {
@@ -168,3 +168,26 @@ def overlays(driver: Any, point: tuple[float, float] | None = None) -> list[dict
 
 
 __all__ += ["OVERLAYS_JS", "overlays"]
+
+
+#: One cheap read of what can change a page without a new observation: URL, the page library's DOM
+#: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
+#: listeners were installed (installed on the first read, capture phase), scroll offset, child frames,
+#: running animations, the document's ready state and its time origin (a reload of the same URL is another
+#: document, whatever its mutation count).
+TOKEN_JS = r"""() => {
+  let c = window.__steadyhandChange;
+  if (!c) {
+    c = window.__steadyhandChange = { events: 0 };
+    for (const t of ['input', 'change', 'scroll', 'focusin', 'focusout', 'keydown', 'keyup', 'pointerdown',
+                     'pointerup', 'wheel', 'resize', 'hashchange', 'popstate', 'animationstart',
+                     'transitionrun', 'toggle', 'load']) {
+      window.addEventListener(t, () => { c.events++; }, { capture: true, passive: true });
+    }
+  }
+  const lib = window.__steadyhand;
+  let anim = -1;
+  try { anim = document.getAnimations().filter((a) => a.playState === 'running').length; } catch (e) { /* old */ }
+  return [location.href, lib && lib.state ? lib.state.mutations : -1, c.events, scrollX, scrollY,
+          window.frames.length, anim, document.readyState, performance.timeOrigin];
+}"""

@@ -1,10 +1,13 @@
 """What a passing step costs in round trips and store commits, on `steadyhand run`'s session in real Chromium
 (issue 20 item 3: a replay as fast as the script it replaces).
 
-* A step whose page did nothing since the previous step's after-look makes ONE call into the page before its
+* A step whose page did nothing since the previous step's after-look makes NO call into the page before its
   action: the reuse check's token, the recorded locator's confirmation, the checkpoint's form values, the
-  settle wait's probe and the kept state the act phase snapshots (an effect seen is never repeated) ride on
-  it (:mod:`core.engine.ahead`); the checkpoint still keeps every form value (a password by digest only).
+  settle wait's probe and the kept state the act phase snapshots (an effect seen is never repeated) were read
+  by the previous step's settle wait, right after its look (:func:`core.engine.ahead.next_reads`); the
+  checkpoint still keeps every form value (a password by digest only).  When the page changed while that
+  wait ran (a reaction that came later), or anything but a read was asked of the page since, the step reads
+  them itself, in one call.
 * A pause between the two (a breakpoint, the run paused at the act phase) makes the act phase read again: what
   a person did meanwhile is never taken for the action's effect.
 """
@@ -22,10 +25,10 @@ from tests.e2e.test_fastpath_run import PAGE, _project
 pytestmark = pytest.mark.browser
 
 
-def test_checkpoint_and_action_read_the_page_once_and_the_checkpoint_keeps_the_form(tmp_path: Path,
-                                                                                     monkeypatch) -> None:
+def _calls_before_acting(tmp_path: Path, monkeypatch, page: str) -> tuple[list[int], object, list, int]:
+    """(calls into the page from each step's start to its action, the run's result, its checkpoints, presses)."""
     server = LoopbackServer()
-    server.route("GET", "/page", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
+    server.route("GET", "/page", lambda req: Response.text(page, 200, "text/html; charset=utf-8"))
     reads: list[int] = []  # calls into the page from the step's start (its observe phase) to the action, per step
     with server:
         project = _project(tmp_path / "fast", server.base_url)
@@ -58,15 +61,34 @@ def test_checkpoint_and_action_read_the_page_once_and_the_checkpoint_keeps_the_f
             assert session.store is not None
             stored = session.store.checkpoints(result.run_id)
             presses = d.evaluate("() => window.presses || 0")
+    return reads, result, stored, presses
+
+
+def test_checkpoint_and_action_read_nothing_more_before_acting_and_the_checkpoint_keeps_the_form(
+        tmp_path: Path, monkeypatch) -> None:
+    reads, result, stored, presses = _calls_before_acting(tmp_path, monkeypatch, PAGE)
     assert result.status == "passed", result.error
     assert presses == 1
-    # type the name (the flow's first look, the locator's confirmation, the read before acting), show more, save:
-    # one call each before acting
-    assert reads == [3, 1, 1], reads
+    # type the name (the flow's first look, the locator's confirmation, the read before acting); show more and
+    # save: their reads came with the settle wait of the step before (the fill and the click changed the page at
+    # once, nothing came while the wait ran)
+    assert reads == [3, 0, 0], reads
     by_index = {c["index"]: c for c in stored}
     name_field = [f for f in by_index[1]["fields"] if f["key"] == "#name"]
     assert name_field and name_field[0]["value"] == "Ada"  # the checkpoint after typing kept the value typed
     assert [f["value"] for f in by_index[0]["fields"] if f["key"] == "#name"] == [""]
+
+
+def test_a_change_while_the_settle_wait_ran_makes_the_next_step_read_again(tmp_path: Path, monkeypatch) -> None:
+    # "Show more" shows its text 30 ms later (a reaction the settle wait waits for): the page changed after the
+    # wait's elements were matched, so the reads it took are not the page the next step acts on
+    late = PAGE.replace("onclick=\"document.getElementById('more').hidden = false\"",
+                        "onclick=\"setTimeout(() => { document.getElementById('more').hidden = false; }, 30)\"")
+    assert late != PAGE
+    reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, late)
+    assert result.status == "passed", result.error
+    assert presses == 1
+    assert reads == [3, 0, 1], reads
 
 
 def test_a_pause_between_the_checkpoint_and_the_action_makes_the_act_phase_read_again() -> None:
@@ -235,3 +257,57 @@ def test_a_step_with_its_authors_selector_and_no_codegen_locator_acts_through_th
     # the fast settle wait (its short quiet time, the look taken as it ends) for each of them
     step_waits = [kw for kw in settled if "long" in kw]
     assert all(step_waits[i].get("look") for i in sorts), step_waits
+
+
+def test_the_reads_a_settle_wait_took_stand_only_until_something_else_is_asked_of_the_page(tmp_path: Path) -> None:
+    """``wait_settled(look=True, then=...)`` takes the next step's reads after its look; ``read_ahead`` answers
+    from them without a call into the page - the same indices a call would read - unless a call other than a
+    page library read came in between, or the reads are for another selector."""
+    from core.engine.screen import FACTS_JS, TOKEN_JS
+    from tests.e2e.browser_fixtures import driver_on
+
+    (tmp_path / "page.html").write_text(PAGE)
+    with driver_on(tmp_path) as d:
+        d.goto("/page.html")
+        selector = 'internal:role=button[name="Show more"s]'
+        then = (selector, TOKEN_JS, None, None)
+
+        def settle_and_token():
+            d.observe(screenshot=False, ax=False, around=(TOKEN_JS, FACTS_JS))  # a light look: its reads are kept
+            start = d.probe()
+            d.page.fill("#name", "Ada")
+            d.wait_settled(start=start, quiet_ms=40, react_from=start["timerSeq"], look=True, then=then)
+            d.observe(screenshot=False, ax=False, around=(TOKEN_JS, FACTS_JS))  # the look the wait took
+            return d.around[1]["token"]
+
+        real = d._bounded
+        calls: list[str] = []
+
+        def counted(obj, method, *args, **kw):
+            calls.append(method)
+            return real(obj, method, *args, **kw)
+
+        d._bounded = counted
+        token = settle_and_token()
+        calls.clear()
+        kept = d.read_ahead(*then[:2], token, None, None)
+        assert calls == [] and kept["same"] is True and d.reads_kept == 1
+        fresh = d.read_ahead(*then[:2], token, None, None)  # taken once: this one is a call into the page
+        assert calls == ["evaluate_all"] and fresh["indices"] == kept["indices"] and len(kept["indices"]) == 1
+        assert kept["indices"][0] >= 0  # the button as the look listed it
+
+        token = settle_and_token()
+        d._lib(d.page.main_frame, "allText")  # an assertion's read: the reads still stand
+        calls.clear()
+        assert d.read_ahead(*then[:2], token, None, None)["same"] is True and calls == []
+
+        token = settle_and_token()
+        d.evaluate("() => { document.getElementById('more').hidden = false; }")  # anything else: they are dropped
+        calls.clear()
+        got = d.read_ahead(*then[:2], token, None, None)
+        assert calls == ["evaluate_all"] and got["same"] is False
+
+        token = settle_and_token()
+        calls.clear()
+        assert d.read_ahead('internal:role=button[name="Save"s]', TOKEN_JS, token, None, None)["same"] is True
+        assert calls == ["evaluate_all"]  # reads for another step's locator: read now
