@@ -48,8 +48,12 @@ SETTLE_SLICE_POLL_MS = 10.0
 #: cooperative scheduler works before it yields (React's scheduler posts its next slice through a
 #: ``MessageChannel`` every 5 ms), so a render split in slices is still under way when the wait looks.
 SETTLE_CALM_MS = 10.0
+#: Longest time (ms) a navigation to another document that has not replaced the page yet keeps a settle wait
+#: waiting (``leavingMs`` of the page library's probe): one that takes longer - a 204 answer, a navigation
+#: cancelled after it began - no longer counts; one that commits replaces the page and the wait goes on there.
+LEAVE_MS = 5000.0
 #: The in-page settle wait: :meth:`PlaywrightDriver.wait_settled`'s rules on the page library's probe.
-_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom, calm]) => {
+_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom, calm, leaveMs]) => {
   const lib = window.__steadyhand;
   if (!lib || !lib.probe) return null;
   const t0 = performance.now();
@@ -65,7 +69,8 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     const el = performance.now() - t0;
     if (startUrl !== null && p.url !== startUrl) changed = true;
     if (startMut !== null && p.mutations !== startMut) changed = true;
-    const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading';
+    const leaving = p.leavingMs !== null && p.leavingMs !== undefined && p.leavingMs < leaveMs;
+    const pending = p.inflight > 0 || (p.loading && p.loading.length > 0) || p.ready === 'loading' || leaving;
     if (!pending && p.quietMs >= quiet && (changed || startMut === null)) return end({ done: true, changed, timed_out: false });
     if (!pending && el >= idle) return end({ done: true, changed, timed_out: false });
     // the fast path: the wait ends once nothing the action set off is pending - no request in flight, no
@@ -1470,7 +1475,9 @@ class PlaywrightDriver:
                     changed = True
                 if start_mut is not None and p["mutations"] != start_mut:
                     changed = True
-                pending = p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
+                leaving = p.get("leavingMs")
+                pending = (p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
+                           or (isinstance(leaving, (int, float)) and leaving < LEAVE_MS))
                 quiet = p["quietMs"] >= quiet_ms
                 if not pending and quiet and (changed or start_mut is None):
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
@@ -1509,7 +1516,7 @@ class PlaywrightDriver:
         key = self._light_key if look else None
         script = _SETTLE_JS
         args = [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS, react_from,
-                SETTLE_CALM_MS]
+                SETTLE_CALM_MS, LEAVE_MS]
         target: Any = None  # the main frame (or the next step's locator in it)
         method, call_args = "evaluate", [args]
         if key is not None:  # the light look right as the wait ends, in the same task (wait_settled's look)

@@ -228,6 +228,26 @@
       if (caf) window.cancelAnimationFrame = function (id) { reactions.delete('f' + id); return rApply(caf, window, [id]); };
     }
   } catch (e) { /* ignore */ }
+  // A navigation to another document under way (the Navigation API's navigate event: a link, a form, a script's
+  // location.assign): the page is about to be replaced, so it is not settled - until the new document replaces
+  // this one (the wait then goes on in it), or LEAVE_MS passed (a 204 answer, a navigation cancelled later).
+  // A download, and a navigation a script cancels or takes over in the same document, do not count.
+  state.leaving = 0;
+  try {
+    if (window.navigation && navigation.addEventListener) {
+      navigation.addEventListener('navigate', guarded((e) => {
+        if (e.destination && e.destination.sameDocument) return;
+        if (e.downloadRequest !== null && e.downloadRequest !== undefined) return;
+        const at = performance.now();
+        state.leaving = at;
+        // once every listener had the event (a router may cancel it, or take it over in this document)
+        rApply(pSetTimeout, window, [() => {
+          if (state.leaving === at && (e.defaultPrevented || navigation.transition
+              || location.href === e.destination.url)) state.leaving = 0;
+        }, 0]);
+      }));
+    }
+  } catch (e) { /* ignore */ }
   // A message posted (window or MessageChannel: how React's scheduler and others queue their next slice of
   // work) is activity the fast settle wait sees: its quiet time counts from the last one (lastPost).
   state.lastPost = 0;
@@ -963,6 +983,7 @@
     return {
       url: location.href, mutations: state.mutations, quietMs: performance.now() - state.lastMutation,
       inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState, timerSeq: state.timerSeq,
+      leavingMs: state.leaving ? performance.now() - state.leaving : null,
     };
   }
 

@@ -57,3 +57,47 @@ def test_a_navigation_is_left_to_the_polling_loop(driver) -> None:
     assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 2000.0, 5000.0) is None
     r = driver.wait_settled(start=start)
     assert r["changed"] is True and r["timed_out"] is False
+
+
+def test_a_navigation_a_script_starts_after_a_request_holds_the_fast_wait_until_the_new_page(tmp_path) -> None:
+    """A sign-in's script posts, then goes to the next page (``location.assign``): once the request is answered
+    nothing is pending on the old page, but the fast wait must not end there - the page is about to be
+    replaced (the next page takes 150 ms to answer).  It ends on the new page, changed; a link to a download
+    and a navigation a script cancels do not hold it."""
+    import time as _time
+
+    from core.sites.server import LoopbackServer, Response
+
+    server = LoopbackServer()
+    page = ("<!doctype html><title>Sign in</title><button id=go onclick=\"fetch('/api', {method: 'POST'})"
+            ".then(() => location.assign('/next'))\">Sign in</button>"
+            "<a id=dl href='/file.csv' download>Export</a>"
+            "<a id=spa href='/elsewhere'>Elsewhere</a><script>document.getElementById('spa').addEventListener("
+            "'click', (e) => e.preventDefault())</script>")
+    server.route("GET", "/start", lambda req: Response.text(page, 200, "text/html; charset=utf-8"))
+    server.route("POST", "/api", lambda req: Response.json({"ok": True}))
+
+    def slow(req):
+        _time.sleep(0.15)
+        return Response.text("<!doctype html><title>Next</title><h1>Welcome</h1>", 200, "text/html; charset=utf-8")
+
+    server.route("GET", "/next", slow)
+    server.route("GET", "/file.csv", lambda req: Response.text("a,b\n", 200, "text/csv"))
+    with server:
+        d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
+        d.open()
+        try:
+            for link in ("#dl", "#spa"):  # neither leaves the page: the fast wait ends at once, unchanged
+                d.goto("/start")
+                start = d.probe()
+                d.page.click(link)
+                got = d.wait_settled(start=start, quiet_ms=40, idle_ms=3000, react_from=start["timerSeq"])
+                assert got.get("early") is True and got["ms"] < 1500 and "/start" in d.page.url, (link, got)
+            d.goto("/start")
+            start = d.probe()
+            d.page.click("#go")
+            got = d.wait_settled(start=start, quiet_ms=40, react_from=start["timerSeq"])
+            assert got["changed"] is True and got["timed_out"] is False
+            assert d.page.url.endswith("/next") and d.probe()["url"].endswith("/next")
+        finally:
+            d.close()
