@@ -7,8 +7,9 @@ and keeps the last :data:`KEEP` requests as
 :class:`~core.act.writes.RequestSeen` records on the ``time.monotonic``
 clock.  Chromium does not say which fetches were sent with ``keepalive``:
 a small init script of our own (:data:`NET_HOOK`, not the page library)
-wraps ``fetch`` and ``navigator.sendBeacon`` and reports those through an
-exposed binding, so they can be told from the user's writes.  What counts
+wraps ``fetch`` and reports those through an exposed binding, so they can
+be told from the user's writes (a ``navigator.sendBeacon`` request has the
+resource type ``Ping`` already).  What counts
 as a write is :func:`core.act.writes.server_writes` (pure).
 
 Used from the one thread that owns Playwright (architecture rule 10).
@@ -31,7 +32,9 @@ BINDING = "__steadyhandNetMark"
 #: A mark and a request match when sent within this many seconds of each other.
 _MARK_WINDOW_S = 2.0
 
-#: Wraps fetch (``keepalive`` in its init or Request) and navigator.sendBeacon; reports (method, url).
+#: Wraps fetch (``keepalive`` in its init or Request); reports (method, url).  ``navigator.sendBeacon`` needs no
+#: mark: Chromium gives its requests the resource type ``Ping`` (:data:`core.act.writes.BEACON_TYPES`), and a mark
+#: would cost a call into this process for every beacon.
 NET_HOOK = """
 (() => {
   if (window.__steadyhandNetHook) return;
@@ -51,10 +54,6 @@ NET_HOOK = """
       } catch (e) { /* ignore */ }
       return origFetch.apply(this, arguments);
     };
-  }
-  if (navigator.sendBeacon) {
-    const origBeacon = navigator.sendBeacon.bind(navigator);
-    navigator.sendBeacon = function (url, data) { mark('POST', url); return origBeacon(url, data); };
   }
 })();
 """ % {"b": BINDING}
