@@ -160,7 +160,7 @@ def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, An
     return out
 
 
-def goto_kwargs(ex: "FlowExecutor") -> dict[str, float]:
+def goto_kwargs(ex: "FlowExecutor") -> dict[str, Any]:
     """Extra keywords of ``driver.goto`` for a flow's start URL: below ``full`` the page's quiet time after the
     load is :data:`FAST_QUIET_MS` (``{"quiet_ms": ...}``), as a fast step's settle wait - the first step's
     before-look waits for a page still loading or rendering on its own (``Observation.loading``, the
@@ -168,7 +168,10 @@ def goto_kwargs(ex: "FlowExecutor") -> dict[str, float]:
     ``quiet_ms``, nothing (the project's ``waits.quiet_ms``)."""
     if full_wanted(ex) or not _accepts(getattr(ex.driver, "goto", None), "quiet_ms"):
         return {}
-    return {"quiet_ms": FAST_QUIET_MS}
+    out: dict[str, Any] = {"quiet_ms": FAST_QUIET_MS}
+    if _accepts(ex.driver.goto, "look"):
+        out["look"] = True  # the first step's light before-look is taken as the wait ends, in its round trip
+    return out
 
 
 def level_of(ex: "FlowExecutor") -> str:

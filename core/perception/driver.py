@@ -298,6 +298,9 @@ class PlaywrightDriver:
         self.light_reads = 0
         #: The reads of the last light look of the main frame (collect arguments as JSON, pre, post).
         self._light_key: Any = None
+        #: The reads of the last light look of the main frame taken with a read after it (a step's look without a
+        #: screenshot): the look a page just loaded gets (:meth:`goto` ``look``).
+        self._plain_key: Any = None
         #: A light look a settle wait took at its end: (key, what it returned, time.monotonic()), or None.
         self._looked: Any = None
         #: Light looks taken by a settle wait in its own round trip and used by :meth:`observe`, counted.
@@ -465,9 +468,10 @@ class PlaywrightDriver:
             return url
         return urljoin(self.base_url, url.lstrip("/"))
 
-    def goto(self, url: str, *, quiet_ms: float | None = None) -> None:
+    def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False) -> None:
         """Load ``url`` (relative to the base URL), then wait until the page is quiet (:meth:`wait_settled`;
-        ``quiet_ms`` replaces ``waits.quiet_ms`` there, as on the fast path).
+        ``quiet_ms`` replaces ``waits.quiet_ms`` there, as on the fast path; ``look``: the wait takes the next
+        light look in its round trip, as there).
 
         Raises
         ------
@@ -485,7 +489,9 @@ class PlaywrightDriver:
             raise NavigationError(f"cannot load {target}: {first}") from None
         if resp is not None and resp.status >= 400:
             raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
-        self.wait_settled(quiet_ms=quiet_ms)
+        if look and self._plain_key is not None:
+            self._light_key = self._plain_key  # the first step's before-look, not the last step's after-look
+        self.wait_settled(quiet_ms=quiet_ms, look=look)
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate`` within :attr:`script_timeout_ms`.
@@ -637,6 +643,8 @@ class PlaywrightDriver:
         """
         if frame == self.page.main_frame:
             self._light_key = (json.dumps(collect_args, sort_keys=True), pre, post)
+            if post is not None:  # a step's look without a screenshot: what a page just loaded is looked at with
+                self._plain_key = self._light_key
         got = self._bounded(frame, "evaluate", _light_src(collect_args, pre, post), None,
                             what="page library light look")
         return self._light_answer(frame, got)

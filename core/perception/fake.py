@@ -249,9 +249,9 @@ class FakeDriver:
     def url(self) -> str:
         return BASE_URL + self.path
 
-    def goto(self, url: str, *, quiet_ms: float | None = None) -> None:
-        """Load a page afresh (typed values are lost, dialogs closed); ``quiet_ms`` as the real driver's (a
-        scripted page is quiet at once: nothing to wait for).
+    def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False) -> None:
+        """Load a page afresh (typed values are lost, dialogs closed); ``quiet_ms`` and ``look`` as the real
+        driver's (a scripted page is quiet at once: nothing to wait for, and a look costs no round trip).
 
         Raises
         ------

@@ -25,8 +25,10 @@ from tests.e2e.test_fastpath_run import PAGE, _project
 pytestmark = pytest.mark.browser
 
 
-def _calls_before_acting(tmp_path: Path, monkeypatch, page: str) -> tuple[list[int], object, list, int]:
-    """(calls into the page from each step's start to its action, the run's result, its checkpoints, presses)."""
+def _calls_before_acting(tmp_path: Path, monkeypatch, page: str,
+                         runs: int = 1) -> tuple[list[int], object, list, int]:
+    """(calls into the page from each step's start to its action, the last run's result, its checkpoints, presses
+    in it); ``runs`` runs of the flow in one session, the calls of the last one."""
     server = LoopbackServer()
     server.route("GET", "/page", lambda req: Response.text(page, 200, "text/html; charset=utf-8"))
     reads: list[int] = []  # calls into the page from the step's start (its observe phase) to the action, per step
@@ -57,7 +59,9 @@ def _calls_before_acting(tmp_path: Path, monkeypatch, page: str) -> tuple[list[i
             monkeypatch.setattr(d, "perform", perform)
             monkeypatch.setattr(pipeline, "PHASE_FUNCTIONS", tuple(
                 (name, observe if name == "observe" else fn) for name, fn in pipeline.PHASE_FUNCTIONS))
-            result = session.run_flow(project.flows["fast"])
+            for _ in range(runs):
+                reads.clear()
+                result = session.run_flow(project.flows["fast"])
             assert session.store is not None
             stored = session.store.checkpoints(result.run_id)
             presses = d.evaluate("() => window.presses || 0")
@@ -77,6 +81,16 @@ def test_checkpoint_and_action_read_nothing_more_before_acting_and_the_checkpoin
     name_field = [f for f in by_index[1]["fields"] if f["key"] == "#name"]
     assert name_field and name_field[0]["value"] == "Ada"  # the checkpoint after typing kept the value typed
     assert [f["value"] for f in by_index[0]["fields"] if f["key"] == "#name"] == [""]
+
+
+def test_a_flows_first_look_rides_on_the_start_pages_settle_wait(tmp_path: Path, monkeypatch) -> None:
+    # the session's second run: the start URL's settle wait takes the first step's light look as it ends (the
+    # first run taught the driver which look that is), so the first step only confirms its locator and reads
+    # what it keeps before acting
+    reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, PAGE, runs=2)
+    assert result.status == "passed", result.error
+    assert presses == 1  # each run loads the page afresh
+    assert reads == [2, 0, 0], reads
 
 
 def test_a_change_while_the_settle_wait_ran_makes_the_next_step_read_again(tmp_path: Path, monkeypatch) -> None:
