@@ -491,7 +491,36 @@
     }
     const img = el.querySelector && el.querySelector('img[alt]');
     if (img) return clean(img.getAttribute('alt'), 120);
+    if (!text && !['textbox', 'combobox', 'searchbox', 'listbox', 'spinbutton', 'slider'].includes(role)) {
+      const shown = generatedText(el);  // an icon font's glyph (CSS content), as the browser names it
+      if (shown) return shown;
+    }
     return clean(el.getAttribute('title') || el.getAttribute('placeholder') || '', 120);
+  }
+
+  // The text CSS generates in el and its descendants (::before and ::after with a quoted string content, in
+  // document order; aria-hidden parts left out), as the browser's accessible name takes it from content: an
+  // icon-only link whose glyph an icon font draws (<a title="Edit"><span class="glyphicon-pencil"></span></a>)
+  // is named by its glyph, not its title.  At most 4 levels and 16 parts.
+  function generatedText(el) {
+    const out = [];
+    const part = (n, which) => {
+      try {
+        const c = getComputedStyle(n, which).content;
+        const m = c && /^"((?:[^"\\]|\\.)*)"$/.exec(c);
+        if (m && m[1]) out.push(m[1].replace(/\\(.)/g, '$1'));
+      } catch (e) { /* no style: nothing generated */ }
+    };
+    const visit = (n, depth) => {
+      if (depth > 4 || out.length >= 16) return;
+      part(n, '::before');
+      for (let c = n.firstElementChild; c; c = c.nextElementSibling) {
+        if (c.getAttribute('aria-hidden') !== 'true') visit(c, depth + 1);
+      }
+      part(n, '::after');
+    };
+    visit(el, 0);
+    return clean(out.join(''), 120);
   }
 
   // Per collect (null outside one): element -> [1-based index among same-tag siblings, their count], and

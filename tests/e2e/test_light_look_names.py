@@ -37,3 +37,28 @@ def test_a_light_look_leaves_aria_hidden_parts_out_of_names_as_the_full_look_doe
         d.close()
     assert full == {"link": "LeaveDesk", "button": "Close"}
     assert light == full
+
+
+# icon-only controls whose glyph an icon font draws with CSS generated content (Bootstrap's glyphicons, as
+# flask-admin's list view has them): the browser names them by the glyph, not by their title; one glyph is
+# aria-hidden (then the title names it), one sits in ::after
+ICONS = ("data:text/html;charset=utf-8,<style>.pen::before{content:'\\270f'} .bin::after{content:'\\1F5D1'}"
+         "</style><a href='/edit' title='Edit Record'><span class='pen'></span></a>"
+         "<button title='Delete'><span class='bin'></span></button>"
+         "<a href='/view' title='View Record'><span class='pen' aria-hidden='true'></span></a>")
+
+
+def test_a_light_look_names_an_icon_only_control_by_its_css_glyph_as_the_full_look_does() -> None:
+    d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
+    d.open()
+    try:
+        d.goto(ICONS)
+        full = {c.descriptor.name for c in d.observe(ax=True).candidates}
+        d.goto(ICONS + "<p>a new document: no kept tree entry covers its elements</p>")
+        light = {c.descriptor.name for c in d.observe(ax=False).candidates}
+        # the name Playwright's own role locator matches (what the exported script and the fast path act through)
+        assert d.page.get_by_role("link", name="\u270f", exact=True).count() == 1
+    finally:
+        d.close()
+    assert full == {"\u270f", "\U0001F5D1", "View Record"}
+    assert light == full
