@@ -199,6 +199,13 @@ table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid tre
 """.split())
 
 
+def _quoted(text: str) -> str:
+    """``text`` quoted for a Playwright selector as its own locators quote it: JSON, with every character other
+    than the quote and the backslash as it is (Playwright's selector parser reads no ``\\uXXXX`` escape: "\\u270f"
+    would ask for those six characters, and a name with an accent or a glyph would match nothing)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def recorded_locator(step: Step, decided: Step | None = None) -> str:
     """The Playwright selector codegen would choose for ``step``'s recorded target: its test id, its role with
     its exact name, or its label (exact); "" when it has none of them, or when a ``{param}`` placeholder of
@@ -213,14 +220,14 @@ def recorded_locator(step: Step, decided: Step | None = None) -> str:
                                                               decided.target.label)):
         return ""
     if d.test_id:
-        return f"internal:testid=[data-testid={json.dumps(d.test_id)}s]"
+        return f"internal:testid=[data-testid={_quoted(d.test_id)}s]"
     letters = [c for c in d.name if c.isalpha()]
     shouting = len(letters) >= 2 and all(c.isupper() for c in letters)
     password = d.tag == "input" and d.type.lower() == "password"
     if d.role in _ROLES and d.name and not password and not shouting:
-        return f"internal:role={d.role}[name={json.dumps(d.name)}s]"
+        return f"internal:role={d.role}[name={_quoted(d.name)}s]"
     if d.label and not d.label.isupper():
-        return f"internal:label={json.dumps(d.label)}s"
+        return f"internal:label={_quoted(d.label)}s"
     return ""
 
 

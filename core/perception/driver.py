@@ -199,10 +199,12 @@ def _then_key(selector: str, token_js: str, script: str | None, arg: Any) -> tup
 
 #: The next step's reads after a settle wait's look (:meth:`PlaywrightDriver.wait_settled` ``then``), as
 #: :meth:`PlaywrightDriver.read_ahead` makes them; only when no DOM mutation came since the elements of
-#: ``selector`` were matched (at the call's start), else ``null`` (the next step reads them itself).
-_THEN_JS = r"""async (els, m0, tokenFn, script, arg) => {
+#: ``selector`` were matched (at the call's start) and the document had finished loading then (a stylesheet that
+#: arrives later changes no DOM but can change a name: an icon font's glyph), else ``null`` (the next step reads
+#: them itself).
+_THEN_JS = r"""async (els, m0, loaded, tokenFn, script, arg) => {
   const lib = window.__steadyhand;
-  if (!lib || !lib.state || !lib.call || m0 === null || lib.state.mutations !== m0) return null;
+  if (!lib || !lib.state || !lib.call || m0 === null || !loaded || lib.state.mutations !== m0) return null;
   const token = tokenFn();
   const refs = lib.state.refs;
   const indices = els.map((e) => { for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
@@ -1532,12 +1534,13 @@ class PlaywrightDriver:
             reads = ""
             if then is not None:  # and the next step's reads after it (wait_settled's then)
                 selector, token_js, read_js, read_arg = then
-                reads = (f"if (r.look) {{ try {{ r.ahead = await ({_THEN_JS})(els, m0, {token_js}, "
+                reads = (f"if (r.look) {{ try {{ r.ahead = await ({_THEN_JS})(els, m0, loaded, {token_js}, "
                          f"{read_js or 'null'}, rarg); }} catch (e) {{ r.ahead = null; }} }} ")
                 call_args = [[args, read_arg]]
                 if selector:
                     method = "evaluate_all"
             body = (f"const lib = window.__steadyhand; const m0 = lib && lib.state ? lib.state.mutations : null; "
+                    f"const loaded = document.readyState === 'complete'; "
                     f"const r = await ({_SETTLE_JS})(args); if (r && r.done) {{ "
                     f"try {{ r.look = ({_light_src(collect_args, pre, post)})(); }} catch (e) {{ r.look = null; }} "
                     f"{reads}}} return r;")
