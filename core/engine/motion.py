@@ -15,7 +15,8 @@ would then be met only by the next step, over its target.  Such a dialog is wait
 observed again, so that the step's verification meets it and an approved skill answers it there.
 
 Nothing is waited for when the step did not act or nothing moves (one ``evaluate``, about 1 ms; none when the
-step's settle wait said that nothing was animating as it ended, ``ctx.settled["moving"]``).
+step's settle wait said that nothing was animating as it ended, ``ctx.settled["moving"]``, or that no dialog was
+arriving then, ``ctx.settled["arriving"]``).
 """
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ def look_when_still(ex: Any, ctx: Any) -> bool:
         return False
     if judge(expected_delta(step), observed_deltas(ctx.before, ctx.after)).kind == "as_expected":
         settled = getattr(ctx, "settled", None) or {}
-        if settled.get("moving") is False:
-            return False  # nothing was animating when the page settled: no dialog can be fading in
+        if settled.get("moving") is False or settled.get("arriving") is False:
+            return False  # nothing was animating when the page settled, or no dialog was arriving then
         waited = wait_dialog_arriving(ex.driver)  # a dialog the action opened, still fading in: its effect too
     else:
         waited = wait_motion(ex.driver)

@@ -27,6 +27,7 @@ from core.perception.axtree import ax_entries, element_at
 from core.perception.browser import CHROMIUM_ARGS, BrowserLaunchError, bound_cdp_endpoint, cdp_args, check_cdp_port, find_chromium
 from core.perception.grid import Grid
 from core.perception.netwatch import NET_HOOK, NetHook, event_handler
+from core.perception.pagefacts import ARRIVING_JS
 from core.secrets import Redactor, mask_boxes_png
 from core.state.signature import light_signature
 
@@ -62,7 +63,15 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
   // whether a finite CSS animation or transition still runs when the wait ends (a dialog fading in)
   const moving = () => { try { return document.getAnimations().some((a) => a.playState === 'running'
     && Number.isFinite(a.effect.getComputedTiming().endTime)); } catch (e) { return true; } };
-  const end = (r) => { if (r.done && !r.timed_out) r.moving = moving(); return r; };
+  // and, when something moves, whether a dialog is arriving (in the page, not shown yet, its show animation
+  // running: core.perception.pagefacts.ARRIVING_JS)
+  const end = (r) => {
+    if (r.done && !r.timed_out) {
+      r.moving = moving();
+      try { r.arriving = r.moving ? !!(__ARRIVING__)() : false; } catch (e) { r.arriving = true; }
+    }
+    return r;
+  };
   let changed = false;
   for (;;) {
     const p = lib.probe();
@@ -84,6 +93,7 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     await rest(early && el < 4 * calm ? Math.min(poll, 2) : poll);
   }
 }"""
+_SETTLE_JS = _SETTLE_JS.replace("__ARRIVING__", ARRIVING_JS.strip())
 #: The page library's ``pinned`` (index and description, with neighbours) of each element a locator matched, as
 #: the library's JSON answers (:meth:`PlaywrightDriver._pinned_all`).
 _PINNED_ALL_JS = r"""(els) => els.map((e) => window.__steadyhand && window.__steadyhand.callOn
@@ -1445,7 +1455,8 @@ class PlaywrightDriver:
         -------
         dict
             ``{"ms": waited ms, "changed": bool, "timed_out": bool}``; when the wait ran in the page, also
-            ``"moving"``: whether a finite CSS animation or transition was still running as it ended.
+            ``"moving"``: whether a finite CSS animation or transition was still running as it ended, and
+            ``"arriving"``: whether a dialog was arriving then (:data:`core.perception.pagefacts.ARRIVING_JS`).
         """
         t0 = time.monotonic()
         start = start or {}
@@ -1464,8 +1475,9 @@ class PlaywrightDriver:
                        "timed_out": bool(fast["timed_out"])}
                 if fast.get("early"):
                     out["early"] = True
-                if "moving" in fast:
-                    out["moving"] = bool(fast["moving"])
+                for k in ("moving", "arriving"):
+                    if k in fast:
+                        out[k] = bool(fast[k])
                 return out
             changed = bool(fast["changed"])  # the page navigated or the slice ended: the polling goes on
         while True:
@@ -1501,8 +1513,9 @@ class PlaywrightDriver:
                     if again is not None and again["done"]:
                         out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
                                "timed_out": bool(again["timed_out"])}
-                        if "moving" in again:
-                            out["moving"] = bool(again["moving"])
+                        for k in ("moving", "arriving"):
+                            if k in again:
+                                out[k] = bool(again[k])
                         return out
                     if again is not None:
                         continue  # the slice ended: probe the page as it is now

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["HEADING_JS", "FORM_VALUES_JS", "RESTORE_FORM_JS", "main_heading", "form_values", "restore_form", "TOKEN_JS"]
+__all__ = ["ARRIVING_JS", "HEADING_JS", "FORM_VALUES_JS", "RESTORE_FORM_JS", "main_heading", "form_values", "restore_form",
+           "TOKEN_JS"]
 
 #: The main heading: the first visible h1 / role=heading level 1 outside dialogs, else the first h2.
 HEADING_JS = """() => {
@@ -191,3 +192,32 @@ TOKEN_JS = r"""() => {
   return [location.href, lib && lib.state ? lib.state.mutations : -1, c.events, scrollX, scrollY,
           window.frames.length, anim, document.readyState, performance.timeOrigin];
 }"""
+
+
+#: The page side of :func:`dialog_arriving`: true when a dialog is in the page but not shown yet (zero opacity,
+#: hidden, or no size - the first frames of its show animation) while a finite CSS animation or transition runs
+#: on it, inside it or on one of its ancestors.  The dialog selector is the page library's ``modals()`` one
+#: (``core/perception/page_lib.js``).  sweetalert2 11 adds its popup with ``role=dialog`` at opacity 0 and fades
+#: it in (``swal2-show``, 300 ms; 3 s on a CPU ten times slower); Bootstrap 3 shows its ``.modal`` at opacity 0
+#: and fades it in after its backdrop.
+ARRIVING_JS = """
+() => {
+  const running = document.getAnimations().filter(a => {
+    if (a.playState !== 'running') return false;
+    try { return Number.isFinite(a.effect.getComputedTiming().endTime); } catch (e) { return false; }
+  });
+  if (!running.length) return false;
+  const targets = running.map(a => a.effect && a.effect.target).filter(t => t && t.nodeType === 1);
+  const sel = '[role=dialog],[role=alertdialog],dialog[open],[aria-modal=true],.ui-dialog';
+  for (const d of document.querySelectorAll(sel)) {
+    const r = d.getBoundingClientRect(), cs = getComputedStyle(d);
+    let shown = r.width >= 1 && r.height >= 1 && cs.visibility !== 'hidden' && cs.display !== 'none';
+    for (let e = d; shown && e; e = e.parentElement) {
+      if (parseFloat(getComputedStyle(e).opacity) === 0) shown = false;
+    }
+    if (shown) continue;
+    if (targets.some(t => t === d || d.contains(t) || t.contains(d))) return true;
+  }
+  return false;
+}
+"""

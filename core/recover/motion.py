@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.perception.pagefacts import ARRIVING_JS
+
 __all__ = ["ARRIVING_JS", "ARRIVING_ROUNDS", "MOTION_JS", "MOTION_LIMIT_MS", "CHAIN_GAP_MS", "dialog_arriving",
            "wait_dialog_arriving", "wait_motion"]
 
@@ -59,33 +61,6 @@ async ([limitMs, gapMs]) => {
 """
 
 
-#: The page side of :func:`dialog_arriving`: true when a dialog is in the page but not shown yet (zero opacity,
-#: hidden, or no size - the first frames of its show animation) while a finite CSS animation or transition runs
-#: on it, inside it or on one of its ancestors.  The dialog selector is the page library's ``modals()`` one
-#: (``core/perception/page_lib.js``).  sweetalert2 11 adds its popup with ``role=dialog`` at opacity 0 and fades
-#: it in (``swal2-show``, 300 ms; 3 s on a CPU ten times slower); Bootstrap 3 shows its ``.modal`` at opacity 0
-#: and fades it in after its backdrop.
-ARRIVING_JS = """
-() => {
-  const running = document.getAnimations().filter(a => {
-    if (a.playState !== 'running') return false;
-    try { return Number.isFinite(a.effect.getComputedTiming().endTime); } catch (e) { return false; }
-  });
-  if (!running.length) return false;
-  const targets = running.map(a => a.effect && a.effect.target).filter(t => t && t.nodeType === 1);
-  const sel = '[role=dialog],[role=alertdialog],dialog[open],[aria-modal=true],.ui-dialog';
-  for (const d of document.querySelectorAll(sel)) {
-    const r = d.getBoundingClientRect(), cs = getComputedStyle(d);
-    let shown = r.width >= 1 && r.height >= 1 && cs.visibility !== 'hidden' && cs.display !== 'none';
-    for (let e = d; shown && e; e = e.parentElement) {
-      if (parseFloat(getComputedStyle(e).opacity) === 0) shown = false;
-    }
-    if (shown) continue;
-    if (targets.some(t => t === d || d.contains(t) || t.contains(d))) return true;
-  }
-  return false;
-}
-"""
 #: At most this many waits for a dialog still arriving (a second for a show animation that starts when the
 #: first ends, e.g. a backdrop's then the dialog's); each is bounded by :data:`MOTION_LIMIT_MS`.
 ARRIVING_ROUNDS = 2

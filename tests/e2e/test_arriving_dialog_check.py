@@ -30,3 +30,33 @@ def test_no_page_call_when_nothing_animated_as_the_page_settled(monkeypatch, tmp
         result = session.run_flow(project.flows["sort_table"])
     assert result.status == "passed", result.error
     assert asked == []
+
+
+def test_the_settle_wait_says_whether_a_dialog_is_arriving_as_it_ends(tmp_path) -> None:
+    """A form field's focus transition moves something but brings no dialog: the settle wait's answer says so
+    (``arriving`` False) and the step asks nothing more; a dialog fading in (opacity 0 -> 1 over 1 s) is said to
+    be arriving, so the verify phase waits for it (``look_when_still``)."""
+    from core.domain import BrowserSettings
+    from core.perception.driver import PlaywrightDriver
+
+    from urllib.parse import quote
+
+    page = "data:text/html," + quote("<style>input{transition:box-shadow 1s}input:focus{box-shadow:0 0 8px blue}"
+            "#d{transition:opacity 1s;opacity:0}#d.in{opacity:1}</style><input id=f>"
+            "<button id=b onclick=\"const d=document.createElement('div');d.id='d';d.setAttribute('role','dialog');"
+            "d.textContent='Sure?';document.body.append(d);requestAnimationFrame(()=>requestAnimationFrame(()=>"
+            "d.classList.add('in')))\">Delete</button>")
+    d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
+    d.open()
+    try:
+        d.goto(page)
+        start = d.probe()
+        d.page.fill("#f", "x")  # focuses the field: its box shadow starts to move
+        got = d.wait_settled(start=start, quiet_ms=40, react_from=start["timerSeq"])
+        assert got["moving"] is True and got["arriving"] is False
+        start = d.probe()
+        d.page.click("#b")
+        got = d.wait_settled(start=start, quiet_ms=40, react_from=start["timerSeq"])
+        assert got["moving"] is True and got["arriving"] is True
+    finally:
+        d.close()

@@ -31,7 +31,7 @@ def test_a_change_then_quiet_ends_the_wait_in_one_call(driver) -> None:
     start = driver.probe()
     driver.page.click("#b")
     got = driver._settle_in_page(start["mutations"], start["url"], 120.0, 2000.0, 5000.0)
-    assert got == {"done": True, "changed": True, "timed_out": False, "moving": False}  # nothing animates
+    assert got == {"done": True, "changed": True, "timed_out": False, "moving": False, "arriving": False}  # nothing animates
     r = driver.wait_settled(start=driver.probe(), idle_ms=150)  # nothing more happens: the idle bound ends it
     assert r["changed"] is False and r["timed_out"] is False and 150 <= r["ms"] < 1500
 
@@ -39,7 +39,7 @@ def test_a_change_then_quiet_ends_the_wait_in_one_call(driver) -> None:
 def test_no_change_ends_at_the_idle_bound_and_a_slice_can_end_first(driver) -> None:
     start = driver.probe()
     assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 100.0, 5000.0) == {
-        "done": True, "changed": False, "timed_out": False, "moving": False}
+        "done": True, "changed": False, "timed_out": False, "moving": False, "arriving": False}
     # the slice (here: the limit, 80 ms) is shorter than the idle bound: over, not done, not changed
     assert driver._settle_in_page(start["mutations"], start["url"], 120.0, 1000.0, 80.0)["timed_out"] is True
 
