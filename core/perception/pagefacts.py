@@ -174,8 +174,8 @@ __all__ += ["OVERLAYS_JS", "overlays"]
 #: One cheap read of what can change a page without a new observation: URL, the page library's DOM
 #: mutation count (-1 without it), input/scroll/focus/pointer/keyboard/animation events seen since the
 #: listeners were installed (installed on the first read, capture phase), scroll offset, child frames,
-#: running animations, the document's ready state and its time origin (a reload of the same URL is another
-#: document, whatever its mutation count).
+#: running animations (not those that only repaint: a focus ring's shadow or colour), the document's ready
+#: state and its time origin (a reload of the same URL is another document, whatever its mutation count).
 TOKEN_JS = r"""() => {
   let c = window.__steadyhandChange;
   if (!c) {
@@ -187,8 +187,22 @@ TOKEN_JS = r"""() => {
     }
   }
   const lib = window.__steadyhand;
+  // a running animation that only repaints (a focused field's box-shadow or border colour) moves nothing a look
+  // saw: it is not counted
+  const PAINT = /^(box-shadow|color|background-color|border(-(top|right|bottom|left))?-color|outline(-color)?|text-shadow|text-decoration-color|caret-color|fill|stroke)$/;
+  const paintOnly = (a) => {
+    try {
+      if (a.transitionProperty) return PAINT.test(a.transitionProperty);
+      const props = new Set();
+      for (const k of a.effect.getKeyframes()) {
+        for (const p in k) if (!['offset', 'easing', 'composite', 'computedOffset'].includes(p)) props.add(p);
+      }
+      return props.size > 0 && [...props].every((p) => PAINT.test(p.replace(/[A-Z]/g, (m) => '-' + m.toLowerCase())));
+    } catch (e) { return false; }
+  };
   let anim = -1;
-  try { anim = document.getAnimations().filter((a) => a.playState === 'running').length; } catch (e) { /* old */ }
+  try { anim = document.getAnimations().filter((a) => a.playState === 'running' && !paintOnly(a)).length; }
+  catch (e) { /* old */ }
   return [location.href, lib && lib.state ? lib.state.mutations : -1, c.events, scrollX, scrollY,
           window.frames.length, anim, document.readyState, performance.timeOrigin];
 }"""

@@ -93,6 +93,18 @@ def test_a_flows_first_look_rides_on_the_start_pages_settle_wait(tmp_path: Path,
     assert reads == [2, 0, 0], reads
 
 
+def test_a_focus_rings_transition_moves_nothing_a_look_saw(tmp_path: Path, monkeypatch) -> None:
+    # the field typed in keeps its focus ring's shadow moving for half a second (Bootstrap's form controls do
+    # it for 150 ms): it only repaints, so the typing step's look still stands for the next step
+    ring = PAGE.replace("<h1>Fast path</h1>", "<style>input { transition: box-shadow 0.5s, border-color 0.5s; }"
+                        "input:focus { box-shadow: 0 0 8px blue; border-color: blue; }</style><h1>Fast path</h1>")
+    assert ring != PAGE
+    reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, ring)
+    assert result.status == "passed", result.error
+    assert presses == 1
+    assert reads == [3, 0, 0], reads
+
+
 def test_a_change_while_the_settle_wait_ran_makes_the_next_step_read_again(tmp_path: Path, monkeypatch) -> None:
     # "Show more" shows its text 30 ms later (a reaction the settle wait waits for): the page changed after the
     # wait's elements were matched, so the reads it took are not the page the next step acts on
