@@ -50,9 +50,11 @@ SETTLE_SLICE_POLL_MS = 10.0
 #: ``MessageChannel`` every 5 ms), so a render split in slices is still under way when the wait looks.
 SETTLE_CALM_MS = 10.0
 #: Longest time (ms) a navigation to another document that has not replaced the page yet keeps a settle wait
-#: waiting (``leavingMs`` of the page library's probe): one that takes longer - a 204 answer, a navigation
-#: cancelled after it began - no longer counts; one that commits replaces the page and the wait goes on there.
-LEAVE_MS = 5000.0
+#: waiting (``leavingMs`` of the page library's probe): one that takes longer - a 204 answer, a link answered
+#: as an attachment (a download the page cannot tell from a navigation until it is answered), a navigation
+#: cancelled after it began - no longer counts, and a slower server's page is met by the verify phase's second
+#: look; one that commits replaces the page and the wait goes on there.
+LEAVE_MS = 1500.0
 #: The in-page settle wait: :meth:`PlaywrightDriver.wait_settled`'s rules on the page library's probe.
 _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom, calm, leaveMs]) => {
   const lib = window.__steadyhand;
