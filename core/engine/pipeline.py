@@ -39,7 +39,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable
 
-from core.act.after import appeared_fields, changed_fields, control_key, fill_undone, observed_after
+from core.act.after import appeared_fields, changed_fields, control_key, fill_undone, observed_after, same_text
 from core.act.landing import base_path, judge_landing, origin_of
 from core.act.expect import change_words, expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
@@ -732,6 +732,11 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
         changed = changed_fields(before, after)
         if step.action.kind in ("input", "select") and ctx.candidate is not None:
             changed.append(ctx.candidate.descriptor.label_text)  # its fill was verified above
+            named = [t for t in (step.target.label, step.target.name) if t]
+            if recorded.field_changed and any(same_text(recorded.field_changed, t) for t in named):
+                # the field the recording names is the one this step filled, whatever its label says now (a
+                # renamed label the locator healed): its change was verified above
+                changed.append(recorded.field_changed)
         watch, run_base = NetworkWatch.of(ex.driver), base_path(getattr(ex.driver, "base_url", ""))
         items_before, items_after = list_counts(ex, ctx)
         regions = _memo(ctx, "regions", lambda: page_regions(ex, ctx))  # landmark, region changed (issue 19)

@@ -1,0 +1,55 @@
+"""A field whose label was renamed since the recording ("Category" -> "Aisle") is still the field the step's
+recorded after-state names, on `steadyhand run`'s session in real Chromium: the step passes with a heal
+proposed, instead of a false "the field 'Category' did not change" that retried the choice until the circuit
+breaker opened (a new user's trial on their own app)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.engine.session import ProjectSession
+from core.project import load_project
+from core.sites.server import LoopbackServer, Response
+
+pytestmark = pytest.mark.browser
+
+PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Pantry</title></head><body><h1>Pantry</h1>
+<form onsubmit="return false"><label for="item-cat">Aisle</label>
+<select id="item-cat" name="category"><option>Produce</option><option>Dairy</option><option>Bakery</option></select>
+<button type="button" id="go" onclick="document.getElementById('out').textContent = 'Picked ' +
+ document.getElementById('item-cat').value">Pick</button></form><p id="out" role="status"></p></body></html>"""
+
+FLOW = {
+    "schema_version": 1, "name": "pick", "description": "Choose an aisle.", "start_url": "/",
+    "steps": [
+        {"id": "s1", "name": "Choose Dairy in Category", "action": "select", "value": "Dairy",
+         "target": {"tag": "select", "role": "combobox", "name": "Category", "label": "Category", "id": "item-cat",
+                    "name_attr": "category", "css_path": "select#item-cat"},
+         "after": {"url_pattern": "/", "title": "Pantry", "heading": "Pantry", "dialog": False,
+                   "field_changed": "Category"}},
+        {"id": "s2", "name": "Pick", "action": "click",
+         "target": {"tag": "button", "role": "button", "name": "Pick", "text": "Pick", "id": "go"},
+         "assertions": [{"kind": "text_appears", "expected": "Picked Dairy"}]},
+    ],
+}
+
+
+def test_a_renamed_fields_change_is_the_recorded_fields_change(tmp_path: Path) -> None:
+    server = LoopbackServer()
+    server.route("GET", "/", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
+    root = tmp_path / "pantry"
+    (root / "flows").mkdir(parents=True)
+    with server:
+        settings = {"schema_version": 1, "name": "Pantry", "base_url": server.base_url,
+                    "browser": {"headless": True, "viewport": {"width": 1280, "height": 800}}}
+        (root / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
+        (root / "flows" / "pick.yaml").write_text(yaml.safe_dump(FLOW, sort_keys=False))
+        project = load_project(root)
+        with ProjectSession(project, headless=True) as session:
+            result = session.run_flow(project.flows["pick"])
+    assert result.status == "passed", result.error
+    first = result.steps[0]
+    assert first.attempts == 1 and result.invalid_actions == 0
+    assert first.resolution is not None and first.resolution.healed  # Category -> Aisle, proposed as a heal
