@@ -1244,12 +1244,24 @@ class PlaywrightDriver:
             # by visible text, else by option value (codegen scripts record values), without waiting
             by = self._bounded(h, "evaluate", "(e, v) => { const o = e.options; let l = false, w = false; "
                                "for (let i = 0; i < o.length; i++) { if (o[i].label === v || o[i].text.trim() === v) "
-                               "l = true; if (o[i].value === v) w = true; } return l ? 'label' : w ? 'value' : 'label'; }",
+                               "l = true; if (o[i].value === v) w = true; } return l ? 'label' : w ? 'value' : 'none'; }",
                                value, what="select")
             if by == "value":
                 h.select_option(value=value, timeout=timeout)
-            else:
+                return
+            from playwright.sync_api import TimeoutError as PwTimeout
+
+            try:  # an option not there yet (options loaded late) is waited for, as the script's select waits
                 h.select_option(label=value, timeout=timeout)
+            except PwTimeout:
+                if by != "none":
+                    raise
+                shown = self._bounded(h, "evaluate", "(e) => Array.from(e.options).slice(0, 12).map((o) => "
+                                      "(o.text || o.label || o.value).trim())", None, what="select")
+                listed = ", ".join(repr(str(t)) for t in shown or ())
+                raise ActionError(self.redactor.text(
+                    f"the list has no option {value!r} (waited {timeout} ms; its options: {listed or 'none'})"
+                )) from None
             return
         # a custom listbox / combobox: open it and click the option by accessible name
         h.click(timeout=timeout)

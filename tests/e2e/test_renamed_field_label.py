@@ -53,3 +53,26 @@ def test_a_renamed_fields_change_is_the_recorded_fields_change(tmp_path: Path) -
     first = result.steps[0]
     assert first.attempts == 1 and result.invalid_actions == 0
     assert first.resolution is not None and first.resolution.healed  # Category -> Aisle, proposed as a heal
+
+
+def test_an_option_the_list_no_longer_has_is_said_with_the_options_it_has(tmp_path: Path) -> None:
+    """"Dairy" became "Dairy & eggs": the choice waits for the option as a script's select does, then says in
+    plain words which option is missing and which the list has (not Playwright's bare timeout)."""
+    from core.domain import Action, BrowserSettings
+    from core.perception.driver import ActionError, PlaywrightDriver
+
+    renamed = PAGE.replace("<option>Dairy</option>", "<option>Dairy &amp; eggs</option>")
+    (tmp_path / "index.html").write_text(renamed, encoding="utf-8")
+    d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
+    d.open()
+    try:
+        d.goto((tmp_path / "index.html").as_uri())
+        ref = next(c.ref for c in d.observe(screenshot=False).candidates if c.descriptor.role == "combobox")
+        with pytest.raises(ActionError) as err:
+            d.perform(Action("select", value="Dairy", timeout_ms=300), ref, "Dairy")
+        d.perform(Action("select", value="Bakery", timeout_ms=300), ref, "Bakery")  # one it has is chosen
+        assert d.evaluate("() => document.getElementById('item-cat').value") == "Bakery"
+    finally:
+        d.close()
+    assert str(err.value) == ("the list has no option 'Dairy' (waited 300 ms; its options: 'Produce', "
+                              "'Dairy & eggs', 'Bakery')")
