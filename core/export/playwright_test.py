@@ -219,8 +219,13 @@ def choose_locator(step: Step) -> LocatorChoice | None:
             pass  # no public form of one of its parts: the element's own locator below
     is_password = d.tag == "input" and d.type.lower() == "password"
     # within the recorded scope (the row, landmark or labelled container that makes the target unique)
-    root = (f"page.get_by_role({d.scope.role!r}, name={_text_expr(d.scope.name)})"
-            if d.scope is not None and d.scope.role in _ROLES and d.scope.name else "page")
+    root = "page"
+    if d.scope is not None and d.scope.role in _ROLES and d.scope.name:
+        if d.scope.role in _NAMED_BY_AUTHOR:  # a list item's name is no accessible name: match its text instead
+            root = (f"page.get_by_role({d.scope.role!r}).filter(has_text=re.compile("
+                    f"{_py(_spaced(d.scope.name))}, re.IGNORECASE))")
+        else:
+            root = f"page.get_by_role({d.scope.role!r}, name={_text_expr(d.scope.name)})"
     if d.role in _ROLES and d.name and not is_password:
         return LocatorChoice("role", f"{root}.get_by_role({d.role!r}, {_name_arg(d.name, d.exact is not False)})")
     if d.label and " ".join(d.name.split()) == " ".join(d.label.split()):
@@ -312,6 +317,19 @@ def loose_pattern(text: str) -> str:
         else:
             out.append(re.escape(piece))
     return "".join(out)
+
+
+#: Roles whose accessible name only an author gives (aria-label, aria-labelledby), never their content (WAI-ARIA
+#: 1.2 "Name From: author"): a recorded scope of one of them was named by its text, which Playwright's
+#: ``get_by_role(..., name=...)`` never matches; the export filters by that text instead.
+_NAMED_BY_AUTHOR = frozenset({"listitem", "list", "group", "table", "rowgroup", "grid", "tabpanel", "form",
+                              "article", "figure", "toolbar", "listbox", "menu", "menubar", "tree"})
+
+
+def _spaced(text: str) -> str:
+    """A pattern for ``text`` in an element's text content, where the words may meet with no space between
+    them (``<li>Eggs <small>(Produce)</small><button>Delete</button></li>`` reads "Eggs (Produce)Delete")."""
+    return r"\s*".join(re.escape(w) for w in text.split())
 
 
 def _loose(text: str) -> str:
