@@ -449,11 +449,20 @@ def act(ex: Engine, ctx: StepContext) -> None:
     ex.emit(ActionPerformed(run_id, flow, ctx.index, kind, True))
 
 
+#: Actions that do nothing to the page (a step of assertions only, a screenshot): their settle wait is skipped -
+#: it could only wait its idle bound (500 ms) for a change nothing set off; the assertions poll on their own
+#: (``waits.assertion_timeout_ms``).
+QUIET_ACTIONS = frozenset({"assert", "screenshot"})
+
+
 def settle(ex: Engine, ctx: StepContext) -> None:
     """Adaptive wait until the page is quiet, within the learnt budget (P6, S7; :mod:`core.recover.waits`)."""
     assert ctx.step is not None
-    long = not ctx.step.reversible  # submits wait longer (S7)
     ctx.settle_t0 = time.monotonic()
+    if ctx.step.action.kind in QUIET_ACTIONS:  # nothing was done to the page: nothing to wait for (its
+        ctx.settled = {"ms": 0.0, "changed": False, "timed_out": False}  # assertions poll on their own)
+        return
+    long = not ctx.step.reversible  # submits wait longer (S7)
     ctx.wait = ex.wait_learner.budget(ctx.before.url if ctx.before else "", ctx.step.action.kind, long=long,
                                       belief=ex.plugins.decide(CurrentBelief()))
     if ctx.wait.samples == 0 and not long and expected_delta(ctx.step) == "value":
