@@ -58,7 +58,7 @@ _ANSWER_TIPS = {
     "skip": "Leave this step as skipped and go on with the next one",
     "stop": "End this flow here (it counts as escalated); a run of several flows goes on with the next one",
     "take_over": "Take the page yourself; hand back later with \u201ccontinue from step N\u201d",
-    "compensate": "Undo what this irreversible step may have written by running its declared compensations (R3)",
+    "compensate": "Undo what this irreversible step may have written by running its declared compensations",
 }
 #: Escalation kind (``core.domain.EscalationKind``) -> what it says to a user.
 KIND_LABELS = {
