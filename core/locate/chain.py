@@ -31,7 +31,7 @@ import numpy as np
 from core.domain import Candidate, ElementDescriptor, LevelTrace, Resolution, ScoredCandidate
 
 from .config import LocatorConfig
-from .exact import exact_level
+from .exact import exact_level, renamed_in_place
 from .features import CandidatePool, Features, features_of, pool_of
 from .fuzzy_text import fuzzy_level
 from .identity import (TIE_FLOOR, id_is_positional, not_in_place, role_name_identity, role_siblings, same_destination,
@@ -296,11 +296,12 @@ def resolve(
             trace.append(_trace(name, res, pool, False, f"overruled: {away}"))
             return abstain(f"{name}: {res.reason}, but {away}", res, pool)
         identity = heal and role_name_identity(t, pool, w)
-        clash = _look_alike_clash(name, w, pool, fell) if heal and not identity else ""
+        renamed = heal and not identity and renamed_in_place(t, pool, w, config.position_tolerance_px)
+        clash = _look_alike_clash(name, w, pool, fell) if heal and not (identity or renamed) else ""
         if clash:
             trace.append(_trace(name, res, pool, False, f"overruled: {clash}"))
             return abstain(f"{name}: {res.reason}, but {clash}", res, pool)
-        if (heal and not identity and res.margin < TIE_FLOOR - 1e-9 and res.chosen_by != "model"
+        if (heal and not (identity or renamed) and res.margin < TIE_FLOOR - 1e-9 and res.chosen_by != "model"
                 and not same_destination(pool, w, res.scores)):
             other = f" and {describe(pool, res.runner)}" if res.runner is not None and res.runner != w else ""
             trace.append(_trace(name, res, pool, False, f"tie: margin {res.margin:.2f} < {TIE_FLOOR:.2f}"))
@@ -313,6 +314,8 @@ def resolve(
                            "candidate, nor to the runner-up in its place (kind 3)", res, pool)
         if identity:
             confirmed = [name, "identity"]
+        elif renamed:
+            confirmed = [name, "place"]
         else:
             confirmed = _confirmations(name, w, t, pool, config, inputs) if heal and irreversible else [name]
         if heal and irreversible and len(confirmed) < 2:
@@ -323,6 +326,10 @@ def resolve(
         if identity:
             why_won += (f" (the same {t.role} '{t.raw_label[:40]}' by role and name, the only one on the page "
                         "in the same form or region: the same control)")
+        elif renamed:
+            why_won += (f" (the same {t.role} in the same place, the only one named so on the page; its name "
+                        f"changed only in case or punctuation: '{t.raw_label[:40]}' -> "
+                        f"'{pool.features[w].raw_label[:40]}')")
         elif len(confirmed) > 1:
             why_won += f" (confirmed by {', '.join(confirmed[1:])})"
         if reasons:

@@ -12,12 +12,16 @@ A candidate matches exactly when
   it carries the same strong identifier (``id``, ``data-testid`` or the
   ``name`` attribute).
 
-Labels that differ only in case or punctuation ("No" / "no", "ut." / "Ut")
-are different targets when both are on the page (failure kind 11): a match
-equal only after normalising scores :data:`~core.locate.textsim.CASE_VARIANT_SCORE`
-(0.9, not 1.00), and only when no candidate carries the label as shown and
-no other variant of it is on the page (a label recorded as CSS showed it,
-"EMPLOYEE" for "Employee", alone on the page).
+Labels that differ only in case or punctuation ("No" / "no", "Sign in" /
+"Sign-in") are not the same label: such a candidate never matches here.  Both
+may be on the page as different targets (failure kind 11), and when only the
+variant is left the name changed - a heal, reported as one, found by the
+FUZZY_TEXT level (:data:`~core.locate.textsim.CASE_VARIANT_SCORE`, 0.9).  When
+the variant is the only one on the page, of the target's role and tag, in its
+frame, dialog/form and place (:func:`renamed_in_place`), the chain takes that
+as enough evidence on its own, as it does for the same role and name.  (A
+label shown in other capitals by CSS is read in its DOM case by the observer,
+so it is no variant.)
 
 A target without any label matches only through a strong identifier or a
 known position.  Matches score 1, the rest 0; the margin rule then needs a
@@ -33,11 +37,11 @@ import numpy as np
 
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
+from .identity import not_in_place
 from .level import LevelResult, decide
 from .place import break_tie_by_place, break_tie_by_query
-from .textsim import CASE_VARIANT_SCORE
 
-__all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
+__all__ = ["exact_level", "strong_id_equal", "within_tolerance", "renamed_in_place"]
 
 
 def strong_id_equal(t: Features, c: Features) -> bool:
@@ -83,6 +87,31 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
     return near is not False or strong_id_equal(t, c)
 
 
+def renamed_in_place(t: Features, pool: CandidatePool, w: int, tol_px: float) -> bool:
+    """Candidate ``w`` is the target whose name changed only in case or punctuation ("Sign in" -> "Sign-in").
+
+    True when ``w`` has the target's role and tag, a name equal to the
+    target's after normalising (:func:`~core.locate.textsim.normalize`) but
+    not as shown (:attr:`Features.label_key`), is in the target's frame and
+    dialog/form, at its place (box centre within ``tol_px`` CSS px) or with
+    the same strong identifier (:func:`strong_id_equal`), no other visible
+    candidate carries that name in any spelling, and the page shows no sign
+    that the recorded control is elsewhere
+    (:func:`~core.locate.identity.not_in_place`).  Such a candidate may be
+    acted on without a second level's confirmation; it is still a heal.
+    """
+    c = pool.features[w]
+    if not t.label or not t.role or c.role != t.role or c.label != t.label or c.label_key == t.label_key:
+        return False
+    if (t.tag and c.tag and t.tag != c.tag) or not same_context(t, c):
+        return False
+    if within_tolerance(t, c, tol_px) is not True and not strong_id_equal(t, c):
+        return False
+    if any(i != w and pool.visible[i] for i in pool.by_label().get(t.label, ())):
+        return False
+    return not not_in_place(t, pool, w)
+
+
 def _agreement(t: Features, c: Features) -> int:
     """How many of the recorded attributes that say what a control does (``type``, ``href``, the link's query,
     classes) ``c`` keeps."""
@@ -119,19 +148,15 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     """Score every candidate 1 (exact match) or 0 and apply the margin rule."""
     tol = config.position_tolerance_px
     scores = np.zeros(len(pool))
-    same = pool.by_label().get(t.label, ())
-    keys = {pool.features[i].label_key for i in same}
-    for i in same:
+    for i in pool.by_label().get(t.label, ()):
         f = pool.features[i]
-        if f.label_key != t.label_key and (t.label_key in keys or len(keys) > 1):
-            continue  # a case/punctuation variant beside the label as shown, or beside another variant
-        if _matches(t, f, tol):
-            scores[i] = 1.0 if f.label_key == t.label_key else CASE_VARIANT_SCORE
+        if f.label_key == t.label_key and _matches(t, f, tol):  # the label as shown: a variant is a changed name
+            scores[i] = 1.0
     _drop_place_only_over_truer_look_alike(t, pool, scores)
-    res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
-    if res.winner is None and res.score >= CASE_VARIANT_SCORE:  # links that differ only by their query (issue 19)
+    res = decide("exact", scores, pool, margin=config.margin, minimum=1.0)
+    if res.winner is None and res.score >= 1.0:  # links that differ only by their query (issue 19)
         res = break_tie_by_query("exact", t, pool, scores, res, config)
-    if res.winner is None and res.score >= CASE_VARIANT_SCORE and config.place_tiebreak:
+    if res.winner is None and res.score >= 1.0 and config.place_tiebreak:
         res = break_tie_by_place("exact", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":
         what = f"label '{t.raw_label[:40]}'" if t.label else "no label, so a strong id or position"

@@ -47,11 +47,43 @@ def test_a_case_variant_is_not_a_full_match_and_two_of_them_tie() -> None:
     target = el("a", "link", "Ut", 10, 10)
     only = resolve(target, [cand("0:0", el("a", "link", "ut.", 300, 10))])
     assert only.ref == "0:0" and only.score == pytest.approx(CASE_VARIANT_SCORE)
-    in_place = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10))])  # alone, in its place
-    assert (in_place.ref, in_place.strategy, in_place.score) == ("0:0", "exact", pytest.approx(CASE_VARIANT_SCORE))
+    in_place = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10))])  # alone, in its place: a changed name
+    assert (in_place.ref, in_place.strategy, in_place.score) == ("0:0", "fuzzy_text", pytest.approx(CASE_VARIANT_SCORE))
+    assert in_place.healed and "changed only in case or punctuation" in in_place.reason
     both = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10)), cand("0:1", el("a", "link", "UT", 10, 10))])
     assert both.abstained and both.ref is None
     assert all(c.score < 1.0 for c in both.top)
+
+
+def _sign_in_form(name: str, **kw) -> list[Candidate]:
+    return [cand("0:0", el("input", "textbox", "Email", 10, 10, label="Email", container="Sign in")),
+            cand("0:1", el("button", "button", name, 10, 60, container="Sign in", **kw)),
+            cand("0:2", el("a", "link", "Forgot password?", 10, 110, container="Sign in"))]
+
+
+@pytest.mark.parametrize("renamed", ["Sign-in", "sign in", "SIGN IN", "Sign in!"])
+def test_a_name_changed_only_in_case_or_punctuation_is_a_heal_never_exact(renamed: str) -> None:
+    target = el("button", "button", "Sign in", 10, 60, container="Sign in")
+    for irreversible in (False, True):  # the same control in the same place: acted on, even for a write
+        res = resolve(target, _sign_in_form(renamed), irreversible=irreversible)
+        assert res.ref == "0:1" and not res.abstained, res.reason
+        assert res.strategy != "exact" and res.healed, (res.strategy, res.reason)
+        assert res.score < 1.0 and "'Sign in' -> '%s'" % renamed in res.reason, res.reason
+    # the exact level alone (the fast path's and the pending heals' check) finds nothing
+    from core.domain.settings import LocatorConfig
+    only_exact = resolve(target, _sign_in_form(renamed), config=LocatorConfig(strategies=("exact",)))
+    assert only_exact.abstained
+
+
+def test_a_renamed_variant_elsewhere_or_beside_another_variant_is_no_exact_match_nor_place_identity() -> None:
+    target = el("button", "button", "Sign in", 10, 60, container="Sign in")
+    moved = resolve(target, [cand("0:1", el("button", "button", "Sign-in", 400, 300, container="Sign in"))],
+                    irreversible=True)  # moved and renamed: not its place, so another level must agree
+    assert moved.strategy != "exact" and "place" not in moved.confirmed_by, moved
+    two = _sign_in_form("Sign-in") + [cand("0:3", el("button", "button", "SIGN IN", 10, 160, container="Sign in"))]
+    res = resolve(target, two)
+    assert res.abstained or res.strategy != "exact"
+    assert not (res.ref == "0:1" and "changed only in case" in res.reason)
 
 
 # --- kind 12 and kind 2: a contradicting name, a vanished input -------------------------------
