@@ -80,6 +80,8 @@ def _top(res: LevelResult, pool: CandidatePool, k: int) -> tuple[ScoredCandidate
     n = len(scores)
     pick = np.argpartition(-scores, k - 1)[:k] if n > k else np.arange(n)
     order = sorted((int(i) for i in pick), key=lambda i: (-scores[i], not pool.visible[i], i))
+    if order and scores[order[0]] > 0.0:  # a candidate scored 0 is no runner-up beside one that scored
+        order = [i for i in order if scores[i] > 0.0]
     return tuple(
         ScoredCandidate(pool.candidates[i].ref, round(float(scores[i]), 4), pool.features[i].raw_label[:80])
         for i in order

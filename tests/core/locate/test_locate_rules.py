@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from core.domain import Anchor, BBox, Candidate, ElementDescriptor
+from core.domain.settings import LocatorConfig
 from core.locate import TextBox, resolve
 from core.locate.features import features_of, looks_generated
 from core.locate.safety import contradicts, crosses_roles, others_agree
@@ -70,7 +71,6 @@ def test_a_name_changed_only_in_case_or_punctuation_is_a_heal_never_exact(rename
         assert res.strategy != "exact" and res.healed, (res.strategy, res.reason)
         assert res.score < 1.0 and "'Sign in' -> '%s'" % renamed in res.reason, res.reason
     # the exact level alone (the fast path's and the pending heals' check) finds nothing
-    from core.domain.settings import LocatorConfig
     only_exact = resolve(target, _sign_in_form(renamed), config=LocatorConfig(strategies=("exact",)))
     assert only_exact.abstained
 
@@ -390,3 +390,19 @@ def test_the_relative_level_never_says_an_anchor_is_absent_when_it_was_not_looke
     other = [TextBox("All requests", "heading", BBox(100, 300, 200, 40))]
     assert "anchor 'Leave requests' not among the page's labels and headings" in resolve(target, page,
                                                                                          anchors=other).reason
+
+
+def test_a_fall_through_names_the_best_then_the_next_best_with_both_scores() -> None:
+    target = el("button", "button", "Export report", 10, 10)
+    page = [cand("0:0", el("button", "button", "Export reports", 300, 300)),
+            cand("0:1", el("button", "button", "Export the report", 600, 300)),
+            cand("0:2", el("a", "link", "Help", 10, 500))]
+    res = resolve(target, page, config=LocatorConfig(strategies=("fuzzy_text",)))
+    assert res.abstained
+    fuzzy = res.reason.split("; ")[0]
+    (a, sa), (b, sb) = ((c.label, c.score) for c in res.top[:2])
+    assert sa >= sb > 0.0 and " leads " not in fuzzy and "<" not in fuzzy, fuzzy
+    assert fuzzy.index(f"'{a}'") < fuzzy.index(f"'{b}'"), fuzzy
+    assert f"scored {sa:.2f} and the next best" in fuzzy and f"{sb:.2f}: " in fuzzy, fuzzy
+    assert "0.10 apart, under the margin 0.10" not in fuzzy and "apart, under the margin 0.10" in fuzzy, fuzzy
+    assert all(c.score > 0.0 for c in res.top), res.top  # the link scored 0: not listed beside them
