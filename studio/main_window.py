@@ -643,7 +643,7 @@ class MainWindow(QMainWindow):
         self.files_reload.clicked.connect(self.reload_project)
         row.addWidget(self.files_reload)
         self.files_bar.hide()
-        self.banner_slot.add_bar(self.files_bar)
+        self.banner_slot.add_bar(self.files_bar, compact=True)
         self.watcher: ProjectWatcher | None = None
         if self.project_path.is_dir():
             self.watcher = ProjectWatcher(self.project_path, self)
@@ -1555,6 +1555,8 @@ class MainWindow(QMainWindow):
         if getattr(self, "_recording", False) and self.state in (RunState.IDLE, RunState.FINISHED):
             c = controls_for(self.state, has_flows=False)  # one browser at a time in the live view
         self.action_start.setEnabled(c.start)
+        if hasattr(self, "banner_slot"):  # the bars' strip keeps its full height only while a run is live
+            self.banner_slot.set_reserved(self.state not in (RunState.IDLE, RunState.FINISHED))
         idle = self.state in (RunState.IDLE, RunState.FINISHED) and not getattr(self, "_recording", False)
         if hasattr(self, "action_run_flow"):
             self.action_run_flow.setEnabled(idle and self.selected_flow() is not None)
