@@ -1514,7 +1514,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_learn_parser(bsub)
 
-    bt = bsub.add_parser("table", help="observe and locate times per target on a long table (failure kind 6)")
+    bt = bsub.add_parser("table", help="observe and locate times per target on a long table")
     bt.add_argument("--rows", type=int, default=1000, help="rows of the table (default 1000)")
     bt.add_argument("--repeat", type=int, default=3, help="observations per target, median reported (default 3)")
     bt.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")

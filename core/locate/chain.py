@@ -313,7 +313,7 @@ def resolve(
         state = not_actionable(pool.candidates[w])
         if heal and state:
             return abstain(f"{name}: {res.reason}, but it is {state}; a heal never goes to a {state} best "
-                           "candidate, nor to the runner-up in its place (kind 3)", res, pool)
+                           "candidate, nor to the runner-up in its place", res, pool)
         if identity:
             confirmed = [name, "identity"]
         elif renamed:
