@@ -59,7 +59,7 @@ def test_the_strip_above_the_live_view_is_compact_unless_a_run_is_live(qtbot, re
     _play(qtbot, w, engines[0], RunFinished("r1", ()))
     _settle(qtbot)
     assert w.state is RunState.FINISHED and slot.height() == slot.compact_height()
-    assert w.live_view.image_rect().height() == idle_h
+    assert abs(w.live_view.image_rect().height() - idle_h) <= 2  # the room it had before the run (a status line may differ by 1 px)
     lv = w.live_view
     assert lv.image_rect().height() >= lv.height() - 1  # the page fills the view's height, its aspect kept
     assert abs(lv.image_rect().width() / lv.image_rect().height() - 1280 / 800) < 0.01
