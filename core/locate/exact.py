@@ -21,7 +21,13 @@ the variant is the only one on the page, of the target's role and tag, in its
 frame, dialog/form and place (:func:`renamed_in_place`), the chain takes that
 as enough evidence on its own, as it does for the same role and name.  (A
 label shown in other capitals by CSS is read in its DOM case by the observer,
-so it is no variant.)
+so it is no variant.)  One variant is the same label: a name recorded in
+capitals that the page now shows in other case, letters and punctuation
+otherwise equal ("EMPLOYEE" for "Employee": the recorder read the text as CSS
+showed it, the observer reads the DOM's case).  It scores
+:data:`~core.locate.textsim.CASE_VARIANT_SCORE` (0.9, not 1.00), and only
+when no candidate carries the label as recorded and no other variant of it is
+on the page.
 
 A target without any label matches only through a strong identifier or a
 known position.  Matches score 1, the rest 0; the margin rule then needs a
@@ -38,10 +44,11 @@ import numpy as np
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
 from .identity import not_in_place
+from .textsim import CASE_VARIANT_SCORE
 from .level import LevelResult, decide
 from .place import break_tie_by_place, break_tie_by_query
 
-__all__ = ["exact_level", "strong_id_equal", "within_tolerance", "renamed_in_place"]
+__all__ = ["exact_level", "strong_id_equal", "within_tolerance", "renamed_in_place", "read_in_capitals"]
 
 
 def strong_id_equal(t: Features, c: Features) -> bool:
@@ -87,6 +94,14 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
     return near is not False or strong_id_equal(t, c)
 
 
+def read_in_capitals(recorded: str, shown: str) -> bool:
+    """``recorded`` is ``shown`` as CSS capitals show it (``text-transform: uppercase``): ``"EMPLOYEE"`` /
+    ``"Employee"``.  True when ``recorded`` has 2 letters or more, all upper-case, and ``shown`` is another text
+    that upper-cases to it (same letters, same punctuation and spaces)."""
+    letters = [ch for ch in recorded if ch.isalpha()]
+    return len(letters) >= 2 and recorded == recorded.upper() and shown != recorded and shown.upper() == recorded
+
+
 def renamed_in_place(t: Features, pool: CandidatePool, w: int, tol_px: float) -> bool:
     """Candidate ``w`` is the target whose name changed only in case or punctuation ("Sign in" -> "Sign-in").
 
@@ -103,6 +118,8 @@ def renamed_in_place(t: Features, pool: CandidatePool, w: int, tol_px: float) ->
     c = pool.features[w]
     if not t.label or not t.role or c.role != t.role or c.label != t.label or c.label_key == t.label_key:
         return False
+    if read_in_capitals(t.label_key, c.label_key):
+        return False  # the same name, recorded as CSS showed it: the exact level's
     if (t.tag and c.tag and t.tag != c.tag) or not same_context(t, c):
         return False
     if within_tolerance(t, c, tol_px) is not True and not strong_id_equal(t, c):
@@ -148,15 +165,20 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     """Score every candidate 1 (exact match) or 0 and apply the margin rule."""
     tol = config.position_tolerance_px
     scores = np.zeros(len(pool))
-    for i in pool.by_label().get(t.label, ()):
+    same = pool.by_label().get(t.label, ())
+    keys = {pool.features[i].label_key for i in same}
+    for i in same:
         f = pool.features[i]
-        if f.label_key == t.label_key and _matches(t, f, tol):  # the label as shown: a variant is a changed name
-            scores[i] = 1.0
+        if f.label_key == t.label_key:
+            if _matches(t, f, tol):
+                scores[i] = 1.0
+        elif read_in_capitals(t.label_key, f.label_key) and len(keys) == 1 and _matches(t, f, tol):
+            scores[i] = CASE_VARIANT_SCORE  # the recorded capitals were CSS's; any other variant is a changed name
     _drop_place_only_over_truer_look_alike(t, pool, scores)
-    res = decide("exact", scores, pool, margin=config.margin, minimum=1.0)
-    if res.winner is None and res.score >= 1.0:  # links that differ only by their query (issue 19)
+    res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
+    if res.winner is None and res.score >= CASE_VARIANT_SCORE:  # links that differ only by their query (issue 19)
         res = break_tie_by_query("exact", t, pool, scores, res, config)
-    if res.winner is None and res.score >= 1.0 and config.place_tiebreak:
+    if res.winner is None and res.score >= CASE_VARIANT_SCORE and config.place_tiebreak:
         res = break_tie_by_place("exact", t, pool, scores, res, config)
     if res.winner is None and res.reason == "no candidate scored":
         what = f"label '{t.raw_label[:40]}'" if t.label else "no label, so a strong id or position"

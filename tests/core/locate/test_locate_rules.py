@@ -75,6 +75,19 @@ def test_a_name_changed_only_in_case_or_punctuation_is_a_heal_never_exact(rename
     assert only_exact.abstained
 
 
+def test_a_name_recorded_in_css_capitals_is_the_same_name_shown_in_its_own_case() -> None:
+    target = el("button", "button", "EMPLOYEE", 10, 60)  # the recorder read the header as CSS showed it
+    res = resolve(target, [cand("0:0", el("button", "button", "Employee", 10, 60)),
+                           cand("0:1", el("button", "button", "Type", 120, 60))])
+    assert (res.ref, res.strategy, res.score) == ("0:0", "exact", pytest.approx(CASE_VARIANT_SCORE)), res.reason
+    # the other way round the page itself now shouts: a changed name, a heal
+    back = resolve(el("button", "button", "Employee", 10, 60), [cand("0:0", el("button", "button", "EMPLOYEE", 10, 60))])
+    assert back.ref == "0:0" and back.strategy != "exact" and back.healed
+    # a punctuation change beside the capitals is no CSS reading either
+    other = resolve(el("button", "button", "SIGN IN", 10, 60), [cand("0:0", el("button", "button", "Sign-in", 10, 60))])
+    assert other.strategy != "exact"
+
+
 def test_a_renamed_variant_elsewhere_or_beside_another_variant_is_no_exact_match_nor_place_identity() -> None:
     target = el("button", "button", "Sign in", 10, 60, container="Sign in")
     moved = resolve(target, [cand("0:1", el("button", "button", "Sign-in", 400, 300, container="Sign in"))],
