@@ -24,7 +24,8 @@ label shown in other capitals by CSS is read in its DOM case by the observer,
 so it is no variant.)  One variant is the same label: a name recorded in
 capitals that the page now shows in other case, letters and punctuation
 otherwise equal ("EMPLOYEE" for "Employee": the recorder read the text as CSS
-showed it, the observer reads the DOM's case).  It scores
+showed it, the observer reads the DOM's case), and a ``select`` whose name
+differs only in case (the observer may give it the case of an option).  It scores
 :data:`~core.locate.textsim.CASE_VARIANT_SCORE` (0.9, not 1.00), and only
 when no candidate carries the label as recorded and no other variant of it is
 on the page.
@@ -48,7 +49,8 @@ from .textsim import CASE_VARIANT_SCORE
 from .level import LevelResult, decide
 from .place import break_tie_by_place, break_tie_by_query
 
-__all__ = ["exact_level", "strong_id_equal", "within_tolerance", "renamed_in_place", "read_in_capitals"]
+__all__ = ["exact_level", "strong_id_equal", "within_tolerance", "renamed_in_place", "read_in_capitals",
+           "same_name_read_twice"]
 
 
 def strong_id_equal(t: Features, c: Features) -> bool:
@@ -102,6 +104,15 @@ def read_in_capitals(recorded: str, shown: str) -> bool:
     return len(letters) >= 2 and recorded == recorded.upper() and shown != recorded and shown.upper() == recorded
 
 
+def same_name_read_twice(t: Features, c: Features) -> bool:
+    """``c``'s name is ``t``'s read another way, not a changed name: recorded in CSS capitals
+    (:func:`read_in_capitals`), or a ``select`` whose name differs only in case (the observer gives a select's
+    name the case of an option that holds it: "Priority" read as "priority" beside a "priority" option)."""
+    if read_in_capitals(t.label_key, c.label_key):
+        return True
+    return t.tag == "select" and c.tag == "select" and t.label_key.casefold() == c.label_key.casefold()
+
+
 def renamed_in_place(t: Features, pool: CandidatePool, w: int, tol_px: float) -> bool:
     """Candidate ``w`` is the target whose name changed only in case or punctuation ("Sign in" -> "Sign-in").
 
@@ -118,8 +129,8 @@ def renamed_in_place(t: Features, pool: CandidatePool, w: int, tol_px: float) ->
     c = pool.features[w]
     if not t.label or not t.role or c.role != t.role or c.label != t.label or c.label_key == t.label_key:
         return False
-    if read_in_capitals(t.label_key, c.label_key):
-        return False  # the same name, recorded as CSS showed it: the exact level's
+    if same_name_read_twice(t, c):
+        return False  # the same name read another way: the exact level's
     if (t.tag and c.tag and t.tag != c.tag) or not same_context(t, c):
         return False
     if within_tolerance(t, c, tol_px) is not True and not strong_id_equal(t, c):
@@ -172,8 +183,8 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
         if f.label_key == t.label_key:
             if _matches(t, f, tol):
                 scores[i] = 1.0
-        elif read_in_capitals(t.label_key, f.label_key) and len(keys) == 1 and _matches(t, f, tol):
-            scores[i] = CASE_VARIANT_SCORE  # the recorded capitals were CSS's; any other variant is a changed name
+        elif same_name_read_twice(t, f) and len(keys) == 1 and _matches(t, f, tol):
+            scores[i] = CASE_VARIANT_SCORE  # two reads of one name; any other variant is a changed name
     _drop_place_only_over_truer_look_alike(t, pool, scores)
     res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
     if res.winner is None and res.score >= CASE_VARIANT_SCORE:  # links that differ only by their query (issue 19)

@@ -86,6 +86,10 @@ def test_a_name_recorded_in_css_capitals_is_the_same_name_shown_in_its_own_case(
     # a punctuation change beside the capitals is no CSS reading either
     other = resolve(el("button", "button", "SIGN IN", 10, 60), [cand("0:0", el("button", "button", "Sign-in", 10, 60))])
     assert other.strategy != "exact"
+    # a select's name read in its option's case ("Priority" beside a "priority" option) is the same name
+    sel = el("select", "combobox", "Priority", 10, 100, label="Priority")
+    read = resolve(sel, [cand("0:0", el("select", "combobox", "priority", 10, 100, label="Priority"))])
+    assert (read.ref, read.strategy) == ("0:0", "exact"), read.reason
 
 
 def test_a_renamed_variant_elsewhere_or_beside_another_variant_is_no_exact_match_nor_place_identity() -> None:
