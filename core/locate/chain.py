@@ -13,8 +13,12 @@ safety rules of :mod:`core.locate.safety`:
 * a heal never goes to a hidden, disabled or covered best candidate, and
   then not to the runner-up either: the chain abstains (failure kind 3);
 * an irreversible step is healed only when a second independent level
-  (:data:`INDEPENDENT`) has the same candidate as its clear winner;
-  otherwise the chain abstains and says so.
+  (:data:`INDEPENDENT`) has the same candidate as its clear winner, or the
+  candidate is the target by role and name in its place
+  (:func:`~core.locate.identity.role_name_identity`) or with its name changed
+  only in case or punctuation, alone so named, in the recorded place
+  (:func:`~core.locate.exact.renamed_in_place`); otherwise the chain
+  abstains and says so.
 
 Every resolution records the winning level, score, margin, candidates
 considered, ms and a per-level trace (:class:`~core.domain.LevelTrace`).
@@ -298,12 +302,13 @@ def resolve(
             trace.append(_trace(name, res, pool, False, f"overruled: {away}"))
             return abstain(f"{name}: {res.reason}, but {away}", res, pool)
         identity = heal and role_name_identity(t, pool, w)
+        # a name changed only in case or punctuation, same control in the same place: no second level needed
         renamed = heal and not identity and renamed_in_place(t, pool, w, config.position_tolerance_px)
-        clash = _look_alike_clash(name, w, pool, fell) if heal and not (identity or renamed) else ""
+        clash = _look_alike_clash(name, w, pool, fell) if heal and not identity else ""
         if clash:
             trace.append(_trace(name, res, pool, False, f"overruled: {clash}"))
             return abstain(f"{name}: {res.reason}, but {clash}", res, pool)
-        if (heal and not (identity or renamed) and res.margin < TIE_FLOOR - 1e-9 and res.chosen_by != "model"
+        if (heal and not identity and res.margin < TIE_FLOOR - 1e-9 and res.chosen_by != "model"
                 and not same_destination(pool, w, res.scores)):
             other = f" and {describe(pool, res.runner)}" if res.runner is not None and res.runner != w else ""
             trace.append(_trace(name, res, pool, False, f"tie: margin {res.margin:.2f} < {TIE_FLOOR:.2f}"))
