@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from core.progress import counted
 from core.engine.report import FlowStats, exit_code, result_label, steps_passed, summary_json, summary_text
 from core.cliopts import RUN_DEFAULTS, write_json
 from core.domain.resources import bundled_project, module_name, source_tree
@@ -103,7 +104,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.flow:
         names = [n for n in names if n in project.flows or project.invalid_flow(n) is None]
     elif project.invalid and project.flows:
-        print(f"steadyhand: {len(project.invalid)} flow file(s) invalid, not run; the other flows run",
+        print(f"steadyhand: {counted(len(project.invalid), 'flow file')} invalid, not run; the other flows run",
               file=sys.stderr, flush=True)
     for err in broken:
         _err(f"invalid flow file, not run: {err}")
@@ -156,7 +157,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(f"{project.root}: the project has no flows (add files under flows/)")
         return EXIT_INPUT
     if args.flow and project.invalid and not broken:
-        print(f"steadyhand: note: {len(project.invalid)} other flow file(s) of the project are invalid "
+        print(f"steadyhand: note: {counted(len(project.invalid), 'other flow file')} of the project are invalid "
               f"(not asked for): {', '.join(Path(f).name for f in project.invalid)}", file=sys.stderr, flush=True)
     bad = [p for p in args.param or [] if "=" not in p or not p.split("=", 1)[0]]
     if bad:
@@ -218,7 +219,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         ep_plan = shard_units(names, {n: args.episodes for n in names if project.flows[n].episode}, shard)
         total = sum(len(v) for v in ep_plan.values())
         if not args.quiet:
-            print(f"steadyhand: shard {shard}: {total} flow run(s): "
+            print(f"steadyhand: shard {shard}: {counted(total, 'flow run')}: "
                   f"{', '.join(ep_plan) or 'none (more shards than flow runs)'}", file=sys.stderr, flush=True)
         names = list(ep_plan)
         if not names:  # more shards than flow runs: nothing to run, valid empty reports
@@ -351,10 +352,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         say(f"    {note}")
                 if args.maxfail and failures >= args.maxfail:
                     left = [n for n in names if n not in stats_run(results)]
-                    stopped = [(n, "maxfail", f"stopped after {failures} flow run(s) did not pass "
+                    stopped = [(n, "maxfail", f"stopped after {counted(failures, 'flow run')} did not pass "
                                               f"(--maxfail {args.maxfail})") for n in left]
                     if left:
-                        say(f"steadyhand: stopped after {failures} flow run(s) did not pass; not run: "
+                        say(f"steadyhand: stopped after {counted(failures, 'flow run')} did not pass; not run: "
                             f"{', '.join(left)}")
                     break
     except (_Unreachable, BrowserLaunchError, StoreUnavailableError, SessionError) as exc:
@@ -718,7 +719,7 @@ def _cmd_trust(args: argparse.Namespace) -> int:
             for e in entries:
                 what = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(e.settings.items())) or "no setting that needs trust"
                 print(f"{_plain(e.root)}  (trusted {e.trusted_at}: {what})")
-            print(f"{len(entries)} trusted project(s) in {trust_file()}")
+            print(f"{counted(len(entries), 'trusted project')} in {trust_file()}")
             return EXIT_OK
         if not args.project:
             _err("give a PROJECT folder to trust (or --revoke it), or --list")
@@ -846,7 +847,7 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
     with store:
         if args.baselines == "reset":
             n = store.reset_baselines(flow=args.flow, step_id=args.step)
-            print(f"{n} baseline(s) forgotten; the next passing run takes new ones (flow files untouched)")
+            print(f"{counted(n, 'baseline')} forgotten; the next passing run takes new ones (flow files untouched)")
             return EXIT_OK
         rows = store.baselines(alerts_only=args.alerts)
         if not rows:
@@ -1513,7 +1514,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_learn_parser(bsub)
 
-    bt = bsub.add_parser("table", help="observe and locate times per target on a long table (failure kind 6)")
+    bt = bsub.add_parser("table", help="observe and locate times per target on a long table")
     bt.add_argument("--rows", type=int, default=1000, help="rows of the table (default 1000)")
     bt.add_argument("--repeat", type=int, default=3, help="observations per target, median reported (default 3)")
     bt.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")

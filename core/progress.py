@@ -19,7 +19,15 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-__all__ = ["Progress", "use_bar"]
+__all__ = ["Progress", "use_bar", "counted"]
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """A count a person reads: ``"1 heal"``, ``"2 heals"``, ``"no heals"`` (never ``"heal(s)"``).
+
+    ``plural`` is the plural form when it is not ``noun + "s"`` (``"success"`` -> ``"successes"``).
+    """
+    return f"{n if n else 'no'} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def use_bar(stream: IO[str] | None = None) -> bool:

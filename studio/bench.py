@@ -173,7 +173,7 @@ def run_studio_bench(project: Path, *, flows: list[str] | None = None, timeout_s
         unknown = [n for n in names if n not in window.flow_names()]
         if unknown:
             window.shutdown()
-            raise ValueError(f"--flows: unknown flow(s) {', '.join(unknown)} (the project has "
+            raise ValueError(f"--flows: unknown {'flow' if len(unknown) == 1 else 'flows'} {', '.join(unknown)} (the project has "
                              f"{', '.join(window.flow_names()) or 'none'})")
         window.fit_screen = False  # measured at the size asked for, not the offscreen screen's 800 x 800
         window.resize(*size)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QLineEdit, QMainWindow, QMessageBox,
     QPlainTextEdit, QTableView, QTableWidget, QTableWidgetItem, QTextEdit, QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
+from core.progress import counted
 
 __all__ = [
     "ProjectWatcher", "FindBar", "ShortcutsDialog", "ErrorsButton", "recent_projects", "remember_project",
@@ -160,7 +161,7 @@ class FindBar(QToolBar):
         text = self.edit.text().strip().lower()
         rows = self._filter_tables(text)
         lines = self._highlight_logs(text)
-        self.summary.setText(f"  {rows} step(s) \u00b7 {lines} log line(s)" if text else "")
+        self.summary.setText(f"  {counted(rows, 'step')} \u00b7 {counted(lines, 'log line')}" if text else "")
 
     def _filter_tables(self, text: str) -> int:
         shown = 0

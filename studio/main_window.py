@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMenu, QMessageBox, QPushButton, QSizePolicy, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget,
 )
 
+from core.progress import counted
 from core.domain import Candidate, EscalationCandidate, Observation
 from core.engine.events import (
     Command, EngineError, EngineEvent, EscalationRaised, FlowStarted, HandBack, HandedBack, ObservationMade,
@@ -642,7 +643,7 @@ class MainWindow(QMainWindow):
         self.files_reload.clicked.connect(self.reload_project)
         row.addWidget(self.files_reload)
         self.files_bar.hide()
-        self.banner_slot.add_bar(self.files_bar)
+        self.banner_slot.add_bar(self.files_bar, compact=True)
         self.watcher: ProjectWatcher | None = None
         if self.project_path.is_dir():
             self.watcher = ProjectWatcher(self.project_path, self)
@@ -776,7 +777,7 @@ class MainWindow(QMainWindow):
             answer = self.ask_unsaved(f"A recording of {d.flow_name() or 'a flow'} is in progress. Closing "
                                       "discards it.", save=False)
         else:
-            answer = self.ask_unsaved(f"{d.model.rowCount()} recorded step(s) of {d.flow_name() or 'a flow'} are "
+            answer = self.ask_unsaved(f"{counted(d.model.rowCount(), 'recorded step')} of {d.flow_name() or 'a flow'} {'is' if d.model.rowCount() == 1 else 'are'} "
                                       "not saved.", save=True)
         if answer == QMessageBox.StandardButton.Save:
             return d.save() is not None
@@ -1191,7 +1192,7 @@ class MainWindow(QMainWindow):
         self._update_controls()
         self._update_status()
         self.event_log.log(f"project reloaded: {len(names)} flows"
-                           + (f", {len(invalid)} invalid flow file(s)" if invalid else ""))
+                           + (f", {counted(len(invalid), 'invalid flow file')}" if invalid else ""))
         self._project_stale = False
         self._files_changed = False
         self.files_bar.hide()
@@ -1554,6 +1555,8 @@ class MainWindow(QMainWindow):
         if getattr(self, "_recording", False) and self.state in (RunState.IDLE, RunState.FINISHED):
             c = controls_for(self.state, has_flows=False)  # one browser at a time in the live view
         self.action_start.setEnabled(c.start)
+        if hasattr(self, "banner_slot"):  # the bars' strip keeps its full height only while a run is live
+            self.banner_slot.set_reserved(self.state not in (RunState.IDLE, RunState.FINISHED))
         idle = self.state in (RunState.IDLE, RunState.FINISHED) and not getattr(self, "_recording", False)
         if hasattr(self, "action_run_flow"):
             self.action_run_flow.setEnabled(idle and self.selected_flow() is not None)

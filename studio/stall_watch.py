@@ -28,6 +28,7 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
+from core.progress import counted
 
 __all__ = ["SAMPLE_MS", "Stall", "StallWatch", "format_stalls"]
 
@@ -178,6 +179,6 @@ def format_stalls(stalls: list[Stall], top: int = 8) -> str:
                      f"their ms waiting for a core: {waits or 'none'} (one preempted while it held the GIL holds "
                      f"up every thread of the process)")
         for stack, n in s.samples.most_common(3):
-            lines.append(f"  {n} sample(s):")
+            lines.append(f"  {counted(n, 'sample')}:")
             lines.extend(f"    {f}" for f in stack[-8:])
     return "\n".join(lines)

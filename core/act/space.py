@@ -89,7 +89,7 @@ def _s(kind: str, target: Need, value: Need, expected: str, performs: str, *, sa
 ACTION_SPACE: Mapping[str, ActionSpec] = MappingProxyType({s.kind: s for s in (
     _s("click", "required", "none", "any", "locator.click()", enabled=True),
     _s("dblclick", "required", "none", "any", "locator.dblclick()", enabled=True),
-    _s("input", "required", "optional", "value", "locator.fill() (clears first, P5); custom widgets: "
+    _s("input", "required", "optional", "value", "locator.fill() (clears first); custom widgets: "
        "click, select all, type", satisfiable=True, enabled=True, editable=True, parametrizable=True),
     _s("select", "required", "required", "value", "locator.select_option(label|value); custom listbox: "
        "open, click the option by accessible name", satisfiable=True, enabled=True, parametrizable=True),

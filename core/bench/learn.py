@@ -58,6 +58,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 import yaml
 
+from core.progress import counted
 from core.bench.learn_correct import DEMO_SCRIPTS, CorrectionScript, ScriptedCorrection
 
 __all__ = ["DEFAULT_VERSIONS", "LearnSetupError", "RunFigures", "VersionFigures", "LearnReport", "LearningLoop",
@@ -671,7 +672,7 @@ def learn_command(args: Any) -> int:
 
         def on_run(r: RunFigures) -> None:
             progress.advance(task)
-            progress.console.print(f"  {r.version} {r.variant}/{r.flow}: {r.status}, {r.takeovers} takeover(s)"
+            progress.console.print(f"  {r.version} {r.variant}/{r.flow}: {r.status}, {counted(r.takeovers, 'takeover')}"
                                    f"{' ' + str(r.takeover_kinds) if r.takeovers else ''}, skills fired "
                                    f"{r.skill_fired} passed {r.skill_passed}, approved {len(r.approved)}, "
                                    f"wrong clicks {r.wrong_clicks}, {r.seconds:.1f}s", highlight=False)
@@ -702,7 +703,7 @@ def _libraries_command(args: Any) -> int:
         return 2
 
     def on_row(r: Any) -> None:
-        print(f"  {r.phase} {r.package}: {r.runs} run(s), {r.takeovers} takeover(s), {r.hits} hit(s)", file=sys.stderr)
+        print(f"  {r.phase} {r.package}: {counted(r.runs, 'run')}, {counted(r.takeovers, 'takeover')}, {counted(r.hits, 'hit')}", file=sys.stderr)
 
     report = run_library_benchmark(choice=args.choice, runs=args.runs, on_row=on_row)
     print(format_library_report(report))

@@ -66,6 +66,7 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
+from core.progress import counted
 from core.bench.scripted import load_script, timed_script_run
 
 __all__ = ["DEFAULT_SIZES", "DEFAULT_ROUNDS", "DEFAULT_LATENCY_MS", "DEFAULT_APP", "DEFAULT_HEAL_VARIANT",
@@ -864,11 +865,11 @@ def _verdict_text(v: Verdict | None) -> str:
 def format_report(report: OverheadReport) -> str:
     """The tables (flows, app, heals, phases beside the floor, scale), each bar beside its figure, as plain text."""
     by_name = {v.name: v for v in report.verdicts}
-    out = [f"Steadyhand against its exported Playwright script, {report.rounds} round(s) interleaved, demo submit "
+    out = [f"Steadyhand against its exported Playwright script, {counted(report.rounds, 'round')} interleaved, demo submit "
            f"latency {report.latency_ms} ms", ""]
     rows = [[f.flow, f.steps, f"{f.steadyhand_s:.2f}", f"{f.script_s:.2f}", _x(f.ratio),
              f"{f.steadyhand_passed}/{f.rounds}", f"{f.script_passed}/{f.rounds}"] for f in report.flows]
-    rows.append([f"all demo flows, {report.rounds} round(s) summed", sum(f.steps for f in report.flows),
+    rows.append([f"all demo flows, {counted(report.rounds, 'round')} summed", sum(f.steps for f in report.flows),
                  f"{report.steadyhand_s:.2f}",
                  f"{report.script_s:.2f}", _x(report.ratio), "", ""])
     if report.app is not None:
@@ -889,7 +890,7 @@ def format_report(report: OverheadReport) -> str:
         out.append(_table([[h.flow, h.steps, f"{h.steadyhand_s:.2f}", h.heals, f"{h.steadyhand_passed}/{h.rounds}",
                             f"{h.script_s:.2f}", _x(h.ratio), f"{h.script_tweaked_s:.2f}",
                             f"{h.script_tweaked_passed}/{h.rounds}"] for h in report.heal]
-                          + [[f"all, {report.rounds} round(s) summed", sum(h.steps for h in report.heal),
+                          + [[f"all, {counted(report.rounds, 'round')} summed", sum(h.steps for h in report.heal),
                               f"{report.heal_steadyhand_s:.2f}",
                               sum(h.heals for h in report.heal), "", f"{report.heal_script_s:.2f}",
                               _x(report.heal_ratio), "", ""]],

@@ -53,6 +53,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+from core.progress import counted
 
 __all__ = [
     "Sample", "Figure", "Report", "BenchSetupError", "run_record_memory_benchmark", "format_report",
@@ -749,7 +750,7 @@ def format_report(report: Report) -> str:
         lines.append("  no samples taken")
         return "\n".join(lines)
     last = report.samples[-1]
-    lines.append(f"  {len(report.samples)} samples; {last.renderers} renderer process(es); recorder backlog at the "
+    lines.append(f"  {len(report.samples)} samples; {counted(last.renderers, 'renderer process', 'renderer processes')}; recorder backlog at the "
                  f"end: {last.backlog} events, peak {max(s.backlog for s in report.samples)}")
     lines.append("")
     rows = []

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from urllib.parse import quote, quote_plus
 
+from core.progress import counted
 from core.project import Project
 from core.secrets import MASKS_CHUNK, MIN_SUBSTRING_LENGTH, MissingSecretError, looks_like_password, resolve_secret
 
@@ -107,8 +108,8 @@ class AuditReport:
         out += [f"{where}: the app under test's own data, not audited" for where in self.excluded]
         out += [f"{link}: a symbolic link, not followed" for link in self.skipped_links]
         what = (f"{self.files} files ({self.screenshots} screenshots, {self.masked_regions} masked regions), "
-                f"{self.store_cells} store cells, for {len(self.secrets)} secret(s)")
-        verdict = "nothing found" if self.clean else f"{len(self.findings)} finding(s)"
+                f"{self.store_cells} store cells, for {counted(len(self.secrets), 'secret')}")
+        verdict = "nothing found" if self.clean else f"{counted(len(self.findings), 'finding')}"
         out.append(f"Audited {what}: {verdict}.")
         return out
 

@@ -659,7 +659,7 @@ class Explorer:
             elif dst in self.path:
                 self.report.loops_pruned += 1
                 self.path = self.path[:self.path.index(dst) + 1]
-                note = " - a state already on this path (loop pruned, P4)"
+                note = " - a state already on this path: not explored again"
             else:
                 self.path.append(dst)
             self.progress(f"{self.report.actions:3d}. {o.kind} {o.label}: {key[:8]} -> {dst[:8]}{note}")

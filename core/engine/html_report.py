@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.act.expect import change_words
+from core.progress import counted
 
 #: An assertion kind (the flow file's ``assertions[].kind``) in plain words, for the report's text.
 ASSERTION_WORDS = {
@@ -143,11 +144,6 @@ def _assertion_rows(ev: Any) -> list[dict[str, Any]]:
              "expected": repr(a.expected), "received": a.observed} for a in ev.assertions]
 
 
-def counted(n: int, noun: str) -> str:
-    """``"1 heal"``, ``"2 heals"``, ``"no heals"``: a count a person reads (no "heal(s)")."""
-    return f"{n if n else 'no'} {noun}{'' if n == 1 else 's'}"
-
-
 def _step(detail: Any, index: int, evidence: Any, store: Any, stop_index: int | None) -> dict[str, Any]:
     part = detail.for_step(index)
     step = part["step"]
@@ -188,7 +184,7 @@ def _step(detail: Any, index: int, evidence: Any, store: Any, stop_index: int | 
         out["shots"] = [shot("before", evidence.before_screenshot if evidence else None),
                         shot("after", evidence.after_screenshot if evidence else None)]
         if ev is not None and ev.diff is not None:
-            out["diff"] = f"{len(regions)} changed region(s), {100 * ev.diff.changed_ratio:.1f}% of the page"
+            out["diff"] = f"{counted(len(regions), 'changed region')}, {100 * ev.diff.changed_ratio:.1f}% of the page"
     return out
 
 

@@ -254,7 +254,7 @@ class EngineRunner:
                 names = tuple(cmd.flows) or tuple(self.project.flows)
                 unknown = [n for n in names if n not in self.project.flows]
                 if unknown:
-                    self._emit(EngineError(run_id, f"unknown flow(s): {', '.join(unknown)}"))
+                    self._emit(EngineError(run_id, f"unknown {'flow' if len(unknown) == 1 else 'flows'}: {', '.join(unknown)}"))
                     continue
                 self._emit(RunStarted(run_id, self.project.name, names))
                 results = []

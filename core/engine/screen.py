@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from core.progress import counted
 from core.domain import Candidate, Observation, Resolution
 from core.domain.change import BaselineAlert, ChangeReport, ChangeThresholds, ScreenFingerprint
 from core.engine.events import BaselineAlertRaised, FlowFinished, ScreenChanged
@@ -418,7 +419,7 @@ class ChangeLines:
             alerts = self._alerts.pop(event.run_id, [])
             if alerts:
                 steps = ", ".join(repr(a.step_id) for a in alerts)
-                return [f"  {alerts[0].flow}: {len(alerts)} baseline(s) kept and flagged, changed more than a "
+                return [f"  {alerts[0].flow}: {counted(len(alerts), 'baseline')} kept and flagged, changed more than a "
                         f"passing run refreshes (steps {steps}; `steadyhand baselines reset` forgets them after a real "
                         f"change)"]
         return []

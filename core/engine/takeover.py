@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.progress import counted
 from core.domain import Checkpoint, Observation
 from core.engine.control import continue_target
 from core.engine.events import (
@@ -195,7 +196,7 @@ class TakeoverRecording:
         self.ex.emit(TakeoverActionRecorded(run.run_id, run.flow.name, ctx.index, ()))
         what = "; ".join(d for d in done if d) or "nothing needed undoing"
         if dropped:
-            what += f"; your {dropped} recorded action(s) before it were dropped"
+            what += f"; your {counted(dropped, 'recorded action')} before it {'was' if dropped == 1 else 'were'} dropped"
         return said(ok, ("rolled back to before this step: " if ok else "the rollback was not complete: ") + what,
                     dropped)
 

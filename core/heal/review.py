@@ -277,7 +277,7 @@ def _checked_target(target: Mapping[str, Any], flow_file: str) -> dict[str, Any]
     known = {f.name for f in fields(ElementDescriptor)}
     unknown = sorted(str(k) for k in target if k not in known)
     if unknown:
-        raise FlowEditError(f"the edited descriptor has unknown field(s) {', '.join(unknown)} "
+        raise FlowEditError(f"the edited descriptor has unknown {'field' if len(unknown) == 1 else 'fields'} {', '.join(unknown)} "
                             f"(known: {', '.join(sorted(known))})")
     return dict(target)
 

@@ -13,8 +13,12 @@ safety rules of :mod:`core.locate.safety`:
 * a heal never goes to a hidden, disabled or covered best candidate, and
   then not to the runner-up either: the chain abstains (failure kind 3);
 * an irreversible step is healed only when a second independent level
-  (:data:`INDEPENDENT`) has the same candidate as its clear winner;
-  otherwise the chain abstains and says so.
+  (:data:`INDEPENDENT`) has the same candidate as its clear winner, or the
+  candidate is the target by role and name in its place
+  (:func:`~core.locate.identity.role_name_identity`) or with its name changed
+  only in case or punctuation, alone so named, in the recorded place
+  (:func:`~core.locate.exact.renamed_in_place`); otherwise the chain
+  abstains and says so.
 
 Every resolution records the winning level, score, margin, candidates
 considered, ms and a per-level trace (:class:`~core.domain.LevelTrace`).
@@ -31,7 +35,7 @@ import numpy as np
 from core.domain import Candidate, ElementDescriptor, LevelTrace, Resolution, ScoredCandidate
 
 from .config import LocatorConfig
-from .exact import exact_level
+from .exact import exact_level, renamed_in_place
 from .features import CandidatePool, Features, features_of, pool_of
 from .fuzzy_text import fuzzy_level
 from .identity import (TIE_FLOOR, id_is_positional, not_in_place, role_name_identity, role_siblings, same_destination,
@@ -80,6 +84,8 @@ def _top(res: LevelResult, pool: CandidatePool, k: int) -> tuple[ScoredCandidate
     n = len(scores)
     pick = np.argpartition(-scores, k - 1)[:k] if n > k else np.arange(n)
     order = sorted((int(i) for i in pick), key=lambda i: (-scores[i], not pool.visible[i], i))
+    if order and scores[order[0]] > 0.0:  # a candidate scored 0 is no runner-up beside one that scored
+        order = [i for i in order if scores[i] > 0.0]
     return tuple(
         ScoredCandidate(pool.candidates[i].ref, round(float(scores[i]), 4), pool.features[i].raw_label[:80])
         for i in order
@@ -296,6 +302,8 @@ def resolve(
             trace.append(_trace(name, res, pool, False, f"overruled: {away}"))
             return abstain(f"{name}: {res.reason}, but {away}", res, pool)
         identity = heal and role_name_identity(t, pool, w)
+        # a name changed only in case or punctuation, same control in the same place: no second level needed
+        renamed = heal and not identity and renamed_in_place(t, pool, w, config.position_tolerance_px)
         clash = _look_alike_clash(name, w, pool, fell) if heal and not identity else ""
         if clash:
             trace.append(_trace(name, res, pool, False, f"overruled: {clash}"))
@@ -310,9 +318,11 @@ def resolve(
         state = not_actionable(pool.candidates[w])
         if heal and state:
             return abstain(f"{name}: {res.reason}, but it is {state}; a heal never goes to a {state} best "
-                           "candidate, nor to the runner-up in its place (kind 3)", res, pool)
+                           "candidate, nor to the runner-up in its place", res, pool)
         if identity:
             confirmed = [name, "identity"]
+        elif renamed:
+            confirmed = [name, "place"]
         else:
             confirmed = _confirmations(name, w, t, pool, config, inputs) if heal and irreversible else [name]
         if heal and irreversible and len(confirmed) < 2:
@@ -323,6 +333,10 @@ def resolve(
         if identity:
             why_won += (f" (the same {t.role} '{t.raw_label[:40]}' by role and name, the only one on the page "
                         "in the same form or region: the same control)")
+        elif renamed:
+            why_won += (f" (the same {t.role} in the same place, the only one named so on the page; its name "
+                        f"changed only in case or punctuation: '{t.raw_label[:40]}' -> "
+                        f"'{pool.features[w].raw_label[:40]}')")
         elif len(confirmed) > 1:
             why_won += f" (confirmed by {', '.join(confirmed[1:])})"
         if reasons:

@@ -12,12 +12,23 @@ A candidate matches exactly when
   it carries the same strong identifier (``id``, ``data-testid`` or the
   ``name`` attribute).
 
-Labels that differ only in case or punctuation ("No" / "no", "ut." / "Ut")
-are different targets when both are on the page (failure kind 11): a match
-equal only after normalising scores :data:`~core.locate.textsim.CASE_VARIANT_SCORE`
-(0.9, not 1.00), and only when no candidate carries the label as shown and
-no other variant of it is on the page (a label recorded as CSS showed it,
-"EMPLOYEE" for "Employee", alone on the page).
+Labels that differ only in case or punctuation ("No" / "no", "Sign in" /
+"Sign-in") are not the same label: such a candidate never matches here.  Both
+may be on the page as different targets (failure kind 11), and when only the
+variant is left the name changed - a heal, reported as one, found by the
+FUZZY_TEXT level (:data:`~core.locate.textsim.CASE_VARIANT_SCORE`, 0.9).  When
+the variant is the only one on the page, of the target's role and tag, in its
+frame, dialog/form and place (:func:`renamed_in_place`), the chain takes that
+as enough evidence on its own, as it does for the same role and name.  (A
+label shown in other capitals by CSS is read in its DOM case by the observer,
+so it is no variant.)  One variant is the same label: a name recorded in
+capitals that the page now shows in other case, letters and punctuation
+otherwise equal ("EMPLOYEE" for "Employee": the recorder read the text as CSS
+showed it, the observer reads the DOM's case), and a ``select`` whose name
+differs only in case (the observer may give it the case of an option).  It scores
+:data:`~core.locate.textsim.CASE_VARIANT_SCORE` (0.9, not 1.00), and only
+when no candidate carries the label as recorded and no other variant of it is
+on the page.
 
 A target without any label matches only through a strong identifier or a
 known position.  Matches score 1, the rest 0; the margin rule then needs a
@@ -33,11 +44,13 @@ import numpy as np
 
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
+from .identity import not_in_place
+from .textsim import CASE_VARIANT_SCORE
 from .level import LevelResult, decide
 from .place import break_tie_by_place, break_tie_by_query
-from .textsim import CASE_VARIANT_SCORE
 
-__all__ = ["exact_level", "strong_id_equal", "within_tolerance"]
+__all__ = ["exact_level", "strong_id_equal", "within_tolerance", "renamed_in_place", "read_in_capitals",
+           "same_name_read_twice"]
 
 
 def strong_id_equal(t: Features, c: Features) -> bool:
@@ -83,6 +96,50 @@ def _matches(t: Features, c: Features, tol_px: float) -> bool:
     return near is not False or strong_id_equal(t, c)
 
 
+def read_in_capitals(recorded: str, shown: str) -> bool:
+    """``recorded`` is ``shown`` as CSS capitals show it (``text-transform: uppercase``): ``"EMPLOYEE"`` /
+    ``"Employee"``.  True when ``recorded`` has 2 letters or more, all upper-case, and ``shown`` is another text
+    that upper-cases to it (same letters, same punctuation and spaces)."""
+    letters = [ch for ch in recorded if ch.isalpha()]
+    return len(letters) >= 2 and recorded == recorded.upper() and shown != recorded and shown.upper() == recorded
+
+
+def same_name_read_twice(t: Features, c: Features) -> bool:
+    """``c``'s name is ``t``'s read another way, not a changed name: recorded in CSS capitals
+    (:func:`read_in_capitals`), or a ``select`` whose name differs only in case (the observer gives a select's
+    name the case of an option that holds it: "Priority" read as "priority" beside a "priority" option)."""
+    if read_in_capitals(t.label_key, c.label_key):
+        return True
+    return t.tag == "select" and c.tag == "select" and t.label_key.casefold() == c.label_key.casefold()
+
+
+def renamed_in_place(t: Features, pool: CandidatePool, w: int, tol_px: float) -> bool:
+    """Candidate ``w`` is the target whose name changed only in case or punctuation ("Sign in" -> "Sign-in").
+
+    True when ``w`` has the target's role and tag, a name equal to the
+    target's after normalising (:func:`~core.locate.textsim.normalize`) but
+    not as shown (:attr:`Features.label_key`), is in the target's frame and
+    dialog/form, at its place (box centre within ``tol_px`` CSS px) or with
+    the same strong identifier (:func:`strong_id_equal`), no other visible
+    candidate carries that name in any spelling, and the page shows no sign
+    that the recorded control is elsewhere
+    (:func:`~core.locate.identity.not_in_place`).  Such a candidate may be
+    acted on without a second level's confirmation; it is still a heal.
+    """
+    c = pool.features[w]
+    if not t.label or not t.role or c.role != t.role or c.label != t.label or c.label_key == t.label_key:
+        return False
+    if same_name_read_twice(t, c):
+        return False  # the same name read another way: the exact level's
+    if (t.tag and c.tag and t.tag != c.tag) or not same_context(t, c):
+        return False
+    if within_tolerance(t, c, tol_px) is not True and not strong_id_equal(t, c):
+        return False
+    if any(i != w and pool.visible[i] for i in pool.by_label().get(t.label, ())):
+        return False
+    return not not_in_place(t, pool, w)
+
+
 def _agreement(t: Features, c: Features) -> int:
     """How many of the recorded attributes that say what a control does (``type``, ``href``, the link's query,
     classes) ``c`` keeps."""
@@ -123,10 +180,11 @@ def exact_level(t: Features, pool: CandidatePool, config: LocatorConfig) -> Leve
     keys = {pool.features[i].label_key for i in same}
     for i in same:
         f = pool.features[i]
-        if f.label_key != t.label_key and (t.label_key in keys or len(keys) > 1):
-            continue  # a case/punctuation variant beside the label as shown, or beside another variant
-        if _matches(t, f, tol):
-            scores[i] = 1.0 if f.label_key == t.label_key else CASE_VARIANT_SCORE
+        if f.label_key == t.label_key:
+            if _matches(t, f, tol):
+                scores[i] = 1.0
+        elif same_name_read_twice(t, f) and len(keys) == 1 and _matches(t, f, tol):
+            scores[i] = CASE_VARIANT_SCORE  # two reads of one name; any other variant is a changed name
     _drop_place_only_over_truer_look_alike(t, pool, scores)
     res = decide("exact", scores, pool, margin=config.margin, minimum=CASE_VARIANT_SCORE)
     if res.winner is None and res.score >= CASE_VARIANT_SCORE:  # links that differ only by their query (issue 19)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .features import CandidatePool
 
-__all__ = ["LevelResult", "decide", "describe"]
+__all__ = ["LevelResult", "decide", "describe", "gap"]
 
 _EPS = 1e-9
 
@@ -60,6 +60,12 @@ def describe(pool: CandidatePool, i: int) -> str:
     label = f.raw_label[:40]
     kind = f.role or f.tag or "element"
     return f"{kind} '{label}' ({pool.candidates[i].ref})" if label else f"{kind} ({pool.candidates[i].ref})"
+
+
+def gap(lead: float, margin: float) -> str:
+    """``lead`` as shown beside ``margin``: 2 decimals, 3 when 2 would show a lead under the margin as equal to it."""
+    two = f"{lead:.2f}"
+    return f"{lead:.3f}" if two == f"{margin:.2f}" and lead < margin else two
 
 
 def _lead(scores: np.ndarray, idx: np.ndarray) -> tuple[int, float, float, int | None]:
@@ -127,11 +133,11 @@ def decide(
                                "of the visible candidates (the hidden ones near it are its twins)", v_best, v_runner)
     cmp = "above" if strict_minimum else "of at least"
     if not (best_s > minimum + _EPS if strict_minimum else best_s >= minimum - _EPS):
-        why = f"best {describe(pool, best)} scored {best_s:.2f}, needs a score {cmp} {minimum:.2f}"
+        why = f"the best, {describe(pool, best)}, scored {best_s:.2f}; it needs a score {cmp} {minimum:.2f}"
     elif runner is None or lead <= _EPS:
         other = f" and {describe(pool, runner)}" if runner is not None else ""
         why = f"tie at {best_s:.2f} between {describe(pool, best)}{other}"
     else:
-        why = (f"best {describe(pool, best)} {best_s:.2f} leads {describe(pool, runner)} "
-               f"by {lead:.2f} < margin {margin:.2f}")
+        why = (f"{describe(pool, best)} scored {best_s:.2f} and the next best, {describe(pool, runner)}, "
+               f"{float(scores[runner]):.2f}: {gap(lead, margin)} apart, under the margin {margin:.2f}")
     return LevelResult(strategy, scores, None, best_s, lead, why, best, runner)

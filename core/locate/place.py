@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.progress import counted
 from .config import LocatorConfig
 from .features import CandidatePool, Features
 from .identity import TIE_FLOOR
@@ -86,7 +87,7 @@ def break_tie_by_place(
     return LevelResult(
         strategy, scores, w, float(scores[w]), float(scores[w] - max(scores[j] for j in group if j != w)),
         f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
-        f"{len(group) - 1} other(s) but {lead:.2f} closer to the target's place in the page",
+        f"{counted(len(group) - 1, 'other')} but {lead:.2f} closer to the target's place in the page",
         w, int(max((j for j in group if j != w), key=lambda j: scores[j])), "place",
     )
 
@@ -137,7 +138,7 @@ def break_tie_by_query(
     runner = max((j for j in group if j != w), key=lambda j: scores[j])
     return LevelResult(  # the margin is the query's lead: the evidence that told the links apart
         strategy, scores, w, float(scores[w]), float(lead),
-        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with {len(group) - 1} other "
-        f"link(s) to the same page, but its query is the recorded link's ({best:.2f} against {second:.2f})",
+        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with "
+        f"{counted(len(group) - 1, 'other link')} to the same page, but its query is the recorded link's ({best:.2f} against {second:.2f})",
         w, int(runner), "query",
     )

@@ -30,7 +30,7 @@ from rapidfuzz import fuzz, process
 
 from .config import LocatorConfig
 from .features import CandidatePool, Features, same_context
-from .level import LevelResult, decide, describe
+from .level import LevelResult, decide, describe, gap
 from .roles import GENERIC
 from .place import break_tie_by_place, break_tie_by_query, sim_region as _sim_region
 from .safety import CONTRADICTION_BELOW, unique_id_agrees
@@ -393,17 +393,31 @@ def _blocked(res: LevelResult, blocking: np.ndarray, pool: CandidatePool, config
     Evidence decides who may *win*; a close rival that lacks it ("Apply
     filters" next to "Apply all" for a vanished "Apply") still makes the
     choice unclear, so it blocks.  Contradicting and foreign candidates
-    were zeroed before and do not block.
+    were zeroed before and do not block.  The result that falls through
+    carries ``blocking`` as its scores, so the candidates shown with an
+    abstention are the real best ones in order (the rival with its own
+    score), and ``best`` / ``runner`` are the higher and the lower of the two.
     """
     if res.winner is None or len(blocking) < 2:
         return res
-    others = np.delete(blocking, res.winner)
+    w = res.winner
+    others = np.delete(blocking, w)
     rival = int(np.argmax(others))
-    rival = rival + 1 if rival >= res.winner else rival
-    lead = float(res.score - blocking[rival])
+    rival = rival + 1 if rival >= w else rival
+    w_s, r_s = float(res.score), float(blocking[rival])
+    lead = w_s - r_s
     if lead >= config.margin - 1e-9:
         return res
-    return LevelResult("semantic", res.scores, None, res.score, max(lead, 0.0),
-                       f"best {describe(pool, res.winner)} {res.score:.2f} leads {describe(pool, rival)} "
-                       f"{blocking[rival]:.2f} by {max(lead, 0.0):.2f} < margin {config.margin:.2f} "
-                       f"(the rival lacks the evidence to win, not the score to block)", res.winner, rival)
+    shown = np.array(blocking, dtype=np.float64)
+    shown[w] = max(shown[w], w_s)
+    if r_s > w_s + 1e-9:
+        why = (f"{describe(pool, rival)} scored higher ({r_s:.2f}) than {describe(pool, w)} ({w_s:.2f}) but does "
+               f"not agree with the target's name, text or ids enough to be chosen; {describe(pool, w)} does, but "
+               f"is not ahead of it by the margin {config.margin:.2f}")
+        best, runner = rival, w
+    else:
+        why = (f"{describe(pool, w)} scored {w_s:.2f} and {describe(pool, rival)} {r_s:.2f}: "
+               f"{gap(max(lead, 0.0), config.margin)} apart, under the margin {config.margin:.2f}; {describe(pool, rival)} does not agree with the "
+               "target's name, text or ids enough to be chosen, but is too close to rule out")
+        best, runner = w, rival
+    return LevelResult("semantic", shown, None, max(w_s, r_s), abs(lead), why, best, runner)

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from core.progress import counted
 from core.domain import Candidate
 
 from .config import LocatorConfig
@@ -75,6 +76,6 @@ def break_tie(res: LevelResult, scores: np.ndarray, pool: CandidatePool, config:
     others = [scores[j] for j in group if j != w]
     return LevelResult(
         res.strategy, scores, w, float(scores[w]), float(scores[w] - max(others)),
-        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with {len(group) - 1} other(s); "
+        f"{describe(pool, w)} scored {scores[w]:.2f}, tied within the margin with {counted(len(group) - 1, 'other')}; "
         f"the model chose it (confidence {choice.confidence:.2f}: {choice.reason[:80]})",
         res.best, res.runner, "model")

@@ -147,7 +147,7 @@ class set_page:  # noqa: N801
     def __init__(self, **changes: Any) -> None:
         unknown = set(changes) - {"title", "text", "focus", "loading", "errors", "scroll"}
         if unknown:
-            raise ValueError(f"set_page: unknown page field(s) {sorted(unknown)}")
+            raise ValueError(f"set_page: unknown page {'field' if len(unknown) == 1 else 'fields'} {sorted(unknown)}")
         object.__setattr__(self, "changes", changes)
 
     def __call__(self, d: "FakeDriver", el: dict | None, value: str) -> None:

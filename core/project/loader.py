@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import yaml
 from pydantic import ValidationError
 
+from core.progress import counted
 from core.act.space import needs_target, spec
 from core.domain import (
     Action, AfterState, Assertion, BreakerSettings, BrowserSettings, ElementDescriptor, EngineSettings, EpisodeSpec, Flow,
@@ -309,7 +310,7 @@ def _validation_error(path: Path, exc: ValidationError, data: Any) -> ProjectErr
             f"; {said} {'are' if len(missing) > 1 else 'is'} missing)" if missing else ")")
     elif err.get("type") == "missing":
         msg = "required field is missing"
-    more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
+    more = f" (and {counted(len(exc.errors()) - 1, 'more problem')})" if len(exc.errors()) > 1 else ""
     return ProjectError(path, f"{msg}{more}", location=_location(err, data))
 
 

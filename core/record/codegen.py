@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, Iterable, Mapping
 
+from core.progress import counted
 from core.act.space import ACTION_SPACE
 from core.domain import Action, AfterState, Assertion, Flow, Step, StepEvidence
 from core.project.loader import ProjectError
@@ -1119,7 +1120,7 @@ def import_codegen(source: str, *, flow_name: str, filename: str = "<script>", b
     notes = list(reader.notes)
     if dropped:
         lines = ", ".join(map(str, dropped))
-        notes.append((dropped[0], f"line {dropped[0]}: dropped {len(dropped)} click(s) that only focus a field "
+        notes.append((dropped[0], f"line {dropped[0]}: dropped {counted(len(dropped), 'click')} that only focus a field "
                                   f"before typing (lines {lines}); replay types into the field directly"))
     secrets.prepare(ops)
     _decide_secrets(ops, secrets, notes)

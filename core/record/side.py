@@ -86,6 +86,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from core.progress import counted
 from core.domain import Action, Assertion, ElementDescriptor, Flow, Step
 from core.project.loader import ProjectError, check_size
 from core.project.params import escape, placeholder
@@ -535,7 +536,7 @@ class _Importer:
             self.one(j, c)
         if focus:
             numbers = ", ".join(str(j + 1) for j in focus)
-            self.notes.insert(0, f"{self.test.name}: dropped {len(focus)} click(s) that only focus a field before "
+            self.notes.insert(0, f"{self.test.name}: dropped {counted(len(focus), 'click')} that only focus a field before "
                                  f"typing (commands {numbers}); replay types into the field directly")
         if not self.start_url:
             self.start_url = "/"

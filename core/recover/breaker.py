@@ -20,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
+from core.progress import counted
 from core.act.space import spec
 from core.domain import BreakerContext, BreakerFailure, BreakerSettings, Step
 
@@ -190,7 +191,7 @@ def describe_open(ctx: BreakerContext, side_effects: tuple[str, ...] = ()) -> st
     """
     seen = "; ".join(f"step {f.index + 1} '{f.step_title}' attempt {f.attempt}: {f.reason}" if f.index >= 0
                      else f.reason for f in ctx.failures_seen) or "no failure recorded"
-    probes = f", then {ctx.failed_probes} failed probe(s)" if ctx.failed_probes else ""
+    probes = f", then {counted(ctx.failed_probes, 'failed probe')}" if ctx.failed_probes else ""
     effects = "; ".join(side_effects) or "none"
     when = (f"half-opens by itself in {ctx.seconds_to_half_open:.0f} s, or a retry probes once now"
             if ctx.seconds_to_half_open is not None else "half-open: the next attempt is the one probe")

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from core.progress import counted
 from core.domain import EscalationAnswerKind
 
 __all__ = ["FailureKind", "Failure", "RecoveryKind", "Recovery", "decide_recovery", "human_answers"]
@@ -118,7 +119,7 @@ def decide_recovery(failure: Failure, *, reversible: bool, attempts: int, max_at
                               or (popup and failure.kind in ("precondition", "action_error"))):
             return Recovery("roll_back", f"roll back to the checkpoint and retry: {failure.reason}")
         return Recovery("retry", failure.reason)
-    return Recovery("escalate", f"failed after {attempts} attempt(s): {failure.reason}")
+    return Recovery("escalate", f"failed after {counted(attempts, 'attempt')}: {failure.reason}")
 
 
 def human_answers(failure: Failure, *, reversible: bool,

@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from core.progress import counted
 from core.domain import Action, Candidate, Checkpoint, FieldValue, Observation, Step
 from core.locate import resolve
 from core.perception.driver import ActionError, NavigationError
@@ -105,7 +106,7 @@ def same_state(cp_obs: Observation | None, cp: Checkpoint, now: Observation) -> 
     if now.url.split("#")[0] != cp.url.split("#")[0]:
         out.append(f"URL {now.url} instead of {cp.url}")
     if len(now.modal_titles) != len(cp.modal_titles):
-        out.append(f"{len(now.modal_titles)} dialog(s) open instead of {len(cp.modal_titles)}")
+        out.append(f"{counted(len(now.modal_titles), 'dialog')} open instead of {len(cp.modal_titles)}")
     if cp_obs is not None and now.signature.values_digest != cp_obs.signature.values_digest:
         out.append("form values differ")
     return out

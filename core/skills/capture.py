@@ -59,6 +59,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from core.progress import counted
 from core.domain import Candidate, ElementDescriptor, Observation, StateSignature, Step
 
 __all__ = ["capture_failure", "note_step_end", "failed_writes", "target_box", "snapshot", "observation_of", "semantic_target", "error_type_of",
@@ -311,7 +312,7 @@ def note_step_end(ex: Any, ctx: Any) -> None:
         if not bad and not shown and not thrown:
             return
         why = "; ".join([f"HTTP {r.status} {r.method} {ex.redact(r.url.split('?')[0])}" for r in bad[:3]]
-                        + ([f"{shown} more error message(s) shown"] if shown else [])
+                        + ([f"{counted(shown, 'more error message')} shown"] if shown else [])
                         + [f"the page threw an uncaught error: {t}" for t in thrown[:2]])
         _capture(ex, ctx, "error_signal", f"the step passed with error signals: {why}")
         known.pop((run.run_id, ctx.index), None)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.progress import counted
 from core.domain.text import printable
 
 __all__ = ["add_skills_parser", "skills_command", "skills_subparsers"]
@@ -66,7 +67,7 @@ def add_skills_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParse
     ap.add_argument("--force", action="store_true",
                     help="approve although its validation did not pass (or it has none); said in its review reason")
     ap.add_argument("--irreversible-ok", action="store_true",
-                    help="let it act on an irreversible step - only the step(s) it was learnt on")
+                    help="let it act on an irreversible step - only the steps it was learnt on")
     ap.add_argument("--restore", action="store_true",
                     help="approve a retired skill again (retired by upkeep or a person), or renew an approved one "
                          "held below the review quality (it stopped firing), under the same rules")
@@ -164,7 +165,7 @@ def _show(s: Any, uses: list[Any]) -> str:
     t = s.trigger
     lines = [f"{printable(s.id)} [{s.state}{', ' + printable(s.review_reason) if s.review_reason else ''}] {s.kind}: "
              f"{printable(s.description)}",
-             f"  quality {s.quality:.2f}, {s.successes} success(es), {s.failures} failure(s); "
+             f"  quality {s.quality:.2f}, {counted(s.successes, 'success', 'successes')}, {counted(s.failures, 'failure')}; "
              f"irreversible steps: {'yes, ' + ', '.join(s.provenance.step_ids) if s.irreversible_ok else 'no'}",
              "  trigger:"]
     if t.popup:  # a skill of a popup kind: no element named, the popup's meaning and the person's choice
@@ -296,7 +297,7 @@ def skills_command(args: argparse.Namespace) -> int:
                     wanted = {_resolve_id(table, product, i) for i in args.id}
                     skills = [s for s in skills if s.id in wanted]
                 path = export_skills(skills, Path(args.file), product=product, secrets=secrets)
-                print(f"exported {len(skills)} skill(s) of {product!r} to {path}")
+                print(f"exported {counted(len(skills), 'skill')} of {product!r} to {path}")
             elif args.skills == "import":
                 report = import_skills(table, Path(args.file), product=product,
                                        replace_approved=args.replace_approved, keep_state=args.keep_state,

@@ -50,6 +50,7 @@ from typing import Any, Iterable, Literal, Mapping, Optional, Sequence
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from core.progress import counted
 from core.domain.flow import ACTION_KINDS
 from core.domain.skill import (
     FAILURE_CAUSES, SEMANTIC_TARGET_FIELDS, SKILL_KINDS, SKILL_SCHEMA_VERSION, SKILL_STATES, TARGET_FIELDS, Skill,
@@ -472,7 +473,7 @@ def _validate_skill(data: Any, redactor: Redactor,
         if m:  # a model-level check names its own field
             inner = m.group(1).strip("'")
             loc, msg = (f"{loc}.{inner}" if loc else inner), m.group(2)
-        more = f" (and {len(exc.errors()) - 1} more problem(s))" if len(exc.errors()) > 1 else ""
+        more = f" (and {counted(len(exc.errors()) - 1, 'more problem')})" if len(exc.errors()) > 1 else ""
         return None, loc, msg + more
     dumped = model.model_dump(mode="json")
     problem = _placeholder_problem(dumped) or _secret_param_problem(dumped, secret_names)
@@ -744,7 +745,7 @@ class ImportReport:
         out += [f"skipped {sid}: {why}" for sid, why in self.skipped]
         out += list(self.changed)
         if self.moved_from:
-            out.append(f"skills of product(s) {', '.join(self.moved_from)} were put in this project's skill space")
+            out.append(f"skills of {'product' if len(self.moved_from) == 1 else 'products'} {', '.join(self.moved_from)} were put in this project's skill space")
         if self.added or self.replaced:
             out.append("imported skills are not validated here: approving one needs --force (said in its reason)")
         return out

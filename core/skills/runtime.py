@@ -77,6 +77,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from core.progress import counted
 from core.domain import Action, Candidate, ElementDescriptor, Flow, LocatorConfig, Observation, Step
 from core.domain.skill import (
     QUALITY_FAILURE_DELTA, QUALITY_SUCCESS_DELTA, ElementCondition, Skill, SkillAction, VerifyRule,
@@ -660,11 +661,11 @@ class SkillDecider:
             if failed:
                 self._finish("precondition", "verify rules do not hold: " + "; ".join(failed))
             else:
-                self._finish("passed", f"{len(a.skill.actions)} action(s) done"
+                self._finish("passed", f"{counted(len(a.skill.actions), 'action')} done"
                              + ("; verify rules hold" if a.skill.verify else ""))
             return None
         if a.k >= a.skill.step_limit:
-            self._finish("failed", f"step limit: {a.skill.step_limit} step(s) and {len(a.skill.actions) - a.k} "
+            self._finish("failed", f"step limit: {counted(a.skill.step_limit, 'step')} and {len(a.skill.actions) - a.k} "
                                    f"action(s) left")
             return None
         return self._decision(ctx, a)

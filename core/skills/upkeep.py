@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from rapidfuzz.distance import Indel
 
+from core.progress import counted
 from core.domain.skill import ElementCondition, Skill, SkillSettings, SkillTrigger
 from core.locate.textsim import normalize
 
@@ -354,8 +355,8 @@ class UpkeepReport:
     def lines(self) -> list[str]:
         """Human summary, one line per finding."""
         verb = "merged" if self.applied else "would merge"
-        out = [f"skill space {self.product!r}: {len(self.merges)} merge(s), {len(self.review)} in the review "
-               f"area, {len(self.conflicts)} conflict(s)"]
+        out = [f"skill space {self.product!r}: {counted(len(self.merges), 'merge')}, {len(self.review)} in the review "
+               f"area, {counted(len(self.conflicts), 'conflict')}"]
         out += [f"{verb} {m.dropped.id} ({m.dropped.state}) into {m.kept.id} ({m.kept.state}): same trigger "
                 f"and the same actions" for m in self.merges]
         out += [f"review {r.skill.id}: {'; '.join(r.reasons)} - {r.skill.description}" for r in self.review]

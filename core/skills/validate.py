@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
+from core.progress import counted
 from core.domain import ACTION_KINDS, Candidate, ElementDescriptor, Observation, Step
 from core.domain.skill import SKILL_KINDS, ElementCondition, Skill, SkillValidation
 from core.plan.guard import may_write
@@ -263,7 +264,7 @@ def reproduced(record: Any, *, explained: bool) -> tuple[bool, str]:
     wait = waited_out(record)
     if wait and not explained:
         return False, (f"did not reproduce: {wait} - a wait would have cured it (a slow page, not a new one), "
-                       f"seen on {len(attempts)} attempt(s)")
+                       f"seen on {counted(len(attempts), 'attempt')}")
     if http and len(attempts) < 2 and not explained:
         return False, (f"did not reproduce: HTTP {http[0].get('status')} seen on one attempt only (a slow server "
                        "or a transient error)")

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.progress import counted
 from core.exitcodes import EXIT_INPUT, EXIT_OK
 
 __all__ = ["add_history_parser", "history_command"]
@@ -33,7 +34,7 @@ def add_history_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentPars
     cp.add_argument("project", help="project folder (holds steadyhand.yaml)")
     cp.add_argument("a", help="reference run id (or prefix)")
     cp.add_argument("b", help="other run id (or prefix)")
-    gr = hs.add_parser("graph", help="a flow's state graph: states, actions, revisits and loops (P4)")
+    gr = hs.add_parser("graph", help="a flow's state graph: states, actions, revisits and loops")
     gr.add_argument("project", help="project folder (holds steadyhand.yaml)")
     gr.add_argument("flow", help="flow name (or a graph name such as explore:/)")
     for c in (ls, cp, gr):
@@ -106,7 +107,7 @@ def _history_command(args: argparse.Namespace) -> int:
                 secs = f"{r.seconds:.1f} s" if r.seconds is not None else "-"
                 hand = f"  by hand: {e.by_hand}" if e.by_hand else ""
                 print(f"{short_run_id(r.id)}  {r.started_at:%Y-%m-%d %H:%M:%S}  {r.flow:<20} {e.label:<11} "
-                      f"{e.passed}/{e.total} steps passed  {r.heals} heal(s){hand}  {secs}")
+                      f"{e.passed}/{e.total} steps passed  {counted(r.heals or 0, 'heal')}{hand}  {secs}")
             _write_json(args.json, [{"id": e.run.id, "flow": e.run.flow, "status": e.label, "by_hand": e.by_hand,
                                      "started_at": e.run.started_at.isoformat(), "steps": e.steps,
                                      "passed": e.passed, "steps_total": e.total, "heals": e.run.heals, "seconds": e.run.seconds}
@@ -156,9 +157,9 @@ def _history_command(args: argparse.Namespace) -> int:
         number = {n.key: i for i, n in enumerate(g.nodes(), 1)}
         cycles = [c for c in g.loops() if len(c) > 1]
         print(f"{name}: {len(g)} states, {len(g.edges())} actions ({len(g.self_loops())} self-loops), "
-              f"{len(g.revisited())} revisited, {len(cycles)} loop(s)")
+              f"{len(g.revisited())} revisited, {counted(len(cycles), 'loop')}")
         for n in g.nodes():
-            print(f"  S{number[n.key]:<3} {n.title[:40]:<40} {n.url}  visits {n.visits} in {n.runs} run(s)"
+            print(f"  S{number[n.key]:<3} {n.title[:40]:<40} {n.url}  visits {n.visits} in {counted(n.runs, 'run')}"
                   + ("  REVISITED" if n.revisited else ""))
         for e in g.edges():
             verdicts = ", ".join(f"{k} {v}" for k, v in sorted(e.verdicts.items()))

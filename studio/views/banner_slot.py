@@ -10,6 +10,11 @@ instead of pushing the view (or the window) down.  Nor does a bar's width
 widen the window: the slot scrolls sideways before it asks for more room.
 
 With no bar shown the slot says, in a muted line, what will appear there.
+
+The full height is kept only while a run is live (:meth:`BannerSlot.set_reserved`): that is when the
+escalation and takeover bars come.  Before a run and after it, the slot is as high as its idle line and the
+one-row bars that may come then (the "files changed on disk" bar: :meth:`BannerSlot.add_bar` with
+``compact=True``), and the live view below gets the rest of the room.
 """
 from __future__ import annotations
 
@@ -59,6 +64,8 @@ class BannerSlot(QScrollArea):
         self.idle.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self._column.addWidget(self.idle)
         self._bars: list[QWidget] = []
+        self._compact: list[QWidget] = []
+        self._reserved = True
         for bar in bars:
             self.add_bar(bar)
         self._column.addStretch(1)
@@ -67,15 +74,48 @@ class BannerSlot(QScrollArea):
         self._update_idle()
 
     def slot_height(self) -> int:
-        """The slot's fixed height in px: :data:`SLOT_LINES` lines of the font plus the margins."""
+        """The slot's full height in px: :data:`SLOT_LINES` lines of the font plus the margins."""
         return SLOT_LINES * self.fontMetrics().lineSpacing() + 24 + 2 * self.frameWidth()
 
-    def add_bar(self, bar: QWidget) -> None:
-        """Hold ``bar`` (after those already held); its owner keeps showing and hiding it."""
+    def compact_height(self) -> int:
+        """The slot's height in px while no run is live: two lines of the font (the idle line, wrapped on a
+        narrow window) or the tallest compact bar, plus the margins; never above :meth:`slot_height`."""
+        inner = max([2 * self.fontMetrics().lineSpacing()] + [b.sizeHint().height() for b in self._compact])
+        return min(self.slot_height(), inner + 12 + 2 * self.frameWidth())
+
+    @property
+    def reserved(self) -> bool:
+        """True while the slot keeps its full height (a run is live)."""
+        return self._reserved
+
+    def set_reserved(self, on: bool) -> None:
+        """Keep the full height (``on``: a run is live, its bars may come) or the compact one.
+
+        Whichever it is, a bar shown that needs more room than the compact height gets the full height (the
+        view moves once, never while a run is live).
+        """
+        self._reserved = bool(on)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        full = self._reserved or any(b not in self._compact for b in self.shown_bars())
+        height = self.slot_height() if full else self.compact_height()
+        if height != self.height() or self.minimumHeight() != height:
+            self.setFixedHeight(height)
+
+    def add_bar(self, bar: QWidget, *, compact: bool = False) -> None:
+        """Hold ``bar`` (after those already held); its owner keeps showing and hiding it.
+
+        ``compact``: a one-row bar that may show while no run is live; the compact height makes room for it.
+        """
         self._bars.append(bar)
+        if compact:
+            self._compact.append(bar)
         self._column.insertWidget(self._column.count() - (1 if self.widget() is not None else 0), bar)
         bar.installEventFilter(self)
         self._update_idle()
+        if self.widget() is not None:
+            self._fit_height()
 
     @property
     def bars(self) -> tuple[QWidget, ...]:
@@ -90,6 +130,7 @@ class BannerSlot(QScrollArea):
         if event.type() in (QEvent.Type.Show, QEvent.Type.Hide, QEvent.Type.ShowToParent,
                             QEvent.Type.HideToParent) and watched in self._bars:
             self._update_idle()
+            self._fit_height()
             if event.type() in (QEvent.Type.Show, QEvent.Type.ShowToParent):
                 self.verticalScrollBar().setValue(0)  # a bar that appears is read from its top
         return False

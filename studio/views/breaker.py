@@ -115,7 +115,7 @@ class BreakerIndicator(QWidget):
 
     def _update_tooltip(self) -> None:
         self.setToolTip(
-            "Circuit breaker (R4): opens after the threshold of consecutive failures and pauses "
+            "Circuit breaker: opens after the threshold of consecutive failures and pauses "
             "the run for you; half-open lets one probe through; closes on success.")
 
 
@@ -300,7 +300,7 @@ class BreakerPanel(QWidget):
     def hint(self) -> str:
         """What the state means for the user now."""
         if not self.state:
-            return "The breaker opens after the threshold of consecutive failed attempts and the run waits for you (R4)."
+            return "The breaker opens after the threshold of consecutive failed attempts and the run waits for you."
         if self.final:
             return {"closed": "The run ended with the breaker closed.",
                     "open": f"The run ended with the breaker open after {self.failures} consecutive failures.",

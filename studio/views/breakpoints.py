@@ -35,11 +35,11 @@ __all__ = ["BREAKPOINT_COLOR", "CONDITION_LABELS", "BreakpointBook", "Breakpoint
 BREAKPOINT_COLOR = "#e5484d"
 #: What each conditional breakpoint is called in the panel.
 CONDITION_LABELS = {
-    "changed": "Page changed against its baseline (R1)",
+    "changed": "Page changed against its baseline",
     "low_confidence": "Resolution confidence below",
-    "abstained": "Locator abstained (R2)",
-    "verdict": "Verdict not \u201cas expected\u201d (S5)",
-    "irreversible": "Step is irreversible (S6), before it acts",
+    "abstained": "Locator abstained",
+    "verdict": "Verdict not \u201cas expected\u201d",
+    "irreversible": "Step is irreversible, before it acts",
 }
 
 #: Step ids of a flow, in order (from the loaded project).

@@ -58,7 +58,7 @@ _ANSWER_TIPS = {
     "skip": "Leave this step as skipped and go on with the next one",
     "stop": "End this flow here (it counts as escalated); a run of several flows goes on with the next one",
     "take_over": "Take the page yourself; hand back later with \u201ccontinue from step N\u201d",
-    "compensate": "Undo what this irreversible step may have written by running its declared compensations (R3)",
+    "compensate": "Undo what this irreversible step may have written by running its declared compensations",
 }
 #: Escalation kind (``core.domain.EscalationKind``) -> what it says to a user.
 KIND_LABELS = {
@@ -276,7 +276,7 @@ def escalation_html(item: Escalation | None) -> str:
         parts.append(f"<p style='color:{TAKEOVER_COLOR}'>You have the page. Hand back from the bar above "
                      "the page when the step is done.</p>")
     head = (f"<p style='color:{muted}; font-weight:bold; margin-top:8px; margin-bottom:2px'>"
-            "SIDE EFFECTS SO FAR</p>")
+            "Side effects so far</p>")
     if ev.side_effects:
         parts.append(head + "<ul style='margin-top:0'>"
                      + "".join(f"<li>{_esc(s)}</li>" for s in ev.side_effects) + "</ul>")
@@ -401,7 +401,7 @@ class EscalationsPanel(QWidget):
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.document().setDocumentMargin(10)
-        self.candidates_title = QLabel("CANDIDATES")
+        self.candidates_title = QLabel("Candidates")
         self.candidates_title.setObjectName("panelTitle")
         self.candidates = QTreeWidget()
         self.candidates.setColumnCount(len(self.COLUMNS))

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget,
 )
 
+from core.progress import counted
 from core.domain import ElementDescriptor
 from core.domain.resources import module_name
 
@@ -194,7 +195,7 @@ class CorrectionItem:
         self.status = "pending" if rec.state == "offered" else rec.state
         what = {"replace": "replace the step", "insert": "insert before the step"}.get(rec.meaning, rec.meaning)
         self.title = f"Correction #{rec.id} \u00b7 {rec.flow} \u00b7 step {rec.step_index + 1} {rec.step_title} (by hand)"
-        self.subtitle = f"{len(rec.steps)} manual step(s): {what} \u00b7 run {rec.run_id}"
+        self.subtitle = f"{counted(len(rec.steps), 'manual step')}: {what} \u00b7 run {rec.run_id}"
         self.old: Mapping[str, Any] = {"step": rec.step_id, "title": rec.step_title, "escalated": rec.reason}
         self.new: Mapping[str, Any] = {"meaning": rec.meaning, **{
             f"step {i + 1}": f"{s.get('action', '')} {s.get('name', '')}".strip() for i, s in enumerate(rec.steps)}}

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QSizePolicy, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from core.progress import counted
 from core.engine.events import FlowFinished, RunFinished
 from core.store import RunDetail, Store
 from core.store.history import HistoryEntry, StepDelta, StoredStep, compare_runs, run_history, stored_steps
@@ -224,8 +225,8 @@ class RunViewer(QWidget):
                  f" \u00b7 {s.ms:.0f} ms \u00b7 {s.attempts} attempt{'s' * (s.attempts != 1)}"]
         if s.escalated or s.hand_backs:
             parts.append(_html("; ".join(x for x in (
-                f"asked a person {s.escalated} time(s)" if s.escalated else "",
-                f"a person took the page over and handed it back {s.hand_backs} time(s)" if s.hand_backs else "",
+                f"asked a person {counted(s.escalated, 'time')}" if s.escalated else "",
+                f"a person took the page over and handed it back {counted(s.hand_backs, 'time')}" if s.hand_backs else "",
             ) if x)))
         if s.url:
             parts.append(_html(s.url))
@@ -507,7 +508,7 @@ class HistoryPanel(QWidget):
             cells = [_item(r.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), tip=r.id), _item(r.flow),
                      _item(status_label(e.label) + (f" \u00b7 by hand: {e.by_hand}" if e.by_hand else ""),
                            color=status_color("manual" if e.label != r.status else r.status).name(),
-                           tip=r.error or (f"a person acted {e.by_hand} time(s) in this run (a takeover handed back)"
+                           tip=r.error or (f"a person acted {counted(e.by_hand, 'time')} in this run (a takeover handed back)"
                                            if e.by_hand else "")),
                      self._steps_item(e),
                      _item(str(r.heals), align_right=True, color="#f5a524" if r.heals else None,

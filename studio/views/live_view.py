@@ -92,6 +92,10 @@ _NAMED_KEYS: dict[Qt.Key, str] = {
 }
 
 
+#: Space (widget px) between the page and a label drawn in the margin beside it.
+GUTTER_GAP = 8.0
+
+
 def playwright_key(key: int, modifiers: Qt.KeyboardModifier, text: str) -> tuple[str, str] | None:
     """Translate a Qt key press into ``("type", text)``, ``("key", playwright_name)`` or None.
 
@@ -543,17 +547,34 @@ class LiveView(QWidget):
         if self.image_rect().isEmpty() or not self._legend_visible:
             return QRectF()
         fm = self.fontMetrics()
+        col_w = max(fm.horizontalAdvance(text) for _s, text in LEGEND) + 38
+        col_h = len(LEGEND) * (fm.height() + 4) + 10
+        if self._legend_in_column():  # in the margin beside the page, one row per state: it covers nothing
+            return QRectF(8, self.height() - col_h - 8, col_w, col_h)
         w = sum(fm.horizontalAdvance(text) + 30 for _s, text in LEGEND) + 8
         h = fm.height() + 10
         if w > self.width() - 16 or h > self.image_rect().height() * 0.15:
             return QRectF()  # a small view: the legend would hide the page (it is in the context menu's tooltip)
         return QRectF(8, self.height() - h - 8, w, h)
 
+    def _legend_in_column(self) -> bool:
+        """The legend is drawn as a column in the margin left of the page: the row would cover the page
+        and the column fits the margin (and the view's height)."""
+        fm = self.fontMetrics()
+        img = self.image_rect()
+        row_w = sum(fm.horizontalAdvance(text) + 30 for _s, text in LEGEND) + 8
+        col_w = max(fm.horizontalAdvance(text) for _s, text in LEGEND) + 38
+        col_h = len(LEGEND) * (fm.height() + 4) + 10
+        return row_w + 16 > img.left() and col_w + 16 <= img.left() and col_h + 16 <= self.height()
+
     def label_rects(self) -> list[tuple[str, QRectF]]:
         """The labels of the target and the resolution's candidates as drawn: (text, chip rect in widget px).
 
+        A label goes beside the page when the page leaves a margin wide enough on the box's side (at the
+        box's height, a leader line to it): it then covers nothing of the page (a table's header above the
+        box, the box's neighbours).  Otherwise it goes above the box (below when there is no room above).
         Laid out so that no two overlap: a label that would cover an earlier one is stacked above it
-        (or below the box when there is no room above).
+        (or below it when there is no room above).
         """
         items: list[tuple[str, QRectF]] = []
         if self._target is not None and self._target.descriptor.bbox is not None:
@@ -566,11 +587,19 @@ class LiveView(QWidget):
         font.setBold(True)
         fm = QFontMetricsF(font)
         placed: list[tuple[str, QRectF]] = []
+        img = self.image_rect()
         for text, r in items:
             w, h = fm.horizontalAdvance(text) + 12, fm.height() + 4
-            chip = QRectF(r.x(), r.y() - h - 3, w, h)
-            if chip.top() < 0:
-                chip.moveTop(r.bottom() + 2)
+            left_room, right_room = img.left() - GUTTER_GAP, self.width() - img.right() - GUTTER_GAP
+            y = min(max(r.center().y() - h / 2.0, 0.0), max(self.height() - h, 0.0))
+            if w <= left_room and (r.center().x() - img.left() <= img.right() - r.center().x() or w > right_room):
+                chip = QRectF(img.left() - GUTTER_GAP - w, y, w, h)  # in the margin left of the page
+            elif w <= right_room:
+                chip = QRectF(img.right() + GUTTER_GAP, y, w, h)  # in the margin right of the page
+            else:
+                chip = QRectF(r.x(), r.y() - h - 3, w, h)
+                if chip.top() < 0:
+                    chip.moveTop(r.bottom() + 2)
             for _ in range(len(placed) + 1):
                 hit = next((q for _t, q in placed if q.intersects(chip)), None)
                 if hit is None:
@@ -927,8 +956,13 @@ class LiveView(QWidget):
         p.drawRoundedRect(box, 4, 4)
         fm = p.fontMetrics()
         x = box.x() + 8
-        for state, text in LEGEND:
-            sw = QRectF(x, box.center().y() - 6, 16, 12)
+        column = self._legend_in_column()
+        for i, (state, text) in enumerate(LEGEND):
+            if column:
+                x, cy = box.x() + 8, box.y() + 5 + (i + 0.5) * (fm.height() + 4)
+                sw = QRectF(x, cy - 6, 16, 12)
+            else:
+                sw = QRectF(x, box.center().y() - 6, 16, 12)
             pen = QPen(STATE_COLORS[state], 2.5 if state in ("target", "covered") else 1.8)
             if state == "candidate":
                 pen.setStyle(Qt.PenStyle.DashLine)
@@ -938,8 +972,10 @@ class LiveView(QWidget):
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(sw)
             p.setPen(QColor(230, 233, 240))
-            p.drawText(QRectF(x + 20, box.y(), fm.horizontalAdvance(text) + 4, box.height()),
-                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            row = QRectF(x + 20, sw.center().y() - fm.height() / 2.0 - 2, fm.horizontalAdvance(text) + 4,
+                         fm.height() + 4) if column else QRectF(x + 20, box.y(), fm.horizontalAdvance(text) + 4,
+                                                                box.height())
+            p.drawText(row, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
             x += fm.horizontalAdvance(text) + 30
 
     def _paint_zoom(self, p: QPainter) -> None:
@@ -1048,7 +1084,13 @@ class LiveView(QWidget):
         if chip.top() < 0:
             chip.moveTop(r.bottom() + 2)
         if at is not None:
-            if at.bottom() < r.top() - chip.height() or at.top() > r.bottom() + chip.height():
+            if at.right() < r.left() - 2 or at.left() > r.right() + 2:  # beside the page: a leader line to its box
+                p.setPen(QPen(color, 1.5))
+                y = at.center().y()
+                p.drawLine(QPointF(at.right() if at.right() < r.left() else at.left(), y),
+                           QPointF(r.left() if at.right() < r.left() else r.right(),
+                                   min(max(y, r.top()), r.bottom())))
+            elif at.bottom() < r.top() - chip.height() or at.top() > r.bottom() + chip.height():
                 p.setPen(QPen(color, 1, Qt.PenStyle.DotLine))  # a stacked label: a leader line to its box
                 p.drawLine(QPointF(at.left() + 4, at.bottom()), QPointF(r.left() + 4, r.top()))
             chip = at

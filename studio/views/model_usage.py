@@ -51,6 +51,6 @@ class ModelUsageLabel(QLabel):
         color = STATUS_COLORS["escalated"] if u.alarm or c.get("errors") else COLORS["muted"]
         self.setStyleSheet(f"color: {color}; padding: 0 8px;")
         self.setToolTip("Model calls, cache hits, decisions made by rules, tokens (prompt + completion) and "
-                        "latency of the last run (P9); the share of goals passed by the model's judgement "
-                        "instead of an assertion raises an alarm above 30% (P7).")
+                        "latency of the last run; the share of goals passed by the model's judgement "
+                        "instead of an assertion raises an alarm above 30%.")
         self.show()

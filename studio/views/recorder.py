@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from core.progress import counted
 from core.act.space import spec
 from core.domain import Flow, Step
 from core.engine.events import (
@@ -1464,7 +1465,7 @@ class RecorderDock(QDockWidget):
                 r = event.result
                 color = _GREEN if r.status == "passed" else _RED if r.status == "failed" else _AMBER
                 self._say(f"Replay of <b>{_esc(r.flow)}</b>: <span style='color:{color}'>{_esc(result_label(r))}</span>"
-                          f" \u00b7 {r.heals} heal(s) \u00b7 {r.invalid_actions} invalid action(s)"
+                          f" \u00b7 {counted(r.heals, 'heal')} \u00b7 {counted(r.invalid_actions, 'invalid action')}"
                           f" \u00b7 {r.seconds:.1f} s")
                 self._update()
             return
@@ -1538,7 +1539,7 @@ class RecorderDock(QDockWidget):
         reason = "" if event.reason == "stopped" else f" ({_esc(event.reason)})"
         color = _RED if event.reason.startswith("error") else None
         if n:
-            self._say(f"Recording stopped{reason}: {n} step(s). Edit them, then Save.", color)
+            self._say(f"Recording stopped{reason}: {counted(n, 'step')}. Edit them, then Save.", color)
         else:
             self._say(f"Recording stopped{reason}: nothing was recorded.", color)
 
@@ -1661,7 +1662,7 @@ class RecorderDock(QDockWidget):
     def _confirm_discard(self) -> bool:
         answer = QMessageBox.question(
             self, "Discard the recording?",
-            f"{self.model.rowCount()} recorded step(s) are not saved. Discard them and record again?")
+            f"{counted(self.model.rowCount(), 'recorded step')} {'is' if self.model.rowCount() == 1 else 'are'} not saved. Discard them and record again?")
         return answer == QMessageBox.StandardButton.Yes
 
     # --- state ----------------------------------------------------------------------------

@@ -402,7 +402,7 @@ class SkillLibraryPanel(QWidget):
                 _item(s.description or s.id, tip=f"{s.id} \u00b7 {' > '.join(scope_path(s))}"),
                 _state_item(s),
                 _item(f"{s.quality:.2f}", color=q_color, right=True,
-                      tip="below 0.3: in the review area (K7)" if s.quality < 0.3 else ""),
+                      tip="below 0.3: in the review area" if s.quality < 0.3 else ""),
                 _item(str(r.hits), right=True, tip=counts),
                 _item(str(r.uses), right=True, tip=counts),
                 _item(_ago(s.last_used_at, now),

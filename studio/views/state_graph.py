@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QGraphicsView, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
+from core.progress import counted
 from core.engine.events import FlowStarted, StateGraphChanged
 from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, layered_layout, stable_layout
 from core.store import GraphTable, Store
@@ -113,7 +114,7 @@ class _NodeItem(QGraphicsRectItem):
         sub.setBrush(QColor(COLORS["muted"]))
         sub.setPos(-NODE_W / 2 + 8, -NODE_H / 2 + 26)
         self.texts = (title, sub, badge)
-        self.setToolTip(f"S{number}: {node.title}\n{node.url}\nvisits: {node.visits} in {node.runs} run(s)"
+        self.setToolTip(f"S{number}: {node.title}\n{node.url}\nvisits: {node.visits} in {counted(node.runs, 'run')}"
                         + ("  (revisited)" if node.revisited else ""))
 
 

@@ -522,7 +522,7 @@ def _phase_table(phase_ms: tuple[tuple[str, float], ...]) -> str:
 
 def _section(title: str) -> str:
     return (f"<p style='color:{COLORS['muted']}; font-weight:bold; margin-top:10px; margin-bottom:2px'>"
-            f"{title.upper()}</p>")
+            f"{title}</p>")
 
 
 def _kv(pairs: list[tuple[str, str]]) -> str:

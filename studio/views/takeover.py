@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
+from core.progress import counted
 from core.engine.events import (
     CorrectionOffered, FlowFinished, HandedBack, Recovered, RollBackStep, RunFinished, StepStarted,
     TakeoverActionRecorded, TakeoverFrame, TakeoverRolledBack, TakeoverStarted,
@@ -288,7 +289,7 @@ class TakeoverController(QObject):
             self._on_correction(event)
 
     def _on_correction(self, event: CorrectionOffered) -> None:
-        what = f"{len(event.steps)} action(s) by hand at step {event.index + 1}"
+        what = f"{counted(len(event.steps), 'action')} by hand at step {event.index + 1}"
         if event.state == "offered" and event.correction_id:
             self.window.event_log.log(f"correction #{event.correction_id}: {what} offered as a flow edit "
                                       f"({event.meaning})")

@@ -41,7 +41,7 @@ def test_nothing_leaks_from_a_run_and_a_planted_value_is_found(tmp_path: Path) -
     audit = cli("audit", str(project), "--also", str(junit), "--also", str(exported), "--also", str(report))
     assert audit.returncode == 0, audit.stdout + audit.stderr
     summary = audit.stdout.splitlines()[-1]
-    assert summary.endswith("for 1 secret(s): nothing found."), audit.stdout
+    assert summary.endswith("for 1 secret: nothing found."), audit.stdout
     screenshots = int(summary.split("(")[1].split()[0])
     masked = int(summary.split(", ")[1].split()[0])
     assert screenshots > 0 and masked > 0  # the password field was masked on the screenshots, and solidly

@@ -34,7 +34,7 @@ def test_baselines_are_listed_and_forgotten_without_touching_the_flow_file(tmp_p
     assert listed.returncode == 0 and "sort_table step s1: ok" in listed.stdout, listed.stdout
     n = len(listed.stdout.splitlines())
     reset = _cli("baselines", "reset", str(project), "--flow", "sort_table")
-    assert reset.returncode == 0 and reset.stdout.startswith(f"{n} baseline(s) forgotten"), reset.stdout
+    assert reset.returncode == 0 and reset.stdout.startswith(f"{n} baseline{'' if n == 1 else 's'} forgotten"), reset.stdout
     assert _cli("baselines", "list", str(project)).stdout.startswith("no baselines")
     assert flow_file.read_bytes() == before
 

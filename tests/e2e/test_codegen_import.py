@@ -202,7 +202,7 @@ def test_import_codegen_then_replay(project: Path, tmp_path: Path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert (f"imported 16 steps into flows/{FLOW}.yaml; run `steadyhand run {project} --flow {FLOW}` to replay "
             "(the first run captures full element descriptors)") in r.stdout
-    assert "{password}" in r.stdout and "dropped 4 click(s)" in r.stdout
+    assert "{password}" in r.stdout and "dropped 4 clicks" in r.stdout
     assert f"URLs on {RECORDED_ORIGIN} were made relative" in r.stdout
     assert DEMO_PASSWORD not in r.stdout + r.stderr
 

@@ -127,7 +127,7 @@ def test_the_clicks_selenium_ide_records_before_typing_are_dropped_and_the_demo_
     env = {"STEADYHAND_SECRET_PASSWORD": DEMO_PASSWORD}
     imp = cli("import-side", str(side), "--project", str(root), env=env)
     assert imp.returncode == 0, imp.stdout + imp.stderr
-    assert "dropped 2 click(s) that only focus a field before typing (commands 2, 4)" in imp.stdout, imp.stdout
+    assert "dropped 2 clicks that only focus a field before typing (commands 2, 4)" in imp.stdout, imp.stdout
     flow = load_flow(root / "flows" / "sign_in.yaml")
     assert [s.action.kind for s in flow.steps] == ["input", "input", "click", "assert"]
     assert flow.steps[1].action.value == "{password}"

@@ -175,7 +175,7 @@ def test_the_command_line_runs_the_skill_and_its_reports_show_it(site, tmp_path)
     assert suite.find(".//testcase") is not None and suite.find(".//failure") is None
     page = html.read_text(encoding="utf-8")
     assert "Review the order" in page and "<h2>Skills</h2>" in page
-    assert "<td>sk-0000000000a1</td>" in page and "1 action(s) done" in page
+    assert "<td>sk-0000000000a1</td>" in page and "1 action done" in page
     with Store.open(project / ".steadyhand" / "store.sqlite") as s:
         (use,) = SkillTable(s).uses(skill_id="sk-0000000000a1")
         assert use.outcome == "passed" and use.flow == "review_order"

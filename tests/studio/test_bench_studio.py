@@ -44,4 +44,4 @@ def test_bench_studio_replays_and_prints_its_figures(tmp_path: Path) -> None:
 def test_bench_studio_names_an_unknown_flow() -> None:
     proc = _cli("--flows", "no_such_flow")
     assert proc.returncode == 2
-    assert "unknown flow(s) no_such_flow" in proc.stderr
+    assert "unknown flow no_such_flow" in proc.stderr

@@ -109,7 +109,7 @@ def test_an_error_of_a_run_that_never_started_passes(qtbot, bridge) -> None:  # 
     b, engine = bridge
     b.start(("nope",))
     with qtbot.waitSignal(b.engine_error, timeout=5000) as sig:
-        engine.emit(EngineError("3f2a", "unknown flow(s): nope"))  # the real runner: no RunStarted
+        engine.emit(EngineError("3f2a", "unknown flow: nope"))  # the real runner: no RunStarted
     assert "nope" in sig.args[0].message
     engine.emit(RunStarted("r2", "demo", ()))
     errors: list[EngineError] = []

@@ -118,7 +118,7 @@ def test_an_edited_descriptor_is_written_and_a_changed_file_is_refused_in_the_pa
     assert "+    name: Export report (E) edited" in panel.current().diff(edited)
     bad = dict(edited, colour="red")
     assert not panel.accept_current(bad)
-    assert "unknown field(s) colour" in panel.error.text() and panel.error.isVisible()
+    assert "unknown field colour" in panel.error.text() and panel.error.isVisible()
 
     flow_file.write_text(flow_file.read_text() + "# edited by hand\n")
     panel.refresh()

@@ -78,5 +78,5 @@ def test_a_step_that_passed_after_a_person_acted_before_it_says_so(qtbot, tmp_pa
     assert v.step_list.item(row).text().startswith("10. Type the reason  [passed]")
     assert "after a person acted" in v.step_list.item(row).text()
     v.show_step(row)
-    assert "a person took the page over and handed it back 1 time(s)" in v.info.text()
+    assert "a person took the page over and handed it back 1 time" in v.info.text()
     assert not any(s.helped for s in v.steps if s.index != 9)

@@ -178,5 +178,5 @@ def test_engine_error_is_shown(qtbot, recorded) -> None:  # noqa: ANN001
 def test_a_run_refused_by_the_engine_returns_to_idle_controls(qtbot, recorded) -> None:  # noqa: ANN001
     w, engines = recorded
     w.start_run(("missing",))
-    _play(qtbot, w, engines[0], EngineError("run-9", "unknown flow(s): missing"))
+    _play(qtbot, w, engines[0], EngineError("run-9", "unknown flow: missing"))
     assert w.state is RunState.FINISHED and _enabled(w) == (True, False, True, False)

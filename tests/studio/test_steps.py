@@ -171,11 +171,11 @@ def test_details_show_the_time_per_phase(model: StepsModel) -> None:
     row = model.row(0)
     assert row.phase_ms == phase_ms and row.source == "skill"
     html = step_details_html(row)
-    assert "TIME PER PHASE (MS)" in html and "decided by skill" in html
+    assert "Time per phase (ms)" in html and "decided by skill" in html
     for phase, ms in phase_ms:
         assert phase in html and f"{ms:,.1f}" in html
     assert "301.8" in html  # the total
-    assert "TIME PER PHASE" not in step_details_html(model.row(1))  # not finished: no times
+    assert "Time per phase" not in step_details_html(model.row(1))  # not finished: no times
 
 
 def test_sample_run_reports_phase_times() -> None:

@@ -201,7 +201,7 @@ def test_closing_over_an_unsaved_recording_asks_save_discard_cancel(qtbot, open_
         return ask
 
     w.ask_unsaved = answer(QMessageBox.StandardButton.Cancel)
-    assert not w.request_close() and w.isVisible() and "3 recorded step(s)" in asked[-1]
+    assert not w.request_close() and w.isVisible() and "3 recorded steps" in asked[-1]
     w.ask_unsaved = answer(QMessageBox.StandardButton.Save)
     assert w.request_close() and not w.isVisible()
     assert "new_flow" in load_project(demo).flows

@@ -148,7 +148,10 @@ def test_real_dev_half_of_the_similo_package() -> None:
     assert report.accuracy == report.located / 318
     # Regression guard: at most 1 % silent wrong picks (Similo: 23, 7.2 %), most pairs located.
     assert report.wrong <= 3
-    assert report.located >= 280
+    # 279, not 280, since a name changed only in case is a heal, not an exact match: the one pair whose renamed
+    # link ('Open An Account' -> three copies of 'Open an Account', no box, no href) only the page region told
+    # apart now abstains instead of being clicked.
+    assert report.located >= 279
     assert sum(lv.located for lv in report.levels) == report.located
     assert sum(lv.wrong for lv in report.levels) == report.wrong
 

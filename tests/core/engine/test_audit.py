@@ -32,7 +32,7 @@ def test_a_clean_folder_is_clean_and_counted(tmp_path: Path) -> None:
     (tmp_path / "shot.png").write_bytes(mask_boxes_png(png(), [(2, 2, 10, 5)]))
     report = audit_paths([tmp_path], {"password": SECRET}, root=tmp_path)
     assert report.clean and report.files == 2 and report.screenshots == 1 and report.masked_regions == 1
-    assert report.lines()[-1].endswith("for 1 secret(s): nothing found.")
+    assert report.lines()[-1].endswith("for 1 secret: nothing found.")
 
 
 def test_every_leaked_form_is_found_and_named(tmp_path: Path) -> None:

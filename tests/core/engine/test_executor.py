@@ -215,7 +215,7 @@ def test_retries_are_configurable() -> None:
     fake = FakeDriver(pages={"/": [button("go", "Go")]}, reactions={("/", "go", "click"): nothing()})
     result, _ = execute(fake, [click("s1", "Go")], config=settings(retries=0))
     assert len(fake.actions) == 1 and result.status == "escalated"
-    assert "failed after 1 attempt(s)" in result.error
+    assert "failed after 1 attempt" in result.error
 
 
 def test_action_error_is_a_failed_attempt() -> None:
@@ -223,7 +223,7 @@ def test_action_error_is_a_failed_attempt() -> None:
     result, rec = execute(fake, [click("s1", "Go", read_only=True)])
     assert len(fake.actions) == 3
     assert result.status == "escalated"
-    assert result.error == "failed after 3 attempt(s): element is covered"  # read-only: breaker still closed
+    assert result.error == "failed after 3 attempts: element is covered"  # read-only: breaker still closed
     assert [a.ok for a in rec.of(ActionPerformed)] == [False] * 3
     assert result.invalid_actions == 0  # the action did not run, so it is not an invalid action
 

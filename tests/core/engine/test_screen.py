@@ -132,7 +132,7 @@ def test_change_lines_for_the_command_line():
     assert lines(BaselineAlertRaised("r", BaselineAlert("login", "s1", report.screen_key, report))) == []
     assert lines(BaselineAlertRaised("r", BaselineAlert("login", "s2", report.screen_key, report))) == []
     (summary,) = lines(FlowFinished("r", RunResult("r", "login", "passed", (), 0, 0, 1.0)))
-    assert summary == ("  login: 2 baseline(s) kept and flagged, changed more than a passing run refreshes (steps "
+    assert summary == ("  login: 2 baselines kept and flagged, changed more than a passing run refreshes (steps "
                        "'s1', 's2'; `steadyhand baselines reset` forgets them after a real change)")
     alert = change_line(BaselineAlertRaised("r", BaselineAlert("login", "s1", report.screen_key, report)))
     assert alert is not None and "alert raised" in alert and "s1" in alert

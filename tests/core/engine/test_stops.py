@@ -285,5 +285,5 @@ def test_the_studios_resume_after_the_breaker_opened_is_one_half_open_probe_and_
     first, second = rec.of(EscalationRaised)
     assert (first.kind, second.kind) == ("breaker_open", "breaker_open")
     assert second.breaker is not None and second.breaker.failed_probes == 1
-    assert "then 1 failed probe(s)" in second.reason
+    assert "then 1 failed probe" in second.reason
     assert result.status == "escalated"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from core.domain import Anchor, BBox, Candidate, ElementDescriptor
+from core.domain.settings import LocatorConfig
 from core.locate import TextBox, resolve
 from core.locate.features import features_of, looks_generated
 from core.locate.safety import contradicts, crosses_roles, others_agree
@@ -47,11 +48,59 @@ def test_a_case_variant_is_not_a_full_match_and_two_of_them_tie() -> None:
     target = el("a", "link", "Ut", 10, 10)
     only = resolve(target, [cand("0:0", el("a", "link", "ut.", 300, 10))])
     assert only.ref == "0:0" and only.score == pytest.approx(CASE_VARIANT_SCORE)
-    in_place = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10))])  # alone, in its place
-    assert (in_place.ref, in_place.strategy, in_place.score) == ("0:0", "exact", pytest.approx(CASE_VARIANT_SCORE))
+    in_place = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10))])  # alone, in its place: a changed name
+    assert (in_place.ref, in_place.strategy, in_place.score) == ("0:0", "fuzzy_text", pytest.approx(CASE_VARIANT_SCORE))
+    assert in_place.healed and "changed only in case or punctuation" in in_place.reason
     both = resolve(target, [cand("0:0", el("a", "link", "ut.", 10, 10)), cand("0:1", el("a", "link", "UT", 10, 10))])
     assert both.abstained and both.ref is None
     assert all(c.score < 1.0 for c in both.top)
+
+
+def _sign_in_form(name: str, **kw) -> list[Candidate]:
+    return [cand("0:0", el("input", "textbox", "Email", 10, 10, label="Email", container="Sign in")),
+            cand("0:1", el("button", "button", name, 10, 60, container="Sign in", **kw)),
+            cand("0:2", el("a", "link", "Forgot password?", 10, 110, container="Sign in"))]
+
+
+@pytest.mark.parametrize("renamed", ["Sign-in", "sign in", "SIGN IN", "Sign in!"])
+def test_a_name_changed_only_in_case_or_punctuation_is_a_heal_never_exact(renamed: str) -> None:
+    target = el("button", "button", "Sign in", 10, 60, container="Sign in")
+    for irreversible in (False, True):  # the same control in the same place: acted on, even for a write
+        res = resolve(target, _sign_in_form(renamed), irreversible=irreversible)
+        assert res.ref == "0:1" and not res.abstained, res.reason
+        assert res.strategy != "exact" and res.healed, (res.strategy, res.reason)
+        assert res.score < 1.0 and "'Sign in' -> '%s'" % renamed in res.reason, res.reason
+    # the exact level alone (the fast path's and the pending heals' check) finds nothing
+    only_exact = resolve(target, _sign_in_form(renamed), config=LocatorConfig(strategies=("exact",)))
+    assert only_exact.abstained
+
+
+def test_a_name_recorded_in_css_capitals_is_the_same_name_shown_in_its_own_case() -> None:
+    target = el("button", "button", "EMPLOYEE", 10, 60)  # the recorder read the header as CSS showed it
+    res = resolve(target, [cand("0:0", el("button", "button", "Employee", 10, 60)),
+                           cand("0:1", el("button", "button", "Type", 120, 60))])
+    assert (res.ref, res.strategy, res.score) == ("0:0", "exact", pytest.approx(CASE_VARIANT_SCORE)), res.reason
+    # the other way round the page itself now shouts: a changed name, a heal
+    back = resolve(el("button", "button", "Employee", 10, 60), [cand("0:0", el("button", "button", "EMPLOYEE", 10, 60))])
+    assert back.ref == "0:0" and back.strategy != "exact" and back.healed
+    # a punctuation change beside the capitals is no CSS reading either
+    other = resolve(el("button", "button", "SIGN IN", 10, 60), [cand("0:0", el("button", "button", "Sign-in", 10, 60))])
+    assert other.strategy != "exact"
+    # a select's name read in its option's case ("Priority" beside a "priority" option) is the same name
+    sel = el("select", "combobox", "Priority", 10, 100, label="Priority")
+    read = resolve(sel, [cand("0:0", el("select", "combobox", "priority", 10, 100, label="Priority"))])
+    assert (read.ref, read.strategy) == ("0:0", "exact"), read.reason
+
+
+def test_a_renamed_variant_elsewhere_or_beside_another_variant_is_no_exact_match_nor_place_identity() -> None:
+    target = el("button", "button", "Sign in", 10, 60, container="Sign in")
+    moved = resolve(target, [cand("0:1", el("button", "button", "Sign-in", 400, 300, container="Sign in"))],
+                    irreversible=True)  # moved and renamed: not its place, so another level must agree
+    assert moved.strategy != "exact" and "place" not in moved.confirmed_by, moved
+    two = _sign_in_form("Sign-in") + [cand("0:3", el("button", "button", "SIGN IN", 10, 160, container="Sign in"))]
+    res = resolve(target, two)
+    assert res.abstained or res.strategy != "exact"
+    assert not (res.ref == "0:1" and "changed only in case" in res.reason)
 
 
 # --- kind 12 and kind 2: a contradicting name, a vanished input -------------------------------
@@ -358,3 +407,19 @@ def test_the_relative_level_never_says_an_anchor_is_absent_when_it_was_not_looke
     other = [TextBox("All requests", "heading", BBox(100, 300, 200, 40))]
     assert "anchor 'Leave requests' not among the page's labels and headings" in resolve(target, page,
                                                                                          anchors=other).reason
+
+
+def test_a_fall_through_names_the_best_then_the_next_best_with_both_scores() -> None:
+    target = el("button", "button", "Export report", 10, 10)
+    page = [cand("0:0", el("button", "button", "Export reports", 300, 300)),
+            cand("0:1", el("button", "button", "Export the report", 600, 300)),
+            cand("0:2", el("a", "link", "Help", 10, 500))]
+    res = resolve(target, page, config=LocatorConfig(strategies=("fuzzy_text",)))
+    assert res.abstained
+    fuzzy = res.reason.split("; ")[0]
+    (a, sa), (b, sb) = ((c.label, c.score) for c in res.top[:2])
+    assert sa >= sb > 0.0 and " leads " not in fuzzy and "<" not in fuzzy, fuzzy
+    assert fuzzy.index(f"'{a}'") < fuzzy.index(f"'{b}'"), fuzzy
+    assert f"scored {sa:.2f} and the next best" in fuzzy and f"{sb:.2f}: " in fuzzy, fuzzy
+    assert "0.10 apart, under the margin 0.10" not in fuzzy and "apart, under the margin 0.10" in fuzzy, fuzzy
+    assert all(c.score > 0.0 for c in res.top), res.top  # the link scored 0: not listed beside them

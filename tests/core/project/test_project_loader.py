@@ -293,7 +293,7 @@ def test_many_problems_are_reported_as_one_error_with_a_count(tmp_path: Path) ->
     p = write(tmp_path, STEP_HEAD + "- id: s2\n  action: klick\n  selecter: x\n  reversible: maybe\n")
     msg = str(load_error(p))
     assert msg.count(str(p)) == 1
-    assert "(and 2 more problem(s))" in msg
+    assert "(and 2 more problems)" in msg
 
 
 def test_missing_file(tmp_path: Path) -> None:

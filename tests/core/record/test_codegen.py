@@ -86,7 +86,7 @@ def test_codegen_script_becomes_a_flow():
     assert "login.py" in f.description
     # boilerplate is silent; the focusing clicks, the secret and the keyboard call are explained
     assert len(r.notes) == 3, r.notes
-    assert r.notes[0].startswith("line 10: dropped 2 click(s)") and "10, 12" in r.notes[0]
+    assert r.notes[0].startswith("line 10: dropped 2 clicks") and "10, 12" in r.notes[0]
     assert r.notes[1].startswith("line 13:") and "{password}" in r.notes[1]
     assert r.notes[2].startswith("line 16:") and "page.keyboard" in r.notes[2] and "skipped" in r.notes[2]
     assert TYPED_SECRET not in dump(r) + "".join(r.notes)
@@ -408,7 +408,7 @@ def test_focus_clicks_only_before_typing_into_the_same_field():
         page.get_by_label("D").press("Tab")
         ''')
     assert [s.name for s in r.flow.steps] == ["Fill A", "Click B", "Fill C", "Press Tab in D"]
-    assert r.notes == ("line 5: dropped 2 click(s) that only focus a field before typing (lines 5, 9); "
+    assert r.notes == ("line 5: dropped 2 clicks that only focus a field before typing (lines 5, 9); "
                        "replay types into the field directly",)
 
 

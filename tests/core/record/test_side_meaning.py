@@ -153,7 +153,7 @@ def test_a_click_that_only_focuses_the_field_typed_next_is_dropped_with_a_note(t
         ("input", '[id="username"]'), ("click", '[id="menu"]'), ("input", '[id="other"]'),
         ("click", '[id="agree"]'), ("check", '[id="agree"]'), ("input", '[id="note"]'),
         ("click", '[id="q"]'), ("input", '[id="q"]')]
-    assert ("form: dropped 2 click(s) that only focus a field before typing (commands 2, 8); replay types into "
+    assert ("form: dropped 2 clicks that only focus a field before typing (commands 2, 8); replay types into "
             "the field directly") in imp.notes
 
 

@@ -41,7 +41,7 @@ def test_an_open_breaker_escalates_even_with_attempts_left() -> None:
 def test_reversible_failures_are_retried_while_attempts_last(kind: str) -> None:
     assert decide(kind, attempts=2, max_attempts=3)[0] == "retry"
     exhausted = decide(kind, attempts=3, max_attempts=3)
-    assert exhausted == ("escalate", "failed after 3 attempt(s): why")
+    assert exhausted == ("escalate", "failed after 3 attempts: why")
 
 
 @pytest.mark.parametrize("kind", ["changed_unexpectedly", "unchanged", "action_error"])

@@ -92,7 +92,7 @@ def test_export_import_and_edit(project, tmp_path, capsys):
     _seed(project, popup_skill("sk-aaaa00000001", state="approved"), typing, popup_skill("sk-dddd00000001"))
     out_file = tmp_path / "team.json"
     code, out, _ = run(capsys, "export", project, out_file)
-    assert code == 0 and "exported 2 skill(s)" in out
+    assert code == 0 and "exported 2 skills" in out
     text = out_file.read_text(encoding="utf-8")
     assert SECRET not in text and "{password}" in text
 
@@ -145,7 +145,7 @@ def test_show_and_list_say_where_a_skill_fired(project, capsys):
     code, out, _ = run(capsys, "show", project, "sk-aaaa")
     assert code == 0 and "run run-7f3a leave_request step 4 (s4): passed" in out
     assert "run run-8b21 leave_request step 4 (s4): precondition - no dialog open" in out
-    assert "1 success(es), 1 failure(s)" in out and "quality 0.10" in out
+    assert "1 success, 1 failure" in out and "quality 0.10" in out
     code, out, _ = run(capsys, "list", project)
     assert "hits 1/2" in out and "last never" not in out
     shown = json.loads(run(capsys, "show", project, "sk-aaaa00000001", "--json")[1])
