@@ -209,23 +209,30 @@ def _then_key(selector: str, token_js: str, script: str | None, arg: Any) -> tup
     return selector, token_js, script, json.dumps(arg, sort_keys=True)
 
 
-#: The next step's reads after a settle wait's look (:meth:`PlaywrightDriver.wait_settled` ``then``), as
-#: :meth:`PlaywrightDriver.read_ahead` makes them; only when no DOM mutation came since the elements of
-#: ``selector`` were matched (at the call's start) and the document had finished loading then (a stylesheet that
-#: arrives later changes no DOM but can change a name: an icon font's glyph), else ``null`` (the next step reads
-#: them itself).
-_THEN_JS = r"""async (els, m0, loaded, tokenFn, script, arg) => {
+#: A step's reads before acting (:meth:`PlaywrightDriver.read_ahead`): the page library's indices of the elements
+#: a locator matched (``els``; ``-1`` for one the last look did not list), its probe, and what ``script`` (a page
+#: function or null) returned for ``arg``; ``token`` is passed through.  ``null`` without the page library.
+_READS_JS = r"""async (els, token, script, arg) => {
   const lib = window.__steadyhand;
-  if (!lib || !lib.state || !lib.call || m0 === null || !loaded || lib.state.mutations !== m0) return null;
-  const token = tokenFn();
+  if (!lib || !lib.state || !lib.call) return null;
   const refs = lib.state.refs;
   const indices = els.map((e) => { for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
   const probe = lib.call('probe', '[]');
   let read = null;
   if (script) { try { read = await script(arg); } catch (e) { read = null; } }
-  if (lib.state.mutations !== m0) return null;
   return { token, same: true, indices, probe, read };
 }"""
+#: The next step's reads after a settle wait's look (:meth:`PlaywrightDriver.wait_settled` ``then``), as
+#: :meth:`PlaywrightDriver.read_ahead` makes them (:data:`_READS_JS`); only when no DOM mutation came since the
+#: elements of ``selector`` were matched (at the call's start) and the document had finished loading then (a
+#: stylesheet that arrives later changes no DOM but can change a name: an icon font's glyph), else ``null`` (the
+#: next step reads them itself).
+_THEN_JS = r"""async (els, m0, loaded, tokenFn, script, arg) => {
+  const lib = window.__steadyhand;
+  if (!lib || !lib.state || m0 === null || !loaded || lib.state.mutations !== m0) return null;
+  const got = await (__READS__)(els, tokenFn(), script, arg);
+  return got && lib.state.mutations === m0 ? got : null;
+}""".replace("__READS__", _READS_JS)
 
 
 def _light_src(collect_args: dict[str, Any], pre: str | None, post: str | None) -> str:
@@ -1366,13 +1373,7 @@ class PlaywrightDriver:
         frame = self.page.main_frame
         fn = (f"async (els, [last, arg]) => {{ const token = ({token_js})(); "
               f"if (JSON.stringify(token) !== JSON.stringify(last)) return {{ token, same: false }}; "
-              f"const lib = window.__steadyhand; if (!lib || !lib.call) return null; "
-              f"const refs = lib.state ? lib.state.refs : null; "
-              f"const indices = els.map((e) => {{ if (!refs) return -2; for (let i = 0; i < refs.length; i++) "
-              f"if (refs[i] === e) return i; return -1; }}); "
-              f"const probe = lib.call('probe', '[]'); let read = null; "
-              + (f"try {{ read = await ({script})(arg); }} catch (e) {{ read = null; }} " if script else "")
-              + "return { token, same: true, indices, probe, read }; }")
+              f"return await ({_READS_JS})(els, token, {script or 'null'}, arg); }}")
         try:
             if selector:
                 got = self._bounded(frame.locator(selector), "evaluate_all", fn, [last_token, arg],
@@ -1387,9 +1388,12 @@ class PlaywrightDriver:
             return None
         if not isinstance(got, dict):
             return None
-        if got.get("same"):
-            got["indices"] = [int(i) for i in got.get("indices") or ()]
-            got["probe"] = dict(self._answer(got.get("probe"), "probe", frame))
+        return self._reads_answer(got, frame) if got.get("same") else got
+
+    def _reads_answer(self, got: dict[str, Any], frame: Any) -> dict[str, Any]:
+        """What :data:`_READS_JS` returned, its indices as ints and its probe decoded (:meth:`_answer`)."""
+        got["indices"] = [int(i) for i in got.get("indices") or ()]
+        got["probe"] = dict(self._answer(got.get("probe"), "probe", frame))
         return got
 
     def wait_loaded(self, limit_ms: float, *, started: float | None = None) -> float:
@@ -1595,9 +1599,8 @@ class PlaywrightDriver:
         if key is not None and isinstance(looked, list):
             self._looked = (key, looked, time.monotonic())
             if then is not None and isinstance(kept, dict) and kept.get("same"):
-                kept["indices"] = [int(i) for i in kept.get("indices") or ()]
-                kept["probe"] = dict(self._answer(kept.get("probe"), "probe", self.page.main_frame))
-                self._ahead_kept = (_then_key(*then), kept, time.monotonic())
+                self._ahead_kept = (_then_key(*then), self._reads_answer(kept, self.page.main_frame),
+                                    time.monotonic())
         return got
 
     # --- assertions (P7) ------------------------------------------------------------

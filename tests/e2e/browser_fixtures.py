@@ -31,3 +31,20 @@ def driver_on(folder: Path, settings: BrowserSettings | None = None) -> Iterator
             yield d
     finally:
         site.stop()
+
+
+def flow_project(root: Path, base_url: str, *flows: dict[str, Any], name: str = "Test") -> Any:
+    """A project at ``root`` on ``base_url`` (headless, 1280x800) with ``flows`` (flow file mappings, each
+    written as ``flows/<its name>.yaml``), loaded."""
+    import yaml
+
+    from core.project import load_project
+
+    (root / "flows").mkdir(parents=True)
+    settings = {"schema_version": 1, "name": name, "base_url": base_url,
+                "browser": {"headless": True, "viewport": {"width": 1280, "height": 800}}}
+    (root / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
+    for flow in flows:
+        (root / "flows" / f"{flow['name']}.yaml").write_text(
+            yaml.safe_dump(flow, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return load_project(root)

@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from core.engine.session import ProjectSession
-from core.project import load_project
 from core.sites.server import LoopbackServer, Response
+from tests.e2e.browser_fixtures import flow_project
 
 pytestmark = pytest.mark.browser
 
@@ -35,14 +34,8 @@ def test_an_assertion_step_waits_for_nothing_to_settle_and_its_check_polls(tmp_p
     server = LoopbackServer()
     server.route("GET", "/", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
     server.route("POST", "/api", lambda req: Response.json({"ok": True}, 201))
-    root = tmp_path / "add"
-    (root / "flows").mkdir(parents=True)
     with server:
-        settings = {"schema_version": 1, "name": "Add", "base_url": server.base_url,
-                    "browser": {"headless": True, "viewport": {"width": 1280, "height": 800}}}
-        (root / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-        (root / "flows" / "add.yaml").write_text(yaml.safe_dump(FLOW, sort_keys=False))
-        project = load_project(root)
+        project = flow_project(tmp_path / "add", server.base_url, FLOW, name="Add")
         with ProjectSession(project, headless=True) as session:
             d = session.driver
             real, waits = d.wait_settled, []

@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from core.engine.fastpath import recorded_locator
 from core.engine.session import ProjectSession
-from core.project import load_project
 from core.sites.server import LoopbackServer, Response
+from tests.e2e.browser_fixtures import flow_project
 
 pytestmark = pytest.mark.browser
 
@@ -41,15 +40,8 @@ FLOW = {
 def test_names_with_accents_and_glyphs_take_the_fast_path_through_their_recorded_locator(tmp_path: Path) -> None:
     server = LoopbackServer()
     server.route("GET", "/page", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
-    root = tmp_path / "noms"
-    (root / "flows").mkdir(parents=True)
     with server:
-        settings = {"schema_version": 1, "name": "Noms", "base_url": server.base_url,
-                    "browser": {"headless": True, "viewport": {"width": 1280, "height": 800}}}
-        (root / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-        (root / "flows" / "noms.yaml").write_text(yaml.safe_dump(FLOW, sort_keys=False, allow_unicode=True),
-                                                  encoding="utf-8")
-        project = load_project(root)
+        project = flow_project(tmp_path / "noms", server.base_url, FLOW, name="Noms")
         assert recorded_locator(project.flows["noms"].steps[0]) == 'internal:role=button[name="Créer"s]'
         with ProjectSession(project, headless=True) as session:
             result = session.run_flow(project.flows["noms"])

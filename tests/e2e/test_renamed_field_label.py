@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from core.engine.session import ProjectSession
-from core.project import load_project
 from core.sites.server import LoopbackServer, Response
+from tests.e2e.browser_fixtures import flow_project
 
 pytestmark = pytest.mark.browser
 
@@ -39,14 +38,8 @@ FLOW = {
 def test_a_renamed_fields_change_is_the_recorded_fields_change(tmp_path: Path) -> None:
     server = LoopbackServer()
     server.route("GET", "/", lambda req: Response.text(PAGE, 200, "text/html; charset=utf-8"))
-    root = tmp_path / "pantry"
-    (root / "flows").mkdir(parents=True)
     with server:
-        settings = {"schema_version": 1, "name": "Pantry", "base_url": server.base_url,
-                    "browser": {"headless": True, "viewport": {"width": 1280, "height": 800}}}
-        (root / "steadyhand.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-        (root / "flows" / "pick.yaml").write_text(yaml.safe_dump(FLOW, sort_keys=False))
-        project = load_project(root)
+        project = flow_project(tmp_path / "pantry", server.base_url, FLOW, name="Pantry")
         with ProjectSession(project, headless=True) as session:
             result = session.run_flow(project.flows["pick"])
     assert result.status == "passed", result.error
