@@ -418,7 +418,8 @@
   // s as the DOM spells it: text shown in other capitals by CSS (text-transform) takes the
   // case of the element's DOM text when the two differ in case only.
   function domCase(s, el) {
-    if (!s) return s;
+    // a select's or text area's content is its options or value, never its name: no case is taken from it
+    if (!s || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA') return s;
     const dom = clean(el.textContent, 2000);
     if (dom === s || !dom) return s;
     const i = dom.toLowerCase().indexOf(s.toLowerCase());

@@ -279,30 +279,6 @@ def _by(elements: Iterable[tuple[int, KeyElement]], key: Any) -> dict[Any, list[
     return out
 
 
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def _folded(text: str) -> str:
-    return " ".join(_NON_WORD.sub(" ", text.casefold()).split())
-
-
-def _same_text(role: str, before: str, after: str) -> bool:
-    """The texts of one element (paired by role and identity) name it the same way.
-
-    A value-bearing control (text box, combo box, list box...) is named by
-    whichever of its accessible name, ``<label>`` and placeholder a read
-    finds, and the accessible name may take the case of its option or
-    placeholder text ("Priority" read as "priority" once the select holds a
-    "priority" option): for these, texts equal but for case, punctuation and
-    spaces are two reads of one unchanged label, not a change.  Any other
-    element's text is compared as shown (a button "Sign in" renamed "Sign-in"
-    is a change).
-    """
-    if before == after:
-        return True
-    return role in _VALUE_ROLES and _folded(before) == _folded(after)
-
-
 def _element_changes(base: Sequence[KeyElement], cur: Sequence[KeyElement], max_shift: float
                      ) -> tuple[list[ElementChange], float]:
     """Pair baseline and current elements; return the changes and the largest shift of a pair."""
@@ -323,7 +299,7 @@ def _element_changes(base: Sequence[KeyElement], cur: Sequence[KeyElement], max_
             b, c = base[i], cur[j]
             dx, dy, dist = _shift(b, c)
             drift = max(drift, dist)
-            if not _same_text(b.role, b.text, c.text):
+            if b.text != c.text:
                 changes.append(ElementChange("text_changed", b.key, b.role, b.text, c.text, dx, dy, dist))
             elif dist > max_shift:
                 changes.append(ElementChange("moved", b.key, b.role, b.text, c.text, dx, dy, dist))
