@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Ahead", "UNREAD", "read", "next_reads", "indices", "take"]
+__all__ = ["Ahead", "UNREAD", "read", "next_reads", "first_reads", "indices", "take"]
 
 #: What :func:`read` returns when the page could not be read (a token that equals none).
 UNREAD = object()
@@ -105,6 +105,15 @@ def next_reads(ex: Any, ctx: Any) -> tuple[str, str, str | None, Any] | None:
     if not kind:
         return None
     return _reads_for(ex, selector, kind)
+
+
+def first_reads(ex: Any, run: Any) -> tuple[str, str, str | None, Any] | None:
+    """The reads the flow's first step makes before acting, for the start page's settle wait to take right after
+    its look (``goto``'s ``then``): that look is the first step's before-observation, so the driver answers the
+    step's locator confirmation and its probe from them (``ref_indices``, ``probe_and_read``); None when the
+    first step takes none (a goal step, no step)."""
+    selector, kind = _expected_at(run, 0, True)
+    return _reads_for(ex, selector, kind) if kind else None
 
 
 def read(ex: Any, ctx: Any, token_js: str, last_token: Any, *, fast: bool = False) -> Any:

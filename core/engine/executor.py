@@ -246,7 +246,7 @@ class FlowExecutor:
         try:
             self.control.pause_point(run.run_id, flow.name, -1, "start")
             self.driver.goto(bind(flow.start_url, run.params, where=f"{flow.name} start_url"),
-                             **fastpath.goto_kwargs(self))
+                             **fastpath.goto_kwargs(self, run))
             loaded = True
             if setup is not None:
                 run.params.update(setup())

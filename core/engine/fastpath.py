@@ -160,17 +160,24 @@ def settle_kwargs(driver: Any, *, fast: bool, probe: Any = None) -> dict[str, An
     return out
 
 
-def goto_kwargs(ex: "FlowExecutor") -> dict[str, Any]:
+def goto_kwargs(ex: "FlowExecutor", run: Any = None) -> dict[str, Any]:
     """Extra keywords of ``driver.goto`` for a flow's start URL: below ``full`` the page's quiet time after the
     load is :data:`FAST_QUIET_MS` (``{"quiet_ms": ...}``), as a fast step's settle wait - the first step's
     before-look waits for a page still loading or rendering on its own (``Observation.loading``, the
     late-render wait of the resolve phase); at ``full``, or for a driver whose ``goto`` takes no
-    ``quiet_ms``, nothing (the project's ``waits.quiet_ms``)."""
+    ``quiet_ms``, nothing (the project's ``waits.quiet_ms``).  With ``run`` (the run's state), also the first
+    step's reads before acting to take after the look (``{"then": ...}``, :func:`core.engine.ahead.first_reads`)."""
     if full_wanted(ex) or not _accepts(getattr(ex.driver, "goto", None), "quiet_ms"):
         return {}
     out: dict[str, Any] = {"quiet_ms": FAST_QUIET_MS}
     if _accepts(ex.driver.goto, "look"):
         out["look"] = True  # the first step's light before-look is taken as the wait ends, in its round trip
+        if run is not None and _accepts(ex.driver.goto, "then"):
+            from core.engine import ahead
+
+            then = ahead.first_reads(ex, run)
+            if then is not None:
+                out["then"] = then  # and its reads before acting right after it
     return out
 
 

@@ -178,8 +178,21 @@ def _href_parts(href: str) -> tuple[str, frozenset[str]]:
     return unquote(u.path).rstrip("/").lower(), frozenset(f"{k.lower()}={v.lower()}" for k, v in pairs)
 
 
+#: Descriptors whose features are kept (:func:`features_of`): a page's elements come back look after look as
+#: equal descriptors, so a step's candidates cost a hash each instead of a parse each.
+FEATURES_CACHE_SIZE = 4096
+
+
 def features_of(d: ElementDescriptor) -> Features:
-    """Compute the :class:`Features` of a descriptor."""
+    """Compute the :class:`Features` of a descriptor (pure; the newest :data:`FEATURES_CACHE_SIZE` distinct
+    descriptors are remembered, so an element seen again costs a hash and an equality check)."""
+    try:
+        return _features_cached(d)
+    except TypeError:  # a descriptor holding something unhashable (a hand-made one): computed each time
+        return _features(d)
+
+
+def _features(d: ElementDescriptor) -> Features:
     role = effective_role(d.role, d.tag, d.type)
     steps = xpath_steps(d.xpath.strip() or d.css_path.strip())
     raw_label = d.label_text
@@ -222,6 +235,9 @@ def features_of(d: ElementDescriptor) -> Features:
         href_path=_href_parts(d.href)[0],
         href_query=_href_parts(d.href)[1],
     )
+
+
+_features_cached = functools.lru_cache(maxsize=FEATURES_CACHE_SIZE)(_features)
 
 
 def same_context(t: Features, c: Features) -> bool:

@@ -107,6 +107,13 @@ _REF_INDICES_JS = r"""(els) => {
   const refs = lib && lib.state ? lib.state.refs : null;
   return els.map((e) => { if (!refs) return -2; for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
 }"""
+#: How many elements a locator matched and the page library's ``assertInfo`` of the first (JSON text), as
+#: ``[n, answer]``; ``[0, null]`` for none, the library's missing mark for a frame without it.
+_FIRST_ASSERT_INFO_JS = r"""(els) => {
+  if (!els.length) return [0, null];
+  const lib = window.__steadyhand;
+  return [els.length, lib && lib.callOn ? lib.callOn("assertInfo", els[0], "[]") : "__steadyhand-missing__"];
+}"""
 #: Most elements (all frames of the page together) for which observe reads Chromium's accessibility tree.
 #: ``Accessibility.getFullAXTree`` costs about 1 ms per 2 DOM nodes (7.4 s for a 1,000-row table of 7,000
 #: elements, 15,000 AX nodes, on the 2-core test machine) against well under 1 s for the page library's
@@ -331,6 +338,11 @@ class PlaywrightDriver:
         self._ahead_kept: Any = None
         #: Reads before acting that :meth:`read_ahead` answered from a settle wait's round trip, counted.
         self.reads_kept = 0
+        #: The last :meth:`observe` took the light look a settle wait took at its end (:attr:`_looked`): the
+        #: reads that wait took after that look (:attr:`_ahead_kept`) name that observation's elements
+        #: (:meth:`ref_indices`, :meth:`probe_and_read` answer from them; a flow's first step, its look taken
+        #: by :meth:`goto`).
+        self._look_kept = False
         #: True while :meth:`_lib` calls a page library function that only reads (:data:`_LIB_READS`).
         self._reading = False
         #: Fresh contexts :meth:`new_context_page` gave: ``made`` (the old one closed, a new one made: five round
@@ -489,10 +501,13 @@ class PlaywrightDriver:
             return url
         return urljoin(self.base_url, url.lstrip("/"))
 
-    def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False) -> None:
+    def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False,
+             then: tuple[str, str, str | None, Any] | None = None) -> None:
         """Load ``url`` (relative to the base URL), then wait until the page is quiet (:meth:`wait_settled`;
         ``quiet_ms`` replaces ``waits.quiet_ms`` there, as on the fast path; ``look``: the wait takes the next
-        light look in its round trip, as there).
+        light look in its round trip, as there; ``then``, with ``look``: and the first step's reads before acting
+        after it, which :meth:`ref_indices` and :meth:`probe_and_read` then answer when that step's observation
+        is that look).
 
         Raises
         ------
@@ -512,7 +527,7 @@ class PlaywrightDriver:
             raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
         if look and self._plain_key is not None:
             self._light_key = self._plain_key  # the first step's before-look, not the last step's after-look
-        self.wait_settled(quiet_ms=quiet_ms, look=look)
+        self.wait_settled(quiet_ms=quiet_ms, look=look, then=then if look else None)
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate`` within :attr:`script_timeout_ms`.
@@ -862,6 +877,7 @@ class PlaywrightDriver:
         page = self.page
         self.page_ms = 0.0
         self.around = (None, None)
+        self._look_kept = False
         pre_js, post_js = around if around is not None else (None, None)
         raw_main: dict[str, Any] | None = None
         candidates: list[Candidate] = []
@@ -895,6 +911,7 @@ class PlaywrightDriver:
                     if ahead is not None:
                         got = self._light_answer(f, ahead)
                         self.looks_ahead += 1
+                        self._look_kept = True
                     else:
                         got = self._light_read(f, {"neighbours": neighbours, "ax": None}, pre_js, light_post)
                     if got is not None:
@@ -1096,9 +1113,33 @@ class PlaywrightDriver:
         PageUnresponsiveError
             When the page does not answer within :attr:`script_timeout_ms`.
         """
+        kept = self._kept_reads(selector=selector)
+        if kept is not None:
+            return list(kept["indices"])
         got = self._bounded(self.page.main_frame.locator(selector), "evaluate_all", _REF_INDICES_JS, None,
                             what=f"selector {selector!r}")
         return [int(i) for i in got] if isinstance(got, list) else []
+
+    def _kept_reads(self, *, selector: str | None = None, script: str | None = None, arg: Any = None,
+                    scripted: bool = False) -> dict[str, Any] | None:
+        """The reads a settle wait took right after the light look the last :meth:`observe` used
+        (:attr:`_look_kept`), when they were taken for ``selector`` (and, with ``scripted``, for ``script`` and
+        ``arg``), at most :data:`LOOK_KEPT_S` ago and nothing but a page library read was asked of the page
+        since (:meth:`_bounded` drops them): :meth:`read_ahead`'s answer, else None.  Not consumed: the
+        locator's indices and the probe are asked for one after the other."""
+        kept = self._ahead_kept
+        if kept is None or not self._look_kept:
+            return None
+        key, got, at = kept
+        if time.monotonic() - at > LOOK_KEPT_S or not got.get("same"):
+            return None
+        if selector is not None and key[0] != selector:
+            return None
+        if scripted and (key[2] != script or key[3] != json.dumps(arg, sort_keys=True)):
+            return None
+        self._check_alive()  # a page or browser that died since is told as a read of it would tell it
+        self.reads_kept += 1
+        return got
 
     # --- acting ---------------------------------------------------------------------
     def hold(self, ref: str) -> str:
@@ -1322,6 +1363,9 @@ class PlaywrightDriver:
         PageScriptError, PageUnresponsiveError, BrowserClosedError
             As :meth:`probe`.
         """
+        kept = self._kept_reads(script=script, arg=arg, scripted=True)
+        if kept is not None:
+            return dict(kept["probe"]), kept.get("read")
         frame = self.page.main_frame
         src = (f"async (arg) => {{ const lib = window.__steadyhand; "
                f"const p = lib && lib.call ? lib.call('probe', '[]') : {json.dumps(_NO_LIB)}; let r = null; "
@@ -1598,6 +1642,7 @@ class PlaywrightDriver:
         kept = got.pop("ahead", None)
         if key is not None and isinstance(looked, list):
             self._looked = (key, looked, time.monotonic())
+            self._look_kept = False  # the look just taken is not the one the last observation used
             if then is not None and isinstance(kept, dict) and kept.get("same"):
                 self._ahead_kept = (_then_key(*then), self._reads_answer(kept, self.page.main_frame),
                                     time.monotonic())
@@ -1626,7 +1671,11 @@ class PlaywrightDriver:
         """
         deadline = time.monotonic() + self.waits.assertion_timeout_ms / 1000.0
         ok, why = False, ""
+        tries = 0
         while True:
+            tries += 1
+            if tries == 2:  # the page changed while the assertion was polled: a settle wait's reads are old
+                self._ahead_kept = None
             try:
                 ok, why = self._check_once(assertion, ref, expected)
             except PageError:
@@ -1671,19 +1720,32 @@ class PlaywrightDriver:
             return (not present), f"text {expected!r} {'is present' if present else 'is absent'}"
         if kind == "url_contains":
             return expected in page.url, f"URL is {page.url}"
+        h: Any = None
         if a.selector:
             loc = page.locator(a.selector)
             if kind == "count":
                 n = self._bounded(loc, "count", what=f"selector {a.selector!r}")
                 return str(n) == expected, f"{n} elements match {a.selector!r}"
-            if self._bounded(loc, "count", what=f"selector {a.selector!r}") == 0:
+            # how many match and the first one's facts, in one round trip that only reads (the next step's
+            # reads a settle wait took stay: _reading)
+            self._reading = True
+            try:
+                n, raw = self._bounded(loc, "evaluate_all", _FIRST_ASSERT_INFO_JS, None,
+                                       what=f"selector {a.selector!r}")
+            finally:
+                self._reading = False
+            if n == 0:
                 return kind == "hidden", f"no element matches {a.selector!r}"
-            h = loc.first.element_handle()
+            if raw == _NO_LIB:  # a frame the init script did not reach: the library is installed on the way
+                h = loc.first.element_handle()
+                info = self._lib_on(h, "assertInfo")
+            else:
+                info = self._answer(raw, "assertInfo", page.main_frame)
         elif ref:
             h = self._handle(ref)
+            info = self._lib_on(h, "assertInfo")
         else:
             return False, "no element to assert on"
-        info = self._lib_on(h, "assertInfo")
         d, text = info["d"], " ".join(str(info["t"]).split())
         if kind == "visible":
             return bool(d["visible"]), "visible" if d["visible"] else "not visible"
@@ -1699,6 +1761,8 @@ class PlaywrightDriver:
             return expected in text, f"text is {text[:80]!r}"
         if kind == "value":
             if d.get("is_password"):
+                if h is None:
+                    h = page.locator(a.selector).first.element_handle()
                 return self._secret_value_equals(h, expected)
             return str(d["value"]) == expected, f"value is {str(d['value'])[:80]!r}"
         if kind == "count":

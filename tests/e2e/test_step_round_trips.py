@@ -85,12 +85,47 @@ def test_checkpoint_and_action_read_nothing_more_before_acting_and_the_checkpoin
 
 def test_a_flows_first_look_rides_on_the_start_pages_settle_wait(tmp_path: Path, monkeypatch) -> None:
     # the session's second run: the start URL's settle wait takes the first step's light look as it ends (the
-    # first run taught the driver which look that is), so the first step only confirms its locator and reads
-    # what it keeps before acting
-    reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, PAGE, runs=2)
+    # first run taught the driver which look that is) and the first step's reads right after it (the locator's
+    # confirmation, the probe and what it keeps before acting): the first step asks the page nothing either
+    reads, result, stored, presses = _calls_before_acting(tmp_path, monkeypatch, PAGE, runs=2)
     assert result.status == "passed", result.error
     assert presses == 1  # each run loads the page afresh
-    assert reads == [2, 0, 0], reads
+    assert reads == [0, 0, 0], reads
+    assert result.steps[0].resolution is not None and result.steps[0].resolution.reason.startswith("fast path")
+    by_index = {c["index"]: c for c in stored}
+    assert [f["value"] for f in by_index[0]["fields"] if f["key"] == "#name"] == [""]  # the form as it was
+
+
+def test_an_assertion_checked_after_the_settle_wait_keeps_the_next_steps_reads(tmp_path: Path, monkeypatch) -> None:
+    # "Show more" is checked by a selector's assertion after its settle wait: one call that only reads (how many
+    # match, the first one's facts), so the reads the wait took for "Save" still stand
+    from tests.e2e import test_fastpath_run
+
+    flow = {**test_fastpath_run.FLOW, "steps": [dict(s) for s in test_fastpath_run.FLOW["steps"]]}
+    flow["steps"][1]["assertions"] = [{"kind": "visible", "selector": "#more"}]
+    monkeypatch.setattr(test_fastpath_run, "FLOW", flow)
+    reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, PAGE)
+    assert result.status == "passed", result.error
+    assert presses == 1
+    assert reads == [3, 0, 0], reads
+
+
+def test_an_assertion_that_had_to_wait_drops_the_next_steps_reads(tmp_path: Path, monkeypatch) -> None:
+    # the click says "Loading more" at once and shows the paragraph 1.2 s later (a timer over 1 s is no
+    # reaction the settle wait waits for): the assertion polls, the page changed meanwhile, and "Save" reads
+    # the page again itself
+    from tests.e2e import test_fastpath_run
+
+    late = PAGE.replace("document.getElementById('more').hidden = false",
+                        "document.getElementById('status').textContent = 'Loading more'; "
+                        "setTimeout(() => { document.getElementById('more').hidden = false; }, 1200)")
+    flow = {**test_fastpath_run.FLOW, "steps": [dict(s) for s in test_fastpath_run.FLOW["steps"]]}
+    flow["steps"][1]["assertions"] = [{"kind": "visible", "selector": "#more"}]
+    monkeypatch.setattr(test_fastpath_run, "FLOW", flow)
+    reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, late)
+    assert result.status == "passed", result.error
+    assert presses == 1
+    assert reads[2] >= 1, reads
 
 
 def test_a_focus_rings_transition_moves_nothing_a_look_saw(tmp_path: Path, monkeypatch) -> None:
