@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any, Mapping, Protocol
@@ -107,6 +108,8 @@ _REF_INDICES_JS = r"""(els) => {
   const refs = lib && lib.state ? lib.state.refs : null;
   return els.map((e) => { if (!refs) return -2; for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
 }"""
+#: What Playwright says of a call whose document went away under it (a navigation, a frame detached).
+_NAVIGATED = re.compile(r"context was destroyed|because of a navigation|frame was detached|navigat", re.IGNORECASE)
 #: How many elements a locator matched and the page library's ``assertInfo`` of the first (JSON text), as
 #: ``[n, answer]``; ``[0, null]`` for none, the library's missing mark for a frame without it.
 _FIRST_ASSERT_INFO_JS = r"""(els) => {
@@ -1503,8 +1506,9 @@ class PlaywrightDriver:
         chain of at most three (a widget that normalises a value in its next frame; a loop that goes on
         frame after frame is an animation, not waited for).  An action whose handlers did their work at once
         ends the wait in about one round trip.  A later change is seen by the light look's verdict and the
-        next step's reuse check (:mod:`core.engine.fastpath`).  ``{"early": True}`` is then in the answer.  Only the in-page wait ends early; the polling fallback
-        (a navigation, a page without the library) keeps the idle bound.
+        next step's reuse check (:mod:`core.engine.fastpath`).  ``{"early": True}`` is then in the answer.  Only
+        the in-page wait ends early; the polling fallback (a navigation, a page without the library) keeps the
+        idle bound.
 
         Returns as soon as a change was seen and the page is quiet (no DOM
         mutation for ``waits.quiet_ms``, 120 ms by default; no request in
@@ -1632,8 +1636,12 @@ class PlaywrightDriver:
             got = self._bounded(target, method, script, *call_args, what="settle wait", ms=slice_ms + 1000.0)
         except BrowserClosedError:
             raise
-        except Exception:  # noqa: BLE001 - navigating, no library, a busy page: the polling loop decides
-            if then is not None and then[0] and self._url() == start_url:  # a selector Playwright refused
+        except Exception as exc:  # noqa: BLE001 - navigating, no library, a busy page: the polling loop decides
+            # a selector Playwright refused: the wait again without the next step's reads; a document the
+            # action replaced (its context destroyed before the URL says so): the polling loop waits for the
+            # new one and takes the reads there
+            if (then is not None and then[0] and self._url() == start_url
+                    and not _NAVIGATED.search(str(exc).split("\n", 1)[0])):
                 return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look)
             return None
         if not isinstance(got, dict) or "done" not in got:

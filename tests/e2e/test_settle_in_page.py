@@ -114,3 +114,48 @@ def test_a_navigation_a_script_starts_after_a_request_holds_the_fast_wait_until_
             assert d.page.url.endswith("/next") and d.probe()["url"].endswith("/next")
         finally:
             d.close()
+
+
+def test_a_wait_with_the_next_steps_reads_that_meets_a_navigation_keeps_them_for_the_new_page(tmp_path) -> None:
+    """The settle wait carries the next step's reads (``then``: its locator matched in the same call); the click
+    leaves for a page that answers in 150 ms, so Playwright destroys the call's document under it.  That is no
+    selector Playwright refused: the wait goes on in the new document with the reads, never again without them
+    on the page being left (one call less, and the reads are of the page the next step acts on)."""
+    import time as _time
+
+    from core.perception.pagefacts import TOKEN_JS
+    from core.sites.server import LoopbackServer, Response
+
+    server = LoopbackServer()
+    start = "<!doctype html><title>List</title><a id=go href='/next'>New</a>"
+
+    def slow(req):
+        _time.sleep(0.15)
+        return Response.text("<!doctype html><title>New</title><button id=save>Save</button>", 200,
+                             "text/html; charset=utf-8")
+
+    server.route("GET", "/start", lambda req: Response.text(start, 200, "text/html; charset=utf-8"))
+    server.route("GET", "/next", slow)
+    with server:
+        d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
+        d.open()
+        try:
+            d.goto("/start")
+            d.observe(screenshot=False, ax=False)  # a light look: the settle wait takes the next one
+            calls: list[bool] = []
+            real = d._settle_in_page
+
+            def spy(*args, **kw):
+                calls.append(kw.get("then") is not None)
+                return real(*args, **kw)
+
+            d._settle_in_page = spy
+            before = d.probe()
+            d.page.click("#go", no_wait_after=True)
+            then = ("internal:role=button[name=\"Save\"s]", TOKEN_JS, None, None)
+            r = d.wait_settled(start=before, quiet_ms=40.0, look=True, then=then)
+            assert r["changed"] is True and r["timed_out"] is False, r
+            assert d.page.url.endswith("/next")
+            assert calls and all(calls), calls  # every wait took the reads along
+        finally:
+            d.close()
