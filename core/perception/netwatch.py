@@ -135,6 +135,9 @@ class NetworkWatch:
         self.responses = 0
         self.cookies_set = 0
         self._pings: deque[str] = deque(maxlen=KEEP)
+        #: Requests that got no response (CDP ``Network.loadingFailed``): ``(t, the request as seen, the
+        #: browser's reason)``, ``t`` on the ``time.monotonic`` clock when it failed; the last :data:`KEEP`.
+        self.failures: deque[tuple[float, RequestSeen, str]] = deque(maxlen=KEEP)
         #: The driver whose looks bound the flushes (its ``looks`` counter; set by :meth:`of`): None flushes on
         #: every :meth:`between`.
         self.driver: Any = None
@@ -146,6 +149,7 @@ class NetworkWatch:
         self._cdp.on("Network.requestWillBeSent", event_handler(self._on_request))
         self._cdp.on("Network.responseReceived", event_handler(self._on_response))
         self._cdp.on("Network.responseReceivedExtraInfo", event_handler(self._on_response_headers))
+        self._cdp.on("Network.loadingFailed", event_handler(self._on_failed))
         self._cdp.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
         owner = getattr(context, "_steadyhand_net_hook", None)
         if isinstance(owner, NetHook):  # installed with the context, before any page: every document has it
@@ -226,6 +230,18 @@ class NetworkWatch:
         if 0 <= pos < len(self._seen):
             old = self._seen[pos]
             self._seen[pos] = RequestSeen(old.t, old.method, old.url, old.resource_type, old.keepalive, status)
+
+    def _on_failed(self, event: Any) -> None:
+        try:
+            seq = self._pos.get(str(event["requestId"]))
+            why = str(event.get("errorText") or "failed")
+        except Exception:  # noqa: BLE001
+            return
+        if seq is None:
+            return
+        pos = len(self._seen) - (self._seq - seq) - 1
+        if 0 <= pos < len(self._seen):
+            self.failures.append((time.monotonic(), self._seen[pos], why))
 
     # --- queries --------------------------------------------------------------------
     def _marked(self, r: RequestSeen) -> bool:

@@ -1,8 +1,9 @@
 """Console errors, uncaught exceptions and failed requests of the engine's page, on the monotonic clock.
 
 :class:`PageLog` follows one Playwright page (``console`` messages of type
-``error``, ``pageerror`` and ``requestfailed``) and keeps the last
-:data:`KEEP` entries; :meth:`PageLog.between` returns those of a time
+``error`` and ``pageerror``; the requests that got no response are the page's
+:class:`~core.perception.netwatch.NetworkWatch`'s, from CDP's
+``Network.loadingFailed``) and keeps the last :data:`KEEP` entries; :meth:`PageLog.between` returns those of a time
 window, which :mod:`core.engine.evidence` attributes to the step that was
 running.  HTTP errors (status >= 400) come from the page's
 :class:`~core.perception.netwatch.NetworkWatch`; beacons and keepalive
@@ -68,14 +69,20 @@ class PageLog:
 
         page.on("console", event_handler(self._on_console))
         page.on("pageerror", event_handler(self._on_pageerror))
-        page.on("requestfailed", event_handler(self._on_requestfailed))
+        #: The page's network watch, whose CDP session reports the requests that got no response
+        #: (``Network.loadingFailed``): no subscription of Playwright's own (a round trip, and a request object
+        #: sent to this process for every request).  Set by :meth:`of`; None: no failed request is known.
+        self.watch: NetworkWatch | None = None
 
     @classmethod
     def of(cls, driver: Any) -> "PageLog | None":
         """The log of ``driver``'s current page (made on first use); None for drivers without a page."""
         from .netwatch import follow_page
 
-        return follow_page(driver, cls, "_steadyhand_pagelog")
+        log = follow_page(driver, cls, "_steadyhand_pagelog")
+        if log is not None and log.watch is None:
+            log.watch = NetworkWatch.of(driver)
+        return log
 
     # --- Playwright events (engine thread) ---------------------------------------------
     def _on_console(self, msg: Any) -> None:
@@ -98,20 +105,17 @@ class PageLog:
         except Exception:  # noqa: BLE001
             pass
 
-    def _on_requestfailed(self, request: Any) -> None:
-        try:
-            why = str(request.failure or "failed")
-            self._entries.append(LogEntry(time.monotonic(), "request", why[:MAX_TEXT], method=str(request.method),
-                                          url=_short_url(str(request.url)),
-                                          resource_type=str(request.resource_type)))
-        except Exception:  # noqa: BLE001
-            pass
 
     # --- queries -------------------------------------------------------------------------
     def between(self, t0: float, t1: float | None = None) -> list[LogEntry]:
         """Entries in ``[t0, t1]`` (monotonic s; ``t1`` None = now), oldest first."""
         end = time.monotonic() if t1 is None else t1
-        return [e for e in list(self._entries) if t0 <= e.t <= end]
+        out = [e for e in list(self._entries) if t0 <= e.t <= end]
+        if self.watch is not None:
+            out += [LogEntry(t, "request", why[:MAX_TEXT], method=r.method, url=_short_url(r.url),
+                             resource_type=r.resource_type) for t, r, why in list(self.watch.failures) if t0 <= t <= end]
+            out.sort(key=lambda e: e.t)
+        return out
 
 
 def failed_requests(driver: Any, t0: float, t1: float | None = None) -> list[tuple[float, str, str, int | None, str, str]]:

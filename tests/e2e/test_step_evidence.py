@@ -37,6 +37,7 @@ document.getElementById('load').onclick = async () => {
   navigator.sendBeacon('/beacon', 'x');
   try { const r = await fetch('/api/report'); document.getElementById('out').textContent =
         'Report unavailable (' + r.status + ')'; } catch (e) { }
+  fetch('/api/down').catch(() => {});
   setTimeout(() => { throw new Error('late failure in widget'); }, 50);
 };
 document.getElementById('hello').onclick = () => {
@@ -61,6 +62,8 @@ class Site:
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.startswith("/api/report"):
                     self._send(500, b'{"error": "boom"}', "application/json")
+                elif self.path == "/api/down":  # the connection closed with no answer: a network failure
+                    self.close_connection = True
                 elif self.path == "/favicon.ico":
                     self._send(204, b"", "image/x-icon")
                 elif self.path in ("/", "/index.html"):
@@ -121,8 +124,9 @@ def test_each_step_records_its_console_errors_and_failed_requests(recorded) -> N
     # the step that clicked "Load report": its console error, the 500 (not the beacon), the late exception
     texts = [c.text for c in ev[1].console]
     assert "report widget failed to initialise" in texts
-    assert [r.shown for r in ev[1].failed_requests] == ["GET /api/report 500"]
-    assert ev[1].failed_requests[0].resource_type == "fetch"
+    # the 500, and a request that got no answer at all (the server dropped the connection): the browser's reason
+    assert [r.shown for r in ev[1].failed_requests] == ["GET /api/report 500", "GET /api/down net::ERR_EMPTY_RESPONSE"]
+    assert [r.resource_type for r in ev[1].failed_requests] == ["fetch", "fetch"]
     late = [c for s in (1, 2) for c in ev[s].console if c.kind == "exception"]
     assert late and "late failure in widget" in late[0].text
     # the browser's own line about the 500 is a console error too, nothing of the beacon anywhere
