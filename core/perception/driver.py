@@ -57,12 +57,16 @@ SETTLE_CALM_MS = 10.0
 #: look; one that commits replaces the page and the wait goes on there.
 LEAVE_MS = 1500.0
 #: The in-page settle wait: :meth:`PlaywrightDriver.wait_settled`'s rules on the page library's probe.
-_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom, calm, leaveMs]) => {
+_SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, reactFrom, calm, leaveMs, origin]) => {
   const lib = window.__steadyhand;
   if (!lib || !lib.probe) return null;
   const t0 = performance.now();
   const rest = lib.sleep || ((ms) => new Promise((r) => setTimeout(r, ms)));
-  const early = reactFrom !== null && reactFrom !== undefined && typeof lib.reactionsSince === 'function';
+  // a fast wait that finds itself in another document than the one it began in (the action navigated): that
+  // document's own reactions count, all of them since it began, and it must have loaded whole
+  const fresh = origin !== null && origin !== undefined && Math.abs(performance.timeOrigin - origin) > 1;
+  const base = fresh ? 0 : reactFrom;
+  const early = (fresh || (reactFrom !== null && reactFrom !== undefined)) && typeof lib.reactionsSince === 'function';
   // whether a finite CSS animation or transition still runs when the wait ends (a dialog fading in)
   const moving = () => { try { return document.getAnimations().some((a) => a.playState === 'running'
     && Number.isFinite(a.effect.getComputedTiming().endTime)); } catch (e) { return true; } };
@@ -88,8 +92,8 @@ _SETTLE_JS = r"""async ([startMut, startUrl, quiet, idle, limit, slice, poll, re
     // the fast path: the wait ends once nothing the action set off is pending - no request in flight, no
     // reaction (a validator's timeout, a frame callback, an idle callback) - and the page was calm for `calm`
     // ms: no DOM mutation, no request ending, no message posted (a scheduler's next slice of work)
-    if (early && !pending && p.quietMs >= calm && performance.now() - (lib.state.lastPost || 0) >= calm
-        && lib.reactionsSince(reactFrom) === 0)
+    if (early && !pending && (!fresh || p.ready === 'complete') && p.quietMs >= calm
+        && performance.now() - (lib.state.lastPost || 0) >= calm && lib.reactionsSince(base) === 0)
       return end({ done: true, changed, timed_out: false, early: true });
     if (el >= limit) return end({ done: true, changed, timed_out: true });
     if (el >= slice) return end({ done: false, changed, timed_out: false });
@@ -1533,8 +1537,11 @@ class PlaywrightDriver:
         settle_max = idle_ms if idle_ms is not None else w.settle_max_ms
         changed = False
         quiet_ms = float(w.quiet_ms if quiet_ms is None else quiet_ms)
+        # a fast wait (react_from) knows its document: in the next one it ends by the same rule
+        origin = start.get("origin") if react_from is not None else None
+        origin = float(origin) if isinstance(origin, (int, float)) and not isinstance(origin, bool) else None
         fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from,
-                                    look=look, then=then)
+                                    look=look, then=then, origin=origin)
         if fast is not None:
             if fast["done"]:
                 out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -1567,7 +1574,10 @@ class PlaywrightDriver:
                 pending = (p["inflight"] > 0 or p["loading"] or p["ready"] == "loading"
                            or (isinstance(leaving, (int, float)) and leaving < LEAVE_MS))
                 quiet = p["quietMs"] >= quiet_ms
-                if not pending and quiet and (changed or start_mut is None):
+                # a fast wait now in another document: the in-page wait below decides, by the fast rule
+                fresh = (origin is not None and isinstance(p.get("origin"), (int, float))
+                         and abs(float(p["origin"]) - origin) > 1.0)
+                if not pending and quiet and (changed or start_mut is None) and not fresh:
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
                 if not pending and elapsed >= settle_max:
                     return {"ms": elapsed, "changed": changed, "timed_out": False}
@@ -1575,10 +1585,12 @@ class PlaywrightDriver:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}
                 if changed:  # a new document with the library (a navigation): its wait runs in the page again
                     again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
-                                                 max(1.0, limit - elapsed), look=look, then=then)
+                                                 max(1.0, limit - elapsed), look=look, then=then, origin=origin)
                     if again is not None and again["done"]:
                         out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
                                "timed_out": bool(again["timed_out"])}
+                        if again.get("early"):
+                            out["early"] = True
                         for k in ("moving", "arriving"):
                             if k in again:
                                 out[k] = bool(again[k])
@@ -1589,7 +1601,8 @@ class PlaywrightDriver:
 
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,
                         limit_ms: float, react_from: int | None = None, *, look: bool = False,
-                        then: tuple[str, str, str | None, Any] | None = None) -> dict[str, Any] | None:
+                        then: tuple[str, str, str | None, Any] | None = None,
+                        origin: float | None = None) -> dict[str, Any] | None:
         """The settle wait of :meth:`wait_settled` run inside the page, answered the moment it is over.
 
         The same rules as the polling loop, checked every
@@ -1599,13 +1612,15 @@ class PlaywrightDriver:
         None when it cannot say - the page navigated (its document is gone),
         has no page library, or did not answer within the slice and a
         second: the caller's polling loop takes over (and judges a page that
-        does not answer).  ``then``: :meth:`wait_settled`'s.
+        does not answer).  ``then``: :meth:`wait_settled`'s.  ``origin``: the ``performance.timeOrigin`` of the
+        document the (fast) wait began in: found in another document, the wait ends by the fast rule once that
+        document has loaded whole and none of its own reactions is pending.
         """
         slice_ms = min(limit_ms, SETTLE_SLICE_MS)
         key = self._light_key if look else None
         script = _SETTLE_JS
         args = [start_mut, start_url, quiet_ms, idle_ms, limit_ms, slice_ms, SETTLE_SLICE_POLL_MS, react_from,
-                SETTLE_CALM_MS, LEAVE_MS]
+                SETTLE_CALM_MS, LEAVE_MS, origin]
         target: Any = None  # the main frame (or the next step's locator in it)
         method, call_args = "evaluate", [args]
         if key is not None:  # the light look right as the wait ends, in the same task (wait_settled's look)
@@ -1642,7 +1657,8 @@ class PlaywrightDriver:
             # new one and takes the reads there
             if (then is not None and then[0] and self._url() == start_url
                     and not _NAVIGATED.search(str(exc).split("\n", 1)[0])):
-                return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look)
+                return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look,
+                                            origin=origin)
             return None
         if not isinstance(got, dict) or "done" not in got:
             return None

@@ -121,7 +121,10 @@
   const GT = /^data-gt/i;
   // ax: element -> {role, name, page} from the browser's accessibility tree at the last collect
   // (page: the in-page name then, to tell a stale entry)
-  const state = { mutations: 0, lastMutation: 0, inflight: 0, refs: [], ax: new WeakMap(), doc: `${Math.random()}` };
+  // lastMutation starts at the library's own start (the document's): a page just loaded has been quiet since it
+  // began, not since its navigation started (the server's time before it is no quiet of this document's)
+  const state = { mutations: 0, lastMutation: performance.now(), inflight: 0, refs: [], ax: new WeakMap(),
+                  doc: `${Math.random()}` };
 
   // --- quiet-ness: DOM mutations and in-flight requests ----------------------------
   try {
@@ -1013,7 +1016,7 @@
     return {
       url: location.href, mutations: state.mutations, quietMs: performance.now() - state.lastMutation,
       inflight: state.inflight, loading: loadingEvidence(), ready: document.readyState, timerSeq: state.timerSeq,
-      leavingMs: state.leaving ? performance.now() - state.leaving : null,
+      leavingMs: state.leaving ? performance.now() - state.leaving : null, origin: performance.timeOrigin,
     };
   }
 

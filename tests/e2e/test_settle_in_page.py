@@ -159,3 +159,43 @@ def test_a_wait_with_the_next_steps_reads_that_meets_a_navigation_keeps_them_for
             assert calls and all(calls), calls  # every wait took the reads along
         finally:
             d.close()
+
+
+def test_a_fast_wait_that_meets_a_navigation_ends_in_the_new_page_by_the_fast_rule(tmp_path) -> None:
+    """The click leaves for a page that answers in 150 ms and renders its form in ten slices 15 ms apart (a
+    chain of start-up timers).  The fast wait (``react_from``, the probe's document ``origin``) goes on in the
+    new document by the fast rule - loaded whole, calm, none of that document's own reactions pending - not
+    after the 40 ms quiet time: it says so (``early``), and the whole form is there when it ends."""
+    import time as _time
+
+    from core.sites.server import LoopbackServer, Response
+
+    server = LoopbackServer()
+    start = "<!doctype html><title>List</title><a id=go href='/next'>New</a>"
+    nxt = ("<!doctype html><title>New</title><main id=m></main><script>let n = 0; const add = () => { n += 1; "
+           "document.getElementById('m').append(Object.assign(document.createElement('p'), {textContent: 'row ' + n}));"
+           " if (n < 10) setTimeout(add, 15); else document.getElementById('m').insertAdjacentHTML('beforeend', "
+           "'<button id=late>Save</button>'); }; setTimeout(add, 15);</script>")
+
+    def slow(req):
+        _time.sleep(0.15)
+        return Response.text(nxt, 200, "text/html; charset=utf-8")
+
+    server.route("GET", "/start", lambda req: Response.text(start, 200, "text/html; charset=utf-8"))
+    server.route("GET", "/next", slow)
+    with server:
+        d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
+        d.open()
+        try:
+            for _ in range(3):
+                d.goto("/start")
+                before = d.probe()
+                assert isinstance(before.get("origin"), (int, float))  # the document's performance.timeOrigin
+                d.page.click("#go", no_wait_after=True)
+                r = d.wait_settled(start=before, quiet_ms=40.0, react_from=before["timerSeq"])
+                assert r["changed"] is True and r["timed_out"] is False, r
+                assert d.page.url.endswith("/next")
+                assert r.get("early") is True, r
+                assert d.evaluate("() => !!document.getElementById('late')"), "the wait ended before the timer ran"
+        finally:
+            d.close()
