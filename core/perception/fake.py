@@ -249,9 +249,10 @@ class FakeDriver:
     def url(self) -> str:
         return BASE_URL + self.path
 
-    def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False) -> None:
-        """Load a page afresh (typed values are lost, dialogs closed); ``quiet_ms`` and ``look`` as the real
-        driver's (a scripted page is quiet at once: nothing to wait for, and a look costs no round trip).
+    def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False, then: Any = None) -> None:
+        """Load a page afresh (typed values are lost, dialogs closed); ``quiet_ms``, ``look`` and ``then`` as the
+        real driver's (a scripted page is quiet at once: nothing to wait for, and a look or a read costs no round
+        trip).
 
         Raises
         ------
