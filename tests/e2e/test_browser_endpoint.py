@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import socket
+import signal
 import subprocess
 import sys
 import time
@@ -64,8 +65,11 @@ def playwright_server(tmp_path: Path):
     conf = tmp_path / "server.json"
     conf.write_text(json.dumps({"executablePath": CHROMIUM, "headless": True, "host": "127.0.0.1", "port": 0,
                                 "args": list(CHROMIUM_ARGS)}))
+    # a session of its own: the wrapper starts Playwright's node server as a child, which a terminate of the
+    # wrapper alone would leave running after the test
     proc = subprocess.Popen([sys.executable, "-m", "playwright", "launch-server", "--browser", "chromium",
-                             "--config", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--config", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
     try:
         deadline = time.monotonic() + START_LIMIT_S
         line = ""
@@ -75,7 +79,10 @@ def playwright_server(tmp_path: Path):
         assert line.startswith("ws://127.0.0.1:"), line
         yield line
     finally:
-        proc.terminate()
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)  # the wrapper and the node server it started
+        except ProcessLookupError:
+            pass
         proc.wait(timeout=30)
 
 
