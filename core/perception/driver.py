@@ -113,7 +113,7 @@ _REF_INDICES_JS = r"""(els) => {
   return els.map((e) => { if (!refs) return -2; for (let i = 0; i < refs.length; i++) if (refs[i] === e) return i; return -1; });
 }"""
 #: What Playwright says of a call whose document went away under it (a navigation, a frame detached).
-_NAVIGATED = re.compile(r"context was destroyed|because of a navigation|frame was detached|navigat", re.IGNORECASE)
+_NAVIGATED = re.compile(r"context was destroyed|frame was detached|navigat", re.IGNORECASE)
 #: How many elements a locator matched and the page library's ``assertInfo`` of the first (JSON text), as
 #: ``[n, answer]``; ``[0, null]`` for none, the library's missing mark for a frame without it.
 _FIRST_ASSERT_INFO_JS = r"""(els) => {

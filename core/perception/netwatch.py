@@ -220,28 +220,29 @@ class NetworkWatch:
         if str(event.get("requestId", "")) not in self._pings:
             self.responses += 1
         try:
-            seq = self._pos.get(str(event["requestId"]))
             status = int(event["response"]["status"])
         except Exception:  # noqa: BLE001
             return
-        if seq is None:
-            return
-        pos = len(self._seen) - (self._seq - seq) - 1
-        if 0 <= pos < len(self._seen):
+        pos = self._position(event)
+        if pos is not None:
             old = self._seen[pos]
             self._seen[pos] = RequestSeen(old.t, old.method, old.url, old.resource_type, old.keepalive, status)
 
     def _on_failed(self, event: Any) -> None:
+        pos = self._position(event)
+        if pos is not None:
+            self.failures.append((time.monotonic(), self._seen[pos], str(event.get("errorText") or "failed")))
+
+    def _position(self, event: Any) -> int | None:
+        """Where the request an event names (its ``requestId``) is in the kept requests; None when not kept."""
         try:
             seq = self._pos.get(str(event["requestId"]))
-            why = str(event.get("errorText") or "failed")
         except Exception:  # noqa: BLE001
-            return
+            return None
         if seq is None:
-            return
+            return None
         pos = len(self._seen) - (self._seq - seq) - 1
-        if 0 <= pos < len(self._seen):
-            self.failures.append((time.monotonic(), self._seen[pos], why))
+        return pos if 0 <= pos < len(self._seen) else None
 
     # --- queries --------------------------------------------------------------------
     def _marked(self, r: RequestSeen) -> bool:

@@ -116,14 +116,10 @@ def test_a_navigation_a_script_starts_after_a_request_holds_the_fast_wait_until_
             d.close()
 
 
-def test_a_wait_with_the_next_steps_reads_that_meets_a_navigation_keeps_them_for_the_new_page(tmp_path) -> None:
-    """The settle wait carries the next step's reads (``then``: its locator matched in the same call); the click
-    leaves for a page that answers in 150 ms, so Playwright destroys the call's document under it.  That is no
-    selector Playwright refused: the wait goes on in the new document with the reads, never again without them
-    on the page being left (one call less, and the reads are of the page the next step acts on)."""
+def _leaving_for(next_page: str):
+    """A server whose ``/start`` links to ``/next``, which answers ``next_page`` after 150 ms."""
     import time as _time
 
-    from core.perception.pagefacts import TOKEN_JS
     from core.sites.server import LoopbackServer, Response
 
     server = LoopbackServer()
@@ -131,11 +127,22 @@ def test_a_wait_with_the_next_steps_reads_that_meets_a_navigation_keeps_them_for
 
     def slow(req):
         _time.sleep(0.15)
-        return Response.text("<!doctype html><title>New</title><button id=save>Save</button>", 200,
-                             "text/html; charset=utf-8")
+        return Response.text(next_page, 200, "text/html; charset=utf-8")
 
     server.route("GET", "/start", lambda req: Response.text(start, 200, "text/html; charset=utf-8"))
     server.route("GET", "/next", slow)
+    return server
+
+
+def test_a_wait_with_the_next_steps_reads_that_meets_a_navigation_keeps_them_for_the_new_page(tmp_path) -> None:
+    """The settle wait carries the next step's reads (``then``: its locator matched in the same call); the click
+    leaves for a page that answers in 150 ms, so Playwright destroys the call's document under it.  That is no
+    selector Playwright refused: the wait goes on in the new document with the reads, never again without them
+    on the page being left (one call less, and the reads are of the page the next step acts on)."""
+
+    from core.perception.pagefacts import TOKEN_JS
+
+    server = _leaving_for("<!doctype html><title>New</title><button id=save>Save</button>")
     with server:
         d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
         d.open()
@@ -166,23 +173,13 @@ def test_a_fast_wait_that_meets_a_navigation_ends_in_the_new_page_by_the_fast_ru
     chain of start-up timers).  The fast wait (``react_from``, the probe's document ``origin``) goes on in the
     new document by the fast rule - loaded whole, calm, none of that document's own reactions pending - not
     after the 40 ms quiet time: it says so (``early``), and the whole form is there when it ends."""
-    import time as _time
 
-    from core.sites.server import LoopbackServer, Response
 
-    server = LoopbackServer()
-    start = "<!doctype html><title>List</title><a id=go href='/next'>New</a>"
     nxt = ("<!doctype html><title>New</title><main id=m></main><script>let n = 0; const add = () => { n += 1; "
            "document.getElementById('m').append(Object.assign(document.createElement('p'), {textContent: 'row ' + n}));"
            " if (n < 10) setTimeout(add, 15); else document.getElementById('m').insertAdjacentHTML('beforeend', "
            "'<button id=late>Save</button>'); }; setTimeout(add, 15);</script>")
-
-    def slow(req):
-        _time.sleep(0.15)
-        return Response.text(nxt, 200, "text/html; charset=utf-8")
-
-    server.route("GET", "/start", lambda req: Response.text(start, 200, "text/html; charset=utf-8"))
-    server.route("GET", "/next", slow)
+    server = _leaving_for(nxt)
     with server:
         d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
         d.open()

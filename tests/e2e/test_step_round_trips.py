@@ -96,14 +96,19 @@ def test_a_flows_first_look_rides_on_the_start_pages_settle_wait(tmp_path: Path,
     assert [f["value"] for f in by_index[0]["fields"] if f["key"] == "#name"] == [""]  # the form as it was
 
 
-def test_an_assertion_checked_after_the_settle_wait_keeps_the_next_steps_reads(tmp_path: Path, monkeypatch) -> None:
-    # "Show more" is checked by a selector's assertion after its settle wait: one call that only reads (how many
-    # match, the first one's facts), so the reads the wait took for "Save" still stand
+def _check_more_after_show_more(monkeypatch) -> None:
+    """The fast flow with "Show more" checked by a selector's assertion (``#more`` visible)."""
     from tests.e2e import test_fastpath_run
 
     flow = {**test_fastpath_run.FLOW, "steps": [dict(s) for s in test_fastpath_run.FLOW["steps"]]}
     flow["steps"][1]["assertions"] = [{"kind": "visible", "selector": "#more"}]
     monkeypatch.setattr(test_fastpath_run, "FLOW", flow)
+
+
+def test_an_assertion_checked_after_the_settle_wait_keeps_the_next_steps_reads(tmp_path: Path, monkeypatch) -> None:
+    # "Show more" is checked by a selector's assertion after its settle wait: one call that only reads (how many
+    # match, the first one's facts), so the reads the wait took for "Save" still stand
+    _check_more_after_show_more(monkeypatch)
     reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, PAGE)
     assert result.status == "passed", result.error
     assert presses == 1
@@ -114,14 +119,10 @@ def test_an_assertion_that_had_to_wait_drops_the_next_steps_reads(tmp_path: Path
     # the click says "Loading more" at once and shows the paragraph 1.2 s later (a timer over 1 s is no
     # reaction the settle wait waits for): the assertion polls, the page changed meanwhile, and "Save" reads
     # the page again itself
-    from tests.e2e import test_fastpath_run
-
     late = PAGE.replace("document.getElementById('more').hidden = false",
                         "document.getElementById('status').textContent = 'Loading more'; "
                         "setTimeout(() => { document.getElementById('more').hidden = false; }, 1200)")
-    flow = {**test_fastpath_run.FLOW, "steps": [dict(s) for s in test_fastpath_run.FLOW["steps"]]}
-    flow["steps"][1]["assertions"] = [{"kind": "visible", "selector": "#more"}]
-    monkeypatch.setattr(test_fastpath_run, "FLOW", flow)
+    _check_more_after_show_more(monkeypatch)
     reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, late)
     assert result.status == "passed", result.error
     assert presses == 1
@@ -141,10 +142,10 @@ def test_a_focus_rings_transition_moves_nothing_a_look_saw(tmp_path: Path, monke
 
 
 def test_a_change_while_the_settle_wait_ran_makes_the_next_step_read_again(tmp_path: Path, monkeypatch) -> None:
-    # "Show more" shows its text 30 ms later (a reaction the settle wait waits for): the page changed after the
+    # "Show more" shows its text 300 ms later (a reaction the settle wait waits for): the page changed after the
     # wait's elements were matched, so the reads it took are not the page the next step acts on
     late = PAGE.replace("onclick=\"document.getElementById('more').hidden = false\"",
-                        "onclick=\"setTimeout(() => { document.getElementById('more').hidden = false; }, 30)\"")
+                        "onclick=\"setTimeout(() => { document.getElementById('more').hidden = false; }, 300)\"")
     assert late != PAGE
     reads, result, _, presses = _calls_before_acting(tmp_path, monkeypatch, late)
     assert result.status == "passed", result.error
