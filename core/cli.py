@@ -63,6 +63,7 @@ def _base_url_problem(url: str | None) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from core.engine.heap import freeze_startup
     from core.engine.session import ProjectSession, SessionError
     from core.perception.browser import BrowserLaunchError
     from core.store import StoreUnavailableError
@@ -286,6 +287,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                             control=control, cdp_port=cdp_port, base_url=base_url,
                             browser_endpoint=endpoint, trace=args.trace or "off",
                             writes_seen=bool(args.retries)) as session, bar:
+            freeze_startup()  # the process is ours: its start-up heap is not walked again (core.engine.heap)
             if control is not None:  # the endpoint Chromium really bound, checked to be this run's browser
                 endpoint = session.driver.cdp_endpoint if session.driver is not None else ""
                 print(f"takeover: waiting on escalations; CDP {endpoint}", file=sys.stderr, flush=True)

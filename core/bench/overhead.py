@@ -68,6 +68,7 @@ import yaml
 
 from core.progress import counted
 from core.bench.scripted import load_script, timed_script_run
+from core.engine.heap import freeze_startup
 
 __all__ = ["DEFAULT_SIZES", "DEFAULT_ROUNDS", "DEFAULT_LATENCY_MS", "DEFAULT_APP", "DEFAULT_HEAL_VARIANT",
            "UNCHANGED_BAR", "HEAL_BAR", "LINEAR_BAR", "LINEAR_TOLERANCE", "OverheadReport", "PhaseRow", "FlowRow",
@@ -595,6 +596,7 @@ def _demo_section(project: Any, names: Sequence[str], rounds: int, scripts: _Scr
     from core.engine.session import ProjectSession
 
     with ProjectSession(project, headless=True) as session:
+        freeze_startup()  # as `steadyhand run` does (core.engine.heap)
         def sh(name: str, r: int) -> None:
             secs, result = _timed(session, project.flows[name])
             tally.steadyhand(name, secs, result)
@@ -658,6 +660,7 @@ def _app_section(key: str, rounds: int, evidence: str | None, work: Path, script
                 AppServer(spec, version, db, password=password) as server:
             reset = lambda: _clear_rows(db)  # noqa: E731
             with ProjectSession(project, headless=True, base_url=server.base_url) as session:
+                freeze_startup()  # as `steadyhand run` does (core.engine.heap)
                 def sh(name: str, r: int) -> None:
                     secs, result = _timed(session, flow, reset)
                     tally.steadyhand(name, secs, result)
@@ -809,6 +812,7 @@ def _scale_rows(sizes: Sequence[int], rounds: int, evidence: str | None, work: P
         flow = project.flows["scale"]
         script = scripts.sharing(project, ["scale"], work / "scale-script")
         with ProjectSession(project, headless=True, use_store=False) as session:
+            freeze_startup()  # as `steadyhand run` does (core.engine.heap)
             for size in sizes:
                 page["html"] = scale_page(size)
                 _timed(session, flow)  # warm-up: the browser's first page of this size

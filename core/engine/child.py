@@ -21,6 +21,7 @@ import threading
 from typing import Any, Callable
 
 from core.engine.events import EngineError
+from core.engine.heap import freeze_startup
 
 __all__ = ["CLOSE", "build_runner", "serve", "main"]
 
@@ -69,6 +70,7 @@ def serve(conn: Any) -> None:
                                       f"an event ({type(event).__name__}) could not reach the studio: {exc}"))
 
     runner = build_runner(kind, args, emit)
+    freeze_startup()  # the process is ours: the runner's modules are not walked by every full collection
     runner.start()
     try:
         while True:

@@ -338,6 +338,7 @@ class PlaywrightDriver:
         self._plain_key: Any = None
         #: A light look a settle wait took at its end: (key, what it returned, time.monotonic()), or None.
         self._looked: Any = None
+        self._settle_left = False  # the last in-page settle wait's document was destroyed by a navigation
         #: Light looks taken by a settle wait in its own round trip and used by :meth:`observe`, counted.
         self.looks_ahead = 0
         #: The next step's reads a settle wait took after its look (:meth:`wait_settled` ``then``): (key, what
@@ -1553,6 +1554,21 @@ class PlaywrightDriver:
                         out[k] = bool(fast[k])
                 return out
             changed = bool(fast["changed"])  # the page navigated or the slice ended: the polling goes on
+        elif self._settle_left:  # the action's navigation destroyed the document the wait ran in: the wait goes on
+            # in the new one at once (the call waits for its context), without probing for it first
+            elapsed = (time.monotonic() - t0) * 1000.0
+            again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed), max(1.0, limit - elapsed),
+                                         look=look, then=then, origin=origin)
+            if again is not None:
+                changed = True
+                if again["done"]:
+                    out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True, "timed_out": bool(again["timed_out"])}
+                    if again.get("early"):
+                        out["early"] = True
+                    for k in ("moving", "arriving"):
+                        if k in again:
+                            out[k] = bool(again[k])
+                    return out
         while True:
             elapsed = (time.monotonic() - t0) * 1000.0
             p = self.probe()
@@ -1644,6 +1660,7 @@ class PlaywrightDriver:
                 script = f"async (els, [args, rarg]) => {{ {body} }}"
             else:
                 script = f"async ([args, rarg]) => {{ const els = []; {body} }}"
+        self._settle_left = False
         try:
             target = self.page.main_frame
             if method == "evaluate_all" and then is not None:
@@ -1655,8 +1672,9 @@ class PlaywrightDriver:
             # a selector Playwright refused: the wait again without the next step's reads; a document the
             # action replaced (its context destroyed before the URL says so): the polling loop waits for the
             # new one and takes the reads there
-            if (then is not None and then[0] and self._url() == start_url
-                    and not _NAVIGATED.search(str(exc).split("\n", 1)[0])):
+            navigated = bool(_NAVIGATED.search(str(exc).split("\n", 1)[0]))
+            self._settle_left = navigated and start_url is not None
+            if then is not None and then[0] and self._url() == start_url and not navigated:
                 return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look,
                                             origin=origin)
             return None

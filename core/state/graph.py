@@ -150,7 +150,7 @@ class StateSeen:
     def of(cls, signature: StateSignature, *, screenshot_png: bytes = b"", screenshot: str = "") -> "StateSeen":
         """The sighting of a page from its light signature (S2) and its (masked) screenshot PNG."""
         dh = dhash64(screenshot_png) if screenshot_png else ""
-        return cls(key=state_hash(signature, screenshot_png=screenshot_png), structure=state_hash(signature),
+        return cls(key=state_hash(signature, dhash=dh), structure=state_hash(signature),
                    dhash=dh, url=signature.url, title=signature.title, screenshot=screenshot)
 
 

@@ -74,7 +74,11 @@ def dhash64(png: bytes) -> str:
         return str(imagehash.dhash(im, hash_size=8))
 
 
-def state_hash(signature: StateSignature, *, screenshot_png: bytes = b"") -> str:
-    """P4 state hash: SHA1 of elements digest + text digest + dHash of the screenshot."""
-    dh = dhash64(screenshot_png) if screenshot_png else ""
+def state_hash(signature: StateSignature, *, screenshot_png: bytes = b"", dhash: str | None = None) -> str:
+    """P4 state hash: SHA1 of elements digest + text digest + dHash of the screenshot.
+
+    ``dhash``: the screenshot's :func:`dhash64` when the caller has it already (one PNG decode fewer, about
+    20 ms for 1280x800 on the 2-core test machine); ``screenshot_png`` is then not read.
+    """
+    dh = dhash if dhash is not None else (dhash64(screenshot_png) if screenshot_png else "")
     return _sha1([signature.elements_digest, signature.text_digest, dh])

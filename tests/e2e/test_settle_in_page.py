@@ -196,3 +196,47 @@ def test_a_fast_wait_that_meets_a_navigation_ends_in_the_new_page_by_the_fast_ru
                 assert d.evaluate("() => !!document.getElementById('late')"), "the wait ended before the timer ran"
         finally:
             d.close()
+
+
+def test_a_wait_whose_document_a_navigation_destroyed_goes_on_in_the_new_one_without_probing_first(tmp_path) -> None:
+    """The click leaves for a page that answers in 150 ms: the in-page wait's document is destroyed under it.  The
+    wait is sent again at once (the call waits for the new document's context), not after a probe, a wait for
+    the new document's DOMContentLoaded and a second probe (three round trips after every navigating step); the
+    next step's reads go along, and the wait ends with the new page there."""
+    from core.perception.pagefacts import TOKEN_JS
+
+    server = _leaving_for("<!doctype html><title>New</title><button id=save>Save</button>")
+    with server:
+        d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
+        d.open()
+        try:
+            for _ in range(2):
+                d.goto("/start")
+                d.observe(screenshot=False, ax=False)
+                calls: list[str] = []
+                real_settle, real_probe = d._settle_in_page, d.probe
+
+                def settle(*args, calls=calls, real_settle=real_settle, **kw):
+                    out = real_settle(*args, **kw)
+                    calls.append("settle " + ("none" if out is None else "done" if out.get("done") else "slice"))
+                    return out
+
+                def probe(*args, calls=calls, real_probe=real_probe, **kw):
+                    calls.append("probe")
+                    return real_probe(*args, **kw)
+
+                d._settle_in_page, d.probe = settle, probe
+                before = real_probe()
+                d.page.click("#go", no_wait_after=True)
+                then = ("internal:role=button[name=\"Save\"s]", TOKEN_JS, None, None)
+                r = d.wait_settled(start=before, quiet_ms=40.0, react_from=before["timerSeq"], look=True, then=then)
+                del d._settle_in_page, d.probe
+                assert r["changed"] is True and r["timed_out"] is False, r
+                assert d.page.url.endswith("/next")
+                if calls[0] == "settle done":  # the page answered before the call reached it: nothing to show here
+                    continue
+                assert calls == ["settle none", "settle done"], calls
+                return
+            pytest.fail("the navigation never met the wait in the page being left (the page answered too soon)")
+        finally:
+            d.close()

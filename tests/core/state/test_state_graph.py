@@ -158,3 +158,21 @@ def test_layered_layout_puts_each_step_one_layer_further() -> None:
     g.add(tr(home, other, "click", "Help", "s4"))
     lay = layered_layout(g)
     assert lay[form.key] == (2, -0.5) and lay[other.key] == (2, 0.5)
+
+
+def test_a_sighting_decodes_its_screenshot_once_and_keys_it_as_the_state_hash_does(monkeypatch) -> None:
+    """The sighting's key is the P4 hash with the screenshot's dHash, computed once (a 1280x800 PNG decode is
+    about 20 ms on the step's path); the key is the one ``state_hash`` gives from the PNG itself."""
+    import core.state.graph as graph_mod
+    from core.state.signature import dhash64, state_hash
+
+    calls: list[int] = []
+    monkeypatch.setattr(graph_mod, "dhash64", lambda png: calls.append(1) or dhash64(png))
+    import core.state.signature as sig_mod
+    monkeypatch.setattr(sig_mod, "dhash64", lambda png: calls.append(1) or dhash64(png))
+    sig, png = light_signature(_raw(*LOGIN)), _png(2)
+    s = StateSeen.of(sig, screenshot_png=png)
+    assert len(calls) == 1
+    monkeypatch.undo()
+    assert s.key == state_hash(sig, screenshot_png=png) != s.structure == state_hash(sig)
+    assert s.dhash == dhash64(png)
