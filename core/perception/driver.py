@@ -41,6 +41,9 @@ PAGE_LIB = (Path(__file__).with_name("page_lib.js")).read_text(encoding="utf-8")
 DEFAULT_WAITS = WaitSettings()
 #: Poll interval of :meth:`PlaywrightDriver.wait_settled`, s.
 _SETTLE_POLL_S = 0.03
+#: In-page settle waits sent after a navigation destroyed the document of the one before (each fails in a few ms
+#: when it meets the old document on its way out) before the polling loop waits for the new document instead.
+SETTLE_NAVIGATED_TRIES = 3
 #: Longest slice (ms) of the in-page settle wait (:meth:`PlaywrightDriver._settle_in_page`) before the polling
 #: loop takes over; and how often (ms) the page checks itself meanwhile (a timer, no round trip).
 SETTLE_SLICE_MS = 3000.0
@@ -1554,12 +1557,18 @@ class PlaywrightDriver:
                         out[k] = bool(fast[k])
                 return out
             changed = bool(fast["changed"])  # the page navigated or the slice ended: the polling goes on
-        elif self._settle_left:  # the action's navigation destroyed the document the wait ran in: the wait goes on
-            # in the new one at once (the call waits for its context), without probing for it first
-            elapsed = (time.monotonic() - t0) * 1000.0
-            again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed), max(1.0, limit - elapsed),
-                                         look=look, then=then, origin=origin)
-            if again is not None:
+        else:
+            # the action's navigation destroyed the document the wait ran in: the wait goes on in the new one at
+            # once (the call waits for its context), without probing for it first; a call that met the old one
+            # on its way out is sent again, at most SETTLE_NAVIGATED_TRIES times
+            tries = 0
+            while self._settle_left and tries < SETTLE_NAVIGATED_TRIES:
+                tries += 1
+                elapsed = (time.monotonic() - t0) * 1000.0
+                again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
+                                             max(1.0, limit - elapsed), look=look, then=then, origin=origin)
+                if again is None:
+                    continue
                 changed = True
                 if again["done"]:
                     out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True, "timed_out": bool(again["timed_out"])}
@@ -1569,6 +1578,7 @@ class PlaywrightDriver:
                         if k in again:
                             out[k] = bool(again[k])
                     return out
+                break  # the slice ended: the polling loop goes on
         while True:
             elapsed = (time.monotonic() - t0) * 1000.0
             p = self.probe()
@@ -1670,10 +1680,10 @@ class PlaywrightDriver:
             raise
         except Exception as exc:  # noqa: BLE001 - navigating, no library, a busy page: the polling loop decides
             # a selector Playwright refused: the wait again without the next step's reads; a document the
-            # action replaced (its context destroyed before the URL says so): the polling loop waits for the
-            # new one and takes the reads there
+            # action replaced (its context destroyed before the URL says so): wait_settled sends the wait again,
+            # to the new one, with the reads (_settle_left)
             navigated = bool(_NAVIGATED.search(str(exc).split("\n", 1)[0]))
-            self._settle_left = navigated and start_url is not None
+            self._settle_left = navigated
             if then is not None and then[0] and self._url() == start_url and not navigated:
                 return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look,
                                             origin=origin)
