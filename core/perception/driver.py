@@ -514,8 +514,9 @@ class PlaywrightDriver:
 
     def goto(self, url: str, *, quiet_ms: float | None = None, look: bool = False,
              then: tuple[str, str, str | None, Any] | None = None) -> None:
-        """Load ``url`` (relative to the base URL), then wait until the page is quiet (:meth:`wait_settled`;
-        ``quiet_ms`` replaces ``waits.quiet_ms`` there, as on the fast path; ``look``: the wait takes the next
+        """Load ``url`` (relative to the base URL), then wait until the page is quiet (:meth:`wait_settled`, as a
+        new document: it ends once the page loaded whole, was calm and none of its own reactions is pending, or
+        after the quiet time; ``quiet_ms`` replaces ``waits.quiet_ms`` there, as on the fast path; ``look``: the wait takes the next
         light look in its round trip, as there; ``then``, with ``look``: and the first step's reads before acting
         after it, which :meth:`ref_indices` and :meth:`probe_and_read` then answer when that step's observation
         is that look).
@@ -538,7 +539,7 @@ class PlaywrightDriver:
             raise NavigationError(f"cannot load {target}: HTTP {resp.status}")
         if look and self._plain_key is not None:
             self._light_key = self._plain_key  # the first step's before-look, not the last step's after-look
-        self.wait_settled(quiet_ms=quiet_ms, look=look, then=then if look else None)
+        self.wait_settled(quiet_ms=quiet_ms, look=look, then=then if look else None, new_document=True)
 
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """``page.evaluate`` within :attr:`script_timeout_ms`.
@@ -1488,8 +1489,13 @@ class PlaywrightDriver:
     def wait_settled(self, *, long: bool = False, start: dict[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
                      quiet_ms: float | None = None, react_from: int | None = None,
-                     look: bool = False, then: tuple[str, str, str | None, Any] | None = None) -> dict[str, Any]:
+                     look: bool = False, then: tuple[str, str, str | None, Any] | None = None,
+                     new_document: bool = False) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
+
+        ``new_document`` (a page just loaded: :meth:`goto`): the wait also ends by the rule a fast wait applies in
+        a document its action navigated to - the document loaded whole, calm for :data:`SETTLE_CALM_MS` and none
+        of its own reactions pending since it began (``{"early": True}``) - besides the quiet time.
 
         ``look`` (the fast path's): when the wait ends in the page, the page's next light look of the main
         frame - the reads of the last one (:meth:`_light_read`) - is taken in the same task and the same round
@@ -1544,6 +1550,8 @@ class PlaywrightDriver:
         # a fast wait (react_from) knows its document: in the next one it ends by the same rule
         origin = start.get("origin") if react_from is not None else None
         origin = float(origin) if isinstance(origin, (int, float)) and not isinstance(origin, bool) else None
+        if new_document:  # no document's performance.timeOrigin is 0: the page is a new document to the rule
+            react_from, origin = 0 if react_from is None else react_from, 0.0
         fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from,
                                     look=look, then=then, origin=origin)
         if fast is not None:

@@ -458,8 +458,10 @@ class FakeDriver:
     def wait_settled(self, *, long: bool = False, start: Mapping[str, Any] | None = None,
                      idle_ms: float | None = None, limit_ms: float | None = None,
                      quiet_ms: float | None = None, react_from: int | None = None,
-                     look: bool = False, then: tuple[str, str, str | None, Any] | None = None) -> dict[str, Any]:
-        """Returns at once (``quiet_ms``, ``react_from``, ``look`` and ``then`` change nothing here: a scripted page
+                     look: bool = False, then: tuple[str, str, str | None, Any] | None = None,
+                     new_document: bool = False) -> dict[str, Any]:
+        """Returns at once (``quiet_ms``, ``react_from``, ``look``, ``then`` and ``new_document`` change nothing here:
+        a scripted page
         has no timers, and its observation and reads cost no round trip);
         ``changed`` compares the mutation counter with ``start``.
 

@@ -240,3 +240,35 @@ def test_a_wait_whose_document_a_navigation_destroyed_goes_on_in_the_new_one_wit
             pytest.fail("the navigation never met the wait in the page being left (the page answered too soon)")
         finally:
             d.close()
+
+
+def test_a_page_loaded_by_goto_is_settled_by_the_new_document_rule() -> None:
+    """``goto`` waits for the page it loaded as the settle wait does for a document an action navigated to: once
+    it loaded whole, was calm and none of its own start-up timers is pending (``early``), not after the quiet
+    time since its last change - and the page's whole start-up render is there when it ends."""
+    from core.sites.server import LoopbackServer, Response
+
+    page = ("<!doctype html><title>Slices</title><main id=m></main><script>let n = 0; const add = () => { n += 1; "
+            "document.getElementById('m').append(Object.assign(document.createElement('p'), {textContent: 'row ' + n}));"
+            " if (n < 10) setTimeout(add, 15); else document.getElementById('m').insertAdjacentHTML('beforeend', "
+            "'<button id=late>Save</button>'); }; setTimeout(add, 15);</script>")
+    server = LoopbackServer()
+    server.route("GET", "/slices", lambda req: Response.text(page, 200, "text/html; charset=utf-8"))
+    with server:
+        d = PlaywrightDriver(BrowserSettings(), base_url=server.base_url, headless=True)
+        d.open()
+        try:
+            results: list[dict] = []
+            real = d.wait_settled
+
+            def spy(**kw):
+                results.append(real(**kw))
+                return results[-1]
+
+            d.wait_settled = spy
+            for _ in range(3):
+                d.goto("/slices", quiet_ms=40.0, look=True)
+                assert d.evaluate("() => !!document.getElementById('late')"), "the wait ended before the last slice"
+            assert [r.get("early") for r in results] == [True, True, True], results
+        finally:
+            d.close()
