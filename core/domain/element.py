@@ -132,6 +132,10 @@ class Scope:
         return cls(role=str(data["role"]), name=str(data["name"]))
 
 
+#: Field names of each descriptor class (:meth:`ElementDescriptor.from_mapping`), read once.
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class ElementDescriptor:
     """Everything known about one element, as stored in a flow step.
@@ -268,15 +272,19 @@ class ElementDescriptor:
         return out
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> "ElementDescriptor":
+    def from_mapping(cls, data: Mapping[str, Any], **typed: Any) -> "ElementDescriptor":
         """Build from a dict (file or in-page observer output).
 
-        Unknown keys and ground-truth attributes are ignored.
+        Unknown keys and ground-truth attributes are ignored.  ``typed``: fields given as they are kept (a
+        ``BBox``, a ``(w, h)`` tuple...), taken as given instead of ``data``'s (one construction instead of
+        :meth:`with_` after it: the observer builds one descriptor per element per look).
         """
-        kw: dict[str, Any] = {}
-        names = {f.name for f in fields(cls)}
+        kw: dict[str, Any] = dict(typed)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
         for k, v in data.items():
-            if k not in names or v is None:
+            if k not in names or v is None or k in typed:
                 continue
             if k == "bbox":
                 if isinstance(v, Mapping):

@@ -210,8 +210,8 @@ def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport
                dpr: float, frame: str, grid: Grid, scroll: tuple[float, float] | None = None) -> Candidate:
     x, y, w, h = item["bbox"]
     box = BBox(x + dx, y + dy, w, h)
-    desc = ElementDescriptor.from_mapping({**item, "bbox": None, "viewport": None}).with_(
-        bbox=box, viewport=viewport, device_pixel_ratio=dpr, frame=frame, scroll=scroll)
+    desc = ElementDescriptor.from_mapping(item, bbox=box, viewport=viewport, device_pixel_ratio=dpr, frame=frame,
+                                          scroll=scroll)
     return Candidate(
         ref=ref, descriptor=desc, enabled=bool(item.get("enabled", True)), visible=bool(item.get("visible", True)),
         editable=bool(item.get("editable", False)), checked=item.get("checked"), value=str(item.get("value", "")),
