@@ -453,6 +453,8 @@ def act(ex: Engine, ctx: StepContext) -> None:
 #: it could only wait its idle bound (500 ms) for a change nothing set off; the assertions poll on their own
 #: (``waits.assertion_timeout_ms``).
 QUIET_ACTIONS = frozenset({"assert", "screenshot"})
+#: Assertions judged on the page's text (``PlaywrightDriver.check_now``: the text a fast settle wait read).
+TEXT_ASSERTIONS = frozenset({"text_appears", "text_absent"})
 
 
 def settle(ex: Engine, ctx: StepContext) -> None:
@@ -478,6 +480,8 @@ def settle(ex: Engine, ctx: StepContext) -> None:
     then = ahead.next_reads(ex, ctx) if kwargs.get("look") else None
     if then is not None:  # the next step's reads before acting, in the same round trip as this step's look
         kwargs["then"] = then
+    if kwargs.get("look") and any(a.kind in TEXT_ASSERTIONS for a in ctx.step.assertions):
+        kwargs["text"] = True  # and the page's text its text assertions are checked on, in that round trip too
     ctx.settled = ex.driver.wait_settled(long=long, start=dict(ctx.probe), idle_ms=ctx.wait.idle_ms,
                                          limit_ms=ctx.wait.limit_ms, **kwargs) or {}
 

@@ -134,6 +134,9 @@ AX_TREE_MAX_ELEMENTS = 5000
 #: (:meth:`PlaywrightDriver.wait_settled` ``look``): the kernel's own work between the two takes milliseconds;
 #: anything asked of the page meanwhile drops it at once.
 LOOK_KEPT_S = 0.1
+#: The settle wait's read of the page's text right after its look (``wait_settled(text=True)``): the page
+#: library's ``allText`` answer (JSON text), as :meth:`PlaywrightDriver._check_once` reads it.
+_TEXT_READ = "try { r.text = lib.call('allText', '[]'); } catch (e) { r.text = null; } "
 #: Page library functions that only read the page (their calls keep the next step's reads a settle wait took,
 #: :meth:`PlaywrightDriver.read_ahead`): an assertion's text, the probe, an element's description.
 _LIB_READS = frozenset({"allText", "probe", "assertInfo", "stamp", "loadingEvidence", "modals", "secretRects"})
@@ -342,6 +345,8 @@ class PlaywrightDriver:
         #: A light look a settle wait took at its end: (key, what it returned, time.monotonic()), or None.
         self._looked: Any = None
         self._settle_left = False  # the last in-page settle wait's document was destroyed by a navigation
+        #: The main frame's text a settle wait read right after its look (``text``): (library answer, time), or None.
+        self._text_kept: Any = None
         #: Light looks taken by a settle wait in its own round trip and used by :meth:`observe`, counted.
         self.looks_ahead = 0
         #: The next step's reads a settle wait took after its look (:meth:`wait_settled` ``then``): (key, what
@@ -573,7 +578,7 @@ class PlaywrightDriver:
         limit = float(self.script_timeout_ms if ms is None else ms)
         self._looked = None  # anything asked of the page: a look taken before no longer stands for the next one
         if not self._reading:  # a read of the page library changes nothing the next step's reads saw
-            self._ahead_kept = None
+            self._ahead_kept = self._text_kept = None
         impl, sync = getattr(obj, "_impl_obj", None), getattr(obj, "_sync", None)
         if impl is None or sync is None:
             return getattr(obj, method)(*args)
@@ -1490,8 +1495,13 @@ class PlaywrightDriver:
                      idle_ms: float | None = None, limit_ms: float | None = None,
                      quiet_ms: float | None = None, react_from: int | None = None,
                      look: bool = False, then: tuple[str, str, str | None, Any] | None = None,
-                     new_document: bool = False) -> dict[str, Any]:
+                     new_document: bool = False, text: bool = False) -> dict[str, Any]:
         """Wait until the page is quiet (P6: the settle time is an upper bound, not a sleep).
+
+        ``text`` (with ``look``; a step with text assertions): the main frame's visible text is read in the same
+        task right after the look, and :meth:`check_now` judges the step's text assertions on it without a
+        round trip when asked before anything but a page library read is asked of the page (within
+        :data:`LOOK_KEPT_S`).
 
         ``new_document`` (a page just loaded: :meth:`goto`): the wait also ends by the rule a fast wait applies in
         a document its action navigated to - the document loaded whole, calm for :data:`SETTLE_CALM_MS` and none
@@ -1553,7 +1563,7 @@ class PlaywrightDriver:
         if new_document:  # no document's performance.timeOrigin is 0: the page is a new document to the rule
             react_from, origin = 0 if react_from is None else react_from, 0.0
         fast = self._settle_in_page(start_mut, start_url, quiet_ms, float(settle_max), float(limit), react_from,
-                                    look=look, then=then, origin=origin)
+                                    look=look, then=then, origin=origin, text=text)
         if fast is not None:
             if fast["done"]:
                 out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
@@ -1574,7 +1584,8 @@ class PlaywrightDriver:
                 tries += 1
                 elapsed = (time.monotonic() - t0) * 1000.0
                 again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
-                                             max(1.0, limit - elapsed), look=look, then=then, origin=origin)
+                                             max(1.0, limit - elapsed), look=look, then=then, origin=origin,
+                                             text=text)
                 if again is None:
                     continue
                 changed = True
@@ -1619,7 +1630,8 @@ class PlaywrightDriver:
                     return {"ms": elapsed, "changed": changed, "timed_out": True}
                 if changed:  # a new document with the library (a navigation): its wait runs in the page again
                     again = self._settle_in_page(None, None, quiet_ms, max(0.0, settle_max - elapsed),
-                                                 max(1.0, limit - elapsed), look=look, then=then, origin=origin)
+                                                 max(1.0, limit - elapsed), look=look, then=then, origin=origin,
+                                                 text=text)
                     if again is not None and again["done"]:
                         out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
                                "timed_out": bool(again["timed_out"])}
@@ -1636,7 +1648,7 @@ class PlaywrightDriver:
     def _settle_in_page(self, start_mut: Any, start_url: Any, quiet_ms: float, idle_ms: float,
                         limit_ms: float, react_from: int | None = None, *, look: bool = False,
                         then: tuple[str, str, str | None, Any] | None = None,
-                        origin: float | None = None) -> dict[str, Any] | None:
+                        origin: float | None = None, text: bool = False) -> dict[str, Any] | None:
         """The settle wait of :meth:`wait_settled` run inside the page, answered the moment it is over.
 
         The same rules as the polling loop, checked every
@@ -1646,7 +1658,7 @@ class PlaywrightDriver:
         None when it cannot say - the page navigated (its document is gone),
         has no page library, or did not answer within the slice and a
         second: the caller's polling loop takes over (and judges a page that
-        does not answer).  ``then``: :meth:`wait_settled`'s.  ``origin``: the ``performance.timeOrigin`` of the
+        does not answer).  ``then`` and ``text``: :meth:`wait_settled`'s.  ``origin``: the ``performance.timeOrigin`` of the
         document the (fast) wait began in: found in another document, the wait ends by the fast rule once that
         document has loaded whole and none of its own reactions is pending.
         """
@@ -1671,7 +1683,7 @@ class PlaywrightDriver:
                     f"const loaded = document.readyState === 'complete'; "
                     f"const r = await ({_SETTLE_JS})(args); if (r && r.done) {{ "
                     f"try {{ r.look = ({_light_src(collect_args, pre, post)})(); }} catch (e) {{ r.look = null; }} "
-                    f"{reads}}} return r;")
+                    f"{_TEXT_READ if text else ''}{reads}}} return r;")
             if then is None:
                 script = f"async (args) => {{ const els = []; {body} }}"
             elif method == "evaluate_all":
@@ -1694,12 +1706,15 @@ class PlaywrightDriver:
             self._settle_left = navigated
             if then is not None and then[0] and self._url() == start_url and not navigated:
                 return self._settle_in_page(start_mut, start_url, quiet_ms, idle_ms, limit_ms, react_from, look=look,
-                                            origin=origin)
+                                            origin=origin, text=text)
             return None
         if not isinstance(got, dict) or "done" not in got:
             return None
         looked = got.pop("look", None)
         kept = got.pop("ahead", None)
+        said = got.pop("text", None)
+        if key is not None and isinstance(said, str):
+            self._text_kept = (said, time.monotonic())
         if key is not None and isinstance(looked, list):
             self._looked = (key, looked, time.monotonic())
             self._look_kept = False  # the look just taken is not the one the last observation used
@@ -1714,7 +1729,7 @@ class PlaywrightDriver:
 
         Raises the same errors as :meth:`check_assertion`.
         """
-        return self._check_once(assertion, ref, expected)
+        return self._check_once(assertion, ref, expected, kept=True)
 
     def check_assertion(self, assertion: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
         """Check one assertion, polling up to ``waits.assertion_timeout_ms`` (2 s by default).
@@ -1767,13 +1782,21 @@ class PlaywrightDriver:
         return same, ("the secret field holds the expected value" if same
                       else "the secret field does not hold the expected value")
 
-    def _check_once(self, a: Assertion, ref: str | None, expected: str) -> tuple[bool, str]:
+    def _check_once(self, a: Assertion, ref: str | None, expected: str, *, kept: bool = False) -> tuple[bool, str]:
+        """One check of ``a``; ``kept``: a text assertion may read the main frame's text a settle wait read right
+        after its look (``wait_settled(text=True)``) instead of asking the page again."""
         page = self.page
         kind = a.kind
         if kind in ("text_appears", "text_absent"):
+            said = self._text_kept if kept else None
+            if said is not None and time.monotonic() - said[1] > LOOK_KEPT_S:
+                said = self._text_kept = None
             texts = []
             for f in page.frames:
-                texts.append(str(self._lib(f, "allText")))
+                if said is not None and f == page.main_frame:
+                    texts.append(str(self._answer(said[0], "allText", f)))
+                else:
+                    texts.append(str(self._lib(f, "allText")))
             present = any(expected in t for t in texts)
             if kind == "text_appears":
                 return present, f"text {expected!r} {'appears' if present else 'does not appear'}"

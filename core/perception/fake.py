@@ -459,8 +459,9 @@ class FakeDriver:
                      idle_ms: float | None = None, limit_ms: float | None = None,
                      quiet_ms: float | None = None, react_from: int | None = None,
                      look: bool = False, then: tuple[str, str, str | None, Any] | None = None,
-                     new_document: bool = False) -> dict[str, Any]:
-        """Returns at once (``quiet_ms``, ``react_from``, ``look``, ``then`` and ``new_document`` change nothing here:
+                     new_document: bool = False, text: bool = False) -> dict[str, Any]:
+        """Returns at once (``quiet_ms``, ``react_from``, ``look``, ``then``, ``new_document`` and ``text`` change
+        nothing here:
         a scripted page
         has no timers, and its observation and reads cost no round trip);
         ``changed`` compares the mutation counter with ``start``.

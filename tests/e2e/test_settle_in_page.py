@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.domain import BrowserSettings
-from core.perception.driver import PlaywrightDriver
+from core.perception.driver import SETTLE_NAVIGATED_TRIES, PlaywrightDriver
 
 pytestmark = pytest.mark.browser
 
@@ -235,7 +235,10 @@ def test_a_wait_whose_document_a_navigation_destroyed_goes_on_in_the_new_one_wit
                 assert d.page.url.endswith("/next")
                 if calls[0] == "settle done":  # the page answered before the call reached it: nothing to show here
                     continue
-                assert calls == ["settle none", "settle done"], calls
+                # the wait that met the old document, then the new one's at once (again if the first resend met
+                # the old one on its way out), never a probe for it
+                assert calls[0] == "settle none" and calls[-1] == "settle done" and "probe" not in calls, calls
+                assert len(calls) <= 1 + SETTLE_NAVIGATED_TRIES, calls
                 return
             pytest.fail("the navigation never met the wait in the page being left (the page answered too soon)")
         finally:
@@ -267,8 +270,42 @@ def test_a_page_loaded_by_goto_is_settled_by_the_new_document_rule() -> None:
 
             d.wait_settled = spy
             for _ in range(3):
-                d.goto("/slices", quiet_ms=40.0, look=True)
+                d.goto("/slices", quiet_ms=1000.0, look=True)  # a loaded machine's pause is no quiet time
                 assert d.evaluate("() => !!document.getElementById('late')"), "the wait ended before the last slice"
             assert [r.get("early") for r in results] == [True, True, True], results
         finally:
             d.close()
+
+
+def test_a_step_with_text_assertions_has_them_checked_on_the_text_its_settle_wait_read(driver) -> None:
+    """``wait_settled(look=True, text=True)`` reads the page's text in its own round trip; ``check_now`` judges a
+    text assertion on it with no call into the page - right after the wait only: once something else was asked
+    of the page, or for the polling check, the page is read again."""
+    from core.domain import Assertion
+
+    calls: list[str] = []
+    real = driver._bounded
+
+    def counted(obj, method, *args, **kw):
+        calls.append(method)
+        return real(obj, method, *args, **kw)
+
+    driver.observe(screenshot=False, ax=False)  # a light look: the settle wait takes the next one
+    before = driver.probe()
+    driver.page.click("#b")
+    driver.wait_settled(start=before, quiet_ms=40.0, react_from=before["timerSeq"], look=True, text=True)
+    driver._bounded = counted
+    try:
+        seen = Assertion("text_appears", "late")
+        assert driver.check_now(seen, None, "late") == (True, "text 'late' appears")
+        assert driver.check_now(Assertion("text_absent", "gone"), None, "gone")[0] is True
+        assert calls == [], calls  # judged on the text the wait read
+        driver.evaluate("() => document.body.append('more')")  # anything else asked of the page: read again
+        calls.clear()
+        assert driver.check_now(seen, None, "late")[0] is True
+        assert "evaluate" in calls, calls
+        calls.clear()
+        assert driver.check_assertion(seen, None, "late")[0] is True
+        assert "evaluate" in calls, calls
+    finally:
+        del driver._bounded
