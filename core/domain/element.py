@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-__all__ = ["BBox", "Anchor", "Scope", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES"]
+__all__ = ["BBox", "Anchor", "Scope", "ElementDescriptor", "Candidate", "GROUND_TRUTH_ATTRIBUTES", "NAMED_BY_AUTHOR"]
 
 #: Attributes that carry the demo app's hidden ground-truth identity.  The
 #: engine, the locator and the recorder must never read them; the in-page
@@ -130,6 +130,14 @@ class Scope:
     def from_mapping(cls, data: Mapping[str, Any]) -> "Scope":
         """Build from a mapping; raises ``KeyError`` on a missing field."""
         return cls(role=str(data["role"]), name=str(data["name"]))
+
+
+#: Roles whose accessible name only an author gives (aria-label, aria-labelledby), never their content (WAI-ARIA
+#: 1.2 "Name From: author"): a recorded scope of one of them was named by its text, which Playwright's
+#: ``get_by_role(..., name=...)`` never matches; a locator within it filters by that text instead (the
+#: exported script, ``core.export.playwright_test``; the fast path's scoped locator, ``core.engine.fastpath``).
+NAMED_BY_AUTHOR = frozenset({"listitem", "list", "group", "table", "rowgroup", "grid", "tabpanel", "form",
+                             "article", "figure", "toolbar", "listbox", "menu", "menubar", "tree"})
 
 
 #: Field names of each descriptor class (:meth:`ElementDescriptor.from_mapping`), read once.

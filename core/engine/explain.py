@@ -139,7 +139,9 @@ def _abstained(name: str, target: ElementDescriptor | None, resolution: Resoluti
         return (f"{name} probably is {_label(best, by_ref)} ({best.score:.2f}), but the step is irreversible and "
                 f"only one way of finding it agrees: it is not acted on without your confirmation.")
     t_role, c_role = _crosses(target, cand)
-    if t_role and best.score >= TIE_MIN_SCORE:  # the words match, the kind of control does not
+    named_alike = (cand is not None and target is not None and bool(target.name.strip())
+                   and " ".join(cand.descriptor.name.split()).lower() == " ".join(target.name.split()).lower())
+    if t_role and (best.score >= TIE_MIN_SCORE or named_alike):  # the words match, the kind of control does not
         return (f"{name} ({t_role}) was not found; the closest is a {c_role} {_label(best, by_ref)} "
                 f"({best.score:.2f}), another kind of control: it is not used without your confirmation.")
     state = _state(cand)

@@ -56,17 +56,20 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from core.domain import Candidate, Observation, Resolution, Step
+from core.domain.element import NAMED_BY_AUTHOR
+from core.locate.identity import TIE_FLOOR
 from core.project.params import placeholders
 
 if TYPE_CHECKING:
     from core.engine.hooks import Engine as FlowExecutor
     from core.engine.step import StepContext
 
-__all__ = ["LEVELS", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
+__all__ = ["LEVELS", "scoped_locator", "FAST_QUIET_MS", "level_of", "screenshot_wanted", "full_wanted", "begin_attempt",
            "failed_attempt", "resolve_looking", "before_heal", "driver_observe", "observes_around", "settle_kwargs", "fast_step",
            "look_again", "LookBook", "goto_kwargs", "recorded_locator", "fast_locator", "confirm_target"]
 
@@ -238,6 +241,67 @@ def recorded_locator(step: Step, decided: Step | None = None) -> str:
     return ""
 
 
+def scoped_locator(step: Step, decided: Step | None = None) -> str:
+    """:func:`recorded_locator` within the target's recorded scope (the row, list item or labelled container
+    that made it unique when it was recorded), chained as the exported script writes it
+    (``core.export.playwright_test``): a scope named by its author's words only (``NAMED_BY_AUTHOR``: a list
+    item) is matched by its text, case-insensitively; "" without a scope, without a recorded locator, or
+    when a ``{param}`` placeholder in the recorded scope's name makes it name another container each run."""
+    base = recorded_locator(step, decided)
+    scope = step.target.scope
+    if not base or scope is None or scope.role not in _ROLES or not scope.name.strip():
+        return ""
+    if decided is not None and decided.target.scope is not None and placeholders(decided.target.scope.name):
+        return ""
+    if scope.role in NAMED_BY_AUTHOR:
+        words = r"\s*".join(re.escape(w).replace("/", r"\/") for w in scope.name.split())
+        return f"internal:role={scope.role} >> internal:has-text=/{words}/i >> {base}"
+    return f"internal:role={scope.role}[name={_quoted(scope.name)}i] >> {base}"
+
+
+def _tie_broken(ex: "FlowExecutor", ctx: "StepContext",
+                resolution: Resolution) -> tuple[Resolution, Candidate] | None:
+    """The chain abstained on a tie (its last level's best candidates within the locator's margin of each other,
+    ``locator.margin``, 0.1: no level told them apart): the
+    recorded locator - alone, else within its recorded scope (:func:`scoped_locator`), as the exported script
+    finds it - breaks it when it finds exactly one element, one of the tied, with the recorded role and exact
+    name; that element is the target, acted on through that locator (by its ref when the page is looked at in
+    full).  None otherwise (the abstention stands).
+
+    Two same-named links whose layout moved by a message above them: the chain's exact level wants the
+    recorded place within a few px and its text level ties, where a script's locator names one of them.
+    """
+    step, before = ctx.step, ctx.before
+    top = resolution.top
+    indices = getattr(ex.driver, "ref_indices", None)
+    if step is None or before is None or indices is None or len(top) < 2:
+        return None
+    margin = max(TIE_FLOOR, float(getattr(getattr(getattr(ex, "settings", None), "locator", None), "margin", TIE_FLOOR)))
+    tied = {t.ref for t in top if top[0].score - t.score < margin}  # no level could tell them apart
+    if len(tied) < 2:
+        return None
+    for selector in (recorded_locator(step, ctx.decided), scoped_locator(step, ctx.decided)):
+        if not selector:
+            continue
+        try:
+            found = indices(selector)
+        except Exception:  # noqa: BLE001 - a page that does not answer: the abstention stands
+            return None
+        if len(found) != 1:
+            continue  # none or several: the narrower locator next
+        ref = f"0:{found[0]}"
+        cand = next((c for c in before.candidates if c.ref == ref), None)
+        if (found[0] < 0 or ref not in tied or cand is None or cand.descriptor.role != step.target.role
+                or cand.descriptor.name != step.target.name):
+            return None  # another element than the tied ones, or not the recorded one: never acted on
+        ctx.locator = selector
+        return replace(resolution, strategy="exact", ref=ref, score=1.0, margin=0.0, abstained=False,
+                       confirmed_by=("exact",),
+                       reason=f"fast path, its recorded locator finds this element alone among the tied: "
+                              f"{resolution.reason}"), cand
+    return None
+
+
 def fast_locator(step: Step, decided: Step | None = None) -> tuple[str, bool]:
     """(selector, the author's own) the fast path acts through: the codegen locator (:func:`recorded_locator`),
     else the step's ``selector`` as its author wrote it (``own`` True) when it names the same element each run
@@ -270,6 +334,12 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
     """
     ctx.locator = ""
     step = ctx.step
+    if resolution.abstained and cand is None and step is not None:
+        broken = _tie_broken(ex, ctx, resolution)
+        if broken is not None:
+            if full_wanted(ex):  # looked at in full: acted on by its ref, as the chain's answer would be
+                ctx.locator = ""
+            return broken
     if (full_wanted(ex) or cand is None or step is None or resolution.abstained or resolution.healed
             or resolution.strategy != "exact" or not cand.ref.startswith("0:")):
         return resolution, cand

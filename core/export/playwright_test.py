@@ -70,6 +70,7 @@ from typing import Literal
 
 from core.act.landing import base_path, relative_path
 from core.domain import AfterState, Assertion, ElementDescriptor, Flow, Step
+from core.domain.element import NAMED_BY_AUTHOR
 from core.domain.resources import module_name
 from core.project import Project
 from core.project.params import placeholders
@@ -319,11 +320,7 @@ def loose_pattern(text: str) -> str:
     return "".join(out)
 
 
-#: Roles whose accessible name only an author gives (aria-label, aria-labelledby), never their content (WAI-ARIA
-#: 1.2 "Name From: author"): a recorded scope of one of them was named by its text, which Playwright's
-#: ``get_by_role(..., name=...)`` never matches; the export filters by that text instead.
-_NAMED_BY_AUTHOR = frozenset({"listitem", "list", "group", "table", "rowgroup", "grid", "tabpanel", "form",
-                              "article", "figure", "toolbar", "listbox", "menu", "menubar", "tree"})
+_NAMED_BY_AUTHOR = NAMED_BY_AUTHOR  # core.domain.element
 
 
 def _spaced(text: str) -> str:

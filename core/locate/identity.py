@@ -74,10 +74,11 @@ def not_in_place(t: Features, pool: CandidatePool, w: int) -> str:
     A control named as the recorded one is still another control when the
     page says the recorded element's place is elsewhere and still there:
 
-    * the recorded ``id`` (not a generated one) is carried by another
-      visible candidate while ``w`` has another ``id`` - ids are unique on a
-      page, so the recorded element is still on the page under another name
-      (an "Add task" renamed "Save" while a new "Add task" appears elsewhere);
+    * the recorded ``id`` (not a generated one), test id or link address is
+      carried by another visible candidate while ``w`` has another one - the
+      recorded element is still on the page under another name (an "Add
+      task" renamed "Save" while a new "Add task" appears elsewhere; a tab
+      "Query" renamed "SQL" while the navigation bar's "Query" goes elsewhere);
     * the recorded container (the dialog, form or labelled section title)
       still holds other visible candidates while ``w`` is outside it (no
       container, or another one) - the recorded form is on the page and
@@ -88,11 +89,13 @@ def not_in_place(t: Features, pool: CandidatePool, w: int) -> str:
     still heal.
     """
     c = pool.features[w]
-    if t.id and c.id != t.id:
-        for i, f in enumerate(pool.features):
-            if i != w and pool.visible[i] and f.id == t.id:
-                return (f"the recorded id '{t.id}' is still on the page, on {describe(pool, i)}: "
-                        f"{describe(pool, w)} is another control with the same name")
+    for name, words in (("id", "id"), ("test_id", "test id"), ("href", "link address")):
+        v = getattr(t, name)
+        if v and getattr(c, name) != v:
+            for i, f in enumerate(pool.features):
+                if i != w and pool.visible[i] and getattr(f, name) == v:
+                    return (f"the recorded {words} '{v[:60]}' is still on the page, on {describe(pool, i)}: "
+                            f"{describe(pool, w)} is another control with the same name")
     if t.container and not (c.container and text_similarity(t.container, c.container) >= CONTEXT_MIN_SIMILARITY):
         for i, f in enumerate(pool.features):
             if (i != w and pool.visible[i] and f.frame == t.frame and f.container

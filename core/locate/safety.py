@@ -66,17 +66,20 @@ def crosses_roles(t: Features, c: Features) -> bool:
     return True
 
 
-_IDENTITY_TEXT = ("label", "placeholder", "alt", "title")
+_IDENTITY_TEXT = ("label_field", "placeholder", "alt", "title")
 _IDENTITY_EQUAL = ("id", "name_attr", "test_id", "href")
 
 
 def others_agree(t: Features, c: Features) -> bool:
-    """Every identity attribute of ``t`` agrees on ``c`` (and it has at least one).
+    """Every identity attribute of ``t`` agrees on ``c`` (and it has at least one besides its name).
 
-    Text attributes (label, placeholder, alt, title) by
-    :data:`AGREE_AT_LEAST`, identifiers (id, name attribute, test id, href)
-    by equality; the container, when both have one, too.
+    The name must agree (:data:`AGREE_AT_LEAST`) but never counts as one: it is what the text level matched
+    (a submit button "Insert" and a tab link "Insert" agree by name and nothing else).  Text attributes (the
+    ``<label>``'s text, placeholder, alt, title) by :data:`AGREE_AT_LEAST`, identifiers (id, name attribute,
+    test id, href) by equality; the container, when both have one, too.
     """
+    if t.label and c.label and text_similarity(t.label, c.label) < AGREE_AT_LEAST:
+        return False
     agreed = 0
     for name in _IDENTITY_TEXT:
         a, b = getattr(t, name), getattr(c, name)

@@ -165,6 +165,30 @@ def test_a_heal_never_crosses_roles_unless_every_other_attribute_agrees() -> Non
     assert res.ref == "0:0" and res.role_crossing
 
 
+def test_a_name_alone_never_lets_a_heal_cross_roles() -> None:
+    """A submit button "Insert" renamed "Save row" beside a tab link "Insert": the two agree by name and by
+    nothing else (the name is what the text level matched), so the link is never pressed in its place."""
+    target = el("button", "button", "Insert", 400, 500, type="submit", classes=("btn", "btn-primary"))
+    tab = el("a", "link", "Insert", 100, 80, href="/customers/insert/", classes=("nav-link",))
+    saved = el("button", "button", "Save row", 400, 540, type="submit", classes=("btn", "btn-primary"))
+    assert not others_agree(features_of(target), features_of(tab))
+    res = resolve(target, [cand("0:0", tab), cand("0:1", saved)])
+    assert res.ref != "0:0", res.reason
+    # a label of its own (a <label> for it, not its text) that agrees too is another attribute
+    assert others_agree(features_of(target.with_(label="Insert")), features_of(tab.with_(label="Insert")))
+
+
+def test_a_same_named_link_elsewhere_while_the_recorded_address_is_on_the_page_is_another_link() -> None:
+    """The tab "Query" (to /customers/query/) renamed "SQL" while the navigation bar's "Query" goes to /query/:
+    the recorded link address is still on the page, so the bar's link is another control; the chain abstains."""
+    target = el("a", "link", "Query", 300, 120, href="/customers/query/", classes=("nav-link",))
+    page = [cand("0:0", el("a", "link", "SQL", 300, 160, href="/customers/query/", classes=("nav-link",))),
+            cand("0:1", el("a", "link", "Query", 900, 10, href="/query/", classes=("nav-link",)))]
+    res = resolve(target, page)
+    assert res.abstained and res.ref is None, res.reason
+    assert "the recorded link address '/customers/query' is still on the page" in res.reason
+
+
 def test_value_taking_roles_and_generic_elements_do_not_cross() -> None:
     f = features_of
     assert not crosses_roles(f(ElementDescriptor(tag="input", role="textbox")), f(ElementDescriptor(tag="div", role="combobox")))
