@@ -78,7 +78,7 @@ def others_agree(t: Features, c: Features) -> bool:
     ``<label>``'s text, placeholder, alt, title) by :data:`AGREE_AT_LEAST`, identifiers (id, name attribute,
     test id, href) by equality; the container, when both have one, too.
     """
-    if t.label and c.label and text_similarity(t.label, c.label) < AGREE_AT_LEAST:
+    if t.label and text_similarity(t.label, c.label) < AGREE_AT_LEAST:
         return False
     agreed = 0
     for name in _IDENTITY_TEXT:
