@@ -267,6 +267,20 @@ def _light_src(collect_args: dict[str, Any], pre: str | None, post: str | None) 
             f"const b = {'g(' + post + ')' if post else 'null'}; return [a, s, r, b, {'true' if post else 'false'}]; }}")
 
 
+def _settled(t0: float, changed: bool, got: Mapping[str, Any]) -> dict[str, Any]:
+    """:meth:`PlaywrightDriver.wait_settled`'s answer from an in-page wait's ``got`` that ended (``done``), begun at
+    ``t0`` (``time.monotonic()`` s): ms waited, ``changed``, ``timed_out``, and ``early``, ``moving``, ``arriving``
+    when the page said them."""
+    out: dict[str, Any] = {"ms": (time.monotonic() - t0) * 1000.0, "changed": changed,
+                           "timed_out": bool(got["timed_out"])}
+    if got.get("early"):
+        out["early"] = True
+    for k in ("moving", "arriving"):
+        if k in got:
+            out[k] = bool(got[k])
+    return out
+
+
 class PlaywrightDriver:
     """Real Chromium through Playwright's sync API.
 
@@ -1566,14 +1580,7 @@ class PlaywrightDriver:
                                     look=look, then=then, origin=origin, text=text)
         if fast is not None:
             if fast["done"]:
-                out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": bool(fast["changed"]),
-                       "timed_out": bool(fast["timed_out"])}
-                if fast.get("early"):
-                    out["early"] = True
-                for k in ("moving", "arriving"):
-                    if k in fast:
-                        out[k] = bool(fast[k])
-                return out
+                return _settled(t0, bool(fast["changed"]), fast)
             changed = bool(fast["changed"])  # the page navigated or the slice ended: the polling goes on
         else:
             # the action's navigation destroyed the document the wait ran in: the wait goes on in the new one at
@@ -1590,13 +1597,7 @@ class PlaywrightDriver:
                     continue
                 changed = True
                 if again["done"]:
-                    out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True, "timed_out": bool(again["timed_out"])}
-                    if again.get("early"):
-                        out["early"] = True
-                    for k in ("moving", "arriving"):
-                        if k in again:
-                            out[k] = bool(again[k])
-                    return out
+                    return _settled(t0, True, again)
                 break  # the slice ended: the polling loop goes on
         while True:
             elapsed = (time.monotonic() - t0) * 1000.0
@@ -1633,14 +1634,7 @@ class PlaywrightDriver:
                                                  max(1.0, limit - elapsed), look=look, then=then, origin=origin,
                                                  text=text)
                     if again is not None and again["done"]:
-                        out = {"ms": (time.monotonic() - t0) * 1000.0, "changed": True,
-                               "timed_out": bool(again["timed_out"])}
-                        if again.get("early"):
-                            out["early"] = True
-                        for k in ("moving", "arriving"):
-                            if k in again:
-                                out[k] = bool(again[k])
-                        return out
+                        return _settled(t0, True, again)
                     if again is not None:
                         continue  # the slice ended: probe the page as it is now
             time.sleep(_SETTLE_POLL_S)
