@@ -1138,7 +1138,10 @@ class MainWindow(QMainWindow):
             self.bridge.stop()
 
     def shutdown(self) -> None:
-        """Stop and join the recorder and the engine (each blocks up to ``close_timeout`` s). Idempotent."""
+        """Stop and join the recorder and the engine (each blocks up to ``close_timeout`` s) and the panels'
+        store reads (no read reaches a panel after this). Idempotent."""
+        for panel in (self.heal_review, self.history_panel, self.graph_view):
+            panel.close_reads(self._close_timeout)
         self.recorder_dock.shutdown(self._close_timeout)
         self.bridge.close(timeout=self._close_timeout)
         for t in self._closing_engines:

@@ -19,14 +19,13 @@ loads).  Errors are shown in the panel, never raised into Qt.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import yaml
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtGui import QCloseEvent, QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QListWidget,
     QListWidgetItem, QMenu, QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTableWidget,
@@ -37,6 +36,7 @@ from core.progress import counted
 from core.domain import ElementDescriptor
 from core.domain.resources import module_name
 
+from ..offthread import CLOSE_TIMEOUT_S, OffThreadReads
 from ..plain_words import strategy_short
 
 __all__ = [
@@ -485,7 +485,7 @@ class HealReviewPanel(QWidget):
         self._items: list[ReviewItem] = []
         self._diff = ""
         self.show_reviewed = False
-        self._reading: threading.Thread | None = None
+        self._reads = OffThreadReads("studio-review-read", self._read_done.emit)
         self._read_again: tuple[str | None] | None = None
         self._read_done.connect(self._on_read, Qt.ConnectionType.QueuedConnection)
 
@@ -636,21 +636,24 @@ class HealReviewPanel(QWidget):
         for the store, nor for the evidence of the item shown next); a request made while a read goes is
         served by one more read after it."""
         keep = select or (self.current().key if self.current() is not None else None)
-        if self._reading is not None and self._reading.is_alive():
+        if self._reads.busy():
             self._read_again = (keep,)
             return
         self._read_again = None
-        sources, all_states = list(self.sources), self.show_reviewed
-        self._reading = threading.Thread(target=self._read_and_hand_over, args=(sources, all_states, keep),
-                                         name="studio-review-read", daemon=True)
-        self._reading.start()
+        self._reads.start(self._read_for_hand_over, list(self.sources), self.show_reviewed, keep)
 
-    def wait_read(self, timeout: float = 10.0) -> bool:
+    def wait_read(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
         """Wait (up to ``timeout`` s) for a read started by :meth:`refresh_later`; True when none goes (tests, quit)."""
-        t = self._reading
-        if t is not None:
-            t.join(timeout)
-        return t is None or not t.is_alive()
+        return self._reads.wait(timeout)
+
+    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
+        """No read started by :meth:`refresh_later` reaches the panel after this (its window closes); waits
+        up to ``timeout`` s for one going.  True when none goes."""
+        return self._reads.close(timeout)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.close_reads()
+        super().closeEvent(event)
 
     @staticmethod
     def _read(sources: Sequence[ReviewSource], all_states: bool, keep: str | None, *,
@@ -670,18 +673,16 @@ class HealReviewPanel(QWidget):
                 fetch()
         return items, problems
 
-    def _read_and_hand_over(self, sources: Sequence[ReviewSource], all_states: bool, keep: str | None) -> None:
-        items, problems = self._read(sources, all_states, keep, prefetch=True)
-        try:
-            self._read_done.emit((items, problems, keep))  # queued to the GUI thread
-        except RuntimeError:
-            pass  # the panel was deleted meanwhile (the window closed)
+    @classmethod
+    def _read_for_hand_over(cls, sources: Sequence[ReviewSource], all_states: bool,
+                            keep: str | None) -> tuple[list[ReviewItem], list[str], str | None]:
+        items, problems = cls._read(sources, all_states, keep, prefetch=True)
+        return items, problems, keep
 
     def _on_read(self, result: object) -> None:
         items, problems, keep = result  # type: ignore[misc]
         if self._read_again is not None:
             again, self._read_again = self._read_again[0], None
-            self._reading = None
             self.refresh_later(again)
             return
         current = self.current()

@@ -19,12 +19,11 @@ Everything comes from the store (read-only opens of ``<project>/.steadyhand/stor
 """
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent, QShowEvent
+from PySide6.QtGui import QBrush, QCloseEvent, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton,
     QSizePolicy, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -35,6 +34,7 @@ from core.engine.events import FlowFinished, RunFinished
 from core.store import RunDetail, Store
 from core.store.history import HistoryEntry, StepDelta, StoredStep, compare_runs, run_history, stored_steps
 
+from ..offthread import CLOSE_TIMEOUT_S, OffThreadReads
 from ..theme import COLORS, status_color, status_label
 
 __all__ = ["HistoryPanel", "RunViewer", "CompareView", "CHANGE_COLORS"]
@@ -346,7 +346,7 @@ class HistoryPanel(QWidget):
         self.media_root = Path(media_root) if media_root is not None else None
         self.entries: list[HistoryEntry] = []
         self._flows = list(flows)
-        self._reading: threading.Thread | None = None
+        self._reads = OffThreadReads("studio-history-read", self._read_done.emit)
         self._read_again = self._stale = False
         self._read_done.connect(self._on_read, Qt.ConnectionType.QueuedConnection)
         self.flow_steps: dict[str, int] = dict(flow_steps or {})
@@ -444,21 +444,24 @@ class HistoryPanel(QWidget):
             self._stale = True
             return
         self._stale = False
-        if self._reading is not None and self._reading.is_alive():
+        if self._reads.busy():
             self._read_again = True
             return
         self._read_again = False
-        flow = self.flow_filter.currentData()
-        self._reading = threading.Thread(target=self._read_and_hand_over, args=(flow,), name="studio-history-read",
-                                         daemon=True)
-        self._reading.start()
+        self._reads.start(self._read, self.flow_filter.currentData())
 
-    def _read_and_hand_over(self, flow: str | None) -> None:
-        result = self._read(flow)
-        try:
-            self._read_done.emit(result)  # queued to the GUI thread
-        except RuntimeError:
-            pass  # the panel was deleted meanwhile (the window closed)
+    def wait_read(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
+        """Wait (up to ``timeout`` s) for a read started by :meth:`refresh_later`; True when none goes."""
+        return self._reads.wait(timeout)
+
+    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
+        """No read started by :meth:`refresh_later` reaches the panel after this (its window closes); waits
+        up to ``timeout`` s for one going.  True when none goes."""
+        return self._reads.close(timeout)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.close_reads()
+        super().closeEvent(event)
 
     def _on_read(self, result: object) -> None:
         self._fill(result)  # type: ignore[arg-type]

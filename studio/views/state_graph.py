@@ -25,11 +25,10 @@ right (:attr:`StateGraphView.state_selected` carries the node key).
 from __future__ import annotations
 
 import math
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
+from PySide6.QtGui import QBrush, QCloseEvent, QColor, QFont, QFontMetricsF, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
     QResizeEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem,
@@ -42,6 +41,7 @@ from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, 
 from core.store import GraphTable, Store
 
 from ..coalesce import ImageLoader
+from ..offthread import CLOSE_TIMEOUT_S, OffThreadReads
 from ..theme import COLORS, TAKEOVER_COLOR
 
 __all__ = ["VERDICT_COLORS", "StateGraphView", "GraphCanvas", "NODE_W", "NODE_H"]
@@ -384,6 +384,7 @@ class StateGraphView(QWidget):
         self._shot_dirty = False
         self._loading: str | None = None  # the stored graph being read off the GUI thread
         self._held: list[StateGraphChanged] = []
+        self._reads = OffThreadReads("studio-graph-read", self._read_done.emit)
         self._read_done.connect(self._on_read, Qt.ConnectionType.QueuedConnection)
         self.layout_mode = "layered"
         self.layout_box = QComboBox()
@@ -469,7 +470,16 @@ class StateGraphView(QWidget):
         """Show graph ``name`` as the store holds it, read on a worker thread (a flow starts: the GUI thread
         never waits for the store); the run's changes that come meanwhile are applied over it once it is read."""
         self._loading, self._held = name, []
-        threading.Thread(target=self._read_and_hand_over, args=(name,), name="studio-graph-read", daemon=True).start()
+        self._reads.start(self._read_named, name)
+
+    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
+        """No read started by :meth:`load_later` reaches the view after this (its window closes); waits up to
+        ``timeout`` s for one going.  True when none goes."""
+        return self._reads.close(timeout)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.close_reads()
+        super().closeEvent(event)
 
     def _read(self, name: str) -> tuple[StateGraph, list[str] | None, str]:
         """(the stored graph, the store's graph names or None, an error text): any thread."""
@@ -483,12 +493,8 @@ class StateGraphView(QWidget):
         except Exception as exc:  # noqa: BLE001 - a store of another version: say so, show nothing
             return StateGraph(name), None, f"Could not read the state graph {name!r} from {db}: {exc}"
 
-    def _read_and_hand_over(self, name: str) -> None:
-        result = self._read(name)
-        try:
-            self._read_done.emit((name, result))  # queued to the GUI thread
-        except RuntimeError:
-            pass  # the view was deleted meanwhile
+    def _read_named(self, name: str) -> tuple[str, tuple[StateGraph, list[str] | None, str]]:
+        return name, self._read(name)
 
     def _on_read(self, item: tuple[str, tuple[StateGraph, list[str] | None, str]]) -> None:
         name, result = item
