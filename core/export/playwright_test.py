@@ -905,7 +905,7 @@ def conftest_source(project: Project, folder: Path | None = None) -> str:
         "        yield url",
         "    finally:",
         "        _OWN_SERVER.remove(url)",
-        "        proc.send_signal(signal.SIGINT)",
+        "        proc.send_signal(signal.SIGTERM)  # a Ctrl-C for it (SIGINT is ignored in a background CI job)",
         "        try:",
         "            proc.communicate(timeout=SITE_STOP_S)",
         "        except subprocess.TimeoutExpired:",

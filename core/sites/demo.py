@@ -834,8 +834,26 @@ class DemoSite:
         return Response.json(self.ground_truth_report(expected))
 
 
+def _interrupted(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> Callable[[], None]:
+    """SIGTERM stops the server as Ctrl-C does (report printed, exit 0) until the returned function puts the
+    previous handler back: a parent that runs it in the background of a non-interactive shell, where SIGINT is
+    ignored, stops it with SIGTERM (the exported tests' fixture).  Only on the main thread (the signal
+    module's rule); elsewhere nothing changes."""
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None, *, stop: Callable[[], bool] | None = None) -> int:
-    """Serve the demo until Ctrl-C: ``python -m core.sites.demo [options]``.
+    """Serve the demo until Ctrl-C or SIGTERM: ``python -m core.sites.demo [options]``.
 
     Prints the URL, the demo accounts and, on exit, the ground-truth report.
     """
@@ -848,6 +866,7 @@ def main(argv: list[str] | None = None, *, stop: Callable[[], bool] | None = Non
     args = p.parse_args(argv)
     site = DemoSite(args.db, today=args.today, latency_ms=args.latency_ms, variant=args.variant, port=args.port)
     site.start()
+    restore = _stop_on_sigterm()
     users = ", ".join(f"{u} / {DEMO_PASSWORD}" for u in DEMO_USERS)
     try:  # the URL is printed inside: a Ctrl-C right after it is read still stops cleanly
         print(f"LeaveDesk demo at {site.url('/login')}  (variant {site.variant}, today {site.today}, "
@@ -857,6 +876,7 @@ def main(argv: list[str] | None = None, *, stop: Callable[[], bool] | None = Non
     except KeyboardInterrupt:
         pass
     finally:
+        restore()
         rep = site.ground_truth_report()
         site.close()
     print(f"Stopped. Ground truth: {rep['activations']} activations, {rep['writes']} writes, "

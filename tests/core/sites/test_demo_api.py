@@ -384,22 +384,32 @@ def test_every_static_control_carries_a_ground_truth_id(page: str) -> None:
 
 
 def test_main_prints_the_url(capsys: pytest.CaptureFixture[str]) -> None:
+    before = signal.getsignal(signal.SIGTERM)
     assert main(["--latency-ms", "0", "--today", "2026-05-04", "--variant", "tweaked"], stop=lambda: True) == 0
     out, err = capsys.readouterr()
     assert re.search(r"LeaveDesk demo at http://127\.0\.0\.1:\d+/login", out)
     assert "variant tweaked, today 2026-05-04" in out and "alice / demo-pass" in out
     assert "Stopped." in err
+    assert signal.getsignal(signal.SIGTERM) is before  # the caller's SIGTERM handler is put back
 
 
-def test_python_dash_m_serves_until_interrupted() -> None:
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the child: SIGINT back to its default.  A suite started in the background of a non-interactive shell
+    (a CI job's ``cmd &``) ignores SIGINT, the child inherits that, and Python then never turns it into
+    KeyboardInterrupt: the server would never hear the Ctrl-C this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_python_dash_m_serves_until_interrupted(how: signal.Signals) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "core.sites.demo", "--latency-ms", "0"], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_ctrl_c_as_at_a_terminal)
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/login", line).group(0)
         assert urllib.request.urlopen(url, timeout=10).status == 200
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(how)
         _, err = proc.communicate(timeout=60)  # its output drained while it stops (a full pipe would block it)
         assert proc.returncode == 0, err
         assert "Stopped." in err and "Warning" not in err and "Traceback" not in err
