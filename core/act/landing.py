@@ -275,7 +275,8 @@ class Landing:
 def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bool = True,
                   recorded_base: str = "", run_base: str = "", params: Mapping[str, str] | None = None,
                   evidence: str = "", landmark_known: bool = False, regions_now: Sequence[str] | None = None,
-                  regions_present: Sequence[str] = (), irreversible: bool = False) -> Landing:
+                  regions_present: Sequence[str] = (), irreversible: bool = False,
+                  title_before: str | None = None) -> Landing:
     """Weigh the page signals of ``recorded`` against ``actual``.
 
     Parameters
@@ -300,6 +301,11 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         (:func:`core.act.regions.changed_regions`); None: not read, the recorded region does not count.
     irreversible : bool
         The step cannot be undone: it is elsewhere only on ``evidence`` or when no recorded signal agrees.
+    title_before : str | None
+        The page's title right before the action, now (None: not known).  For an irreversible step a title
+        that agrees and was the page's title already before the action does not count as agreeing: a site's
+        constant title says nothing of where the action led (a write the server refused with its form shown
+        again, under the same title, is not "done").
 
     The page is elsewhere unless more of the recorded signals agree than
     disagree (a split is not enough to call it the same page: a confirmation
@@ -347,6 +353,8 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
     if not off:
         return Landing("holds")
     agree = len(votes) - len(off)
+    if irreversible and votes.get("title") and title_before is not None and same_text(recorded.title, title_before):
+        agree -= 1  # the title held before the action already: no sign of where the action led
     reason = "; ".join(why[k] for k in off)
     if (len(off) >= agree and not irreversible) or agree == 0:
         # another address says it (with the heading reached); else the first text that disagrees
@@ -380,7 +388,7 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
     rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
     act_route = relative_path(actual.url_pattern, run_base)
     requests = tuple(requests)
-    signals: dict = {"irreversible": irreversible}
+    signals: dict = {"irreversible": irreversible, "title_before": before.title if before is not None else None}
     if regions_after is not None:
         actual = replace(actual, landmark=regions_after.landmark)
         signals["landmark_known"] = True

@@ -192,3 +192,21 @@ def test_a_list_change_is_compared_relative_to_what_the_list_held() -> None:
     assert "removed 1 table row" in list_change(shrank, {"tr": 2}, {"tr": 3})
     mism, _ = judge_landing(grew, AfterState(url_pattern="/"), items_before={"li": 2}, items_after={"li": 2})
     assert [m.code for m in mism] == ["list"]
+
+
+def test_a_title_the_page_had_before_the_action_does_not_make_an_irreversible_step_done() -> None:
+    """A write refused with its form shown again: another route and heading, the site's constant title.
+    The title agreed before the action already, so nothing agrees: elsewhere (it was "drifted": a false pass)."""
+    recorded = AfterState(url_pattern="/items/", title="Shop", heading="Items")
+    form_again = AfterState(url_pattern="/items/new", title="Shop", heading="New item")
+    assert weigh_landing(recorded, form_again, irreversible=True).kind == "drifted"  # title not known before
+    assert weigh_landing(recorded, form_again, irreversible=True, title_before="Shop").kind == "elsewhere"
+    # a title the action brought (another before it) still counts
+    assert weigh_landing(recorded, form_again, irreversible=True, title_before="Basket").kind == "drifted"
+    # the page reached is the recorded one: the constant title changes nothing
+    assert weigh_landing(recorded, AfterState(url_pattern="/items/", title="Shop", heading="Items"),
+                         irreversible=True, title_before="Shop").kind == "holds"
+    moved = AfterState(url_pattern="/items/", title="Shop", heading="Inventory")  # renamed heading, route holds
+    assert weigh_landing(recorded, moved, irreversible=True, title_before="Shop").kind == "drifted"
+    # a reversible step is weighed as before (a split is another page either way)
+    assert weigh_landing(recorded, form_again, title_before="Shop").kind == "elsewhere"
