@@ -5,6 +5,8 @@ bound, or the slice over - and leaves a navigation to the polling loop.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.domain import BrowserSettings
@@ -189,8 +191,9 @@ def test_a_fast_wait_that_meets_a_navigation_ends_in_the_new_page_by_the_fast_ru
                 before = d.probe()
                 assert isinstance(before.get("origin"), (int, float))  # the document's performance.timeOrigin
                 d.page.click("#go", no_wait_after=True)
-                r = d.wait_settled(start=before, quiet_ms=1000.0,  # a loaded machine's pause is no quiet time
-                                   react_from=before["timerSeq"])
+                # a loaded machine's pause is no quiet time, and no idle time either (a CI run ended it by the
+                # 500 ms idle rule once, the new page's timers slowed down by the load)
+                r = d.wait_settled(start=before, quiet_ms=1000.0, idle_ms=5000.0, react_from=before["timerSeq"])
                 assert r["changed"] is True and r["timed_out"] is False, r
                 assert d.page.url.endswith("/next")
                 assert r.get("early") is True, r
@@ -270,8 +273,10 @@ def test_a_page_loaded_by_goto_is_settled_by_the_new_document_rule() -> None:
                 return results[-1]
 
             d.wait_settled = spy
+            # a loaded machine's pause is neither quiet time (quiet_ms) nor idle time (settle_max_ms)
+            d.waits = replace(d.waits, settle_max_ms=5000)
             for _ in range(3):
-                d.goto("/slices", quiet_ms=1000.0, look=True)  # a loaded machine's pause is no quiet time
+                d.goto("/slices", quiet_ms=1000.0, look=True)
                 assert d.evaluate("() => !!document.getElementById('late')"), "the wait ended before the last slice"
             assert [r.get("early") for r in results] == [True, True, True], results
         finally:
