@@ -25,7 +25,7 @@ from typing import Any, Callable
 from .drift_apps import AppSpec, AppVersion
 from .drift_env import DriftEnvError, cache_dir, free_port
 
-__all__ = ["SERVERS_DIR", "REPO", "app_venv", "installed", "ensure_app_venv", "AppServer", "read_rows",
+__all__ = ["SERVERS_DIR", "REPO", "app_venv", "installed", "ensure_app_venv", "made_with", "REQUIREMENTS_FILE", "AppServer", "read_rows",
            "START_TIMEOUT_S", "PIP_TIMEOUT_S"]
 
 #: Folder of the app servers (run by each app's own Python; standard library + the app's framework).
@@ -58,10 +58,32 @@ def installed(version: AppVersion, root: Path | None = None) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+#: The file in an environment that lists the pip arguments it was made with (one a line): an environment made
+#: with other pins (a registry's new release broke the old set, the pins were changed) is made again.
+REQUIREMENTS_FILE = "steadyhand-requirements.txt"
+
+
+def made_with(version: AppVersion, root: Path | None = None) -> tuple[str, ...] | None:
+    """The pip arguments ``version``'s environment was made with (:data:`REQUIREMENTS_FILE`); None when it does
+    not say (an environment of before, or none)."""
+    try:
+        text = (app_venv(version, root) / REQUIREMENTS_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
 def ensure_app_venv(version: AppVersion, root: Path | None = None, log: Callable[[str], None] = print) -> Path:
-    """Create ``version``'s environment and pip-install its requirements, unless the release is there."""
+    """Create ``version``'s environment and pip-install its requirements, unless the release is there, made with
+    the same requirements (:data:`REQUIREMENTS_FILE`).
+
+    Raises
+    ------
+    DriftEnvError
+        When the environment cannot be made (pip failed: its output's tail) or holds another release after.
+    """
     target = app_venv(version, root)
-    if installed(version, root) == version.version:
+    if installed(version, root) == version.version and made_with(version, root) == tuple(version.requirements):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     log(f"drift: creating {target} ({' '.join(version.requirements)})")
@@ -73,6 +95,7 @@ def ensure_app_venv(version: AppVersion, root: Path | None = None, log: Callable
     got = installed(version, root)
     if got != version.version:
         raise DriftEnvError(f"{target}: {version.package} {got!r} installed, expected {version.version!r}")
+    (target / REQUIREMENTS_FILE).write_text("".join(f"{r}\n" for r in version.requirements), encoding="utf-8")
     return target
 
 

@@ -299,9 +299,11 @@ FLASK_ADMIN = AppSpec(
 )
 
 # Gradio 3.x pins the web stack of its time (Starlette's old TemplateResponse, httpx before 0.28, the Hub
-# client that still has HfFolder); 4.x needs that Hub client too; 5.x installs as it is (Python 3.11).
+# client that still has HfFolder); 4.x needs that Hub client too, and the FastAPI and Starlette of its time
+# (Starlette 1.x dropped TemplateResponse(name, context): every page answered 500 "unhashable type: 'dict'");
+# 5.x installs as it is (Python 3.11).
 _GR_3 = ("gradio==3.50.2", "fastapi<0.105", "starlette<0.28", "httpx<0.28", "huggingface_hub<0.26", "pydantic<2.6")
-_GR_4 = ("gradio==4.44.1", "huggingface_hub<0.26")
+_GR_4 = ("gradio==4.44.1", "huggingface_hub<0.26", "fastapi<0.113", "starlette<0.39")
 _GR_5 = ("gradio==5.50.0",)
 _GR_FIELD = "#{0} textarea, #{0} input"
 
