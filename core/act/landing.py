@@ -48,7 +48,7 @@ from core.domain import AfterState, Observation
 
 __all__ = ["base_path", "origin_of", "relative_path", "same_route", "failed_answer", "failed_request", "own_requests",
            "own_status", "answer_evidence", "list_change", "error_page", "signin_again", "Landing", "weigh_landing",
-           "judge_landing", "ERROR_STATUS", "LIST_KINDS"]
+           "judge_landing", "constant_title", "ERROR_STATUS", "LIST_KINDS"]
 
 #: An answer at or above this HTTP status to the step's own request is an error (RFC 9110: 4xx client
 #: errors, 5xx server errors).
@@ -276,7 +276,7 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
                   recorded_base: str = "", run_base: str = "", params: Mapping[str, str] | None = None,
                   evidence: str = "", landmark_known: bool = False, regions_now: Sequence[str] | None = None,
                   regions_present: Sequence[str] = (), irreversible: bool = False,
-                  title_before: str | None = None) -> Landing:
+                  title_before: str | None = None, title_constant: bool = False) -> Landing:
     """Weigh the page signals of ``recorded`` against ``actual``.
 
     Parameters
@@ -306,6 +306,10 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         that agrees and was the page's title already before the action does not count as agreeing: a site's
         constant title says nothing of where the action led (a write the server refused with its form shown
         again, under the same title, is not "done").
+    title_constant : bool
+        The recording's steps all landed on pages of one title (:func:`constant_title`): the title is no signal
+        of where a step lands, and it does not vote - nor does its difference in another environment (the
+        database file a title names) make a step land elsewhere.
 
     The page is elsewhere unless more of the recorded signals agree than
     disagree (a split is not enough to call it the same page: a confirmation
@@ -331,7 +335,7 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         votes["route"] = same_route(rec_route, act_route, params)
         why["route"] = f"the step reached {act_route} instead of {rec_route}" + (
             f" ({actual.heading!r})" if actual.heading else "")
-    if recorded.title:
+    if recorded.title and not title_constant:
         votes["title"] = same_text(recorded.title, actual.title)
         why["title"] = f"the page is titled {actual.title!r} instead of {recorded.title!r}"
     if recorded.heading and heading_known:
@@ -362,6 +366,18 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
     return Landing("drifted", "the page changed since the recording: " + reason, off)
 
 
+def constant_title(afters: Iterable[AfterState | None]) -> bool:
+    """Whether the recorded after-states ``afters`` (a flow's steps, in order) carry one title, on at least two
+    steps: a site that titles every page alike ("SQLite Web: shop.db", "Admin") - its title says nothing of
+    where a step landed (:func:`weigh_landing`'s ``title_constant``)."""
+    titles = [a.title for a in afters if a is not None and a.title]
+    return len(titles) >= 2 and all(_norm_title(t) == _norm_title(titles[0]) for t in titles[1:])
+
+
+def _norm_title(title: str) -> str:
+    return " ".join(title.split()).casefold()
+
+
 def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str] | None = None,
                   appeared: list[str] | None = None, modal_titles: tuple[str, ...] = (),
                   heading_known: bool = True, recorded_base: str = "", run_base: str = "",
@@ -370,7 +386,7 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
                   after: Observation | None = None, items_before: Mapping[str, int] | None = None,
                   items_after: Mapping[str, int] | None = None, regions_before: PageRegions | None = None,
                   regions_after: PageRegions | None = None,
-                  irreversible: bool = False) -> tuple[list[Mismatch], str]:
+                  irreversible: bool = False, title_constant: bool = False) -> tuple[list[Mismatch], str]:
     """What of ``recorded`` does not hold, and what drifted: ``(mismatches, drift note)``.
 
     The page part is :func:`weigh_landing` (``elsewhere`` becomes one
@@ -383,12 +399,13 @@ def judge_landing(recorded: AfterState, actual: AfterState, *, changed: list[str
     kind right before the action and now) feed :func:`list_change`, a ``list`` mismatch;
     ``regions_before`` / ``regions_after`` (:func:`core.act.regions.read_regions` right before the action
     and now; None: not read) give the main landmark's name now and the regions the step changed (compared
-    only when the step stayed on its page); ``irreversible`` as for :func:`weigh_landing`.
+    only when the step stayed on its page); ``irreversible`` and ``title_constant`` as for :func:`weigh_landing`.
     """
     rec_route = relative_path(recorded.url_pattern, recorded_base) if recorded.url_pattern else ""
     act_route = relative_path(actual.url_pattern, run_base)
     requests = tuple(requests)
-    signals: dict = {"irreversible": irreversible, "title_before": before.title if before is not None else None}
+    signals: dict = {"irreversible": irreversible, "title_before": before.title if before is not None else None,
+                     "title_constant": title_constant}
     if regions_after is not None:
         actual = replace(actual, landmark=regions_after.landmark)
         signals["landmark_known"] = True

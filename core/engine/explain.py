@@ -209,6 +209,11 @@ def explain(kind: EscalationKind | str, reason: str, *, target: ElementDescripto
     if kind in ("assertion", "irreversible"):
         what = _strip(reason, "assertion failed: ")
         if kind == "irreversible":
+            # the policy's words ("aborted abnormally: irreversible step failed verification (WHY)") say it
+            # twice: WHY alone, in the sentence that says what it means
+            inner = _strip(what, "aborted abnormally: irreversible step failed verification (")
+            if inner != what and inner.endswith(")"):
+                what = inner[:-1]
             return _sentence(f"This step may have written data and its result was not the one expected "
                              f"({what.split(';')[0]}); it is never done twice")
         return _sentence(f"A check after the step did not hold: {what}")

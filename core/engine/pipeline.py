@@ -40,7 +40,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from core.act.after import appeared_fields, changed_fields, control_key, fill_undone, observed_after, same_text
-from core.act.landing import base_path, judge_landing, origin_of
+from core.act.landing import base_path, constant_title, judge_landing, origin_of
 from core.act.expect import change_words, expected_delta, judge, observed_deltas
 from core.act.writes import is_beacon, server_writes
 from core.act.precheck import precheck as precheck_target
@@ -759,7 +759,9 @@ def _landing_verdict(ex: Engine, ctx: StepContext, verdict: Verdict, *, dismiss:
             recorded_base=ctx.run.flow.base_path or run_base, run_base=run_base, before=before, after=after,
             requests=_memo(ctx, "requests", lambda w=watch: w.between(ctx.t_act)) if watch is not None else (),
             origin=origin_of(before.url), items_before=items_before, items_after=items_after,
-            regions_before=regions[0], regions_after=regions[1], irreversible=not ctx.effective_reversible)
+            regions_before=regions[0], regions_after=regions[1], irreversible=not ctx.effective_reversible,
+            title_constant=_memo(ctx, "title_constant", lambda: constant_title(
+                s.recorded.after if s.recorded is not None else None for s in ctx.run.flow.steps)))
         if not mism:
             return replace(verdict, reason=f"{verdict.reason}; {drift}") if drift else verdict
         if dismiss and attempt == 0 and all(m.code == "dialog_unexpected" for m in mism):

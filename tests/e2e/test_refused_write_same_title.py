@@ -31,15 +31,17 @@ class Shop:
         self.items: list[str] = []
         self.posts = 0
         self.refuse = False
+        self.title = "Shop"  # every page's title (another deployment names itself otherwise)
         self.site = StaticSite(root)
         self.site.route("GET", "/items/new", lambda req: self._form(""))
         self.site.route("POST", "/items/new", self._save)
         self.site.route("GET", "/items/", self._list)
 
-    @staticmethod
-    def _page(heading: str, body: str) -> Response:
-        return Response.text(f"<!doctype html><html><head><title>Shop</title></head><body><nav>Shop</nav>"
-                             f"<main><h1>{heading}</h1>{body}</main></body></html>", 200, "text/html; charset=utf-8")
+    def _page(self, heading: str, body: str) -> Response:
+        # no <h1>, as sqlite-web's pages: the route and the title are the signals of where a step landed
+        return Response.text(f"<!doctype html><html><head><title>{self.title}</title></head><body><nav>Shop</nav>"
+                             f"<main><p class=crumb>{heading}</p>{body}</main></body></html>", 200,
+                             "text/html; charset=utf-8")
 
     def _form(self, error: str) -> Response:
         # shown as sqlite-web 0.6.8 shows it: a plain flash line, no alert role, no error status
@@ -56,7 +58,7 @@ class Shop:
 
     def _list(self, req) -> Response:
         rows = "".join(f"<li>{html.escape(i)}</li>" for i in self.items)
-        return self._page("Items", f'<ul>{rows}</ul><a href="/items/new">New item</a>')
+        return self._page("All items", f'<ul>{rows}</ul><a href="/items/new">New item</a>')
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +82,7 @@ def shop_project(tmp_path_factory, shop):
         page.keyboard.type("Lamp")
         time.sleep(1.2)
         page.get_by_role("button", name="Save").click()
-        page.get_by_role("heading", name="Items").wait_for()
+        page.get_by_text("All items").wait_for()
         time.sleep(2.5)  # the recorder takes the after-state once the page is quiet
 
     code, out, err = record(root, "add_item", drive, "/items/new")
@@ -93,7 +95,7 @@ def test_the_recorded_save_lands_on_the_list_under_the_same_title(shop_project) 
     save = [s for s in flow.steps if s.action.kind == "click" and s.target.name == "Save"]
     assert save and not save[-1].reversible  # the form posts: irreversible
     after = save[-1].recorded.after
-    assert after is not None and after.url_pattern == "/items/" and after.title == "Shop", after
+    assert after is not None and after.url_pattern == "/items/" and after.title == "Shop" and not after.heading, after
 
 
 def test_the_save_replays_as_recorded(shop_project, shop) -> None:
@@ -101,6 +103,21 @@ def test_the_save_replays_as_recorded(shop_project, shop) -> None:
     done = replay(shop_project, "add_item")
     assert done.returncode == 0, done.stdout + done.stderr
     assert shop.items == ["Lamp"] and shop.posts == 1
+
+
+def test_a_deployment_titled_otherwise_passes_as_recorded(shop_project, shop) -> None:
+    """Every page of the recording has one title: it is no signal of where a step landed, so a deployment
+    whose pages are titled otherwise (sqlite-web names the database file in every title) passes with nothing
+    to report.  It used to judge each step by its route (agrees) against its title (disagrees): a split,
+    "landed elsewhere", three retries of the same click and the circuit breaker open."""
+    shop.refuse, shop.items, shop.posts, shop.title = False, [], 0, "Store"
+    try:
+        done = replay(shop_project, "add_item")
+    finally:
+        shop.title = "Shop"
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert shop.items == ["Lamp"] and shop.posts == 1
+    assert "titled" not in done.stdout + done.stderr
 
 
 def test_a_refused_save_under_the_same_title_stops_and_is_not_sent_again(shop_project, shop, tmp_path) -> None:

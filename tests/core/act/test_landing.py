@@ -210,3 +210,20 @@ def test_a_title_the_page_had_before_the_action_does_not_make_an_irreversible_st
     assert weigh_landing(recorded, moved, irreversible=True, title_before="Shop").kind == "drifted"
     # a reversible step is weighed as before (a split is another page either way)
     assert weigh_landing(recorded, form_again, title_before="Shop").kind == "elsewhere"
+
+
+def test_a_title_every_recorded_step_shares_does_not_vote() -> None:
+    from core.act.landing import constant_title
+
+    shop = [AfterState(url_pattern="/", title="SQLite Web: shop.db"), None,
+            AfterState(url_pattern="/customers/", title="SQLite Web:  shop.db")]
+    assert constant_title(shop) is True
+    assert constant_title(shop[:1]) is False  # one step tells nothing
+    assert constant_title([*shop, AfterState(url_pattern="/q/", title="Query - SQLite Web: shop.db")]) is False
+    recorded = AfterState(url_pattern="/customers/", title="SQLite Web: shop.db")
+    elsewhere_db = AfterState(url_pattern="/customers/", title="SQLite Web: customers.db")
+    assert weigh_landing(recorded, elsewhere_db).kind == "elsewhere"  # a split, when the title votes
+    assert weigh_landing(recorded, elsewhere_db, title_constant=True).kind == "holds"
+    # the route still decides
+    assert weigh_landing(recorded, AfterState(url_pattern="/customers/insert/", title="SQLite Web: shop.db"),
+                         title_constant=True, irreversible=True).kind == "elsewhere"

@@ -142,3 +142,13 @@ def test_an_action_waiting_for_approval_says_what_was_chosen_not_that_nothing_wa
     text = explain("approval", reason)
     assert text.startswith("The model chose click 'Delete account', which may write data: approve it")
     assert "No decider" not in text
+
+
+def test_a_write_that_failed_verification_is_told_once_in_plain_words() -> None:
+    from core.engine.explain import explain
+
+    text = explain("irreversible", "aborted abnormally: irreversible step failed verification (the step reached "
+                                   "/customers/insert/ instead of /customers/content/)")
+    assert text == ("This step may have written data and its result was not the one expected (the step reached "
+                    "/customers/insert/ instead of /customers/content/); it is never done twice."), text
+    assert "aborted abnormally" not in text
