@@ -224,6 +224,21 @@ def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport
     )
 
 
+_ROLE_NAMED = re.compile(r'^internal:role=([a-z]+)\[name=("(?:[^"\\]|\\.)*")s\]$')
+
+
+def _none_matches(selector: str) -> str:
+    """What a check says when its selector finds nothing: in plain words for a role and exact name
+    (``internal:role=cell[name="Edsger"s]``: "no cell named 'Edsger' on the page"), else the selector."""
+    m = _ROLE_NAMED.match(selector)
+    if m:
+        try:
+            return f"no {m.group(1)} named {json.loads(m.group(2))!r} on the page"
+        except ValueError:
+            pass
+    return f"no element matches {selector!r}"
+
+
 def _then_key(selector: str, token_js: str, script: str | None, arg: Any) -> tuple[str, str, str | None, str]:
     """What tells one step's reads before acting from another's (:meth:`PlaywrightDriver.read_ahead`)."""
     return selector, token_js, script, json.dumps(arg, sort_keys=True)
@@ -1812,7 +1827,7 @@ class PlaywrightDriver:
             finally:
                 self._reading = False
             if n == 0:
-                return kind == "hidden", f"no element matches {a.selector!r}"
+                return kind == "hidden", _none_matches(a.selector)
             if raw == _NO_LIB:  # a frame the init script did not reach: the library is installed on the way
                 h = loc.first.element_handle()
                 info = self._lib_on(h, "assertInfo")

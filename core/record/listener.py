@@ -20,6 +20,7 @@ from the one thread that owns Playwright (architecture rule 10).
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections import deque
@@ -65,6 +66,8 @@ BINDING = "__steadyhandRecord"
 NAVIGATION_GRACE_S = 2.0
 #: Wait at least this long (ms) after an action before judging the page settled.
 MIN_EFFECT_MS = 150
+#: How long (ms) a pick's check by meaning may take to read the element Playwright's role locator found.
+PICK_READ_MS = 1000
 #: How long (ms) the page is given to report a later action when typing's after-picture shows another URL
 #: (the page reports an action synchronously in its handler; 100 ms covers the report's trip to this process).
 LATE_EVENT_MS = 100
@@ -935,6 +938,8 @@ class RecordingListener:
                 value = ""
             selector = str(event.get("selector", ""))
             interactive = bool(event.get("interactive", True))
+            if selector and not interactive and frame == self.page.main_frame:
+                selector = self._by_meaning(frame, desc, text) or selector
             if not interactive and not selector:
                 # plain text in a frame of another origin: replay finds it by its text on the page (P7)
                 pick = ElementPicked(pid, ElementDescriptor(), text=text,
@@ -960,6 +965,26 @@ class RecordingListener:
             gone = [k for k in pick.suggested if k in DISAPPEARANCE_KINDS] if event.get("gone") else []
             kind = gone[0] if gone else pick.suggested[0]
             self.add_assertion(pid, kind, self.default_expected(pick, kind))
+
+    @staticmethod
+    def _by_meaning(frame: Any, desc: ElementDescriptor, text: str) -> str:
+        """A picked element that is no control (a table cell, a heading, a status line) by its meaning, as
+        Playwright's codegen finds it: ``internal:role=ROLE[name="NAME"s]`` when exactly one element of the page
+        has its role and exact accessible name, by Playwright's own reading, and shows the text picked; "" when
+        not (no role or name, several alike, another text: its position's CSS path stays).  A check found this
+        way holds wherever the row or line moved (a table with more rows, a banner above it)."""
+        role, name = desc.role, " ".join(desc.name.split())
+        if not role or role in ("generic", "none", "presentation") or not name or len(name) > 200:
+            return ""
+        selector = f"internal:role={role}[name={json.dumps(name, ensure_ascii=False)}s]"
+        try:
+            loc = frame.locator(selector)
+            if loc.count() != 1:
+                return ""
+            shown = " ".join(str(loc.first.inner_text(timeout=PICK_READ_MS)).split())
+        except Exception:  # noqa: BLE001 - a role Playwright does not know, a page navigating: the CSS path
+            return ""
+        return selector if shown and shown == " ".join(text.split()) else ""
 
     @staticmethod
     def default_expected(pick: ElementPicked, kind: str) -> str:

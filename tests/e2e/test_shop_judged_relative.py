@@ -1,11 +1,18 @@
-"""A write the server refuses with its form shown again, under the site's constant title, is not "done".
+"""A shop's save, judged relative to its recording on a small app written for this test (served on 127.0.0.1).
 
-The app (written for this test, served on 127.0.0.1) titles every page "Shop".  The flow is recorded with
-`steadyhand record` driven over CDP: type a name, Save - the form posts and the server answers 303 to the
-list.  Replayed with `steadyhand run` while the server refuses the write with 200 and the form again (what
-sqlite-web 0.6.8 does on a failed insert), the route and the heading disagree and only the title agrees -
-and the page had that title before the action too.  The irreversible step used to pass with "the page
-changed since the recording" (one agreeing signal was enough); it must stop, and never send the write again.
+Every page is titled "Shop" and has no <h1> (as sqlite-web's pages): the route and the title are what say
+where a step landed.  The flow is recorded with `steadyhand record` driven over CDP: type a name, Save (the
+form posts, the server answers 303 to the list), then a check of the new row's cell (Alt+Shift+A).  Replayed
+with `steadyhand run`:
+
+* as recorded, it passes; on a deployment titled otherwise it passes too (a title every recorded step shares
+  is no signal: it used to split route against title and stop at the first click);
+* with two rows there before, the check finds the new row where it is (it is kept by its role and name, not
+  by its position's CSS path, which read another row);
+* with the list losing the row, the check fails and says so in plain words;
+* with the server refusing the write by showing its form again (200, a plain flash line: what sqlite-web
+  0.6.8 does on a failed insert), the irreversible Save stops - it used to pass as "drifted" on the one
+  agreeing signal, the constant title - and the write is never sent again.
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ class Shop:
         self.posts = 0
         self.refuse = False
         self.title = "Shop"  # every page's title (another deployment names itself otherwise)
+        self.listed = True  # the list shows the items (False: a release whose list lost them)
         self.site = StaticSite(root)
         self.site.route("GET", "/items/new", lambda req: self._form(""))
         self.site.route("POST", "/items/new", self._save)
@@ -57,8 +65,10 @@ class Shop:
         return Response.redirect("/items/", 303)
 
     def _list(self, req) -> Response:
-        rows = "".join(f"<li>{html.escape(i)}</li>" for i in self.items)
-        return self._page("All items", f'<ul>{rows}</ul><a href="/items/new">New item</a>')
+        rows = "".join(f"<tr><td>{n}</td><td>{html.escape(i)}</td></tr>" for n, i in enumerate(self.items, 1)
+                       if self.listed)
+        return self._page("All items", f'<table><thead><tr><th>#</th><th>Name</th></tr></thead><tbody>{rows}'
+                                       f'</tbody></table><a href="/items/new">New item</a>')
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +94,9 @@ def shop_project(tmp_path_factory, shop):
         page.get_by_role("button", name="Save").click()
         page.get_by_text("All items").wait_for()
         time.sleep(2.5)  # the recorder takes the after-state once the page is quiet
+        page.keyboard.press("Alt+Shift+A")  # check the new row's name cell
+        page.get_by_role("cell", name="Lamp").click()
+        time.sleep(1.0)
 
     code, out, err = record(root, "add_item", drive, "/items/new")
     assert code == 0, out + err
@@ -96,6 +109,32 @@ def test_the_recorded_save_lands_on_the_list_under_the_same_title(shop_project) 
     assert save and not save[-1].reversible  # the form posts: irreversible
     after = save[-1].recorded.after
     assert after is not None and after.url_pattern == "/items/" and after.title == "Shop" and not after.heading, after
+
+
+def test_the_check_of_the_new_row_is_kept_by_its_meaning_not_its_position(shop_project) -> None:
+    flow = load_flow(shop_project / "flows" / "add_item.yaml")
+    checks = [(a.kind, a.expected, a.selector) for s in flow.steps for a in s.assertions]
+    assert checks == [("text_equals", "Lamp", 'internal:role=cell[name="Lamp"s]')], checks
+
+
+def test_a_table_with_more_rows_passes_the_check_where_the_new_row_is(shop_project, shop) -> None:
+    """Two rows were there before: the new one is the third, not the first as recorded (its position's CSS path
+    read "Chair" and failed the check of a row that was inserted)."""
+    shop.refuse, shop.items, shop.posts = False, ["Chair", "Desk"], 0
+    done = replay(shop_project, "add_item")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert shop.items == ["Chair", "Desk", "Lamp"] and shop.posts == 1
+
+
+def test_a_list_without_the_new_row_fails_the_check_in_plain_words(shop_project, shop) -> None:
+    shop.refuse, shop.items, shop.posts, shop.listed = False, [], 0, False
+    try:
+        done = replay(shop_project, "add_item")
+    finally:
+        shop.listed = True
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "no cell named 'Lamp' on the page" in done.stdout, done.stdout
+    assert shop.posts == 1  # a failed check after the write does not send it again
 
 
 def test_the_save_replays_as_recorded(shop_project, shop) -> None:
