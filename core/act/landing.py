@@ -307,9 +307,9 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         constant title says nothing of where the action led (a write the server refused with its form shown
         again, under the same title, is not "done").
     title_constant : bool
-        The recording's steps all landed on pages of one title (:func:`constant_title`): the title is no signal
-        of where a step lands, and it does not vote - nor does its difference in another environment (the
-        database file a title names) make a step land elsewhere.
+        The recording's steps all landed on pages of one title (:func:`constant_title`): a title that differs
+        now is the deployment's own name for itself (the database file sqlite-web names in every title), not
+        another page - it does not vote.  One that agrees still does (the same app, under its own name).
 
     The page is elsewhere unless more of the recorded signals agree than
     disagree (a split is not enough to call it the same page: a confirmation
@@ -335,7 +335,7 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         votes["route"] = same_route(rec_route, act_route, params)
         why["route"] = f"the step reached {act_route} instead of {rec_route}" + (
             f" ({actual.heading!r})" if actual.heading else "")
-    if recorded.title and not title_constant:
+    if recorded.title and not (title_constant and not same_text(recorded.title, actual.title)):
         votes["title"] = same_text(recorded.title, actual.title)
         why["title"] = f"the page is titled {actual.title!r} instead of {recorded.title!r}"
     if recorded.heading and heading_known:

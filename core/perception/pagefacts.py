@@ -209,8 +209,8 @@ TOKEN_JS = r"""() => {
 
 
 #: The page side of :func:`dialog_arriving`: true when a dialog is in the page but not shown yet (zero opacity,
-#: hidden, or no size - the first frames of its show animation) while a finite CSS animation or transition runs
-#: on it, inside it or on one of its ancestors.  The dialog selector is the page library's ``modals()`` one
+#: an opacity an animation is still raising, hidden, or no size - its show animation under way) while a finite
+#: CSS animation or transition runs on it, inside it or on one of its ancestors.  The dialog selector is the page library's ``modals()`` one
 #: (``core/perception/page_lib.js``).  sweetalert2 11 adds its popup with ``role=dialog`` at opacity 0 and fades
 #: it in (``swal2-show``, 300 ms; 3 s on a CPU ten times slower); Bootstrap 3 shows its ``.modal`` at opacity 0
 #: and fades it in after its backdrop.
@@ -227,7 +227,10 @@ ARRIVING_JS = """
     const r = d.getBoundingClientRect(), cs = getComputedStyle(d);
     let shown = r.width >= 1 && r.height >= 1 && cs.visibility !== 'hidden' && cs.display !== 'none';
     for (let e = d; shown && e; e = e.parentElement) {
-      if (parseFloat(getComputedStyle(e).opacity) === 0) shown = false;
+      // transparent, or fading in: an element whose opacity an animation is moving, not opaque yet (a frame
+      // after the fade began it is no longer 0: a loaded machine's wait ends frames later)
+      const o = parseFloat(getComputedStyle(e).opacity);
+      if (o === 0 || (o < 1 && targets.includes(e))) shown = false;
     }
     if (shown) continue;
     if (targets.some(t => t === d || d.contains(t) || t.contains(d))) return true;

@@ -60,3 +60,32 @@ def test_the_settle_wait_says_whether_a_dialog_is_arriving_as_it_ends(tmp_path) 
         assert got["moving"] is True and got["arriving"] is True
     finally:
         d.close()
+
+
+def test_a_dialog_still_fading_in_is_arriving_frames_after_the_fade_began() -> None:
+    """A loaded machine's wait ends frames after the fade began: the dialog's opacity is no longer 0 but still
+    rising - it is arriving until the fade ends (it was "shown" from the first frame on, and the check flaky)."""
+    import time
+    from urllib.parse import quote
+
+    from core.domain import BrowserSettings
+    from core.perception.driver import PlaywrightDriver
+    from core.perception.pagefacts import ARRIVING_JS
+
+    page = "data:text/html," + quote("<style>#d{transition:opacity 1s;opacity:0}#d.in{opacity:1}</style>"
+            "<button id=b onclick=\"const d=document.createElement('div');d.id='d';d.setAttribute('role','dialog');"
+            "d.textContent='Sure?';document.body.append(d);requestAnimationFrame(()=>requestAnimationFrame(()=>"
+            "d.classList.add('in')))\">Delete</button>")
+    d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
+    d.open()
+    try:
+        d.goto(page)
+        d.page.click("#b")
+        d.page.wait_for_function("() => { const o = +getComputedStyle(document.getElementById('d')).opacity; "
+                                 "return o > 0.05 && o < 0.6; }", timeout=5000)
+        assert d.evaluate(ARRIVING_JS) is True
+        d.page.wait_for_function("() => +getComputedStyle(document.getElementById('d')).opacity === 1", timeout=10000)
+        time.sleep(0.1)  # the transition's end event: no animation runs any more
+        assert d.evaluate(ARRIVING_JS) is False
+    finally:
+        d.close()

@@ -224,6 +224,10 @@ def test_a_title_every_recorded_step_shares_does_not_vote() -> None:
     elsewhere_db = AfterState(url_pattern="/customers/", title="SQLite Web: customers.db")
     assert weigh_landing(recorded, elsewhere_db).kind == "elsewhere"  # a split, when the title votes
     assert weigh_landing(recorded, elsewhere_db, title_constant=True).kind == "holds"
+    # an agreeing constant title still votes: a renamed heading on the recorded route is a drift, not a split
+    headed = AfterState(url_pattern="/notes/", title="Team", heading="Team notes")
+    assert weigh_landing(headed, AfterState(url_pattern="/notes/", title="Team", heading="Notes board"),
+                         title_constant=True).kind == "drifted"
     # the route still decides
     assert weigh_landing(recorded, AfterState(url_pattern="/customers/insert/", title="SQLite Web: shop.db"),
-                         title_constant=True, irreversible=True).kind == "elsewhere"
+                         title_constant=True, irreversible=True, title_before="SQLite Web: shop.db").kind == "elsewhere"
