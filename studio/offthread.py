@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CLOSE_TIMEOUT_S", "OffThreadReads"]
+__all__ = ["CLOSE_TIMEOUT_S", "OffThreadReads", "ReadsOffThread"]
 
 #: Longest wait (s) :meth:`OffThreadReads.close` gives a read still going (a store read takes ms; a
 #: locked store waits for its busy timeout, and the read is then left to end on its own, unseen).
@@ -88,3 +88,23 @@ class OffThreadReads:
                 self._hand_over(result)
             except RuntimeError:
                 pass  # the owner's C++ object is gone already (deleted without closing)
+
+
+class ReadsOffThread:
+    """Mixin of a widget whose store reads go through ``self._reads`` (an :class:`OffThreadReads`): waiting for
+    them, closing them, and closing them when the widget closes.  List it before ``QWidget`` in the bases."""
+
+    _reads: OffThreadReads
+
+    def wait_read(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
+        """Wait (up to ``timeout`` s) for the reads going; True when none goes (tests, quit)."""
+        return self._reads.wait(timeout)
+
+    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
+        """No read reaches the widget after this (its window closes); waits up to ``timeout`` s for one going.
+        True when none goes."""
+        return self._reads.close(timeout)
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        self.close_reads()
+        super().closeEvent(event)  # type: ignore[misc]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import yaml
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QListWidget,
     QListWidgetItem, QMenu, QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTableWidget,
@@ -36,7 +36,7 @@ from core.progress import counted
 from core.domain import ElementDescriptor
 from core.domain.resources import module_name
 
-from ..offthread import CLOSE_TIMEOUT_S, OffThreadReads
+from ..offthread import OffThreadReads, ReadsOffThread
 from ..plain_words import strategy_short
 
 __all__ = [
@@ -446,7 +446,7 @@ class EditDialog(QDialog):
         self.ok.setEnabled(self.target is not None)
 
 
-class HealReviewPanel(QWidget):
+class HealReviewPanel(ReadsOffThread, QWidget):
     """The review queue and the selected item's comparison, evidence, diff and answers.
 
     Parameters
@@ -642,18 +642,7 @@ class HealReviewPanel(QWidget):
         self._read_again = None
         self._reads.start(self._read_for_hand_over, list(self.sources), self.show_reviewed, keep)
 
-    def wait_read(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
-        """Wait (up to ``timeout`` s) for a read started by :meth:`refresh_later`; True when none goes (tests, quit)."""
-        return self._reads.wait(timeout)
 
-    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
-        """No read started by :meth:`refresh_later` reaches the panel after this (its window closes); waits
-        up to ``timeout`` s for one going.  True when none goes."""
-        return self._reads.close(timeout)
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
-        self.close_reads()
-        super().closeEvent(event)
 
     @staticmethod
     def _read(sources: Sequence[ReviewSource], all_states: bool, keep: str | None, *,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QCloseEvent, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent, QShowEvent
+from PySide6.QtGui import QBrush, QColor, QImage, QKeyEvent, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton,
     QSizePolicy, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -34,7 +34,7 @@ from core.engine.events import FlowFinished, RunFinished
 from core.store import RunDetail, Store
 from core.store.history import HistoryEntry, StepDelta, StoredStep, compare_runs, run_history, stored_steps
 
-from ..offthread import CLOSE_TIMEOUT_S, OffThreadReads
+from ..offthread import OffThreadReads, ReadsOffThread
 from ..theme import COLORS, status_color, status_label
 
 __all__ = ["HistoryPanel", "RunViewer", "CompareView", "CHANGE_COLORS"]
@@ -318,7 +318,7 @@ class CompareView(QWidget):
         return self.deltas
 
 
-class HistoryPanel(QWidget):
+class HistoryPanel(ReadsOffThread, QWidget):
     """Past runs of the project's store (see the module doc).
 
     Parameters
@@ -450,18 +450,7 @@ class HistoryPanel(QWidget):
         self._read_again = False
         self._reads.start(self._read, self.flow_filter.currentData())
 
-    def wait_read(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
-        """Wait (up to ``timeout`` s) for a read started by :meth:`refresh_later`; True when none goes."""
-        return self._reads.wait(timeout)
 
-    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
-        """No read started by :meth:`refresh_later` reaches the panel after this (its window closes); waits
-        up to ``timeout`` s for one going.  True when none goes."""
-        return self._reads.close(timeout)
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
-        self.close_reads()
-        super().closeEvent(event)
 
     def _on_read(self, result: object) -> None:
         self._fill(result)  # type: ignore[arg-type]

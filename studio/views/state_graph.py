@@ -28,7 +28,7 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QCloseEvent, QColor, QFont, QFontMetricsF, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, \
     QResizeEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QComboBox, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem,
@@ -41,7 +41,7 @@ from core.state.graph import StateEdge, StateGraph, StateNode, flow_graph_name, 
 from core.store import GraphTable, Store
 
 from ..coalesce import ImageLoader
-from ..offthread import CLOSE_TIMEOUT_S, OffThreadReads
+from ..offthread import OffThreadReads, ReadsOffThread
 from ..theme import COLORS, TAKEOVER_COLOR
 
 __all__ = ["VERDICT_COLORS", "StateGraphView", "GraphCanvas", "NODE_W", "NODE_H"]
@@ -359,7 +359,7 @@ class _Screenshot(QLabel):
         self._render()
 
 
-class StateGraphView(QWidget):
+class StateGraphView(ReadsOffThread, QWidget):
     """The state graph dock: header, canvas, and the selected state's screenshot and details.
 
     Parameters
@@ -472,14 +472,6 @@ class StateGraphView(QWidget):
         self._loading, self._held = name, []
         self._reads.start(self._read_named, name)
 
-    def close_reads(self, timeout: float = CLOSE_TIMEOUT_S) -> bool:
-        """No read started by :meth:`load_later` reaches the view after this (its window closes); waits up to
-        ``timeout`` s for one going.  True when none goes."""
-        return self._reads.close(timeout)
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
-        self.close_reads()
-        super().closeEvent(event)
 
     def _read(self, name: str) -> tuple[StateGraph, list[str] | None, str]:
         """(the stored graph, the store's graph names or None, an error text): any thread."""

@@ -15,6 +15,15 @@ from core.project import load_project
 pytestmark = pytest.mark.browser
 
 
+#: A field whose focus moves its box shadow, and a Delete button that adds a dialog at opacity 0 and fades it in
+#: over 1 s two frames later.
+FIELD_AND_FADE = ("<style>input{transition:box-shadow 1s}input:focus{box-shadow:0 0 8px blue}"
+                  "#d{transition:opacity 1s;opacity:0}#d.in{opacity:1}</style><input id=f>"
+                  "<button id=b onclick=\"const d=document.createElement('div');d.id='d';"
+                  "d.setAttribute('role','dialog');d.textContent='Sure?';document.body.append(d);"
+                  "requestAnimationFrame(()=>requestAnimationFrame(()=>d.classList.add('in')))\">Delete</button>")
+
+
 def test_no_page_call_when_nothing_animated_as_the_page_settled(monkeypatch, tmp_path) -> None:
     asked: list[int] = []
     real = motion.dialog_arriving
@@ -41,11 +50,7 @@ def test_the_settle_wait_says_whether_a_dialog_is_arriving_as_it_ends(tmp_path) 
 
     from urllib.parse import quote
 
-    page = "data:text/html," + quote("<style>input{transition:box-shadow 1s}input:focus{box-shadow:0 0 8px blue}"
-            "#d{transition:opacity 1s;opacity:0}#d.in{opacity:1}</style><input id=f>"
-            "<button id=b onclick=\"const d=document.createElement('div');d.id='d';d.setAttribute('role','dialog');"
-            "d.textContent='Sure?';document.body.append(d);requestAnimationFrame(()=>requestAnimationFrame(()=>"
-            "d.classList.add('in')))\">Delete</button>")
+    page = "data:text/html," + quote(FIELD_AND_FADE)
     d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
     d.open()
     try:
@@ -72,10 +77,7 @@ def test_a_dialog_still_fading_in_is_arriving_frames_after_the_fade_began() -> N
     from core.perception.driver import PlaywrightDriver
     from core.perception.pagefacts import ARRIVING_JS
 
-    page = "data:text/html," + quote("<style>#d{transition:opacity 1s;opacity:0}#d.in{opacity:1}</style>"
-            "<button id=b onclick=\"const d=document.createElement('div');d.id='d';d.setAttribute('role','dialog');"
-            "d.textContent='Sure?';document.body.append(d);requestAnimationFrame(()=>requestAnimationFrame(()=>"
-            "d.classList.add('in')))\">Delete</button>")
+    page = "data:text/html," + quote(FIELD_AND_FADE)
     d = PlaywrightDriver(BrowserSettings(), base_url="http://127.0.0.1:9/", headless=True)
     d.open()
     try:
