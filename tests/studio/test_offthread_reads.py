@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from studio.offthread import OffThreadReads
 
@@ -31,8 +32,10 @@ def test_no_hand_over_after_close_even_for_a_read_that_was_going() -> None:
     t = reads.start(lambda: (gate.wait(5), "late")[1])
     closing = threading.Thread(target=reads.close, args=(5.0,))
     closing.start()
-    while not reads._closed:  # noqa: SLF001 - the close has marked the reads before the read ends
-        pass
+    deadline = time.monotonic() + 5
+    while not reads._closed and time.monotonic() < deadline:  # noqa: SLF001 - marked before the read ends
+        time.sleep(0.001)
+    assert reads._closed  # noqa: SLF001
     gate.set()
     closing.join(5)
     t.join(5)
