@@ -292,7 +292,7 @@ def _tie_broken(ex: "FlowExecutor", ctx: "StepContext",
         ref = f"0:{found[0]}"
         cand = next((c for c in before.candidates if c.ref == ref), None)
         if (found[0] < 0 or ref not in tied or cand is None or cand.descriptor.role != step.target.role
-                or cand.descriptor.name != step.target.name or not _names_alone(ex, selector, ref)):
+                or cand.descriptor.name != step.target.name):
             return None  # another element than the tied ones, or not the recorded one: never acted on
         ctx.locator = selector
         return replace(resolution, strategy="exact", ref=ref, score=1.0, margin=0.0, abstained=False,
@@ -355,8 +355,7 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
             found = indices(selector)
         except Exception:  # noqa: BLE001 - a page that does not answer is judged by the full look
             found = None
-    if (found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role
-            and _names_alone(ex, selector, cand.ref)):
+    if found == [int(cand.ref.split(":", 1)[1])] and cand.descriptor.role == step.target.role:
         ctx.locator = selector
         if not resolution.reason.startswith("fast path"):
             whose = "the step's selector" if own else "its recorded locator"
@@ -367,19 +366,6 @@ def confirm_target(ex: "FlowExecutor", ctx: "StepContext", resolution: Resolutio
         return resolution, cand
     before_heal(ex, ctx)  # the codegen locator and the chain disagree: the full look decides, no fast path
     return rerun()
-
-
-def _names_alone(ex: "FlowExecutor", selector: str, ref: str) -> bool:
-    """Whether Playwright's own engine agrees that ``selector`` names the element of ``ref`` where the page
-    library found it (``driver.names_alone``: a locator the library matched itself); True for a driver that
-    does not say (its matches were Playwright's); False when the page does not answer."""
-    fn = getattr(ex.driver, "names_alone", None)
-    if fn is None:
-        return True
-    try:
-        return bool(fn(selector, ref))
-    except Exception:  # noqa: BLE001 - a page that does not answer is judged by the full look
-        return False
 
 
 def full_wanted(ex: "FlowExecutor") -> bool:

@@ -1375,50 +1375,19 @@ class PlaywrightDriver:
             self._check_alive()  # a dead page is not a failed action: the run ends (error kind "browser")
             raise ActionError(self.redactor.text(f"{kind} failed: {first}")) from None
 
-    def names_alone(self, selector: str, ref: str) -> bool:
-        """Whether Playwright's own engine agrees that ``selector`` names the element of ``ref`` (a main-frame ref of
-        the last :meth:`observe`), for a locator the page library matched itself (:func:`_lib_match`): the
-        locator and the element's XPath together find exactly one element - counted in Playwright's utility
-        world, which its actions build anyway (no selector engine in the page's own world).  The library's
-        names come partly from the page (a field named by the text beside it), which Playwright's accessible
-        names do not know; the step's fast path needs both.  Without an XPath for ``ref``, the locator's own
-        matches in the page are compared (as before the library matched).  True for any other selector (its
-        matches were Playwright's already); False when the page does not answer.
-        """
-        if _lib_match(selector) is None:
-            return True
-        fi, _, idx = ref.partition(":")
-        if fi != "0" or not idx.isdigit():
-            return False
-        frame = self.page.main_frame
-        pin = self._pins.get(int(idx))
-        try:
-            if pin is None:
-                got = self._bounded(frame.locator(selector), "evaluate_all", _REF_INDICES_JS, None,
-                                    what=f"selector {selector!r}")
-                return isinstance(got, list) and [int(i) for i in got] == [int(idx)]
-            n = self._bounded(frame.locator(selector).and_(frame.locator(f"xpath={pin}")), "count",
-                              what=f"selector {selector!r}")
-        except PageError:
-            raise
-        except Exception:  # noqa: BLE001 - a page navigating away: no agreement
-            return False
-        return n == 1
-
     def _target(self, locator: str, ref: str) -> Any:
         """What :meth:`perform` acts on for ``locator`` (the fast path's): Playwright's locator; a recorded
         locator the page library matches (:func:`_lib_match`) is pinned to the element of ``ref`` (``L`` and the
         element's XPath, :meth:`Locator.and_ <playwright.sync_api.Locator.and_>`), so that it acts on that
-        element or on none - never on another that Playwright's engine names so where the library did not
-        (:meth:`names_alone` checked before that they agree).  Without an XPath for ``ref`` (:attr:`_pins`):
-        the locator alone, with Playwright's strictness."""
+        element or on none - never on another that Playwright's engine names so where the library did not.
+        Without an XPath for ``ref`` (:attr:`_pins`): the element itself (:meth:`_handle`)."""
         frame = self.page.main_frame
         if _lib_match(locator) is None:
             return frame.locator(locator)
         fi, _, idx = ref.partition(":")
         pin = self._pins.get(int(idx)) if fi == "0" and idx.isdigit() else None
-        if pin is None:  # confirmed by the locator's own matches (names_alone): Playwright's strictness holds
-            return frame.locator(locator)
+        if pin is None:
+            return self._handle(ref)
         return frame.locator(locator).and_(frame.locator(f"xpath={pin}"))
 
     def _fill(self, h: Any, value: str, timeout: int) -> None:

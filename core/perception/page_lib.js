@@ -678,8 +678,6 @@
       let rn = fresh ? null : names[i];
       if (!rn) {
         if (!el.isConnected) continue;
-        const ax = state.ax.get(el);  // a role neither the kept tree entry nor the page gives: not named at all
-        if (!(ax && ax.role === role) && roleOf(el) !== role) continue;
         const r = roleNameOf(el, labelOf(el), ownText(el));
         rn = [r.role, r.name];
       }

@@ -98,28 +98,6 @@ def test_the_library_matches_recorded_locators_as_playwright_does(tmp_path: Path
         assert len(d.ref_indices('internal:label="Alias"s')) == 2
 
 
-def test_playwright_must_agree_before_a_library_match_counts(tmp_path: Path) -> None:
-    """The library names a field without a label by the text beside it; Playwright's accessible names do not:
-    ``names_alone`` says no (the step then takes the full look, as before), and yes where both name it."""
-    from tests.e2e.browser_fixtures import driver_on
-
-    (tmp_path / "page.html").write_text('<!doctype html><html><body><main><p><label class="bold">Username</label><input id="u"></p>'
-                                        '<label for="p">Password</label> <input id="p"></main></body></html>')
-    with driver_on(tmp_path) as d:
-        d.goto("/page.html")
-        obs = d.observe(screenshot=False, ax=False)
-        user = next(c for c in obs.candidates if c.descriptor.id == "u")
-        pw = next(c for c in obs.candidates if c.descriptor.id == "p")
-        assert user.descriptor.name == "Username"  # the library's own name for it
-        near = 'internal:role=textbox[name="Username"s]'
-        assert d.ref_indices(near) == [int(user.ref.split(":")[1])]
-        assert d.page.get_by_role("textbox", name="Username", exact=True).count() == 0
-        assert d.names_alone(near, user.ref) is False
-        assert d.names_alone('internal:role=textbox[name="Password"s]', pw.ref) is True
-        assert d.names_alone('internal:label="Password"s', pw.ref) is True
-        assert d.names_alone('internal:label="Password"s', user.ref) is False
-
-
 def test_other_selectors_stay_with_playwright() -> None:
     for selector in ('#save', 'internal:role=button[name="Save"i]', 'role=button[name="Save"]',
                      'internal:label="Password"i', 'internal:role=row[name="x"i] >> internal:role=button[name="Save"s]',
