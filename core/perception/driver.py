@@ -224,8 +224,6 @@ def _candidate(ref: str, item: dict[str, Any], *, dx: float, dy: float, viewport
     )
 
 
-#: An XPath step into SVG or MathML, whose elements an XPath name test of an HTML document does not name.
-_FOREIGN = re.compile(r"/(svg|math)\[", re.IGNORECASE)
 _ROLE_NAMED = re.compile(r'^internal:role=([a-z]+)\[name=("(?:[^"\\]|\\.)*")s\]$')
 
 
@@ -239,41 +237,6 @@ def _none_matches(selector: str) -> str:
         except ValueError:
             pass
     return f"no element matches {selector!r}"
-
-
-#: A recorded label locator (``internal:label="Password"s``: Playwright's ``get_by_label(..., exact=True)``).
-_LABEL_EXACT = re.compile(r'^internal:label=("(?:[^"\\]|\\.)*")s$')
-
-
-def _lib_match(selector: str, fresh: bool = False) -> str | None:
-    """JavaScript expression: the elements the page library finds for ``selector`` itself, when it is a recorded
-    locator it knows (:func:`core.engine.fastpath.recorded_locator`): a role with an exact name
-    (``internal:role=button[name="Save"s]``, ``byRole`` in ``page_lib.js``, among the elements it lists, as the
-    last look named them or, ``fresh``, named again now) or a label (``internal:label="Password"s``,
-    ``byLabel``: Playwright's own rule); ``[]`` in a document without the library.  None for any other
-    selector: Playwright's engine matches it, as before.
-
-    Playwright's selector engine in the page's own world costs each new document about 30 ms on its first use
-    (``bench overhead``); the library's match costs none.  What is acted on stays Playwright's choice, pinned to
-    the element found (:meth:`PlaywrightDriver._target`).
-    """
-    lib = "window.__steadyhand"
-    m = _ROLE_NAMED.match(selector)
-    if m is not None:
-        try:
-            role, name = m.group(1), str(json.loads(m.group(2)))
-        except ValueError:
-            return None
-        call = f"{lib}.byRole({json.dumps(role)}, {json.dumps(name)}, {'true' if fresh else 'false'})"
-        return f"(({lib} && {lib}.byRole) ? {call} : [])"
-    m = _LABEL_EXACT.match(selector)
-    if m is not None:
-        try:
-            text = str(json.loads(m.group(1)))
-        except ValueError:
-            return None
-        return f"(({lib} && {lib}.byLabel) ? {lib}.byLabel({json.dumps(text)}) : [])"
-    return None
 
 
 def _then_key(selector: str, token_js: str, script: str | None, arg: Any) -> tuple[str, str, str | None, str]:
@@ -420,13 +383,6 @@ class PlaywrightDriver:
         self._ahead_kept: Any = None
         #: Reads before acting that :meth:`read_ahead` answered from a settle wait's round trip, counted.
         self.reads_kept = 0
-        #: Recorded locators the page library matched itself (:func:`_lib_match`: the settle wait's next
-        #: reads, :meth:`read_ahead`, :meth:`ref_indices`), counted.
-        self.lib_matches = 0
-        #: The main frame's elements of the last :meth:`observe` by index: their XPath (``/html[1]/body[1]/...``)
-        #: when it names them alone (no shadow root, no SVG or MathML on the way); :meth:`perform` pins a
-        #: recorded role locator to its element with it.
-        self._pins: dict[int, str] = {}
         #: The last :meth:`observe` took the light look a settle wait took at its end (:attr:`_looked`): the
         #: reads that wait took after that look (:attr:`_ahead_kept`) name that observation's elements
         #: (:meth:`ref_indices`, :meth:`probe_and_read` answer from them; a flow's first step, its look taken
@@ -973,7 +929,6 @@ class PlaywrightDriver:
         candidates: list[Candidate] = []
         items_all: list[dict[str, Any]] = []
         self._frames = []
-        pins: dict[int, str] = {}
         secret_boxes: list[tuple[float, float, float, float]] = []
         # a navigation in progress destroys the page's context mid-look: look again once it has loaded, 3 looks
         # at most (tenacity); a broken or stuck page (PageError) and a closed browser end the look at once
@@ -1070,10 +1025,6 @@ class PlaywrightDriver:
                         self._redact_item(item)
                         cand = _candidate(f"{fi}:{idx}", item, dx=offset[0], dy=offset[1], viewport=vp, dpr=dpr,
                                           frame=label, grid=grid, scroll=_scroll_of(raw_main))
-                        if fi == 0:
-                            xp = str(item.get("xpath") or "")
-                            if xp.startswith("/html[") and not item.get("shadow") and not _FOREIGN.search(xp):
-                                pins[idx] = xp
                         if item.get("is_password") or masked != value:
                             b = cand.descriptor.bbox
                             assert b is not None
@@ -1081,7 +1032,6 @@ class PlaywrightDriver:
                         candidates.append(cand)
                         items_all.append(item)
         assert raw_main is not None
-        self._pins = pins
         raw_sig = dict(raw_main)
         raw_sig["items"] = items_all
         raw_sig["text"] = self.redactor.text(str(raw_main.get("text", "")))
@@ -1212,14 +1162,8 @@ class PlaywrightDriver:
         kept = self._kept_reads(selector=selector)
         if kept is not None:
             return list(kept["indices"])
-        mine = _lib_match(selector, fresh=True)
-        if mine is not None:  # the library matches a recorded locator itself, names read now (_lib_match)
-            self.lib_matches += 1
-            got = self._bounded(self.page.main_frame, "evaluate", f"() => ({_REF_INDICES_JS})({mine})", None,
-                                what="page library probe")
-        else:
-            got = self._bounded(self.page.main_frame.locator(selector), "evaluate_all", _REF_INDICES_JS, None,
-                                what=f"selector {selector!r}")
+        got = self._bounded(self.page.main_frame.locator(selector), "evaluate_all", _REF_INDICES_JS, None,
+                            what=f"selector {selector!r}")
         return [int(i) for i in got] if isinstance(got, list) else []
 
     def _kept_reads(self, *, selector: str | None = None, script: str | None = None, arg: Any = None,
@@ -1292,9 +1236,7 @@ class PlaywrightDriver:
         exactly the element of ``ref``: the fast path, :mod:`core.engine.fastpath`)
         the action goes through Playwright's own locator, with its auto-waiting
         and its strictness (a locator that matches several elements by then
-        fails: never the wrong one); a recorded locator that the page
-        library matched is pinned to the element of ``ref`` (:meth:`_target`):
-        it acts on that element or fails.
+        fails: never the wrong one).
 
         Parameters
         ----------
@@ -1345,7 +1287,7 @@ class PlaywrightDriver:
                 return
             if ref is None:
                 raise ActionError(f"{kind} needs a target element")
-            h = self._target(locator, ref) if locator else self._handle(ref)
+            h = page.main_frame.locator(locator) if locator else self._handle(ref)
             if kind == "click":
                 h.click(timeout=t)
             elif kind == "dblclick":
@@ -1374,21 +1316,6 @@ class PlaywrightDriver:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self._check_alive()  # a dead page is not a failed action: the run ends (error kind "browser")
             raise ActionError(self.redactor.text(f"{kind} failed: {first}")) from None
-
-    def _target(self, locator: str, ref: str) -> Any:
-        """What :meth:`perform` acts on for ``locator`` (the fast path's): Playwright's locator; a recorded
-        locator the page library matches (:func:`_lib_match`) is pinned to the element of ``ref`` (``L`` and the
-        element's XPath, :meth:`Locator.and_ <playwright.sync_api.Locator.and_>`), so that it acts on that
-        element or on none - never on another that Playwright's engine names so where the library did not.
-        Without an XPath for ``ref`` (:attr:`_pins`): the element itself (:meth:`_handle`)."""
-        frame = self.page.main_frame
-        if _lib_match(locator) is None:
-            return frame.locator(locator)
-        fi, _, idx = ref.partition(":")
-        pin = self._pins.get(int(idx)) if fi == "0" and idx.isdigit() else None
-        if pin is None:
-            return self._handle(ref)
-        return frame.locator(locator).and_(frame.locator(f"xpath={pin}"))
 
     def _fill(self, h: Any, value: str, timeout: int) -> None:
         from playwright.sync_api import Error as PwError
@@ -1537,13 +1464,8 @@ class PlaywrightDriver:
         fn = (f"async (els, [last, arg]) => {{ const token = ({token_js})(); "
               f"if (JSON.stringify(token) !== JSON.stringify(last)) return {{ token, same: false }}; "
               f"return await ({_READS_JS})(els, token, {script or 'null'}, arg); }}")
-        mine = _lib_match(selector) if selector else None
         try:
-            if mine is not None:  # the library matches a recorded locator itself (_lib_match)
-                self.lib_matches += 1
-                got = self._bounded(frame, "evaluate", f"(a) => ({fn})({mine}, a)",
-                                    [last_token, arg], what="page library probe")
-            elif selector:
+            if selector:
                 got = self._bounded(frame.locator(selector), "evaluate_all", fn, [last_token, arg],
                                     what=f"selector {selector!r}")
             else:
@@ -1761,16 +1683,11 @@ class PlaywrightDriver:
             reads = ""
             if then is not None:  # and the next step's reads after it (wait_settled's then)
                 selector, token_js, read_js, read_arg = then
-                mine = _lib_match(selector) if selector else None
-                # a recorded locator the library matches itself: taken after the look (as it named them)
-                found = mine if mine is not None else "els"
-                reads = (f"if (r.look) {{ try {{ r.ahead = await ({_THEN_JS})({found}, m0, loaded, {token_js}, "
+                reads = (f"if (r.look) {{ try {{ r.ahead = await ({_THEN_JS})(els, m0, loaded, {token_js}, "
                          f"{read_js or 'null'}, rarg); }} catch (e) {{ r.ahead = null; }} }} ")
                 call_args = [[args, read_arg]]
-                if selector and mine is None:
+                if selector:
                     method = "evaluate_all"
-                elif mine is not None:
-                    self.lib_matches += 1
             body = (f"const lib = window.__steadyhand; const m0 = lib && lib.state ? lib.state.mutations : null; "
                     f"const loaded = document.readyState === 'complete'; "
                     f"const r = await ({_SETTLE_JS})(args); if (r && r.done) {{ "

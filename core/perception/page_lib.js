@@ -663,92 +663,6 @@
   // Placeholders (skeleton rows, busy regions) are not: a heal must never land on one (failure kind 4).
   const isCandidate = (el) => isInteractive(el) && isVisible(el) && !inPlaceholder(el);
 
-  // The elements of the last collect (state.refs) whose role is `role` and whose accessible name is `name` after
-  // whitespace is collapsed (Playwright's getByRole(role, {name, exact: true}) among the elements this library
-  // lists): as that collect named them, or named again now when `fresh` (the page may have changed since).
-  // The driver confirms a step's recorded locator with it without Playwright's selector engine in this world
-  // (core/perception/driver.py, _lib_role); the action itself goes through Playwright's locator pinned to the
-  // element found, so a disagreement of the two engines can only make the action find nothing.
-  function byRole(role, name, fresh) {
-    const want = String(name).replace(/\s+/g, ' ').trim();
-    const refs = state.refs, names = state.names || [];
-    const out = [];
-    for (let i = 0; i < refs.length; i++) {
-      const el = refs[i];
-      let rn = fresh ? null : names[i];
-      if (!rn) {
-        if (!el.isConnected) continue;
-        const r = roleNameOf(el, labelOf(el), ownText(el));
-        rn = [r.role, r.name];
-      }
-      if (rn[0] === role && String(rn[1] || '').replace(/\s+/g, ' ').trim() === want) out.push(el);
-    }
-    return out;
-  }
-
-  // The elements whose label is `text` (Playwright's getByLabel(text, {exact: true}), the internal:label engine:
-  // the texts of its aria-labelledby elements, else its aria-label, else the texts of its <label>s for a form
-  // control; compared with whitespace collapsed, zero-width characters dropped), in document order, open shadow
-  // roots included.  For the driver's confirmation of a recorded label locator, as byRole.
-  const NAMED_BY_LABELS = new Set(['BUTTON', 'METER', 'OUTPUT', 'PROGRESS', 'SELECT', 'TEXTAREA']);
-  const normWs = (t) => String(t).replace(/[\u200b\u00ad]/g, '').trim().replace(/\s+/g, ' ');
-  function fullText(root, cache) {
-    let v = cache.get(root);
-    if (v !== undefined) return v;
-    v = '';
-    const el = root.nodeType === 1 ? root : null;
-    const skip = el && (el.nodeName === 'SCRIPT' || el.nodeName === 'NOSCRIPT' || el.nodeName === 'STYLE'
-      || (document.head && document.head.contains(el)));
-    if (!skip) {
-      if (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'button' || el.type === 'reset')) v = el.value;
-      else {
-        for (let c = root.firstChild; c; c = c.nextSibling) {
-          if (c.nodeType === 3) v += c.nodeValue || '';
-          else if (c.nodeType === 1) v += fullText(c, cache);
-        }
-        if (el && el.shadowRoot) v += fullText(el.shadowRoot, cache);
-      }
-    }
-    cache.set(root, v);
-    return v;
-  }
-  function labelTextsOf(el, cache) {
-    let refs = el.ariaLabelledByElements || null;
-    if (!refs) {
-      const ids = el.getAttribute('aria-labelledby');
-      refs = [];
-      if (ids) {
-        const root = el.getRootNode();
-        for (const id of ids.split(/[ \t\n\f\r]+/)) {
-          if (!id) continue;
-          let e = null;
-          try { e = root.querySelector('#' + CSS.escape(id)); } catch (err) { e = null; }
-          if (e && !refs.includes(e)) refs.push(e);
-        }
-      }
-    }
-    if (refs.length) return Array.from(refs, (r) => fullText(r, cache));
-    const aria = el.getAttribute('aria-label');
-    if (aria !== null && aria.trim()) return [aria];
-    if (NAMED_BY_LABELS.has(el.nodeName) || (el.nodeName === 'INPUT' && el.type !== 'hidden')) {
-      if (el.labels) return Array.from(el.labels, (l) => fullText(l, cache));
-    }
-    return [];
-  }
-  function byLabel(text) {
-    const want = normWs(text);
-    const out = [];
-    const cache = new Map();
-    const visit = (root) => {
-      for (const el of root.querySelectorAll('*')) {
-        if (labelTextsOf(el, cache).some((t) => normWs(t) === want)) out.push(el);
-        if (el.shadowRoot) visit(el.shadowRoot);
-      }
-    };
-    visit(document);
-    return out;
-  }
-
   function* walk(root) {
     const stack = [root];
     while (stack.length) {
@@ -1038,7 +952,6 @@
     const ax = (opts && opts.ax) || null;
     const refs = [];
     const items = [];
-    const names = [];  // [role, name] of each ref as this collect described it (byRole)
     const hosts = [];
     let unnamed = 0;  // without opts.ax: candidates the kept accessibility-tree entries do not cover
     posCache = new WeakMap(); idxCache = new WeakMap(); labelCache = new Map();
@@ -1055,14 +968,11 @@
               state.ax.set(el, { role: e[1], name: e[2], page: pageNameOf(el, labelOf(el), ownText(el)) });
             } else state.ax.delete(el);
           } else if (!state.ax.has(el)) unnamed++;
-          const d = describe(el, withNeighbours);
-          items.push(d);
-          names.push([d.role, d.name]);
+          items.push(describe(el, withNeighbours));
         }
       }
     } finally { posCache = idxCache = textIndex = labelCache = null; }
     state.refs = refs;
-    state.names = names;
     shadowHosts = hosts;
     return {
       url: location.href, title: document.title, items, unnamed,
@@ -1127,8 +1037,7 @@
   };
   // pristine: where the built-ins came from ('init': this realm before the page's scripts; 'iframe': a fresh realm)
   const exported = { version: 1, state, ref: (i) => state.refs[i] || null, pristine: R === window ? 'init' : 'iframe',
-                    sleep, frame, reactionsSince, armKey, keyHeld, byRole: guarded(byRole),
-                    byLabel: guarded(byLabel) };
+                    sleep, frame, reactionsSince, armKey, keyHeld };
   for (const k in API) exported[k] = guarded(API[k]);
   // call(name, argsJson): JSON text {"ok": result, "ms": in-page ms} or {"error": "<the page's error>"}, made with the pristine
   // JSON; the driver's only way in (core/perception/driver.py), so that the page's overrides of JSON,

@@ -359,8 +359,7 @@ def test_the_reads_a_settle_wait_took_stand_only_until_something_else_is_asked_o
         kept = d.read_ahead(*then[:2], token, None, None)
         assert calls == [] and kept["same"] is True and d.reads_kept == 1
         fresh = d.read_ahead(*then[:2], token, None, None)  # taken once: this one is a call into the page
-        # one call into the page (the library matches a recorded role locator itself: a plain evaluate)
-        assert calls == ["evaluate"] and fresh["indices"] == kept["indices"] and len(kept["indices"]) == 1
+        assert calls == ["evaluate_all"] and fresh["indices"] == kept["indices"] and len(kept["indices"]) == 1
         assert kept["indices"][0] >= 0  # the button as the look listed it
 
         token = settle_and_token()
@@ -372,9 +371,9 @@ def test_the_reads_a_settle_wait_took_stand_only_until_something_else_is_asked_o
         d.evaluate("() => { document.getElementById('more').hidden = false; }")  # anything else: they are dropped
         calls.clear()
         got = d.read_ahead(*then[:2], token, None, None)
-        assert calls == ["evaluate"] and got["same"] is False
+        assert calls == ["evaluate_all"] and got["same"] is False
 
         token = settle_and_token()
         calls.clear()
         assert d.read_ahead('internal:role=button[name="Save"s]', TOKEN_JS, token, None, None)["same"] is True
-        assert calls == ["evaluate"]  # reads for another step's locator: read now
+        assert calls == ["evaluate_all"]  # reads for another step's locator: read now
