@@ -335,8 +335,9 @@ def weigh_landing(recorded: AfterState, actual: AfterState, *, heading_known: bo
         votes["route"] = same_route(rec_route, act_route, params)
         why["route"] = f"the step reached {act_route} instead of {rec_route}" + (
             f" ({actual.heading!r})" if actual.heading else "")
-    if recorded.title and not (title_constant and not same_text(recorded.title, actual.title)):
-        votes["title"] = same_text(recorded.title, actual.title)
+    same_title = same_text(recorded.title, actual.title) if recorded.title else False
+    if recorded.title and (same_title or not title_constant):  # a differing constant title: the deployment's name
+        votes["title"] = same_title
         why["title"] = f"the page is titled {actual.title!r} instead of {recorded.title!r}"
     if recorded.heading and heading_known:
         votes["heading"] = same_text(recorded.heading, actual.heading)

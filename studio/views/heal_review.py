@@ -642,8 +642,6 @@ class HealReviewPanel(ReadsOffThread, QWidget):
         self._read_again = None
         self._reads.start(self._read_for_hand_over, list(self.sources), self.show_reviewed, keep)
 
-
-
     @staticmethod
     def _read(sources: Sequence[ReviewSource], all_states: bool, keep: str | None, *,
               prefetch: bool) -> tuple[list[ReviewItem], list[str]]:

@@ -450,8 +450,6 @@ class HistoryPanel(ReadsOffThread, QWidget):
         self._read_again = False
         self._reads.start(self._read, self.flow_filter.currentData())
 
-
-
     def _on_read(self, result: object) -> None:
         self._fill(result)  # type: ignore[arg-type]
         if self._read_again:

@@ -472,7 +472,6 @@ class StateGraphView(ReadsOffThread, QWidget):
         self._loading, self._held = name, []
         self._reads.start(self._read_named, name)
 
-
     def _read(self, name: str) -> tuple[StateGraph, list[str] | None, str]:
         """(the stored graph, the store's graph names or None, an error text): any thread."""
         db = self.media_root / "store.sqlite" if self.media_root is not None else None
